@@ -20,7 +20,8 @@ endif()
 function(ordo_add_adapter name)
   cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
   set(target ur_adapter_${name})
-  add_library(${target} SHARED ${A_SOURCES})
+  add_library(${target} SHARED ${A_SOURCES}
+    ${PROJECT_SOURCE_DIR}/source/generated/proc_addr_getters.gen.cpp)
   set_target_properties(${target} PROPERTIES VERSION 0.12.0 SOVERSION 0)
   target_link_libraries(${target} PRIVATE ordo_source ordo_warnings Threads::Threads ${CMAKE_DL_LIBS} ${A_LIBS})
   target_link_options(${target} PRIVATE

@@ -1,0 +1,92 @@
+#include "ordo/logger.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <sstream>
+
+namespace ordo {
+
+namespace {
+bool parse_level(const std::string &s, LogLevel &out) {
+  static const char *names[] = {"debug", "info", "warning", "error", "quiet"};
+  for (int i = 0; i < 5; ++i)
+    if (s == names[i]) {
+      out = static_cast<LogLevel>(i);
+      return true;
+    }
+  return false;
+}
+const char *level_name(LogLevel l) {
+  static const char *names[] = {"DEBUG", "INFO", "WARNING", "ERROR", "QUIET"};
+  return names[static_cast<int>(l)];
+}
+} // namespace
+
+Logger::Logger(const std::string &name) : name_(name) {
+  std::string var = "UR_LOG_";
+  for (char c : name) var += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (const char *cfg = std::getenv(var.c_str())) {
+    if (!configure(cfg))
+      std::fprintf(stderr, "<%s>[WARNING]: ignoring malformed %s=\"%s\"\n", name_.c_str(),
+                   var.c_str(), cfg);
+  }
+}
+
+Logger::~Logger() {
+  if (own_file_) std::fclose(out_);
+}
+
+bool Logger::configure(const std::string &config) {
+  LogLevel level = level_, flush = flush_;
+  FILE *out = out_;
+  bool own = false;
+  std::stringstream ss(config);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    if (item.empty()) continue;
+    auto colon = item.find(':');
+    if (colon == std::string::npos) return false;
+    std::string key = item.substr(0, colon), val = item.substr(colon + 1);
+    if (key == "level") {
+      if (!parse_level(val, level)) return false;
+    } else if (key == "flush") {
+      if (!parse_level(val, flush)) return false;
+    } else if (key == "output") {
+      if (val == "stdout") out = stdout;
+      else if (val == "stderr") out = stderr;
+      else if (val.rfind("file,", 0) == 0) {
+        FILE *f = std::fopen(val.substr(5).c_str(), "a");
+        if (!f) return false;
+        out = f;
+        own = true;
+      } else return false;
+    } else {
+      return false;
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (own_file_ && out_ != out) std::fclose(out_);
+  level_ = level;
+  flush_ = flush;
+  out_ = out;
+  own_file_ = own || (own_file_ && out == out_);
+  return true;
+}
+
+void Logger::log(LogLevel level, const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  vlog(level, fmt, args);
+  va_end(args);
+}
+
+void Logger::vlog(LogLevel level, const char *fmt, va_list args) {
+  if (!enabled(level)) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::fprintf(out_, "<%s>[%s]: ", name_.c_str(), level_name(level));
+  std::vfprintf(out_, fmt, args);
+  std::fputc('\n', out_);
+  if (level >= flush_) std::fflush(out_);
+}
+
+} // namespace ordo

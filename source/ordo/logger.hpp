@@ -1,0 +1,45 @@
+// Logging controlled by UR_LOG_<NAME> (docs/environment.md):
+//   UR_LOG_LOADER="level:info;output:stderr"      levels: debug, info, warning, error, quiet
+//   UR_LOG_NATIVE_CPU="level:debug;output:file,/tmp/ur.log;flush:debug"
+// With no variable set, warnings and errors go to stderr.
+#pragma once
+#include <cstdarg>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+namespace ordo {
+
+enum class LogLevel { debug = 0, info = 1, warning = 2, error = 3, quiet = 4 };
+
+class Logger {
+public:
+  // name: "loader", "native_cpu", ... (upper-cased to find UR_LOG_<NAME>).
+  explicit Logger(const std::string &name);
+  ~Logger();
+  Logger(const Logger &) = delete;
+  Logger &operator=(const Logger &) = delete;
+
+  bool enabled(LogLevel level) const { return level >= level_; }
+  void log(LogLevel level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+  void vlog(LogLevel level, const char *fmt, va_list args);
+
+  // Applies a UR_LOG_* style configuration string; returns false if it is malformed.
+  bool configure(const std::string &config);
+
+private:
+  std::string name_;
+  LogLevel level_ = LogLevel::warning;
+  LogLevel flush_ = LogLevel::error;
+  FILE *out_ = stderr;
+  bool own_file_ = false;
+  std::mutex mutex_;
+};
+
+} // namespace ordo
+
+#define ORDO_LOG(logger, lvl, ...)                                                  \
+  do {                                                                             \
+    if ((logger).enabled(::ordo::LogLevel::lvl))                                   \
+      (logger).log(::ordo::LogLevel::lvl, __VA_ARGS__);                            \
+  } while (0)
