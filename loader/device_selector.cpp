@@ -1,0 +1,227 @@
+// urDeviceGetSelected: a platform's devices as ONEAPI_DEVICE_SELECTOR allows them.
+//
+//   ONEAPI_DEVICE_SELECTOR = term[;term...]
+//   term    = [!]backend:filter[,filter...]
+//   backend = * | level_zero | opencl | cuda | hip | native_cpu | offload
+//   filter  = * | cpu | gpu | fpga | <index>
+//
+// Terms for other backends are ignored; '!' terms remove devices; with only '!' terms
+// everything else is accepted. An index counts every device of the adapter (all types,
+// over its platforms in order). Sub-device terms ("0.1", "*.*") are not supported and,
+// like any malformed term, make the call fail with UR_RESULT_ERROR_INVALID_VALUE and a
+// log line saying why, rather than select something else.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "loader_state.hpp"
+#include "param_checks.gen.hpp"
+
+namespace ordo {
+namespace loader {
+namespace {
+
+struct Filter {
+  enum Kind { any, type, index } kind = any;
+  ur_device_type_t device_type = UR_DEVICE_TYPE_ALL;
+  unsigned long device_index = 0;
+};
+
+struct Term {
+  bool discard = false;
+  std::vector<Filter> filters;
+};
+
+const struct {
+  const char *name;
+  ur_backend_t backend;
+} kBackends[] = {{"level_zero", UR_BACKEND_LEVEL_ZERO}, {"opencl", UR_BACKEND_OPENCL},
+                 {"cuda", UR_BACKEND_CUDA},             {"hip", UR_BACKEND_HIP},
+                 {"native_cpu", UR_BACKEND_NATIVE_CPU}, {"offload", UR_BACKEND_OFFLOAD}};
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep)) out.push_back(item);
+  return out;
+}
+
+std::string trim_lower(std::string s) {
+  s.erase(0, s.find_first_not_of(" \t"));
+  s.erase(s.find_last_not_of(" \t") + 1);
+  for (char &c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+ur_result_t invalid(const std::string &selector, const std::string &why) {
+  ORDO_LOG(log(), error, "ONEAPI_DEVICE_SELECTOR=\"%s\": %s", selector.c_str(), why.c_str());
+  return UR_RESULT_ERROR_INVALID_VALUE;
+}
+
+// Parses the terms that concern `backend`; any malformed term fails the whole string.
+ur_result_t parse(const std::string &selector, ur_backend_t backend, std::vector<Term> &terms) {
+  for (std::string raw : split(selector, ';')) {
+    std::string text = trim_lower(raw);
+    if (text.empty()) continue;
+    Term term;
+    if (text[0] == '!') {
+      term.discard = true;
+      text.erase(0, 1);
+    }
+    auto colon = text.find(':');
+    if (colon == std::string::npos)
+      return invalid(selector, "term \"" + text + "\" is not backend:devices");
+    std::string name = text.substr(0, colon);
+    bool mine = name == "*";
+    if (!mine) {
+      auto it = std::find_if(std::begin(kBackends), std::end(kBackends),
+                             [&](const auto &b) { return name == b.name; });
+      if (it == std::end(kBackends))
+        return invalid(selector, "unknown backend \"" + name +
+                                     "\" (known: level_zero, opencl, cuda, hip, native_cpu, offload, *)");
+      mine = it->backend == backend;
+    }
+    std::string list = text.substr(colon + 1);
+    if (list.empty()) return invalid(selector, "term \"" + text + "\" names no devices");
+    for (std::string f : split(list, ',')) {
+      Filter filter;
+      if (f.empty()) return invalid(selector, "empty device in term \"" + text + "\"");
+      if (f.find('.') != std::string::npos)
+        return invalid(selector, "sub-device selection (\"" + f + "\") is not supported by this loader");
+      if (f == "*") filter.kind = Filter::any;
+      else if (f == "cpu" || f == "gpu" || f == "fpga") {
+        filter.kind = Filter::type;
+        filter.device_type = f == "cpu" ? UR_DEVICE_TYPE_CPU
+                             : f == "gpu" ? UR_DEVICE_TYPE_GPU
+                                          : UR_DEVICE_TYPE_FPGA;
+      } else if (f.find_first_not_of("0123456789") == std::string::npos && f.size() < 10) {
+        filter.kind = Filter::index;
+        filter.device_index = std::stoul(f);
+      } else {
+        return invalid(selector, "\"" + f + "\" is not *, cpu, gpu, fpga or a device index");
+      }
+      term.filters.push_back(filter);
+    }
+    if (mine) terms.push_back(term);
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+struct Candidate {
+  ur_device_handle_t device;
+  ur_device_type_t type;
+  unsigned long index;
+};
+
+bool matches(const Term &term, const Candidate &c) {
+  for (const Filter &f : term.filters) {
+    if (f.kind == Filter::any) return true;
+    if (f.kind == Filter::type && f.device_type == c.type) return true;
+    if (f.kind == Filter::index && f.device_index == c.index) return true;
+  }
+  return false;
+}
+
+ur_result_t root_devices(ur_platform_handle_t platform, std::vector<ur_device_handle_t> &out) {
+  uint32_t n = 0;
+  ur_result_t r = urDeviceGet(platform, UR_DEVICE_TYPE_ALL, 0, nullptr, &n);
+  if (r == UR_RESULT_ERROR_DEVICE_NOT_FOUND) return UR_RESULT_SUCCESS; // no devices
+  if (r != UR_RESULT_SUCCESS) return r;
+  out.resize(n);
+  if (n == 0) return UR_RESULT_SUCCESS;
+  return urDeviceGet(platform, UR_DEVICE_TYPE_ALL, n, out.data(), nullptr);
+}
+
+// Where this platform's devices start in the adapter-wide device numbering.
+ur_result_t first_index(ur_platform_handle_t platform, unsigned long &first) {
+  first = 0;
+  ur_adapter_handle_t adapter = nullptr;
+  ur_result_t r = urPlatformGetInfo(platform, UR_PLATFORM_INFO_ADAPTER, sizeof adapter, &adapter, nullptr);
+  if (r != UR_RESULT_SUCCESS) return r;
+  uint32_t n = 0;
+  if ((r = urPlatformGet(adapter, 0, nullptr, &n)) != UR_RESULT_SUCCESS) return r;
+  std::vector<ur_platform_handle_t> platforms(n);
+  if (n && (r = urPlatformGet(adapter, n, platforms.data(), nullptr)) != UR_RESULT_SUCCESS) return r;
+  for (ur_platform_handle_t p : platforms) {
+    if (p == platform) break;
+    std::vector<ur_device_handle_t> devices;
+    if ((r = root_devices(p, devices)) != UR_RESULT_SUCCESS) return r;
+    first += devices.size();
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+} // namespace loader
+} // namespace ordo
+
+using namespace ordo::loader;
+
+extern "C" UR_APIEXPORT ur_result_t UR_APICALL urDeviceGetSelected(ur_platform_handle_t hPlatform,
+                                                                  ur_device_type_t DeviceType,
+                                                                  uint32_t NumEntries,
+                                                                  ur_device_handle_t *phDevices,
+                                                                  uint32_t *pNumDevices) {
+  const char *why = nullptr;
+  if (ur_result_t r = check_urDeviceGetSelected(&why, hPlatform, DeviceType, NumEntries, phDevices,
+                                                pNumDevices))
+    return r;
+  if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NumEntries == 0 && !pNumDevices) return UR_RESULT_ERROR_INVALID_SIZE;
+
+  ur_backend_t backend = UR_BACKEND_UNKNOWN;
+  if (urPlatformGetInfo(hPlatform, UR_PLATFORM_INFO_BACKEND, sizeof backend, &backend, nullptr) !=
+      UR_RESULT_SUCCESS)
+    return UR_RESULT_ERROR_INVALID_PLATFORM;
+
+  std::vector<Term> terms;
+  const char *env = std::getenv("ONEAPI_DEVICE_SELECTOR");
+  const bool have_selector = env != nullptr;
+  if (have_selector) {
+    if (ur_result_t r = parse(env, backend, terms)) return r;
+  }
+  bool any_accept = false, any_index = false;
+  for (const Term &t : terms) {
+    any_accept |= !t.discard;
+    for (const Filter &f : t.filters) any_index |= f.kind == Filter::index;
+  }
+
+  std::vector<ur_device_handle_t> devices;
+  if (ur_result_t r = root_devices(hPlatform, devices)) return r;
+  unsigned long first = 0;
+  if (any_index) {
+    if (ur_result_t r = first_index(hPlatform, first)) return r;
+  }
+
+  std::vector<ur_device_handle_t> selected;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    Candidate c{devices[i], UR_DEVICE_TYPE_DEFAULT, first + i};
+    if (urDeviceGetInfo(devices[i], UR_DEVICE_INFO_TYPE, sizeof c.type, &c.type, nullptr) !=
+        UR_RESULT_SUCCESS)
+      c.type = UR_DEVICE_TYPE_DEFAULT;
+    if (DeviceType != UR_DEVICE_TYPE_ALL && DeviceType != UR_DEVICE_TYPE_DEFAULT && DeviceType != c.type)
+      continue;
+    bool keep;
+    if (!have_selector) keep = true;
+    else if (terms.empty()) keep = false; // the selector names only other backends
+    else {
+      keep = !any_accept; // only '!' terms: everything else is accepted
+      for (const Term &t : terms)
+        if (!t.discard && matches(t, c)) keep = true;
+      for (const Term &t : terms)
+        if (t.discard && matches(t, c)) keep = false;
+    }
+    if (keep) selected.push_back(c.device);
+  }
+
+  if (phDevices) {
+    const size_t n = std::min<size_t>(NumEntries, selected.size());
+    std::copy(selected.begin(), selected.begin() + n, phDevices);
+  }
+  if (pNumDevices) *pNumDevices = static_cast<uint32_t>(selected.size());
+  return UR_RESULT_SUCCESS;
+}

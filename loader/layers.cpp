@@ -1,0 +1,107 @@
+// Builds the layer chain: each enabled layer's table wraps the one below it, and the
+// exported entry points call the top (docs/loader.md, "Layers").
+#include "layers.hpp"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "layers_internal.hpp"
+#include "loader_state.hpp"
+#include "tracing.hpp"
+
+namespace ordo {
+namespace loader {
+namespace {
+
+const char kValidation[] = "UR_LAYER_PARAMETER_VALIDATION";
+const char kLeakChecking[] = "UR_LAYER_LEAK_CHECKING";
+const char kFullValidation[] = "UR_LAYER_FULL_VALIDATION";
+const char kTracing[] = "UR_LAYER_TRACING";
+
+// The chain's tables live here for the life of the process: a call still running in a
+// layer while the loader is torn down keeps valid tables under it.
+ur_dditable_t g_validation_table;
+ur_dditable_t g_leak_table;
+ur_dditable_t g_tracing_table;
+bool g_leak_checking_on = false;
+
+Logger &validation_log() {
+  static auto *l = new Logger("validation");
+  return *l;
+}
+
+} // namespace
+
+const std::vector<std::string> &available_layers() {
+  static const std::vector<std::string> names = {kValidation, kLeakChecking, kFullValidation,
+                                                 kTracing};
+  return names;
+}
+
+bool is_layer_name(const std::string &name) {
+  for (const std::string &n : available_layers())
+    if (n == name) return true;
+  return false;
+}
+
+std::set<std::string> layers_from_environment() {
+  std::set<std::string> out;
+  const char *env = std::getenv("UR_ENABLE_LAYERS");
+  if (!env) return out;
+  std::string s(env);
+  for (char &c : s)
+    if (c == ';' || c == ',') c = ' ';
+  std::stringstream ss(s);
+  std::string name;
+  while (ss >> name) {
+    if (is_layer_name(name)) out.insert(name);
+    else ORDO_LOG(log(), warning, "UR_ENABLE_LAYERS: no layer named \"%s\" (ignored)", name.c_str());
+  }
+  return out;
+}
+
+const ur_dditable_t *build_layer_chain(const std::set<std::string> &names,
+                                       ur_code_location_callback_t codeloc, void *codeloc_data) {
+  const bool full = names.count(kFullValidation) != 0;
+  const bool validation = full || names.count(kValidation);
+  const bool leak = full || names.count(kLeakChecking);
+  const bool tracing = names.count(kTracing) != 0;
+
+  const ur_dditable_t *top = &dispatch_table();
+  if (leak) {
+    init_leak_checking_layer(*top, g_leak_table);
+    top = &g_leak_table;
+  }
+  g_leak_checking_on = leak;
+  if (validation) {
+    init_validation_layer(*top, g_validation_table);
+    top = &g_validation_table;
+  }
+  if (tracing) {
+    set_code_location_callback(codeloc, codeloc_data);
+    init_tracing_layer(*top, g_tracing_table);
+    top = &g_tracing_table;
+  }
+  if (top == &dispatch_table()) return nullptr;
+  ORDO_LOG(log(), info, "layers on:%s%s%s", tracing ? " tracing" : "",
+           validation ? " parameter-validation" : "", leak ? " leak-checking" : "");
+  return top;
+}
+
+void tear_down_layers() {
+  g_layer_top.store(nullptr, std::memory_order_release);
+  if (g_leak_checking_on) {
+    leak_report();
+    g_leak_checking_on = false;
+  }
+  set_code_location_callback(nullptr, nullptr);
+}
+
+ur_result_t validation_refused(const char *function, ur_result_t result, const char *why) {
+  ORDO_LOG(validation_log(), warning, "%s: %s because `%s`", function, result_name(result).c_str(),
+           why ? why : "?");
+  return result;
+}
+
+} // namespace loader
+} // namespace ordo

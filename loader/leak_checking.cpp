@@ -1,0 +1,90 @@
+// UR_LAYER_LEAK_CHECKING's registry: the reference count of every handle seen created,
+// retained and released through the loader, reported at teardown.
+#include <cinttypes>
+#include <map>
+#include <mutex>
+
+#include "layers_internal.hpp"
+#include "ordo/logger.hpp"
+
+namespace ordo {
+namespace loader {
+namespace {
+
+struct Tracked {
+  const char *type;
+  uint64_t references;
+  uint64_t order; // creation order, so the report lists handles oldest first
+};
+
+struct Registry {
+  std::mutex mutex;
+  std::map<const void *, Tracked> handles;
+  uint64_t next_order = 0;
+};
+
+Registry &registry() {
+  static auto *r = new Registry();
+  return *r;
+}
+
+Logger &leak_log() {
+  static auto *l = new Logger("leak_checking");
+  return *l;
+}
+
+} // namespace
+
+void leak_created(const char *type, const void *handle) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  // Getters such as urAdapterGet hand out the same handle again with one more reference.
+  auto it = r.handles.find(handle);
+  if (it != r.handles.end()) ++it->second.references;
+  else r.handles.emplace(handle, Tracked{type, 1, r.next_order++});
+}
+
+void leak_retained(const char *type, const void *handle) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.handles.find(handle);
+  if (it != r.handles.end()) {
+    ++it->second.references;
+    return;
+  }
+  ORDO_LOG(leak_log(), warning, "retain of %s %p, which was not created through the loader",
+           type, handle);
+}
+
+void leak_released(const char *type, const void *handle) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.handles.find(handle);
+  if (it == r.handles.end()) {
+    ORDO_LOG(leak_log(), warning,
+             "release of %s %p, which is not alive (released too often, or not created through "
+             "the loader)",
+             type, handle);
+    return;
+  }
+  if (--it->second.references == 0) r.handles.erase(it);
+}
+
+size_t leak_report() {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::multimap<uint64_t, std::pair<const void *, Tracked>> by_age;
+  for (auto &h : r.handles) by_age.emplace(h.second.order, h);
+  for (auto &entry : by_age) {
+    const Tracked &t = entry.second.second;
+    ORDO_LOG(leak_log(), error, "leak: %s %p still alive with reference count %" PRIu64, t.type,
+             entry.second.first, t.references);
+  }
+  size_t n = r.handles.size();
+  if (n) ORDO_LOG(leak_log(), error, "%zu handle%s leaked", n, n == 1 ? "" : "s");
+  r.handles.clear();
+  return n;
+}
+
+} // namespace loader
+} // namespace ordo
