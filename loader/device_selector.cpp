@@ -126,6 +126,12 @@ bool matches(const Term &term, const Candidate &c) {
   return false;
 }
 
+// Devices come from urDeviceGet with a reference each; the ones not handed to the
+// caller give theirs back.
+void release_devices(const std::vector<ur_device_handle_t> &devices) {
+  for (ur_device_handle_t d : devices) urDeviceRelease(d);
+}
+
 ur_result_t root_devices(ur_platform_handle_t platform, std::vector<ur_device_handle_t> &out) {
   uint32_t n = 0;
   ur_result_t r = urDeviceGet(platform, UR_DEVICE_TYPE_ALL, 0, nullptr, &n);
@@ -151,6 +157,7 @@ ur_result_t first_index(ur_platform_handle_t platform, unsigned long &first) {
     std::vector<ur_device_handle_t> devices;
     if ((r = root_devices(p, devices)) != UR_RESULT_SUCCESS) return r;
     first += devices.size();
+    release_devices(devices);
   }
   return UR_RESULT_SUCCESS;
 }
@@ -194,19 +201,22 @@ extern "C" UR_APIEXPORT ur_result_t UR_APICALL urDeviceGetSelected(ur_platform_h
   if (ur_result_t r = root_devices(hPlatform, devices)) return r;
   unsigned long first = 0;
   if (any_index) {
-    if (ur_result_t r = first_index(hPlatform, first)) return r;
+    if (ur_result_t r = first_index(hPlatform, first)) {
+      release_devices(devices);
+      return r;
+    }
   }
 
-  std::vector<ur_device_handle_t> selected;
+  std::vector<ur_device_handle_t> selected, dropped;
   for (size_t i = 0; i < devices.size(); ++i) {
     Candidate c{devices[i], UR_DEVICE_TYPE_DEFAULT, first + i};
     if (urDeviceGetInfo(devices[i], UR_DEVICE_INFO_TYPE, sizeof c.type, &c.type, nullptr) !=
         UR_RESULT_SUCCESS)
       c.type = UR_DEVICE_TYPE_DEFAULT;
-    if (DeviceType != UR_DEVICE_TYPE_ALL && DeviceType != UR_DEVICE_TYPE_DEFAULT && DeviceType != c.type)
-      continue;
     bool keep;
-    if (!have_selector) keep = true;
+    if (DeviceType != UR_DEVICE_TYPE_ALL && DeviceType != UR_DEVICE_TYPE_DEFAULT && DeviceType != c.type)
+      keep = false;
+    else if (!have_selector) keep = true;
     else if (terms.empty()) keep = false; // the selector names only other backends
     else {
       keep = !any_accept; // only '!' terms: everything else is accepted
@@ -215,13 +225,13 @@ extern "C" UR_APIEXPORT ur_result_t UR_APICALL urDeviceGetSelected(ur_platform_h
       for (const Term &t : terms)
         if (t.discard && matches(t, c)) keep = false;
     }
-    if (keep) selected.push_back(c.device);
+    (keep ? selected : dropped).push_back(c.device);
   }
 
-  if (phDevices) {
-    const size_t n = std::min<size_t>(NumEntries, selected.size());
-    std::copy(selected.begin(), selected.begin() + n, phDevices);
-  }
+  const size_t handed = phDevices ? std::min<size_t>(NumEntries, selected.size()) : 0;
+  std::copy(selected.begin(), selected.begin() + handed, phDevices);
+  dropped.insert(dropped.end(), selected.begin() + handed, selected.end());
+  release_devices(dropped);
   if (pNumDevices) *pNumDevices = static_cast<uint32_t>(selected.size());
   return UR_RESULT_SUCCESS;
 }

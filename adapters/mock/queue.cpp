@@ -1,0 +1,78 @@
+// Mock queues: every command completes when it is enqueued, so Flush and Finish have
+// nothing to wait for.
+#include "mock.hpp"
+
+namespace mock {
+namespace {
+
+ur_result_t check(ur_queue_handle_t h) {
+  if (!h) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!live<ur_queue_handle_t_>(h)) return UR_RESULT_ERROR_INVALID_QUEUE;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL queue_create(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                    const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
+  if (!hContext || !hDevice) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!live<ur_context_handle_t_>(hContext)) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  if (!live<ur_device_handle_t_>(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
+  const ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
+  if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  hContext->retain(); // a queue keeps its context alive
+  *phQueue = registry().create<ur_queue_handle_t_>(hContext, hDevice, flags);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL queue_retain(ur_queue_handle_t h) {
+  if (ur_result_t r = check(h)) return r;
+  h->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL queue_release(ur_queue_handle_t h) {
+  if (ur_result_t r = check(h)) return r;
+  if (!h->release()) return UR_RESULT_SUCCESS;
+  h->alive.store(false, std::memory_order_release);
+  return release_context(h->context);
+}
+
+ur_result_t UR_APICALL queue_get_info(ur_queue_handle_t h, ur_queue_info_t propName, size_t propSize,
+                                      void *pPropValue, size_t *pPropSizeRet) {
+  if (ur_result_t r = check(h)) return r;
+  if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_QUEUE_INFO_CONTEXT: return out.value(h->context);
+  case UR_QUEUE_INFO_DEVICE: return out.value(h->device);
+  case UR_QUEUE_INFO_FLAGS: return out.value(h->flags);
+  case UR_QUEUE_INFO_REFERENCE_COUNT: return out.value<uint32_t>(h->count());
+  case UR_QUEUE_INFO_EMPTY: return out.boolean(true);
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL queue_get_native_handle(ur_queue_handle_t h, ur_queue_native_desc_t *,
+                                               ur_native_handle_t *phNative) {
+  if (ur_result_t r = check(h)) return r;
+  if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  *phNative = reinterpret_cast<ur_native_handle_t>(h);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL queue_finish(ur_queue_handle_t h) { return check(h); }
+ur_result_t UR_APICALL queue_flush(ur_queue_handle_t h) { return check(h); }
+
+} // namespace
+
+void fill_queue(ur_dditable_t &t) {
+  t.Queue.pfnCreate = queue_create;
+  t.Queue.pfnRetain = queue_retain;
+  t.Queue.pfnRelease = queue_release;
+  t.Queue.pfnGetInfo = queue_get_info;
+  t.Queue.pfnGetNativeHandle = queue_get_native_handle;
+  t.Queue.pfnFinish = queue_finish;
+  t.Queue.pfnFlush = queue_flush;
+}
+
+} // namespace mock
