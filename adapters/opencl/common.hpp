@@ -1,0 +1,125 @@
+// What every file of the OpenCL adapter shares: the handle head, handle checks,
+// the adapter's logger, wait-list translation.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "cl_api.hpp"
+#include "ordo/ddi_fill.hpp"
+#include "ordo/handle.hpp"
+#include "ordo/info.hpp"
+#include "ordo/logger.hpp"
+
+namespace ordo::ocl {
+
+// What kind of object a handle is: lets every entry point refuse a handle of the
+// wrong kind (or one already destroyed) with the matching INVALID_* code.
+enum class Tag : uint32_t {
+  dead = 0,
+  adapter = 0x0C1A0001,
+  platform,
+  device,
+  context,
+  queue,
+  event,
+  program,
+  kernel,
+  pool,
+  mem,
+};
+
+// Head of every handle this adapter creates.
+//  - HandleBase::ref_count counts the user's references (what *_INFO_REFERENCE_COUNT
+//    reports);
+//  - `holds` keeps the object alive: 1 for all user references together, plus one per
+//    internal holder (an event holds its queue, a queue its context, ...).
+struct ObjectHead : ordo::HandleBase {
+  Tag tag;
+  std::atomic<uint32_t> holds{1};
+
+  explicit ObjectHead(Tag t) : HandleBase(&ordo::adapter_ddi()), tag(t) {}
+  void hold() { holds.fetch_add(1, std::memory_order_relaxed); }
+  // True when this dropped the last hold: the caller destroys the object.
+  bool unhold() { return holds.fetch_sub(1, std::memory_order_acq_rel) == 1; }
+};
+
+template <class T> bool has_tag(const T *h, Tag t) {
+  return h && static_cast<const ObjectHead *>(h)->tag == t;
+}
+
+Logger &log();
+
+// Handle checks at the top of an entry point.
+#define ORDO_CHECK_HANDLE(h, kind, invalid)                                          \
+  do {                                                                             \
+    if (!(h)) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;                          \
+    if (!::ordo::ocl::has_tag((h), ::ordo::ocl::Tag::kind)) return invalid;        \
+  } while (0)
+#define ORDO_CHECK_PTR(p)                                                            \
+  do {                                                                             \
+    if (!(p)) return UR_RESULT_ERROR_INVALID_NULL_POINTER;                         \
+  } while (0)
+// Returns the UR code for a failed CL call.
+#define ORDO_CL_CHECK(expr)                                                          \
+  do {                                                                             \
+    cl_int ordo_cl_err_ = (expr);                                                  \
+    if (ordo_cl_err_ != CL_SUCCESS) return ::ordo::ocl::to_ur(ordo_cl_err_);       \
+  } while (0)
+
+// Common rules of every *GetInfo query with a size/value/size_ret triple.
+inline ur_result_t check_info_args(size_t size, const void *value, const size_t *size_ret) {
+  if (size == 0 && value) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (size != 0 && !value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!value && !size_ret) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  return UR_RESULT_SUCCESS;
+}
+
+// The rules every enqueue applies to its wait list.
+inline ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
+  if ((n > 0) != (list != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+  return UR_RESULT_SUCCESS;
+}
+
+// A UR wait list as cl_events, without touching the heap for short lists.
+class ClWaitList {
+public:
+  ClWaitList() = default;
+  ClWaitList(const ClWaitList &) = delete;
+  ClWaitList &operator=(const ClWaitList &) = delete;
+  ~ClWaitList() {
+    if (data_ != inline_) delete[] data_;
+  }
+  // Translates `list`; refuses handles that are not events of this adapter.
+  ur_result_t assign(uint32_t n, const ur_event_handle_t *list);
+  // Adds one more event (used for internal dependencies).
+  void push(cl_event e);
+  cl_uint size() const { return size_; }
+  const cl_event *data() const { return size_ ? data_ : nullptr; }
+
+private:
+  static constexpr uint32_t kInline = 8;
+  cl_event inline_[kInline];
+  cl_event *data_ = inline_;
+  uint32_t size_ = 0, capacity_ = kInline;
+};
+
+// The message and native code behind the last UR_RESULT_ERROR_ADAPTER_SPECIFIC of
+// this thread (urAdapterGetLastError).
+void set_last_error(const std::string &message, int32_t code);
+const char *last_error_message();
+int32_t last_error_code();
+
+// Reads a CL string query (platform or device) into `out`.
+template <class Fn, class Obj, class Param>
+cl_int cl_string(Fn fn, Obj obj, Param param, std::string &out) {
+  size_t n = 0;
+  cl_int err = fn(obj, param, 0, nullptr, &n);
+  if (err != CL_SUCCESS) return err;
+  out.assign(n, '\0');
+  if (n) err = fn(obj, param, n, &out[0], nullptr);
+  while (!out.empty() && out.back() == '\0') out.pop_back();
+  return err;
+}
+
+} // namespace ordo::ocl

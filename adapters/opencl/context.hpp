@@ -1,0 +1,47 @@
+// A UR context: one cl_context over devices of one platform, plus what UR keeps per
+// context: its USM allocations, its live queues, its stream-ordered pools.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "common.hpp"
+#include "usm_pool.hpp"
+#include "usm_registry.hpp"
+
+struct ur_context_handle_t_ : ordo::ocl::ObjectHead {
+  ur_context_handle_t_() : ObjectHead(ordo::ocl::Tag::context) {}
+
+  cl_context cl = nullptr;
+  ur_platform_handle_t platform = nullptr;
+  std::vector<ur_device_handle_t> devices;
+  bool intel_usm = false; // USM through cl_intel_unified_shared_memory (else SVM)
+
+  ordo::ocl::UsmRegistry usm;
+
+  // Queues alive in this context: a synchronous urUSMFree waits for their work.
+  std::mutex queues_mutex;
+  std::vector<ur_queue_handle_t> queues;
+
+  // Default, current and host pools for stream-ordered allocation (lazily made).
+  std::unique_ptr<ordo::ocl::ContextPools> pools;
+
+  std::mutex deleter_mutex;
+  ur_context_extended_deleter_t deleter = nullptr;
+  void *deleter_data = nullptr;
+
+  bool has_device(ur_device_handle_t d) const {
+    for (ur_device_handle_t x : devices)
+      if (x == d) return true;
+    return false;
+  }
+  ~ur_context_handle_t_();
+};
+ORDO_HANDLE_CHECK(ur_context_handle_t_);
+
+namespace ordo::ocl {
+// Drops one internal hold (see ObjectHead); destroys the context on the last.
+void context_unhold(ur_context_handle_t c);
+// Waits until every command enqueued so far on the context's queues has finished.
+ur_result_t context_wait_all_queues(ur_context_handle_t c);
+} // namespace ordo::ocl

@@ -1,0 +1,25 @@
+// The adapter's one dispatch table (DESIGN.md §1): every handle points at it.
+#include "ordo/ddi_fill.hpp"
+#include "tables.hpp"
+
+const ur_dditable_t &ordo::adapter_ddi() {
+  static const ur_dditable_t table = [] {
+    ur_dditable_t t{};
+    ordo::ocl::fill_adapter_table(t);
+    ordo::ocl::fill_platform_table(t);
+    ordo::ocl::fill_device_table(t);
+    ordo::ocl::fill_context_table(t);
+    ordo::ocl::fill_queue_table(t);
+    ordo::ocl::fill_event_table(t);
+    ordo::ocl::fill_usm_table(t);
+    ordo::ocl::fill_memory_table(t);
+    ordo::ocl::fill_program_table(t);
+    ordo::ocl::fill_kernel_table(t);
+    ordo::ocl::fill_enqueue_table(t);
+    ordo::ocl::fill_usm_pool_table(t);
+    ordo::ocl::fill_async_alloc_table(t);
+    ordo::fill_unsupported(t);
+    return t;
+  }();
+  return table;
+}

@@ -1,0 +1,260 @@
+// urDevice* (all but GetInfo, in device_info.cpp): every OpenCL device is a UR device.
+#include "device.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+#include "platform.hpp"
+#include "tables.hpp"
+
+// Set by CMake once the adapter's pools sit on the ordered pool core.
+#ifndef ORDO_OCL_HAVE_ORDERED_POOL
+#define ORDO_OCL_HAVE_ORDERED_POOL 0
+#endif
+
+bool ur_device_handle_t_::has_extension(const char *ext) const {
+  size_t n = std::strlen(ext);
+  for (size_t pos = extensions.find(ext); pos != std::string::npos; pos = extensions.find(ext, pos + 1)) {
+    bool starts = pos == 0 || extensions[pos - 1] == ' ';
+    bool ends = pos + n == extensions.size() || extensions[pos + n] == ' ';
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+namespace {
+
+using Caps = ur_device_usm_access_capability_flags_t;
+
+// Intel USM capability bits have the same meaning and position as UR's.
+Caps from_intel(cl_device_unified_shared_memory_capabilities_intel c) {
+  return static_cast<Caps>(c & 0xF);
+}
+
+// What fine-grain SVM gives: host and device may touch it at once; atomics across
+// both when the device has SVM atomics.
+Caps fine_grain_caps(cl_device_svm_capabilities svm) {
+  Caps c = UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS;
+  if (svm & CL_DEVICE_SVM_ATOMICS)
+    c |= UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
+         UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
+  return c;
+}
+
+} // namespace
+
+Caps ur_device_handle_t_::usm_host_caps() const {
+  if (intel_usm) return from_intel(intel_caps[0]);
+  return (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) ? fine_grain_caps(svm) : 0;
+}
+Caps ur_device_handle_t_::usm_device_caps() const {
+  if (intel_usm) return from_intel(intel_caps[1]);
+  // Coarse-grain buffer SVM: the device reads, writes and does atomics on it.
+  return (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)
+             ? Caps(UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS)
+             : 0;
+}
+Caps ur_device_handle_t_::usm_shared_caps() const {
+  if (intel_usm) return from_intel(intel_caps[2]);
+  return (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) ? fine_grain_caps(svm) : 0;
+}
+Caps ur_device_handle_t_::usm_cross_shared_caps() const {
+  if (intel_usm) return from_intel(intel_caps[3]);
+  // Fine-grain SVM is shared by every device of the context alike.
+  return usm_shared_caps();
+}
+Caps ur_device_handle_t_::usm_system_caps() const {
+  if (intel_usm) return from_intel(intel_caps[4]);
+  return (svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) ? fine_grain_caps(svm) : 0;
+}
+
+bool ur_device_handle_t_::async_alloc_supported() const {
+  // Chunks come from device USM; alloc/free commands are markers (OpenCL 1.2+).
+  return ORDO_OCL_HAVE_ORDERED_POOL && usm_device_caps() != 0;
+}
+
+namespace ordo::ocl {
+
+bool probe_device(ur_device_handle_t_ &d) {
+  if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_TYPE, sizeof(d.type), &d.type, nullptr) != CL_SUCCESS)
+    return false;
+  cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_NAME, d.name);
+  cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_EXTENSIONS, d.extensions);
+  std::string version; // "OpenCL <major>.<minor> <vendor text>"
+  cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_VERSION, version);
+  unsigned major = 1, minor = 0;
+  if (std::sscanf(version.c_str(), "OpenCL %u.%u", &major, &minor) == 2) {
+    d.cl_major = major;
+    d.cl_minor = minor;
+  }
+  cl.clGetDeviceInfo(d.cl, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(d.max_alloc), &d.max_alloc, nullptr);
+  if (d.cl_major >= 2) {
+    if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_SVM_CAPABILITIES, sizeof(d.svm), &d.svm, nullptr) != CL_SUCCESS)
+      d.svm = 0;
+    if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof(d.host_queue_props),
+                           &d.host_queue_props, nullptr) != CL_SUCCESS)
+      d.host_queue_props = 0;
+  } else {
+    cl.clGetDeviceInfo(d.cl, CL_DEVICE_QUEUE_PROPERTIES, sizeof(d.host_queue_props), &d.host_queue_props,
+                       nullptr);
+  }
+  // SVM needs its entry points too, whatever the device says.
+  if (!cl.clSVMAlloc || !cl.clSVMFree || !cl.clEnqueueSVMMemcpy || !cl.clEnqueueSVMMemFill ||
+      !cl.clSetKernelArgSVMPointer)
+    d.svm = 0;
+  if ((d.cl_major > 2 || (d.cl_major == 2 && d.cl_minor >= 1)) || d.has_extension("cl_khr_il_program"))
+    cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_IL_VERSION, d.il_version);
+  if (!cl.clCreateProgramWithIL) d.il_version.clear();
+
+  d.intel_usm = d.platform->intel_usm.complete() && d.has_extension("cl_intel_unified_shared_memory");
+  if (d.intel_usm) {
+    const cl_device_info queries[5] = {
+        CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL, CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL,
+        CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL,
+        CL_DEVICE_CROSS_DEVICE_SHARED_MEM_CAPABILITIES_INTEL, CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL};
+    for (int i = 0; i < 5; ++i)
+      if (cl.clGetDeviceInfo(d.cl, queries[i], sizeof(d.intel_caps[i]), &d.intel_caps[i], nullptr) != CL_SUCCESS)
+        d.intel_caps[i] = 0;
+  }
+  return true;
+}
+
+namespace {
+
+bool type_matches(const ur_device_handle_t_ &d, ur_device_type_t want) {
+  switch (want) {
+  case UR_DEVICE_TYPE_ALL: return true;
+  case UR_DEVICE_TYPE_GPU: return d.type & CL_DEVICE_TYPE_GPU;
+  case UR_DEVICE_TYPE_CPU: return d.type & CL_DEVICE_TYPE_CPU;
+  case UR_DEVICE_TYPE_FPGA: return d.type & CL_DEVICE_TYPE_ACCELERATOR;
+  case UR_DEVICE_TYPE_CUSTOM: return d.type & CL_DEVICE_TYPE_CUSTOM;
+  default: return false; // MCA, VPU: OpenCL has no such devices
+  }
+}
+
+ur_result_t UR_APICALL DeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType,
+                                 uint32_t NumEntries, ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
+  ORDO_CHECK_HANDLE(hPlatform, platform, UR_RESULT_ERROR_INVALID_PLATFORM);
+  if (DeviceType > UR_DEVICE_TYPE_CUSTOM || DeviceType < UR_DEVICE_TYPE_DEFAULT)
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  std::vector<ur_device_handle_t> found;
+  for (auto &d : hPlatform->devices) {
+    // The default device of an OpenCL platform is its first one.
+    if (DeviceType == UR_DEVICE_TYPE_DEFAULT) {
+      found.push_back(d.get());
+      break;
+    }
+    if (type_matches(*d, DeviceType)) found.push_back(d.get());
+  }
+  for (uint32_t i = 0; phDevices && i < NumEntries && i < found.size(); ++i) {
+    found[i]->retain();
+    phDevices[i] = found[i];
+  }
+  if (pNumDevices) *pNumDevices = static_cast<uint32_t>(found.size());
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL DeviceRetain(ur_device_handle_t hDevice) {
+  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  hDevice->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+// Root devices live as long as the process: their count only tracks references.
+ur_result_t UR_APICALL DeviceRelease(ur_device_handle_t hDevice) {
+  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  uint32_t n = hDevice->ref_count.load();
+  do {
+    if (n <= 1) return UR_RESULT_SUCCESS; // the platform's own reference stays
+  } while (!hDevice->ref_count.compare_exchange_weak(n, n - 1));
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL DeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
+  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_PTR(phNativeDevice);
+  *phNativeDevice = reinterpret_cast<ur_native_handle_t>(hDevice->cl);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL DeviceCreateWithNativeHandle(ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter,
+                                                    const ur_device_native_properties_t *,
+                                                    ur_device_handle_t *phDevice) {
+  ORDO_CHECK_HANDLE(hAdapter, adapter, UR_RESULT_ERROR_INVALID_NULL_HANDLE);
+  ORDO_CHECK_PTR(phDevice);
+  discover_platforms();
+  for (auto &p : the_adapter().platforms)
+    for (auto &d : p->devices)
+      if (reinterpret_cast<ur_native_handle_t>(d->cl) == hNativeDevice) {
+        d->retain();
+        *phDevice = d.get();
+        return UR_RESULT_SUCCESS;
+      }
+  return UR_RESULT_ERROR_INVALID_DEVICE;
+}
+
+// Prefers an ahead-of-time image for this kind of device, then SPIR-V if the device
+// takes IL.
+ur_result_t UR_APICALL DeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
+                                          uint32_t NumBinaries, uint32_t *pSelectedBinary) {
+  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_PTR(pBinaries);
+  ORDO_CHECK_PTR(pSelectedBinary);
+  if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  const char *native = (hDevice->type & CL_DEVICE_TYPE_CPU)           ? UR_DEVICE_BINARY_TARGET_SPIRV64_X86_64
+                       : (hDevice->type & CL_DEVICE_TYPE_GPU)         ? UR_DEVICE_BINARY_TARGET_SPIRV64_GEN
+                       : (hDevice->type & CL_DEVICE_TYPE_ACCELERATOR) ? UR_DEVICE_BINARY_TARGET_SPIRV64_FPGA
+                                                                      : nullptr;
+  const char *preferred[2] = {native, hDevice->accepts_il() ? UR_DEVICE_BINARY_TARGET_SPIRV64 : nullptr};
+  for (const char *target : preferred) {
+    if (!target) continue;
+    for (uint32_t i = 0; i < NumBinaries; ++i)
+      if (pBinaries[i].pDeviceTargetSpec && std::strcmp(pBinaries[i].pDeviceTargetSpec, target) == 0) {
+        *pSelectedBinary = i;
+        return UR_RESULT_SUCCESS;
+      }
+  }
+  return UR_RESULT_ERROR_INVALID_BINARY;
+}
+
+ur_result_t UR_APICALL DeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
+                                                 uint64_t *pHostTimestamp) {
+  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  cl_ulong dev = 0, host = 0;
+  if (pDeviceTimestamp) {
+    if (!cl.clGetDeviceAndHostTimer) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    cl_int err = cl.clGetDeviceAndHostTimer(hDevice->cl, &dev, &host);
+    if (err == CL_INVALID_OPERATION) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    ORDO_CL_CHECK(err);
+    *pDeviceTimestamp = dev;
+    if (pHostTimestamp) *pHostTimestamp = host;
+    return UR_RESULT_SUCCESS;
+  }
+  if (pHostTimestamp) {
+    if (!cl.clGetHostTimer) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    cl_int err = cl.clGetHostTimer(hDevice->cl, &host);
+    if (err == CL_INVALID_OPERATION) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    ORDO_CL_CHECK(err);
+    *pHostTimestamp = host;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+
+ur_result_t device_get_info(ur_device_handle_t, ur_device_info_t, size_t, void *, size_t *);
+
+void fill_device_table(ur_dditable_t &t) {
+  t.Device.pfnGet = DeviceGet;
+  t.Device.pfnGetInfo = device_get_info;
+  t.Device.pfnRetain = DeviceRetain;
+  t.Device.pfnRelease = DeviceRelease;
+  t.Device.pfnGetNativeHandle = DeviceGetNativeHandle;
+  t.Device.pfnCreateWithNativeHandle = DeviceCreateWithNativeHandle;
+  t.Device.pfnSelectBinary = DeviceSelectBinary;
+  t.Device.pfnGetGlobalTimestamps = DeviceGetGlobalTimestamps;
+}
+
+} // namespace ordo::ocl

@@ -1,0 +1,42 @@
+// A UR device: one OpenCL device, with the facts the adapter decides on read once.
+#pragma once
+#include <string>
+
+#include "common.hpp"
+
+struct ur_device_handle_t_ : ordo::ocl::ObjectHead {
+  ur_device_handle_t_(cl_device_id id, ur_platform_handle_t p)
+      : ObjectHead(ordo::ocl::Tag::device), cl(id), platform(p) {}
+
+  cl_device_id cl;
+  ur_platform_handle_t platform;
+
+  cl_device_type type = 0;
+  cl_uint cl_major = 1, cl_minor = 2; // OpenCL version of the device
+  std::string name, extensions, il_version;
+  cl_ulong max_alloc = 0;
+  cl_device_svm_capabilities svm = 0;
+  cl_command_queue_properties host_queue_props = 0;
+  bool intel_usm = false; // cl_intel_unified_shared_memory, with the platform's entry points
+  cl_device_unified_shared_memory_capabilities_intel intel_caps[5] = {}; // host, device, single, cross, system
+
+  bool has_extension(const char *ext) const;
+  bool accepts_il() const { return !il_version.empty(); }
+  bool accepts_spir() const { return has_extension("cl_khr_spir"); }
+  bool out_of_order() const { return host_queue_props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE; }
+
+  // USM through Intel USM or SVM, as UR capability flags (0 = that kind is unsupported).
+  ur_device_usm_access_capability_flags_t usm_host_caps() const;
+  ur_device_usm_access_capability_flags_t usm_device_caps() const;
+  ur_device_usm_access_capability_flags_t usm_shared_caps() const;
+  ur_device_usm_access_capability_flags_t usm_cross_shared_caps() const;
+  ur_device_usm_access_capability_flags_t usm_system_caps() const;
+  // Stream-ordered allocation works: chunks of USM memory and marker commands.
+  bool async_alloc_supported() const;
+};
+ORDO_HANDLE_CHECK(ur_device_handle_t_);
+
+namespace ordo::ocl {
+// Reads the facts above from OpenCL; false if the device cannot be used at all.
+bool probe_device(ur_device_handle_t_ &d);
+} // namespace ordo::ocl

@@ -1,0 +1,340 @@
+// urDeviceGetInfo: UR device queries answered from the matching OpenCL queries.
+#include <cstdio>
+#include <limits>
+#include <vector>
+
+#include "device.hpp"
+#include "platform.hpp"
+
+namespace ordo::ocl {
+namespace {
+
+template <class T> T query(const ur_device_handle_t_ *d, cl_device_info what, T fallback = T{}) {
+  T v{};
+  return cl.clGetDeviceInfo(d->cl, what, sizeof(T), &v, nullptr) == CL_SUCCESS ? v : fallback;
+}
+
+std::string query_string(const ur_device_handle_t_ *d, cl_device_info what) {
+  std::string s;
+  cl_string(cl.clGetDeviceInfo, d->cl, what, s);
+  return s;
+}
+
+ur_device_fp_capability_flags_t fp_flags(cl_device_fp_config c) {
+  ur_device_fp_capability_flags_t f = 0;
+  if (c & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) f |= UR_DEVICE_FP_CAPABILITY_FLAG_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+  if (c & CL_FP_ROUND_TO_NEAREST) f |= UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_NEAREST;
+  if (c & CL_FP_ROUND_TO_ZERO) f |= UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_ZERO;
+  if (c & CL_FP_ROUND_TO_INF) f |= UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_INF;
+  if (c & CL_FP_INF_NAN) f |= UR_DEVICE_FP_CAPABILITY_FLAG_INF_NAN;
+  if (c & CL_FP_DENORM) f |= UR_DEVICE_FP_CAPABILITY_FLAG_DENORM;
+  if (c & CL_FP_FMA) f |= UR_DEVICE_FP_CAPABILITY_FLAG_FMA;
+  if (c & CL_FP_SOFT_FLOAT) f |= UR_DEVICE_FP_CAPABILITY_FLAG_SOFT_FLOAT;
+  return f;
+}
+
+ur_queue_flags_t queue_flags(cl_command_queue_properties p) {
+  ur_queue_flags_t f = 0;
+  if (p & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) f |= UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  if (p & CL_QUEUE_PROFILING_ENABLE) f |= UR_QUEUE_FLAG_PROFILING_ENABLE;
+  return f;
+}
+
+// OpenCL 3.0 atomic capabilities; older devices have relaxed work-group and device atomics.
+cl_device_atomic_capabilities atomic_caps(const ur_device_handle_t_ *d, cl_device_info what) {
+  if (d->cl_major < 3)
+    return CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP | CL_DEVICE_ATOMIC_SCOPE_DEVICE;
+  return query<cl_device_atomic_capabilities>(d, what);
+}
+
+ur_memory_order_capability_flags_t order_flags(cl_device_atomic_capabilities c) {
+  ur_memory_order_capability_flags_t f = 0;
+  if (c & CL_DEVICE_ATOMIC_ORDER_RELAXED) f |= UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED;
+  if (c & CL_DEVICE_ATOMIC_ORDER_ACQ_REL)
+    f |= UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQUIRE | UR_MEMORY_ORDER_CAPABILITY_FLAG_RELEASE |
+         UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQ_REL;
+  if (c & CL_DEVICE_ATOMIC_ORDER_SEQ_CST) f |= UR_MEMORY_ORDER_CAPABILITY_FLAG_SEQ_CST;
+  return f;
+}
+
+ur_memory_scope_capability_flags_t scope_flags(cl_device_atomic_capabilities c) {
+  ur_memory_scope_capability_flags_t f = 0;
+  if (c & CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM) f |= UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_ITEM;
+  if (c & CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP) f |= UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_GROUP;
+  if (c & CL_DEVICE_ATOMIC_SCOPE_DEVICE) f |= UR_MEMORY_SCOPE_CAPABILITY_FLAG_DEVICE;
+  if (c & CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES) f |= UR_MEMORY_SCOPE_CAPABILITY_FLAG_SYSTEM;
+  return f;
+}
+
+bool cl_at_least(const ur_device_handle_t_ *d, cl_uint major, cl_uint minor) {
+  return d->cl_major > major || (d->cl_major == major && d->cl_minor >= minor);
+}
+
+} // namespace
+
+ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t propName, size_t propSize,
+                                       void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_CHECK_HANDLE(d, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  if (propName > UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter w(propSize, pPropValue, pPropSizeRet);
+  auto u32 = [&](cl_device_info q) { return w.value<uint32_t>(query<cl_uint>(d, q)); };
+  auto u64 = [&](cl_device_info q) { return w.value<uint64_t>(query<cl_ulong>(d, q)); };
+  auto sz = [&](cl_device_info q) { return w.value<size_t>(query<size_t>(d, q)); };
+  auto flag = [&](cl_device_info q) { return w.boolean(query<cl_bool>(d, q) != CL_FALSE); };
+  auto str = [&](cl_device_info q) { return w.string(query_string(d, q)); };
+  // OpenCL sets no limit on the number of work-groups of a launch.
+  constexpr size_t kMaxGroups = static_cast<size_t>(std::numeric_limits<int32_t>::max());
+
+  switch (propName) {
+  case UR_DEVICE_INFO_TYPE:
+    if (d->type & CL_DEVICE_TYPE_GPU) return w.value(UR_DEVICE_TYPE_GPU);
+    if (d->type & CL_DEVICE_TYPE_CPU) return w.value(UR_DEVICE_TYPE_CPU);
+    if (d->type & CL_DEVICE_TYPE_ACCELERATOR) return w.value(UR_DEVICE_TYPE_FPGA);
+    if (d->type & CL_DEVICE_TYPE_CUSTOM) return w.value(UR_DEVICE_TYPE_CUSTOM);
+    return w.value(UR_DEVICE_TYPE_DEFAULT);
+  case UR_DEVICE_INFO_VENDOR_ID: return u32(CL_DEVICE_VENDOR_ID);
+  case UR_DEVICE_INFO_MAX_COMPUTE_UNITS:
+  case UR_DEVICE_INFO_NUM_COMPUTE_UNITS: return u32(CL_DEVICE_MAX_COMPUTE_UNITS);
+  case UR_DEVICE_INFO_MAX_WORK_ITEM_DIMENSIONS: return u32(CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
+  case UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES: {
+    std::vector<size_t> sizes(query<cl_uint>(d, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, 3));
+    ORDO_CL_CHECK(cl.clGetDeviceInfo(d->cl, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizes.size() * sizeof(size_t),
+                                     sizes.data(), nullptr));
+    return w.array(sizes);
+  }
+  case UR_DEVICE_INFO_MAX_WORK_GROUP_SIZE: return sz(CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  case UR_DEVICE_INFO_SINGLE_FP_CONFIG: return w.value(fp_flags(query<cl_device_fp_config>(d, CL_DEVICE_SINGLE_FP_CONFIG)));
+  case UR_DEVICE_INFO_HALF_FP_CONFIG:
+    return w.value(d->has_extension("cl_khr_fp16") ? fp_flags(query<cl_device_fp_config>(d, CL_DEVICE_HALF_FP_CONFIG))
+                                                   : ur_device_fp_capability_flags_t{0});
+  case UR_DEVICE_INFO_DOUBLE_FP_CONFIG: return w.value(fp_flags(query<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG)));
+  case UR_DEVICE_INFO_QUEUE_PROPERTIES:
+  case UR_DEVICE_INFO_QUEUE_ON_HOST_PROPERTIES: return w.value(queue_flags(d->host_queue_props));
+  case UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES:
+    return w.value(cl_at_least(d, 2, 0)
+                       ? queue_flags(query<cl_command_queue_properties>(d, CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES))
+                       : ur_queue_flags_t{0});
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_CHAR: return u32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR);
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_SHORT: return u32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT);
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_INT: return u32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT);
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_LONG:
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_LONG_LONG: return u32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG);
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_FLOAT: return u32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT);
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_DOUBLE: return u32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE);
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_HALF: return u32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF);
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_CHAR: return u32(CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR);
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_SHORT: return u32(CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT);
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_INT: return u32(CL_DEVICE_NATIVE_VECTOR_WIDTH_INT);
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_LONG:
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_LONG_LONG: return u32(CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG);
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_FLOAT: return u32(CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_DOUBLE: return u32(CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE);
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_HALF: return u32(CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF);
+  case UR_DEVICE_INFO_MAX_CLOCK_FREQUENCY: return u32(CL_DEVICE_MAX_CLOCK_FREQUENCY);
+  case UR_DEVICE_INFO_ADDRESS_BITS: return u32(CL_DEVICE_ADDRESS_BITS);
+  case UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE: return w.value<uint64_t>(d->max_alloc);
+  // Images are not implemented by this adapter (urMemImage* are unsupported), so the
+  // device offers none through UR whatever OpenCL says.
+  case UR_DEVICE_INFO_IMAGE_SUPPORT: return w.boolean(false);
+  case UR_DEVICE_INFO_MAX_READ_IMAGE_ARGS: return u32(CL_DEVICE_MAX_READ_IMAGE_ARGS);
+  case UR_DEVICE_INFO_MAX_WRITE_IMAGE_ARGS: return u32(CL_DEVICE_MAX_WRITE_IMAGE_ARGS);
+  case UR_DEVICE_INFO_MAX_READ_WRITE_IMAGE_ARGS:
+    if (!cl_at_least(d, 2, 0)) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+    return u32(CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS);
+  case UR_DEVICE_INFO_IMAGE2D_MAX_WIDTH: return sz(CL_DEVICE_IMAGE2D_MAX_WIDTH);
+  case UR_DEVICE_INFO_IMAGE2D_MAX_HEIGHT: return sz(CL_DEVICE_IMAGE2D_MAX_HEIGHT);
+  case UR_DEVICE_INFO_IMAGE3D_MAX_WIDTH: return sz(CL_DEVICE_IMAGE3D_MAX_WIDTH);
+  case UR_DEVICE_INFO_IMAGE3D_MAX_HEIGHT: return sz(CL_DEVICE_IMAGE3D_MAX_HEIGHT);
+  case UR_DEVICE_INFO_IMAGE3D_MAX_DEPTH: return sz(CL_DEVICE_IMAGE3D_MAX_DEPTH);
+  case UR_DEVICE_INFO_IMAGE_MAX_BUFFER_SIZE: return sz(CL_DEVICE_IMAGE_MAX_BUFFER_SIZE);
+  case UR_DEVICE_INFO_IMAGE_MAX_ARRAY_SIZE: return sz(CL_DEVICE_IMAGE_MAX_ARRAY_SIZE);
+  case UR_DEVICE_INFO_MAX_SAMPLERS: return u32(CL_DEVICE_MAX_SAMPLERS);
+  case UR_DEVICE_INFO_MAX_PARAMETER_SIZE: return sz(CL_DEVICE_MAX_PARAMETER_SIZE);
+  case UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN: return u32(CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+  case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_TYPE:
+    switch (query<cl_device_mem_cache_type>(d, CL_DEVICE_GLOBAL_MEM_CACHE_TYPE)) {
+    case CL_READ_ONLY_CACHE: return w.value(UR_DEVICE_MEM_CACHE_TYPE_READ_ONLY_CACHE);
+    case CL_READ_WRITE_CACHE: return w.value(UR_DEVICE_MEM_CACHE_TYPE_READ_WRITE_CACHE);
+    default: return w.value(UR_DEVICE_MEM_CACHE_TYPE_NONE);
+    }
+  case UR_DEVICE_INFO_GLOBAL_MEM_CACHELINE_SIZE: return u32(CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE);
+  case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_SIZE: return u64(CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
+  case UR_DEVICE_INFO_GLOBAL_MEM_SIZE: return u64(CL_DEVICE_GLOBAL_MEM_SIZE);
+  case UR_DEVICE_INFO_MAX_CONSTANT_BUFFER_SIZE: return u64(CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
+  case UR_DEVICE_INFO_MAX_CONSTANT_ARGS: return u32(CL_DEVICE_MAX_CONSTANT_ARGS);
+  case UR_DEVICE_INFO_LOCAL_MEM_TYPE:
+    switch (query<cl_device_local_mem_type>(d, CL_DEVICE_LOCAL_MEM_TYPE)) {
+    case CL_LOCAL: return w.value(UR_DEVICE_LOCAL_MEM_TYPE_LOCAL);
+    case CL_GLOBAL: return w.value(UR_DEVICE_LOCAL_MEM_TYPE_GLOBAL);
+    default: return w.value(UR_DEVICE_LOCAL_MEM_TYPE_NONE);
+    }
+  case UR_DEVICE_INFO_LOCAL_MEM_SIZE: return u64(CL_DEVICE_LOCAL_MEM_SIZE);
+  case UR_DEVICE_INFO_ERROR_CORRECTION_SUPPORT: return flag(CL_DEVICE_ERROR_CORRECTION_SUPPORT);
+  case UR_DEVICE_INFO_HOST_UNIFIED_MEMORY:
+    // Deprecated in OpenCL 2.0; a CPU device shares the host's memory in any case.
+    return w.boolean(query<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY, (d->type & CL_DEVICE_TYPE_CPU) != 0) != CL_FALSE);
+  case UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION: return sz(CL_DEVICE_PROFILING_TIMER_RESOLUTION);
+  case UR_DEVICE_INFO_ENDIAN_LITTLE: return flag(CL_DEVICE_ENDIAN_LITTLE);
+  case UR_DEVICE_INFO_AVAILABLE: return flag(CL_DEVICE_AVAILABLE);
+  case UR_DEVICE_INFO_COMPILER_AVAILABLE: return flag(CL_DEVICE_COMPILER_AVAILABLE);
+  case UR_DEVICE_INFO_LINKER_AVAILABLE: return flag(CL_DEVICE_LINKER_AVAILABLE);
+  case UR_DEVICE_INFO_EXECUTION_CAPABILITIES: {
+    cl_device_exec_capabilities c = query<cl_device_exec_capabilities>(d, CL_DEVICE_EXECUTION_CAPABILITIES);
+    ur_device_exec_capability_flags_t f = 0;
+    if (c & CL_EXEC_KERNEL) f |= UR_DEVICE_EXEC_CAPABILITY_FLAG_KERNEL;
+    if (c & CL_EXEC_NATIVE_KERNEL) f |= UR_DEVICE_EXEC_CAPABILITY_FLAG_NATIVE_KERNEL;
+    return w.value(f);
+  }
+  case UR_DEVICE_INFO_BUILT_IN_KERNELS: return str(CL_DEVICE_BUILT_IN_KERNELS);
+  case UR_DEVICE_INFO_PLATFORM: return w.value(d->platform);
+  case UR_DEVICE_INFO_REFERENCE_COUNT: return w.value<uint32_t>(d->count());
+  case UR_DEVICE_INFO_IL_VERSION: return w.string(d->il_version); // empty: the device takes no IL
+  case UR_DEVICE_INFO_NAME: return w.string(d->name);
+  case UR_DEVICE_INFO_VENDOR: return str(CL_DEVICE_VENDOR);
+  case UR_DEVICE_INFO_DRIVER_VERSION: return str(CL_DRIVER_VERSION);
+  case UR_DEVICE_INFO_PROFILE: return str(CL_DEVICE_PROFILE);
+  case UR_DEVICE_INFO_VERSION:
+  case UR_DEVICE_INFO_BACKEND_RUNTIME_VERSION: {
+    char v[32];
+    std::snprintf(v, sizeof v, "%u.%u", d->cl_major, d->cl_minor);
+    return w.string(v);
+  }
+  case UR_DEVICE_INFO_EXTENSIONS: return w.string(d->extensions);
+  case UR_DEVICE_INFO_PRINTF_BUFFER_SIZE: return sz(CL_DEVICE_PRINTF_BUFFER_SIZE);
+  case UR_DEVICE_INFO_PREFERRED_INTEROP_USER_SYNC: return flag(CL_DEVICE_PREFERRED_INTEROP_USER_SYNC);
+  // Partitioning is not implemented: every device is a root device with no sub-devices.
+  case UR_DEVICE_INFO_PARENT_DEVICE: return w.value<ur_device_handle_t>(nullptr);
+  case UR_DEVICE_INFO_SUPPORTED_PARTITIONS: return w.array<ur_device_partition_t>(nullptr, 0);
+  case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES: return w.value<uint32_t>(0);
+  case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN: return w.value<ur_device_affinity_domain_flags_t>(0);
+  case UR_DEVICE_INFO_PARTITION_TYPE: return w.array<ur_device_partition_property_t>(nullptr, 0);
+  case UR_DEVICE_INFO_MAX_NUM_SUB_GROUPS:
+    return w.value<uint32_t>(cl_at_least(d, 2, 1) ? query<cl_uint>(d, CL_DEVICE_MAX_NUM_SUB_GROUPS) : 0);
+  case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
+    return w.boolean(cl_at_least(d, 2, 1) && query<cl_bool>(d, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS));
+  case UR_DEVICE_INFO_SUB_GROUP_SIZES_INTEL: {
+    std::vector<uint32_t> sizes;
+    if (d->has_extension("cl_intel_required_subgroup_size")) {
+      size_t n = 0;
+      if (cl.clGetDeviceInfo(d->cl, CL_DEVICE_SUB_GROUP_SIZES_INTEL, 0, nullptr, &n) == CL_SUCCESS && n) {
+        std::vector<size_t> raw(n / sizeof(size_t));
+        cl.clGetDeviceInfo(d->cl, CL_DEVICE_SUB_GROUP_SIZES_INTEL, n, raw.data(), nullptr);
+        for (size_t s : raw) sizes.push_back(static_cast<uint32_t>(s));
+      }
+    }
+    return w.array(sizes); // empty: the device has no sub-groups
+  }
+  case UR_DEVICE_INFO_USM_HOST_SUPPORT: return w.value(d->usm_host_caps());
+  case UR_DEVICE_INFO_USM_DEVICE_SUPPORT: return w.value(d->usm_device_caps());
+  case UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT: return w.value(d->usm_shared_caps());
+  case UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT: return w.value(d->usm_cross_shared_caps());
+  case UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT: return w.value(d->usm_system_caps());
+  case UR_DEVICE_INFO_UUID: {
+    if (!d->has_extension("cl_khr_device_uuid")) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+    uint8_t uuid[CL_UUID_SIZE_KHR];
+    ORDO_CL_CHECK(cl.clGetDeviceInfo(d->cl, CL_DEVICE_UUID_KHR, sizeof uuid, uuid, nullptr));
+    return w.array(uuid, CL_UUID_SIZE_KHR);
+  }
+  case UR_DEVICE_INFO_PCI_ADDRESS: {
+    if (!d->has_extension("cl_khr_pci_bus_info")) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+    cl_device_pci_bus_info_khr pci{};
+    ORDO_CL_CHECK(cl.clGetDeviceInfo(d->cl, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci, nullptr));
+    char s[32];
+    std::snprintf(s, sizeof s, "%04x:%02x:%02x.%01x", pci.pci_domain, pci.pci_bus, pci.pci_device,
+                  pci.pci_function);
+    return w.string(s);
+  }
+  case UR_DEVICE_INFO_ATOMIC_64:
+    return w.boolean(d->has_extension("cl_khr_int64_base_atomics") &&
+                     d->has_extension("cl_khr_int64_extended_atomics"));
+  case UR_DEVICE_INFO_ATOMIC_MEMORY_ORDER_CAPABILITIES:
+    return w.value(order_flags(atomic_caps(d, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES)));
+  case UR_DEVICE_INFO_ATOMIC_MEMORY_SCOPE_CAPABILITIES:
+    return w.value(scope_flags(atomic_caps(d, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES)));
+  case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES:
+    return w.value(order_flags(atomic_caps(d, CL_DEVICE_ATOMIC_FENCE_CAPABILITIES)));
+  case UR_DEVICE_INFO_ATOMIC_FENCE_SCOPE_CAPABILITIES:
+    return w.value(scope_flags(atomic_caps(d, CL_DEVICE_ATOMIC_FENCE_CAPABILITIES)));
+  case UR_DEVICE_INFO_MAX_COMPUTE_QUEUE_INDICES: return w.value<uint32_t>(1);
+  case UR_DEVICE_INFO_MAX_WORK_GROUPS_3D: {
+    size_t groups[3] = {kMaxGroups, kMaxGroups, kMaxGroups};
+    return w.array(groups, 3);
+  }
+  case UR_DEVICE_INFO_MAX_WORK_GROUPS: return w.value<size_t>(kMaxGroups);
+  case UR_DEVICE_INFO_USM_POOL_SUPPORT:
+  case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return w.boolean(d->async_alloc_supported());
+  case UR_DEVICE_INFO_IS_INTEGRATED_GPU:
+    return w.boolean((d->type & CL_DEVICE_TYPE_GPU) && query<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY));
+  case UR_DEVICE_INFO_KERNEL_LAUNCH_CAPABILITIES: return w.value<ur_kernel_launch_properties_flags_t>(0);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
+  case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP:
+  case UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP:
+  case UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP: return w.value<uint32_t>(0);
+  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_WIDTH_EXP:
+  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_HEIGHT_EXP:
+  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_PITCH_EXP: return w.value<size_t>(0);
+  // Features this adapter does not offer.
+  case UR_DEVICE_INFO_IMAGE_SRGB:
+  case UR_DEVICE_INFO_BUILD_ON_SUBDEVICE:
+  case UR_DEVICE_INFO_BFLOAT16:
+  case UR_DEVICE_INFO_BFLOAT16_CONVERSIONS_NATIVE:
+  case UR_DEVICE_INFO_KERNEL_SET_SPECIALIZATION_CONSTANTS:
+  case UR_DEVICE_INFO_PROGRAM_SET_SPECIALIZATION_CONSTANTS:
+  case UR_DEVICE_INFO_ASYNC_BARRIER:
+  case UR_DEVICE_INFO_MEM_CHANNEL_SUPPORT:
+  case UR_DEVICE_INFO_HOST_PIPE_READ_WRITE_SUPPORT:
+  case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT:
+  case UR_DEVICE_INFO_ESIMD_SUPPORT:
+  case UR_DEVICE_INFO_GLOBAL_VARIABLE_SUPPORT:
+  case UR_DEVICE_INFO_USE_NATIVE_ASSERT:
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP:
+  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP:
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_IMAGES_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_IMAGES_SHARED_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_IMAGES_1D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_IMAGES_2D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_MIPMAP_SUPPORT_EXP:
+  case UR_DEVICE_INFO_MIPMAP_ANISOTROPY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_MIPMAP_LEVEL_REFERENCE_SUPPORT_EXP:
+  case UR_DEVICE_INFO_EXTERNAL_MEMORY_IMPORT_SUPPORT_EXP:
+  case UR_DEVICE_INFO_EXTERNAL_SEMAPHORE_IMPORT_SUPPORT_EXP:
+  case UR_DEVICE_INFO_CUBEMAP_SUPPORT_EXP:
+  case UR_DEVICE_INFO_CUBEMAP_SEAMLESS_FILTERING_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_1D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_1D_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_2D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_2D_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_3D_SUPPORT_EXP:
+  case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP:
+  case UR_DEVICE_INFO_IMAGE_ARRAY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_UNIQUE_ADDRESSING_PER_DIM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLE_1D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLE_2D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_IMAGES_GATHER_SUPPORT_EXP:
+  case UR_DEVICE_INFO_ENQUEUE_NATIVE_COMMAND_SUPPORT_EXP:
+  case UR_DEVICE_INFO_LOW_POWER_EVENTS_SUPPORT_EXP:
+  case UR_DEVICE_INFO_IPC_MEMORY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP:
+  case UR_DEVICE_INFO_IPC_EVENT_SUPPORT_EXP:
+  case UR_DEVICE_INFO_CLOCK_SUB_GROUP_SUPPORT_EXP:
+  case UR_DEVICE_INFO_CLOCK_WORK_GROUP_SUPPORT_EXP:
+  case UR_DEVICE_INFO_CLOCK_DEVICE_SUPPORT_EXP:
+  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP:
+  case UR_DEVICE_INFO_PER_EVENT_PROFILING_SUPPORT_EXP:
+  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP:
+  case UR_DEVICE_INFO_MULTI_DEVICE_COMPILE_SUPPORT_EXP:
+  case UR_DEVICE_INFO_DEVICE_WAIT_SUPPORT_EXP:
+  case UR_DEVICE_INFO_DYNAMIC_LINK_SUPPORT_EXP:
+  case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_MEMORY_EXPORT_EXPORTABLE_DEVICE_MEM_EXP:
+  case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP: return w.boolean(false);
+  // OpenCL has no query for these.
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  }
+}
+
+} // namespace ordo::ocl

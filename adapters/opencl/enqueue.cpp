@@ -1,0 +1,165 @@
+// urEnqueue*: waits and barriers, USM copies and fills, kernel launches.
+#include <mutex>
+
+#include "context.hpp"
+#include "device.hpp"
+#include "event.hpp"
+#include "kernel.hpp"
+#include "queue.hpp"
+#include "tables.hpp"
+#include "usm.hpp"
+
+namespace ordo::ocl {
+namespace {
+
+// The checks every enqueue starts with; fills `waits` from the UR wait list.
+#define ORDO_ENQUEUE_PROLOGUE(q, n, list, waits)                                     \
+  ORDO_CHECK_HANDLE(q, queue, UR_RESULT_ERROR_INVALID_QUEUE);                       \
+  if (ur_result_t r_ = check_wait_list(n, list)) return r_;                         \
+  ClWaitList waits;                                                                 \
+  if (ur_result_t r_ = waits.assign(n, list)) return r_
+
+// A USM range must stay inside the allocation it starts in (when we know it).
+bool fits_allocation(ur_context_handle_t c, const void *p, size_t size) {
+  UsmAllocation a;
+  if (!c->usm.find(p, a)) return true; // host memory or foreign: OpenCL will judge
+  return static_cast<const char *>(p) + size <= static_cast<const char *>(a.base) + a.size;
+}
+
+ur_result_t UR_APICALL EnqueueEventsWait(ur_queue_handle_t hQueue, uint32_t numEventsInWaitList,
+                                         const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
+  cl_event ev = nullptr;
+  ORDO_CL_CHECK(cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), phEvent ? &ev : nullptr));
+  return return_event(hQueue, UR_COMMAND_EVENTS_WAIT, ev, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueEventsWaitWithBarrier(ur_queue_handle_t hQueue, uint32_t numEventsInWaitList,
+                                                    const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
+  cl_event ev = nullptr;
+  ORDO_CL_CHECK(cl.clEnqueueBarrierWithWaitList(hQueue->cl, waits.size(), waits.data(), phEvent ? &ev : nullptr));
+  return return_event(hQueue, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, ev, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueEventsWaitWithBarrierExt(ur_queue_handle_t hQueue,
+                                                       const ur_exp_enqueue_ext_properties_t *pProperties,
+                                                       uint32_t numEventsInWaitList,
+                                                       const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  if (pProperties && (pProperties->flags & UR_EXP_ENQUEUE_EXT_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  // Low-power events are a hint; the barrier is the same.
+  return EnqueueEventsWaitWithBarrier(hQueue, numEventsInWaitList, phEventWaitList, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
+                                        size_t size, uint32_t numEventsInWaitList,
+                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_CHECK_PTR(pDst);
+  ORDO_CHECK_PTR(pSrc);
+  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
+  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!fits_allocation(hQueue->context, pDst, size) || !fits_allocation(hQueue->context, pSrc, size))
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  cl_event ev = nullptr;
+  ORDO_CL_CHECK(usm_enqueue_memcpy(hQueue, blocking, pDst, pSrc, size, waits.size(), waits.data(),
+                                   phEvent ? &ev : nullptr));
+  return return_event(hQueue, UR_COMMAND_USM_MEMCPY, ev, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
+                                      size_t size, uint32_t numEventsInWaitList,
+                                      const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_CHECK_PTR(pMem);
+  ORDO_CHECK_PTR(pPattern);
+  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
+  if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!fits_allocation(hQueue->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  cl_event ev = nullptr;
+  ORDO_CL_CHECK(usm_enqueue_fill(hQueue, pMem, pPattern, patternSize, size, waits.size(), waits.data(),
+                                 phEvent ? &ev : nullptr));
+  return return_event(hQueue, UR_COMMAND_USM_FILL, ev, phEvent);
+}
+
+// SVM and USM memory on these devices needs no migration: the command only orders.
+ur_result_t UR_APICALL EnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
+                                          ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
+                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_CHECK_PTR(pMem);
+  if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
+  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!fits_allocation(hQueue->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  cl_event ev = nullptr;
+  ORDO_CL_CHECK(cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), phEvent ? &ev : nullptr));
+  return return_event(hQueue, UR_COMMAND_USM_PREFETCH, ev, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
+                                        ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
+  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_PTR(pMem);
+  if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!fits_allocation(hQueue->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  cl_event ev = nullptr;
+  // Advice is a hint these devices do not use.
+  ORDO_CL_CHECK(cl.clEnqueueMarkerWithWaitList(hQueue->cl, 0, nullptr, phEvent ? &ev : nullptr));
+  return return_event(hQueue, UR_COMMAND_USM_ADVISE, ev, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueKernelLaunchWithArgsExp(
+    ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
+    const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
+    const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
+    uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
+  ORDO_CHECK_PTR(pGlobalWorkSize);
+  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
+  if (numArgs > 0 && !pArgs) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  for (uint32_t i = 0; i < numArgs; ++i)
+    if (pArgs[i].type > UR_EXP_KERNEL_ARG_TYPE_SAMPLER) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (launchPropList) {
+    if (launchPropList->flags & UR_KERNEL_LAUNCH_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    if (launchPropList->flags & UR_KERNEL_LAUNCH_FLAG_COOPERATIVE) return UR_RESULT_ERROR_INVALID_OPERATION;
+    for (auto *p = static_cast<const ur_base_properties_t *>(launchPropList->pNext); p;
+         p = static_cast<const ur_base_properties_t *>(p->pNext))
+      if (p->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_CLUSTER_PROPERTY ||
+          p->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_WORKGROUP_PROPERTY)
+        return UR_RESULT_ERROR_INVALID_OPERATION; // the device reports no launch capabilities
+  }
+  if (workDim < 1 || workDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  for (uint32_t d = 0; d < workDim; ++d) {
+    if (pGlobalWorkSize[d] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+    if (pLocalWorkSize && pLocalWorkSize[d] == 0) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
+  }
+  if (hKernel->context != hQueue->context) return UR_RESULT_ERROR_INVALID_KERNEL;
+
+  cl_event ev = nullptr;
+  cl_int err = CL_SUCCESS;
+  {
+    // Arguments live in the cl_kernel: setting them and enqueuing is one step.
+    std::lock_guard<std::mutex> lock(hKernel->launch_mutex);
+    for (uint32_t i = 0; i < numArgs; ++i)
+      if (ur_result_t r = set_kernel_arg(hKernel, pArgs[i])) return r;
+    err = cl.clEnqueueNDRangeKernel(hQueue->cl, hKernel->cl, workDim, pGlobalWorkOffset, pGlobalWorkSize,
+                                    pLocalWorkSize, waits.size(), waits.data(), phEvent ? &ev : nullptr);
+  }
+  ORDO_CL_CHECK(err);
+  return return_event(hQueue, UR_COMMAND_KERNEL_LAUNCH, ev, phEvent);
+}
+
+} // namespace
+
+void fill_enqueue_table(ur_dditable_t &t) {
+  t.Enqueue.pfnEventsWait = EnqueueEventsWait;
+  t.Enqueue.pfnEventsWaitWithBarrier = EnqueueEventsWaitWithBarrier;
+  t.Enqueue.pfnEventsWaitWithBarrierExt = EnqueueEventsWaitWithBarrierExt;
+  t.Enqueue.pfnUSMMemcpy = EnqueueUSMMemcpy;
+  t.Enqueue.pfnUSMFill = EnqueueUSMFill;
+  t.Enqueue.pfnUSMPrefetch = EnqueueUSMPrefetch;
+  t.Enqueue.pfnUSMAdvise = EnqueueUSMAdvise;
+  t.EnqueueExp.pfnKernelLaunchWithArgsExp = EnqueueKernelLaunchWithArgsExp;
+}
+
+} // namespace ordo::ocl

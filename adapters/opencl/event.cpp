@@ -1,0 +1,279 @@
+// urEvent*: events on cl_event (status, wait, profiling, callbacks).
+#include "event.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "context.hpp"
+#include "queue.hpp"
+#include "tables.hpp"
+#include "usm_pool.hpp"
+
+ur_event_handle_t_::~ur_event_handle_t_() {
+  if (cl) ordo::ocl::cl.clReleaseEvent(cl);
+  tag = ordo::ocl::Tag::dead;
+  if (queue) ordo::ocl::queue_unhold(queue);
+  if (context) ordo::ocl::context_unhold(context);
+}
+
+namespace ordo::ocl {
+
+namespace {
+
+// Events whose last hold was dropped inside an OpenCL callback: destroying them there
+// would call back into OpenCL from its own callback thread, so they wait for the next
+// event release on an application thread.
+std::mutex g_deferred_mutex;
+std::vector<ur_event_handle_t> g_deferred;
+std::atomic<bool> g_have_deferred{false};
+
+void reap_deferred() {
+  if (!g_have_deferred.load(std::memory_order_acquire)) return;
+  std::vector<ur_event_handle_t> dead;
+  {
+    std::lock_guard<std::mutex> lock(g_deferred_mutex);
+    if (g_deferred.empty()) return;
+    dead.swap(g_deferred);
+    g_have_deferred.store(false, std::memory_order_release);
+  }
+  for (ur_event_handle_t e : dead) delete e;
+}
+
+void event_unhold_in_callback(ur_event_handle_t e) {
+  if (!e->unhold()) return;
+  std::lock_guard<std::mutex> lock(g_deferred_mutex);
+  g_deferred.push_back(e);
+  g_have_deferred.store(true, std::memory_order_release);
+}
+
+} // namespace
+
+ur_result_t ClWaitList::assign(uint32_t n, const ur_event_handle_t *list) {
+  size_ = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!has_tag(list[i], Tag::event)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+    push(list[i]->cl);
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+void ClWaitList::push(cl_event e) {
+  if (size_ == capacity_) {
+    uint32_t cap = capacity_ * 2;
+    cl_event *bigger = new cl_event[cap];
+    for (uint32_t i = 0; i < size_; ++i) bigger[i] = data_[i];
+    if (data_ != inline_) delete[] data_;
+    data_ = bigger;
+    capacity_ = cap;
+  }
+  data_[size_++] = e;
+}
+
+ur_result_t make_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, ur_event_handle_t *out) {
+  reap_deferred();
+  auto *e = new (std::nothrow) ur_event_handle_t_();
+  if (!e) {
+    cl.clReleaseEvent(ev);
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  e->cl = ev;
+  e->queue = q;
+  e->context = q->context;
+  e->command = command;
+  q->hold();
+  q->context->hold();
+  *out = e;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t return_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, ur_event_handle_t *out) {
+  if (out) return make_event(q, command, ev, out);
+  if (ev) cl.clReleaseEvent(ev);
+  return UR_RESULT_SUCCESS;
+}
+
+void event_unhold(ur_event_handle_t e) {
+  if (e->unhold()) delete e;
+}
+
+bool event_complete(ur_event_handle_t e) {
+  cl_int status = CL_QUEUED;
+  if (cl.clGetEventInfo(e->cl, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS)
+    return false;
+  return status <= CL_COMPLETE; // CL_COMPLETE is 0; errors are negative and final
+}
+
+namespace {
+
+ur_event_status_t status_of(cl_int s) {
+  switch (s) {
+  case CL_COMPLETE: return UR_EVENT_STATUS_COMPLETE;
+  case CL_RUNNING: return UR_EVENT_STATUS_RUNNING;
+  case CL_SUBMITTED: return UR_EVENT_STATUS_SUBMITTED;
+  case CL_QUEUED: return UR_EVENT_STATUS_QUEUED;
+  default: return UR_EVENT_STATUS_ERROR;
+  }
+}
+
+ur_result_t UR_APICALL EventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
+                                    void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  if (propName > UR_EVENT_INFO_REFERENCE_COUNT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter w(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_EVENT_INFO_COMMAND_QUEUE: return w.value(hEvent->queue);
+  case UR_EVENT_INFO_CONTEXT: return w.value(hEvent->context);
+  case UR_EVENT_INFO_COMMAND_TYPE: return w.value(hEvent->command);
+  case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS: {
+    cl_int s = CL_QUEUED;
+    ORDO_CL_CHECK(cl.clGetEventInfo(hEvent->cl, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr));
+    return w.value(status_of(s));
+  }
+  case UR_EVENT_INFO_REFERENCE_COUNT: return w.value<uint32_t>(hEvent->count());
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL EventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
+                                             void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!hEvent->queue || !hEvent->queue->profiling) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
+  cl_profiling_info what = CL_PROFILING_COMMAND_QUEUED;
+  switch (propName) {
+  case UR_PROFILING_INFO_COMMAND_QUEUED: what = CL_PROFILING_COMMAND_QUEUED; break;
+  case UR_PROFILING_INFO_COMMAND_SUBMIT: what = CL_PROFILING_COMMAND_SUBMIT; break;
+  case UR_PROFILING_INFO_COMMAND_START: what = CL_PROFILING_COMMAND_START; break;
+  case UR_PROFILING_INFO_COMMAND_END: what = CL_PROFILING_COMMAND_END; break;
+  case UR_PROFILING_INFO_COMMAND_COMPLETE: what = CL_PROFILING_COMMAND_COMPLETE; break;
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  }
+  cl_ulong t = 0;
+  cl_int err = cl.clGetEventProfilingInfo(hEvent->cl, what, sizeof t, &t, nullptr);
+  // OpenCL 1.2 has no COMPLETE time: a command is complete when it ends.
+  if (err == CL_INVALID_VALUE && what == CL_PROFILING_COMMAND_COMPLETE)
+    err = cl.clGetEventProfilingInfo(hEvent->cl, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr);
+  ORDO_CL_CHECK(err);
+  return InfoWriter(propSize, pPropValue, pPropSizeRet).value<uint64_t>(t);
+}
+
+ur_result_t UR_APICALL EventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
+  ORDO_CHECK_PTR(phEventWaitList);
+  if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  ClWaitList list;
+  for (uint32_t i = 0; i < numEvents; ++i) {
+    ORDO_CHECK_HANDLE(phEventWaitList[i], event, UR_RESULT_ERROR_INVALID_EVENT);
+    list.push(phEventWaitList[i]->cl);
+  }
+  // clWaitForEvents wants events of one context; wait context by context otherwise.
+  bool one_context = true;
+  for (uint32_t i = 1; i < numEvents; ++i)
+    one_context = one_context && phEventWaitList[i]->context == phEventWaitList[0]->context;
+  cl_int err = CL_SUCCESS;
+  if (one_context) {
+    err = cl.clWaitForEvents(list.size(), list.data());
+  } else {
+    for (uint32_t i = 0; i < numEvents && err == CL_SUCCESS; ++i) err = cl.clWaitForEvents(1, &list.data()[i]);
+  }
+  if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) return UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
+  ORDO_CL_CHECK(err);
+  // A synchronisation point for the pools of the events' contexts.
+  for (uint32_t i = 0; i < numEvents; ++i)
+    if (i == 0 || phEventWaitList[i]->context != phEventWaitList[i - 1]->context)
+      if (phEventWaitList[i]->context->pools) phEventWaitList[i]->context->pools->sync_point();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL EventRetain(ur_event_handle_t hEvent) {
+  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  hEvent->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL EventRelease(ur_event_handle_t hEvent) {
+  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  if (hEvent->release()) event_unhold(hEvent);
+  reap_deferred();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL EventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
+  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  ORDO_CHECK_PTR(phNativeEvent);
+  *phNativeEvent = reinterpret_cast<ur_native_handle_t>(hEvent->cl);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL EventCreateWithNativeHandle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
+                                                   const ur_event_native_properties_t *pProperties,
+                                                   ur_event_handle_t *phEvent) {
+  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_PTR(phEvent);
+  cl_event native = reinterpret_cast<cl_event>(hNativeEvent);
+  if (!native) return UR_RESULT_ERROR_INVALID_EVENT;
+  cl_context owner = nullptr;
+  ORDO_CL_CHECK(cl.clGetEventInfo(native, CL_EVENT_CONTEXT, sizeof owner, &owner, nullptr));
+  if (owner != hContext->cl) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  auto *e = new ur_event_handle_t_();
+  if (!(pProperties && pProperties->isNativeHandleOwned)) cl.clRetainEvent(native);
+  e->cl = native;
+  e->context = hContext;
+  hContext->hold();
+  *phEvent = e;
+  return UR_RESULT_SUCCESS;
+}
+
+struct CallbackData {
+  ur_event_handle_t event;
+  ur_event_callback_t fn;
+  void *user;
+  ur_execution_info_t status;
+};
+
+void CL_CALLBACK run_callback(cl_event, cl_int, void *data) {
+  auto *cb = static_cast<CallbackData *>(data);
+  cb->fn(cb->event, cb->status, cb->user);
+  event_unhold_in_callback(cb->event);
+  delete cb;
+}
+
+ur_result_t UR_APICALL EventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
+                                        ur_event_callback_t pfnNotify, void *pUserData) {
+  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  ORDO_CHECK_PTR(pfnNotify);
+  cl_int when = execStatus == UR_EXECUTION_INFO_COMPLETE  ? CL_COMPLETE
+                : execStatus == UR_EXECUTION_INFO_RUNNING ? CL_RUNNING
+                                                          : CL_SUBMITTED;
+  // The event stays alive until its callback has run.
+  auto *cb = new CallbackData{hEvent, pfnNotify, pUserData, execStatus};
+  hEvent->hold();
+  cl_int err = cl.clSetEventCallback(hEvent->cl, when, run_callback, cb);
+  if (err != CL_SUCCESS) {
+    delete cb;
+    event_unhold(hEvent);
+    return to_ur(err);
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+
+void fill_event_table(ur_dditable_t &t) {
+  t.Event.pfnGetInfo = EventGetInfo;
+  t.Event.pfnGetProfilingInfo = EventGetProfilingInfo;
+  t.Event.pfnWait = EventWait;
+  t.Event.pfnRetain = EventRetain;
+  t.Event.pfnRelease = EventRelease;
+  t.Event.pfnGetNativeHandle = EventGetNativeHandle;
+  t.Event.pfnCreateWithNativeHandle = EventCreateWithNativeHandle;
+  t.Event.pfnSetCallback = EventSetCallback;
+}
+
+} // namespace ordo::ocl

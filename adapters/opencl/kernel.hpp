@@ -1,0 +1,25 @@
+// A UR kernel: one cl_kernel. Setting arguments and enqueuing are one step under the
+// kernel's lock, because a cl_kernel's arguments are shared state.
+#pragma once
+#include <mutex>
+#include <string>
+
+#include "common.hpp"
+
+struct ur_kernel_handle_t_ : ordo::ocl::ObjectHead {
+  ur_kernel_handle_t_() : ObjectHead(ordo::ocl::Tag::kernel) {}
+
+  cl_kernel cl = nullptr;
+  ur_program_handle_t program = nullptr;
+  ur_context_handle_t context = nullptr;
+  std::string name;
+  cl_uint num_args = 0;
+  std::mutex launch_mutex;
+  ~ur_kernel_handle_t_();
+};
+ORDO_HANDLE_CHECK(ur_kernel_handle_t_);
+
+namespace ordo::ocl {
+// Sets one argument of a launch (the caller holds the kernel's launch_mutex).
+ur_result_t set_kernel_arg(ur_kernel_handle_t k, const ur_exp_kernel_arg_properties_t &arg);
+} // namespace ordo::ocl

@@ -1,0 +1,250 @@
+// urMem*: buffers and sub-buffers on cl_mem, and the buffer enqueues (read, write,
+// copy, fill, map, unmap).
+#include "memory.hpp"
+
+#include <new>
+
+#include "context.hpp"
+#include "event.hpp"
+#include "queue.hpp"
+#include "tables.hpp"
+
+ur_mem_handle_t_::~ur_mem_handle_t_() {
+  if (cl) ordo::ocl::cl.clReleaseMemObject(cl);
+  tag = ordo::ocl::Tag::dead;
+  if (parent && parent->unhold()) delete parent;
+  if (context) ordo::ocl::context_unhold(context);
+}
+
+namespace ordo::ocl {
+namespace {
+
+cl_mem_flags cl_flags(ur_mem_flags_t f) {
+  cl_mem_flags c = 0;
+  if (f & UR_MEM_FLAG_READ_WRITE) c |= CL_MEM_READ_WRITE;
+  if (f & UR_MEM_FLAG_WRITE_ONLY) c |= CL_MEM_WRITE_ONLY;
+  if (f & UR_MEM_FLAG_READ_ONLY) c |= CL_MEM_READ_ONLY;
+  if (f & UR_MEM_FLAG_USE_HOST_POINTER) c |= CL_MEM_USE_HOST_PTR;
+  if (f & UR_MEM_FLAG_ALLOC_HOST_POINTER) c |= CL_MEM_ALLOC_HOST_PTR;
+  if (f & UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER) c |= CL_MEM_COPY_HOST_PTR;
+  return c;
+}
+
+ur_result_t wrap_mem(ur_context_handle_t c, cl_mem native, size_t size, ur_mem_handle_t parent, ur_mem_handle_t *out) {
+  auto *m = new (std::nothrow) ur_mem_handle_t_();
+  if (!m) {
+    cl.clReleaseMemObject(native);
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  m->cl = native;
+  m->context = c;
+  m->size = size;
+  m->parent = parent;
+  if (parent) parent->hold();
+  c->hold();
+  *out = m;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL MemBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
+                                       const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
+  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  ORDO_CHECK_PTR(phBuffer);
+  if (size == 0) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
+  void *host = pProperties ? pProperties->pHost : nullptr;
+  const ur_mem_flags_t host_flags = UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER;
+  if ((flags & host_flags) && !host) return UR_RESULT_ERROR_INVALID_HOST_PTR;
+  if (host && !(flags & host_flags)) return UR_RESULT_ERROR_INVALID_HOST_PTR;
+  cl_int err = CL_SUCCESS;
+  cl_mem native = cl.clCreateBuffer(hContext->cl, cl_flags(flags), size, host, &err);
+  if (!native) return err == CL_INVALID_BUFFER_SIZE ? UR_RESULT_ERROR_INVALID_BUFFER_SIZE : to_ur(err);
+  return wrap_mem(hContext, native, size, nullptr, phBuffer);
+}
+
+ur_result_t UR_APICALL MemRetain(ur_mem_handle_t hMem) {
+  ORDO_CHECK_HANDLE(hMem, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  hMem->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL MemRelease(ur_mem_handle_t hMem) {
+  ORDO_CHECK_HANDLE(hMem, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  if (hMem->release() && hMem->unhold()) delete hMem;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL MemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
+                                          ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
+                                          ur_mem_handle_t *phMem) {
+  ORDO_CHECK_HANDLE(hBuffer, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (bufferCreateType > UR_BUFFER_CREATE_TYPE_REGION) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  ORDO_CHECK_PTR(pRegion);
+  ORDO_CHECK_PTR(phMem);
+  if (hBuffer->parent) return UR_RESULT_ERROR_INVALID_MEM_OBJECT; // no sub-buffers of sub-buffers
+  if (pRegion->size == 0 || pRegion->origin + pRegion->size > hBuffer->size) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
+  cl_buffer_region region{pRegion->origin, pRegion->size};
+  cl_int err = CL_SUCCESS;
+  cl_mem native = cl.clCreateSubBuffer(hBuffer->cl, cl_flags(flags), CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+  if (!native) return to_ur(err);
+  return wrap_mem(hBuffer->context, native, pRegion->size, hBuffer, phMem);
+}
+
+ur_result_t UR_APICALL MemGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle_t, ur_native_handle_t *phNativeMem) {
+  ORDO_CHECK_HANDLE(hMem, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  ORDO_CHECK_PTR(phNativeMem);
+  *phNativeMem = reinterpret_cast<ur_native_handle_t>(hMem->cl);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL MemBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
+                                                       const ur_mem_native_properties_t *pProperties,
+                                                       ur_mem_handle_t *phMem) {
+  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_PTR(phMem);
+  cl_mem native = reinterpret_cast<cl_mem>(hNativeMem);
+  if (!native) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  size_t size = 0;
+  cl_context owner = nullptr;
+  ORDO_CL_CHECK(cl.clGetMemObjectInfo(native, CL_MEM_SIZE, sizeof size, &size, nullptr));
+  ORDO_CL_CHECK(cl.clGetMemObjectInfo(native, CL_MEM_CONTEXT, sizeof owner, &owner, nullptr));
+  if (owner != hContext->cl) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  if (!(pProperties && pProperties->isNativeHandleOwned)) cl.clRetainMemObject(native);
+  return wrap_mem(hContext, native, size, nullptr, phMem);
+}
+
+ur_result_t UR_APICALL MemGetInfo(ur_mem_handle_t hMem, ur_mem_info_t propName, size_t propSize, void *pPropValue,
+                                  size_t *pPropSizeRet) {
+  ORDO_CHECK_HANDLE(hMem, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  if (propName > UR_MEM_INFO_REFERENCE_COUNT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter w(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_MEM_INFO_SIZE: return w.value<size_t>(hMem->size);
+  case UR_MEM_INFO_CONTEXT: return w.value(hMem->context);
+  case UR_MEM_INFO_REFERENCE_COUNT: return w.value<uint32_t>(hMem->count());
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  }
+}
+
+// --- buffer commands ---
+
+#define ORDO_BUFFER_PROLOGUE(q, m, n, list, waits)                                    \
+  ORDO_CHECK_HANDLE(q, queue, UR_RESULT_ERROR_INVALID_QUEUE);                        \
+  ORDO_CHECK_HANDLE(m, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);                     \
+  if (ur_result_t r_ = check_wait_list(n, list)) return r_;                          \
+  ClWaitList waits;                                                                  \
+  if (ur_result_t r_ = waits.assign(n, list)) return r_;                             \
+  if ((m)->context != (q)->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT
+
+bool in_bounds(ur_mem_handle_t m, size_t offset, size_t size) {
+  return offset <= m->size && size <= m->size - offset;
+}
+
+ur_result_t UR_APICALL EnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
+                                            size_t offset, size_t size, void *pDst, uint32_t numEventsInWaitList,
+                                            const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_CHECK_PTR(pDst);
+  ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
+  if (!in_bounds(hBuffer, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  cl_event ev = nullptr;
+  ORDO_CL_CHECK(cl.clEnqueueReadBuffer(hQueue->cl, hBuffer->cl, blockingRead, offset, size, pDst, waits.size(),
+                                       waits.data(), phEvent ? &ev : nullptr));
+  return return_event(hQueue, UR_COMMAND_MEM_BUFFER_READ, ev, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingWrite,
+                                             size_t offset, size_t size, const void *pSrc, uint32_t numEventsInWaitList,
+                                             const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_CHECK_PTR(pSrc);
+  ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
+  if (!in_bounds(hBuffer, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  cl_event ev = nullptr;
+  ORDO_CL_CHECK(cl.clEnqueueWriteBuffer(hQueue->cl, hBuffer->cl, blockingWrite, offset, size, pSrc, waits.size(),
+                                        waits.data(), phEvent ? &ev : nullptr));
+  return return_event(hQueue, UR_COMMAND_MEM_BUFFER_WRITE, ev, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
+                                            ur_mem_handle_t hBufferDst, size_t srcOffset, size_t dstOffset, size_t size,
+                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                            ur_event_handle_t *phEvent) {
+  ORDO_CHECK_HANDLE(hBufferDst, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  ORDO_BUFFER_PROLOGUE(hQueue, hBufferSrc, numEventsInWaitList, phEventWaitList, waits);
+  if (hBufferDst->context != hQueue->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  if (!in_bounds(hBufferSrc, srcOffset, size) || !in_bounds(hBufferDst, dstOffset, size))
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  cl_event ev = nullptr;
+  ORDO_CL_CHECK(cl.clEnqueueCopyBuffer(hQueue->cl, hBufferSrc->cl, hBufferDst->cl, srcOffset, dstOffset, size,
+                                       waits.size(), waits.data(), phEvent ? &ev : nullptr));
+  return return_event(hQueue, UR_COMMAND_MEM_BUFFER_COPY, ev, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void *pPattern,
+                                            size_t patternSize, size_t offset, size_t size,
+                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                            ur_event_handle_t *phEvent) {
+  ORDO_CHECK_PTR(pPattern);
+  ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
+  if (patternSize == 0 || size == 0 || patternSize > size || (patternSize & (patternSize - 1)) ||
+      size % patternSize || offset % patternSize)
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!in_bounds(hBuffer, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  cl_event ev = nullptr;
+  ORDO_CL_CHECK(cl.clEnqueueFillBuffer(hQueue->cl, hBuffer->cl, pPattern, patternSize, offset, size, waits.size(),
+                                       waits.data(), phEvent ? &ev : nullptr));
+  return return_event(hQueue, UR_COMMAND_MEM_BUFFER_FILL, ev, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingMap,
+                                           ur_map_flags_t mapFlags, size_t offset, size_t size,
+                                           uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                           ur_event_handle_t *phEvent, void **ppRetMap) {
+  if (mapFlags & UR_MAP_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  ORDO_CHECK_PTR(ppRetMap);
+  ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
+  if (!in_bounds(hBuffer, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  cl_map_flags flags = 0;
+  if (mapFlags & UR_MAP_FLAG_READ) flags |= CL_MAP_READ;
+  if (mapFlags & UR_MAP_FLAG_WRITE) flags |= CL_MAP_WRITE;
+  if (mapFlags & UR_MAP_FLAG_WRITE_INVALIDATE_REGION) flags |= CL_MAP_WRITE_INVALIDATE_REGION;
+  cl_event ev = nullptr;
+  cl_int err = CL_SUCCESS;
+  void *p = cl.clEnqueueMapBuffer(hQueue->cl, hBuffer->cl, blockingMap, flags, offset, size, waits.size(),
+                                  waits.data(), phEvent ? &ev : nullptr, &err);
+  ORDO_CL_CHECK(err);
+  *ppRetMap = p;
+  return return_event(hQueue, UR_COMMAND_MEM_BUFFER_MAP, ev, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void *pMappedPtr,
+                                       uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                       ur_event_handle_t *phEvent) {
+  ORDO_CHECK_PTR(pMappedPtr);
+  ORDO_BUFFER_PROLOGUE(hQueue, hMem, numEventsInWaitList, phEventWaitList, waits);
+  cl_event ev = nullptr;
+  ORDO_CL_CHECK(cl.clEnqueueUnmapMemObject(hQueue->cl, hMem->cl, pMappedPtr, waits.size(), waits.data(),
+                                           phEvent ? &ev : nullptr));
+  return return_event(hQueue, UR_COMMAND_MEM_UNMAP, ev, phEvent);
+}
+
+} // namespace
+
+void fill_memory_table(ur_dditable_t &t) {
+  t.Mem.pfnBufferCreate = MemBufferCreate;
+  t.Mem.pfnRetain = MemRetain;
+  t.Mem.pfnRelease = MemRelease;
+  t.Mem.pfnBufferPartition = MemBufferPartition;
+  t.Mem.pfnGetNativeHandle = MemGetNativeHandle;
+  t.Mem.pfnBufferCreateWithNativeHandle = MemBufferCreateWithNativeHandle;
+  t.Mem.pfnGetInfo = MemGetInfo;
+  t.Enqueue.pfnMemBufferRead = EnqueueMemBufferRead;
+  t.Enqueue.pfnMemBufferWrite = EnqueueMemBufferWrite;
+  t.Enqueue.pfnMemBufferCopy = EnqueueMemBufferCopy;
+  t.Enqueue.pfnMemBufferFill = EnqueueMemBufferFill;
+  t.Enqueue.pfnMemBufferMap = EnqueueMemBufferMap;
+  t.Enqueue.pfnMemUnmap = EnqueueMemUnmap;
+}
+
+} // namespace ordo::ocl

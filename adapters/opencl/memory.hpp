@@ -1,0 +1,14 @@
+// A UR memory object: a cl_mem buffer (images are not implemented).
+#pragma once
+#include "common.hpp"
+
+struct ur_mem_handle_t_ : ordo::ocl::ObjectHead {
+  ur_mem_handle_t_() : ObjectHead(ordo::ocl::Tag::mem) {}
+
+  cl_mem cl = nullptr;
+  ur_context_handle_t context = nullptr;
+  size_t size = 0;
+  ur_mem_handle_t parent = nullptr; // sub-buffers hold their parent
+  ~ur_mem_handle_t_();
+};
+ORDO_HANDLE_CHECK(ur_mem_handle_t_);

@@ -1,0 +1,53 @@
+// The adapter (one per process) and its platforms: one per OpenCL platform.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "device.hpp"
+
+// cl_intel_unified_shared_memory entry points of one platform; all null when the
+// platform does not have the extension.
+struct IntelUsmFunctions {
+  clHostMemAllocINTEL_fn host_alloc = nullptr;
+  clDeviceMemAllocINTEL_fn device_alloc = nullptr;
+  clSharedMemAllocINTEL_fn shared_alloc = nullptr;
+  clMemBlockingFreeINTEL_fn blocking_free = nullptr;
+  clGetMemAllocInfoINTEL_fn get_alloc_info = nullptr;
+  clSetKernelArgMemPointerINTEL_fn set_kernel_arg = nullptr;
+  clEnqueueMemcpyINTEL_fn memcpy = nullptr;
+  clEnqueueMemFillINTEL_fn fill = nullptr;
+  bool complete() const {
+    return host_alloc && device_alloc && shared_alloc && blocking_free && get_alloc_info &&
+           set_kernel_arg && memcpy && fill;
+  }
+};
+
+struct ur_platform_handle_t_ : ordo::ocl::ObjectHead {
+  explicit ur_platform_handle_t_(cl_platform_id id) : ObjectHead(ordo::ocl::Tag::platform), cl(id) {}
+
+  cl_platform_id cl;
+  std::string name, vendor, version, extensions, profile;
+  IntelUsmFunctions intel_usm;
+  // Root devices, in clGetDeviceIDs order; owned by the platform for the process.
+  std::vector<std::unique_ptr<ur_device_handle_t_>> devices;
+};
+ORDO_HANDLE_CHECK(ur_platform_handle_t_);
+
+struct ur_adapter_handle_t_ : ordo::ocl::ObjectHead {
+  ur_adapter_handle_t_() : ObjectHead(ordo::ocl::Tag::adapter) { ref_count.store(0); }
+
+  // Platforms live as long as the process: UR hands out the same handles on every
+  // urPlatformGet, also after the adapter was released and taken again.
+  std::once_flag discovered;
+  std::vector<std::unique_ptr<ur_platform_handle_t_>> platforms;
+};
+ORDO_HANDLE_CHECK(ur_adapter_handle_t_);
+
+namespace ordo::ocl {
+// The one adapter object; platforms are discovered on first use.
+ur_adapter_handle_t_ &the_adapter();
+void discover_platforms();
+} // namespace ordo::ocl

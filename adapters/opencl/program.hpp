@@ -1,0 +1,21 @@
+// A UR program: one cl_program (from IL, from binaries or SPIR bitcode, or linked).
+#pragma once
+#include <vector>
+
+#include "common.hpp"
+
+struct ur_program_handle_t_ : ordo::ocl::ObjectHead {
+  ur_program_handle_t_() : ObjectHead(ordo::ocl::Tag::program) {}
+
+  cl_program cl = nullptr;
+  ur_context_handle_t context = nullptr;
+  std::vector<ur_device_handle_t> devices; // the devices it is (to be) built for
+  ~ur_program_handle_t_();
+};
+ORDO_HANDLE_CHECK(ur_program_handle_t_);
+
+namespace ordo::ocl {
+void program_unhold(ur_program_handle_t p);
+// Wraps `native` (taking over its reference) for the devices it was made for.
+ur_result_t wrap_program(ur_context_handle_t c, cl_program native, ur_program_handle_t *out);
+} // namespace ordo::ocl

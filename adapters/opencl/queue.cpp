@@ -1,0 +1,214 @@
+// urQueue*: in-order and out-of-order queues on cl_command_queue.
+#include "queue.hpp"
+
+#include <algorithm>
+
+#include "context.hpp"
+#include "device.hpp"
+#include "tables.hpp"
+#include "usm_pool.hpp"
+
+ur_queue_handle_t_::~ur_queue_handle_t_() {
+  using namespace ordo::ocl;
+  if (context) {
+    {
+      std::lock_guard<std::mutex> lock(context->queues_mutex);
+      auto &qs = context->queues;
+      qs.erase(std::remove(qs.begin(), qs.end(), this), qs.end());
+    }
+    // Blocks freed on this queue must not be matched to a later queue at this address.
+    if (context->pools) context->pools->forget_queue(this);
+  }
+  if (cl) ordo::ocl::cl.clReleaseCommandQueue(cl);
+  tag = Tag::dead;
+  if (context) context_unhold(context);
+}
+
+namespace ordo::ocl {
+
+void queue_unhold(ur_queue_handle_t q) {
+  if (q->unhold()) delete q;
+}
+
+namespace {
+
+ur_queue_flags_t flags_of(cl_command_queue_properties p) {
+  ur_queue_flags_t f = 0;
+  if (p & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) f |= UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  if (p & CL_QUEUE_PROFILING_ENABLE) f |= UR_QUEUE_FLAG_PROFILING_ENABLE;
+  return f;
+}
+
+ur_result_t register_queue(ur_queue_handle_t_ *q, ur_queue_handle_t *out) {
+  q->context->hold();
+  {
+    std::lock_guard<std::mutex> lock(q->context->queues_mutex);
+    q->context->queues.push_back(q);
+  }
+  *out = q;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL QueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                   const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
+  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_PTR(phQueue);
+  ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
+  if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if ((flags & UR_QUEUE_FLAG_PRIORITY_HIGH) && (flags & UR_QUEUE_FLAG_PRIORITY_LOW))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  if ((flags & UR_QUEUE_FLAG_SUBMISSION_BATCHED) && (flags & UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  // Queues on the device (device-side enqueue) are not offered by this adapter.
+  if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  if (!hContext->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
+  for (auto *ext = pProperties ? static_cast<const ur_base_properties_t *>(pProperties->pNext) : nullptr; ext;
+       ext = static_cast<const ur_base_properties_t *>(ext->pNext)) {
+    if (ext->stype == UR_STRUCTURE_TYPE_QUEUE_INDEX_PROPERTIES &&
+        reinterpret_cast<const ur_queue_index_properties_t *>(ext)->computeIndex != 0)
+      return UR_RESULT_ERROR_INVALID_VALUE; // one compute queue index per device
+  }
+
+  cl_command_queue_properties props = 0;
+  bool out_of_order = (flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE) && hDevice->out_of_order();
+  if (out_of_order) props |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  if (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) props |= CL_QUEUE_PROFILING_ENABLE;
+
+  cl_int err = CL_SUCCESS;
+  cl_command_queue native = nullptr;
+  if (hDevice->cl_major >= 2) {
+    cl_queue_properties list[] = {CL_QUEUE_PROPERTIES, props, 0};
+    native = cl.clCreateCommandQueueWithProperties(hContext->cl, hDevice->cl, list, &err);
+  } else if (cl.clCreateCommandQueue) {
+    native = cl.clCreateCommandQueue(hContext->cl, hDevice->cl, props, &err);
+  } else {
+    err = CL_INVALID_OPERATION;
+  }
+  if (!native) return to_ur(err);
+
+  auto *q = new ur_queue_handle_t_();
+  q->cl = native;
+  q->context = hContext;
+  q->device = hDevice;
+  q->flags = flags;
+  q->in_order = !out_of_order;
+  q->profiling = flags & UR_QUEUE_FLAG_PROFILING_ENABLE;
+  return register_queue(q, phQueue);
+}
+
+ur_result_t UR_APICALL QueueRetain(ur_queue_handle_t hQueue) {
+  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  hQueue->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+// The user's last reference: finish the queue's work (its pending frees included)
+// before letting go; the object itself lives on while events refer to it.
+ur_result_t UR_APICALL QueueRelease(ur_queue_handle_t hQueue) {
+  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  if (!hQueue->release()) return UR_RESULT_SUCCESS;
+  cl_int err = cl.clFinish(hQueue->cl);
+  if (hQueue->context->pools) hQueue->context->pools->sync_point();
+  queue_unhold(hQueue);
+  return to_ur(err);
+}
+
+ur_result_t UR_APICALL QueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
+                                    void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  if (propName > UR_QUEUE_INFO_EMPTY) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter w(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_QUEUE_INFO_CONTEXT: return w.value(hQueue->context);
+  case UR_QUEUE_INFO_DEVICE: return w.value(hQueue->device);
+  case UR_QUEUE_INFO_FLAGS: return w.value(hQueue->flags);
+  case UR_QUEUE_INFO_REFERENCE_COUNT: return w.value<uint32_t>(hQueue->count());
+  case UR_QUEUE_INFO_EMPTY: {
+    // A marker with no wait list completes once everything before it has: if it is
+    // complete at once, the queue was empty.
+    cl_event marker = nullptr;
+    ORDO_CL_CHECK(cl.clEnqueueMarkerWithWaitList(hQueue->cl, 0, nullptr, &marker));
+    cl.clFlush(hQueue->cl);
+    cl_int status = CL_QUEUED;
+    cl_int err = cl.clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    cl.clReleaseEvent(marker);
+    ORDO_CL_CHECK(err);
+    return w.boolean(status == CL_COMPLETE);
+  }
+  // DEVICE_DEFAULT and SIZE describe on-device queues, which this adapter never makes.
+  case UR_QUEUE_INFO_DEVICE_DEFAULT:
+  case UR_QUEUE_INFO_SIZE: return UR_RESULT_ERROR_INVALID_QUEUE;
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL QueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *,
+                                            ur_native_handle_t *phNativeQueue) {
+  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_PTR(phNativeQueue);
+  *phNativeQueue = reinterpret_cast<ur_native_handle_t>(hQueue->cl);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL QueueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
+                                                   ur_device_handle_t hDevice,
+                                                   const ur_queue_native_properties_t *pProperties,
+                                                   ur_queue_handle_t *phQueue) {
+  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_PTR(phQueue);
+  cl_command_queue native = reinterpret_cast<cl_command_queue>(hNativeQueue);
+  if (!native) return UR_RESULT_ERROR_INVALID_QUEUE;
+  cl_device_id dev_id = nullptr;
+  cl_command_queue_properties props = 0;
+  ORDO_CL_CHECK(cl.clGetCommandQueueInfo(native, CL_QUEUE_DEVICE, sizeof dev_id, &dev_id, nullptr));
+  ORDO_CL_CHECK(cl.clGetCommandQueueInfo(native, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr));
+  if (hDevice) {
+    ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+    if (hDevice->cl != dev_id) return UR_RESULT_ERROR_INVALID_DEVICE;
+  } else {
+    for (ur_device_handle_t d : hContext->devices)
+      if (d->cl == dev_id) hDevice = d;
+  }
+  if (!hDevice || !hContext->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
+  if (!(pProperties && pProperties->isNativeHandleOwned)) cl.clRetainCommandQueue(native);
+  auto *q = new ur_queue_handle_t_();
+  q->cl = native;
+  q->context = hContext;
+  q->device = hDevice;
+  q->flags = flags_of(props);
+  q->in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  q->profiling = props & CL_QUEUE_PROFILING_ENABLE;
+  return register_queue(q, phQueue);
+}
+
+ur_result_t UR_APICALL QueueFinish(ur_queue_handle_t hQueue) {
+  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CL_CHECK(cl.clFinish(hQueue->cl));
+  // A synchronisation point: pools give back what they hold above their threshold.
+  if (hQueue->context->pools) hQueue->context->pools->sync_point();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL QueueFlush(ur_queue_handle_t hQueue) {
+  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CL_CHECK(cl.clFlush(hQueue->cl));
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+
+void fill_queue_table(ur_dditable_t &t) {
+  t.Queue.pfnCreate = QueueCreate;
+  t.Queue.pfnRetain = QueueRetain;
+  t.Queue.pfnRelease = QueueRelease;
+  t.Queue.pfnGetInfo = QueueGetInfo;
+  t.Queue.pfnGetNativeHandle = QueueGetNativeHandle;
+  t.Queue.pfnCreateWithNativeHandle = QueueCreateWithNativeHandle;
+  t.Queue.pfnFinish = QueueFinish;
+  t.Queue.pfnFlush = QueueFlush;
+}
+
+} // namespace ordo::ocl
