@@ -1,0 +1,30 @@
+// The adapter's one dispatch table: every handle points at it (handle-first dispatch).
+#include "entry_points.hpp"
+#include "ordo/ddi_fill.hpp"
+
+namespace {
+
+ur_dditable_t build_table() {
+  ur_dditable_t t{};
+  nc::install_adapter_entry_points(t);
+  nc::install_platform_entry_points(t);
+  nc::install_device_entry_points(t);
+  nc::install_context_entry_points(t);
+  nc::install_queue_entry_points(t);
+  nc::install_event_entry_points(t);
+  nc::install_usm_entry_points(t);
+  nc::install_enqueue_entry_points(t);
+  nc::install_enqueue_usm_entry_points(t);
+  nc::install_program_entry_points(t);
+  nc::install_kernel_entry_points(t);
+  nc::install_launch_entry_points(t);
+  ordo::fill_unsupported(t); // everything else answers UR_RESULT_ERROR_UNSUPPORTED_FEATURE
+  return t;
+}
+
+} // namespace
+
+const ur_dditable_t &ordo::adapter_ddi() {
+  static const ur_dditable_t table = build_table();
+  return table;
+}

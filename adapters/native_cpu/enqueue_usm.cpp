@@ -1,0 +1,168 @@
+// USM commands: urEnqueueUSM{Fill,Memcpy,Fill2D,Memcpy2D,Prefetch,Advise}. Sizes are
+// checked against the allocations the pointers fall in (system memory is not checked).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "entry_points.hpp"
+#include "queue.hpp"
+#include "usm_registry.hpp"
+
+namespace nc {
+
+namespace {
+
+// Repeats `pattern` over [dst, dst + bytes), starting at byte `phase` of the pattern.
+void fill_pattern(char *dst, size_t bytes, const std::vector<char> &pattern, size_t phase = 0) {
+  size_t n = pattern.size();
+  if (n == 1) {
+    std::memset(dst, pattern[0], bytes);
+    return;
+  }
+  size_t first = std::min(bytes, n);
+  for (size_t i = 0; i < first; ++i) dst[i] = pattern[(phase + i) % n];
+  if (bytes <= n) return;
+  // Doubling copies: each pass copies what is already filled.
+  for (size_t done = n; done < bytes;) {
+    size_t chunk = std::min(done, bytes - done);
+    std::memcpy(dst + done, dst, chunk);
+    done += chunk;
+  }
+}
+
+// The span a 2-D region covers: full pitches for all rows but the last.
+size_t span_2d(size_t pitch, size_t width, size_t height) { return (height - 1) * pitch + width; }
+
+ur_result_t UR_APICALL enqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
+                                      size_t size, uint32_t numEventsInWaitList,
+                                      const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  Queue *q = lookup<Queue>(hQueue);
+  if (!q) return Queue::invalid_handle(hQueue);
+  if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!usm_range_ok(pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  return guarded([&] {
+    CommandBuilder cmd(*q, UR_COMMAND_USM_FILL);
+    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+    std::vector<char> pattern(static_cast<const char *>(pPattern), static_cast<const char *>(pPattern) + patternSize);
+    char *dst = static_cast<char *>(pMem);
+    cmd.set_work(make_work([dst, size, pattern = std::move(pattern)] {
+      fill_pattern(dst, size, pattern);
+      return UR_RESULT_SUCCESS;
+    }));
+    return cmd.submit(phEvent);
+  });
+}
+
+ur_result_t UR_APICALL enqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
+                                        size_t size, uint32_t numEventsInWaitList,
+                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  Queue *q = lookup<Queue>(hQueue);
+  if (!q) return Queue::invalid_handle(hQueue);
+  if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!usm_range_ok(pDst, size) || !usm_range_ok(pSrc, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  return guarded([&] {
+    CommandBuilder cmd(*q, UR_COMMAND_USM_MEMCPY);
+    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+    cmd.set_work(make_work([pDst, pSrc, size] {
+      std::memmove(pDst, pSrc, size); // overlapping ranges copy as if through a buffer
+      return UR_RESULT_SUCCESS;
+    }));
+    return cmd.submit(phEvent, blocking);
+  });
+}
+
+ur_result_t UR_APICALL enqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
+                                        const void *pPattern, size_t width, size_t height,
+                                        uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                        ur_event_handle_t *phEvent) {
+  Queue *q = lookup<Queue>(hQueue);
+  if (!q) return Queue::invalid_handle(hQueue);
+  if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (pitch == 0 || width == 0 || height == 0 || pitch < width || patternSize == 0 ||
+      (patternSize & (patternSize - 1)) != 0 || patternSize > width * height || (width * height) % patternSize != 0)
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!usm_range_ok(pMem, span_2d(pitch, width, height))) return UR_RESULT_ERROR_INVALID_SIZE;
+  return guarded([&] {
+    CommandBuilder cmd(*q, UR_COMMAND_USM_FILL_2D);
+    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+    std::vector<char> pattern(static_cast<const char *>(pPattern), static_cast<const char *>(pPattern) + patternSize);
+    char *dst = static_cast<char *>(pMem);
+    cmd.set_work(make_work([dst, pitch, width, height, pattern = std::move(pattern)] {
+      // The pattern runs on across rows, as if the rows were contiguous.
+      for (size_t row = 0; row < height; ++row)
+        fill_pattern(dst + row * pitch, width, pattern, (row * width) % pattern.size());
+      return UR_RESULT_SUCCESS;
+    }));
+    return cmd.submit(phEvent);
+  });
+}
+
+ur_result_t UR_APICALL enqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch,
+                                          const void *pSrc, size_t srcPitch, size_t width, size_t height,
+                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                          ur_event_handle_t *phEvent) {
+  Queue *q = lookup<Queue>(hQueue);
+  if (!q) return Queue::invalid_handle(hQueue);
+  if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (srcPitch == 0 || dstPitch == 0 || srcPitch < width || dstPitch < width || height == 0 || width == 0)
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!usm_range_ok(pDst, span_2d(dstPitch, width, height)) || !usm_range_ok(pSrc, span_2d(srcPitch, width, height)))
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  return guarded([&] {
+    CommandBuilder cmd(*q, UR_COMMAND_USM_MEMCPY_2D);
+    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+    char *dst = static_cast<char *>(pDst);
+    const char *src = static_cast<const char *>(pSrc);
+    cmd.set_work(make_work([dst, dstPitch, src, srcPitch, width, height] {
+      for (size_t row = 0; row < height; ++row) std::memmove(dst + row * dstPitch, src + row * srcPitch, width);
+      return UR_RESULT_SUCCESS;
+    }));
+    return cmd.submit(phEvent, blocking);
+  });
+}
+
+// Memory is already where the CPU reads it: prefetch and advice order the queue
+// and complete without moving anything.
+ur_result_t UR_APICALL enqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
+                                          ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
+                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  Queue *q = lookup<Queue>(hQueue);
+  if (!q) return Queue::invalid_handle(hQueue);
+  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (size == 0 || !usm_range_ok(pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  return guarded([&] {
+    CommandBuilder cmd(*q, UR_COMMAND_USM_PREFETCH);
+    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+    return cmd.submit(phEvent);
+  });
+}
+
+ur_result_t UR_APICALL enqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
+                                        ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
+  Queue *q = lookup<Queue>(hQueue);
+  if (!q) return Queue::invalid_handle(hQueue);
+  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (size == 0 || !usm_range_ok(pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  return guarded([&] {
+    CommandBuilder cmd(*q, UR_COMMAND_USM_ADVISE);
+    return cmd.submit(phEvent);
+  });
+}
+
+} // namespace
+
+void install_enqueue_usm_entry_points(ur_dditable_t &t) {
+  t.Enqueue.pfnUSMFill = enqueueUSMFill;
+  t.Enqueue.pfnUSMMemcpy = enqueueUSMMemcpy;
+  t.Enqueue.pfnUSMFill2D = enqueueUSMFill2D;
+  t.Enqueue.pfnUSMMemcpy2D = enqueueUSMMemcpy2D;
+  t.Enqueue.pfnUSMPrefetch = enqueueUSMPrefetch;
+  t.Enqueue.pfnUSMAdvise = enqueueUSMAdvise;
+}
+
+} // namespace nc

@@ -1,0 +1,20 @@
+// Each API-object file puts its entry points into the adapter's dispatch table.
+#pragma once
+#include "ur_ddi.h"
+
+namespace nc {
+
+void install_adapter_entry_points(ur_dditable_t &t);      // adapter.cpp
+void install_platform_entry_points(ur_dditable_t &t);     // platform.cpp
+void install_device_entry_points(ur_dditable_t &t);       // device.cpp
+void install_context_entry_points(ur_dditable_t &t);      // context.cpp
+void install_queue_entry_points(ur_dditable_t &t);        // queue.cpp
+void install_event_entry_points(ur_dditable_t &t);        // event.cpp
+void install_usm_entry_points(ur_dditable_t &t);          // usm.cpp
+void install_enqueue_entry_points(ur_dditable_t &t);      // enqueue.cpp
+void install_enqueue_usm_entry_points(ur_dditable_t &t);  // enqueue_usm.cpp
+void install_program_entry_points(ur_dditable_t &t);      // program.cpp
+void install_kernel_entry_points(ur_dditable_t &t);       // kernel.cpp
+void install_launch_entry_points(ur_dditable_t &t);       // launch.cpp
+
+} // namespace nc

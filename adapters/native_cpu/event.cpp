@@ -1,0 +1,108 @@
+// urEvent*: status, waiting, callbacks and profiling of commands.
+#include "entry_points.hpp"
+#include "event.hpp"
+
+#include "context.hpp"
+#include "ordo/info.hpp"
+#include "queue.hpp"
+
+namespace nc {
+
+Event::Event(Context *ctx, Queue *q, ur_command_t cmd, bool profiled)
+    : context(ctx), queue(q), command(cmd), profiling(profiled) {
+  ref_count.store(0, std::memory_order_relaxed); // internal until published
+  context->add_ref();
+  if (queue) queue->add_ref();
+  if (profiling) t_queued.store(now_ns(), std::memory_order_relaxed);
+}
+
+Event::~Event() {
+  if (queue) queue->drop_ref();
+  context->drop_ref();
+}
+
+namespace {
+
+ur_result_t UR_APICALL eventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
+                                    void *pPropValue, size_t *pPropSizeRet) {
+  Event *ev = lookup<Event>(hEvent);
+  if (!ev) return Event::invalid_handle(hEvent);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_EVENT_INFO_COMMAND_QUEUE: return out.value(ev->queue ? to_handle(ev->queue) : ur_queue_handle_t{nullptr});
+  case UR_EVENT_INFO_CONTEXT: return out.value(to_handle(ev->context));
+  case UR_EVENT_INFO_COMMAND_TYPE: return out.value(ev->command);
+  case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS:
+    return out.value(static_cast<ur_event_status_t>(ev->status.load(std::memory_order_acquire)));
+  case UR_EVENT_INFO_REFERENCE_COUNT: return out.value(ev->count());
+  case UR_EVENT_INFO_FORCE_UINT32: break;
+  }
+  return UR_RESULT_ERROR_INVALID_ENUMERATION;
+}
+
+// Timestamps exist only for commands of a profiling queue, and only once reached.
+ur_result_t UR_APICALL eventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
+                                             void *pPropValue, size_t *pPropSizeRet) {
+  Event *ev = lookup<Event>(hEvent);
+  if (!ev) return Event::invalid_handle(hEvent);
+  if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!ev->profiling) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
+  uint64_t t = 0;
+  switch (propName) {
+  case UR_PROFILING_INFO_COMMAND_QUEUED: t = ev->t_queued.load(std::memory_order_relaxed); break;
+  case UR_PROFILING_INFO_COMMAND_SUBMIT: t = ev->t_submit.load(std::memory_order_relaxed); break;
+  case UR_PROFILING_INFO_COMMAND_START: t = ev->t_start.load(std::memory_order_relaxed); break;
+  case UR_PROFILING_INFO_COMMAND_END:
+  case UR_PROFILING_INFO_COMMAND_COMPLETE:
+    if (ev->terminal()) t = ev->t_end.load(std::memory_order_relaxed);
+    break;
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  if (t == 0) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE; // not reached yet
+  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  return out.value(t);
+}
+
+ur_result_t UR_APICALL eventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
+  if (!phEventWaitList) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  for (uint32_t i = 0; i < numEvents; ++i)
+    if (!lookup<Event>(phEventWaitList[i])) return Event::invalid_handle(phEventWaitList[i]);
+  bool all_ok = true;
+  for (uint32_t i = 0; i < numEvents; ++i)
+    all_ok &= graph::wait(*reinterpret_cast<Event *>(phEventWaitList[i]));
+  return all_ok ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
+}
+
+ur_result_t UR_APICALL eventRetain(ur_event_handle_t hEvent) { return user_retain<Event>(hEvent); }
+// The command of a released event still runs; the scheduler keeps its node alive.
+ur_result_t UR_APICALL eventRelease(ur_event_handle_t hEvent) { return user_release<Event>(hEvent); }
+
+ur_result_t UR_APICALL eventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
+                                        ur_event_callback_t pfnNotify, void *pUserData) {
+  Event *ev = lookup<Event>(hEvent);
+  if (!ev) return Event::invalid_handle(hEvent);
+  if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  return guarded([&] {
+    graph::add_callback(*ev, execStatus, pfnNotify, pUserData);
+    return UR_RESULT_SUCCESS;
+  });
+}
+
+} // namespace
+
+void install_event_entry_points(ur_dditable_t &t) {
+  t.Event.pfnGetInfo = eventGetInfo;
+  t.Event.pfnGetProfilingInfo = eventGetProfilingInfo;
+  t.Event.pfnWait = eventWait;
+  t.Event.pfnRetain = eventRetain;
+  t.Event.pfnRelease = eventRelease;
+  t.Event.pfnSetCallback = eventSetCallback;
+}
+
+} // namespace nc

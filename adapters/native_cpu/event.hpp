@@ -1,0 +1,98 @@
+// An event is also the scheduler's node for its command (DESIGN.md §4): every
+// command, whether or not the user asked for its event, is one Event holding its
+// work, its unfinished dependencies and the commands waiting for it.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "common.hpp"
+
+namespace nc {
+
+struct Context;
+struct Queue;
+struct Event;
+
+// What a command does when it runs. execute() must end with finish(ev, result)
+// exactly once, on any thread, now or later (a kernel launch finishes from its
+// last work-group chunk).
+struct Work {
+  virtual ~Work() = default;
+  virtual void execute(Event &ev) = 0;
+};
+
+struct Event : Object<Event> {
+  using handle_type = ur_event_handle_t;
+  static constexpr Kind kKind = Kind::Event;
+  static ur_result_t invalid_handle(ur_event_handle_t h) {
+    return bad_handle(h, UR_RESULT_ERROR_INVALID_EVENT);
+  }
+
+  // Starts QUEUED, not visible to the user (user count 0), with one internal
+  // reference that the scheduler holds until the command has finished.
+  Event(Context *ctx, Queue *q, ur_command_t cmd, bool profiled);
+  ~Event();
+  void on_user_released() {}
+
+  Context *const context; // internal reference
+  Queue *const queue;     // internal reference
+  const ur_command_t command;
+  const bool profiling;
+
+  // ---- scheduling state (task_graph.cpp) ----
+  std::mutex mu;
+  std::condition_variable done_cv;
+  std::atomic<int> status{UR_EVENT_STATUS_QUEUED}; // ur_event_status_t; changed under mu
+  ur_result_t result = UR_RESULT_SUCCESS;          // set under mu when status turns terminal
+  // Unfinished dependencies, plus one guard held while the command is being built.
+  std::atomic<uint32_t> waiting_on{1};
+  std::atomic<bool> dependency_failed{false};
+  std::vector<Event *> successors; // under mu; not owning (they wait for us, so they live)
+  struct Callback {
+    ur_execution_info_t when;
+    ur_event_callback_t fn;
+    void *user;
+  };
+  std::vector<Callback> callbacks; // under mu
+  std::unique_ptr<Work> work;
+
+  // ---- profiling, nanoseconds of now_ns() ----
+  std::atomic<uint64_t> t_queued{0}, t_submit{0}, t_start{0}, t_end{0};
+
+  // ---- the queue's list of unfinished commands (under the queue's mutex) ----
+  Event *queue_prev = nullptr;
+  Event *queue_next = nullptr;
+
+  bool terminal() const {
+    int s = status.load(std::memory_order_acquire);
+    return s == UR_EVENT_STATUS_COMPLETE || s == UR_EVENT_STATUS_ERROR;
+  }
+  bool failed() const { return status.load(std::memory_order_acquire) == UR_EVENT_STATUS_ERROR; }
+};
+ORDO_HANDLE_CHECK(Event);
+
+inline ur_event_handle_t to_handle(Event *e) { return reinterpret_cast<ur_event_handle_t>(e); }
+
+// ---- the task graph (task_graph.cpp) ----
+namespace graph {
+
+// Makes `ev` wait for `dep`. Only before submit(ev). If dep has already failed,
+// ev will fail without running.
+void add_dependency(Event &ev, Event &dep);
+// Ends construction: ev runs once its dependencies have finished. A command with
+// no work (a marker or barrier) that is ready at once completes on this thread.
+void submit(Event &ev);
+// Completes ev with `result` (success or the error that failed it), releases the
+// commands waiting for it, runs callbacks and drops the scheduler's reference.
+void finish(Event &ev, ur_result_t result);
+// Blocks until ev has finished; true when it completed without error.
+bool wait(Event &ev);
+// Registers fn for when ev reaches `when` (or calls it now if it already has).
+void add_callback(Event &ev, ur_execution_info_t when, ur_event_callback_t fn, void *user);
+
+} // namespace graph
+
+} // namespace nc

@@ -1,0 +1,206 @@
+// urKernel*: kernel objects and their queries.
+#include "entry_points.hpp"
+#include "kernel.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "context.hpp"
+#include "ordo/info.hpp"
+#include "platform.hpp"
+#include "queue.hpp"
+#include "worker_pool.hpp"
+
+namespace nc {
+
+Kernel::Kernel(Program *p, const ordo_nc_kernel_desc *d) : program(p), desc(d) { program->add_ref(); }
+Kernel::~Kernel() { program->drop_ref(); }
+
+namespace {
+
+// Largest divisor of n that is at most cap (cap >= 1).
+size_t largest_divisor_at_most(size_t n, size_t cap) {
+  if (n <= cap) return n;
+  size_t best = 1;
+  for (size_t d = 1; d * d <= n; ++d) {
+    if (n % d) continue;
+    if (d <= cap) best = std::max(best, d);
+    if (n / d <= cap) best = std::max(best, n / d);
+  }
+  return best;
+}
+
+} // namespace
+
+void choose_local_size(const Kernel &k, uint32_t work_dim, const size_t *global, size_t *local) {
+  if (k.has_required_size()) {
+    for (uint32_t d = 0; d < work_dim; ++d) local[d] = k.desc->reqd_local_size[d];
+    return;
+  }
+  // Aim for about eight groups per worker; dimensions past the first get one item
+  // per group, so their extent already provides groups.
+  size_t wanted_groups = static_cast<size_t>(WorkerPool::instance().size()) * 8;
+  size_t other = 1;
+  for (uint32_t d = 1; d < work_dim; ++d) other *= global[d];
+  size_t groups_along_x = std::max<size_t>(1, wanted_groups / std::max<size_t>(1, other));
+  size_t cap = std::max<size_t>(1, std::min(kMaxWorkGroupSize, global[0] / groups_along_x));
+  local[0] = largest_divisor_at_most(global[0], cap);
+  for (uint32_t d = 1; d < work_dim; ++d) local[d] = 1;
+}
+
+namespace {
+
+ur_result_t UR_APICALL kernelCreate(ur_program_handle_t hProgram, const char *pKernelName,
+                                    ur_kernel_handle_t *phKernel) {
+  Program *p = lookup<Program>(hProgram);
+  if (!p) return Program::invalid_handle(hProgram);
+  if (!pKernelName || !phKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  {
+    std::lock_guard<std::mutex> lock(p->mu);
+    if (p->status != UR_PROGRAM_BUILD_STATUS_SUCCESS || p->binary_type != UR_PROGRAM_BINARY_TYPE_EXECUTABLE)
+      return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
+  }
+  const ordo_nc_kernel_desc *desc = p->find_kernel(pKernelName);
+  if (!desc) return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
+  return guarded([&] {
+    *phKernel = publish(new Kernel(p, desc));
+    return UR_RESULT_SUCCESS;
+  });
+}
+
+ur_result_t UR_APICALL kernelRetain(ur_kernel_handle_t hKernel) { return user_retain<Kernel>(hKernel); }
+ur_result_t UR_APICALL kernelRelease(ur_kernel_handle_t hKernel) { return user_release<Kernel>(hKernel); }
+
+ur_result_t UR_APICALL kernelGetInfo(ur_kernel_handle_t hKernel, ur_kernel_info_t propName, size_t propSize,
+                                     void *pPropValue, size_t *pPropSizeRet) {
+  Kernel *k = lookup<Kernel>(hKernel);
+  if (!k) return Kernel::invalid_handle(hKernel);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  return guarded([&]() -> ur_result_t {
+    ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+    switch (propName) {
+    case UR_KERNEL_INFO_FUNCTION_NAME: return out.string(k->desc->name);
+    case UR_KERNEL_INFO_NUM_ARGS: return out.value(k->desc->num_args);
+    case UR_KERNEL_INFO_REFERENCE_COUNT: return out.value(k->count());
+    case UR_KERNEL_INFO_CONTEXT: return out.value(to_handle(k->program->context));
+    case UR_KERNEL_INFO_PROGRAM: return out.value(to_handle(k->program));
+    case UR_KERNEL_INFO_ATTRIBUTES: {
+      std::string attrs;
+      if (k->has_required_size()) {
+        const size_t *r = k->desc->reqd_local_size;
+        attrs = "reqd_work_group_size(" + std::to_string(r[0]) + "," + std::to_string(r[1]) + "," +
+                std::to_string(r[2]) + ")";
+      }
+      return out.string(attrs);
+    }
+    case UR_KERNEL_INFO_NUM_REGS:       // machine code has no per-kernel register budget
+    case UR_KERNEL_INFO_SPILL_MEM_SIZE: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+    case UR_KERNEL_INFO_FORCE_UINT32: break;
+    }
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  });
+}
+
+ur_result_t UR_APICALL kernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
+                                          ur_kernel_group_info_t propName, size_t propSize, void *pPropValue,
+                                          size_t *pPropSizeRet) {
+  Kernel *k = lookup<Kernel>(hKernel);
+  if (!k) return Kernel::invalid_handle(hKernel);
+  if (!is_device(hDevice)) return device_error(hDevice);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  const size_t *reqd = k->desc->reqd_local_size;
+  switch (propName) {
+  case UR_KERNEL_GROUP_INFO_GLOBAL_WORK_SIZE: // only for built-in kernels of custom devices
+    return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  case UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE:
+    return out.value(k->has_required_size() ? reqd[0] * reqd[1] * reqd[2] : kMaxWorkGroupSize);
+  case UR_KERNEL_GROUP_INFO_COMPILE_WORK_GROUP_SIZE: return out.array(reqd, 3);
+  case UR_KERNEL_GROUP_INFO_LOCAL_MEM_SIZE: return out.value(size_t{0}); // only what the launch passes
+  case UR_KERNEL_GROUP_INFO_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.value(size_t{1});
+  case UR_KERNEL_GROUP_INFO_PRIVATE_MEM_SIZE: return out.value(size_t{0});
+  case UR_KERNEL_GROUP_INFO_COMPILE_MAX_WORK_GROUP_SIZE: return out.array(reqd, 3);
+  case UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE:
+    return out.value(k->has_required_size() ? reqd[0] * reqd[1] * reqd[2] : size_t{0});
+  case UR_KERNEL_GROUP_INFO_FORCE_UINT32: break;
+  }
+  return UR_RESULT_ERROR_INVALID_ENUMERATION;
+}
+
+// Each work-item is its own sub-group: the kernels are plain loops.
+ur_result_t UR_APICALL kernelGetSubGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
+                                             ur_kernel_sub_group_info_t propName, size_t propSize, void *pPropValue,
+                                             size_t *pPropSizeRet) {
+  Kernel *k = lookup<Kernel>(hKernel);
+  if (!k) return Kernel::invalid_handle(hKernel);
+  if (!is_device(hDevice)) return device_error(hDevice);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE: return out.value(uint32_t{1});
+  case UR_KERNEL_SUB_GROUP_INFO_MAX_NUM_SUB_GROUPS: return out.value(static_cast<uint32_t>(kMaxWorkGroupSize));
+  case UR_KERNEL_SUB_GROUP_INFO_COMPILE_NUM_SUB_GROUPS: return out.value(uint32_t{0});
+  case UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL: return out.value(uint32_t{0});
+  case UR_KERNEL_SUB_GROUP_INFO_FORCE_UINT32: break;
+  }
+  return UR_RESULT_ERROR_INVALID_ENUMERATION;
+}
+
+// All memory is reachable from every kernel; the hints need no action.
+ur_result_t UR_APICALL kernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t propSize,
+                                         const ur_kernel_exec_info_properties_t *pProperties, const void *pPropValue) {
+  if (!lookup<Kernel>(hKernel)) return Kernel::invalid_handle(hKernel);
+  if (!pPropValue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  switch (propName) {
+  case UR_KERNEL_EXEC_INFO_USM_INDIRECT_ACCESS:
+  case UR_KERNEL_EXEC_INFO_USM_PTRS:
+  case UR_KERNEL_EXEC_INFO_CACHE_CONFIG: return UR_RESULT_SUCCESS;
+  case UR_KERNEL_EXEC_INFO_FORCE_UINT32: break;
+  }
+  return UR_RESULT_ERROR_INVALID_ENUMERATION;
+}
+
+ur_result_t suggest(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue, uint32_t numWorkDim,
+                    const size_t *pGlobalWorkOffset, const size_t *pGlobalWorkSize, size_t *pSuggestedLocalWorkSize) {
+  Kernel *k = lookup<Kernel>(hKernel);
+  if (!k) return Kernel::invalid_handle(hKernel);
+  if (!lookup<Queue>(hQueue)) return Queue::invalid_handle(hQueue);
+  if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  for (uint32_t d = 0; d < numWorkDim; ++d)
+    if (pGlobalWorkSize[d] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  choose_local_size(*k, numWorkDim, pGlobalWorkSize, pSuggestedLocalWorkSize);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL kernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
+                                                       uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
+                                                       const size_t *pGlobalWorkSize, size_t *pSuggestedLocalWorkSize) {
+  return suggest(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize, pSuggestedLocalWorkSize);
+}
+
+// Arguments do not change the choice (local memory is sized per group anyway).
+ur_result_t UR_APICALL kernelGetSuggestedLocalWorkSizeWithArgs(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
+                                                               uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
+                                                               const size_t *pGlobalWorkSize, uint32_t numArgs,
+                                                               const ur_exp_kernel_arg_properties_t *pArgs,
+                                                               size_t *pSuggestedLocalWorkSize) {
+  if (numArgs > 0 && !pArgs) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  return suggest(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize, pSuggestedLocalWorkSize);
+}
+
+} // namespace
+
+void install_kernel_entry_points(ur_dditable_t &t) {
+  t.Kernel.pfnCreate = kernelCreate;
+  t.Kernel.pfnRetain = kernelRetain;
+  t.Kernel.pfnRelease = kernelRelease;
+  t.Kernel.pfnGetInfo = kernelGetInfo;
+  t.Kernel.pfnGetGroupInfo = kernelGetGroupInfo;
+  t.Kernel.pfnGetSubGroupInfo = kernelGetSubGroupInfo;
+  t.Kernel.pfnSetExecInfo = kernelSetExecInfo;
+  t.Kernel.pfnGetSuggestedLocalWorkSize = kernelGetSuggestedLocalWorkSize;
+  t.Kernel.pfnGetSuggestedLocalWorkSizeWithArgs = kernelGetSuggestedLocalWorkSizeWithArgs;
+}
+
+} // namespace nc

@@ -1,0 +1,32 @@
+// A kernel: one entry of a program's kernel table. Arguments are given at launch
+// (urEnqueueKernelLaunchWithArgsExp), so a kernel holds no argument state.
+#pragma once
+#include <cstddef>
+
+#include "common.hpp"
+#include "program.hpp"
+
+namespace nc {
+
+struct Kernel : Object<Kernel> {
+  using handle_type = ur_kernel_handle_t;
+  static constexpr Kind kKind = Kind::Kernel;
+  static ur_result_t invalid_handle(ur_kernel_handle_t h) { return bad_handle(h, UR_RESULT_ERROR_INVALID_KERNEL); }
+
+  Kernel(Program *p, const ordo_nc_kernel_desc *d);
+  ~Kernel();
+  void on_user_released() {}
+
+  bool has_required_size() const { return desc->reqd_local_size[0] != 0; }
+
+  Program *const program; // internal reference: keeps the module loaded
+  const ordo_nc_kernel_desc *const desc;
+};
+ORDO_HANDLE_CHECK(Kernel);
+
+// The local size the adapter picks when the caller gives none: a divisor of the
+// global size per dimension, large enough to amortise the per-group call and small
+// enough to leave a few groups per worker.
+void choose_local_size(const Kernel &k, uint32_t work_dim, const size_t *global, size_t *local);
+
+} // namespace nc

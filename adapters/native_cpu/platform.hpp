@@ -1,0 +1,52 @@
+// The adapter, its one platform and its one device (the host CPU): process-wide
+// singletons that are never deleted.
+#pragma once
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include "common.hpp"
+
+namespace nc {
+
+struct Adapter : ordo::HandleBase {
+  Adapter();
+  std::mutex mu; // serialises the first-reference / last-reference transitions
+};
+ORDO_HANDLE_CHECK(Adapter);
+
+struct Platform : ordo::HandleBase {
+  Platform();
+};
+ORDO_HANDLE_CHECK(Platform);
+
+struct Device : ordo::HandleBase {
+  Device();
+};
+ORDO_HANDLE_CHECK(Device);
+
+Adapter &the_adapter();
+Platform &the_platform();
+Device &the_device();
+
+inline ur_adapter_handle_t adapter_handle() { return reinterpret_cast<ur_adapter_handle_t>(&the_adapter()); }
+inline ur_platform_handle_t platform_handle() { return reinterpret_cast<ur_platform_handle_t>(&the_platform()); }
+inline ur_device_handle_t device_handle() { return reinterpret_cast<ur_device_handle_t>(&the_device()); }
+
+// Handle checks: the one valid handle of each kind.
+inline bool is_adapter(ur_adapter_handle_t h) { return h && h == adapter_handle(); }
+inline bool is_platform(ur_platform_handle_t h) { return h && h == platform_handle(); }
+inline bool is_device(ur_device_handle_t h) { return h && h == device_handle(); }
+inline ur_result_t device_error(ur_device_handle_t h) { return bad_handle(h, UR_RESULT_ERROR_INVALID_DEVICE); }
+
+// Thread-local message for urAdapterGetLastError (UR_RESULT_ERROR_ADAPTER_SPECIFIC).
+void set_last_error(const std::string &message, int32_t code);
+
+// Limits the adapter enforces and reports (device.cpp).
+constexpr size_t kMaxWorkGroupSize = 8192;
+constexpr size_t kMaxGroupsPerDimension = 0x7fffffff;
+constexpr size_t kMaxParameterSize = 64 * 1024;
+uint64_t local_memory_size();
+uint64_t max_alloc_size();
+
+} // namespace nc

@@ -1,0 +1,42 @@
+// A program: one or more loaded ELF modules (several after urProgramLink) and its
+// build state. Kernels are looked up by name across its modules.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "elf_module.hpp"
+
+namespace nc {
+
+struct Context;
+
+struct Program : Object<Program> {
+  using handle_type = ur_program_handle_t;
+  static constexpr Kind kKind = Kind::Program;
+  static ur_result_t invalid_handle(ur_program_handle_t h) {
+    return bad_handle(h, UR_RESULT_ERROR_INVALID_PROGRAM);
+  }
+
+  Program(Context *ctx, std::vector<std::shared_ptr<ElfModule>> mods);
+  ~Program();
+  void on_user_released() {}
+
+  const ordo_nc_kernel_desc *find_kernel(const char *name) const;
+
+  Context *const context; // internal reference
+  const std::vector<std::shared_ptr<ElfModule>> modules;
+
+  std::mutex mu; // guards the build state below
+  ur_program_build_status_t status = UR_PROGRAM_BUILD_STATUS_NONE;
+  ur_program_binary_type_t binary_type = UR_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
+  std::string options;
+  std::string log;
+};
+ORDO_HANDLE_CHECK(Program);
+
+inline ur_program_handle_t to_handle(Program *p) { return reinterpret_cast<ur_program_handle_t>(p); }
+
+} // namespace nc

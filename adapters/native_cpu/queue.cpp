@@ -1,0 +1,212 @@
+// urQueue* and the command builder every enqueue goes through.
+#include "entry_points.hpp"
+#include "queue.hpp"
+
+#include "context.hpp"
+#include "ordo/info.hpp"
+#include "platform.hpp"
+
+namespace nc {
+
+// ---- Queue ----
+
+Queue::Queue(Context *ctx, ur_queue_flags_t f)
+    : context(ctx), flags(f), in_order(!(f & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE)),
+      profiling(f & UR_QUEUE_FLAG_PROFILING_ENABLE) {
+  context->add_ref();
+}
+
+Queue::~Queue() {
+  if (last) last->drop_ref();
+  if (last_barrier) last_barrier->drop_ref();
+  context->drop_ref();
+}
+
+void Queue::on_user_released() {
+  Event *a, *b;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    a = std::exchange(last, nullptr);
+    b = std::exchange(last_barrier, nullptr);
+  }
+  if (a) a->drop_ref();
+  if (b) b->drop_ref();
+}
+
+void Queue::command_finished(Event &ev) {
+  std::lock_guard<std::mutex> lock(mu);
+  (ev.queue_prev ? ev.queue_prev->queue_next : pending_head) = ev.queue_next;
+  (ev.queue_next ? ev.queue_next->queue_prev : pending_tail) = ev.queue_prev;
+  ev.queue_prev = ev.queue_next = nullptr;
+  --pending_count;
+}
+
+// ---- CommandBuilder ----
+
+ur_result_t check_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents) {
+  if ((numEvents > 0) != (phEvents != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+  for (uint32_t i = 0; i < numEvents; ++i) {
+    Event *e = lookup<Event>(phEvents[i]);
+    if (!e) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+    if (e->failed()) return UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+CommandBuilder::CommandBuilder(Queue &queue, ur_command_t type) : queue_(queue), type_(type) {}
+CommandBuilder::~CommandBuilder() = default;
+
+ur_result_t CommandBuilder::set_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents) {
+  if (ur_result_t r = check_wait_list(numEvents, phEvents)) return r;
+  num_waits_ = numEvents;
+  waits_ = phEvents;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
+  // Everything that can fail (allocation) happens before the command is linked.
+  auto owned = std::make_unique<Event>(queue_.context, &queue_, type_, queue_.profiling);
+  Event *ev = owned.get();
+  ev->work = std::move(work_);
+  if (phEvent) {
+    ev->ref_count.store(1, std::memory_order_relaxed); // the user's reference...
+    ev->add_ref();                                     // ...keeps the memory too
+    registry().add(ev, Kind::Event);
+  }
+  Ref<Event> keep_for_wait(blocking ? ev : nullptr);
+  owned.release(); // from here the scheduler's reference owns it
+
+  for (uint32_t i = 0; i < num_waits_; ++i) graph::add_dependency(*ev, *reinterpret_cast<Event *>(waits_[i]));
+  for (auto &dep : extra_) graph::add_dependency(*ev, *dep);
+  {
+    std::lock_guard<std::mutex> lock(queue_.mu);
+    if (queue_.in_order) {
+      if (queue_.last) graph::add_dependency(*ev, *queue_.last);
+      ev->add_ref();
+      if (queue_.last) queue_.last->drop_ref();
+      queue_.last = ev;
+    } else {
+      if (queue_.last_barrier) graph::add_dependency(*ev, *queue_.last_barrier);
+      bool all_previous = ordering_ != Ordering::Normal && num_waits_ == 0 && extra_.empty();
+      if (all_previous)
+        for (Event *p = queue_.pending_head; p; p = p->queue_next) graph::add_dependency(*ev, *p);
+      if (ordering_ == Ordering::Barrier) {
+        ev->add_ref();
+        if (queue_.last_barrier) queue_.last_barrier->drop_ref();
+        queue_.last_barrier = ev;
+      }
+    }
+    ev->queue_prev = queue_.pending_tail;
+    (queue_.pending_tail ? queue_.pending_tail->queue_next : queue_.pending_head) = ev;
+    queue_.pending_tail = ev;
+    ++queue_.pending_count;
+  }
+  if (phEvent) *phEvent = to_handle(ev);
+  graph::submit(*ev);
+  if (blocking && !graph::wait(*ev)) return ev->result;
+  return UR_RESULT_SUCCESS;
+}
+
+// ---- entry points ----
+
+namespace {
+
+constexpr ur_queue_flags_t kIgnoredHints =
+    UR_QUEUE_FLAG_DISCARD_EVENTS | UR_QUEUE_FLAG_PRIORITY_LOW | UR_QUEUE_FLAG_PRIORITY_HIGH |
+    UR_QUEUE_FLAG_SUBMISSION_BATCHED | UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE | UR_QUEUE_FLAG_USE_DEFAULT_STREAM |
+    UR_QUEUE_FLAG_SYNC_WITH_DEFAULT_STREAM | UR_QUEUE_FLAG_LOW_POWER_EVENTS_SUPPORT_EXP;
+
+ur_result_t UR_APICALL queueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                   const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
+  Context *ctx = lookup<Context>(hContext);
+  if (!ctx) return Context::invalid_handle(hContext);
+  if (!is_device(hDevice)) return device_error(hDevice);
+  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
+  if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if ((flags & UR_QUEUE_FLAG_PRIORITY_HIGH) && (flags & UR_QUEUE_FLAG_PRIORITY_LOW))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  if ((flags & UR_QUEUE_FLAG_SUBMISSION_BATCHED) && (flags & UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  // Device-side queues do not exist on this device (UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES is 0).
+  if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  ur_result_t chain = UR_RESULT_SUCCESS;
+  if (pProperties)
+    for_each_in_chain(pProperties->pNext, [&](const ur_base_desc_t *p) {
+      if (p->stype == UR_STRUCTURE_TYPE_QUEUE_INDEX_PROPERTIES &&
+          reinterpret_cast<const ur_queue_index_properties_t *>(p)->computeIndex != 0)
+        chain = UR_RESULT_ERROR_INVALID_VALUE; // one compute queue index (MAX_COMPUTE_QUEUE_INDICES)
+    });
+  if (chain) return chain;
+  (void)kIgnoredHints;
+  return guarded([&] {
+    *phQueue = publish(new Queue(ctx, flags));
+    return UR_RESULT_SUCCESS;
+  });
+}
+
+ur_result_t UR_APICALL queueRetain(ur_queue_handle_t hQueue) { return user_retain<Queue>(hQueue); }
+// A released queue's pending commands still run; its memory goes with the last of them.
+ur_result_t UR_APICALL queueRelease(ur_queue_handle_t hQueue) { return user_release<Queue>(hQueue); }
+
+ur_result_t UR_APICALL queueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
+                                    void *pPropValue, size_t *pPropSizeRet) {
+  Queue *q = lookup<Queue>(hQueue);
+  if (!q) return Queue::invalid_handle(hQueue);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_QUEUE_INFO_CONTEXT: return out.value(to_handle(q->context));
+  case UR_QUEUE_INFO_DEVICE: return out.value(device_handle());
+  case UR_QUEUE_INFO_FLAGS: return out.value(q->flags);
+  case UR_QUEUE_INFO_REFERENCE_COUNT: return out.value(q->count());
+  case UR_QUEUE_INFO_EMPTY: {
+    std::lock_guard<std::mutex> lock(q->mu);
+    return out.boolean(q->pending_count == 0);
+  }
+  case UR_QUEUE_INFO_DEVICE_DEFAULT:
+  case UR_QUEUE_INFO_SIZE: return UR_RESULT_ERROR_INVALID_QUEUE; // only for device-side queues
+  case UR_QUEUE_INFO_FORCE_UINT32: break;
+  }
+  return UR_RESULT_ERROR_INVALID_ENUMERATION;
+}
+
+// Waits for the commands enqueued before this call: the newest one on an in-order
+// queue (the chain finishes in order), all unfinished ones otherwise.
+ur_result_t UR_APICALL queueFinish(ur_queue_handle_t hQueue) {
+  Queue *q = lookup<Queue>(hQueue);
+  if (!q) return Queue::invalid_handle(hQueue);
+  return guarded([&] {
+    std::vector<Ref<Event>> waiting;
+    {
+      std::lock_guard<std::mutex> lock(q->mu);
+      if (q->in_order) {
+        if (q->pending_tail) waiting.emplace_back(q->pending_tail);
+      } else {
+        waiting.reserve(q->pending_count);
+        for (Event *p = q->pending_head; p; p = p->queue_next) waiting.emplace_back(p);
+      }
+    }
+    for (auto &e : waiting) graph::wait(*e);
+    return UR_RESULT_SUCCESS;
+  });
+}
+
+// Commands are handed to the workers as soon as they are ready: nothing to flush.
+ur_result_t UR_APICALL queueFlush(ur_queue_handle_t hQueue) {
+  return lookup<Queue>(hQueue) ? UR_RESULT_SUCCESS : Queue::invalid_handle(hQueue);
+}
+
+} // namespace
+
+void install_queue_entry_points(ur_dditable_t &t) {
+  t.Queue.pfnCreate = queueCreate;
+  t.Queue.pfnRetain = queueRetain;
+  t.Queue.pfnRelease = queueRelease;
+  t.Queue.pfnGetInfo = queueGetInfo;
+  t.Queue.pfnFinish = queueFinish;
+  t.Queue.pfnFlush = queueFlush;
+}
+
+} // namespace nc

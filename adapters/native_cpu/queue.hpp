@@ -1,0 +1,97 @@
+// A queue orders the commands enqueued on it: an in-order queue chains each
+// command after the previous one; an out-of-order queue only follows wait lists
+// and barriers. It keeps the list of its unfinished commands for urQueueFinish,
+// barriers and UR_QUEUE_INFO_EMPTY.
+#pragma once
+#include <memory>
+#include <mutex>
+
+#include "common.hpp"
+#include "event.hpp"
+
+namespace nc {
+
+struct Context;
+
+struct Queue : Object<Queue> {
+  using handle_type = ur_queue_handle_t;
+  static constexpr Kind kKind = Kind::Queue;
+  static ur_result_t invalid_handle(ur_queue_handle_t h) { return bad_handle(h, UR_RESULT_ERROR_INVALID_QUEUE); }
+
+  Queue(Context *ctx, ur_queue_flags_t flags);
+  ~Queue();
+  // No more commands can come: drop the links to the newest ones (they would keep
+  // this queue alive through their own reference to it). Pending commands still run.
+  void on_user_released();
+
+  // Removes a finished command from the unfinished list (called by graph::finish).
+  void command_finished(Event &ev);
+
+  Context *const context; // internal reference
+  const ur_queue_flags_t flags;
+  const bool in_order;
+  const bool profiling;
+
+  std::mutex mu;
+  Event *last = nullptr;         // in-order: the newest command (internal reference)
+  Event *last_barrier = nullptr; // out-of-order: the newest barrier (internal reference)
+  Event *pending_head = nullptr; // unfinished commands, oldest first
+  Event *pending_tail = nullptr;
+  uint32_t pending_count = 0;
+};
+ORDO_HANDLE_CHECK(Queue);
+
+inline ur_queue_handle_t to_handle(Queue *q) { return reinterpret_cast<ur_queue_handle_t>(q); }
+
+// How a new command joins its queue's order.
+enum class Ordering {
+  Normal,       // after the wait list (+ in-order predecessor / last barrier)
+  AllPrevious,  // an empty wait list means every earlier command (urEnqueueEventsWait)
+  Barrier,      // like AllPrevious, and every later command waits for it
+};
+
+// Builds one command: validates the wait list, creates its event, links it into
+// the graph and the queue, and hands it to the scheduler. Nothing changes unless
+// submit() succeeds.
+class CommandBuilder {
+public:
+  CommandBuilder(Queue &queue, ur_command_t type);
+  ~CommandBuilder();
+
+  // Checks the (numEvents, phEvents) pair and every event in it.
+  ur_result_t set_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents);
+  // An extra dependency the runtime adds on its own (for instance a stream-ordered
+  // allocator waiting for the free that released the memory it reuses).
+  void add_dependency(Event &dep) { extra_.push_back(Ref<Event>(&dep)); }
+  void set_work(std::unique_ptr<Work> work) { work_ = std::move(work); }
+  void set_ordering(Ordering o) { ordering_ = o; }
+
+  // Links and starts the command. phEvent (optional) receives a new user event.
+  // With `blocking`, returns only once the command has finished, with its result.
+  ur_result_t submit(ur_event_handle_t *phEvent, bool blocking = false);
+
+private:
+  Queue &queue_;
+  ur_command_t type_;
+  Ordering ordering_ = Ordering::Normal;
+  uint32_t num_waits_ = 0;
+  const ur_event_handle_t *waits_ = nullptr;
+  std::vector<Ref<Event>> extra_;
+  std::unique_ptr<Work> work_;
+};
+
+// A command whose work is a function run on a worker.
+template <class F> class FunctionWork final : public Work {
+public:
+  explicit FunctionWork(F f) : f_(std::move(f)) {}
+  void execute(Event &ev) override { graph::finish(ev, f_()); }
+
+private:
+  F f_;
+};
+template <class F> std::unique_ptr<Work> make_work(F f) { return std::make_unique<FunctionWork<F>>(std::move(f)); }
+
+// Checks a wait list the way every enqueue does (also used by urEventWait).
+ur_result_t check_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents);
+
+} // namespace nc

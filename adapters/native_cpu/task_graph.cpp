@@ -1,0 +1,150 @@
+// The task graph: dependency counting, hand-off of ready commands to the worker
+// pool, completion, failure propagation and callbacks.
+#include <cassert>
+
+#include "context.hpp"
+#include "event.hpp"
+#include "logging.hpp"
+#include "queue.hpp"
+#include "worker_pool.hpp"
+
+namespace nc {
+namespace graph {
+
+namespace {
+
+ur_execution_info_t execution_info_of(int status) {
+  switch (status) {
+  case UR_EVENT_STATUS_RUNNING: return UR_EXECUTION_INFO_RUNNING;
+  case UR_EVENT_STATUS_SUBMITTED: return UR_EXECUTION_INFO_SUBMITTED;
+  case UR_EVENT_STATUS_QUEUED: return UR_EXECUTION_INFO_QUEUED;
+  default: return UR_EXECUTION_INFO_COMPLETE;
+  }
+}
+
+// Moves ev to `status` and collects the callbacks that this step satisfies.
+std::vector<Event::Callback> advance(Event &ev, int status) {
+  std::vector<Event::Callback> due;
+  std::lock_guard<std::mutex> lock(ev.mu);
+  ev.status.store(status, std::memory_order_release);
+  if (!ev.callbacks.empty()) {
+    ur_execution_info_t reached = execution_info_of(status);
+    auto &cbs = ev.callbacks;
+    for (size_t i = 0; i < cbs.size();) {
+      // Execution states count down: COMPLETE(0) < RUNNING(1) < SUBMITTED(2).
+      if (cbs[i].when >= reached) {
+        due.push_back(cbs[i]);
+        cbs.erase(cbs.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+    }
+  }
+  return due;
+}
+
+void fire(Event &ev, const std::vector<Event::Callback> &due) {
+  for (const auto &cb : due) cb.fn(to_handle(&ev), cb.when, cb.user);
+}
+
+void run_on_worker(void *ctx, uint32_t) {
+  Event &ev = *static_cast<Event *>(ctx);
+  if (ev.dependency_failed.load(std::memory_order_acquire)) {
+    finish(ev, UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS);
+    return;
+  }
+  if (ev.profiling) ev.t_start.store(now_ns(), std::memory_order_relaxed);
+  fire(ev, advance(ev, UR_EVENT_STATUS_RUNNING));
+  if (ev.work) ev.work->execute(ev);
+  else finish(ev, UR_RESULT_SUCCESS);
+}
+
+// All dependencies are done: hand the command to a worker (or, for a command
+// without work on the submitting thread, complete it here).
+void make_ready(Event &ev, bool may_complete_inline) {
+  if (ev.profiling) ev.t_submit.store(now_ns(), std::memory_order_relaxed);
+  fire(ev, advance(ev, UR_EVENT_STATUS_SUBMITTED));
+  if (!ev.work && may_complete_inline) {
+    if (ev.profiling) ev.t_start.store(now_ns(), std::memory_order_relaxed);
+    bool failed = ev.dependency_failed.load(std::memory_order_acquire);
+    finish(ev, failed ? UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS : UR_RESULT_SUCCESS);
+    return;
+  }
+  WorkerPool::instance().push(run_on_worker, &ev);
+}
+
+void dependency_done(Event &ev, bool may_complete_inline) {
+  if (ev.waiting_on.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(ev, may_complete_inline);
+}
+
+} // namespace
+
+void add_dependency(Event &ev, Event &dep) {
+  if (&ev == &dep) return;
+  std::lock_guard<std::mutex> lock(dep.mu);
+  int s = dep.status.load(std::memory_order_acquire);
+  if (s == UR_EVENT_STATUS_COMPLETE) return;
+  if (s == UR_EVENT_STATUS_ERROR) {
+    ev.dependency_failed.store(true, std::memory_order_release);
+    return;
+  }
+  ev.waiting_on.fetch_add(1, std::memory_order_relaxed);
+  dep.successors.push_back(&ev);
+}
+
+void submit(Event &ev) { dependency_done(ev, /*may_complete_inline=*/true); }
+
+void finish(Event &ev, ur_result_t result) {
+  if (ev.profiling) {
+    uint64_t t = now_ns();
+    if (ev.t_start.load(std::memory_order_relaxed) == 0) ev.t_start.store(t, std::memory_order_relaxed);
+    ev.t_end.store(t, std::memory_order_relaxed);
+  }
+  std::unique_ptr<Work> work = std::move(ev.work);
+  std::vector<Event *> successors;
+  std::vector<Event::Callback> due;
+  {
+    std::lock_guard<std::mutex> lock(ev.mu);
+    ev.result = result;
+    ev.status.store(result == UR_RESULT_SUCCESS ? UR_EVENT_STATUS_COMPLETE : UR_EVENT_STATUS_ERROR,
+                    std::memory_order_release);
+    successors.swap(ev.successors);
+    due.swap(ev.callbacks); // every remaining callback is due at completion
+  }
+  ev.done_cv.notify_all();
+  if (result != UR_RESULT_SUCCESS && result != UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS)
+    NC_LOG(warning, "command %d failed with %d", static_cast<int>(ev.command), static_cast<int>(result));
+
+  bool failed = result != UR_RESULT_SUCCESS;
+  for (Event *s : successors) {
+    if (failed) s->dependency_failed.store(true, std::memory_order_release);
+    dependency_done(*s, /*may_complete_inline=*/false);
+  }
+  for (auto &cb : due) cb.fn(to_handle(&ev), cb.when, cb.user);
+  work.reset(); // releases what the command held (a kernel, a program) before we let go
+  if (ev.queue) ev.queue->command_finished(ev);
+  ev.drop_ref(); // the scheduler's reference
+}
+
+bool wait(Event &ev) {
+  if (!ev.terminal()) {
+    std::unique_lock<std::mutex> lock(ev.mu);
+    ev.done_cv.wait(lock, [&] { return ev.terminal(); });
+  }
+  return !ev.failed();
+}
+
+void add_callback(Event &ev, ur_execution_info_t when, ur_event_callback_t fn, void *user) {
+  {
+    std::lock_guard<std::mutex> lock(ev.mu);
+    ur_execution_info_t reached = execution_info_of(ev.status.load(std::memory_order_acquire));
+    if (when < reached) { // not yet reached: keep it
+      ev.callbacks.push_back({when, fn, user});
+      return;
+    }
+  }
+  fn(to_handle(&ev), when, user);
+}
+
+} // namespace graph
+} // namespace nc

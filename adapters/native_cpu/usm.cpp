@@ -1,0 +1,138 @@
+// urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo and
+// urUSMContextMemcpyExp. Every kind is host memory here; the registry remembers
+// what each allocation is.
+#include <cstdlib>
+#include <cstring>
+
+#include "entry_points.hpp"
+#include "context.hpp"
+#include "logging.hpp"
+#include "ordo/info.hpp"
+#include "platform.hpp"
+#include "usm_registry.hpp"
+
+namespace nc {
+
+namespace {
+
+// Default alignment: a cache line, so that allocations never share one.
+constexpr size_t kDefaultAlign = 64;
+
+ur_result_t check_desc(const ur_usm_desc_t *desc) {
+  if (!desc) return UR_RESULT_SUCCESS;
+  if (desc->align != 0 && (desc->align & (desc->align - 1)) != 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (desc->hints & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  ur_result_t result = UR_RESULT_SUCCESS;
+  for_each_in_chain(desc->pNext, [&](const ur_base_desc_t *p) {
+    if (p->stype == UR_STRUCTURE_TYPE_USM_HOST_DESC &&
+        (reinterpret_cast<const ur_usm_host_desc_t *>(p)->flags & UR_USM_HOST_MEM_FLAGS_MASK))
+      result = UR_RESULT_ERROR_INVALID_ENUMERATION;
+    if (p->stype == UR_STRUCTURE_TYPE_USM_DEVICE_DESC &&
+        (reinterpret_cast<const ur_usm_device_desc_t *>(p)->flags & UR_USM_DEVICE_MEM_FLAGS_MASK))
+      result = UR_RESULT_ERROR_INVALID_ENUMERATION;
+  });
+  return result;
+}
+
+ur_result_t allocate(ur_context_handle_t hContext, ur_device_handle_t hDevice, bool needs_device,
+                     const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size, void **ppMem,
+                     ur_usm_type_t type) {
+  Context *ctx = lookup<Context>(hContext);
+  if (!ctx) return Context::invalid_handle(hContext);
+  if (needs_device && !is_device(hDevice)) return device_error(hDevice);
+  if (!ppMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (ur_result_t r = check_desc(pUSMDesc)) return r;
+  if (size == 0 || size > max_alloc_size()) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+  if (pool) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // no USM pools yet (UR_DEVICE_INFO_USM_POOL_SUPPORT)
+  size_t align = pUSMDesc && pUSMDesc->align > kDefaultAlign ? pUSMDesc->align : kDefaultAlign;
+  return guarded([&] {
+    void *p = nullptr;
+    if (posix_memalign(&p, align, size) != 0 || !p)
+      return type == UR_USM_TYPE_HOST ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY : UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    try {
+      usm_registry().add({p, size, type, ctx, needs_device ? hDevice : nullptr, nullptr});
+    } catch (...) {
+      std::free(p);
+      throw;
+    }
+    *ppMem = p;
+    return UR_RESULT_SUCCESS;
+  });
+}
+
+ur_result_t UR_APICALL usmHostAlloc(ur_context_handle_t hContext, const ur_usm_desc_t *pUSMDesc,
+                                    ur_usm_pool_handle_t pool, size_t size, void **ppMem) {
+  return allocate(hContext, nullptr, false, pUSMDesc, pool, size, ppMem, UR_USM_TYPE_HOST);
+}
+
+ur_result_t UR_APICALL usmDeviceAlloc(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                      const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size,
+                                      void **ppMem) {
+  return allocate(hContext, hDevice, true, pUSMDesc, pool, size, ppMem, UR_USM_TYPE_DEVICE);
+}
+
+ur_result_t UR_APICALL usmSharedAlloc(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                      const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size,
+                                      void **ppMem) {
+  return allocate(hContext, hDevice, true, pUSMDesc, pool, size, ppMem, UR_USM_TYPE_SHARED);
+}
+
+// Only the exact base of an allocation of this context may be freed; anything
+// else (an interior pointer, a double free, a foreign pointer) is refused.
+ur_result_t UR_APICALL usmFree(ur_context_handle_t hContext, void *pMem) {
+  Context *ctx = lookup<Context>(hContext);
+  if (!ctx) return Context::invalid_handle(hContext);
+  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  UsmAllocation a;
+  if (!usm_registry().take(ctx, pMem, &a)) {
+    NC_LOG(warning, "urUSMFree: %p is not the start of a live USM allocation of this context", pMem);
+    return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  }
+  std::free(a.base);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL usmGetMemAllocInfo(ur_context_handle_t hContext, const void *pMem, ur_usm_alloc_info_t propName,
+                                          size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+  Context *ctx = lookup<Context>(hContext);
+  if (!ctx) return Context::invalid_handle(hContext);
+  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (propName > UR_USM_ALLOC_INFO_POOL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  UsmAllocation a;
+  bool ours = usm_registry().find(pMem, &a) && a.context == ctx;
+  if (propName == UR_USM_ALLOC_INFO_TYPE) return out.value(ours ? a.type : UR_USM_TYPE_UNKNOWN);
+  if (!ours) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  switch (propName) {
+  case UR_USM_ALLOC_INFO_BASE_PTR: return out.value(a.base);
+  case UR_USM_ALLOC_INFO_SIZE: return out.value(a.size);
+  case UR_USM_ALLOC_INFO_DEVICE: return out.value(a.device);
+  case UR_USM_ALLOC_INFO_POOL: return out.value(a.pool);
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+// A copy between any two host-accessible pointers, done at once.
+ur_result_t UR_APICALL usmContextMemcpyExp(ur_context_handle_t hContext, void *pDst, const void *pSrc, size_t size) {
+  Context *ctx = lookup<Context>(hContext);
+  if (!ctx) return Context::invalid_handle(hContext);
+  if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!usm_range_ok(pDst, size) || !usm_range_ok(pSrc, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  std::memmove(pDst, pSrc, size);
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+
+void install_usm_entry_points(ur_dditable_t &t) {
+  t.USM.pfnHostAlloc = usmHostAlloc;
+  t.USM.pfnDeviceAlloc = usmDeviceAlloc;
+  t.USM.pfnSharedAlloc = usmSharedAlloc;
+  t.USM.pfnFree = usmFree;
+  t.USM.pfnGetMemAllocInfo = usmGetMemAllocInfo;
+  t.USMExp.pfnContextMemcpyExp = usmContextMemcpyExp;
+}
+
+} // namespace nc

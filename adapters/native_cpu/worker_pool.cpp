@@ -1,0 +1,107 @@
+#include "worker_pool.hpp"
+
+#include <sched.h>
+
+#include <cstdlib>
+
+#include "logging.hpp"
+
+namespace nc {
+
+namespace {
+thread_local bool t_is_worker = false;
+}
+
+uint32_t hardware_threads() {
+  static const uint32_t n = [] {
+    if (const char *env = std::getenv("ORDO_NATIVE_CPU_WORKERS")) {
+      long v = std::strtol(env, nullptr, 10);
+      if (v > 0 && v <= 4096) return static_cast<uint32_t>(v);
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+      return static_cast<uint32_t>(CPU_COUNT(&set));
+    unsigned hw = std::thread::hardware_concurrency();
+    return hw ? hw : 1u;
+  }();
+  return n;
+}
+
+WorkerPool::WorkerPool() : size_(hardware_threads()) {}
+
+WorkerPool &WorkerPool::instance() {
+  static WorkerPool *pool = new WorkerPool; // never destroyed: threads are joined in release()
+  return *pool;
+}
+
+bool WorkerPool::on_worker_thread() { return t_is_worker; }
+
+void WorkerPool::acquire() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (users_++ > 0) return;
+  stopping_ = false;
+  threads_.reserve(size_);
+  for (uint32_t i = 0; i < size_; ++i) threads_.emplace_back([this] { run_worker(); });
+  NC_LOG(info, "started %u worker threads", size_);
+}
+
+void WorkerPool::release() {
+  std::vector<std::thread> joining;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (users_ == 0 || --users_ > 0) return;
+    stopping_ = true;
+    joining.swap(threads_);
+  }
+  wake_.notify_all();
+  for (auto &t : joining) t.join();
+  NC_LOG(info, "stopped the worker threads");
+}
+
+void WorkerPool::push(TaskFn fn, void *ctx, uint32_t arg) {
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks_.push_back({fn, ctx, arg});
+    wake = idle_ > 0;
+  }
+  if (wake) wake_.notify_one();
+}
+
+void WorkerPool::push_range(TaskFn fn, void *ctx, uint32_t first, uint32_t count) {
+  if (count == 0) return;
+  uint32_t idle;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (uint32_t i = 0; i < count; ++i) tasks_.push_back({fn, ctx, first + i});
+    idle = idle_;
+  }
+  if (idle >= count && count == 1) wake_.notify_one();
+  else if (idle > 0) wake_.notify_all();
+}
+
+void WorkerPool::run_worker() {
+  t_is_worker = true;
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    if (tasks_.empty()) {
+      // Stop only when nothing is queued and nothing running could queue more.
+      if (stopping_ && running_ == 0) break;
+      ++idle_;
+      wake_.wait(lock);
+      --idle_;
+      continue;
+    }
+    Task task = tasks_.front();
+    tasks_.pop_front();
+    ++running_;
+    lock.unlock();
+    task.fn(task.ctx, task.arg);
+    lock.lock();
+    --running_;
+    if (stopping_ && running_ == 0 && tasks_.empty()) wake_.notify_all();
+  }
+}
+
+} // namespace nc

@@ -1,0 +1,59 @@
+// The fixed pool of worker threads that runs every ready task (DESIGN.md §4).
+// Workers sleep on a condition variable when there is nothing to do; nothing spins.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace nc {
+
+class WorkerPool {
+public:
+  using TaskFn = void (*)(void *ctx, uint32_t arg);
+
+  static WorkerPool &instance();
+
+  // Starts the threads on the first call; later calls only count users.
+  void acquire();
+  // The last release runs every queued task to completion, then joins the threads.
+  void release();
+
+  // Queues fn(ctx, arg) for one worker.
+  void push(TaskFn fn, void *ctx, uint32_t arg = 0);
+  // Queues fn(ctx, first) ... fn(ctx, first + count - 1).
+  void push_range(TaskFn fn, void *ctx, uint32_t first, uint32_t count);
+
+  // Number of worker threads (fixed for the life of the pool).
+  uint32_t size() const { return size_; }
+  // True on one of this pool's threads.
+  static bool on_worker_thread();
+
+private:
+  WorkerPool();
+  void run_worker();
+
+  struct Task {
+    TaskFn fn;
+    void *ctx;
+    uint32_t arg;
+  };
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<Task> tasks_;
+  std::vector<std::thread> threads_;
+  uint32_t users_ = 0;
+  uint32_t idle_ = 0;
+  uint32_t running_ = 0;
+  bool stopping_ = false;
+  uint32_t size_;
+};
+
+// The number of hardware threads this process may run on (its CPU affinity), or
+// ORDO_NATIVE_CPU_WORKERS when set.
+uint32_t hardware_threads();
+
+} // namespace nc
