@@ -5,8 +5,8 @@
 //   backend = * | level_zero | opencl | cuda | hip | native_cpu | offload
 //   filter  = * | cpu | gpu | fpga | <index>
 //
-// Terms for other backends are ignored; '!' terms remove devices; with only '!' terms
-// everything else is accepted. An index counts every device of the adapter (all types,
+// Terms for other backends are ignored; '!' terms remove devices; when the whole string
+// has only '!' terms, everything they do not remove is accepted. An index counts every device of the adapter (all types,
 // over its platforms in order). Sub-device terms ("0.1", "*.*") are not supported and,
 // like any malformed term, make the call fail with UR_RESULT_ERROR_INVALID_VALUE and a
 // log line saying why, rather than select something else.
@@ -63,7 +63,10 @@ ur_result_t invalid(const std::string &selector, const std::string &why) {
 }
 
 // Parses the terms that concern `backend`; any malformed term fails the whole string.
-ur_result_t parse(const std::string &selector, ur_backend_t backend, std::vector<Term> &terms) {
+// `any_accept` says whether the string has an accepting term for any backend at all.
+ur_result_t parse(const std::string &selector, ur_backend_t backend, std::vector<Term> &terms,
+                  bool &any_accept) {
+  any_accept = false;
   for (std::string raw : split(selector, ';')) {
     std::string text = trim_lower(raw);
     if (text.empty()) continue;
@@ -106,6 +109,7 @@ ur_result_t parse(const std::string &selector, ur_backend_t backend, std::vector
       }
       term.filters.push_back(filter);
     }
+    any_accept |= !term.discard;
     if (mine) terms.push_back(term);
   }
   return UR_RESULT_SUCCESS;
@@ -186,16 +190,15 @@ extern "C" UR_APIEXPORT ur_result_t UR_APICALL urDeviceGetSelected(ur_platform_h
     return UR_RESULT_ERROR_INVALID_PLATFORM;
 
   std::vector<Term> terms;
+  bool any_accept = false; // in the whole string, for any backend
   const char *env = std::getenv("ONEAPI_DEVICE_SELECTOR");
   const bool have_selector = env != nullptr;
   if (have_selector) {
-    if (ur_result_t r = parse(env, backend, terms)) return r;
+    if (ur_result_t r = parse(env, backend, terms, any_accept)) return r;
   }
-  bool any_accept = false, any_index = false;
-  for (const Term &t : terms) {
-    any_accept |= !t.discard;
+  bool any_index = false;
+  for (const Term &t : terms)
     for (const Filter &f : t.filters) any_index |= f.kind == Filter::index;
-  }
 
   std::vector<ur_device_handle_t> devices;
   if (ur_result_t r = root_devices(hPlatform, devices)) return r;
@@ -217,9 +220,8 @@ extern "C" UR_APIEXPORT ur_result_t UR_APICALL urDeviceGetSelected(ur_platform_h
     if (DeviceType != UR_DEVICE_TYPE_ALL && DeviceType != UR_DEVICE_TYPE_DEFAULT && DeviceType != c.type)
       keep = false;
     else if (!have_selector) keep = true;
-    else if (terms.empty()) keep = false; // the selector names only other backends
     else {
-      keep = !any_accept; // only '!' terms: everything else is accepted
+      keep = !any_accept; // only '!' terms anywhere: everything not excluded is accepted
       for (const Term &t : terms)
         if (!t.discard && matches(t, c)) keep = true;
       for (const Term &t : terms)

@@ -25,10 +25,7 @@ ur_dditable_t g_leak_table;
 ur_dditable_t g_tracing_table;
 bool g_leak_checking_on = false;
 
-Logger &validation_log() {
-  static auto *l = new Logger("validation");
-  return *l;
-}
+Logger &validation_log() { return immortal<Logger>("validation"); }
 
 } // namespace
 

@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "layers_internal.hpp"
-#include "ordo/logger.hpp"
+#include "loader_state.hpp"
 
 namespace ordo {
 namespace loader {
@@ -23,15 +23,8 @@ struct Registry {
   uint64_t next_order = 0;
 };
 
-Registry &registry() {
-  static auto *r = new Registry();
-  return *r;
-}
-
-Logger &leak_log() {
-  static auto *l = new Logger("leak_checking");
-  return *l;
-}
+Registry &registry() { return immortal<Registry>(); }
+Logger &leak_log() { return immortal<Logger>("leak_checking"); }
 
 } // namespace
 

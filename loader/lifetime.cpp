@@ -20,9 +20,7 @@ namespace loader {
 std::atomic<const ur_dditable_t *> g_layer_top{nullptr};
 
 Logger &log() {
-  // Never destroyed: adapters and layers may log from exit-time destructors.
-  static Logger *logger = new Logger("loader");
-  return *logger;
+  return immortal<Logger>("loader");
 }
 
 std::string result_name(ur_result_t result) {

@@ -16,8 +16,8 @@ namespace {
 
 std::mutex g_live_mutex;
 std::unordered_set<ur_loader_config_handle_t> &live_configs() {
-  static auto *live = new std::unordered_set<ur_loader_config_handle_t>();
-  return *live;
+  static std::unordered_set<ur_loader_config_handle_t> live;
+  return live;
 }
 
 // The error for a handle that is null or not a live config.

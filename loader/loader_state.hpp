@@ -3,7 +3,9 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ordo/ddi_fill.hpp"
@@ -13,6 +15,15 @@
 
 namespace ordo {
 namespace loader {
+
+// An object in static storage that is never destroyed: loggers and registries that
+// exit-time destructors (ours, adapters') may still use. No heap block of its own, so
+// a dlclose'd copy of the loader leaves nothing unreachable behind.
+template <class T, class... A> T &immortal(A &&...args) {
+  alignas(T) static unsigned char storage[sizeof(T)];
+  static T *object = new (storage) T(std::forward<A>(args)...);
+  return *object;
+}
 
 // Top of the layer chain, or null when no layer is on (then the entry points dispatch
 // straight from the handle). Published with release order once the chain is complete.

@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "enum_names.gen.hpp"
-#include "ordo/logger.hpp"
+#include "loader_state.hpp"
 
 namespace ordo {
 namespace loader {
@@ -15,7 +15,7 @@ namespace {
 // UR_LOG_TRACING still overrides any part of that.
 Logger &trace_log() {
   static Logger *l = [] {
-    auto *logger = new Logger("tracing");
+    Logger *logger = &immortal<Logger>("tracing");
     logger->configure("level:info;output:stdout;flush:info");
     if (const char *cfg = std::getenv("UR_LOG_TRACING")) logger->configure(cfg);
     return logger;

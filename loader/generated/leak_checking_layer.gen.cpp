@@ -32,13 +32,6 @@ ur_result_t UR_APICALL leak_check_urAdapterRetain(ur_adapter_handle_t hAdapter) 
   return r;
 }
 
-ur_result_t UR_APICALL leak_check_urPlatformCreateWithNativeHandle(ur_native_handle_t hNativePlatform, ur_adapter_handle_t hAdapter, const ur_platform_native_properties_t * pProperties, ur_platform_handle_t * phPlatform) {
-  const ur_result_t r = g_next.Platform.pfnCreateWithNativeHandle(hNativePlatform, hAdapter, pProperties, phPlatform);
-  if (r != UR_RESULT_SUCCESS) return r;
-  if (phPlatform && *phPlatform) leak_created("ur_platform_handle_t", *phPlatform);
-  return r;
-}
-
 ur_result_t UR_APICALL leak_check_urContextCreate(uint32_t DeviceCount, const ur_device_handle_t * phDevices, const ur_context_properties_t * pProperties, ur_context_handle_t * phContext) {
   const ur_result_t r = g_next.Context.pfnCreate(DeviceCount, phDevices, pProperties, phContext);
   if (r != UR_RESULT_SUCCESS) return r;
@@ -508,6 +501,13 @@ ur_result_t UR_APICALL leak_check_urUSMPoolRelease(ur_usm_pool_handle_t pPool) {
   return r;
 }
 
+ur_result_t UR_APICALL leak_check_urUSMPoolDestroyExp(ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_usm_pool_handle_t hPool) {
+  const ur_result_t r = g_next.USMExp.pfnPoolDestroyExp(hContext, hDevice, hPool);
+  if (r != UR_RESULT_SUCCESS) return r;
+  leak_released("ur_usm_pool_handle_t", hPool);
+  return r;
+}
+
 ur_result_t UR_APICALL leak_check_urBindlessImagesImageCopyExp(ur_queue_handle_t hQueue, const void * pSrc, void * pDst, const ur_image_desc_t * pSrcImageDesc, const ur_image_desc_t * pDstImageDesc, const ur_image_format_t * pSrcImageFormat, const ur_image_format_t * pDstImageFormat, ur_exp_image_copy_region_t * pCopyRegion, ur_exp_image_copy_flags_t imageCopyFlags, ur_exp_image_copy_input_types_t imageCopyInputTypes, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
   const ur_result_t r = g_next.BindlessImagesExp.pfnImageCopyExp(hQueue, pSrc, pDst, pSrcImageDesc, pDstImageDesc, pSrcImageFormat, pDstImageFormat, pCopyRegion, imageCopyFlags, imageCopyInputTypes, numEventsInWaitList, phEventWaitList, phEvent);
   if (r != UR_RESULT_SUCCESS) return r;
@@ -582,7 +582,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendKernelLaunchExp(ur_exp_co
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendKernelLaunchExp(hCommandBuffer, hKernel, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numKernelAlternatives, phKernelAlternatives, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -590,7 +589,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendKernelLaunchWithArgsExp(u
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendKernelLaunchWithArgsExp(hCommandBuffer, hKernel, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs, numKernelAlternatives, phKernelAlternatives, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -598,7 +596,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendUSMMemcpyExp(ur_exp_comma
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendUSMMemcpyExp(hCommandBuffer, pDst, pSrc, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -606,7 +603,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendUSMFillExp(ur_exp_command
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendUSMFillExp(hCommandBuffer, pMemory, pPattern, patternSize, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -614,7 +610,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendMemBufferCopyExp(ur_exp_c
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendMemBufferCopyExp(hCommandBuffer, hSrcMem, hDstMem, srcOffset, dstOffset, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -622,7 +617,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendMemBufferWriteExp(ur_exp_
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendMemBufferWriteExp(hCommandBuffer, hBuffer, offset, size, pSrc, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -630,7 +624,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendMemBufferReadExp(ur_exp_c
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendMemBufferReadExp(hCommandBuffer, hBuffer, offset, size, pDst, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -638,7 +631,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendMemBufferCopyRectExp(ur_e
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendMemBufferCopyRectExp(hCommandBuffer, hSrcMem, hDstMem, srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch, dstRowPitch, dstSlicePitch, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -646,7 +638,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendMemBufferWriteRectExp(ur_
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendMemBufferWriteRectExp(hCommandBuffer, hBuffer, bufferOffset, hostOffset, region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pSrc, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -654,7 +645,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendMemBufferFillExp(ur_exp_c
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendMemBufferFillExp(hCommandBuffer, hBuffer, pPattern, patternSize, offset, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -662,7 +652,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendUSMPrefetchExp(ur_exp_com
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendUSMPrefetchExp(hCommandBuffer, pMemory, size, flags, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -670,7 +659,6 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendUSMAdviseExp(ur_exp_comma
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendUSMAdviseExp(hCommandBuffer, pMemory, size, advice, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
-  if (phCommand && *phCommand) leak_created("ur_exp_command_buffer_command_handle_t", *phCommand);
   return r;
 }
 
@@ -685,6 +673,20 @@ ur_result_t UR_APICALL leak_check_urGraphCreateExp(ur_context_handle_t hContext,
   const ur_result_t r = g_next.GraphExp.pfnCreateExp(hContext, phGraph);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phGraph && *phGraph) leak_created("ur_exp_graph_handle_t", *phGraph);
+  return r;
+}
+
+ur_result_t UR_APICALL leak_check_urGraphDestroyExp(ur_exp_graph_handle_t hGraph) {
+  const ur_result_t r = g_next.GraphExp.pfnDestroyExp(hGraph);
+  if (r != UR_RESULT_SUCCESS) return r;
+  leak_released("ur_exp_graph_handle_t", hGraph);
+  return r;
+}
+
+ur_result_t UR_APICALL leak_check_urGraphExecutableGraphDestroyExp(ur_exp_executable_graph_handle_t hExecutableGraph) {
+  const ur_result_t r = g_next.GraphExp.pfnExecutableGraphDestroyExp(hExecutableGraph);
+  if (r != UR_RESULT_SUCCESS) return r;
+  leak_released("ur_exp_executable_graph_handle_t", hExecutableGraph);
   return r;
 }
 
@@ -736,7 +738,6 @@ void init_leak_checking_layer(const ur_dditable_t &next, ur_dditable_t &layer) {
   layer.Adapter.pfnGet = leak_check_urAdapterGet;
   layer.Adapter.pfnRelease = leak_check_urAdapterRelease;
   layer.Adapter.pfnRetain = leak_check_urAdapterRetain;
-  layer.Platform.pfnCreateWithNativeHandle = leak_check_urPlatformCreateWithNativeHandle;
   layer.Context.pfnCreate = leak_check_urContextCreate;
   layer.Context.pfnRetain = leak_check_urContextRetain;
   layer.Context.pfnRelease = leak_check_urContextRelease;
@@ -804,6 +805,7 @@ void init_leak_checking_layer(const ur_dditable_t &next, ur_dditable_t &layer) {
   layer.USM.pfnPoolCreate = leak_check_urUSMPoolCreate;
   layer.USM.pfnPoolRetain = leak_check_urUSMPoolRetain;
   layer.USM.pfnPoolRelease = leak_check_urUSMPoolRelease;
+  layer.USMExp.pfnPoolDestroyExp = leak_check_urUSMPoolDestroyExp;
   layer.BindlessImagesExp.pfnImageCopyExp = leak_check_urBindlessImagesImageCopyExp;
   layer.BindlessImagesExp.pfnImportExternalMemoryExp = leak_check_urBindlessImagesImportExternalMemoryExp;
   layer.BindlessImagesExp.pfnReleaseExternalMemoryExp = leak_check_urBindlessImagesReleaseExternalMemoryExp;
@@ -828,6 +830,8 @@ void init_leak_checking_layer(const ur_dditable_t &next, ur_dditable_t &layer) {
   layer.CommandBufferExp.pfnAppendUSMAdviseExp = leak_check_urCommandBufferAppendUSMAdviseExp;
   layer.CommandBufferExp.pfnUpdateSignalEventExp = leak_check_urCommandBufferUpdateSignalEventExp;
   layer.GraphExp.pfnCreateExp = leak_check_urGraphCreateExp;
+  layer.GraphExp.pfnDestroyExp = leak_check_urGraphDestroyExp;
+  layer.GraphExp.pfnExecutableGraphDestroyExp = leak_check_urGraphExecutableGraphDestroyExp;
   layer.IPCExp.pfnOpenEventHandleExp = leak_check_urIPCOpenEventHandleExp;
   layer.Device.pfnGet = leak_check_urDeviceGet;
   layer.Device.pfnRetain = leak_check_urDeviceRetain;

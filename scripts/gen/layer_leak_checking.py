@@ -1,7 +1,8 @@
 """Writes the leak-checking layer (loader/generated/leak_checking_layer.gen.cpp).
 
 From the parameter tags of the spec: an "[out][alloc]" handle is created by a call,
-"[retain]" takes a reference and "[release]" drops one. The layer wraps exactly those
+"[retain]" takes a reference and "[release]" drops one (for handle types that have a
+release function at all). The layer wraps exactly those
 functions and reports each successful call to the handle registry (leak_checking.cpp),
 which prints every handle still alive, with its type and count, at loader teardown."""
 import re
@@ -19,16 +20,29 @@ def range_of(p):
     return m.group(1) if m else None
 
 
+def destroyed_param(spec, fn):
+    """The spec tags no parameter of urGraphDestroyExp, urUSMPoolDestroyExp, ... as
+    [release]; a *Destroy* function ends the life of its last handle parameter."""
+    if "Destroy" not in fn["name"] or any("release" in p["tags"] for p in fn["params"]):
+        return None
+    hs = [p for p in fn["params"] if p["type"] in spec.handles and not spec.handles[p["type"]]["native"]]
+    return hs[-1]["name"] if hs else None
+
+
 def handle_events(spec, fn):
     """(kind, param, handle type, count or None) for each handle the call creates,
     retains or releases."""
-    handles = {k for k, v in spec.handles.items() if not v["native"]}
+    # Only types that can be released are counted (platforms, for one, cannot).
+    handles = {p["type"] for f in spec.functions for p in f["params"]
+               if ("release" in p["tags"] or p["name"] == destroyed_param(spec, f))
+               and p["type"] in spec.handles and not spec.handles[p["type"]]["native"]}
+    destroyed = destroyed_param(spec, fn)
     out = []
     for p in fn["params"]:
         t = p["type"]
         if "retain" in p["tags"] and t in handles:
             out.append(("retained", p, t, None))
-        elif "release" in p["tags"] and t in handles:
+        elif ("release" in p["tags"] or p["name"] == destroyed) and t in handles:
             out.append(("released", p, t, None))
         elif "out" in p["tags"] and is_alloc(p):
             pointee = re.sub(r"\s*\*$", "", t).strip()

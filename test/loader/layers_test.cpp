@@ -1,0 +1,236 @@
+// The layers, each on and off: tracing output, parameter validation before the
+// adapter, the leak report at teardown, full validation as both.
+#include <atomic>
+#include <regex>
+
+#include "helpers.hpp"
+
+using namespace loader_test;
+
+namespace {
+
+const char kTracing[] = "UR_LAYER_TRACING";
+const char kValidation[] = "UR_LAYER_PARAMETER_VALIDATION";
+const char kLeaks[] = "UR_LAYER_LEAK_CHECKING";
+const char kFull[] = "UR_LAYER_FULL_VALIDATION";
+
+std::atomic<int> g_fill_calls{0};
+ur_result_t UR_APICALL counting_fill(ur_queue_handle_t, void *, size_t, const void *, size_t, uint32_t,
+                                     const ur_event_handle_t *, ur_event_handle_t *) {
+  ++g_fill_calls;
+  return UR_RESULT_ERROR_INVALID_OPERATION;
+}
+
+// The mocking loader with `layers`, one context and queue, released at the end.
+struct Session {
+  explicit Session(const std::vector<std::string> &layers) : scope(true, layers) {
+    auto list = adapters();
+    EXPECT_EQ(list.size(), 1u);
+    if (!list.empty()) objects.create(list[0]);
+  }
+  ~Session() {
+    if (objects.adapter) {
+      ordo_mock::api_of(objects.adapter).restore_all();
+      objects.release();
+      urAdapterRelease(objects.adapter);
+    }
+  }
+  LoaderScope scope;
+  MockObjects objects;
+};
+
+} // namespace
+
+TEST(Tracing, PrintsEachCallWithArgumentsResultAndDuration) {
+  testing::internal::CaptureStdout();
+  {
+    Session s({kTracing});
+    char name[32];
+    urDeviceGetInfo(s.objects.device, UR_DEVICE_INFO_NAME, sizeof name, name, nullptr);
+    urQueueFlush(s.objects.queue);
+    urQueueFlush(nullptr);
+  }
+  std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(urQueueFlush\(\.hQueue = 0x[0-9a-f]+\) -> UR_RESULT_SUCCESS \(\d+ ns\))")))
+      << out;
+  EXPECT_TRUE(std::regex_search(
+      out, std::regex(R"(urDeviceGetInfo\(\.hDevice = 0x[0-9a-f]+, \.propName = UR_DEVICE_INFO_NAME, \.propSize = 32, )"
+                      R"(\.pPropValue = 0x[0-9a-f]+, \.pPropSizeRet = nullptr\) -> UR_RESULT_SUCCESS)")))
+      << out;
+  EXPECT_NE(out.find("urQueueFlush(.hQueue = nullptr) -> UR_RESULT_ERROR_INVALID_NULL_HANDLE"), std::string::npos)
+      << out;
+  // A created handle is shown after the arrow of its out-parameter.
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(urContextCreate\(.*\.phContext = 0x[0-9a-f]+ \(0x[0-9a-f]+\)\))")))
+      << out;
+  EXPECT_EQ(count_lines_with(out, "urAdapterGet("), 2u) << out; // count, then the handle
+}
+
+TEST(Tracing, OffPrintsNothing) {
+  testing::internal::CaptureStdout();
+  {
+    Session s({});
+    urQueueFlush(s.objects.queue);
+  }
+  std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out.find("urQueueFlush("), std::string::npos) << out;
+}
+
+TEST(Tracing, EnabledFromTheEnvironment) {
+  EnvVar layers("UR_ENABLE_LAYERS", "UR_LAYER_TRACING");
+  testing::internal::CaptureStdout();
+  {
+    Session s({});
+    urQueueFinish(s.objects.queue);
+  }
+  std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("urQueueFinish(.hQueue = 0x"), std::string::npos) << out;
+}
+
+TEST(Tracing, ShowsTheCodeLocationFromTheCallback) {
+  ur_loader_config_handle_t config = nullptr;
+  ASSERT_EQ(urLoaderConfigCreate(&config), UR_RESULT_SUCCESS);
+  ASSERT_EQ(urLoaderConfigSetMockingEnabled(config, true), UR_RESULT_SUCCESS);
+  ASSERT_EQ(urLoaderConfigEnableLayer(config, kTracing), UR_RESULT_SUCCESS);
+  auto where = [](void *) { return ur_code_location_t{"caller_function", "caller.cpp", 42, 7}; };
+  ASSERT_EQ(urLoaderConfigSetCodeLocationCallback(config, where, nullptr), UR_RESULT_SUCCESS);
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(urLoaderInit(0, config), UR_RESULT_SUCCESS);
+  uint32_t n = 0;
+  urAdapterGet(0, nullptr, &n);
+  EXPECT_EQ(urLoaderTearDown(), UR_RESULT_SUCCESS);
+  std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("at caller.cpp:42 in caller_function"), std::string::npos) << out;
+  urLoaderConfigRelease(config);
+}
+
+TEST(ParameterValidation, OnRefusesBadArgumentsBeforeTheAdapter) {
+  Session s({kValidation});
+  g_fill_calls = 0;
+  ordo_mock::replace(s.objects.queue, "urEnqueueUSMFill", counting_fill);
+  uint32_t pattern = 1;
+  EXPECT_EQ(urEnqueueUSMFill(s.objects.queue, nullptr, 4, &pattern, 16, 0, nullptr, nullptr),
+            UR_RESULT_ERROR_INVALID_NULL_POINTER);
+  uint32_t buffer[4];
+  EXPECT_EQ(urEnqueueUSMFill(s.objects.queue, buffer, 4, &pattern, 10, 0, nullptr, nullptr),
+            UR_RESULT_ERROR_INVALID_SIZE);
+  EXPECT_EQ(g_fill_calls.load(), 0);
+  // A valid call goes through to the adapter.
+  EXPECT_EQ(urEnqueueUSMFill(s.objects.queue, buffer, 4, &pattern, 16, 0, nullptr, nullptr),
+            UR_RESULT_ERROR_INVALID_OPERATION);
+  EXPECT_EQ(g_fill_calls.load(), 1);
+}
+
+TEST(ParameterValidation, OffLetsTheAdapterSeeTheCall) {
+  Session s({});
+  g_fill_calls = 0;
+  ordo_mock::replace(s.objects.queue, "urEnqueueUSMFill", counting_fill);
+  uint32_t pattern = 1;
+  EXPECT_EQ(urEnqueueUSMFill(s.objects.queue, nullptr, 4, &pattern, 16, 0, nullptr, nullptr),
+            UR_RESULT_ERROR_INVALID_OPERATION);
+  EXPECT_EQ(g_fill_calls.load(), 1);
+}
+
+TEST(ParameterValidation, ChecksEveryWaitListEntryAndLogsWhy) {
+  testing::internal::CaptureStderr();
+  {
+    Session s({kValidation});
+    ur_event_handle_t event = nullptr;
+    ASSERT_EQ(urEnqueueEventsWait(s.objects.queue, 0, nullptr, &event), UR_RESULT_SUCCESS);
+    ur_event_handle_t list[2] = {event, nullptr};
+    EXPECT_EQ(urEnqueueEventsWait(s.objects.queue, 2, list, nullptr), UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST);
+    EXPECT_EQ(urEventWait(2, list), UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST);
+    EXPECT_EQ(urEventWait(1, list), UR_RESULT_SUCCESS);
+    EXPECT_EQ(urEventRelease(event), UR_RESULT_SUCCESS);
+  }
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("<validation>[WARNING]: urEnqueueEventsWait: UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST because "
+                     "`phEventWaitList[i] == NULL for some i < numEventsInWaitList`"),
+            std::string::npos)
+      << log;
+}
+
+TEST(LeakChecking, ReportsEveryLiveHandleWithTypeAndCountAtTeardown) {
+  ur_context_handle_t leaked = nullptr;
+  testing::internal::CaptureStderr();
+  {
+    Session s({kLeaks});
+    ASSERT_EQ(urContextCreate(1, &s.objects.device, nullptr, &leaked), UR_RESULT_SUCCESS);
+    ASSERT_EQ(urContextRetain(leaked), UR_RESULT_SUCCESS);
+    ASSERT_EQ(urContextRetain(leaked), UR_RESULT_SUCCESS);
+    ASSERT_EQ(urContextRelease(leaked), UR_RESULT_SUCCESS);
+    void *p = nullptr; // not a handle: not the leak checker's business
+    ASSERT_EQ(urUSMHostAlloc(s.objects.context, nullptr, nullptr, 64, &p), UR_RESULT_SUCCESS);
+    ASSERT_EQ(urUSMFree(s.objects.context, p), UR_RESULT_SUCCESS);
+  }
+  std::string log = testing::internal::GetCapturedStderr();
+  char expected[128];
+  std::snprintf(expected, sizeof expected, "ur_context_handle_t %p still alive with reference count 2",
+                static_cast<void *>(leaked));
+  EXPECT_EQ(count_lines_with(log, expected), 1u) << log;
+  EXPECT_EQ(count_lines_with(log, "still alive"), 1u) << log; // everything else was released
+  EXPECT_EQ(count_lines_with(log, "1 handle leaked"), 1u) << log;
+}
+
+TEST(LeakChecking, QuietWhenEverythingIsReleased) {
+  testing::internal::CaptureStderr();
+  { Session s({kLeaks}); }
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(log.find("<leak_checking>"), std::string::npos) << log;
+}
+
+TEST(LeakChecking, OffReportsNothing) {
+  testing::internal::CaptureStderr();
+  {
+    Session s({});
+    ur_context_handle_t leaked = nullptr;
+    ASSERT_EQ(urContextCreate(1, &s.objects.device, nullptr, &leaked), UR_RESULT_SUCCESS);
+    ASSERT_EQ(urContextRelease(leaked), UR_RESULT_SUCCESS);
+  }
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(log.find("still alive"), std::string::npos) << log;
+}
+
+TEST(LeakChecking, ReleaseOfADeadHandleIsReported) {
+  testing::internal::CaptureStderr();
+  {
+    Session s({kLeaks});
+    ur_context_handle_t c = nullptr;
+    ASSERT_EQ(urContextCreate(1, &s.objects.device, nullptr, &c), UR_RESULT_SUCCESS);
+    ASSERT_EQ(urContextRelease(c), UR_RESULT_SUCCESS);
+    EXPECT_EQ(urContextRelease(c), UR_RESULT_ERROR_INVALID_CONTEXT); // the mock refuses it
+  }
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(log.find("still alive"), std::string::npos) << log;
+}
+
+TEST(FullValidation, IsParameterValidationAndLeakChecking) {
+  testing::internal::CaptureStderr();
+  {
+    Session s({kFull});
+    EXPECT_EQ(urQueueCreate(s.objects.context, s.objects.device, nullptr, nullptr),
+              UR_RESULT_ERROR_INVALID_NULL_POINTER);
+    ur_queue_handle_t leaked = nullptr;
+    ASSERT_EQ(urQueueCreate(s.objects.context, s.objects.device, nullptr, &leaked), UR_RESULT_SUCCESS);
+  }
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines_with(log, "urQueueCreate: UR_RESULT_ERROR_INVALID_NULL_POINTER because `NULL == phQueue`"), 1u)
+      << log;
+  EXPECT_EQ(count_lines_with(log, "ur_queue_handle_t"), 1u) << log;
+}
+
+TEST(Layers, UnknownNamesAreRefusedOrLogged) {
+  ur_loader_config_handle_t config = nullptr;
+  ASSERT_EQ(urLoaderConfigCreate(&config), UR_RESULT_SUCCESS);
+  EXPECT_EQ(urLoaderConfigEnableLayer(config, "UR_LAYER_NO_SUCH_THING"), UR_RESULT_ERROR_LAYER_NOT_PRESENT);
+  EXPECT_EQ(urLoaderConfigEnableLayer(config, nullptr), UR_RESULT_ERROR_INVALID_NULL_POINTER);
+  EXPECT_EQ(urLoaderConfigRelease(config), UR_RESULT_SUCCESS);
+
+  EnvVar env("UR_ENABLE_LAYERS", "UR_LAYER_BOGUS, UR_LAYER_TRACING");
+  testing::internal::CaptureStderr();
+  testing::internal::CaptureStdout();
+  { Session s({}); }
+  std::string out = testing::internal::GetCapturedStdout();
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines_with(log, "no layer named \"UR_LAYER_BOGUS\""), 1u) << log;
+  EXPECT_NE(out.find("urAdapterGet("), std::string::npos) << out; // the known one is on
+}
