@@ -126,18 +126,8 @@ ur_result_t UR_APICALL QueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t pr
   case UR_QUEUE_INFO_DEVICE: return w.value(hQueue->device);
   case UR_QUEUE_INFO_FLAGS: return w.value(hQueue->flags);
   case UR_QUEUE_INFO_REFERENCE_COUNT: return w.value<uint32_t>(hQueue->count());
-  case UR_QUEUE_INFO_EMPTY: {
-    // A marker with no wait list completes once everything before it has: if it is
-    // complete at once, the queue was empty.
-    cl_event marker = nullptr;
-    ORDO_CL_CHECK(cl.clEnqueueMarkerWithWaitList(hQueue->cl, 0, nullptr, &marker));
-    cl.clFlush(hQueue->cl);
-    cl_int status = CL_QUEUED;
-    cl_int err = cl.clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-    cl.clReleaseEvent(marker);
-    ORDO_CL_CHECK(err);
-    return w.boolean(status == CL_COMPLETE);
-  }
+  // EMPTY (optional): OpenCL cannot tell without making every command report back.
+  case UR_QUEUE_INFO_EMPTY: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   // DEVICE_DEFAULT and SIZE describe on-device queues, which this adapter never makes.
   case UR_QUEUE_INFO_DEVICE_DEFAULT:
   case UR_QUEUE_INFO_SIZE: return UR_RESULT_ERROR_INVALID_QUEUE;
