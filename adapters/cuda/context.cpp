@@ -1,0 +1,96 @@
+// Contexts: a set of devices, each used through its primary context.
+#include "common.hpp"
+#include "entry_points.hpp"
+#include "ordo/info.hpp"
+
+namespace ordo::cuda {
+
+void context_hold(Context *ctx) { ctx->life.hold(); }
+
+void context_drop(Context *ctx) {
+  if (!ctx->life.drop()) return;
+  if (ctx->deleter) ctx->deleter(ctx->deleter_data);
+  // Default pools belong to the context (they do not hold it, to avoid a cycle);
+  // one still serving live allocations is deleted when the last of them is freed.
+  for (auto &p : ctx->default_pools)
+    if (Pool *pool = p.load()) pool_drop(pool);
+  if (Pool *pool = ctx->host_pool.load()) pool_drop(pool);
+  ctx->tag = Tag::dead;
+  delete ctx;
+}
+
+ur_result_t UR_APICALL urContextCreate(uint32_t DeviceCount, const ur_device_handle_t *phDevices,
+                                       const ur_context_properties_t *pProperties,
+                                       ur_context_handle_t *phContext) {
+  if (!phDevices || !phContext) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (DeviceCount == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (pProperties && (pProperties->flags & UR_CONTEXT_FLAGS_MASK))
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  std::vector<Device *> devices;
+  for (uint32_t i = 0; i < DeviceCount; ++i) {
+    ORDO_UNWRAP(Device, d, phDevices[i]);
+    if (!d->context()) return map_error(d->context_error);
+    bool seen = false;
+    for (Device *e : devices) seen = seen || e == d;
+    if (!seen) devices.push_back(d);
+  }
+  auto *ctx = new Context();
+  ctx->devices = std::move(devices);
+  std::vector<std::atomic<Pool *>>(ctx->devices.size()).swap(ctx->default_pools);
+  std::vector<std::atomic<Pool *>>(ctx->devices.size()).swap(ctx->current_pools);
+  *phContext = reinterpret_cast<ur_context_handle_t>(ctx);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urContextRetain(ur_context_handle_t hContext) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ctx->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urContextRelease(ur_context_handle_t hContext) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  if (ctx->release()) context_drop(ctx);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urContextGetInfo(ur_context_handle_t hContext, ur_context_info_t propName,
+                                        size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_CONTEXT_INFO_NUM_DEVICES: return out.value(static_cast<uint32_t>(ctx->devices.size()));
+  case UR_CONTEXT_INFO_DEVICES: {
+    std::vector<ur_device_handle_t> list;
+    for (Device *d : ctx->devices) list.push_back(reinterpret_cast<ur_device_handle_t>(d));
+    return out.array(list);
+  }
+  case UR_CONTEXT_INFO_REFERENCE_COUNT: return out.value(ctx->count());
+  case UR_CONTEXT_INFO_USM_MEMCPY2D_SUPPORT:
+  case UR_CONTEXT_INFO_USM_FILL2D_SUPPORT: return out.boolean(true);
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL urContextGetNativeHandle(ur_context_handle_t hContext,
+                                                ur_native_handle_t *phNativeContext) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  if (!phNativeContext) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  // One CUcontext stands for one device: only a single-device context has one.
+  if (ctx->devices.size() != 1) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  *phNativeContext = reinterpret_cast<ur_native_handle_t>(ctx->devices[0]->context());
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urContextSetExtendedDeleter(ur_context_handle_t hContext,
+                                                   ur_context_extended_deleter_t pfnDeleter,
+                                                   void *pUserData) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  if (!pfnDeleter) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  ctx->deleter = pfnDeleter;
+  ctx->deleter_data = pUserData;
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace ordo::cuda

@@ -1,0 +1,456 @@
+// Devices: the primary context, the event pool, the profiling clock and the info
+// queries (read from cuDeviceGetAttribute at discovery).
+#include <chrono>
+#include <cstring>
+
+#include "common.hpp"
+#include "entry_points.hpp"
+#include "ordo/info.hpp"
+
+namespace ordo::cuda {
+
+uint64_t host_now_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+// ---- EventPool -------------------------------------------------------------------------
+
+CUresult EventPool::get(bool timing, CUevent *out) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto &list = timing ? timed_ : untimed_;
+    if (!list.empty()) {
+      *out = list.back();
+      list.pop_back();
+      return CUDA_SUCCESS;
+    }
+  }
+  // Only the first commands of a run get here; afterwards events come back.
+  return drv().cuEventCreate(out, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
+}
+
+void EventPool::put(CUevent ev, bool timing) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  (timing ? timed_ : untimed_).push_back(ev);
+}
+
+// ---- Device ---------------------------------------------------------------------------
+
+CUcontext Device::context() {
+  CUcontext ctx = primary_.load(std::memory_order_acquire);
+  if (ctx) return ctx;
+  std::call_once(context_once_, [this] {
+    CUcontext c = nullptr;
+    context_error = drv().cuDevicePrimaryCtxRetain(&c, cu);
+    if (context_error == CUDA_SUCCESS) primary_.store(c, std::memory_order_release);
+    else
+      ORDO_LOG(logger(), error, "cuDevicePrimaryCtxRetain(device %d) returned %s", ordinal,
+               error_text(context_error).c_str());
+  });
+  return primary_.load(std::memory_order_acquire);
+}
+
+CUresult Device::make_current() {
+  CUcontext want = context();
+  if (!want) return context_error;
+  CUcontext current = nullptr;
+  drv().cuCtxGetCurrent(&current);
+  return current == want ? CUDA_SUCCESS : drv().cuCtxSetCurrent(want);
+}
+
+CUresult Device::internal_stream(CUstream *out) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!internal_stream_) {
+    if (CUresult r = make_current()) return r;
+    if (CUresult r = drv().cuStreamCreateWithPriority(&internal_stream_, CU_STREAM_NON_BLOCKING, 0))
+      return r;
+  }
+  *out = internal_stream_;
+  return CUDA_SUCCESS;
+}
+
+CUresult Device::time_base(CUevent *event, uint64_t *host_ns) {
+  CUstream stream = nullptr;
+  if (CUresult r = internal_stream(&stream)) return r;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!base_event_) {
+    CUevent ev = nullptr;
+    if (CUresult r = drv().cuEventCreate(&ev, CU_EVENT_DEFAULT)) return r;
+    CUresult r = drv().cuEventRecord(ev, stream);
+    if (r == CUDA_SUCCESS) r = drv().cuEventSynchronize(ev);
+    if (r != CUDA_SUCCESS) {
+      drv().cuEventDestroy(ev);
+      return r;
+    }
+    // Read after the event completed: device times map to host times no earlier
+    // than they happened, so a command never appears to start before its enqueue.
+    base_host_ns_ = host_now_ns();
+    base_event_ = ev;
+  }
+  *event = base_event_;
+  *host_ns = base_host_ns_;
+  return CUDA_SUCCESS;
+}
+
+// ---- entry points ------------------------------------------------------------------
+
+ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType,
+                                   uint32_t NumEntries, ur_device_handle_t *phDevices,
+                                   uint32_t *pNumDevices) {
+  ORDO_UNWRAP(Platform, p, hPlatform);
+  if (DeviceType < UR_DEVICE_TYPE_DEFAULT || DeviceType > UR_DEVICE_TYPE_CUSTOM)
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  bool gpu = DeviceType == UR_DEVICE_TYPE_DEFAULT || DeviceType == UR_DEVICE_TYPE_ALL ||
+             DeviceType == UR_DEVICE_TYPE_GPU;
+  uint32_t count = gpu ? static_cast<uint32_t>(p->devices.size()) : 0;
+  if (pNumDevices) *pNumDevices = count;
+  for (uint32_t i = 0; phDevices && i < count && i < NumEntries; ++i)
+    phDevices[i] = reinterpret_cast<ur_device_handle_t>(p->devices[i]);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  d->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  // Root devices live as long as the process; the count is kept for queries.
+  if (d->count() > 1) d->release();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice,
+                                               ur_native_handle_t *phNativeDevice) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  if (!phNativeDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  *phNativeDevice = static_cast<ur_native_handle_t>(d->cu);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice,
+                                            const ur_device_binary_t *pBinaries,
+                                            uint32_t NumBinaries, uint32_t *pSelectedBinary) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  (void)d;
+  if (!pBinaries || !pSelectedBinary) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  for (uint32_t i = 0; i < NumBinaries; ++i) {
+    if (pBinaries[i].pDeviceTargetSpec &&
+        std::strcmp(pBinaries[i].pDeviceTargetSpec, UR_DEVICE_BINARY_TARGET_NVPTX64) == 0) {
+      *pSelectedBinary = i;
+      return UR_RESULT_SUCCESS;
+    }
+  }
+  return UR_RESULT_ERROR_INVALID_BINARY;
+}
+
+ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice,
+                                                   uint64_t *pDeviceTimestamp,
+                                                   uint64_t *pHostTimestamp) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  if (pDeviceTimestamp) {
+    CUevent base = nullptr, now = nullptr;
+    uint64_t base_ns = 0;
+    CUstream stream = nullptr;
+    ORDO_CU(d->time_base(&base, &base_ns));
+    ORDO_CU(d->internal_stream(&stream));
+    ORDO_CU(d->make_current());
+    ORDO_CU(d->events.get(true, &now));
+    CUresult r = drv().cuEventRecord(now, stream);
+    if (r == CUDA_SUCCESS) r = drv().cuEventSynchronize(now);
+    float ms = 0;
+    if (r == CUDA_SUCCESS) r = drv().cuEventElapsedTime(&ms, base, now);
+    d->events.put(now, true);
+    ORDO_CU(r);
+    *pDeviceTimestamp = base_ns + static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
+  }
+  if (pHostTimestamp) *pHostTimestamp = host_now_ns();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urDeviceWaitExp(ur_device_handle_t hDevice) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  ORDO_CU(d->make_current());
+  ORDO_CU(drv().cuCtxSynchronize());
+  return UR_RESULT_SUCCESS;
+}
+
+namespace {
+
+std::string version_string(int major, int minor) {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+uint32_t usm_flags(bool access, bool atomic, bool concurrent, bool atomic_concurrent) {
+  uint32_t f = 0;
+  if (access) f |= UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS;
+  if (atomic) f |= UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS;
+  if (concurrent) f |= UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS;
+  if (atomic_concurrent) f |= UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
+  return f;
+}
+
+} // namespace
+
+ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName,
+                                       size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  const DeviceFacts &f = d->facts;
+  const bool volta_or_newer = f.cc_major >= 7;
+  const bool ampere_or_newer = f.cc_major >= 8;
+  const uint32_t fp_config =
+      UR_DEVICE_FP_CAPABILITY_FLAG_CORRECTLY_ROUNDED_DIVIDE_SQRT |
+      UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_NEAREST | UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_ZERO |
+      UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_INF | UR_DEVICE_FP_CAPABILITY_FLAG_INF_NAN |
+      UR_DEVICE_FP_CAPABILITY_FLAG_DENORM | UR_DEVICE_FP_CAPABILITY_FLAG_FMA;
+  const uint32_t queue_flags =
+      UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE;
+  const uint32_t order_caps =
+      UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED | UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQUIRE |
+      UR_MEMORY_ORDER_CAPABILITY_FLAG_RELEASE | UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQ_REL |
+      UR_MEMORY_ORDER_CAPABILITY_FLAG_SEQ_CST;
+  const uint32_t scope_caps =
+      UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_ITEM | UR_MEMORY_SCOPE_CAPABILITY_FLAG_SUB_GROUP |
+      UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_GROUP | UR_MEMORY_SCOPE_CAPABILITY_FLAG_DEVICE |
+      UR_MEMORY_SCOPE_CAPABILITY_FLAG_SYSTEM;
+
+  switch (propName) {
+  case UR_DEVICE_INFO_TYPE: return out.value(UR_DEVICE_TYPE_GPU);
+  case UR_DEVICE_INFO_VENDOR_ID: return out.value(uint32_t{0x10de});
+  case UR_DEVICE_INFO_DEVICE_ID: {
+    // The attribute packs the 16-bit PCI device and vendor ids together.
+    uint32_t v = f.pci_device_id;
+    return out.value((v & 0xffff) == 0x10de ? v >> 16 : v & 0xffff);
+  }
+  case UR_DEVICE_INFO_MAX_COMPUTE_UNITS:
+  case UR_DEVICE_INFO_NUM_COMPUTE_UNITS: return out.value(static_cast<uint32_t>(f.sm_count));
+  case UR_DEVICE_INFO_MAX_WORK_ITEM_DIMENSIONS: return out.value(uint32_t{3});
+  case UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES: {
+    size_t sizes[3] = {size_t(f.block_dim[0]), size_t(f.block_dim[1]), size_t(f.block_dim[2])};
+    return out.array(sizes, 3);
+  }
+  case UR_DEVICE_INFO_MAX_WORK_GROUP_SIZE: return out.value(size_t(f.max_threads_per_block));
+  case UR_DEVICE_INFO_MAX_WORK_GROUPS_3D: {
+    size_t sizes[3] = {size_t(f.grid_dim[0]), size_t(f.grid_dim[1]), size_t(f.grid_dim[2])};
+    return out.array(sizes, 3);
+  }
+  case UR_DEVICE_INFO_MAX_WORK_GROUPS: return out.value(size_t(f.grid_dim[0]));
+  case UR_DEVICE_INFO_SINGLE_FP_CONFIG:
+  case UR_DEVICE_INFO_DOUBLE_FP_CONFIG: return out.value(fp_config);
+  case UR_DEVICE_INFO_HALF_FP_CONFIG: return out.value(f.cc_major >= 6 ? fp_config : 0u);
+  case UR_DEVICE_INFO_QUEUE_PROPERTIES:
+  case UR_DEVICE_INFO_QUEUE_ON_HOST_PROPERTIES: return out.value(queue_flags);
+  case UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES: return out.value(uint32_t{0});
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_CHAR:
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_SHORT:
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_INT:
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_LONG:
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_LONG_LONG:
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_FLOAT:
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_DOUBLE:
+  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_HALF:
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_CHAR:
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_SHORT:
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_INT:
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_LONG:
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_LONG_LONG:
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_FLOAT:
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_DOUBLE:
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_HALF: return out.value(uint32_t{1});
+  case UR_DEVICE_INFO_MAX_CLOCK_FREQUENCY: return out.value(uint32_t(f.clock_khz / 1000));
+  case UR_DEVICE_INFO_MEMORY_CLOCK_RATE: return out.value(uint32_t(f.mem_clock_khz / 1000));
+  case UR_DEVICE_INFO_MEMORY_BUS_WIDTH: return out.value(uint32_t(f.bus_width));
+  case UR_DEVICE_INFO_MAX_MEMORY_BANDWIDTH:
+    // Double data rate: two transfers per memory clock over the whole bus.
+    return out.value(uint64_t(f.mem_clock_khz) * 1000 * 2 * uint64_t(f.bus_width / 8));
+  case UR_DEVICE_INFO_ADDRESS_BITS: return out.value(uint32_t{64});
+  case UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE:
+  case UR_DEVICE_INFO_GLOBAL_MEM_SIZE: return out.value(uint64_t(f.total_mem));
+  case UR_DEVICE_INFO_GLOBAL_MEM_FREE: {
+    ORDO_CU(d->make_current());
+    size_t free_bytes = 0, total = 0;
+    ORDO_CU(drv().cuMemGetInfo(&free_bytes, &total));
+    return out.value(uint64_t(free_bytes));
+  }
+  case UR_DEVICE_INFO_IMAGE_SUPPORT:
+  case UR_DEVICE_INFO_IMAGE_SRGB: return out.boolean(false);
+  case UR_DEVICE_INFO_MAX_READ_IMAGE_ARGS:
+  case UR_DEVICE_INFO_MAX_WRITE_IMAGE_ARGS:
+  case UR_DEVICE_INFO_MAX_READ_WRITE_IMAGE_ARGS:
+  case UR_DEVICE_INFO_MAX_SAMPLERS: return out.value(uint32_t{0});
+  case UR_DEVICE_INFO_IMAGE2D_MAX_WIDTH:
+  case UR_DEVICE_INFO_IMAGE2D_MAX_HEIGHT:
+  case UR_DEVICE_INFO_IMAGE3D_MAX_WIDTH:
+  case UR_DEVICE_INFO_IMAGE3D_MAX_HEIGHT:
+  case UR_DEVICE_INFO_IMAGE3D_MAX_DEPTH:
+  case UR_DEVICE_INFO_IMAGE_MAX_BUFFER_SIZE:
+  case UR_DEVICE_INFO_IMAGE_MAX_ARRAY_SIZE: return out.value(size_t{0});
+  case UR_DEVICE_INFO_MAX_PARAMETER_SIZE:
+    // Volta and newer take up to 32764 bytes of kernel parameters (CUDA 12.1+).
+    return out.value(size_t(volta_or_newer ? 32764 : 4096));
+  case UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN: return out.value(uint32_t{256 * 8}); // in bits
+  case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_TYPE: return out.value(UR_DEVICE_MEM_CACHE_TYPE_READ_WRITE_CACHE);
+  case UR_DEVICE_INFO_GLOBAL_MEM_CACHELINE_SIZE: return out.value(uint32_t{128});
+  case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_SIZE: return out.value(uint64_t(f.l2_size));
+  case UR_DEVICE_INFO_MAX_CONSTANT_BUFFER_SIZE: return out.value(uint64_t(f.const_mem));
+  case UR_DEVICE_INFO_MAX_CONSTANT_ARGS: return out.value(uint32_t{8});
+  case UR_DEVICE_INFO_LOCAL_MEM_TYPE: return out.value(UR_DEVICE_LOCAL_MEM_TYPE_LOCAL);
+  case UR_DEVICE_INFO_LOCAL_MEM_SIZE:
+    return out.value(uint64_t(f.shared_per_block_optin ? f.shared_per_block_optin : f.shared_per_block));
+  case UR_DEVICE_INFO_ERROR_CORRECTION_SUPPORT: return out.boolean(f.ecc != 0);
+  case UR_DEVICE_INFO_HOST_UNIFIED_MEMORY:
+  case UR_DEVICE_INFO_IS_INTEGRATED_GPU: return out.boolean(f.integrated != 0);
+  case UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION: return out.value(size_t{500}); // cuEventElapsedTime: ~0.5 us
+  case UR_DEVICE_INFO_ENDIAN_LITTLE:
+  case UR_DEVICE_INFO_AVAILABLE:
+  case UR_DEVICE_INFO_COMPILER_AVAILABLE: // PTX is compiled by the driver's JIT
+  case UR_DEVICE_INFO_PREFERRED_INTEROP_USER_SYNC:
+  case UR_DEVICE_INFO_ATOMIC_64:
+  case UR_DEVICE_INFO_USM_POOL_SUPPORT:
+  case UR_DEVICE_INFO_DEVICE_WAIT_SUPPORT_EXP:
+  case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return out.boolean(true);
+  case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return out.boolean(volta_or_newer);
+  case UR_DEVICE_INFO_BFLOAT16:
+  case UR_DEVICE_INFO_BFLOAT16_CONVERSIONS_NATIVE:
+  case UR_DEVICE_INFO_ASYNC_BARRIER: return out.boolean(ampere_or_newer);
+  case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(f.memory_pools != 0);
+  case UR_DEVICE_INFO_LINKER_AVAILABLE:
+  case UR_DEVICE_INFO_BUILD_ON_SUBDEVICE:
+  case UR_DEVICE_INFO_KERNEL_SET_SPECIALIZATION_CONSTANTS:
+  case UR_DEVICE_INFO_PROGRAM_SET_SPECIALIZATION_CONSTANTS:
+  case UR_DEVICE_INFO_MEM_CHANNEL_SUPPORT:
+  case UR_DEVICE_INFO_HOST_PIPE_READ_WRITE_SUPPORT:
+  case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT:
+  case UR_DEVICE_INFO_ESIMD_SUPPORT:
+  case UR_DEVICE_INFO_GLOBAL_VARIABLE_SUPPORT:
+  case UR_DEVICE_INFO_USE_NATIVE_ASSERT:
+  case UR_DEVICE_INFO_BINDLESS_IMAGES_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_IMAGES_SHARED_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_IMAGES_1D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_IMAGES_2D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_MIPMAP_SUPPORT_EXP:
+  case UR_DEVICE_INFO_MIPMAP_ANISOTROPY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_MIPMAP_LEVEL_REFERENCE_SUPPORT_EXP:
+  case UR_DEVICE_INFO_EXTERNAL_MEMORY_IMPORT_SUPPORT_EXP:
+  case UR_DEVICE_INFO_EXTERNAL_SEMAPHORE_IMPORT_SUPPORT_EXP:
+  case UR_DEVICE_INFO_CUBEMAP_SUPPORT_EXP:
+  case UR_DEVICE_INFO_CUBEMAP_SEAMLESS_FILTERING_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_1D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_1D_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_2D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_2D_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_3D_SUPPORT_EXP:
+  case UR_DEVICE_INFO_IMAGE_ARRAY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_UNIQUE_ADDRESSING_PER_DIM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLE_1D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_SAMPLE_2D_USM_SUPPORT_EXP:
+  case UR_DEVICE_INFO_BINDLESS_IMAGES_GATHER_SUPPORT_EXP:
+  case UR_DEVICE_INFO_DYNAMIC_LINK_SUPPORT_EXP:
+  case UR_DEVICE_INFO_IPC_MEMORY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_IPC_EVENT_SUPPORT_EXP:
+  case UR_DEVICE_INFO_MEMORY_EXPORT_EXPORTABLE_DEVICE_MEM_EXP:
+  case UR_DEVICE_INFO_MULTI_DEVICE_COMPILE_SUPPORT_EXP:
+  case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP:
+  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP:
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP:
+  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP:
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP:
+  case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP:
+  case UR_DEVICE_INFO_LOW_POWER_EVENTS_SUPPORT_EXP:
+  case UR_DEVICE_INFO_ENQUEUE_NATIVE_COMMAND_SUPPORT_EXP:
+  case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP:
+  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_CLOCK_SUB_GROUP_SUPPORT_EXP:
+  case UR_DEVICE_INFO_CLOCK_WORK_GROUP_SUPPORT_EXP:
+  case UR_DEVICE_INFO_CLOCK_DEVICE_SUPPORT_EXP:
+  case UR_DEVICE_INFO_PER_EVENT_PROFILING_SUPPORT_EXP: return out.boolean(false);
+  case UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP:
+  case UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP:
+  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
+  case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP: return out.value(uint32_t{0});
+  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_WIDTH_EXP:
+  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_HEIGHT_EXP:
+  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_PITCH_EXP: return out.value(size_t{0});
+  case UR_DEVICE_INFO_EXECUTION_CAPABILITIES: return out.value(uint32_t(UR_DEVICE_EXEC_CAPABILITY_FLAG_KERNEL));
+  case UR_DEVICE_INFO_BUILT_IN_KERNELS: return out.string("");
+  case UR_DEVICE_INFO_PLATFORM: return out.value(reinterpret_cast<ur_platform_handle_t>(d->platform));
+  case UR_DEVICE_INFO_REFERENCE_COUNT: return out.value(d->count());
+  case UR_DEVICE_INFO_IL_VERSION: return out.string("nvptx64"); // urProgramCreateWithIL takes PTX
+  case UR_DEVICE_INFO_NAME: return out.string(f.name);
+  case UR_DEVICE_INFO_VENDOR: return out.string("NVIDIA Corporation");
+  case UR_DEVICE_INFO_DRIVER_VERSION:
+  case UR_DEVICE_INFO_BACKEND_RUNTIME_VERSION:
+    return out.string(version_string(drv().driver_version / 1000, drv().driver_version % 1000 / 10));
+  case UR_DEVICE_INFO_PROFILE: return out.string("CUDA");
+  case UR_DEVICE_INFO_VERSION: return out.string(version_string(f.cc_major, f.cc_minor));
+  case UR_DEVICE_INFO_EXTENSIONS:
+    return out.string(std::string("cl_khr_fp64 cl_khr_subgroups cl_khr_int64_base_atomics "
+                                  "cl_khr_int64_extended_atomics") +
+                      (f.cc_major >= 6 ? " cl_khr_fp16" : ""));
+  case UR_DEVICE_INFO_PRINTF_BUFFER_SIZE: return out.value(size_t{1024 * 1024});
+  case UR_DEVICE_INFO_PARENT_DEVICE: return out.value(ur_device_handle_t{nullptr});
+  case UR_DEVICE_INFO_COMPOSITE_DEVICE: return out.value(ur_device_handle_t{nullptr});
+  case UR_DEVICE_INFO_SUPPORTED_PARTITIONS:
+  case UR_DEVICE_INFO_PARTITION_TYPE:
+  case UR_DEVICE_INFO_COMPONENT_DEVICES: return out.bytes(nullptr, 0);
+  case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES:
+  case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN: return out.value(uint32_t{0});
+  case UR_DEVICE_INFO_MAX_NUM_SUB_GROUPS:
+    return out.value(uint32_t(f.max_threads_per_block / (f.warp_size ? f.warp_size : 32)));
+  case UR_DEVICE_INFO_SUB_GROUP_SIZES_INTEL: return out.value(uint32_t(f.warp_size));
+  case UR_DEVICE_INFO_USM_HOST_SUPPORT:
+    return out.value(usm_flags(true, f.host_native_atomics != 0, true, f.host_native_atomics != 0));
+  case UR_DEVICE_INFO_USM_DEVICE_SUPPORT: return out.value(usm_flags(true, true, true, true));
+  case UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT:
+    return out.value(f.managed ? usm_flags(true, true, f.concurrent_managed != 0, f.concurrent_managed != 0) : 0u);
+  case UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT:
+    return out.value(f.managed ? usm_flags(true, f.concurrent_managed != 0, f.concurrent_managed != 0, false) : 0u);
+  case UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT:
+    return out.value(f.pageable_access ? usm_flags(true, f.host_native_atomics != 0, true, false) : 0u);
+  case UR_DEVICE_INFO_UUID: return out.array(f.uuid, 16);
+  case UR_DEVICE_INFO_PCI_ADDRESS: return out.string(f.pci_address);
+  case UR_DEVICE_INFO_ATOMIC_MEMORY_ORDER_CAPABILITIES:
+  case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES:
+    return out.value(volta_or_newer ? order_caps : uint32_t(UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED));
+  case UR_DEVICE_INFO_ATOMIC_MEMORY_SCOPE_CAPABILITIES:
+  case UR_DEVICE_INFO_ATOMIC_FENCE_SCOPE_CAPABILITIES: return out.value(scope_caps);
+  case UR_DEVICE_INFO_MAX_COMPUTE_QUEUE_INDICES: return out.value(uint32_t{1});
+  case UR_DEVICE_INFO_MAX_REGISTERS_PER_WORK_GROUP: return out.value(uint32_t(f.regs_per_block));
+  case UR_DEVICE_INFO_KERNEL_LAUNCH_CAPABILITIES:
+    return out.value(f.cooperative ? uint32_t(UR_KERNEL_LAUNCH_PROPERTIES_FLAG_COOPERATIVE) : 0u);
+  // Intel-specific layouts, NVML-only readings and Windows-only identifiers.
+  case UR_DEVICE_INFO_GPU_EU_COUNT:
+  case UR_DEVICE_INFO_GPU_EU_SIMD_WIDTH:
+  case UR_DEVICE_INFO_GPU_EU_SLICES:
+  case UR_DEVICE_INFO_GPU_EU_COUNT_PER_SUBSLICE:
+  case UR_DEVICE_INFO_GPU_SUBSLICES_PER_SLICE:
+  case UR_DEVICE_INFO_GPU_HW_THREADS_PER_EU:
+  case UR_DEVICE_INFO_IP_VERSION:
+  case UR_DEVICE_INFO_CURRENT_CLOCK_THROTTLE_REASONS:
+  case UR_DEVICE_INFO_FAN_SPEED:
+  case UR_DEVICE_INFO_MIN_POWER_LIMIT:
+  case UR_DEVICE_INFO_MAX_POWER_LIMIT:
+  case UR_DEVICE_INFO_LUID:
+  case UR_DEVICE_INFO_NODE_MASK:
+  case UR_DEVICE_INFO_XE_STACK_COUNT:
+  case UR_DEVICE_INFO_XE_REGIONS_PER_STACK:
+  case UR_DEVICE_INFO_XE_CLUSTERS_PER_REGION:
+  case UR_DEVICE_INFO_XE_CORES_PER_CLUSTER:
+  case UR_DEVICE_INFO_EUS_PER_XE_CORE:
+  case UR_DEVICE_INFO_MAX_LANES_PER_HW_THREAD: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+} // namespace ordo::cuda

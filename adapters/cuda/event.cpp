@@ -1,0 +1,248 @@
+// Events: a recycled CUevent recorded after the command (and one before it on a
+// profiling queue), status, waits, profiling and completion callbacks.
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <thread>
+
+#include "common.hpp"
+#include "entry_points.hpp"
+#include "ordo/info.hpp"
+
+namespace ordo::cuda {
+
+ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out) {
+  auto *ev = new Event();
+  ev->queue = q;
+  ev->ctx = q->ctx;
+  ev->dev = q->dev;
+  ev->command = type;
+  ev->timed = timed;
+  ev->queued_ns = timed ? host_now_ns() : 0;
+  CUresult r = q->dev->events.get(timed, &ev->done);
+  if (r == CUDA_SUCCESS && timed) r = q->dev->events.get(true, &ev->start);
+  if (r != CUDA_SUCCESS) {
+    if (ev->done) q->dev->events.put(ev->done, timed);
+    delete ev;
+    return map_error(r);
+  }
+  queue_hold(q);
+  *out = ev;
+  return UR_RESULT_SUCCESS;
+}
+
+void event_destroy(Event *ev) {
+  if (ev->pooled) {
+    if (ev->done) ev->dev->events.put(ev->done, ev->timed);
+    if (ev->start) ev->dev->events.put(ev->start, ev->timed);
+  } else if (ev->owns_native && ev->done) {
+    ev->dev->make_current();
+    drv().cuEventDestroy(ev->done);
+  }
+  Queue *q = ev->queue;
+  Context *ctx = q ? nullptr : ev->ctx;
+  ev->tag = Tag::dead;
+  delete ev;
+  if (q) queue_drop(q);
+  if (ctx) context_drop(ctx);
+}
+
+namespace {
+
+// Completion callbacks run on one adapter thread, never inside an entry point and
+// never inside a driver callback (they may call UR functions themselves).
+class CallbackThread {
+public:
+  struct Pending {
+    Event *event;
+    ur_execution_info_t status;
+    ur_event_callback_t fn;
+    void *data;
+  };
+
+  void add(const Pending &p) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_.push_back(p);
+      if (!started_) {
+        started_ = true;
+        std::thread([this] { run(); }).detach();
+      }
+    }
+    wake_.notify_one();
+  }
+
+private:
+  static bool reached(const Pending &p) {
+    Event *e = p.event;
+    if (!e->done || p.status == UR_EXECUTION_INFO_SUBMITTED) return true;
+    e->dev->make_current();
+    if (p.status == UR_EXECUTION_INFO_RUNNING && e->start && drv().cuEventQuery(e->start) == CUDA_SUCCESS)
+      return true;
+    return drv().cuEventQuery(e->done) != CUDA_ERROR_NOT_READY;
+  }
+
+  void run() {
+    auto idle = std::chrono::microseconds(50);
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [this] { return !pending_.empty(); });
+      std::deque<Pending> ready;
+      for (auto it = pending_.begin(); it != pending_.end();) {
+        if (reached(*it)) {
+          ready.push_back(*it);
+          it = pending_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      lock.unlock();
+      for (const Pending &p : ready) {
+        p.fn(reinterpret_cast<ur_event_handle_t>(p.event), p.status, p.data);
+        ordo::cuda::urEventRelease(reinterpret_cast<ur_event_handle_t>(p.event));
+      }
+      // Poll with a growing pause while commands are still running.
+      idle = ready.empty() ? std::min(idle * 2, std::chrono::microseconds(2000))
+                           : std::chrono::microseconds(50);
+      if (ready.empty()) std::this_thread::sleep_for(idle);
+      lock.lock();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Pending> pending_;
+  bool started_ = false;
+};
+
+CallbackThread &callbacks() {
+  static auto *thread = new CallbackThread(); // outlives exit-time destructors
+  return *thread;
+}
+
+ur_event_status_t status_of(Event *e) {
+  if (!e->done) return UR_EVENT_STATUS_COMPLETE;
+  CUresult r = drv().cuEventQuery(e->done);
+  if (r == CUDA_SUCCESS) return UR_EVENT_STATUS_COMPLETE;
+  if (r != CUDA_ERROR_NOT_READY) return UR_EVENT_STATUS_ERROR;
+  if (e->start && drv().cuEventQuery(e->start) == CUDA_SUCCESS) return UR_EVENT_STATUS_RUNNING;
+  return UR_EVENT_STATUS_SUBMITTED;
+}
+
+} // namespace
+
+ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName,
+                                      size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_EVENT_INFO_COMMAND_QUEUE: return out.value(reinterpret_cast<ur_queue_handle_t>(e->queue));
+  case UR_EVENT_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(e->ctx));
+  case UR_EVENT_INFO_COMMAND_TYPE: return out.value(e->command);
+  case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS:
+    ORDO_CU(e->dev->make_current());
+    return out.value(status_of(e));
+  case UR_EVENT_INFO_REFERENCE_COUNT: return out.value(e->count());
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName,
+                                               size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!e->timed || !e->done) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  if (propName == UR_PROFILING_INFO_COMMAND_QUEUED || propName == UR_PROFILING_INFO_COMMAND_SUBMIT)
+    return out.value(e->queued_ns);
+
+  ORDO_CU(e->dev->make_current());
+  CUresult q = drv().cuEventQuery(e->done);
+  if (q == CUDA_ERROR_NOT_READY) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
+  ORDO_CU(q);
+  CUevent base = nullptr;
+  uint64_t base_ns = 0;
+  ORDO_CU(e->dev->time_base(&base, &base_ns));
+  auto device_ns = [&](CUevent ev, uint64_t *ns) -> CUresult {
+    float ms = 0;
+    CUresult r = drv().cuEventElapsedTime(&ms, base, ev);
+    *ns = base_ns + static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
+    return r;
+  };
+  uint64_t start_ns = 0, end_ns = 0;
+  ORDO_CU(device_ns(e->start ? e->start : e->done, &start_ns));
+  ORDO_CU(device_ns(e->done, &end_ns));
+  // The clocks are mapped, not shared: keep queued <= start <= end despite rounding.
+  if (start_ns < e->queued_ns) start_ns = e->queued_ns;
+  if (end_ns < start_ns) end_ns = start_ns;
+  return out.value(propName == UR_PROFILING_INFO_COMMAND_START ? start_ns : end_ns);
+}
+
+ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
+  if (!phEventWaitList) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  for (uint32_t i = 0; i < numEvents; ++i) {
+    ORDO_UNWRAP(Event, e, phEventWaitList[i]);
+    (void)e;
+  }
+  for (uint32_t i = 0; i < numEvents; ++i) {
+    auto *e = reinterpret_cast<Event *>(phEventWaitList[i]);
+    if (!e->done) continue;
+    ORDO_CU(e->dev->make_current());
+    ORDO_CU(drv().cuEventSynchronize(e->done));
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  e->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  if (e->release()) event_destroy(e);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urEventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  if (!phNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  *phNativeEvent = reinterpret_cast<ur_native_handle_t>(e->done);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeEvent,
+                                                     ur_context_handle_t hContext,
+                                                     const ur_event_native_properties_t *pProperties,
+                                                     ur_event_handle_t *phEvent) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  if (!phEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!hNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  auto *e = new Event();
+  e->ctx = ctx;
+  e->dev = ctx->devices[0];
+  e->done = reinterpret_cast<CUevent>(hNativeEvent);
+  e->pooled = false;
+  e->owns_native = pProperties && pProperties->isNativeHandleOwned;
+  context_hold(ctx);
+  *phEvent = reinterpret_cast<ur_event_handle_t>(e);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
+                                          ur_event_callback_t pfnNotify, void *pUserData) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  e->retain(); // the callback thread releases it after the call
+  callbacks().add({e, execStatus, pfnNotify, pUserData});
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace ordo::cuda

@@ -1,0 +1,264 @@
+// Kernels: a CUfunction per device of the program, their parameter layout (from
+// cuFuncGetParamInfo, so launches can check every argument) and info queries.
+#include <cstring>
+
+#include "common.hpp"
+#include "entry_points.hpp"
+#include "ordo/info.hpp"
+
+namespace ordo::cuda {
+
+CUfunction Kernel::function_for(const Device *dev) const {
+  const auto &pds = program->per_device;
+  for (size_t i = 0; i < pds.size(); ++i)
+    if (pds[i].dev == dev) return functions[i];
+  return nullptr;
+}
+
+namespace {
+
+void kernel_destroy(Kernel *k) {
+  Program *p = k->program;
+  k->tag = Tag::dead;
+  delete k;
+  program_drop(p);
+}
+
+int func_attr(CUfunction f, CUfunction_attribute a) {
+  int v = 0;
+  drv().cuFuncGetAttribute(&v, a, f);
+  return v;
+}
+
+} // namespace
+
+int kernel_attr(CUfunction f, CUfunction_attribute a) { return func_attr(f, a); }
+
+// A work-group shape for `gws`: per dimension the largest divisor of the global
+// size that still fits the kernel's and the device's limits.
+void suggest_local_size(const Device *d, CUfunction f, uint32_t dims, const size_t *gws, size_t *lws) {
+  size_t budget = size_t(kernel_attr(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+  if (budget == 0) budget = size_t(d->facts.max_threads_per_block);
+  for (uint32_t i = 0; i < 3; ++i) {
+    size_t limit = i < dims ? std::min(budget, size_t(d->facts.block_dim[i])) : 1;
+    size_t best = 1;
+    if (i < dims)
+      for (size_t c = std::min(limit, gws[i]); c >= 1; --c)
+        if (gws[i] % c == 0) {
+          best = c;
+          break;
+        }
+    lws[i] = best;
+    budget /= best;
+  }
+}
+
+
+ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *pKernelName,
+                                      ur_kernel_handle_t *phKernel) {
+  ORDO_UNWRAP(Program, p, hProgram);
+  if (!pKernelName || !phKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  std::lock_guard<std::mutex> lock(p->mutex);
+  if (!p->built.load()) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
+  auto *k = new Kernel();
+  k->program = p;
+  k->name = pKernelName;
+  CUfunction first = nullptr;
+  for (auto &pd : p->per_device) {
+    CUfunction f = nullptr;
+    if (pd.module) {
+      CUresult r = pd.dev->make_current();
+      if (r == CUDA_SUCCESS) r = drv().cuModuleGetFunction(&f, pd.module, pKernelName);
+      if (r != CUDA_SUCCESS) {
+        delete k;
+        return r == CUDA_ERROR_NOT_FOUND ? UR_RESULT_ERROR_INVALID_KERNEL_NAME : map_error(r);
+      }
+      if (!first) first = f;
+    }
+    k->functions.push_back(f);
+  }
+  // Every device got the same image, so one function describes the parameters.
+  for (size_t i = 0;; ++i) {
+    size_t offset = 0, size = 0;
+    if (drv().cuFuncGetParamInfo(first, i, &offset, &size) != CUDA_SUCCESS) break;
+    k->param_sizes.push_back(size);
+  }
+  program_hold(p);
+  *phKernel = reinterpret_cast<ur_kernel_handle_t>(k);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urKernelRetain(ur_kernel_handle_t hKernel) {
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  k->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urKernelRelease(ur_kernel_handle_t hKernel) {
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  if (k->release()) kernel_destroy(k);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urKernelGetNativeHandle(ur_kernel_handle_t hKernel, ur_native_handle_t *phNativeKernel) {
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  if (!phNativeKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  for (CUfunction f : k->functions)
+    if (f) {
+      *phNativeKernel = reinterpret_cast<ur_native_handle_t>(f);
+      return UR_RESULT_SUCCESS;
+    }
+  return UR_RESULT_ERROR_INVALID_KERNEL;
+}
+
+ur_result_t UR_APICALL urKernelGetInfo(ur_kernel_handle_t hKernel, ur_kernel_info_t propName,
+                                       size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_KERNEL_INFO_FUNCTION_NAME: return out.string(k->name);
+  case UR_KERNEL_INFO_NUM_ARGS: return out.value(static_cast<uint32_t>(k->param_sizes.size()));
+  case UR_KERNEL_INFO_REFERENCE_COUNT: return out.value(k->count());
+  case UR_KERNEL_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(k->program->ctx));
+  case UR_KERNEL_INFO_PROGRAM: return out.value(reinterpret_cast<ur_program_handle_t>(k->program));
+  case UR_KERNEL_INFO_ATTRIBUTES: return out.string("");
+  case UR_KERNEL_INFO_NUM_REGS:
+    for (CUfunction f : k->functions)
+      if (f) return out.value(static_cast<uint32_t>(func_attr(f, CU_FUNC_ATTRIBUTE_NUM_REGS)));
+    return UR_RESULT_ERROR_INVALID_KERNEL;
+  case UR_KERNEL_INFO_SPILL_MEM_SIZE: {
+    // Per device of the program: the thread-local (spill) bytes of each function.
+    std::vector<uint32_t> spill;
+    for (CUfunction f : k->functions)
+      spill.push_back(f ? static_cast<uint32_t>(func_attr(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)) : 0);
+    return out.array(spill);
+  }
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL urKernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
+                                            ur_kernel_group_info_t propName, size_t propSize,
+                                            void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  ORDO_UNWRAP(Device, d, hDevice);
+  if (propName > UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE)
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  CUfunction f = k->function_for(d);
+  if (!f) return UR_RESULT_ERROR_INVALID_DEVICE;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  const DeviceFacts &facts = d->facts;
+  switch (propName) {
+  case UR_KERNEL_GROUP_INFO_GLOBAL_WORK_SIZE: {
+    size_t max[3];
+    for (int i = 0; i < 3; ++i) max[i] = size_t(facts.grid_dim[i]) * size_t(facts.block_dim[i]);
+    return out.array(max, 3);
+  }
+  case UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE:
+    return out.value(size_t(func_attr(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)));
+  case UR_KERNEL_GROUP_INFO_COMPILE_WORK_GROUP_SIZE:
+  case UR_KERNEL_GROUP_INFO_COMPILE_MAX_WORK_GROUP_SIZE: {
+    size_t none[3] = {0, 0, 0}; // the test kernels declare no required or maximum shape
+    return out.array(none, 3);
+  }
+  case UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE: return out.value(size_t{0});
+  case UR_KERNEL_GROUP_INFO_LOCAL_MEM_SIZE:
+    return out.value(size_t(func_attr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)));
+  case UR_KERNEL_GROUP_INFO_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.value(size_t(facts.warp_size));
+  case UR_KERNEL_GROUP_INFO_PRIVATE_MEM_SIZE:
+    return out.value(size_t(func_attr(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)));
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL urKernelGetSubGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
+                                               ur_kernel_sub_group_info_t propName, size_t propSize,
+                                               void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  ORDO_UNWRAP(Device, d, hDevice);
+  if (propName > UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  CUfunction f = k->function_for(d);
+  if (!f) return UR_RESULT_ERROR_INVALID_DEVICE;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  uint32_t warp = uint32_t(d->facts.warp_size);
+  switch (propName) {
+  case UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE: return out.value(warp);
+  case UR_KERNEL_SUB_GROUP_INFO_MAX_NUM_SUB_GROUPS:
+    return out.value(uint32_t(func_attr(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)) / warp);
+  case UR_KERNEL_SUB_GROUP_INFO_COMPILE_NUM_SUB_GROUPS:
+  case UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL: return out.value(uint32_t{0});
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
+                                                         uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
+                                                         const size_t *pGlobalWorkSize,
+                                                         size_t *pSuggestedLocalWorkSize) {
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  ORDO_UNWRAP(Queue, q, hQueue);
+  if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize)
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  for (uint32_t i = 0; i < numWorkDim; ++i)
+    if (pGlobalWorkSize[i] == 0) return UR_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
+  CUfunction f = k->function_for(q->dev);
+  if (!f) return UR_RESULT_ERROR_INVALID_KERNEL;
+  size_t lws[3];
+  suggest_local_size(q->dev, f, numWorkDim, pGlobalWorkSize, lws);
+  std::memcpy(pSuggestedLocalWorkSize, lws, numWorkDim * sizeof(size_t));
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSizeWithArgs(
+    ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue, uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
+    const size_t *pGlobalWorkSize, uint32_t numArgs, const ur_exp_kernel_arg_properties_t *pArgs,
+    size_t *pSuggestedLocalWorkSize) {
+  if (!pArgs && numArgs > 0) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  // The shape does not depend on the arguments here (local memory does not limit it).
+  return ordo::cuda::urKernelGetSuggestedLocalWorkSize(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize,
+                                           pSuggestedLocalWorkSize);
+}
+
+ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName,
+                                           size_t propSize, const ur_kernel_exec_info_properties_t *pProperties,
+                                           const void *pPropValue) {
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  (void)k;
+  (void)propSize;
+  (void)pProperties;
+  if (!pPropValue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  switch (propName) {
+  case UR_KERNEL_EXEC_INFO_USM_INDIRECT_ACCESS:
+  case UR_KERNEL_EXEC_INFO_USM_PTRS:
+  case UR_KERNEL_EXEC_INFO_CACHE_CONFIG:
+    // Unified addressing makes every USM pointer reachable; the cache split is a hint.
+    return UR_RESULT_SUCCESS;
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_t hKernel,
+                                                               ur_device_handle_t hDevice, uint32_t workDim,
+                                                               const size_t *pLocalWorkSize,
+                                                               size_t dynamicSharedMemorySize,
+                                                               uint32_t *pGroupCountRet) {
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  ORDO_UNWRAP(Device, d, hDevice);
+  if (!pLocalWorkSize || !pGroupCountRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (workDim < 1 || workDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  CUfunction f = k->function_for(d);
+  if (!f) return UR_RESULT_ERROR_INVALID_DEVICE;
+  size_t threads = 1;
+  for (uint32_t i = 0; i < workDim; ++i) threads *= pLocalWorkSize[i];
+  ORDO_CU(d->make_current());
+  int per_sm = 0;
+  ORDO_CU(drv().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, int(threads), dynamicSharedMemorySize));
+  *pGroupCountRet = uint32_t(per_sm) * uint32_t(d->facts.sm_count);
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace ordo::cuda

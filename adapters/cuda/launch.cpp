@@ -1,0 +1,160 @@
+// urEnqueueKernelLaunchWithArgsExp: arguments checked against the kernel's
+// parameter layout, local memory as offsets into dynamic shared memory, then
+// cuLaunchKernel on the stream the queue picks.
+//
+// Local-memory arguments: the kernel parameter is a size_t byte offset into the
+// launch's dynamic shared memory (`extern __shared__`), and the launch reserves
+// the sum of all local sizes, each aligned to its natural power of two (<= 128).
+#include <cstring>
+#include <vector>
+
+#include "common.hpp"
+#include "entry_points.hpp"
+
+namespace ordo::cuda {
+
+namespace {
+
+constexpr size_t kInlineArgs = 32; // arguments kept on the stack; more go to the heap
+
+size_t local_alignment(size_t size) {
+  size_t a = 1;
+  while (a < 128 && size % (a * 2) == 0) a *= 2;
+  return a < 8 ? 8 : a;
+}
+
+ur_result_t check_shape(uint32_t dims, const size_t *gws, const size_t *lws) {
+  if (dims < 1 || dims > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  for (uint32_t i = 0; i < dims; ++i)
+    if (gws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  if (lws)
+    for (uint32_t i = 0; i < dims; ++i)
+      if (lws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+
+ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
+    ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
+    const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
+    const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
+    uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  if (!pGlobalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!pArgs && numArgs > 0) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (ur_result_t r = check_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+  if (ur_result_t r = check_shape(workDim, pGlobalWorkSize, pLocalWorkSize)) return r;
+  if (k->program->ctx != q->ctx) return UR_RESULT_ERROR_INVALID_KERNEL;
+  CUfunction f = k->function_for(q->dev);
+  if (!f) return UR_RESULT_ERROR_INVALID_KERNEL; // not built for the queue's device
+  if (pGlobalWorkOffset)
+    for (uint32_t i = 0; i < workDim; ++i)
+      if (pGlobalWorkOffset[i] != 0) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // CUDA has no offset
+
+  bool cooperative = false;
+  size_t extra_shared = 0;
+  if (launchPropList) {
+    if (launchPropList->flags & UR_KERNEL_LAUNCH_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    cooperative = launchPropList->flags & UR_KERNEL_LAUNCH_FLAG_COOPERATIVE;
+    for (auto *ext = static_cast<const ur_base_properties_t *>(launchPropList->pNext); ext;
+         ext = static_cast<const ur_base_properties_t *>(ext->pNext)) {
+      if (ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_WORKGROUP_PROPERTY)
+        extra_shared += reinterpret_cast<const ur_kernel_launch_workgroup_property_t *>(ext)->workgroup_mem_size;
+      else if (ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_CLUSTER_PROPERTY)
+        return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    }
+  }
+
+  // Arguments: params[i] points at the bytes of parameter i.
+  const size_t nparams = k->param_sizes.size();
+  void *inline_params[kInlineArgs];
+  uint64_t inline_storage[kInlineArgs];
+  std::vector<void *> heap_params;
+  std::vector<uint64_t> heap_storage;
+  void **params = inline_params;
+  uint64_t *storage = inline_storage;
+  if (nparams > kInlineArgs) {
+    heap_params.resize(nparams);
+    heap_storage.resize(nparams);
+    params = heap_params.data();
+    storage = heap_storage.data();
+  }
+  for (size_t i = 0; i < nparams; ++i) params[i] = nullptr;
+  size_t shared = 0;
+  for (uint32_t a = 0; a < numArgs; ++a) {
+    const ur_exp_kernel_arg_properties_t &arg = pArgs[a];
+    if (arg.index >= nparams) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+    size_t want = k->param_sizes[arg.index];
+    switch (arg.type) {
+    case UR_EXP_KERNEL_ARG_TYPE_VALUE:
+      if (arg.size != want) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+      if (!arg.value.value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+      params[arg.index] = const_cast<void *>(arg.value.value); // copied by cuLaunchKernel
+      break;
+    case UR_EXP_KERNEL_ARG_TYPE_POINTER:
+      if (want != sizeof(void *)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+      std::memcpy(&storage[arg.index], &arg.value.pointer, sizeof(void *));
+      params[arg.index] = &storage[arg.index];
+      break;
+    case UR_EXP_KERNEL_ARG_TYPE_LOCAL: {
+      if (want != sizeof(size_t)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+      if (arg.size == 0) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+      size_t align = local_alignment(arg.size);
+      size_t offset = (shared + align - 1) / align * align;
+      shared = offset + arg.size;
+      storage[arg.index] = offset;
+      params[arg.index] = &storage[arg.index];
+      break;
+    }
+    case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ:
+    case UR_EXP_KERNEL_ARG_TYPE_SAMPLER:
+      return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // this adapter has no buffers or samplers
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+  for (size_t i = 0; i < nparams; ++i)
+    if (!params[i]) return UR_RESULT_ERROR_INVALID_KERNEL_ARGS;
+  shared += extra_shared;
+
+  // The launch shape.
+  const DeviceFacts &facts = q->dev->facts;
+  size_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
+  if (pLocalWorkSize) {
+    size_t threads = 1;
+    for (uint32_t i = 0; i < workDim; ++i) {
+      block[i] = pLocalWorkSize[i];
+      if (block[i] > size_t(facts.block_dim[i]) || pGlobalWorkSize[i] % block[i] != 0)
+        return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
+      threads *= block[i];
+    }
+    if (threads > size_t(facts.max_threads_per_block)) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
+  } else {
+    suggest_local_size(q->dev, f, workDim, pGlobalWorkSize, block);
+  }
+  for (uint32_t i = 0; i < workDim; ++i) {
+    grid[i] = pGlobalWorkSize[i] / block[i];
+    if (grid[i] > size_t(facts.grid_dim[i])) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  }
+
+  Command cmd(q, UR_COMMAND_KERNEL_LAUNCH, numEventsInWaitList, phEventWaitList, phEvent);
+  if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
+  if (shared > size_t(k->dynamic_shared_limit.load(std::memory_order_relaxed))) {
+    // Past 48 KiB the kernel must opt in to more dynamic shared memory.
+    size_t fixed = size_t(kernel_attr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+    if (shared + fixed > size_t(facts.shared_per_block_optin)) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
+    ORDO_CU(drv().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(shared)));
+    k->dynamic_shared_limit.store(int(shared), std::memory_order_relaxed);
+  }
+  auto launch = cooperative ? drv().cuLaunchCooperativeKernel : nullptr;
+  CUresult r =
+      launch ? launch(f, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]), unsigned(block[0]),
+                      unsigned(block[1]), unsigned(block[2]), unsigned(shared), cmd.stream(), params)
+             : drv().cuLaunchKernel(f, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
+                                    unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
+                                    unsigned(shared), cmd.stream(), params, nullptr);
+  return cmd.finish(check(r));
+}
+
+} // namespace ordo::cuda

@@ -1,0 +1,356 @@
+// Programs from PTX or cubin, loaded with cuModuleLoadDataEx (the driver JIT for
+// PTX), with the JIT's info and error logs kept as the build log.
+#include <cstring>
+#include <sstream>
+
+#include "common.hpp"
+#include "entry_points.hpp"
+#include "ordo/info.hpp"
+
+namespace ordo::cuda {
+
+void program_hold(Program *p) { p->life.hold(); }
+
+void program_drop(Program *p) {
+  if (!p->life.drop()) return;
+  for (auto &pd : p->per_device) {
+    if (pd.module && pd.dev->make_current() == CUDA_SUCCESS) drv().cuModuleUnload(pd.module);
+  }
+  Context *ctx = p->ctx;
+  p->tag = Tag::dead;
+  delete p;
+  context_drop(ctx);
+}
+
+CUmodule Program::module_for(const Device *dev) {
+  for (auto &pd : per_device)
+    if (pd.dev == dev) return pd.module;
+  return nullptr;
+}
+
+namespace {
+
+enum class ImageKind { ptx, cubin, fatbin, spirv, unknown };
+
+ImageKind classify(const uint8_t *data, size_t size) {
+  if (size >= 4 && data[0] == 0x7f && data[1] == 'E' && data[2] == 'L' && data[3] == 'F')
+    return ImageKind::cubin;
+  uint32_t magic = 0;
+  if (size >= 4) std::memcpy(&magic, data, 4);
+  if (magic == 0xba55ed50u) return ImageKind::fatbin;
+  if (magic == 0x07230203u) return ImageKind::spirv;
+  // PTX is text naming its ISA version and target.
+  std::string head(reinterpret_cast<const char *>(data), std::min<size_t>(size, 4096));
+  if (head.find(".version") != std::string::npos && head.find(".target") != std::string::npos)
+    return ImageKind::ptx;
+  return ImageKind::unknown;
+}
+
+ur_result_t check_properties(const ur_program_properties_t *props) {
+  if (!props) return UR_RESULT_SUCCESS;
+  if (props->count > 0 && !props->pMetadatas) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (props->pMetadatas && props->count == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t make_program(Context *ctx, const std::vector<Device *> &devices,
+                         const std::vector<std::pair<const uint8_t *, size_t>> &images, bool from_il,
+                         ur_program_handle_t *out) {
+  auto *p = new Program();
+  p->ctx = ctx;
+  p->from_il = from_il;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    Program::PerDevice pd;
+    pd.dev = devices[i];
+    const uint8_t *data = images[i].first;
+    size_t size = images[i].second;
+    pd.is_ptx = classify(data, size) == ImageKind::ptx;
+    pd.image.assign(data, data + size);
+    // The JIT reads PTX as a C string.
+    if (pd.is_ptx && (pd.image.empty() || pd.image.back() != 0)) pd.image.push_back(0);
+    p->per_device.push_back(std::move(pd));
+  }
+  context_hold(ctx);
+  *out = reinterpret_cast<ur_program_handle_t>(p);
+  return UR_RESULT_SUCCESS;
+}
+
+// JIT options a UR caller may pass; everything else is kept in the log as ignored.
+void parse_options(const std::string &options, std::vector<CUjit_option> &keys,
+                   std::vector<void *> &values, std::string &ignored) {
+  std::istringstream in(options);
+  std::string opt;
+  while (in >> opt) {
+    if (opt.size() == 3 && opt[0] == '-' && opt[1] == 'O' && opt[2] >= '0' && opt[2] <= '4') {
+      keys.push_back(CU_JIT_OPTIMIZATION_LEVEL);
+      values.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(opt[2] - '0')));
+    } else if (opt.rfind("--maxrregcount=", 0) == 0 || opt.rfind("-maxrregcount=", 0) == 0) {
+      keys.push_back(CU_JIT_MAX_REGISTERS);
+      values.push_back(reinterpret_cast<void *>(
+          static_cast<uintptr_t>(std::strtoul(opt.c_str() + opt.find('=') + 1, nullptr, 10))));
+    } else {
+      ignored += (ignored.empty() ? "" : " ") + opt;
+    }
+  }
+}
+
+// Loads one device's image; the program mutex is held.
+ur_result_t build_one(Program::PerDevice &pd, const std::string &options) {
+  if (pd.module) {
+    ORDO_CU(pd.dev->make_current());
+    drv().cuModuleUnload(pd.module);
+    pd.module = nullptr;
+  }
+  ImageKind kind = classify(pd.image.data(), pd.image.size());
+  pd.options = options;
+  pd.log.clear();
+  if (kind == ImageKind::spirv || kind == ImageKind::unknown) {
+    pd.status = UR_PROGRAM_BUILD_STATUS_ERROR;
+    pd.log = kind == ImageKind::spirv ? "SPIR-V cannot be loaded by the CUDA driver; give PTX or a cubin"
+                                      : "not PTX, a cubin or a fatbinary";
+    return UR_RESULT_ERROR_INVALID_BINARY;
+  }
+  ORDO_CU(pd.dev->make_current());
+  constexpr size_t kLog = 16 * 1024;
+  std::vector<char> info(kLog, 0), error(kLog, 0);
+  std::vector<CUjit_option> keys = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                                    CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                                    CU_JIT_LOG_VERBOSE};
+  std::vector<void *> values = {info.data(), reinterpret_cast<void *>(kLog), error.data(),
+                                reinterpret_cast<void *>(kLog), reinterpret_cast<void *>(uintptr_t{1})};
+  std::string ignored;
+  parse_options(options, keys, values, ignored);
+  CUresult r = drv().cuModuleLoadDataEx(&pd.module, pd.image.data(), static_cast<unsigned>(keys.size()),
+                                        keys.data(), values.data());
+  pd.log = info.data();
+  if (error[0]) pd.log += (pd.log.empty() ? "" : "\n") + std::string(error.data());
+  if (!ignored.empty()) pd.log += (pd.log.empty() ? "" : "\n") + ("options not used by the JIT: " + ignored);
+  if (r != CUDA_SUCCESS) {
+    pd.module = nullptr;
+    pd.status = UR_PROGRAM_BUILD_STATUS_ERROR;
+    if (pd.log.empty()) pd.log = "cuModuleLoadDataEx returned " + error_text(r);
+    return r == CUDA_ERROR_OUT_OF_MEMORY ? UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY
+                                         : UR_RESULT_ERROR_PROGRAM_BUILD_FAILURE;
+  }
+  pd.status = UR_PROGRAM_BUILD_STATUS_SUCCESS;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t build(Program *p, const std::vector<Device *> *only, const char *options) {
+  std::lock_guard<std::mutex> lock(p->mutex);
+  if (p->life.holders.load() > 1)
+    return UR_RESULT_ERROR_INVALID_OPERATION; // kernels still use the loaded modules
+  std::string opts = options ? options : "";
+  ur_result_t result = UR_RESULT_SUCCESS;
+  bool any = false;
+  for (auto &pd : p->per_device) {
+    if (only) {
+      bool listed = false;
+      for (Device *d : *only) listed = listed || d == pd.dev;
+      if (!listed) continue;
+    }
+    ur_result_t r = build_one(pd, opts);
+    if (r != UR_RESULT_SUCCESS && result == UR_RESULT_SUCCESS) result = r;
+    any = any || r == UR_RESULT_SUCCESS;
+  }
+  p->built.store(any);
+  return result;
+}
+
+} // namespace
+
+ur_result_t UR_APICALL urProgramCreateWithBinary(ur_context_handle_t hContext, uint32_t numDevices,
+                                                 ur_device_handle_t *phDevices, size_t *pLengths,
+                                                 const uint8_t **ppBinaries,
+                                                 const ur_program_properties_t *pProperties,
+                                                 ur_program_handle_t *phProgram) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  if (!phDevices || !pLengths || !ppBinaries || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (ur_result_t r = check_properties(pProperties)) return r;
+  if (numDevices == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  std::vector<Device *> devices;
+  std::vector<std::pair<const uint8_t *, size_t>> images;
+  for (uint32_t i = 0; i < numDevices; ++i) {
+    ORDO_UNWRAP(Device, d, phDevices[i]);
+    if (ctx->index_of(d) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+    if (!ppBinaries[i]) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (pLengths[i] == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+    ImageKind kind = classify(ppBinaries[i], pLengths[i]);
+    if (kind == ImageKind::spirv || kind == ImageKind::unknown) return UR_RESULT_ERROR_INVALID_BINARY;
+    devices.push_back(d);
+    images.emplace_back(ppBinaries[i], pLengths[i]);
+  }
+  return make_program(ctx, devices, images, false, phProgram);
+}
+
+ur_result_t UR_APICALL urProgramCreateWithIL(ur_context_handle_t hContext, const void *pIL, size_t length,
+                                             const ur_program_properties_t *pProperties,
+                                             ur_program_handle_t *phProgram) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  if (!pIL || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (ur_result_t r = check_properties(pProperties)) return r;
+  if (length == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  // CUDA's intermediate language is PTX; SPIR-V has no consumer here.
+  if (classify(static_cast<const uint8_t *>(pIL), length) != ImageKind::ptx)
+    return UR_RESULT_ERROR_INVALID_BINARY;
+  std::vector<std::pair<const uint8_t *, size_t>> images(
+      ctx->devices.size(), {static_cast<const uint8_t *>(pIL), length});
+  return make_program(ctx, ctx->devices, images, true, phProgram);
+}
+
+ur_result_t UR_APICALL urProgramBuild(ur_context_handle_t hContext, ur_program_handle_t hProgram,
+                                      const char *pOptions) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(Program, p, hProgram);
+  if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  return build(p, nullptr, pOptions);
+}
+
+ur_result_t UR_APICALL urProgramBuildExp(ur_program_handle_t hProgram, uint32_t numDevices,
+                                         ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
+                                         const char *pOptions) {
+  ORDO_UNWRAP(Program, p, hProgram);
+  if (!phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (flags & UR_EXP_PROGRAM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  std::vector<Device *> only;
+  for (uint32_t i = 0; i < numDevices; ++i) {
+    ORDO_UNWRAP(Device, d, phDevices[i]);
+    bool mine = false;
+    for (auto &pd : p->per_device) mine = mine || pd.dev == d;
+    if (!mine) return UR_RESULT_ERROR_INVALID_DEVICE;
+    only.push_back(d);
+  }
+  return build(p, &only, pOptions);
+}
+
+ur_result_t UR_APICALL urProgramRetain(ur_program_handle_t hProgram) {
+  ORDO_UNWRAP(Program, p, hProgram);
+  p->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urProgramRelease(ur_program_handle_t hProgram) {
+  ORDO_UNWRAP(Program, p, hProgram);
+  if (p->release()) program_drop(p);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urProgramGetFunctionPointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
+                                                   const char *pFunctionName, void **ppFunctionPointer) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  ORDO_UNWRAP(Program, p, hProgram);
+  if (!pFunctionName || !ppFunctionPointer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  std::lock_guard<std::mutex> lock(p->mutex);
+  CUmodule m = p->module_for(d);
+  if (!m) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
+  ORDO_CU(d->make_current());
+  CUfunction f = nullptr;
+  CUresult r = drv().cuModuleGetFunction(&f, m, pFunctionName);
+  if (r == CUDA_ERROR_NOT_FOUND) return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
+  ORDO_CU(r);
+  // CUDA has no device function addresses to hand out; the function handle is
+  // what identifies the kernel.
+  *ppFunctionPointer = reinterpret_cast<void *>(f);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urProgramGetInfo(ur_program_handle_t hProgram, ur_program_info_t propName,
+                                        size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Program, p, hProgram);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  std::lock_guard<std::mutex> lock(p->mutex);
+  auto image_size = [](const Program::PerDevice &pd) {
+    return pd.is_ptx ? pd.image.size() - 1 : pd.image.size(); // without the NUL we added
+  };
+  switch (propName) {
+  case UR_PROGRAM_INFO_REFERENCE_COUNT: return out.value(p->count());
+  case UR_PROGRAM_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(p->ctx));
+  case UR_PROGRAM_INFO_NUM_DEVICES: return out.value(static_cast<uint32_t>(p->per_device.size()));
+  case UR_PROGRAM_INFO_DEVICES: {
+    std::vector<ur_device_handle_t> list;
+    for (auto &pd : p->per_device) list.push_back(reinterpret_cast<ur_device_handle_t>(pd.dev));
+    return out.array(list);
+  }
+  case UR_PROGRAM_INFO_IL:
+    if (!p->from_il) return out.bytes(nullptr, 0);
+    return out.bytes(p->per_device[0].image.data(), image_size(p->per_device[0]));
+  case UR_PROGRAM_INFO_BINARY_SIZES: {
+    std::vector<size_t> sizes;
+    for (auto &pd : p->per_device) sizes.push_back(image_size(pd));
+    return out.array(sizes);
+  }
+  case UR_PROGRAM_INFO_BINARIES: {
+    // The caller passes one buffer pointer per device, each BINARY_SIZES long.
+    size_t n = p->per_device.size();
+    if (pPropSizeRet) *pPropSizeRet = n * sizeof(unsigned char *);
+    if (!pPropValue) return UR_RESULT_SUCCESS;
+    if (propSize < n * sizeof(unsigned char *)) return UR_RESULT_ERROR_INVALID_SIZE;
+    auto **buffers = static_cast<unsigned char **>(pPropValue);
+    for (size_t i = 0; i < n; ++i)
+      if (buffers[i]) std::memcpy(buffers[i], p->per_device[i].image.data(), image_size(p->per_device[i]));
+    return UR_RESULT_SUCCESS;
+  }
+  case UR_PROGRAM_INFO_NUM_KERNELS:
+  case UR_PROGRAM_INFO_KERNEL_NAMES: {
+    Program::PerDevice *built = nullptr;
+    for (auto &pd : p->per_device)
+      if (pd.module && !built) built = &pd;
+    if (!built) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
+    ORDO_CU(built->dev->make_current());
+    unsigned count = 0;
+    ORDO_CU(drv().cuModuleGetFunctionCount(&count, built->module));
+    if (propName == UR_PROGRAM_INFO_NUM_KERNELS) return out.value(size_t(count));
+    std::vector<CUfunction> funcs(count);
+    ORDO_CU(drv().cuModuleEnumerateFunctions(funcs.data(), count, built->module));
+    std::string names;
+    for (CUfunction f : funcs) {
+      const char *name = nullptr;
+      if (drv().cuFuncGetName(&name, f) == CUDA_SUCCESS && name)
+        names += (names.empty() ? "" : ";") + std::string(name);
+    }
+    return out.string(names);
+  }
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL urProgramGetBuildInfo(ur_program_handle_t hProgram, ur_device_handle_t hDevice,
+                                             ur_program_build_info_t propName, size_t propSize,
+                                             void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Program, p, hProgram);
+  ORDO_UNWRAP(Device, d, hDevice);
+  if (propName > UR_PROGRAM_BUILD_INFO_BINARY_TYPE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  std::lock_guard<std::mutex> lock(p->mutex);
+  for (auto &pd : p->per_device) {
+    if (pd.dev != d) continue;
+    switch (propName) {
+    case UR_PROGRAM_BUILD_INFO_STATUS: return out.value(pd.status);
+    case UR_PROGRAM_BUILD_INFO_OPTIONS: return out.string(pd.options);
+    case UR_PROGRAM_BUILD_INFO_LOG: return out.string(pd.log);
+    case UR_PROGRAM_BUILD_INFO_BINARY_TYPE:
+      // PTX and cubin images are whole programs: nothing is left to link.
+      return out.value(pd.image.empty() ? UR_PROGRAM_BINARY_TYPE_NONE : UR_PROGRAM_BINARY_TYPE_EXECUTABLE);
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+  return UR_RESULT_ERROR_INVALID_DEVICE;
+}
+
+ur_result_t UR_APICALL urProgramGetNativeHandle(ur_program_handle_t hProgram,
+                                                ur_native_handle_t *phNativeProgram) {
+  ORDO_UNWRAP(Program, p, hProgram);
+  if (!phNativeProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  std::lock_guard<std::mutex> lock(p->mutex);
+  for (auto &pd : p->per_device) {
+    if (pd.module) {
+      *phNativeProgram = reinterpret_cast<ur_native_handle_t>(pd.module);
+      return UR_RESULT_SUCCESS;
+    }
+  }
+  return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
+}
+
+} // namespace ordo::cuda

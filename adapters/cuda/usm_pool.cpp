@@ -1,0 +1,419 @@
+// USM pools on CUDA's native memory pools.
+//
+// A UR pool owns (or, for the default pools, borrows) one native pool per kind of
+// memory and device: device memory from cuMemPoolCreate / the device's default
+// pool, pinned host memory from a CU_MEM_LOCATION_TYPE_HOST pool, shared memory
+// from a CU_MEM_ALLOCATION_TYPE_MANAGED pool (CUDA 13). Each native pool gets the
+// UR pool's maximum size and release threshold, reuse policies set explicitly,
+// and access for the other devices of the context.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "common.hpp"
+#include "entry_points.hpp"
+
+namespace ordo::cuda {
+
+namespace {
+
+CUresult configure(CUmemoryPool pool, uint64_t threshold) {
+  Driver &cu = drv();
+  if (CUresult r = cu.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold))
+    return r;
+  // All three reuse rules on: follow event dependencies, reuse blocks whose free
+  // has completed, and (rather than grow) add the free's event as a dependency.
+  int on = 1;
+  for (CUmemPool_attribute a :
+       {CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,
+        CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES})
+    if (CUresult r = cu.cuMemPoolSetAttribute(pool, a, &on)) return r;
+  return CUDA_SUCCESS;
+}
+
+// Gives `readers` read-write access to memory that lives on `home` (or on the host
+// when `home` is null). A device's access to its own pool cannot be set.
+CUresult grant_access(CUmemoryPool pool, Device *home, const std::vector<Device *> &readers) {
+  for (Device *d : readers) {
+    if (d == home) continue;
+    if (home) {
+      int can = 0;
+      drv().cuDeviceCanAccessPeer(&can, d->cu, home->cu);
+      if (!can) continue;
+    }
+    CUmemAccessDesc desc{};
+    desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    desc.location.id = d->ordinal;
+    desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    if (CUresult r = drv().cuMemPoolSetAccess(pool, &desc, 1)) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+size_t pool_stat(Pool *p, CUmemPool_attribute attr) {
+  size_t total = 0;
+  for (CUmemoryPool n : p->natives()) {
+    cuuint64_t v = 0;
+    if (drv().cuMemPoolGetAttribute(n, attr, &v) == CUDA_SUCCESS) total += static_cast<size_t>(v);
+  }
+  return total;
+}
+
+Pool *make_default_pool(Context *ctx, Device *dev) {
+  auto *p = new Pool();
+  p->ctx = ctx;
+  p->dev = dev;
+  p->is_default = true;
+  p->stream_ordered = true;
+  // Keep what was allocated across synchronisation; urUSMPoolTrimToExp gives it back.
+  p->threshold = std::numeric_limits<uint64_t>::max();
+  p->init_slots(ctx->devices.size());
+  return p;
+}
+
+} // namespace
+
+CUmemoryPool Pool::make_native(MemKind kind, Device *d, ur_result_t *err) {
+  Driver &cu = drv();
+  CUmemoryPool pool = nullptr;
+  CUmemLocation loc{};
+  loc.type = kind == MemKind::host ? CU_MEM_LOCATION_TYPE_HOST : CU_MEM_LOCATION_TYPE_DEVICE;
+  loc.id = kind == MemKind::host ? 0 : d->ordinal;
+  CUmemAllocationType type =
+      kind == MemKind::shared ? CU_MEM_ALLOCATION_TYPE_MANAGED : CU_MEM_ALLOCATION_TYPE_PINNED;
+  if (kind == MemKind::host && !d->facts.host_memory_pools) {
+    *err = UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    return nullptr;
+  }
+  CUresult r = d->make_current();
+  if (r == CUDA_SUCCESS) {
+    if (is_default) {
+      r = kind == MemKind::device ? cu.cuDeviceGetDefaultMemPool(&pool, d->cu)
+                                  : cu.cuMemGetDefaultMemPool(&pool, &loc, type);
+    } else {
+      CUmemPoolProps props{};
+      props.allocType = type;
+      props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+      props.location = loc;
+      props.maxSize = max_size;
+      r = cu.cuMemPoolCreate(&pool, &props);
+      if (r == CUDA_SUCCESS) owned_.push_back(pool);
+    }
+  }
+  if (r == CUDA_SUCCESS) r = configure(pool, threshold);
+  if (r == CUDA_SUCCESS && kind != MemKind::shared)
+    r = grant_access(pool, kind == MemKind::host ? nullptr : d, ctx->devices);
+  if (r != CUDA_SUCCESS) {
+    ORDO_LOG(logger(), warning, "no native %s pool on device %d: %s",
+             kind == MemKind::host ? "pinned-host" : kind == MemKind::shared ? "managed" : "device",
+             d->ordinal, error_text(r).c_str());
+    *err = r == CUDA_ERROR_NOT_SUPPORTED ? UR_RESULT_ERROR_UNSUPPORTED_FEATURE : map_error(r);
+    return nullptr;
+  }
+  return pool;
+}
+
+CUmemoryPool Pool::native(MemKind kind, int dev_index, ur_result_t *err) {
+  std::atomic<CUmemoryPool> &slot = kind == MemKind::host     ? host_pool_
+                                    : kind == MemKind::shared ? shared_pools_[dev_index]
+                                                              : device_pools_[dev_index];
+  if (CUmemoryPool p = slot.load(std::memory_order_acquire)) return p; // the common case
+  std::lock_guard<std::mutex> lock(mutex_);
+  CUmemoryPool p = slot.load(std::memory_order_acquire);
+  if (!p) {
+    p = make_native(kind, ctx->devices[kind == MemKind::host ? 0 : dev_index], err);
+    slot.store(p, std::memory_order_release);
+  }
+  return p;
+}
+
+std::vector<CUmemoryPool> Pool::natives() {
+  std::vector<CUmemoryPool> all;
+  for (auto &p : device_pools_)
+    if (CUmemoryPool n = p.load()) all.push_back(n);
+  for (auto &p : shared_pools_)
+    if (CUmemoryPool n = p.load()) all.push_back(n);
+  if (CUmemoryPool n = host_pool_.load()) all.push_back(n);
+  return all;
+}
+
+void pool_hold(Pool *p) { p->life.hold(); }
+
+void pool_drop(Pool *p) {
+  if (!p->life.drop()) return;
+  // cuMemPoolDestroy defers the release of blocks whose frees are still pending.
+  for (CUmemoryPool n : p->owned_) drv().cuMemPoolDestroy(n);
+  Context *ctx = p->is_default ? nullptr : p->ctx;
+  p->tag = Tag::dead;
+  delete p;
+  if (ctx) context_drop(ctx);
+}
+
+void pool_release_user(Pool *p) {
+  p->destroyed.store(true);
+  {
+    std::lock_guard<std::mutex> lock(p->ctx->pools_mutex);
+    for (auto &current : p->ctx->current_pools) {
+      Pool *expected = p; // the device falls back to its default pool
+      current.compare_exchange_strong(expected, nullptr);
+    }
+  }
+  pool_drop(p);
+}
+
+ur_result_t pool_create(Context *ctx, Device *dev, const ur_usm_pool_desc_t *desc,
+                        bool stream_ordered, Pool **out) {
+  if (desc->flags & UR_USM_POOL_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (dev && ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  for (Device *d : ctx->devices)
+    if (!d->facts.memory_pools) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  size_t max_size = 0;
+  uint64_t threshold = 0;
+  for (auto *ext = static_cast<const ur_base_desc_t *>(desc->pNext); ext;
+       ext = static_cast<const ur_base_desc_t *>(ext->pNext)) {
+    if (ext->stype == UR_STRUCTURE_TYPE_USM_POOL_LIMITS_DESC) {
+      auto *limits = reinterpret_cast<const ur_usm_pool_limits_desc_t *>(ext);
+      max_size = limits->maxPoolableSize;
+      threshold = limits->minDriverAllocSize;
+    } else if (ext->stype == UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC) {
+      // A pool carved from the caller's memory has no native CUDA equivalent.
+      return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    }
+  }
+  if (max_size && threshold > max_size) return UR_RESULT_ERROR_INVALID_VALUE;
+  auto *p = new Pool();
+  p->ctx = ctx;
+  p->dev = dev;
+  p->stream_ordered = stream_ordered;
+  p->flags = desc->flags;
+  p->max_size = max_size;
+  p->threshold = threshold;
+  p->init_slots(ctx->devices.size());
+  if (dev) {
+    // Make the device pool now, so a limit the driver refuses fails here.
+    ur_result_t err = UR_RESULT_SUCCESS;
+    if (!p->native(MemKind::device, ctx->index_of(dev), &err)) {
+      p->life.holders.store(0);
+      delete p;
+      return err;
+    }
+  }
+  context_hold(ctx);
+  *out = p;
+  return UR_RESULT_SUCCESS;
+}
+
+namespace {
+// Returns the pool in `slot`, making a default pool there first if it is empty.
+Pool *default_in(Context *ctx, Device *dev, std::atomic<Pool *> &slot) {
+  if (Pool *p = slot.load(std::memory_order_acquire)) return p;
+  std::lock_guard<std::mutex> lock(ctx->pools_mutex);
+  Pool *p = slot.load(std::memory_order_acquire);
+  if (!p) {
+    p = make_default_pool(ctx, dev);
+    slot.store(p, std::memory_order_release);
+  }
+  return p;
+}
+} // namespace
+
+ur_result_t pool_for_default(Context *ctx, Device *dev, MemKind kind, Pool **out) {
+  if (kind == MemKind::host) {
+    *out = default_in(ctx, nullptr, ctx->host_pool);
+    return UR_RESULT_SUCCESS;
+  }
+  int i = ctx->index_of(dev);
+  if (i < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  Pool *current = ctx->current_pools[i].load(std::memory_order_acquire);
+  *out = current ? current : default_in(ctx, dev, ctx->default_pools[i]);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t pool_alloc(Pool *pool, MemKind kind, Device *dev, size_t size, CUstream stream,
+                       bool async, void **out) {
+  Context *ctx = pool->ctx;
+  int index = kind == MemKind::host ? 0 : ctx->index_of(dev);
+  if (index < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  ur_result_t err = UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  CUmemoryPool native = pool->native(kind, index, &err);
+  if (!native) return err;
+  CUdeviceptr p = 0;
+  CUresult r = drv().cuMemAllocFromPoolAsync(&p, size, native, stream);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY)
+    return kind == MemKind::host ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY
+                                 : UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+  ORDO_CU(r);
+  if (pool->flags & UR_USM_POOL_FLAG_ZERO_INITIALIZE_BLOCK) {
+    if (CUresult z = drv().cuMemsetD8Async(p, 0, size, stream)) {
+      drv().cuMemFreeAsync(p, stream);
+      return map_error(z);
+    }
+  }
+  pool_hold(pool);
+  ctx->allocs.insert(reinterpret_cast<void *>(p),
+                     {pool, size, kind, kind == MemKind::host ? nullptr : dev, async});
+  *out = reinterpret_cast<void *>(p);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t pool_free(Context *ctx, const AllocRecord &rec, void *ptr, CUstream stream) {
+  CUresult r = drv().cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), stream);
+  if (r != CUDA_SUCCESS) {
+    ctx->allocs.insert(ptr, rec);
+    return map_error(r);
+  }
+  pool_drop(rec.pool);
+  return UR_RESULT_SUCCESS;
+}
+
+// ---- entry points ------------------------------------------------------------------
+
+namespace {
+
+// The checks every pool entry point that names a context and a device shares.
+ur_result_t check_pool_owner(Context *ctx, Device *dev, Pool *p) {
+  if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  if (p && p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  if (p && p->dev && p->dev != dev) return UR_RESULT_ERROR_INVALID_DEVICE;
+  if (p && p->destroyed.load()) return UR_RESULT_ERROR_INVALID_VALUE;
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+
+ur_result_t UR_APICALL urUSMPoolCreateExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                          ur_usm_pool_desc_t *pPoolDesc, ur_usm_pool_handle_t *pPool) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(Device, dev, hDevice);
+  if (!pPoolDesc || !pPool) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  Pool *p = nullptr;
+  if (ur_result_t r = pool_create(ctx, dev, pPoolDesc, true, &p)) return r;
+  *pPool = reinterpret_cast<ur_usm_pool_handle_t>(p);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urUSMPoolDestroyExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                           ur_usm_pool_handle_t hPool) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(Device, dev, hDevice);
+  ORDO_UNWRAP(Pool, p, hPool);
+  if (ur_result_t r = check_pool_owner(ctx, dev, p)) return r;
+  if (p->is_default) return UR_RESULT_ERROR_INVALID_VALUE; // the context owns it
+  // Live allocations keep the pool until they are freed (pool_drop then runs).
+  p->ref_count.store(0);
+  pool_release_user(p);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urUSMPoolGetDefaultDevicePoolExp(ur_context_handle_t hContext,
+                                                        ur_device_handle_t hDevice,
+                                                        ur_usm_pool_handle_t *pPool) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(Device, dev, hDevice);
+  if (!pPool) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  int i = ctx->index_of(dev);
+  if (i < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  if (!dev->facts.memory_pools) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  *pPool = reinterpret_cast<ur_usm_pool_handle_t>(default_in(ctx, dev, ctx->default_pools[i]));
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urUSMPoolGetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_pool_info_t propName,
+                                           void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Pool, p, hPool);
+  if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  auto answer = [&](auto v) {
+    if (pPropSizeRet) *pPropSizeRet = sizeof(v);
+    if (pPropValue) std::memcpy(pPropValue, &v, sizeof(v));
+    return UR_RESULT_SUCCESS;
+  };
+  switch (propName) {
+  case UR_USM_POOL_INFO_REFERENCE_COUNT: return answer(p->count());
+  case UR_USM_POOL_INFO_CONTEXT: return answer(reinterpret_cast<ur_context_handle_t>(p->ctx));
+  case UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP:
+    return answer(static_cast<size_t>(std::min<uint64_t>(p->threshold, SIZE_MAX)));
+  case UR_USM_POOL_INFO_MAXIMUM_SIZE_EXP: {
+    Device *d = p->dev ? p->dev : p->ctx->devices[0];
+    return answer(p->max_size ? p->max_size : d->facts.total_mem);
+  }
+  case UR_USM_POOL_INFO_RESERVED_CURRENT_EXP:
+    return answer(pool_stat(p, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+  case UR_USM_POOL_INFO_RESERVED_HIGH_EXP: return answer(pool_stat(p, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH));
+  case UR_USM_POOL_INFO_USED_CURRENT_EXP: return answer(pool_stat(p, CU_MEMPOOL_ATTR_USED_MEM_CURRENT));
+  case UR_USM_POOL_INFO_USED_HIGH_EXP: return answer(pool_stat(p, CU_MEMPOOL_ATTR_USED_MEM_HIGH));
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL urUSMPoolSetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_pool_info_t propName,
+                                           void *pPropValue, size_t propSize) {
+  ORDO_UNWRAP(Pool, p, hPool);
+  if (!pPropValue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  switch (propName) {
+  case UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP: {
+    if (propSize != sizeof(size_t)) return UR_RESULT_ERROR_INVALID_SIZE;
+    size_t value = 0;
+    std::memcpy(&value, pPropValue, sizeof(value));
+    if (p->max_size && value > p->max_size) return UR_RESULT_ERROR_INVALID_VALUE;
+    cuuint64_t threshold = value;
+    for (CUmemoryPool n : p->natives())
+      ORDO_CU(drv().cuMemPoolSetAttribute(n, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
+    p->threshold = value; // pools made later start with it too
+    return UR_RESULT_SUCCESS;
+  }
+  case UR_USM_POOL_INFO_RESERVED_HIGH_EXP:
+  case UR_USM_POOL_INFO_USED_HIGH_EXP: {
+    if (propSize != sizeof(size_t)) return UR_RESULT_ERROR_INVALID_SIZE;
+    size_t value = 0;
+    std::memcpy(&value, pPropValue, sizeof(value));
+    if (value != 0) return UR_RESULT_ERROR_INVALID_VALUE; // only a reset to 0 is possible
+    cuuint64_t zero = 0;
+    CUmemPool_attribute attr = propName == UR_USM_POOL_INFO_RESERVED_HIGH_EXP
+                                   ? CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH
+                                   : CU_MEMPOOL_ATTR_USED_MEM_HIGH;
+    for (CUmemoryPool n : p->natives()) ORDO_CU(drv().cuMemPoolSetAttribute(n, attr, &zero));
+    return UR_RESULT_SUCCESS;
+  }
+  default:
+    // Everything else is read-only (or not a pool property).
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL urUSMPoolSetDevicePoolExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                                 ur_usm_pool_handle_t hPool) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(Device, dev, hDevice);
+  ORDO_UNWRAP(Pool, p, hPool);
+  if (ur_result_t r = check_pool_owner(ctx, dev, p)) return r;
+  std::lock_guard<std::mutex> lock(ctx->pools_mutex);
+  int i = ctx->index_of(dev);
+  ctx->current_pools[i].store(p == ctx->default_pools[i].load() ? nullptr : p);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urUSMPoolGetDevicePoolExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                                 ur_usm_pool_handle_t *pPool) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(Device, dev, hDevice);
+  if (!pPool) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!dev->facts.memory_pools) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  Pool *p = nullptr;
+  if (ur_result_t r = pool_for_default(ctx, dev, MemKind::device, &p)) return r;
+  *pPool = reinterpret_cast<ur_usm_pool_handle_t>(p);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urUSMPoolTrimToExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                          ur_usm_pool_handle_t hPool, size_t minBytesToKeep) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(Device, dev, hDevice);
+  ORDO_UNWRAP(Pool, p, hPool);
+  if (ur_result_t r = check_pool_owner(ctx, dev, p)) return r;
+  ORDO_CU(dev->make_current());
+  // The driver never releases memory in use, whatever minBytesToKeep says.
+  for (CUmemoryPool n : p->natives()) ORDO_CU(drv().cuMemPoolTrimTo(n, minBytesToKeep));
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace ordo::cuda
