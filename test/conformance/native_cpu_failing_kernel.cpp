@@ -1,0 +1,12 @@
+// A native CPU program whose one kernel fails, so that the suite can check what a
+// failed command does to its event and to the commands that depend on it
+// (event.cpp, urEventFailureTest). Built into the conformance build folder.
+#include <cstdint>
+
+#include "ur_native_cpu_kernel.h"
+
+using ordo_nc::item;
+
+// Every work-item reports failure: the launch ends in UR_EVENT_STATUS_ERROR.
+static int32_t fail(const item &) { return 1; }
+ORDO_NC_KERNEL(fail);
