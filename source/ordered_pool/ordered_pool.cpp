@@ -1,0 +1,268 @@
+// The ordered pool core: entry points, construction and destruction.
+// docs/ordered-pool.md describes the model; comments here say why.
+#include "ordo_pool/pool_impl.hpp"
+
+namespace ordo::pool {
+
+const char *to_string(status s) noexcept {
+  switch (s) {
+  case status::success: return "success";
+  case status::out_of_memory: return "out of memory";
+  case status::invalid_size: return "invalid size";
+  case status::invalid_alignment: return "invalid alignment";
+  case status::invalid_argument: return "invalid argument";
+  case status::not_owned: return "pointer not owned by the pool";
+  case status::not_block_start: return "pointer is not the start of its block";
+  case status::double_free: return "double free";
+  }
+  return "unknown status";
+}
+
+ordered_pool::impl::impl(backend &be, const pool_config &cfg) : be_(be), cfg_(cfg) {
+  cfg_.chunk_granularity = align_up(std::max(cfg_.chunk_granularity, block_granule), block_granule);
+  // Teach the node recycler the node size (all sets share one node type).
+  block probe;
+  free_.insert(&probe);
+  free_.erase(&probe);
+}
+
+ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::size_t size)
+    : impl(be, cfg) {
+  fixed_ = true;
+  cfg_.max_size = size;
+  auto c = std::make_unique<chunk>();
+  c->raw = mem;
+  c->raw_size = size;
+  c->user_memory = true;
+  const std::uintptr_t lo = align_up(as_uint(mem), block_granule);
+  const std::uintptr_t hi = align_down(as_uint(mem) + size, block_granule);
+  if (mem && hi > lo) {
+    recycle(new block);
+    block *b = new_block();
+    b->addr = lo;
+    b->size = hi - lo;
+    b->owner = c.get();
+    c->first = b;
+    by_addr_.insert(b);
+    free_.insert(b);
+  }
+  chunks_.push_back(c.release());
+  stats_.reserved_current = stats_.reserved_high = size;
+}
+
+ordered_pool::impl::~impl() {
+  for (chunk *c : chunks_) {
+    for (block *b = c->first; b;) {
+      block *n = b->next;
+      if (b->state == block_state::pending)
+        be_.release_event(b->event);
+      delete b;
+      b = n;
+    }
+    if (!c->user_memory)
+      be_.put_chunk(c->raw, c->raw_size);
+    delete c;
+  }
+  while (spare_) {
+    block *n = spare_->next;
+    delete spare_;
+    spare_ = n;
+  }
+  by_addr_.clear();
+  free_.clear();
+  pending_.clear();
+  pending_queue_.clear();
+  pending_event_.clear();
+}
+
+status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
+  if (rq.size == 0)
+    return status::invalid_size;
+  std::size_t align = rq.alignment ? rq.alignment : block_granule;
+  if (!is_pow2(align))
+    return status::invalid_alignment;
+  align = std::max(align, block_granule);
+  if (rq.wait_count && !rq.wait_list)
+    return status::invalid_argument;
+  // Far beyond any memory; keeps the arithmetic below from overflowing.
+  constexpr std::size_t huge = std::numeric_limits<std::size_t>::max() / 4;
+  if (rq.size > huge || align > huge)
+    return status::out_of_memory;
+  const std::size_t need = align_up(rq.size, block_granule);
+
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!stock_up(alloc_nodes, alloc_blocks))
+    return status::out_of_memory;
+
+  search s{rq, need, align};
+  block *b = find_reusable(s);
+  if (!b && cfg_.reuse_completed && collect_locked()) {
+    b = fit(free_, need, align);
+    s.source = alloc_source::completed;
+  }
+  block *live = nullptr;
+  if (b) {
+    unindex(b);
+    live = take_range(b, b, align_up(b->addr, align), need);
+  } else if (block *fresh = grow(need, align)) {
+    s.source = alloc_source::new_chunk;
+    live = take_range(fresh, fresh, align_up(fresh->addr, align), need);
+  } else if (cfg_.reuse_with_dependency) {
+    s.source = alloc_source::internal_dependency;
+    live = take_with_dependencies(s);
+  }
+  if (!live)
+    return status::out_of_memory;
+
+  live->state = block_state::live;
+  live->requested = rq.size;
+  ++live_;
+  stats_.used_current += live->size;
+  stats_.used_high = std::max(stats_.used_high, stats_.used_current);
+
+  out.ptr = reinterpret_cast<void *>(live->addr);
+  out.block_size = live->size;
+  out.needs_zero = cfg_.zero_init;
+  out.dependencies_added = s.deps;
+  out.source = s.source;
+  return status::success;
+}
+
+status ordered_pool::impl::free(void *ptr, const release_info &rel) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!stock_up(free_nodes, 0))
+    return status::out_of_memory;
+  const std::uintptr_t addr = as_uint(ptr);
+  block *b = containing(addr);
+  if (!b)
+    return status::not_owned;
+  // Once freed blocks merge, a stale pointer may land mid-block: anything
+  // not live is reported as a double free.
+  if (b->state != block_state::live)
+    return status::double_free;
+  if (b->addr != addr)
+    return status::not_block_start;
+
+  --live_;
+  stats_.used_current -= b->size;
+  b->requested = 0;
+  if (!rel.event) {
+    b->state = block_state::free;
+    coalesce_free(b);
+    return status::success;
+  }
+
+  be_.retain_event(rel.event);
+  b->state = block_state::pending;
+  b->event = rel.event;
+  b->queue = rel.queue;
+  b->in_order = rel.in_order && rel.queue;
+  ++pending_count_;
+  if (b->in_order) {
+    // Frees recorded earlier on the same in-order queue complete before
+    // this one, so neighbours pending there can share its event.
+    if (same_queue_pending(b->prev, b)) {
+      block *p = b->prev;
+      unindex(p);
+      drop_release(p);
+      p->event = b->event;
+      p->queue = b->queue;
+      p->in_order = true;
+      p->state = block_state::pending;
+      b->state = block_state::free; // its reference moved to p
+      absorb(p, b);
+      b = p;
+    }
+    if (same_queue_pending(b->next, b)) {
+      block *n = b->next;
+      unindex(n);
+      drop_release(n);
+      absorb(b, n);
+    }
+  }
+  index(b);
+  return status::success;
+}
+
+std::size_t ordered_pool::impl::release_to(std::size_t keep, bool use_threshold) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (use_threshold)
+    keep = cfg_.release_threshold;
+  collect_locked();
+  std::size_t released = 0;
+  // Newest chunks first: older ones are more likely to be busy again soon.
+  for (std::size_t i = chunks_.size(); i-- > 0 && stats_.reserved_current > keep;) {
+    chunk *c = chunks_[i];
+    if (c->user_memory || !c->wholly_free())
+      continue;
+    released += c->raw_size;
+    drop_chunk(i);
+  }
+  return released;
+}
+
+void ordered_pool::impl::forget_queue(queue_id q) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pending_queue_.lower_bound(by_queue::type{as_uint(q), 0, 0});
+  while (it != pending_queue_.end() && (*it)->queue == q) {
+    block *b = *it;
+    it = pending_queue_.erase(it);
+    b->in_order = false;
+    b->queue = nullptr;
+  }
+}
+
+bool ordered_pool::impl::lookup(const void *ptr, block_info &out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const block *b = containing(as_uint(ptr));
+  if (!b || b->state != block_state::live)
+    return false;
+  out.base = reinterpret_cast<void *>(b->addr);
+  out.size = b->requested;
+  out.block_size = b->size;
+  return true;
+}
+
+status ordered_pool::impl::set_release_threshold(std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cfg_.max_size && bytes > cfg_.max_size)
+    return status::invalid_argument;
+  cfg_.release_threshold = bytes;
+  return status::success;
+}
+
+// --- public forwarding ------------------------------------------------------
+
+ordered_pool::ordered_pool(backend &be, const pool_config &cfg)
+    : impl_(std::make_unique<impl>(be, cfg)) {}
+ordered_pool::ordered_pool(backend &be, const pool_config &cfg, void *user_memory, std::size_t size)
+    : impl_(std::make_unique<impl>(be, cfg, user_memory, size)) {}
+ordered_pool::~ordered_pool() = default;
+
+status ordered_pool::alloc(const alloc_request &req, alloc_result &out) {
+  return impl_->alloc(req, out);
+}
+status ordered_pool::free(void *ptr, const release_info &rel) { return impl_->free(ptr, rel); }
+void ordered_pool::collect() { impl_->collect(); }
+std::size_t ordered_pool::release_above_threshold() { return impl_->release_to(0, true); }
+std::size_t ordered_pool::trim_to(std::size_t keep) { return impl_->release_to(keep, false); }
+void ordered_pool::forget_queue(queue_id q) { impl_->forget_queue(q); }
+bool ordered_pool::lookup(const void *ptr, block_info &out) const {
+  return impl_->lookup(ptr, out);
+}
+bool ordered_pool::owns(const void *ptr) const { return impl_->owns(ptr); }
+pool_stats ordered_pool::stats() const { return impl_->stats(); }
+void ordered_pool::reset_reserved_high() { impl_->reset_reserved_high(); }
+void ordered_pool::reset_used_high() { impl_->reset_used_high(); }
+std::size_t ordered_pool::release_threshold() const { return impl_->release_threshold(); }
+status ordered_pool::set_release_threshold(std::size_t bytes) {
+  return impl_->set_release_threshold(bytes);
+}
+std::size_t ordered_pool::max_size() const { return impl_->max_size(); }
+bool ordered_pool::zero_init() const { return impl_->zero_init(); }
+bool ordered_pool::is_fixed() const { return impl_->is_fixed(); }
+std::size_t ordered_pool::live_allocations() const { return impl_->live_allocations(); }
+std::size_t ordered_pool::pending_blocks() const { return impl_->pending_blocks(); }
+std::size_t ordered_pool::chunk_count() const { return impl_->chunk_count(); }
+
+} // namespace ordo::pool

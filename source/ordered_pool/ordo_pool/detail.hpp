@@ -1,0 +1,157 @@
+// Internal bookkeeping types of the ordered pool core. Not part of the API.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "ordo_pool/backend.hpp"
+
+namespace ordo::pool::detail {
+
+enum class block_state : std::uint8_t { free, pending, live };
+
+struct chunk;
+
+// A run of bytes inside one chunk. The blocks of a chunk tile it exactly and
+// are linked in address order, so neighbours are found in O(1).
+struct block {
+  std::uintptr_t addr = 0;
+  std::size_t size = 0;
+  std::size_t requested = 0; // live: the size the caller asked for
+  block *prev = nullptr;
+  block *next = nullptr; // also links spare block objects
+  chunk *owner = nullptr;
+  // Release information; meaningful only while pending.
+  event_handle event = nullptr;
+  queue_id queue = nullptr;
+  bool in_order = false;
+  block_state state = block_state::free;
+
+  std::uintptr_t end() const { return addr + size; }
+};
+
+struct chunk {
+  void *raw = nullptr; // as the backend (or the user) gave it
+  std::size_t raw_size = 0;
+  bool user_memory = false;
+  block *first = nullptr; // the lowest block; never recycled while the chunk lives
+
+  bool wholly_free() const { return first && !first->next && first->state == block_state::free; }
+};
+
+// A free list of equally sized raw nodes for the pool's std::sets, so that
+// inserting after an erase does not touch the heap. It adopts the size of the
+// first request; other sizes go straight to the heap.
+class node_recycler {
+public:
+  node_recycler() = default;
+  node_recycler(const node_recycler &) = delete;
+  node_recycler &operator=(const node_recycler &) = delete;
+  ~node_recycler() {
+    while (head_) {
+      link *n = head_->next;
+      ::operator delete(static_cast<void *>(head_));
+      head_ = n;
+    }
+  }
+
+  void *get(std::size_t bytes) {
+    if (node_bytes_ == 0 && bytes >= sizeof(link))
+      node_bytes_ = bytes;
+    if (bytes == node_bytes_ && head_) {
+      link *l = head_;
+      head_ = l->next;
+      --stock_;
+      l->~link();
+      return l;
+    }
+    return ::operator new(bytes);
+  }
+
+  void put(void *p, std::size_t bytes) noexcept {
+    if (bytes != node_bytes_) {
+      ::operator delete(p);
+      return;
+    }
+    head_ = new (p) link{head_};
+    ++stock_;
+  }
+
+  // Make sure `n` nodes are on hand (after the node size is known), so the
+  // next operations cannot fail half-way. May throw std::bad_alloc.
+  void reserve(std::size_t n) {
+    while (node_bytes_ != 0 && stock_ < n)
+      put(::operator new(node_bytes_), node_bytes_);
+  }
+
+private:
+  struct link {
+    link *next;
+  };
+  link *head_ = nullptr;
+  std::size_t node_bytes_ = 0;
+  std::size_t stock_ = 0;
+};
+
+template <class T> struct recycling_allocator {
+  using value_type = T;
+  node_recycler *rec;
+
+  explicit recycling_allocator(node_recycler *r) noexcept : rec(r) {}
+  template <class U> recycling_allocator(const recycling_allocator<U> &o) noexcept : rec(o.rec) {}
+
+  T *allocate(std::size_t n) {
+    if (n == 1)
+      return static_cast<T *>(rec->get(sizeof(T)));
+    return static_cast<T *>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T *p, std::size_t n) noexcept {
+    if (n == 1)
+      rec->put(p, sizeof(T));
+    else
+      ::operator delete(p);
+  }
+  template <class U> bool operator==(const recycling_allocator<U> &o) const noexcept {
+    return rec == o.rec;
+  }
+  template <class U> bool operator!=(const recycling_allocator<U> &o) const noexcept {
+    return rec != o.rec;
+  }
+};
+
+inline std::uintptr_t as_uint(const void *p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+// Orderings of the indexes. Each is total (the address breaks ties), so a
+// block is found again by its current key.
+struct by_addr {
+  using type = std::uintptr_t;
+  static type of(const block *b) { return b->addr; }
+};
+struct by_size {
+  using type = std::pair<std::size_t, std::uintptr_t>;
+  static type of(const block *b) { return {b->size, b->addr}; }
+};
+struct by_queue {
+  using type = std::tuple<std::uintptr_t, std::size_t, std::uintptr_t>;
+  static type of(const block *b) { return type{as_uint(b->queue), b->size, b->addr}; }
+};
+struct by_event {
+  using type = std::pair<std::uintptr_t, std::uintptr_t>;
+  static type of(const block *b) { return {as_uint(b->event), b->addr}; }
+};
+
+template <class K> struct key_less {
+  using is_transparent = void;
+  using key = typename K::type;
+  bool operator()(const block *a, const block *b) const { return K::of(a) < K::of(b); }
+  bool operator()(const block *a, const key &b) const { return K::of(a) < b; }
+  bool operator()(const key &a, const block *b) const { return a < K::of(b); }
+};
+
+template <class K> using block_set = std::set<block *, key_less<K>, recycling_allocator<block *>>;
+
+} // namespace ordo::pool::detail

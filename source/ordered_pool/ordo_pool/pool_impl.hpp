@@ -1,0 +1,219 @@
+// Internal to the ordered pool: its implementation class, shared by the
+// pool's .cpp files. Not part of the API.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include "ordo_pool/detail.hpp"
+#include "ordo_pool/ordered_pool.hpp"
+
+namespace ordo::pool {
+namespace detail {
+
+// Pending blocks asked about (hook / completion) per alloc before the slower
+// paths; keeps the common path O(log n).
+inline constexpr std::size_t probe_limit = 8;
+// Blocks looked at per wait-list event (a free command normally has one).
+inline constexpr std::size_t per_event_limit = 16;
+// Candidates tried for a naturally aligned fit before asking for a block
+// that fits whatever its address.
+inline constexpr std::size_t align_tries = 4;
+// Set nodes / block objects one operation may need at most; stocked up front
+// so that no operation can fail half-way through.
+inline constexpr std::size_t alloc_nodes = 12, alloc_blocks = 3;
+inline constexpr std::size_t free_nodes = 4;
+
+constexpr bool is_pow2(std::size_t v) { return v && !(v & (v - 1)); }
+constexpr std::uintptr_t align_up(std::uintptr_t v, std::size_t a) {
+  return (v + (a - 1)) & ~static_cast<std::uintptr_t>(a - 1);
+}
+constexpr std::uintptr_t align_down(std::uintptr_t v, std::size_t a) {
+  return v & ~static_cast<std::uintptr_t>(a - 1);
+}
+
+} // namespace detail
+
+using namespace detail; // internal header: only the pool's own files see it
+
+class ordered_pool::impl {
+public:
+  impl(backend &be, const pool_config &cfg);
+
+  impl(backend &be, const pool_config &cfg, void *mem, std::size_t size);
+
+  ~impl();
+
+  status alloc(const alloc_request &rq, alloc_result &out);
+
+  status free(void *ptr, const release_info &rel);
+
+  void collect() {
+    std::lock_guard<std::mutex> lock(mu_);
+    collect_locked();
+  }
+
+  std::size_t release_to(std::size_t keep, bool use_threshold);
+
+  void forget_queue(queue_id q);
+
+  bool lookup(const void *ptr, block_info &out) const;
+
+  bool owns(const void *ptr) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return containing(as_uint(ptr)) != nullptr;
+  }
+
+  pool_stats stats() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stats_;
+  }
+  void reset_reserved_high() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.reserved_high = stats_.reserved_current;
+  }
+  void reset_used_high() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.used_high = stats_.used_current;
+  }
+  std::size_t release_threshold() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return cfg_.release_threshold;
+  }
+  status set_release_threshold(std::size_t bytes);
+  std::size_t max_size() const { return cfg_.max_size; } // immutable
+  bool zero_init() const { return cfg_.zero_init; }
+  bool is_fixed() const { return fixed_; }
+  std::size_t live_allocations() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return live_;
+  }
+  std::size_t pending_blocks() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return pending_count_;
+  }
+  std::size_t chunk_count() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return chunks_.size();
+  }
+
+private:
+  struct search {
+    const alloc_request &rq;
+    std::size_t need;
+    std::size_t align;
+    alloc_source source = alloc_source::free_block;
+    std::size_t deps = 0;
+  };
+
+  // --- block objects and indexes -------------------------------------------
+
+  block *new_block();
+  void recycle(block *b);
+  bool stock_up(std::size_t nodes, std::size_t blocks);
+
+  void index(block *b);
+  void unindex(block *b);
+
+  // Give up a pending block's event reference (the block is unindexed).
+  void drop_release(block *b);
+
+  // New block for [at, b->end()); b keeps [b->addr, at). Neither is indexed
+  // by state; the new one starts free and without release information.
+  block *split_at(block *b, std::uintptr_t at);
+
+  // Merge `right` (the next block of `left`) into `left`.
+  void absorb(block *left, block *right);
+
+  // A free, unindexed block joins its free neighbours and the free index.
+  void coalesce_free(block *b);
+
+  static bool same_queue_pending(const block *n, const block *b) {
+    return n && n->state == block_state::pending && n->in_order && n->queue == b->queue;
+  }
+
+  const block *containing(std::uintptr_t addr) const;
+  block *containing(std::uintptr_t addr) {
+    return const_cast<block *>(static_cast<const impl *>(this)->containing(addr));
+  }
+
+  // --- search --------------------------------------------------------------
+
+  static bool fits(const block *b, std::size_t need, std::size_t align) {
+    return align_up(b->addr, align) + need <= b->end();
+  }
+
+  // Best fit in a size-ordered set. A block of need + align - 64 bytes fits
+  // at any 64-aligned address, so the search stays O(log n).
+  static block *fit(block_set<by_size> &set, std::size_t need, std::size_t align);
+
+  block *fit_queue(queue_id q, std::size_t need, std::size_t align);
+
+  bool in_wait_list(const alloc_request &rq, event_handle ev) const;
+
+  // Rule 1 without asking the backend anything.
+  bool ordered_after(const alloc_request &rq, const block *b) const {
+    return (rq.in_order && rq.queue && b->in_order && b->queue == rq.queue) ||
+           in_wait_list(rq, b->event);
+  }
+
+  // Plain free blocks and rule 1 through the indexes: the smallest wins.
+  block *indexed_candidate(search &s);
+
+  // Rules 1 and 2 plus plain free blocks.
+  block *find_reusable(search &s);
+
+  // Rule 3: a pending block (or a run of adjacent non-live blocks) whose
+  // release events become dependencies of the alloc command.
+  block *take_with_dependencies(search &s);
+
+  block *take_window(search &s, block *first, block *last, std::uintptr_t start);
+
+  // Carve [start, start + need) out of the consecutive, unindexed, non-live
+  // blocks first..last. Cut-off ends keep their state (a pending end keeps a
+  // reference to its event); the carved block comes back unindexed.
+  block *take_range(block *first, block *last, std::uintptr_t start, std::size_t need);
+
+  // --- completion ----------------------------------------------------------
+
+  // A pending block whose event completed (already out of pending_event_)
+  // becomes plain free memory.
+  void promote(block *b);
+
+  void promote_event(event_handle ev);
+
+  // Ask about every distinct pending event once; O(pending).
+  bool collect_locked();
+
+  // --- chunks --------------------------------------------------------------
+
+  // A new chunk big enough for the request, as one free unindexed block; or
+  // nullptr (limit reached, backend out of memory), with nothing changed.
+  block *grow(std::size_t need, std::size_t align);
+
+  void drop_chunk(std::size_t i);
+
+  backend &be_;
+  pool_config cfg_;
+  bool fixed_ = false;
+  mutable std::mutex mu_;
+  node_recycler nodes_; // declared before the sets: it must outlive them
+  block *spare_ = nullptr;
+  std::size_t spare_count_ = 0;
+  std::vector<chunk *> chunks_;
+  using alloc_t = recycling_allocator<block *>;
+  block_set<by_addr> by_addr_{key_less<by_addr>{}, alloc_t{&nodes_}};
+  block_set<by_size> free_{key_less<by_size>{}, alloc_t{&nodes_}};
+  block_set<by_size> pending_{key_less<by_size>{}, alloc_t{&nodes_}};
+  block_set<by_queue> pending_queue_{key_less<by_queue>{}, alloc_t{&nodes_}};
+  block_set<by_event> pending_event_{key_less<by_event>{}, alloc_t{&nodes_}};
+  pool_stats stats_;
+  std::size_t live_ = 0;
+  std::size_t pending_count_ = 0;
+};
+
+} // namespace ordo::pool

@@ -1,0 +1,191 @@
+// The ordered pool core: finding memory for an alloc (the reuse rules) and
+// carving the block out of it.
+#include "ordo_pool/pool_impl.hpp"
+
+namespace ordo::pool {
+
+block *ordered_pool::impl::fit(block_set<by_size> &set, std::size_t need, std::size_t align) {
+  auto it = set.lower_bound(by_size::type{need, 0});
+  for (std::size_t k = 0; it != set.end() && k < align_tries; ++it, ++k)
+    if (fits(*it, need, align))
+      return *it;
+  if (align == block_granule)
+    return nullptr;
+  it = set.lower_bound(by_size::type{need + align - block_granule, 0});
+  return it == set.end() ? nullptr : *it;
+}
+
+block *ordered_pool::impl::fit_queue(queue_id q, std::size_t need, std::size_t align) {
+  const std::uintptr_t qk = as_uint(q);
+  auto it = pending_queue_.lower_bound(by_queue::type{qk, need, 0});
+  for (std::size_t k = 0; it != pending_queue_.end() && (*it)->queue == q && k < align_tries;
+       ++it, ++k)
+    if (fits(*it, need, align))
+      return *it;
+  if (align == block_granule)
+    return nullptr;
+  it = pending_queue_.lower_bound(by_queue::type{qk, need + align - block_granule, 0});
+  return it != pending_queue_.end() && (*it)->queue == q ? *it : nullptr;
+}
+
+bool ordered_pool::impl::in_wait_list(const alloc_request &rq, event_handle ev) const {
+  for (std::size_t i = 0; i < rq.wait_count; ++i)
+    if (rq.wait_list[i] == ev)
+      return true;
+  return false;
+}
+
+block *ordered_pool::impl::indexed_candidate(search &s) {
+  const std::size_t need = s.need, align = s.align;
+  block *best = fit(free_, need, align);
+  s.source = alloc_source::free_block;
+  auto consider = [&](block *c) {
+    if (c && (!best || c->size < best->size)) {
+      best = c;
+      s.source = alloc_source::ordered;
+    }
+  };
+  if (!cfg_.reuse_ordered)
+    return best;
+  if (s.rq.in_order && s.rq.queue)
+    consider(fit_queue(s.rq.queue, need, align));
+  for (std::size_t i = 0; i < s.rq.wait_count; ++i) {
+    const event_handle ev = s.rq.wait_list[i];
+    if (!ev)
+      continue;
+    auto it = pending_event_.lower_bound(by_event::type{as_uint(ev), 0});
+    for (std::size_t k = 0; it != pending_event_.end() && (*it)->event == ev && k < per_event_limit;
+         ++it, ++k)
+      if (fits(*it, need, align))
+        consider(*it);
+  }
+  return best;
+}
+
+block *ordered_pool::impl::find_reusable(search &s) {
+  const std::size_t need = s.need, align = s.align;
+  block *best = indexed_candidate(s);
+  if ((best && best->size == need) || (!cfg_.reuse_ordered && !cfg_.reuse_completed))
+    return best;
+
+  // Pending blocks of the right size may be ordered through the backend's
+  // reachability hook, or already complete. With a candidate in hand only
+  // a tighter one is worth a question, and one question is enough.
+  const std::size_t budget = best ? 1 : probe_limit;
+  auto it = pending_.lower_bound(by_size::type{need, 0});
+  for (std::size_t k = 0; k < budget && it != pending_.end(); ++k) {
+    block *c = *it;
+    if (best && c->size >= best->size)
+      break;
+    if (!fits(c, need, align)) {
+      ++it;
+      continue;
+    }
+    if (cfg_.reuse_ordered && be_.is_ordered_before(s.rq.command, c->event)) {
+      s.source = alloc_source::ordered;
+      return c;
+    }
+    if (cfg_.reuse_completed && be_.event_complete(c->event)) {
+      // Promotion coalesces, which may recycle `best`: search again.
+      promote_event(c->event);
+      block *again = indexed_candidate(s);
+      if (again && s.source == alloc_source::free_block)
+        s.source = alloc_source::completed;
+      return again;
+    }
+    ++it;
+  }
+  return best;
+}
+
+block *ordered_pool::impl::take_with_dependencies(search &s) {
+  const std::size_t need = s.need, align = s.align;
+  if (block *c = fit(pending_, need, align)) {
+    if (!ordered_after(s.rq, c) && !be_.is_ordered_before(s.rq.command, c->event)) {
+      if (!be_.add_dependency(s.rq.command, c->event))
+        return nullptr;
+      ++s.deps;
+    }
+    unindex(c);
+    return take_range(c, c, align_up(c->addr, align), need);
+  }
+  // No single block is big enough: look for adjacent free and pending
+  // blocks that together are. Slow (walks every block), but only reached
+  // when the pool is at its limit.
+  for (chunk *ch : chunks_) {
+    block *run = nullptr;
+    for (block *b = ch->first; b; b = b->next) {
+      if (b->state == block_state::live) {
+        run = nullptr;
+        continue;
+      }
+      if (!run)
+        run = b;
+      const std::uintptr_t start = align_up(run->addr, align);
+      if (b->end() < start || b->end() - start < need)
+        continue;
+      block *first = run;
+      while (first->end() <= start)
+        first = first->next;
+      return take_window(s, first, b, start);
+    }
+  }
+  return nullptr;
+}
+
+block *ordered_pool::impl::take_window(search &s, block *first, block *last, std::uintptr_t start) {
+  event_handle added = nullptr;
+  for (block *b = first;; b = b->next) {
+    if (b->state == block_state::pending && b->event != added && !ordered_after(s.rq, b) &&
+        !be_.is_ordered_before(s.rq.command, b->event)) {
+      if (!be_.add_dependency(s.rq.command, b->event))
+        return nullptr;
+      added = b->event;
+      ++s.deps;
+    }
+    if (b == last)
+      break;
+  }
+  for (block *b = first;; b = b->next) {
+    unindex(b);
+    if (b == last)
+      break;
+  }
+  return take_range(first, last, start, s.need);
+}
+
+block *ordered_pool::impl::take_range(block *first, block *last, std::uintptr_t start,
+                                      std::size_t need) {
+  const std::uintptr_t stop = start + need;
+  if (last->end() > stop) {
+    block *tail = split_at(last, stop);
+    tail->state = last->state;
+    if (last->state == block_state::pending) {
+      tail->event = last->event;
+      tail->queue = last->queue;
+      tail->in_order = last->in_order;
+      be_.retain_event(tail->event); // before `last` may drop its own
+      ++pending_count_;
+    }
+    index(tail);
+  }
+  if (start > first->addr) {
+    block *mid = split_at(first, start); // holds no reference
+    index(first);                        // the head keeps first's state
+    if (first == last)
+      last = mid;
+    first = mid;
+  }
+  for (block *b = first;;) {
+    block *next = b == last ? nullptr : b->next;
+    drop_release(b);
+    if (b != first)
+      absorb(first, b);
+    if (!next)
+      break;
+    b = next;
+  }
+  return first;
+}
+
+} // namespace ordo::pool

@@ -1,0 +1,598 @@
+// Unit tests of the ordered pool core against the simulated backend.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ordo_pool/ordered_pool.hpp"
+#include "sim_backend.hpp"
+
+namespace ordo::pool::test {
+namespace {
+
+constexpr std::size_t KiB = 1024, MiB = 1024 * 1024;
+
+// Queue identities: addresses of these objects.
+int queue_a, queue_b, queue_c;
+const queue_id qa = &queue_a, qb = &queue_b, qc = &queue_c;
+
+struct req {
+  alloc_request r;
+  sim_command cmd;
+  std::vector<event_handle> waits;
+
+  req(std::size_t size, queue_id q = qa, bool in_order = true) {
+    r.size = size;
+    r.queue = q;
+    r.in_order = in_order;
+    r.command = &cmd;
+  }
+  req &wait(sim_event *e) {
+    waits.push_back(e);
+    r.wait_list = waits.data();
+    r.wait_count = waits.size();
+    return *this;
+  }
+  req &align(std::size_t a) {
+    r.alignment = a;
+    return *this;
+  }
+};
+
+struct fixture : ::testing::Test {
+  sim_backend be;
+
+  static void *must_alloc(ordered_pool &p, req &&q, alloc_result *res = nullptr) {
+    alloc_result out;
+    EXPECT_EQ(p.alloc(q.r, out), status::success);
+    if (res)
+      *res = out;
+    return out.ptr;
+  }
+  static void *must_alloc(ordered_pool &p, req &q, alloc_result *res = nullptr) {
+    return must_alloc(p, std::move(q), res);
+  }
+  static release_info on(sim_event *e, queue_id q = qa, bool in_order = true) {
+    return release_info{e, q, in_order};
+  }
+  static bool same_stats(const pool_stats &a, const pool_stats &b) {
+    return a.reserved_current == b.reserved_current && a.reserved_high == b.reserved_high &&
+           a.used_current == b.used_current && a.used_high == b.used_high;
+  }
+};
+
+TEST_F(fixture, AllocRoundsAndAligns) {
+  ordered_pool p(be, {});
+  alloc_result r;
+  void *a = must_alloc(p, req(1), &r);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 64, 0u);
+  EXPECT_EQ(r.block_size, 64u);
+  EXPECT_EQ(r.source, alloc_source::new_chunk);
+  EXPECT_FALSE(r.needs_zero);
+  void *b = must_alloc(p, req(100), &r);
+  EXPECT_EQ(r.block_size, 128u);
+  EXPECT_EQ(r.source, alloc_source::free_block);
+  EXPECT_EQ(static_cast<char *>(b) - static_cast<char *>(a), 64); // small requests share a chunk
+  EXPECT_EQ(p.chunk_count(), 1u);
+  EXPECT_EQ(p.stats().reserved_current, 2 * MiB);
+  EXPECT_EQ(p.stats().used_current, 192u);
+  void *c = must_alloc(p, req(10).align(4096));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(c) % 4096, 0u);
+  EXPECT_EQ(p.stats().used_current, 256u); // padding is not "used"
+  std::memset(c, 0xab, 10);
+  EXPECT_EQ(p.free_now(a), status::success);
+  EXPECT_EQ(p.free_now(b), status::success);
+  EXPECT_EQ(p.free_now(c), status::success);
+  EXPECT_EQ(p.stats().used_current, 0u);
+  EXPECT_EQ(p.live_allocations(), 0u);
+}
+
+TEST_F(fixture, BadArgumentsChangeNothing) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(1000));
+  const pool_stats before = p.stats();
+  alloc_result r;
+  EXPECT_EQ(p.alloc(req(0).r, r), status::invalid_size);
+  EXPECT_EQ(p.alloc(req(64).align(3).r, r), status::invalid_alignment);
+  EXPECT_EQ(p.alloc(req(64).align(96).r, r), status::invalid_alignment);
+  req bad(64);
+  bad.r.wait_count = 2; // but no list
+  EXPECT_EQ(p.alloc(bad.r, r), status::invalid_argument);
+  EXPECT_EQ(r.ptr, nullptr);
+  EXPECT_TRUE(same_stats(before, p.stats()));
+  EXPECT_EQ(p.free_now(a), status::success);
+}
+
+TEST_F(fixture, Rule1SameInOrderQueue) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(4 * KiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  EXPECT_EQ(f->pool_refs, 1);
+  EXPECT_EQ(p.pending_blocks(), 1u);
+  alloc_result r;
+  req q(4 * KiB, qa);
+  EXPECT_EQ(must_alloc(p, q, &r), a);
+  EXPECT_EQ(r.source, alloc_source::ordered);
+  EXPECT_EQ(r.dependencies_added, 0u);
+  EXPECT_TRUE(q.cmd.deps.empty());
+  EXPECT_EQ(f->pool_refs, 0);
+  EXPECT_EQ(p.pending_blocks(), 0u);
+}
+
+TEST_F(fixture, NoReuseWhenUnordered) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(4 * KiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  // Another queue, the same queue out of order: neither is ordered after f.
+  void *b = must_alloc(p, req(4 * KiB, qb));
+  void *c = must_alloc(p, req(4 * KiB, qb, false));
+  EXPECT_NE(b, a);
+  EXPECT_NE(c, a);
+  EXPECT_EQ(f->pool_refs, 1);
+}
+
+TEST_F(fixture, Rule1OutOfOrderQueueIsNotOrdered) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(4 * KiB, qa, false));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa, false)), status::success);
+  EXPECT_NE(must_alloc(p, req(4 * KiB, qa, false)), a);
+}
+
+TEST_F(fixture, Rule1WaitListAcrossQueues) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(8 * KiB, qa, false));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa, false)), status::success);
+  sim_event *other = be.make_event();
+  alloc_result r;
+  req q(8 * KiB, qb, false);
+  q.wait(other).wait(f);
+  EXPECT_EQ(must_alloc(p, q, &r), a);
+  EXPECT_EQ(r.source, alloc_source::ordered);
+  EXPECT_TRUE(q.cmd.deps.empty());
+  EXPECT_EQ(be.total_pool_refs(), 0);
+}
+
+TEST_F(fixture, Rule1ReachabilityHook) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(8 * KiB, qa, false));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa, false)), status::success);
+  be.ordered_hook = [f](command_context, event_handle ev) { return ev == f; };
+  alloc_result r;
+  req q(8 * KiB, qb, false);
+  EXPECT_EQ(must_alloc(p, q, &r), a);
+  EXPECT_EQ(r.source, alloc_source::ordered);
+  EXPECT_TRUE(q.cmd.deps.empty());
+}
+
+TEST_F(fixture, Rule2CompletedFreeAcrossQueues) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(16 * KiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  f->complete = true;
+  alloc_result r;
+  EXPECT_EQ(must_alloc(p, req(16 * KiB, qc, false), &r), a);
+  EXPECT_EQ(r.source, alloc_source::completed);
+  EXPECT_EQ(f->pool_refs, 0);
+}
+
+TEST_F(fixture, Rule2CanBeSwitchedOff) {
+  pool_config cfg;
+  cfg.reuse_completed = false;
+  ordered_pool p(be, cfg);
+  void *a = must_alloc(p, req(16 * KiB, qa));
+  sim_event *f = be.make_event(true);
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  EXPECT_NE(must_alloc(p, req(16 * KiB, qb)), a);
+  p.collect(); // a synchronisation point still promotes it
+  EXPECT_EQ(f->pool_refs, 0);
+  EXPECT_EQ(must_alloc(p, req(16 * KiB, qb)), a);
+}
+
+TEST_F(fixture, Rule3InternalDependencyOnlyAtTheLimit) {
+  pool_config cfg;
+  cfg.max_size = 2 * MiB;
+  ordered_pool p(be, cfg);
+  void *a = must_alloc(p, req(MiB, qa));
+  void *b = must_alloc(p, req(MiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  alloc_result r;
+  req q(MiB, qb, false);
+  EXPECT_EQ(must_alloc(p, q, &r), a);
+  EXPECT_EQ(r.source, alloc_source::internal_dependency);
+  EXPECT_EQ(r.dependencies_added, 1u);
+  ASSERT_EQ(q.cmd.deps.size(), 1u);
+  EXPECT_EQ(q.cmd.deps[0], f);
+  EXPECT_EQ(f->pool_refs, 0);
+  EXPECT_EQ(p.stats().reserved_current, 2 * MiB);
+  EXPECT_EQ(p.free_now(b), status::success);
+}
+
+TEST_F(fixture, Rule3PreferredToNothingButNotToGrowth) {
+  ordered_pool p(be, {}); // unlimited: growth comes first
+  void *a = must_alloc(p, req(2 * MiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  alloc_result r;
+  req q(2 * MiB, qb);
+  EXPECT_NE(must_alloc(p, q, &r), a);
+  EXPECT_EQ(r.source, alloc_source::new_chunk);
+  EXPECT_TRUE(q.cmd.deps.empty());
+}
+
+TEST_F(fixture, Rule3OffOrFailingMeansOutOfMemoryUnchanged) {
+  pool_config cfg;
+  cfg.max_size = MiB;
+  cfg.reuse_with_dependency = false;
+  ordered_pool p(be, cfg);
+  void *a = must_alloc(p, req(MiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  const pool_stats before = p.stats();
+  alloc_result r;
+  req q(MiB, qb);
+  EXPECT_EQ(p.alloc(q.r, r), status::out_of_memory);
+  EXPECT_TRUE(same_stats(before, p.stats()));
+  EXPECT_EQ(p.pending_blocks(), 1u);
+
+  cfg.reuse_with_dependency = true;
+  ordered_pool p2(be, cfg);
+  void *x = must_alloc(p2, req(MiB, qa));
+  sim_event *g = be.make_event();
+  ASSERT_EQ(p2.free(x, on(g, qa)), status::success);
+  be.fail_dependencies = true;
+  const pool_stats before2 = p2.stats();
+  EXPECT_EQ(p2.alloc(req(MiB, qb).r, r), status::out_of_memory);
+  EXPECT_TRUE(same_stats(before2, p2.stats()));
+  EXPECT_EQ(g->pool_refs, 1);
+  be.fail_dependencies = false;
+}
+
+TEST_F(fixture, Rule3JoinsAdjacentPendingBlocks) {
+  pool_config cfg;
+  cfg.max_size = 256 * KiB;
+  cfg.chunk_granularity = 256 * KiB;
+  ordered_pool p(be, cfg);
+  void *blocks[4];
+  sim_event *ev[4];
+  queue_id queues[4] = {qa, qb, qc, qa};
+  for (auto &b : blocks)
+    b = must_alloc(p, req(64 * KiB, qa));
+  for (int i = 0; i < 4; ++i) {
+    ev[i] = be.make_event();
+    ASSERT_EQ(p.free(blocks[i], on(ev[i], queues[i], false)), status::success);
+  }
+  EXPECT_EQ(p.pending_blocks(), 4u);
+  alloc_result r;
+  req q(256 * KiB, qb, false);
+  q.wait(ev[1]); // already ordered: no dependency needed for that one
+  EXPECT_EQ(must_alloc(p, q, &r), blocks[0]);
+  EXPECT_EQ(r.source, alloc_source::internal_dependency);
+  EXPECT_EQ(q.cmd.deps.size(), 3u);
+  EXPECT_EQ(be.total_pool_refs(), 0);
+  EXPECT_EQ(p.pending_blocks(), 0u);
+  EXPECT_EQ(p.stats().used_current, 256 * KiB);
+}
+
+TEST_F(fixture, SplitAndCoalesce) {
+  pool_config cfg;
+  cfg.chunk_granularity = 64 * KiB;
+  ordered_pool p(be, cfg);
+  void *a = must_alloc(p, req(16 * KiB));
+  void *b = must_alloc(p, req(16 * KiB));
+  void *c = must_alloc(p, req(16 * KiB));
+  void *d = must_alloc(p, req(16 * KiB));
+  EXPECT_EQ(p.chunk_count(), 1u);
+  EXPECT_EQ(p.free_now(b), status::success);
+  EXPECT_EQ(p.free_now(c), status::success); // b+c merge
+  alloc_result r;
+  EXPECT_EQ(must_alloc(p, req(32 * KiB), &r), b);
+  EXPECT_EQ(r.source, alloc_source::free_block);
+  EXPECT_EQ(p.free_now(b), status::success);
+  EXPECT_EQ(p.free_now(a), status::success);
+  EXPECT_EQ(p.free_now(d), status::success);
+  EXPECT_EQ(must_alloc(p, req(64 * KiB)), a); // the whole chunk again
+  EXPECT_EQ(p.chunk_count(), 1u);
+  EXPECT_EQ(p.free_now(a), status::success);
+}
+
+TEST_F(fixture, CompletedPendingBlocksCoalesce) {
+  pool_config cfg;
+  cfg.chunk_granularity = 64 * KiB;
+  ordered_pool p(be, cfg);
+  void *a = must_alloc(p, req(32 * KiB, qa));
+  void *b = must_alloc(p, req(32 * KiB, qa));
+  sim_event *e1 = be.make_event(), *e2 = be.make_event();
+  ASSERT_EQ(p.free(a, on(e1, qa, false)), status::success);
+  ASSERT_EQ(p.free(b, on(e2, qb, false)), status::success);
+  EXPECT_EQ(p.pending_blocks(), 2u);
+  e1->complete = e2->complete = true;
+  p.collect();
+  EXPECT_EQ(p.pending_blocks(), 0u);
+  EXPECT_EQ(must_alloc(p, req(64 * KiB, qc)), a);
+  EXPECT_EQ(p.chunk_count(), 1u);
+  EXPECT_EQ(p.free_now(a), status::success);
+}
+
+TEST_F(fixture, SameInOrderQueuePendingBlocksMerge) {
+  pool_config cfg;
+  cfg.chunk_granularity = 64 * KiB;
+  ordered_pool p(be, cfg);
+  void *a = must_alloc(p, req(16 * KiB, qa));
+  void *b = must_alloc(p, req(16 * KiB, qa));
+  void *c = must_alloc(p, req(16 * KiB, qa));
+  sim_event *e1 = be.make_event(), *e2 = be.make_event(), *e3 = be.make_event();
+  ASSERT_EQ(p.free(a, on(e1, qa)), status::success);
+  ASSERT_EQ(p.free(c, on(e2, qa)), status::success);
+  ASSERT_EQ(p.free(b, on(e3, qa)), status::success); // joins both neighbours
+  EXPECT_EQ(p.pending_blocks(), 1u);
+  EXPECT_EQ(e1->pool_refs + e2->pool_refs, 0);
+  EXPECT_EQ(e3->pool_refs, 1);
+  alloc_result r;
+  EXPECT_EQ(must_alloc(p, req(48 * KiB, qa), &r), a);
+  EXPECT_EQ(r.source, alloc_source::ordered);
+  EXPECT_EQ(be.total_pool_refs(), 0);
+}
+
+TEST_F(fixture, PartialReuseKeepsTheRestPending) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(64 * KiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  EXPECT_EQ(must_alloc(p, req(16 * KiB, qa)), a);
+  EXPECT_EQ(f->pool_refs, 1); // the remaining 48 KiB still wait for f
+  EXPECT_EQ(p.pending_blocks(), 1u);
+  EXPECT_NE(must_alloc(p, req(48 * KiB, qb)), static_cast<char *>(a) + 16 * KiB);
+  f->complete = true;
+  EXPECT_EQ(must_alloc(p, req(48 * KiB, qb)), static_cast<char *>(a) + 16 * KiB);
+  EXPECT_EQ(be.total_pool_refs(), 0);
+}
+
+TEST_F(fixture, MaxSizeAndErrorsLeaveStateUnchanged) {
+  pool_config cfg;
+  cfg.max_size = 3 * MiB;
+  ordered_pool p(be, cfg);
+  void *a = must_alloc(p, req(MiB));
+  EXPECT_EQ(p.stats().reserved_current, 2 * MiB);
+  const pool_stats before = p.stats();
+  const std::size_t gets = be.get_calls;
+  alloc_result r;
+  EXPECT_EQ(p.alloc(req(MiB + 512 * KiB).r, r), status::out_of_memory);
+  EXPECT_EQ(p.alloc(req(4 * MiB).r, r), status::out_of_memory);
+  EXPECT_EQ(p.alloc(req(SIZE_MAX - 8).r, r), status::out_of_memory);
+  EXPECT_TRUE(same_stats(before, p.stats()));
+  EXPECT_EQ(be.get_calls, gets);           // never asked beyond the limit
+  void *b = must_alloc(p, req(MiB));       // the rest of the first chunk
+  void *c = must_alloc(p, req(512 * KiB)); // a second chunk, capped to 1 MiB
+  EXPECT_EQ(p.stats().reserved_current, 3 * MiB);
+  EXPECT_EQ(p.stats().reserved_high, 3 * MiB);
+  EXPECT_EQ(p.max_size(), 3 * MiB);
+  for (void *x : {a, b, c})
+    EXPECT_EQ(p.free_now(x), status::success);
+}
+
+TEST_F(fixture, BackendFailureIsOutOfMemory) {
+  ordered_pool p(be, {});
+  be.fail_chunks = true;
+  alloc_result r;
+  EXPECT_EQ(p.alloc(req(100).r, r), status::out_of_memory);
+  EXPECT_EQ(p.stats().reserved_current, 0u);
+  EXPECT_EQ(p.chunk_count(), 0u);
+  be.fail_chunks = false;
+  be.refuse_above = 1 * MiB; // the rounded chunk fails, the exact one not
+  void *a = must_alloc(p, req(100 * KiB));
+  EXPECT_EQ(p.stats().reserved_current, 100 * KiB);
+  EXPECT_EQ(p.free_now(a), status::success);
+}
+
+TEST_F(fixture, ThresholdReleaseAtSync) {
+  pool_config cfg;
+  cfg.release_threshold = 2 * MiB;
+  ordered_pool p(be, cfg);
+  void *a = must_alloc(p, req(2 * MiB, qa));
+  void *b = must_alloc(p, req(2 * MiB, qa));
+  void *c = must_alloc(p, req(2 * MiB, qa));
+  EXPECT_EQ(p.stats().reserved_current, 6 * MiB);
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  ASSERT_EQ(p.free_now(b), status::success);
+  EXPECT_EQ(p.release_above_threshold(), 2 * MiB); // b; a is still pending
+  EXPECT_EQ(p.stats().reserved_current, 4 * MiB);
+  f->complete = true;                              // the queue finished
+  EXPECT_EQ(p.release_above_threshold(), 2 * MiB); // now a too
+  EXPECT_EQ(p.stats().reserved_current, 2 * MiB);
+  EXPECT_EQ(p.release_above_threshold(), 0u); // never below what is in use
+  EXPECT_EQ(p.stats().reserved_high, 6 * MiB);
+  EXPECT_EQ(be.total_pool_refs(), 0);
+  EXPECT_EQ(p.set_release_threshold(0), status::success);
+  EXPECT_EQ(p.release_above_threshold(), 0u);
+  EXPECT_EQ(p.free_now(c), status::success);
+  EXPECT_EQ(p.release_above_threshold(), 2 * MiB);
+  EXPECT_EQ(p.stats().reserved_current, 0u);
+  EXPECT_EQ(be.outstanding, 0u);
+}
+
+TEST_F(fixture, TrimTo) {
+  ordered_pool p(be, {});
+  void *keep = must_alloc(p, req(MiB));
+  std::vector<void *> v;
+  for (int i = 0; i < 3; ++i)
+    v.push_back(must_alloc(p, req(2 * MiB)));
+  for (void *x : v)
+    ASSERT_EQ(p.free_now(x), status::success);
+  EXPECT_EQ(p.stats().reserved_current, 8 * MiB);
+  EXPECT_EQ(p.trim_to(5 * MiB), 4 * MiB);
+  EXPECT_EQ(p.stats().reserved_current, 4 * MiB);
+  EXPECT_EQ(p.trim_to(0), 2 * MiB);
+  EXPECT_EQ(p.stats().reserved_current, 2 * MiB); // the chunk in use stays
+  EXPECT_EQ(p.free_now(keep), status::success);
+  EXPECT_EQ(p.trim_to(0), 2 * MiB);
+  EXPECT_EQ(be.outstanding, 0u);
+}
+
+TEST_F(fixture, ZeroInitFlag) {
+  pool_config cfg;
+  cfg.zero_init = true;
+  ordered_pool p(be, cfg);
+  alloc_result r;
+  void *a = must_alloc(p, req(100), &r);
+  EXPECT_TRUE(r.needs_zero);
+  EXPECT_TRUE(p.zero_init());
+  EXPECT_EQ(p.free_now(a), status::success);
+}
+
+TEST_F(fixture, FixedPoolFromUserMemory) {
+  std::vector<unsigned char> mem(256 * KiB + 64);
+  unsigned char *base = mem.data() + 8; // deliberately misaligned
+  {
+    ordered_pool p(be, {}, base, 256 * KiB);
+    EXPECT_TRUE(p.is_fixed());
+    EXPECT_EQ(p.max_size(), 256 * KiB);
+    EXPECT_EQ(p.stats().reserved_current, 256 * KiB);
+    void *a = must_alloc(p, req(100 * KiB));
+    EXPECT_GE(static_cast<unsigned char *>(a), base);
+    EXPECT_TRUE(p.owns(a));
+    alloc_result r;
+    EXPECT_EQ(p.alloc(req(200 * KiB).r, r), status::out_of_memory);
+    void *b = must_alloc(p, req(100 * KiB));
+    EXPECT_LE(static_cast<unsigned char *>(b) + 100 * KiB, base + 256 * KiB);
+    EXPECT_EQ(p.free_now(a), status::success);
+    EXPECT_EQ(p.free_now(b), status::success);
+    EXPECT_EQ(p.trim_to(0), 0u);
+    EXPECT_EQ(p.release_above_threshold(), 0u);
+    EXPECT_EQ(p.chunk_count(), 1u);
+  }
+  EXPECT_EQ(be.get_calls, 0u);
+  EXPECT_EQ(be.put_calls, 0u);
+}
+
+TEST_F(fixture, StatisticsAreExact) {
+  ordered_pool p(be, {});
+  std::vector<void *> v;
+  std::size_t used = 0;
+  for (std::size_t s : {1u, 63u, 64u, 65u, 1000u, 4096u, 100000u}) {
+    v.push_back(must_alloc(p, req(s)));
+    used += (s + 63) / 64 * 64;
+    EXPECT_EQ(p.stats().used_current, used);
+  }
+  EXPECT_EQ(p.stats().used_high, used);
+  const std::size_t high = used;
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(p.free_now(v.back()), status::success);
+    v.pop_back();
+  }
+  used = 64 + 64 + 64 + 128;
+  EXPECT_EQ(p.stats().used_current, used);
+  EXPECT_EQ(p.stats().used_high, high);
+  p.reset_used_high();
+  EXPECT_EQ(p.stats().used_high, used);
+  EXPECT_EQ(p.stats().reserved_high, 2 * MiB);
+  for (void *x : v)
+    ASSERT_EQ(p.free_now(x), status::success);
+  p.trim_to(0);
+  EXPECT_EQ(p.stats().reserved_high, 2 * MiB);
+  p.reset_reserved_high();
+  EXPECT_EQ(p.stats().reserved_high, 0u);
+}
+
+TEST_F(fixture, FreeErrors) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(4 * KiB, qa));
+  void *b = must_alloc(p, req(4 * KiB, qa));
+  int local = 0;
+  const pool_stats before = p.stats();
+  EXPECT_EQ(p.free_now(&local), status::not_owned);
+  EXPECT_EQ(p.free_now(nullptr), status::not_owned);
+  EXPECT_EQ(p.free_now(static_cast<char *>(a) + 64), status::not_block_start);
+  EXPECT_TRUE(same_stats(before, p.stats()));
+  EXPECT_EQ(p.live_allocations(), 2u);
+
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  const pool_stats mid = p.stats();
+  sim_event *g = be.make_event();
+  EXPECT_EQ(p.free(a, on(g, qa)), status::double_free); // while pending
+  EXPECT_EQ(g->pool_refs, 0);
+  EXPECT_EQ(f->pool_refs, 1);
+  EXPECT_TRUE(same_stats(mid, p.stats()));
+  ASSERT_EQ(p.free_now(b), status::success);
+  EXPECT_EQ(p.free_now(b), status::double_free); // after it merged
+  EXPECT_EQ(p.live_allocations(), 0u);
+}
+
+TEST_F(fixture, LookupInteriorPointers) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(1000));
+  block_info info;
+  ASSERT_TRUE(p.lookup(static_cast<char *>(a) + 999, info));
+  EXPECT_EQ(info.base, a);
+  EXPECT_EQ(info.size, 1000u);
+  EXPECT_EQ(info.block_size, 1024u);
+  ASSERT_TRUE(p.lookup(a, info));
+  EXPECT_FALSE(p.lookup(static_cast<char *>(a) + 1024, info)); // free tail
+  EXPECT_TRUE(p.owns(static_cast<char *>(a) + 1024));
+  int local;
+  EXPECT_FALSE(p.lookup(&local, info));
+  EXPECT_FALSE(p.owns(&local));
+  ASSERT_EQ(p.free_now(a), status::success);
+  EXPECT_FALSE(p.lookup(a, info));
+}
+
+TEST_F(fixture, DestroyWithLiveAllocationsReturnsEverything) {
+  sim_event *f = be.make_event();
+  {
+    ordered_pool p(be, {});
+    must_alloc(p, req(100));
+    void *b = must_alloc(p, req(3 * MiB));
+    ASSERT_EQ(p.free(b, on(f)), status::success);
+    EXPECT_EQ(p.live_allocations(), 1u);
+    EXPECT_EQ(f->pool_refs, 1);
+  }
+  EXPECT_EQ(f->pool_refs, 0);
+  EXPECT_EQ(be.outstanding, 0u);
+  EXPECT_EQ(be.chunks_out(), 0u);
+}
+
+TEST_F(fixture, ThresholdAboveMaxIsRejected) {
+  pool_config cfg;
+  cfg.max_size = 4 * MiB;
+  ordered_pool p(be, cfg);
+  EXPECT_EQ(p.set_release_threshold(8 * MiB), status::invalid_argument);
+  EXPECT_EQ(p.release_threshold(), 0u);
+  EXPECT_EQ(p.set_release_threshold(4 * MiB), status::success);
+  EXPECT_EQ(p.release_threshold(), 4 * MiB);
+}
+
+TEST_F(fixture, ForgetQueue) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(4 * KiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  p.forget_queue(qa); // qa released; its identity may now be reused
+  EXPECT_NE(must_alloc(p, req(4 * KiB, qa)), a);
+  f->complete = true;
+  EXPECT_EQ(must_alloc(p, req(4 * KiB, qa)), a);
+}
+
+TEST_F(fixture, LargeAlignmentFromPendingAndFree) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(64 * KiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  void *b = must_alloc(p, req(8 * KiB, qa).align(64 * KiB));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b) % (64 * KiB), 0u);
+  f->complete = true;
+  p.collect();
+  EXPECT_EQ(be.total_pool_refs(), 0);
+  EXPECT_EQ(p.stats().used_current, 8 * KiB);
+}
+
+} // namespace
+} // namespace ordo::pool::test
