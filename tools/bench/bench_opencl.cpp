@@ -1,0 +1,341 @@
+// OpenCL workloads of ordo-bench: each has an Ordo row (through libur_loader and the
+// OpenCL adapter) and a raw OpenCL row doing the same work on the same device in the
+// same run. Both libraries are dlopen'ed, so the binary links everywhere; a machine
+// without OpenCL skips these rows and says why.
+//
+//   OpenCL_EmptyLaunch_{Ordo,Raw}     256 launches of an empty kernel, then finish
+//   OpenCL_AllocFree_{Ordo,Raw}       64 alloc/free pairs of 64 KiB device memory
+//                                     (Ordo: stream-ordered; raw: clSVMAlloc/clSVMFree)
+//   OpenCL_AllocKernelFree_{Ordo,Raw} 64 x (alloc 64 KiB -> fill -> increment -> free)
+//                                     (raw: synchronous clSVMAlloc ... clFinish, clSVMFree)
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "ur_api.h"
+
+namespace {
+namespace bench_opencl {
+
+constexpr int kLaunchBatch = 256;
+constexpr int kAllocBatch = 64;
+constexpr size_t kAllocBytes = 64 << 10;
+constexpr size_t kElements = kAllocBytes / sizeof(uint32_t);
+
+std::string exe_dir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string path(buf, size_t(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+std::vector<uint8_t> read_file(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+std::string kernel_file(const char *ext) {
+  const char *dir = std::getenv("ORDO_KERNEL_DIR");
+  std::string base = dir ? std::string(dir) : exe_dir() + "/../kernels";
+  return base + "/opencl/ordo_test_kernels." + ext;
+}
+
+// ---- the Ordo side: UR through libur_loader.so.0 ----
+
+#define UR_FUNCTIONS(X)                                                                 \
+  X(urLoaderInit) X(urAdapterGet) X(urPlatformGet) X(urPlatformGetInfo) X(urDeviceGet) \
+  X(urDeviceGetInfo) X(urContextCreate) X(urQueueCreate) X(urQueueFinish)              \
+  X(urProgramCreateWithBinary) X(urProgramCreateWithIL) X(urProgramBuild) X(urKernelCreate) \
+  X(urEnqueueKernelLaunchWithArgsExp) X(urEnqueueUSMDeviceAllocExp) X(urEnqueueUSMFreeExp)
+
+struct Ordo {
+#define UR_DECLARE(fn) decltype(&::fn) fn = nullptr;
+  UR_FUNCTIONS(UR_DECLARE)
+#undef UR_DECLARE
+  std::string error;
+  ur_device_handle_t device = nullptr;
+  ur_context_handle_t context = nullptr;
+  ur_queue_handle_t queue = nullptr;
+  ur_kernel_handle_t empty = nullptr, fill = nullptr, increment = nullptr;
+  bool async_alloc = false;
+
+  static Ordo &get() {
+    static Ordo *o = [] {
+      auto *o = new Ordo();
+      o->init();
+      return o;
+    }();
+    return *o;
+  }
+
+  void init() {
+    void *lib = dlopen((exe_dir() + "/../lib/libur_loader.so.0").c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libur_loader.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      error = "libur_loader.so.0 not found";
+      return;
+    }
+#define UR_LOAD(fn)                                                                      \
+  if (!(fn = reinterpret_cast<decltype(fn)>(dlsym(lib, #fn)))) {                        \
+    error = "loader lacks " #fn;                                                        \
+    return;                                                                             \
+  }
+    UR_FUNCTIONS(UR_LOAD)
+#undef UR_LOAD
+    if (urLoaderInit(0, nullptr) != UR_RESULT_SUCCESS) {
+      error = "urLoaderInit failed";
+      return;
+    }
+    uint32_t na = 0;
+    urAdapterGet(0, nullptr, &na);
+    std::vector<ur_adapter_handle_t> adapters(na);
+    if (na) urAdapterGet(na, adapters.data(), nullptr);
+    for (ur_adapter_handle_t a : adapters) {
+      uint32_t np = 0;
+      urPlatformGet(a, 0, nullptr, &np);
+      std::vector<ur_platform_handle_t> platforms(np);
+      if (np) urPlatformGet(a, np, platforms.data(), nullptr);
+      for (ur_platform_handle_t p : platforms) {
+        ur_backend_t backend{};
+        urPlatformGetInfo(p, UR_PLATFORM_INFO_BACKEND, sizeof backend, &backend, nullptr);
+        if (backend == UR_BACKEND_OPENCL && !device) urDeviceGet(p, UR_DEVICE_TYPE_ALL, 1, &device, nullptr);
+      }
+    }
+    if (!device) {
+      error = "no OpenCL device through the Ordo loader";
+      return;
+    }
+    ur_bool_t async = 0;
+    urDeviceGetInfo(device, UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, sizeof async, &async, nullptr);
+    async_alloc = async;
+    if (urContextCreate(1, &device, nullptr, &context) || urQueueCreate(context, device, nullptr, &queue)) {
+      error = "context/queue creation failed";
+      return;
+    }
+    size_t il = 0;
+    urDeviceGetInfo(device, UR_DEVICE_INFO_IL_VERSION, 0, nullptr, &il);
+    std::vector<uint8_t> bin = read_file(kernel_file(il > 1 ? "spv" : "bc"));
+    if (bin.empty()) {
+      error = "test kernels not built: " + kernel_file(il > 1 ? "spv" : "bc");
+      return;
+    }
+    ur_program_handle_t program = nullptr;
+    size_t len = bin.size();
+    const uint8_t *data = bin.data();
+    ur_result_t r = il > 1 ? urProgramCreateWithIL(context, data, len, nullptr, &program)
+                           : urProgramCreateWithBinary(context, 1, &device, &len, &data, nullptr, &program);
+    if (r || urProgramBuild(context, program, nullptr) || urKernelCreate(program, "empty", &empty) ||
+        urKernelCreate(program, "fill", &fill) || urKernelCreate(program, "increment", &increment)) {
+      error = "building the test kernels failed";
+      return;
+    }
+  }
+
+  ur_result_t launch(ur_kernel_handle_t k, size_t n, std::vector<ur_exp_kernel_arg_properties_t> args) {
+    return urEnqueueKernelLaunchWithArgsExp(queue, k, 1, nullptr, &n, nullptr, uint32_t(args.size()),
+                                            args.empty() ? nullptr : args.data(), nullptr, 0, nullptr, nullptr);
+  }
+};
+
+ur_exp_kernel_arg_properties_t ur_pointer(uint32_t index, const void *p) {
+  ur_exp_kernel_arg_properties_t a{};
+  a.stype = UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES;
+  a.type = UR_EXP_KERNEL_ARG_TYPE_POINTER;
+  a.index = index;
+  a.size = sizeof(void *);
+  a.value.pointer = p;
+  return a;
+}
+
+ur_exp_kernel_arg_properties_t ur_value(uint32_t index, size_t size, const void *v) {
+  ur_exp_kernel_arg_properties_t a{};
+  a.stype = UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES;
+  a.type = UR_EXP_KERNEL_ARG_TYPE_VALUE;
+  a.index = index;
+  a.size = size;
+  a.value.value = v;
+  return a;
+}
+
+// ---- the raw side: OpenCL through libOpenCL.so.1 ----
+
+#define CL_FUNCTIONS(X)                                                                   \
+  X(clGetPlatformIDs) X(clGetDeviceIDs) X(clCreateContext) X(clCreateCommandQueueWithProperties) \
+  X(clCreateProgramWithBinary) X(clBuildProgram) X(clCreateKernel) X(clSetKernelArg)    \
+  X(clSetKernelArgSVMPointer) X(clEnqueueNDRangeKernel) X(clFinish) X(clSVMAlloc) X(clSVMFree)
+
+struct Raw {
+#define CL_DECLARE(fn) decltype(&::fn) fn = nullptr;
+  CL_FUNCTIONS(CL_DECLARE)
+#undef CL_DECLARE
+  std::string error;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+  cl_kernel empty = nullptr, fill = nullptr, increment = nullptr;
+
+  static Raw &get() {
+    static Raw *r = [] {
+      auto *r = new Raw();
+      r->init();
+      return r;
+    }();
+    return *r;
+  }
+
+  void init() {
+    void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      error = "libOpenCL.so.1 not found";
+      return;
+    }
+#define CL_LOAD(fn)                                                                       \
+  if (!(fn = reinterpret_cast<decltype(fn)>(dlsym(lib, #fn)))) {                         \
+    error = "libOpenCL.so.1 lacks " #fn;                                                 \
+    return;                                                                              \
+  }
+    CL_FUNCTIONS(CL_LOAD)
+#undef CL_LOAD
+    cl_platform_id platform = nullptr;
+    cl_device_id device = nullptr;
+    cl_uint n = 0;
+    if (clGetPlatformIDs(1, &platform, &n) != CL_SUCCESS || n == 0 ||
+        clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr) != CL_SUCCESS) {
+      error = "no OpenCL device";
+      return;
+    }
+    cl_int err = CL_SUCCESS;
+    context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+    queue = context ? clCreateCommandQueueWithProperties(context, device, nullptr, &err) : nullptr;
+    std::vector<uint8_t> bin = read_file(kernel_file("bc"));
+    if (!queue || bin.empty()) {
+      error = "no queue, or test kernels not built";
+      return;
+    }
+    size_t len = bin.size();
+    const unsigned char *data = bin.data();
+    cl_program program = clCreateProgramWithBinary(context, 1, &device, &len, &data, nullptr, &err);
+    if (!program || clBuildProgram(program, 1, &device, "", nullptr, nullptr) != CL_SUCCESS) {
+      error = "building the SPIR bitcode failed";
+      return;
+    }
+    empty = clCreateKernel(program, "empty", &err);
+    fill = clCreateKernel(program, "fill", &err);
+    increment = clCreateKernel(program, "increment", &err);
+    if (!empty || !fill || !increment) error = "kernel creation failed";
+  }
+};
+
+// ---- workloads ----
+
+void OpenCL_EmptyLaunch_Ordo(benchmark::State &state) {
+  Ordo &o = Ordo::get();
+  if (!o.error.empty()) return state.SkipWithError(o.error.c_str());
+  for (auto _ : state) {
+    for (int i = 0; i < kLaunchBatch; ++i)
+      if (o.launch(o.empty, 1, {})) return state.SkipWithError("launch failed");
+    o.urQueueFinish(o.queue);
+  }
+  state.SetItemsProcessed(state.iterations() * kLaunchBatch);
+}
+
+void OpenCL_EmptyLaunch_Raw(benchmark::State &state) {
+  Raw &r = Raw::get();
+  if (!r.error.empty()) return state.SkipWithError(r.error.c_str());
+  size_t one = 1;
+  for (auto _ : state) {
+    for (int i = 0; i < kLaunchBatch; ++i)
+      if (r.clEnqueueNDRangeKernel(r.queue, r.empty, 1, nullptr, &one, nullptr, 0, nullptr, nullptr))
+        return state.SkipWithError("launch failed");
+    r.clFinish(r.queue);
+  }
+  state.SetItemsProcessed(state.iterations() * kLaunchBatch);
+}
+
+void OpenCL_AllocFree_Ordo(benchmark::State &state) {
+  Ordo &o = Ordo::get();
+  if (!o.error.empty()) return state.SkipWithError(o.error.c_str());
+  if (!o.async_alloc) return state.SkipWithError("the device reports no stream-ordered allocation");
+  for (auto _ : state) {
+    for (int i = 0; i < kAllocBatch; ++i) {
+      void *p = nullptr;
+      if (o.urEnqueueUSMDeviceAllocExp(o.queue, nullptr, kAllocBytes, nullptr, 0, nullptr, &p, nullptr) ||
+          o.urEnqueueUSMFreeExp(o.queue, nullptr, p, 0, nullptr, nullptr))
+        return state.SkipWithError("alloc/free failed");
+    }
+    o.urQueueFinish(o.queue);
+  }
+  state.SetItemsProcessed(state.iterations() * kAllocBatch);
+}
+
+void OpenCL_AllocFree_Raw(benchmark::State &state) {
+  Raw &r = Raw::get();
+  if (!r.error.empty()) return state.SkipWithError(r.error.c_str());
+  for (auto _ : state) {
+    for (int i = 0; i < kAllocBatch; ++i) {
+      void *p = r.clSVMAlloc(r.context, CL_MEM_READ_WRITE, kAllocBytes, 0);
+      if (!p) return state.SkipWithError("clSVMAlloc failed");
+      r.clSVMFree(r.context, p);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kAllocBatch);
+}
+
+void OpenCL_AllocKernelFree_Ordo(benchmark::State &state) {
+  Ordo &o = Ordo::get();
+  if (!o.error.empty()) return state.SkipWithError(o.error.c_str());
+  if (!o.async_alloc) return state.SkipWithError("the device reports no stream-ordered allocation");
+  uint32_t value = 7;
+  for (auto _ : state) {
+    for (int i = 0; i < kAllocBatch; ++i) {
+      void *p = nullptr;
+      if (o.urEnqueueUSMDeviceAllocExp(o.queue, nullptr, kAllocBytes, nullptr, 0, nullptr, &p, nullptr) ||
+          o.launch(o.fill, kElements, {ur_pointer(0, p), ur_value(1, sizeof value, &value)}) ||
+          o.launch(o.increment, kElements, {ur_pointer(0, p)}) ||
+          o.urEnqueueUSMFreeExp(o.queue, nullptr, p, 0, nullptr, nullptr))
+        return state.SkipWithError("pipeline failed");
+    }
+    o.urQueueFinish(o.queue);
+  }
+  state.SetItemsProcessed(state.iterations() * kAllocBatch);
+}
+
+void OpenCL_AllocKernelFree_Raw(benchmark::State &state) {
+  Raw &r = Raw::get();
+  if (!r.error.empty()) return state.SkipWithError(r.error.c_str());
+  uint32_t value = 7;
+  size_t n = kElements;
+  for (auto _ : state) {
+    for (int i = 0; i < kAllocBatch; ++i) {
+      void *p = r.clSVMAlloc(r.context, CL_MEM_READ_WRITE, kAllocBytes, 0);
+      if (!p) return state.SkipWithError("clSVMAlloc failed");
+      r.clSetKernelArgSVMPointer(r.fill, 0, p);
+      r.clSetKernelArg(r.fill, 1, sizeof value, &value);
+      r.clEnqueueNDRangeKernel(r.queue, r.fill, 1, nullptr, &n, nullptr, 0, nullptr, nullptr);
+      r.clSetKernelArgSVMPointer(r.increment, 0, p);
+      r.clEnqueueNDRangeKernel(r.queue, r.increment, 1, nullptr, &n, nullptr, 0, nullptr, nullptr);
+      // clSVMFree does not wait for the kernels: the raw program must.
+      r.clFinish(r.queue);
+      r.clSVMFree(r.context, p);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kAllocBatch);
+}
+
+BENCHMARK(OpenCL_EmptyLaunch_Ordo)->UseRealTime();
+BENCHMARK(OpenCL_EmptyLaunch_Raw)->UseRealTime();
+BENCHMARK(OpenCL_AllocFree_Ordo)->UseRealTime();
+BENCHMARK(OpenCL_AllocFree_Raw)->UseRealTime();
+BENCHMARK(OpenCL_AllocKernelFree_Ordo)->UseRealTime();
+BENCHMARK(OpenCL_AllocKernelFree_Raw)->UseRealTime();
+
+} // namespace bench_opencl
+} // namespace
