@@ -1,0 +1,844 @@
+// The CUDA adapter driven the way a loader drives it: dlopen the library, copy its
+// tables out with the urGet*ProcAddrTable getters, call through them.
+//
+// Without a GPU only the "Loading" tests run for real: the adapter loads, fills
+// every slot, reports no platform and logs why. Everything else skips, saying so.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ur_ddi.h"
+
+namespace {
+
+#define UR_OK(call) ASSERT_EQ(UR_RESULT_SUCCESS, (call))
+#define UR_EXPECT_OK(call) EXPECT_EQ(UR_RESULT_SUCCESS, (call))
+
+struct Loaded {
+  void *lib = nullptr;
+  std::string dl_error;
+  ur_dditable_t t{};
+  ur_adapter_handle_t adapter = nullptr;
+  std::vector<ur_platform_handle_t> platforms;
+  ur_device_handle_t device = nullptr;
+  std::string log_path;
+};
+
+std::string read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Loaded *load() {
+  auto *l = new Loaded();
+  // The adapter's log goes to a file the test reads (the reason for no platform).
+  l->log_path = "/tmp/ordo_cuda_adapter_test." + std::to_string(getpid()) + ".log";
+  std::remove(l->log_path.c_str());
+  std::string cfg = "level:info;flush:debug;output:file," + l->log_path;
+  setenv("UR_LOG_CUDA", cfg.c_str(), 1);
+  l->lib = dlopen(ORDO_CUDA_ADAPTER, RTLD_NOW | RTLD_LOCAL);
+  if (!l->lib) {
+    l->dl_error = dlerror();
+    return l;
+  }
+#define ORDO_GET_TABLE(name)                                                                      \
+  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(                              \
+          dlsym(l->lib, "urGet" #name "ProcAddrTable")))                                         \
+    get(UR_API_VERSION_CURRENT, &l->t.name);
+  ORDO_GET_TABLE(Adapter) ORDO_GET_TABLE(Platform) ORDO_GET_TABLE(Context) ORDO_GET_TABLE(Event)
+  ORDO_GET_TABLE(EventExp) ORDO_GET_TABLE(Program) ORDO_GET_TABLE(ProgramExp) ORDO_GET_TABLE(Kernel)
+  ORDO_GET_TABLE(Queue) ORDO_GET_TABLE(QueueExp) ORDO_GET_TABLE(Sampler) ORDO_GET_TABLE(Mem)
+  ORDO_GET_TABLE(PhysicalMem) ORDO_GET_TABLE(Enqueue) ORDO_GET_TABLE(EnqueueExp) ORDO_GET_TABLE(USM)
+  ORDO_GET_TABLE(USMExp) ORDO_GET_TABLE(BindlessImagesExp) ORDO_GET_TABLE(CommandBufferExp)
+  ORDO_GET_TABLE(GraphExp) ORDO_GET_TABLE(IPCExp) ORDO_GET_TABLE(MemoryExportExp)
+  ORDO_GET_TABLE(UsmP2PExp) ORDO_GET_TABLE(VirtualMem) ORDO_GET_TABLE(Device) ORDO_GET_TABLE(DeviceExp)
+#undef ORDO_GET_TABLE
+  if (!l->t.Adapter.pfnGet) return l;
+  l->t.Adapter.pfnGet(1, &l->adapter, nullptr);
+  uint32_t n = 0;
+  l->t.Platform.pfnGet(l->adapter, 0, nullptr, &n);
+  l->platforms.resize(n);
+  if (n) l->t.Platform.pfnGet(l->adapter, n, l->platforms.data(), nullptr);
+  if (n) {
+    uint32_t nd = 0;
+    l->t.Device.pfnGet(l->platforms[0], UR_DEVICE_TYPE_ALL, 0, nullptr, &nd);
+    if (nd) l->t.Device.pfnGet(l->platforms[0], UR_DEVICE_TYPE_ALL, 1, &l->device, nullptr);
+  }
+  return l;
+}
+
+Loaded &L() {
+  static Loaded *l = load();
+  return *l;
+}
+const ur_dditable_t &T() { return L().t; }
+
+std::string no_device_reason() {
+  std::string log = read_file(L().log_path);
+  auto at = log.find("no CUDA platform: ");
+  if (at == std::string::npos) return "no CUDA device";
+  return log.substr(at, log.find('\n', at) - at);
+}
+
+// ---- without a GPU --------------------------------------------------------------------------
+
+TEST(Loading, ExportsOnlyTheGettersAndFillsEverySlot) {
+  ASSERT_NE(nullptr, L().lib) << L().dl_error;
+  // Entry points stay hidden: the loader reaches them through the tables only.
+  EXPECT_EQ(nullptr, dlsym(L().lib, "urAdapterGet"));
+  EXPECT_EQ(nullptr, dlsym(L().lib, "urEnqueueUSMDeviceAllocExp"));
+  const void *const *slots = reinterpret_cast<const void *const *>(&L().t);
+  size_t n = sizeof(ur_dditable_t) / sizeof(void *);
+  for (size_t i = 0; i < n; ++i) EXPECT_NE(nullptr, slots[i]) << "slot " << i;
+  // An unimplemented function answers, it does not crash.
+  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE, T().Mem.pfnRelease(nullptr));
+}
+
+TEST(Loading, AdapterHandleAndInfo) {
+  ASSERT_NE(nullptr, L().adapter);
+  // Handle-first dispatch: the handle's first word is the adapter's table.
+  auto table = *reinterpret_cast<const ur_dditable_t *const *>(L().adapter);
+  EXPECT_EQ(T().Adapter.pfnGetInfo, table->Adapter.pfnGetInfo);
+  ur_backend_t backend{};
+  UR_OK(T().Adapter.pfnGetInfo(L().adapter, UR_ADAPTER_INFO_BACKEND, sizeof(backend), &backend, nullptr));
+  EXPECT_EQ(UR_BACKEND_CUDA, backend);
+  size_t size = 0;
+  UR_OK(T().Adapter.pfnGetInfo(L().adapter, UR_ADAPTER_INFO_REFERENCE_COUNT, 0, nullptr, &size));
+  EXPECT_EQ(sizeof(uint32_t), size);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+            T().Adapter.pfnGetInfo(L().adapter, UR_ADAPTER_INFO_BACKEND, 0, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
+            T().Adapter.pfnGetInfo(L().adapter, UR_ADAPTER_INFO_BACKEND, 1, &backend, nullptr));
+}
+
+TEST(Loading, ReportsPlatformsOrSaysWhyNot) {
+  ASSERT_NE(nullptr, L().adapter);
+  std::string log = read_file(L().log_path);
+  if (L().platforms.empty()) {
+    // One line saying why, e.g. "libcuda.so.1 not found" or cuInit returned 34.
+    auto at = log.find("no CUDA platform: ");
+    ASSERT_NE(std::string::npos, at) << "log was: " << log;
+    std::cout << "[ reason   ] " << no_device_reason() << "\n";
+    EXPECT_EQ(log.find("no CUDA platform: "), log.rfind("no CUDA platform: ")) << "logged more than once";
+  } else {
+    EXPECT_EQ(std::string::npos, log.find("no CUDA platform: "));
+    char name[256] = {};
+    UR_OK(T().Platform.pfnGetInfo(L().platforms[0], UR_PLATFORM_INFO_NAME, sizeof(name), name, nullptr));
+    EXPECT_NE(std::string(name).find("CUDA"), std::string::npos);
+    ur_backend_t backend{};
+    UR_OK(T().Platform.pfnGetInfo(L().platforms[0], UR_PLATFORM_INFO_BACKEND, sizeof(backend), &backend,
+                                  nullptr));
+    EXPECT_EQ(UR_BACKEND_CUDA, backend);
+  }
+  uint32_t n = 0;
+  UR_OK(T().Platform.pfnGet(L().adapter, 0, nullptr, &n));
+  EXPECT_EQ(L().platforms.size(), n);
+  ur_platform_handle_t p{};
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, T().Platform.pfnGet(L().adapter, 0, &p, nullptr));
+}
+
+TEST(Loading, RefusesHandlesOfTheWrongKind) {
+  ASSERT_NE(nullptr, L().adapter);
+  char buf[64];
+  // An adapter handle where a platform is expected: refused, not misread.
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_PLATFORM,
+            T().Platform.pfnGetInfo(reinterpret_cast<ur_platform_handle_t>(L().adapter), UR_PLATFORM_INFO_NAME,
+                                    sizeof(buf), buf, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE,
+            T().Platform.pfnGetInfo(nullptr, UR_PLATFORM_INFO_NAME, sizeof(buf), buf, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_QUEUE,
+            T().Queue.pfnFinish(reinterpret_cast<ur_queue_handle_t>(L().adapter)));
+  ur_context_handle_t ctx = nullptr;
+  ur_device_handle_t bogus = reinterpret_cast<ur_device_handle_t>(L().adapter);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_DEVICE, T().Context.pfnCreate(1, &bogus, nullptr, &ctx));
+}
+
+// ---- with a GPU ------------------------------------------------------------------------------
+
+std::vector<uint8_t> kernel_file(const char *name) {
+  std::string s = read_file(std::string(ORDO_CUDA_KERNELS) + "/" + name);
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+ur_exp_kernel_arg_properties_t pointer_arg(uint32_t index, const void *p) {
+  ur_exp_kernel_arg_properties_t a{};
+  a.stype = UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES;
+  a.type = UR_EXP_KERNEL_ARG_TYPE_POINTER;
+  a.index = index;
+  a.size = sizeof(void *);
+  a.value.pointer = p;
+  return a;
+}
+
+ur_exp_kernel_arg_properties_t value_arg(uint32_t index, const void *v, size_t size) {
+  ur_exp_kernel_arg_properties_t a{};
+  a.stype = UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES;
+  a.type = UR_EXP_KERNEL_ARG_TYPE_VALUE;
+  a.index = index;
+  a.size = size;
+  a.value.value = v;
+  return a;
+}
+
+ur_exp_kernel_arg_properties_t local_arg(uint32_t index, size_t size) {
+  ur_exp_kernel_arg_properties_t a{};
+  a.stype = UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES;
+  a.type = UR_EXP_KERNEL_ARG_TYPE_LOCAL;
+  a.index = index;
+  a.size = size;
+  return a;
+}
+
+class Gpu : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!L().device) GTEST_SKIP() << "needs a CUDA device: " << no_device_reason();
+    dev = L().device;
+    UR_OK(T().Context.pfnCreate(1, &dev, nullptr, &ctx));
+    UR_OK(T().Queue.pfnCreate(ctx, dev, nullptr, &queue));
+  }
+  void TearDown() override {
+    for (auto k : kernels) T().Kernel.pfnRelease(k);
+    for (auto p : programs) T().Program.pfnRelease(p);
+    if (queue) T().Queue.pfnRelease(queue);
+    if (ctx) T().Context.pfnRelease(ctx);
+  }
+
+  ur_program_handle_t program(const char *file) {
+    std::vector<uint8_t> image = kernel_file(file);
+    EXPECT_FALSE(image.empty()) << "missing " << ORDO_CUDA_KERNELS << "/" << file;
+    const uint8_t *data = image.data();
+    size_t size = image.size();
+    ur_program_handle_t p = nullptr;
+    EXPECT_EQ(UR_RESULT_SUCCESS, T().Program.pfnCreateWithBinary(ctx, 1, &dev, &size, &data, nullptr, &p));
+    EXPECT_EQ(UR_RESULT_SUCCESS, T().Program.pfnBuild(ctx, p, nullptr));
+    programs.push_back(p);
+    return p;
+  }
+  ur_kernel_handle_t kernel(ur_program_handle_t p, const char *name) {
+    ur_kernel_handle_t k = nullptr;
+    EXPECT_EQ(UR_RESULT_SUCCESS, T().Kernel.pfnCreate(p, name, &k));
+    kernels.push_back(k);
+    return k;
+  }
+  ur_result_t launch_1d(ur_queue_handle_t q, ur_kernel_handle_t k, size_t n, size_t local,
+                        std::vector<ur_exp_kernel_arg_properties_t> args, uint32_t nwait = 0,
+                        const ur_event_handle_t *waits = nullptr, ur_event_handle_t *ev = nullptr) {
+    return T().EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, 1, nullptr, &n, local ? &local : nullptr,
+                                                     uint32_t(args.size()), args.data(), nullptr, nwait,
+                                                     waits, ev);
+  }
+  size_t pool_info(ur_usm_pool_handle_t p, ur_usm_pool_info_t what) {
+    size_t v = 0;
+    EXPECT_EQ(UR_RESULT_SUCCESS, T().USMExp.pfnPoolGetInfoExp(p, what, &v, nullptr));
+    return v;
+  }
+
+  ur_device_handle_t dev = nullptr;
+  ur_context_handle_t ctx = nullptr;
+  ur_queue_handle_t queue = nullptr;
+  std::vector<ur_program_handle_t> programs;
+  std::vector<ur_kernel_handle_t> kernels;
+};
+
+TEST_F(Gpu, DeviceInfoIsReal) {
+  char text[256] = {};
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_NAME, sizeof(text), text, nullptr));
+  EXPECT_GT(std::strlen(text), 0u);
+  std::cout << "[ device   ] " << text;
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_VERSION, sizeof(text), text, nullptr));
+  std::cout << ", compute capability " << text << "\n";
+  int major = -1, minor = -1;
+  ASSERT_EQ(2, std::sscanf(text, "%d.%d", &major, &minor)) << text;
+  EXPECT_GE(major, 5);
+  uint32_t u32 = 0;
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_VENDOR_ID, sizeof(u32), &u32, nullptr));
+  EXPECT_EQ(0x10deu, u32);
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_DEVICE_ID, sizeof(u32), &u32, nullptr));
+  EXPECT_NE(0u, u32);
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_MAX_COMPUTE_UNITS, sizeof(u32), &u32, nullptr));
+  EXPECT_GT(u32, 0u);
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_MEMORY_BUS_WIDTH, sizeof(u32), &u32, nullptr));
+  EXPECT_GT(u32, 0u);
+  size_t wg = 0, items[3] = {};
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_MAX_WORK_GROUP_SIZE, sizeof(wg), &wg, nullptr));
+  EXPECT_GE(wg, 1024u);
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES, sizeof(items), items, nullptr));
+  EXPECT_GE(items[0], 1024u);
+  uint64_t mem = 0;
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_GLOBAL_MEM_SIZE, sizeof(mem), &mem, nullptr));
+  EXPECT_GT(mem, uint64_t(1) << 30);
+  uint64_t free_mem = 0;
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_GLOBAL_MEM_FREE, sizeof(free_mem), &free_mem, nullptr));
+  EXPECT_GT(free_mem, 0u);
+  EXPECT_LE(free_mem, mem);
+  uint8_t uuid[16] = {};
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_UUID, sizeof(uuid), uuid, nullptr));
+  bool nonzero = false;
+  for (uint8_t b : uuid) nonzero = nonzero || b;
+  EXPECT_TRUE(nonzero);
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_PCI_ADDRESS, sizeof(text), text, nullptr));
+  EXPECT_GT(std::strlen(text), 5u);
+  ur_bool_t b = false;
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, sizeof(b), &b, nullptr));
+  EXPECT_TRUE(b);
+  UR_OK(T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_USM_POOL_SUPPORT, sizeof(b), &b, nullptr));
+  EXPECT_TRUE(b);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
+            T().Device.pfnGetInfo(dev, UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES, sizeof(size_t), items, nullptr));
+  uint64_t d0 = 0, h0 = 0, d1 = 0, h1 = 0;
+  UR_OK(T().Device.pfnGetGlobalTimestamps(dev, &d0, &h0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  UR_OK(T().Device.pfnGetGlobalTimestamps(dev, &d1, &h1));
+  EXPECT_GT(d1, d0);
+  EXPECT_GT(h1, h0);
+}
+
+TEST_F(Gpu, SyncUsmFillCopyAndQueries) {
+  const size_t n = 3 * 1024 * 64; // divisible by 3, 4 and 8
+  void *d = nullptr, *h = nullptr, *s = nullptr;
+  UR_OK(T().USM.pfnDeviceAlloc(ctx, dev, nullptr, nullptr, n, &d));
+  UR_OK(T().USM.pfnHostAlloc(ctx, nullptr, nullptr, n, &h));
+  UR_OK(T().USM.pfnSharedAlloc(ctx, dev, nullptr, nullptr, n, &s));
+  std::vector<uint8_t> out(n);
+  for (size_t psize : {size_t{1}, size_t{3}, size_t{4}, size_t{8}, size_t{16}}) {
+    uint8_t pattern[16];
+    for (size_t i = 0; i < psize; ++i) pattern[i] = uint8_t(0x11 * (i + 1) + psize);
+    UR_OK(T().Enqueue.pfnUSMFill(queue, d, psize, pattern, n, 0, nullptr, nullptr));
+    UR_OK(T().Enqueue.pfnUSMMemcpy(queue, true, out.data(), d, n, 0, nullptr, nullptr));
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(pattern[i % psize], out[i]) << "pattern " << psize << " at " << i;
+  }
+  // Device -> host USM -> shared -> pageable host.
+  UR_OK(T().Enqueue.pfnUSMMemcpy(queue, false, h, d, n, 0, nullptr, nullptr));
+  UR_OK(T().Enqueue.pfnUSMMemcpy(queue, false, s, h, n, 0, nullptr, nullptr));
+  UR_OK(T().Queue.pfnFinish(queue));
+  EXPECT_EQ(0, std::memcmp(s, out.data(), n));
+
+  ur_usm_type_t type{};
+  UR_OK(T().USM.pfnGetMemAllocInfo(ctx, d, UR_USM_ALLOC_INFO_TYPE, sizeof(type), &type, nullptr));
+  EXPECT_EQ(UR_USM_TYPE_DEVICE, type);
+  UR_OK(T().USM.pfnGetMemAllocInfo(ctx, h, UR_USM_ALLOC_INFO_TYPE, sizeof(type), &type, nullptr));
+  EXPECT_EQ(UR_USM_TYPE_HOST, type);
+  UR_OK(T().USM.pfnGetMemAllocInfo(ctx, s, UR_USM_ALLOC_INFO_TYPE, sizeof(type), &type, nullptr));
+  EXPECT_EQ(UR_USM_TYPE_SHARED, type);
+  void *base = nullptr;
+  UR_OK(T().USM.pfnGetMemAllocInfo(ctx, static_cast<char *>(d) + 100, UR_USM_ALLOC_INFO_BASE_PTR,
+                                   sizeof(base), &base, nullptr));
+  EXPECT_EQ(d, base);
+  size_t size = 0;
+  UR_OK(T().USM.pfnGetMemAllocInfo(ctx, d, UR_USM_ALLOC_INFO_SIZE, sizeof(size), &size, nullptr));
+  EXPECT_EQ(n, size);
+  ur_device_handle_t owner = nullptr;
+  UR_OK(T().USM.pfnGetMemAllocInfo(ctx, d, UR_USM_ALLOC_INFO_DEVICE, sizeof(owner), &owner, nullptr));
+  EXPECT_EQ(dev, owner);
+  int on_stack = 0;
+  UR_OK(T().USM.pfnGetMemAllocInfo(ctx, &on_stack, UR_USM_ALLOC_INFO_TYPE, sizeof(type), &type, nullptr));
+  EXPECT_EQ(UR_USM_TYPE_UNKNOWN, type);
+
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_USM_SIZE, T().USM.pfnDeviceAlloc(ctx, dev, nullptr, nullptr, 0, &base));
+  EXPECT_EQ(UR_RESULT_ERROR_OVERLAPPING_REGIONS,
+            T().Enqueue.pfnUSMMemcpy(queue, true, static_cast<char *>(d) + 8, d, 64, 0, nullptr, nullptr));
+  UR_OK(T().USM.pfnFree(ctx, d));
+  UR_OK(T().USM.pfnFree(ctx, h));
+  UR_OK(T().USM.pfnFree(ctx, s));
+  // A second free and a pointer never allocated: refused, no crash.
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_MEM_OBJECT, T().USM.pfnFree(ctx, d));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_MEM_OBJECT, T().USM.pfnFree(ctx, &on_stack));
+}
+
+TEST_F(Gpu, TwoDimensionalCopyAndFill) {
+  const size_t width = 100, height = 37, pitch = 128;
+  void *d = nullptr;
+  UR_OK(T().USM.pfnDeviceAlloc(ctx, dev, nullptr, nullptr, pitch * height, &d));
+  uint32_t zero = 0;
+  UR_OK(T().Enqueue.pfnUSMFill(queue, d, 4, &zero, pitch * height, 0, nullptr, nullptr));
+  uint8_t pattern[2] = {0xab, 0xcd};
+  UR_OK(T().Enqueue.pfnUSMFill2D(queue, d, pitch, 2, pattern, width, height, 0, nullptr, nullptr));
+  std::vector<uint8_t> host(width * height, 0);
+  UR_OK(T().Enqueue.pfnUSMMemcpy2D(queue, true, host.data(), width, d, pitch, width, height, 0, nullptr, nullptr));
+  for (size_t i = 0; i < host.size(); ++i) ASSERT_EQ(pattern[i % 2], host[i]) << i;
+  // Pattern wider than 4 bytes: row by row.
+  uint8_t wide[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  UR_OK(T().Enqueue.pfnUSMFill2D(queue, d, pitch, 8, wide, 96, height, 0, nullptr, nullptr));
+  std::vector<uint8_t> rows(96 * height);
+  UR_OK(T().Enqueue.pfnUSMMemcpy2D(queue, true, rows.data(), 96, d, pitch, 96, height, 0, nullptr, nullptr));
+  for (size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(wide[i % 8], rows[i]) << i;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
+            T().Enqueue.pfnUSMMemcpy2D(queue, true, host.data(), 10, d, pitch, 20, 1, 0, nullptr, nullptr));
+  UR_OK(T().USM.pfnFree(ctx, d));
+}
+
+TEST_F(Gpu, PtxProgramBuildsAndRuns) {
+  ur_program_handle_t p = program("ordo_test_kernels.ptx");
+  ur_program_build_status_t status{};
+  UR_OK(T().Program.pfnGetBuildInfo(p, dev, UR_PROGRAM_BUILD_INFO_STATUS, sizeof(status), &status, nullptr));
+  EXPECT_EQ(UR_PROGRAM_BUILD_STATUS_SUCCESS, status);
+  size_t log_size = 0;
+  UR_OK(T().Program.pfnGetBuildInfo(p, dev, UR_PROGRAM_BUILD_INFO_LOG, 0, nullptr, &log_size));
+  EXPECT_GE(log_size, 1u);
+  size_t nkernels = 0;
+  UR_OK(T().Program.pfnGetInfo(p, UR_PROGRAM_INFO_NUM_KERNELS, sizeof(nkernels), &nkernels, nullptr));
+  EXPECT_EQ(7u, nkernels);
+  char names[512] = {};
+  UR_OK(T().Program.pfnGetInfo(p, UR_PROGRAM_INFO_KERNEL_NAMES, sizeof(names), names, nullptr));
+  EXPECT_NE(std::string::npos, std::string(names).find("local_sum")) << names;
+
+  ur_kernel_handle_t fill = kernel(p, "fill");
+  uint32_t nargs = 0;
+  UR_OK(T().Kernel.pfnGetInfo(fill, UR_KERNEL_INFO_NUM_ARGS, sizeof(nargs), &nargs, nullptr));
+  EXPECT_EQ(2u, nargs);
+  ur_kernel_handle_t missing = nullptr;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL_NAME, T().Kernel.pfnCreate(p, "no_such_kernel", &missing));
+
+  const size_t n = 1 << 20;
+  uint32_t *d = nullptr;
+  UR_OK(T().USM.pfnDeviceAlloc(ctx, dev, nullptr, nullptr, n * 4, reinterpret_cast<void **>(&d)));
+  uint32_t value = 0xc0ffee;
+  UR_OK(launch_1d(queue, fill, n, 256, {pointer_arg(0, d), value_arg(1, &value, 4)}));
+  UR_OK(launch_1d(queue, fill, n, 0, {pointer_arg(0, d), value_arg(1, &value, 4)})); // shape chosen
+  std::vector<uint32_t> out(n);
+  UR_OK(T().Enqueue.pfnUSMMemcpy(queue, true, out.data(), d, n * 4, 0, nullptr, nullptr));
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(value, out[i]) << i;
+
+  // Argument and shape errors are refused before anything is enqueued.
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL_ARGS, launch_1d(queue, fill, n, 256, {pointer_arg(0, d)}));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
+            launch_1d(queue, fill, n, 256, {pointer_arg(0, d), value_arg(1, &value, 2)}));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
+            launch_1d(queue, fill, n, 256, {pointer_arg(0, d), value_arg(5, &value, 4)}));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE,
+            launch_1d(queue, fill, n, 300, {pointer_arg(0, d), value_arg(1, &value, 4)}));
+  size_t offset = 4;
+  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE,
+            T().EnqueueExp.pfnKernelLaunchWithArgsExp(queue, fill, 1, &offset, &n, nullptr, 0, nullptr, nullptr,
+                                                      0, nullptr, nullptr));
+  UR_OK(T().USM.pfnFree(ctx, d));
+}
+
+TEST_F(Gpu, CubinProgramLocalMemoryAnd2D) {
+  ur_program_handle_t p = program("ordo_test_kernels.sm_90.cubin");
+  ur_kernel_handle_t local_sum = kernel(p, "local_sum");
+  ur_kernel_handle_t fill_2d = kernel(p, "fill_2d");
+  ur_kernel_handle_t saxpy = kernel(p, "saxpy");
+  const size_t n = 64 * 1024, group = 256;
+  uint32_t *in = nullptr, *sums = nullptr;
+  UR_OK(T().USM.pfnSharedAlloc(ctx, dev, nullptr, nullptr, n * 4, reinterpret_cast<void **>(&in)));
+  UR_OK(T().USM.pfnSharedAlloc(ctx, dev, nullptr, nullptr, n / group * 4, reinterpret_cast<void **>(&sums)));
+  for (size_t i = 0; i < n; ++i) in[i] = uint32_t(i % 1000);
+  UR_OK(launch_1d(queue, local_sum, n, group, {pointer_arg(0, in), pointer_arg(1, sums), local_arg(2, group * 4)}));
+  UR_OK(T().Queue.pfnFinish(queue));
+  for (size_t g = 0; g < n / group; ++g) {
+    uint32_t want = 0;
+    for (size_t i = 0; i < group; ++i) want += uint32_t((g * group + i) % 1000);
+    ASSERT_EQ(want, sums[g]) << "group " << g;
+  }
+
+  const size_t w = 256, h = 64;
+  uint32_t *grid = nullptr;
+  UR_OK(T().USM.pfnDeviceAlloc(ctx, dev, nullptr, nullptr, w * h * 4, reinterpret_cast<void **>(&grid)));
+  size_t gws[2] = {w, h}, lws[2] = {32, 4};
+  uint32_t width = uint32_t(w);
+  auto a0 = pointer_arg(0, grid), a1 = value_arg(1, &width, 4);
+  ur_exp_kernel_arg_properties_t args[2] = {a0, a1};
+  UR_OK(T().EnqueueExp.pfnKernelLaunchWithArgsExp(queue, fill_2d, 2, nullptr, gws, lws, 2, args, nullptr, 0,
+                                                  nullptr, nullptr));
+  std::vector<uint32_t> out(w * h);
+  UR_OK(T().Enqueue.pfnUSMMemcpy(queue, true, out.data(), grid, w * h * 4, 0, nullptr, nullptr));
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(uint32_t(i), out[i]);
+
+  float *x = nullptr, *y = nullptr;
+  UR_OK(T().USM.pfnSharedAlloc(ctx, dev, nullptr, nullptr, n * 4, reinterpret_cast<void **>(&x)));
+  UR_OK(T().USM.pfnSharedAlloc(ctx, dev, nullptr, nullptr, n * 4, reinterpret_cast<void **>(&y)));
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = float(i);
+    y[i] = 1.0f;
+  }
+  float a = 2.0f;
+  UR_OK(launch_1d(queue, saxpy, n, 128, {value_arg(0, &a, 4), pointer_arg(1, x), pointer_arg(2, y)}));
+  UR_OK(T().Queue.pfnFinish(queue));
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(2.0f * float(i) + 1.0f, y[i]);
+  for (void *ptr : {static_cast<void *>(in), static_cast<void *>(sums), static_cast<void *>(grid),
+                    static_cast<void *>(x), static_cast<void *>(y)})
+    UR_OK(T().USM.pfnFree(ctx, ptr));
+}
+
+TEST_F(Gpu, BadBinariesAreRefusedWithALog) {
+  const uint8_t junk[] = "this is not a GPU binary";
+  const uint8_t *data = junk;
+  size_t size = sizeof(junk);
+  ur_program_handle_t p = nullptr;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_BINARY, T().Program.pfnCreateWithBinary(ctx, 1, &dev, &size, &data, nullptr, &p));
+  const uint32_t spirv[] = {0x07230203u, 0x00010000u, 0, 0, 0};
+  data = reinterpret_cast<const uint8_t *>(spirv);
+  size = sizeof(spirv);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_BINARY, T().Program.pfnCreateWithBinary(ctx, 1, &dev, &size, &data, nullptr, &p));
+  const char broken[] = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus; }\n";
+  data = reinterpret_cast<const uint8_t *>(broken);
+  size = sizeof(broken) - 1;
+  UR_OK(T().Program.pfnCreateWithBinary(ctx, 1, &dev, &size, &data, nullptr, &p));
+  programs.push_back(p);
+  EXPECT_EQ(UR_RESULT_ERROR_PROGRAM_BUILD_FAILURE, T().Program.pfnBuild(ctx, p, nullptr));
+  char log[4096] = {};
+  UR_OK(T().Program.pfnGetBuildInfo(p, dev, UR_PROGRAM_BUILD_INFO_LOG, sizeof(log), log, nullptr));
+  EXPECT_GT(std::strlen(log), 0u);
+  std::cout << "[ jit log  ] " << std::string(log).substr(0, 120) << "\n";
+  ur_kernel_handle_t k = nullptr;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE, T().Kernel.pfnCreate(p, "k", &k));
+}
+
+TEST_F(Gpu, StreamOrderedAllocKernelFreeInOrder) {
+  ur_program_handle_t p = program("ordo_test_kernels.ptx");
+  ur_kernel_handle_t fill = kernel(p, "fill");
+  ur_usm_pool_handle_t def = nullptr, again = nullptr;
+  UR_OK(T().USMExp.pfnPoolGetDefaultDevicePoolExp(ctx, dev, &def));
+  UR_OK(T().USMExp.pfnPoolGetDefaultDevicePoolExp(ctx, dev, &again));
+  EXPECT_EQ(def, again);
+  const size_t n = 256 * 1024; // 1 MiB of uint32_t
+  std::vector<uint32_t> out(n);
+  for (uint32_t iter = 0; iter < 200; ++iter) {
+    void *buf = nullptr;
+    UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(queue, nullptr, n * 4, nullptr, 0, nullptr, &buf, nullptr));
+    UR_OK(launch_1d(queue, fill, n, 256, {pointer_arg(0, buf), value_arg(1, &iter, 4)}));
+    if (iter % 50 == 0) {
+      ur_usm_pool_handle_t owner = nullptr;
+      UR_OK(T().USM.pfnGetMemAllocInfo(ctx, buf, UR_USM_ALLOC_INFO_POOL, sizeof(owner), &owner, nullptr));
+      EXPECT_EQ(def, owner);
+      size_t size = 0;
+      UR_OK(T().USM.pfnGetMemAllocInfo(ctx, buf, UR_USM_ALLOC_INFO_SIZE, sizeof(size), &size, nullptr));
+      EXPECT_EQ(n * 4, size);
+      UR_OK(T().Enqueue.pfnUSMMemcpy(queue, true, out.data(), buf, n * 4, 0, nullptr, nullptr));
+      for (size_t i = 0; i < n; i += 97) ASSERT_EQ(iter, out[i]);
+    }
+    UR_OK(T().EnqueueExp.pfnUSMFreeExp(queue, nullptr, buf, 0, nullptr, nullptr));
+  }
+  UR_OK(T().Queue.pfnFinish(queue));
+  // Ordered on one stream, each free's block serves the next alloc: little is reserved.
+  size_t used = pool_info(def, UR_USM_POOL_INFO_USED_CURRENT_EXP);
+  size_t reserved = pool_info(def, UR_USM_POOL_INFO_RESERVED_CURRENT_EXP);
+  std::cout << "[ pool     ] default pool after 200 x 1 MiB: used " << used << ", reserved " << reserved << "\n";
+  EXPECT_LE(reserved, size_t(64) << 20);
+  EXPECT_GT(reserved, 0u); // the default pool keeps its memory across synchronisation
+}
+
+TEST_F(Gpu, StreamOrderedOnOutOfOrderQueueWithEvents) {
+  ur_program_handle_t p = program("ordo_test_kernels.ptx");
+  ur_kernel_handle_t fill = kernel(p, "fill");
+  ur_kernel_handle_t inc = kernel(p, "increment");
+  ur_queue_properties_t props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr,
+                              UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+  ur_queue_handle_t ooq = nullptr;
+  UR_OK(T().Queue.pfnCreate(ctx, dev, &props, &ooq));
+  const size_t n = 64 * 1024;
+  std::vector<uint32_t> out(n);
+  for (uint32_t iter = 0; iter < 20; ++iter) {
+    void *buf = nullptr;
+    ur_event_handle_t allocated = nullptr, filled = nullptr, bumped = nullptr, copied = nullptr, freed = nullptr;
+    UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(ooq, nullptr, n * 4, nullptr, 0, nullptr, &buf, &allocated));
+    UR_OK(launch_1d(ooq, fill, n, 256, {pointer_arg(0, buf), value_arg(1, &iter, 4)}, 1, &allocated, &filled));
+    UR_OK(launch_1d(ooq, inc, n, 256, {pointer_arg(0, buf)}, 1, &filled, &bumped));
+    UR_OK(T().Enqueue.pfnUSMMemcpy(ooq, false, out.data(), buf, n * 4, 1, &bumped, &copied));
+    UR_OK(T().EnqueueExp.pfnUSMFreeExp(ooq, nullptr, buf, 1, &copied, &freed));
+    UR_OK(T().Event.pfnWait(1, &freed));
+    for (size_t i = 0; i < n; i += 31) ASSERT_EQ(iter + 1, out[i]) << "iteration " << iter;
+    ur_command_t type{};
+    UR_OK(T().Event.pfnGetInfo(freed, UR_EVENT_INFO_COMMAND_TYPE, sizeof(type), &type, nullptr));
+    EXPECT_EQ(UR_COMMAND_ENQUEUE_USM_FREE_EXP, type);
+    for (auto e : {allocated, filled, bumped, copied, freed}) UR_OK(T().Event.pfnRelease(e));
+  }
+  // A barrier orders increments that would otherwise run on different streams.
+  uint32_t *acc = nullptr;
+  UR_OK(T().USM.pfnDeviceAlloc(ctx, dev, nullptr, nullptr, n * 4, reinterpret_cast<void **>(&acc)));
+  uint32_t zero = 0;
+  UR_OK(T().Enqueue.pfnUSMFill(ooq, acc, 4, &zero, n * 4, 0, nullptr, nullptr));
+  for (int i = 0; i < 16; ++i) {
+    UR_OK(T().Enqueue.pfnEventsWaitWithBarrier(ooq, 0, nullptr, nullptr));
+    UR_OK(launch_1d(ooq, inc, n, 256, {pointer_arg(0, acc)}));
+  }
+  UR_OK(T().Enqueue.pfnEventsWaitWithBarrier(ooq, 0, nullptr, nullptr));
+  UR_OK(T().Enqueue.pfnUSMMemcpy(ooq, true, out.data(), acc, n * 4, 0, nullptr, nullptr));
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(16u, out[i]) << i;
+  UR_OK(T().USM.pfnFree(ctx, acc));
+  UR_OK(T().Queue.pfnRelease(ooq));
+}
+
+TEST_F(Gpu, StreamOrderedBadInputChangesNothing) {
+  ur_usm_pool_handle_t def = nullptr;
+  UR_OK(T().USMExp.pfnPoolGetDefaultDevicePoolExp(ctx, dev, &def));
+  void *buf = nullptr, *plain = nullptr;
+  UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(queue, nullptr, 4096, nullptr, 0, nullptr, &buf, nullptr));
+  UR_OK(T().USM.pfnDeviceAlloc(ctx, dev, nullptr, nullptr, 4096, &plain));
+  UR_OK(T().Queue.pfnFinish(queue));
+  size_t used_before = pool_info(def, UR_USM_POOL_INFO_USED_CURRENT_EXP);
+
+  void *untouched = reinterpret_cast<void *>(0x1234);
+  void *out = untouched;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_USM_SIZE,
+            T().EnqueueExp.pfnUSMDeviceAllocExp(queue, nullptr, 0, nullptr, 0, nullptr, &out, nullptr));
+  EXPECT_EQ(untouched, out);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+            T().EnqueueExp.pfnUSMDeviceAllocExp(queue, nullptr, 64, nullptr, 0, nullptr, nullptr, nullptr));
+  ur_event_handle_t ev = nullptr;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST,
+            T().EnqueueExp.pfnUSMDeviceAllocExp(queue, nullptr, 64, nullptr, 1, nullptr, &out, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST,
+            T().EnqueueExp.pfnUSMDeviceAllocExp(queue, nullptr, 64, nullptr, 0, &ev, &out, nullptr));
+  int local = 0;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_MEM_OBJECT,
+            T().EnqueueExp.pfnUSMFreeExp(queue, nullptr, &local, 0, nullptr, nullptr)); // never allocated
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_MEM_OBJECT,
+            T().EnqueueExp.pfnUSMFreeExp(queue, nullptr, plain, 0, nullptr, nullptr)); // not from a pool
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_MEM_OBJECT,
+            T().EnqueueExp.pfnUSMFreeExp(queue, nullptr, static_cast<char *>(buf) + 16, 0, nullptr, nullptr));
+
+  // A pool of another context.
+  ur_context_handle_t other = nullptr;
+  UR_OK(T().Context.pfnCreate(1, &dev, nullptr, &other));
+  ur_usm_pool_handle_t foreign = nullptr;
+  UR_OK(T().USMExp.pfnPoolGetDefaultDevicePoolExp(other, dev, &foreign));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_CONTEXT,
+            T().EnqueueExp.pfnUSMDeviceAllocExp(queue, foreign, 64, nullptr, 0, nullptr, &out, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_CONTEXT,
+            T().EnqueueExp.pfnUSMFreeExp(queue, foreign, buf, 0, nullptr, nullptr));
+  UR_OK(T().Context.pfnRelease(other));
+
+  UR_OK(T().Queue.pfnFinish(queue));
+  EXPECT_EQ(used_before, pool_info(def, UR_USM_POOL_INFO_USED_CURRENT_EXP));
+  UR_OK(T().EnqueueExp.pfnUSMFreeExp(queue, nullptr, buf, 0, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_MEM_OBJECT,
+            T().EnqueueExp.pfnUSMFreeExp(queue, nullptr, buf, 0, nullptr, nullptr)); // double free
+  UR_OK(T().USM.pfnFree(ctx, plain));
+  UR_OK(T().Queue.pfnFinish(queue));
+}
+
+TEST_F(Gpu, UserPoolHonoursLimitsAndReportsStatistics) {
+  const size_t MiB = size_t(1) << 20;
+  ur_usm_pool_limits_desc_t limits{UR_STRUCTURE_TYPE_USM_POOL_LIMITS_DESC, nullptr, 64 * MiB, 16 * MiB};
+  ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, &limits, 0};
+  ur_usm_pool_handle_t pool = nullptr;
+  UR_OK(T().USMExp.pfnPoolCreateExp(ctx, dev, &desc, &pool));
+  EXPECT_EQ(64 * MiB, pool_info(pool, UR_USM_POOL_INFO_MAXIMUM_SIZE_EXP));
+  EXPECT_EQ(16 * MiB, pool_info(pool, UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP));
+
+  void *a = nullptr, *b = nullptr;
+  UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(queue, pool, 40 * MiB, nullptr, 0, nullptr, &a, nullptr));
+  void *untouched = reinterpret_cast<void *>(0x1234);
+  b = untouched;
+  EXPECT_EQ(UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
+            T().EnqueueExp.pfnUSMDeviceAllocExp(queue, pool, 40 * MiB, nullptr, 0, nullptr, &b, nullptr));
+  EXPECT_EQ(untouched, b);
+  UR_OK(T().Queue.pfnFinish(queue));
+  EXPECT_LE(pool_info(pool, UR_USM_POOL_INFO_RESERVED_HIGH_EXP), 64 * MiB);
+  EXPECT_GE(pool_info(pool, UR_USM_POOL_INFO_USED_HIGH_EXP), 40 * MiB);
+  EXPECT_GE(pool_info(pool, UR_USM_POOL_INFO_USED_CURRENT_EXP), 40 * MiB);
+
+  // After the free (ordered on the same queue), the block serves the next alloc.
+  UR_OK(T().EnqueueExp.pfnUSMFreeExp(queue, pool, a, 0, nullptr, nullptr));
+  UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(queue, pool, 40 * MiB, nullptr, 0, nullptr, &b, nullptr));
+  UR_OK(T().EnqueueExp.pfnUSMFreeExp(queue, pool, b, 0, nullptr, nullptr));
+  UR_OK(T().Queue.pfnFinish(queue));
+  EXPECT_EQ(0u, pool_info(pool, UR_USM_POOL_INFO_USED_CURRENT_EXP));
+
+  // Reset the high-water marks; raise the threshold; trim to nothing.
+  size_t zero = 0, threshold = 32 * MiB;
+  UR_OK(T().USMExp.pfnPoolSetInfoExp(pool, UR_USM_POOL_INFO_USED_HIGH_EXP, &zero, sizeof(zero)));
+  EXPECT_EQ(0u, pool_info(pool, UR_USM_POOL_INFO_USED_HIGH_EXP));
+  UR_OK(T().USMExp.pfnPoolSetInfoExp(pool, UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP, &threshold, sizeof(threshold)));
+  EXPECT_EQ(32 * MiB, pool_info(pool, UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP));
+  size_t one = 1;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE,
+            T().USMExp.pfnPoolSetInfoExp(pool, UR_USM_POOL_INFO_USED_HIGH_EXP, &one, sizeof(one)));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_ENUMERATION,
+            T().USMExp.pfnPoolSetInfoExp(pool, UR_USM_POOL_INFO_USED_CURRENT_EXP, &zero, sizeof(zero)));
+  UR_OK(T().USMExp.pfnPoolTrimToExp(ctx, dev, pool, 0));
+  EXPECT_EQ(0u, pool_info(pool, UR_USM_POOL_INFO_RESERVED_CURRENT_EXP));
+
+  // The current pool: NULL allocations go to it until it is destroyed.
+  UR_OK(T().USMExp.pfnPoolSetDevicePoolExp(ctx, dev, pool));
+  ur_usm_pool_handle_t current = nullptr;
+  UR_OK(T().USMExp.pfnPoolGetDevicePoolExp(ctx, dev, &current));
+  EXPECT_EQ(pool, current);
+  void *c = nullptr;
+  UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(queue, nullptr, MiB, nullptr, 0, nullptr, &c, nullptr));
+  ur_usm_pool_handle_t owner = nullptr;
+  UR_OK(T().USM.pfnGetMemAllocInfo(ctx, c, UR_USM_ALLOC_INFO_POOL, sizeof(owner), &owner, nullptr));
+  EXPECT_EQ(pool, owner);
+  // Destroyed with a live block: the release waits for that block's free.
+  UR_OK(T().USMExp.pfnPoolDestroyExp(ctx, dev, pool));
+  UR_OK(T().USMExp.pfnPoolGetDevicePoolExp(ctx, dev, &current));
+  ur_usm_pool_handle_t def = nullptr;
+  UR_OK(T().USMExp.pfnPoolGetDefaultDevicePoolExp(ctx, dev, &def));
+  EXPECT_EQ(def, current);
+  UR_OK(T().EnqueueExp.pfnUSMFreeExp(queue, nullptr, c, 0, nullptr, nullptr));
+  UR_OK(T().Queue.pfnFinish(queue));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, T().USMExp.pfnPoolDestroyExp(ctx, dev, def));
+}
+
+TEST_F(Gpu, StreamOrderedHostAndSharedMemory) {
+  ur_program_handle_t p = program("ordo_test_kernels.ptx");
+  ur_kernel_handle_t inc = kernel(p, "increment");
+  const size_t n = 4096;
+  struct Kind {
+    const char *name;
+    ur_pfnEnqueueUSMHostAllocExp_t alloc;
+    ur_usm_type_t type;
+  };
+  for (Kind kind : {Kind{"host", T().EnqueueExp.pfnUSMHostAllocExp, UR_USM_TYPE_HOST},
+                    Kind{"shared", T().EnqueueExp.pfnUSMSharedAllocExp, UR_USM_TYPE_SHARED}}) {
+    uint32_t *buf = nullptr;
+    ur_result_t r = kind.alloc(queue, nullptr, n * 4, nullptr, 0, nullptr, reinterpret_cast<void **>(&buf), nullptr);
+    if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+      std::cout << "[ note     ] the driver has no native " << kind.name << " pool here\n";
+      continue;
+    }
+    UR_OK(r);
+    UR_OK(T().Queue.pfnFinish(queue));
+    for (size_t i = 0; i < n; ++i) buf[i] = uint32_t(i); // the host writes it directly
+    UR_OK(launch_1d(queue, inc, n, 128, {pointer_arg(0, buf)}));
+    UR_OK(T().Queue.pfnFinish(queue));
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(uint32_t(i + 1), buf[i]) << kind.name;
+    ur_usm_type_t type{};
+    UR_OK(T().USM.pfnGetMemAllocInfo(ctx, buf, UR_USM_ALLOC_INFO_TYPE, sizeof(type), &type, nullptr));
+    EXPECT_EQ(kind.type, type) << kind.name;
+    UR_OK(T().EnqueueExp.pfnUSMFreeExp(queue, nullptr, buf, 0, nullptr, nullptr));
+  }
+  UR_OK(T().Queue.pfnFinish(queue));
+}
+
+TEST_F(Gpu, ReuseAcrossQueuesFollowsEvents) {
+  ur_program_handle_t p = program("ordo_test_kernels.ptx");
+  ur_kernel_handle_t fill = kernel(p, "fill");
+  ur_queue_handle_t other = nullptr;
+  UR_OK(T().Queue.pfnCreate(ctx, dev, nullptr, &other));
+  const size_t n = 256 * 1024;
+  std::vector<uint32_t> out(n);
+  for (uint32_t iter = 0; iter < 50; ++iter) {
+    void *a = nullptr, *b = nullptr;
+    ur_event_handle_t freed = nullptr;
+    uint32_t one = 1, two = 2;
+    UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(queue, nullptr, n * 4, nullptr, 0, nullptr, &a, nullptr));
+    UR_OK(launch_1d(queue, fill, n, 256, {pointer_arg(0, a), value_arg(1, &one, 4)}));
+    UR_OK(T().EnqueueExp.pfnUSMFreeExp(queue, nullptr, a, 0, nullptr, &freed));
+    // Ordered after the free through its event: may (and usually does) get the same block.
+    UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(other, nullptr, n * 4, nullptr, 1, &freed, &b, nullptr));
+    UR_OK(launch_1d(other, fill, n, 256, {pointer_arg(0, b), value_arg(1, &two, 4)}));
+    UR_OK(T().Enqueue.pfnUSMMemcpy(other, true, out.data(), b, n * 4, 0, nullptr, nullptr));
+    for (size_t i = 0; i < n; i += 101) ASSERT_EQ(2u, out[i]);
+    UR_OK(T().EnqueueExp.pfnUSMFreeExp(other, nullptr, b, 0, nullptr, nullptr));
+    UR_OK(T().Event.pfnRelease(freed));
+  }
+  UR_OK(T().Queue.pfnFinish(queue));
+  UR_OK(T().Queue.pfnRelease(other));
+}
+
+TEST_F(Gpu, ProfilingStatusAndCallbacks) {
+  ur_program_handle_t p = program("ordo_test_kernels.ptx");
+  ur_kernel_handle_t fill = kernel(p, "fill");
+  ur_queue_properties_t props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr, UR_QUEUE_FLAG_PROFILING_ENABLE};
+  ur_queue_handle_t pq = nullptr;
+  UR_OK(T().Queue.pfnCreate(ctx, dev, &props, &pq));
+  const size_t n = 1 << 22;
+  void *buf = nullptr;
+  UR_OK(T().USM.pfnDeviceAlloc(ctx, dev, nullptr, nullptr, n * 4, &buf));
+  uint32_t v = 7;
+  ur_event_handle_t ev = nullptr;
+  UR_OK(launch_1d(pq, fill, n, 256, {pointer_arg(0, buf), value_arg(1, &v, 4)}, 0, nullptr, &ev));
+
+  std::mutex m;
+  std::condition_variable cv;
+  bool called = false;
+  struct State {
+    std::mutex *m;
+    std::condition_variable *cv;
+    bool *called;
+  } state{&m, &cv, &called};
+  UR_OK(T().Event.pfnSetCallback(
+      ev, UR_EXECUTION_INFO_COMPLETE,
+      [](ur_event_handle_t, ur_execution_info_t status, void *data) {
+        auto *s = static_cast<State *>(data);
+        std::lock_guard<std::mutex> lock(*s->m);
+        *s->called = status == UR_EXECUTION_INFO_COMPLETE;
+        s->cv->notify_all();
+      },
+      &state));
+  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION,
+            T().Event.pfnSetCallback(ev, UR_EXECUTION_INFO_QUEUED, [](ur_event_handle_t, ur_execution_info_t, void *) {},
+                                     nullptr));
+  UR_OK(T().Event.pfnWait(1, &ev));
+  ur_event_status_t status{};
+  UR_OK(T().Event.pfnGetInfo(ev, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr));
+  EXPECT_EQ(UR_EVENT_STATUS_COMPLETE, status);
+  uint64_t queued = 0, submit = 0, start = 0, end = 0, complete = 0;
+  UR_OK(T().Event.pfnGetProfilingInfo(ev, UR_PROFILING_INFO_COMMAND_QUEUED, 8, &queued, nullptr));
+  UR_OK(T().Event.pfnGetProfilingInfo(ev, UR_PROFILING_INFO_COMMAND_SUBMIT, 8, &submit, nullptr));
+  UR_OK(T().Event.pfnGetProfilingInfo(ev, UR_PROFILING_INFO_COMMAND_START, 8, &start, nullptr));
+  UR_OK(T().Event.pfnGetProfilingInfo(ev, UR_PROFILING_INFO_COMMAND_END, 8, &end, nullptr));
+  UR_OK(T().Event.pfnGetProfilingInfo(ev, UR_PROFILING_INFO_COMMAND_COMPLETE, 8, &complete, nullptr));
+  EXPECT_LE(queued, submit);
+  EXPECT_LE(submit, start);
+  EXPECT_LT(start, end); // a 16 MiB fill takes microseconds
+  EXPECT_LE(end, complete);
+  EXPECT_LT(end - start, uint64_t(1000000000));
+  std::cout << "[ profile  ] 16 MiB fill kernel: " << (end - start) << " ns\n";
+  {
+    std::unique_lock<std::mutex> lock(m);
+    EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return called; })) << "callback not called";
+  }
+  ur_event_handle_t plain = nullptr;
+  UR_OK(T().Enqueue.pfnEventsWait(queue, 0, nullptr, &plain));
+  UR_OK(T().Event.pfnWait(1, &plain));
+  EXPECT_EQ(UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE,
+            T().Event.pfnGetProfilingInfo(plain, UR_PROFILING_INFO_COMMAND_START, 8, &start, nullptr));
+  UR_OK(T().Event.pfnRelease(plain));
+  UR_OK(T().Event.pfnRelease(ev));
+  UR_OK(T().USM.pfnFree(ctx, buf));
+  UR_OK(T().Queue.pfnRelease(pq));
+}
+
+TEST_F(Gpu, ManyThreadsAllocateAndFreeConcurrently) {
+  ur_program_handle_t p = program("ordo_test_kernels.ptx");
+  ur_kernel_handle_t fill = kernel(p, "fill");
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      ur_queue_handle_t q = nullptr;
+      if (T().Queue.pfnCreate(ctx, dev, nullptr, &q) != UR_RESULT_SUCCESS) {
+        ++failures;
+        return;
+      }
+      const size_t n = 16 * 1024;
+      std::vector<uint32_t> out(n);
+      for (uint32_t i = 0; i < 200; ++i) {
+        void *buf = nullptr;
+        uint32_t v = uint32_t(t * 1000) + i;
+        bool ok = T().EnqueueExp.pfnUSMDeviceAllocExp(q, nullptr, n * 4 + i * 64, nullptr, 0, nullptr, &buf,
+                                                      nullptr) == UR_RESULT_SUCCESS;
+        ok = ok && launch_1d(q, fill, n, 128, {pointer_arg(0, buf), value_arg(1, &v, 4)}) == UR_RESULT_SUCCESS;
+        if (ok && i % 40 == 0) {
+          ok = T().Enqueue.pfnUSMMemcpy(q, true, out.data(), buf, n * 4, 0, nullptr, nullptr) == UR_RESULT_SUCCESS;
+          ok = ok && out[n - 1] == v && out[0] == v;
+        }
+        ok = ok && T().EnqueueExp.pfnUSMFreeExp(q, nullptr, buf, 0, nullptr, nullptr) == UR_RESULT_SUCCESS;
+        if (!ok) ++failures;
+      }
+      if (T().Queue.pfnRelease(q) != UR_RESULT_SUCCESS) ++failures;
+    });
+  }
+  for (auto &th : threads) th.join();
+  EXPECT_EQ(0, failures.load());
+}
+
+} // namespace
