@@ -26,6 +26,7 @@ inline void PrintTo(ur_result_t r, std::ostream *os) { *os << urinfo::result_nam
 
 namespace urinfo {
 inline void PrintTo(const FoundDevice &d, std::ostream *os) { *os << d.label(); }
+inline void PrintTo(const InfoQuery *q, std::ostream *os) { *os << (q ? q->name : "null"); }
 }  // namespace urinfo
 
 #define ASSERT_SUCCESS(expr) ASSERT_EQ(UR_RESULT_SUCCESS, (expr))
@@ -258,6 +259,8 @@ struct InfoCheckOptions {
   std::vector<ur_result_t> also_allowed{UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION};
   // A null handle is a correct answer (a root device's parent, a host allocation's device).
   bool null_handle_ok = false;
+  // A char[] that is bytes, not a string: no terminator, possibly empty (UR_PROGRAM_INFO_IL).
+  bool raw_bytes = false;
 };
 
 // Checks one query end to end: the size query, the value query with the exact size and

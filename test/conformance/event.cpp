@@ -529,17 +529,39 @@ TEST_P(urEventFailureTest, DependentsDoNotRun) {
   std::memset(mem, 0, 64);
   const uint32_t v = 0xDEAD;
   ur_event_handle_t dependent = nullptr;
-  ASSERT_SUCCESS(urEnqueueUSMFill(queue, mem, sizeof v, &v, 64, 1, &failed, &dependent));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS, urEventWait(1, &dependent));
-  EXPECT_EQ(UR_EVENT_STATUS_ERROR, conf::event_status(dependent)) << "a command after a failure must not succeed";
+  ur_result_t r = urEnqueueUSMFill(queue, mem, sizeof v, &v, 64, 1, &failed, &dependent);
+  if (r == UR_RESULT_SUCCESS) {
+    // Accepted before the failure was known: the command must end in error, not run.
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS, urEventWait(1, &dependent));
+    EXPECT_EQ(UR_EVENT_STATUS_ERROR, conf::event_status(dependent)) << "a command after a failure must not succeed";
+    EXPECT_SUCCESS(urEventRelease(dependent));
+  } else {
+    // Refused at enqueue because the dependency had already failed.
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS, r);
+  }
   EXPECT_EQ(0u, *static_cast<uint32_t *>(mem)) << "a command after a failed dependency ran";
   // The queue is still usable for commands that do not depend on the failure.
   ur_event_handle_t fine = nullptr;
   ASSERT_SUCCESS(urEnqueueUSMFill(queue, mem, sizeof v, &v, 64, 0, nullptr, &fine));
   EXPECT_SUCCESS(urEventWait(1, &fine));
   EXPECT_EQ(v, *static_cast<uint32_t *>(mem));
-  for (ur_event_handle_t e : {failed, dependent, fine}) EXPECT_SUCCESS(urEventRelease(e));
+  for (ur_event_handle_t e : {failed, fine}) EXPECT_SUCCESS(urEventRelease(e));
   EXPECT_SUCCESS(urUSMFree(context, mem));
+}
+
+TEST_P(urEventFailureTest, BarrierAfterFailure) {
+  // A barrier over a failed command completes the barrier with the error too.
+  ur_event_handle_t failed = launch_failing();
+  ur_event_handle_t barrier = nullptr;
+  ur_result_t r = urEnqueueEventsWaitWithBarrier(queue, 1, &failed, &barrier);
+  if (r == UR_RESULT_SUCCESS) {
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS, urEventWait(1, &barrier));
+    EXPECT_SUCCESS(urEventRelease(barrier));
+  } else {
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS, r);
+  }
+  EXPECT_SUCCESS(urQueueFinish(queue)) << "a failed command does not make the queue fail";
+  EXPECT_SUCCESS(urEventRelease(failed));
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE(urEventFailureTest);
