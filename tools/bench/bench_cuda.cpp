@@ -1,0 +1,626 @@
+// CUDA workloads for ordo-bench: each has an Ordo row (the CUDA adapter, called
+// through the dispatch table it hands a loader) and a raw CUDA driver API row
+// doing the same work in the same process, on the same device and primary
+// context. At exit the Ordo/raw time ratios are printed.
+//
+// Both libraries are opened at run time, so ordo-bench links everywhere; without
+// libcuda.so.1 (or without the adapter) each benchmark is skipped with the reason.
+//   ORDO_CUDA_ADAPTER  path of libur_adapter_cuda.so.0 (default: <bin>/../lib/)
+//   ORDO_KERNEL_DIR    folder holding cuda/ordo_test_kernels.ptx (default: <bin>/../kernels)
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ur_ddi.h"
+
+namespace {
+
+// ---- the few CUDA driver declarations the raw rows need (no cuda.h here) --------------
+namespace cu {
+using Result = int;
+using Device = int;
+using DevicePtr = unsigned long long;
+using Context = struct Ctx *;
+using Stream = struct Strm *;
+using Module = struct Mod *;
+using Function = struct Func *;
+using MemPool = struct Pool *;
+struct MemLocation {
+  int type; // 1: device
+  int id;
+};
+struct MemPoolProps {
+  int allocType;   // 1: pinned
+  int handleTypes; // 0: none
+  MemLocation location;
+  void *win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+enum PoolAttr { kReleaseThreshold = 4, kReservedHigh = 6, kUsedHigh = 8 };
+enum { kReuseFollowEvents = 1, kReuseOpportunistic = 2, kReuseInternalDeps = 3 };
+constexpr unsigned kStreamNonBlocking = 1;
+} // namespace cu
+
+std::string exe_dir() {
+  char buf[4096] = {};
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  std::string path = n > 0 ? std::string(buf, size_t(n)) : std::string(".");
+  return path.substr(0, path.rfind('/'));
+}
+
+std::string kernel_path() {
+  const char *dir = std::getenv("ORDO_KERNEL_DIR");
+  return (dir ? std::string(dir) : exe_dir() + "/../kernels") + "/cuda/ordo_test_kernels.ptx";
+}
+
+std::vector<char> read_text(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  std::string text = s.str();
+  std::vector<char> out(text.begin(), text.end());
+  if (!out.empty()) out.push_back('\0');
+  return out;
+}
+
+constexpr size_t kMiB = size_t(1) << 20;
+constexpr size_t kFillElems = kMiB / 4; // the 1 MiB kernel: fill 262144 uint32_t
+constexpr size_t kLocal = 256;
+
+// ---- raw CUDA -----------------------------------------------------------------------------
+
+struct Raw {
+  bool ok = false;
+  std::string why;
+#define RAW_FN(name, sym, ...) cu::Result (*name)(__VA_ARGS__) = nullptr;
+#define RAW_FUNCTIONS(X)                                                                          \
+  X(Init, "cuInit", unsigned)                                                                     \
+  X(DeviceGet, "cuDeviceGet", cu::Device *, int)                                                  \
+  X(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain", cu::Context *, cu::Device)                      \
+  X(CtxSetCurrent, "cuCtxSetCurrent", cu::Context)                                                \
+  X(StreamCreate, "cuStreamCreate", cu::Stream *, unsigned)                                       \
+  X(StreamSynchronize, "cuStreamSynchronize", cu::Stream)                                         \
+  X(ModuleLoadData, "cuModuleLoadData", cu::Module *, const void *)                               \
+  X(ModuleGetFunction, "cuModuleGetFunction", cu::Function *, cu::Module, const char *)           \
+  X(LaunchKernel, "cuLaunchKernel", cu::Function, unsigned, unsigned, unsigned, unsigned,         \
+    unsigned, unsigned, unsigned, cu::Stream, void **, void **)                                   \
+  X(MemAllocAsync, "cuMemAllocAsync", cu::DevicePtr *, size_t, cu::Stream)                        \
+  X(MemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", cu::DevicePtr *, size_t, cu::MemPool,       \
+    cu::Stream)                                                                                   \
+  X(MemFreeAsync, "cuMemFreeAsync", cu::DevicePtr, cu::Stream)                                    \
+  X(MemAlloc, "cuMemAlloc_v2", cu::DevicePtr *, size_t)                                           \
+  X(MemFree, "cuMemFree_v2", cu::DevicePtr)                                                       \
+  X(DeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", cu::MemPool *, cu::Device)              \
+  X(MemPoolCreate, "cuMemPoolCreate", cu::MemPool *, const cu::MemPoolProps *)                    \
+  X(MemPoolDestroy, "cuMemPoolDestroy", cu::MemPool)                                              \
+  X(MemPoolSetAttribute, "cuMemPoolSetAttribute", cu::MemPool, int, void *)                       \
+  X(MemPoolGetAttribute, "cuMemPoolGetAttribute", cu::MemPool, int, void *)
+  RAW_FUNCTIONS(RAW_FN)
+#undef RAW_FN
+
+  cu::Device dev = 0;
+  cu::Context ctx = nullptr;
+  cu::Stream stream = nullptr, stream2 = nullptr;
+  cu::Function fill = nullptr, empty = nullptr;
+  cu::MemPool default_pool = nullptr;
+
+  Raw() {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      why = std::string("libcuda.so.1 not found (") + dlerror() + ")";
+      return;
+    }
+#define RAW_LOAD(name, sym, ...)                                                                   \
+  name = reinterpret_cast<decltype(name)>(dlsym(lib, sym));                                        \
+  if (!name) {                                                                                     \
+    why = std::string("libcuda.so.1 lacks ") + sym;                                                \
+    return;                                                                                        \
+  }
+    RAW_FUNCTIONS(RAW_LOAD)
+#undef RAW_LOAD
+    if (int r = Init(0)) {
+      why = "cuInit returned " + std::to_string(r);
+      return;
+    }
+    std::vector<char> ptx = read_text(kernel_path());
+    cu::Module mod = nullptr;
+    if (DeviceGet(&dev, 0) || PrimaryCtxRetain(&ctx, dev) || CtxSetCurrent(ctx) ||
+        StreamCreate(&stream, cu::kStreamNonBlocking) || StreamCreate(&stream2, cu::kStreamNonBlocking)) {
+      why = "no usable CUDA device 0";
+      return;
+    }
+    if (ptx.empty() || ModuleLoadData(&mod, ptx.data()) || ModuleGetFunction(&fill, mod, "fill") ||
+        ModuleGetFunction(&empty, mod, "empty")) {
+      why = "cannot load " + kernel_path();
+      return;
+    }
+    // Keep memory across synchronisation, as the Ordo default pool does.
+    DeviceGetDefaultMemPool(&default_pool, dev);
+    uint64_t keep = UINT64_MAX;
+    MemPoolSetAttribute(default_pool, cu::kReleaseThreshold, &keep);
+    ok = true;
+  }
+  void current() { CtxSetCurrent(ctx); }
+  cu::Result launch_fill(cu::Stream s, cu::DevicePtr p, uint32_t v) {
+    void *args[] = {&p, &v};
+    return LaunchKernel(fill, unsigned(kFillElems / kLocal), 1, 1, unsigned(kLocal), 1, 1, 0, s, args, nullptr);
+  }
+};
+
+Raw &raw() {
+  static Raw *r = new Raw();
+  return *r;
+}
+
+// ---- Ordo ---------------------------------------------------------------------------------
+
+struct Ordo {
+  bool ok = false;
+  std::string why;
+  ur_dditable_t t{};
+  ur_device_handle_t dev = nullptr;
+  ur_context_handle_t ctx = nullptr;
+  ur_queue_handle_t queue = nullptr, queue2 = nullptr, ooq = nullptr;
+  ur_kernel_handle_t fill = nullptr, empty = nullptr;
+
+  Ordo() {
+    const char *env = std::getenv("ORDO_CUDA_ADAPTER");
+    std::string path = env ? env : exe_dir() + "/../lib/libur_adapter_cuda.so.0";
+    void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      why = "cannot open " + path + ": " + dlerror();
+      return;
+    }
+#define GET_TABLE(name)                                                                            \
+  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(dlsym(lib, "urGet" #name "ProcAddrTable"))) \
+    get(UR_API_VERSION_CURRENT, &t.name);
+    GET_TABLE(Adapter) GET_TABLE(Platform) GET_TABLE(Device) GET_TABLE(Context) GET_TABLE(Queue)
+    GET_TABLE(Program) GET_TABLE(Kernel) GET_TABLE(Enqueue) GET_TABLE(EnqueueExp) GET_TABLE(Event)
+    GET_TABLE(USM) GET_TABLE(USMExp)
+#undef GET_TABLE
+    ur_adapter_handle_t adapter = nullptr;
+    ur_platform_handle_t platform = nullptr;
+    uint32_t n = 0;
+    if (!t.Adapter.pfnGet || t.Adapter.pfnGet(1, &adapter, nullptr) ||
+        t.Platform.pfnGet(adapter, 1, &platform, &n) || n == 0) {
+      why = "the CUDA adapter reports no platform (no driver or no GPU)";
+      return;
+    }
+    if (t.Device.pfnGet(platform, UR_DEVICE_TYPE_GPU, 1, &dev, nullptr) ||
+        t.Context.pfnCreate(1, &dev, nullptr, &ctx) || t.Queue.pfnCreate(ctx, dev, nullptr, &queue) ||
+        t.Queue.pfnCreate(ctx, dev, nullptr, &queue2)) {
+      why = "cannot create a context and queues";
+      return;
+    }
+    ur_queue_properties_t props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr,
+                                UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+    t.Queue.pfnCreate(ctx, dev, &props, &ooq);
+    std::vector<char> ptx = read_text(kernel_path());
+    const uint8_t *data = reinterpret_cast<const uint8_t *>(ptx.data());
+    size_t size = ptx.empty() ? 0 : ptx.size() - 1;
+    ur_program_handle_t program = nullptr;
+    if (size == 0 || t.Program.pfnCreateWithBinary(ctx, 1, &dev, &size, &data, nullptr, &program) ||
+        t.Program.pfnBuild(ctx, program, nullptr) || t.Kernel.pfnCreate(program, "fill", &fill) ||
+        t.Kernel.pfnCreate(program, "empty", &empty)) {
+      why = "cannot build " + kernel_path();
+      return;
+    }
+    ok = true;
+  }
+
+  ur_result_t launch_fill(ur_queue_handle_t q, void *p, const uint32_t *v, uint32_t nwait,
+                          const ur_event_handle_t *waits, ur_event_handle_t *ev) {
+    ur_exp_kernel_arg_properties_t args[2] = {};
+    args[0].stype = args[1].stype = UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES;
+    args[0].type = UR_EXP_KERNEL_ARG_TYPE_POINTER;
+    args[0].index = 0;
+    args[0].size = sizeof(void *);
+    args[0].value.pointer = p;
+    args[1].type = UR_EXP_KERNEL_ARG_TYPE_VALUE;
+    args[1].index = 1;
+    args[1].size = sizeof(uint32_t);
+    args[1].value.value = v;
+    size_t gws = kFillElems, lws = kLocal;
+    return t.EnqueueExp.pfnKernelLaunchWithArgsExp(q, fill, 1, nullptr, &gws, &lws, 2, args, nullptr, nwait,
+                                                   waits, ev);
+  }
+};
+
+Ordo &ordo() {
+  static Ordo *o = new Ordo();
+  return *o;
+}
+
+// ---- time per operation, and the Ordo/raw ratios printed at exit ---------------------------
+
+class Ratios {
+public:
+  void put(const std::string &workload, bool is_ordo, double ns) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    (is_ordo ? ordo_ : raw_)[workload] = ns;
+  }
+  ~Ratios() {
+    if (ordo_.empty()) return;
+    std::printf("\nCUDA: Ordo time / raw CUDA time per operation (same run)\n");
+    for (auto &[name, ns] : ordo_) {
+      auto it = raw_.find(name);
+      if (it == raw_.end() || it->second <= 0) continue;
+      std::printf("  %-44s ordo %10.1f ns  raw %10.1f ns  ratio %.3f\n", name.c_str(), ns, it->second,
+                  ns / it->second);
+    }
+    std::fflush(stdout);
+  }
+
+private:
+  std::mutex mutex_;
+  std::map<std::string, double> ordo_, raw_;
+};
+Ratios ratios;
+
+// Times the batches of a benchmark and reports nanoseconds per operation.
+struct PerOp {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  void report(benchmark::State &st, const char *workload, bool is_ordo, size_t ops_per_iteration) {
+    double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+    double per = ns / double(st.iterations() * ops_per_iteration);
+    st.counters["ns_per_op"] = per;
+    st.SetItemsProcessed(int64_t(st.iterations() * ops_per_iteration));
+    ratios.put(workload, is_ordo, per);
+  }
+};
+
+#define REQUIRE(side)                                                                                \
+  if (!side().ok) {                                                                                  \
+    st.SkipWithError(side().why.c_str());                                                            \
+    return;                                                                                          \
+  }
+#define CHECK_OK(expr)                                                                               \
+  if ((expr) != 0) {                                                                                 \
+    st.SkipWithError("call failed: " #expr);                                                         \
+    break;                                                                                           \
+  }
+
+// (a) stream-ordered alloc + free of 1 MiB, back to back on one in-order queue / stream.
+constexpr size_t kPairs = 256;
+
+void BM_cuda_a_async_alloc_free_1MiB_ordo(benchmark::State &st) {
+  REQUIRE(ordo);
+  REQUIRE(raw);
+  Ordo &o = ordo();
+  PerOp timer;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kPairs; ++i) {
+      void *p = nullptr;
+      CHECK_OK(o.t.EnqueueExp.pfnUSMDeviceAllocExp(o.queue, nullptr, kMiB, nullptr, 0, nullptr, &p, nullptr));
+      CHECK_OK(o.t.EnqueueExp.pfnUSMFreeExp(o.queue, nullptr, p, 0, nullptr, nullptr));
+    }
+    o.t.Queue.pfnFinish(o.queue);
+  }
+  timer.report(st, "a async alloc+free 1 MiB", true, kPairs);
+}
+
+void BM_cuda_a_async_alloc_free_1MiB_raw(benchmark::State &st) {
+  REQUIRE(raw);
+  Raw &r = raw();
+  r.current();
+  PerOp timer;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kPairs; ++i) {
+      cu::DevicePtr p = 0;
+      CHECK_OK(r.MemAllocAsync(&p, kMiB, r.stream));
+      CHECK_OK(r.MemFreeAsync(p, r.stream));
+    }
+    r.StreamSynchronize(r.stream);
+  }
+  timer.report(st, "a async alloc+free 1 MiB", false, kPairs);
+}
+
+// (b) alloc -> 1 MiB kernel -> free, in order. The sync rows show what
+// stream-ordering saves over cuMemAlloc/cuMemFree (urUSMDeviceAlloc/urUSMFree).
+constexpr size_t kRounds = 64;
+
+void BM_cuda_b_alloc_kernel_free_inorder_ordo(benchmark::State &st) {
+  REQUIRE(ordo);
+  REQUIRE(raw);
+  Ordo &o = ordo();
+  PerOp timer;
+  uint32_t v = 1;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kRounds; ++i) {
+      void *p = nullptr;
+      CHECK_OK(o.t.EnqueueExp.pfnUSMDeviceAllocExp(o.queue, nullptr, kMiB, nullptr, 0, nullptr, &p, nullptr));
+      CHECK_OK(o.launch_fill(o.queue, p, &v, 0, nullptr, nullptr));
+      CHECK_OK(o.t.EnqueueExp.pfnUSMFreeExp(o.queue, nullptr, p, 0, nullptr, nullptr));
+    }
+    o.t.Queue.pfnFinish(o.queue);
+  }
+  timer.report(st, "b alloc->kernel->free in-order", true, kRounds);
+}
+
+void BM_cuda_b_alloc_kernel_free_inorder_raw(benchmark::State &st) {
+  REQUIRE(raw);
+  Raw &r = raw();
+  r.current();
+  PerOp timer;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kRounds; ++i) {
+      cu::DevicePtr p = 0;
+      CHECK_OK(r.MemAllocAsync(&p, kMiB, r.stream));
+      CHECK_OK(r.launch_fill(r.stream, p, 1));
+      CHECK_OK(r.MemFreeAsync(p, r.stream));
+    }
+    r.StreamSynchronize(r.stream);
+  }
+  timer.report(st, "b alloc->kernel->free in-order", false, kRounds);
+}
+
+void BM_cuda_b_sync_alloc_kernel_free_ordo(benchmark::State &st) {
+  REQUIRE(ordo);
+  REQUIRE(raw);
+  Ordo &o = ordo();
+  PerOp timer;
+  uint32_t v = 1;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kRounds / 8; ++i) {
+      void *p = nullptr;
+      CHECK_OK(o.t.USM.pfnDeviceAlloc(o.ctx, o.dev, nullptr, nullptr, kMiB, &p));
+      CHECK_OK(o.launch_fill(o.queue, p, &v, 0, nullptr, nullptr));
+      CHECK_OK(o.t.USM.pfnFree(o.ctx, p));
+    }
+    o.t.Queue.pfnFinish(o.queue);
+  }
+  timer.report(st, "b' sync alloc->kernel->free", true, kRounds / 8);
+}
+
+void BM_cuda_b_sync_alloc_kernel_free_raw(benchmark::State &st) {
+  REQUIRE(raw);
+  Raw &r = raw();
+  r.current();
+  PerOp timer;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kRounds / 8; ++i) {
+      cu::DevicePtr p = 0;
+      CHECK_OK(r.MemAlloc(&p, kMiB));
+      CHECK_OK(r.launch_fill(r.stream, p, 1));
+      CHECK_OK(r.MemFree(p));
+    }
+    r.StreamSynchronize(r.stream);
+  }
+  timer.report(st, "b' sync alloc->kernel->free", false, kRounds / 8);
+}
+
+// (c) the same on an out-of-order queue, ordered by explicit wait lists
+// (alloc -> kernel -> free through events), against raw CUDA on one stream.
+void BM_cuda_c_alloc_kernel_free_ooo_events_ordo(benchmark::State &st) {
+  REQUIRE(ordo);
+  REQUIRE(raw);
+  Ordo &o = ordo();
+  if (!o.ooq) {
+    st.SkipWithError("no out-of-order queue");
+    return;
+  }
+  PerOp timer;
+  uint32_t v = 1;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kRounds; ++i) {
+      void *p = nullptr;
+      ur_event_handle_t allocated = nullptr, ran = nullptr, freed = nullptr;
+      CHECK_OK(o.t.EnqueueExp.pfnUSMDeviceAllocExp(o.ooq, nullptr, kMiB, nullptr, 0, nullptr, &p, &allocated));
+      CHECK_OK(o.launch_fill(o.ooq, p, &v, 1, &allocated, &ran));
+      CHECK_OK(o.t.EnqueueExp.pfnUSMFreeExp(o.ooq, nullptr, p, 1, &ran, &freed));
+      o.t.Event.pfnRelease(allocated);
+      o.t.Event.pfnRelease(ran);
+      o.t.Event.pfnRelease(freed);
+    }
+    o.t.Queue.pfnFinish(o.ooq);
+  }
+  timer.report(st, "c alloc->kernel->free out-of-order (vs raw in-order)", true, kRounds);
+}
+
+void BM_cuda_c_alloc_kernel_free_ooo_events_raw_inorder(benchmark::State &st) {
+  REQUIRE(raw);
+  Raw &r = raw();
+  r.current();
+  PerOp timer;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kRounds; ++i) {
+      cu::DevicePtr p = 0;
+      CHECK_OK(r.MemAllocAsync(&p, kMiB, r.stream));
+      CHECK_OK(r.launch_fill(r.stream, p, 1));
+      CHECK_OK(r.MemFreeAsync(p, r.stream));
+    }
+    r.StreamSynchronize(r.stream);
+  }
+  timer.report(st, "c alloc->kernel->free out-of-order (vs raw in-order)", false, kRounds);
+}
+
+// (d) empty-kernel launch throughput on one in-order queue.
+constexpr size_t kLaunches = 1024;
+
+void BM_cuda_d_empty_kernel_launch_ordo(benchmark::State &st) {
+  REQUIRE(ordo);
+  REQUIRE(raw);
+  Ordo &o = ordo();
+  PerOp timer;
+  size_t one = 1;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kLaunches; ++i)
+      CHECK_OK(o.t.EnqueueExp.pfnKernelLaunchWithArgsExp(o.queue, o.empty, 1, nullptr, &one, &one, 0, nullptr,
+                                                         nullptr, 0, nullptr, nullptr));
+    o.t.Queue.pfnFinish(o.queue);
+  }
+  timer.report(st, "d empty kernel launch", true, kLaunches);
+}
+
+void BM_cuda_d_empty_kernel_launch_raw(benchmark::State &st) {
+  REQUIRE(raw);
+  Raw &r = raw();
+  r.current();
+  PerOp timer;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kLaunches; ++i)
+      CHECK_OK(r.LaunchKernel(r.empty, 1, 1, 1, 1, 1, 1, 0, r.stream, nullptr, nullptr));
+    r.StreamSynchronize(r.stream);
+  }
+  timer.report(st, "d empty kernel launch", false, kLaunches);
+}
+
+// (e) random allocation: 73% allocations / 27% frees, sizes log-uniform in
+// 1 KiB..64 MiB, alternating over two in-order queues (each block freed on the
+// queue that allocated it), at most 4 GiB live. Same seed for both rows, each on a
+// fresh pool; reports the pool's reserved and used high-water marks.
+struct Op {
+  bool alloc;
+  size_t size;   // alloc: bytes
+  size_t victim; // free: index into the live list
+  int queue;
+};
+
+const std::vector<Op> &random_ops() {
+  static std::vector<Op> ops = [] {
+    std::mt19937_64 rng(20261122);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<Op> list;
+    std::vector<size_t> live;
+    size_t live_bytes = 0;
+    const size_t limit = size_t(4) << 30;
+    for (int i = 0; i < 4000; ++i) {
+      bool alloc = unit(rng) < 0.73 || live.empty();
+      size_t size = size_t(std::exp(std::log(1024.0) + unit(rng) * (std::log(64.0 * kMiB) - std::log(1024.0))));
+      if (alloc && live_bytes + size > limit) alloc = false;
+      if (alloc) {
+        list.push_back({true, size, 0, int(rng() % 2)});
+        live.push_back(size);
+        live_bytes += size;
+      } else {
+        size_t victim = rng() % live.size();
+        list.push_back({false, 0, victim, 0});
+        live_bytes -= live[victim];
+        live[victim] = live.back();
+        live.pop_back();
+      }
+    }
+    return list;
+  }();
+  return ops;
+}
+
+void report_pool(benchmark::State &st, size_t reserved_high, size_t used_high) {
+  st.counters["reserved_high_MiB"] = double(reserved_high) / double(kMiB);
+  st.counters["used_high_MiB"] = double(used_high) / double(kMiB);
+  st.counters["reserved_over_used"] = used_high ? double(reserved_high) / double(used_high) : 0.0;
+}
+
+void BM_cuda_e_random_alloc_two_queues_ordo(benchmark::State &st) {
+  REQUIRE(ordo);
+  REQUIRE(raw);
+  Ordo &o = ordo();
+  ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, nullptr, 0};
+  ur_usm_pool_handle_t pool = nullptr;
+  if (o.t.USMExp.pfnPoolCreateExp(o.ctx, o.dev, &desc, &pool)) {
+    st.SkipWithError("urUSMPoolCreateExp failed");
+    return;
+  }
+  const auto &ops = random_ops();
+  ur_queue_handle_t queues[2] = {o.queue, o.queue2};
+  PerOp timer;
+  for (auto _ : st) {
+    std::vector<std::pair<void *, int>> live;
+    for (const Op &op : ops) {
+      if (op.alloc) {
+        void *p = nullptr;
+        CHECK_OK(o.t.EnqueueExp.pfnUSMDeviceAllocExp(queues[op.queue], pool, op.size, nullptr, 0, nullptr, &p,
+                                                     nullptr));
+        live.emplace_back(p, op.queue);
+      } else {
+        auto [p, q] = live[op.victim];
+        CHECK_OK(o.t.EnqueueExp.pfnUSMFreeExp(queues[q], pool, p, 0, nullptr, nullptr));
+        live[op.victim] = live.back();
+        live.pop_back();
+      }
+    }
+    for (auto [p, q] : live) o.t.EnqueueExp.pfnUSMFreeExp(queues[q], pool, p, 0, nullptr, nullptr);
+    o.t.Queue.pfnFinish(o.queue);
+    o.t.Queue.pfnFinish(o.queue2);
+  }
+  timer.report(st, "e random alloc (per op)", true, ops.size());
+  size_t reserved = 0, used = 0;
+  o.t.USMExp.pfnPoolGetInfoExp(pool, UR_USM_POOL_INFO_RESERVED_HIGH_EXP, &reserved, nullptr);
+  o.t.USMExp.pfnPoolGetInfoExp(pool, UR_USM_POOL_INFO_USED_HIGH_EXP, &used, nullptr);
+  report_pool(st, reserved, used);
+  o.t.USMExp.pfnPoolDestroyExp(o.ctx, o.dev, pool);
+}
+
+void BM_cuda_e_random_alloc_two_queues_raw(benchmark::State &st) {
+  REQUIRE(raw);
+  Raw &r = raw();
+  r.current();
+  cu::MemPoolProps props{};
+  props.allocType = 1;
+  props.location = {1, r.dev};
+  cu::MemPool pool = nullptr;
+  if (r.MemPoolCreate(&pool, &props)) {
+    st.SkipWithError("cuMemPoolCreate failed");
+    return;
+  }
+  int on = 1;
+  for (int attr : {cu::kReuseFollowEvents, cu::kReuseOpportunistic, cu::kReuseInternalDeps})
+    r.MemPoolSetAttribute(pool, attr, &on);
+  const auto &ops = random_ops();
+  cu::Stream streams[2] = {r.stream, r.stream2};
+  PerOp timer;
+  for (auto _ : st) {
+    std::vector<std::pair<cu::DevicePtr, int>> live;
+    for (const Op &op : ops) {
+      if (op.alloc) {
+        cu::DevicePtr p = 0;
+        CHECK_OK(r.MemAllocFromPoolAsync(&p, op.size, pool, streams[op.queue]));
+        live.emplace_back(p, op.queue);
+      } else {
+        auto [p, q] = live[op.victim];
+        CHECK_OK(r.MemFreeAsync(p, streams[q]));
+        live[op.victim] = live.back();
+        live.pop_back();
+      }
+    }
+    for (auto [p, q] : live) r.MemFreeAsync(p, streams[q]);
+    r.StreamSynchronize(r.stream);
+    r.StreamSynchronize(r.stream2);
+  }
+  timer.report(st, "e random alloc (per op)", false, ops.size());
+  uint64_t reserved = 0, used = 0;
+  r.MemPoolGetAttribute(pool, cu::kReservedHigh, &reserved);
+  r.MemPoolGetAttribute(pool, cu::kUsedHigh, &used);
+  report_pool(st, size_t(reserved), size_t(used));
+  r.MemPoolDestroy(pool);
+}
+
+} // namespace
+
+BENCHMARK(BM_cuda_a_async_alloc_free_1MiB_ordo)->UseRealTime();
+BENCHMARK(BM_cuda_a_async_alloc_free_1MiB_raw)->UseRealTime();
+BENCHMARK(BM_cuda_b_alloc_kernel_free_inorder_ordo)->UseRealTime();
+BENCHMARK(BM_cuda_b_alloc_kernel_free_inorder_raw)->UseRealTime();
+BENCHMARK(BM_cuda_b_sync_alloc_kernel_free_ordo)->UseRealTime();
+BENCHMARK(BM_cuda_b_sync_alloc_kernel_free_raw)->UseRealTime();
+BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime();
+BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_raw_inorder)->UseRealTime();
+BENCHMARK(BM_cuda_d_empty_kernel_launch_ordo)->UseRealTime();
+BENCHMARK(BM_cuda_d_empty_kernel_launch_raw)->UseRealTime();
+BENCHMARK(BM_cuda_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5);
+BENCHMARK(BM_cuda_e_random_alloc_two_queues_raw)->UseRealTime()->Iterations(5);
