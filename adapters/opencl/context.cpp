@@ -12,7 +12,8 @@ ur_context_handle_t_::~ur_context_handle_t_() {
   // Pools first (they hand their chunks back through the context), then whatever
   // USM memory the user never freed: the cl_context is going away with it.
   pools.reset();
-  for (const ordo::ocl::UsmAllocation &a : usm.take_all()) ordo::ocl::usm_release_memory(this, a.base);
+  for (const ordo::ocl::UsmAllocation &a : usm.take_all())
+    if (!a.pool) ordo::ocl::usm_release_memory(this, a.raw ? a.raw : a.base);
   if (deleter) deleter(deleter_data);
   if (cl) ordo::ocl::cl.clReleaseContext(cl);
   tag = ordo::ocl::Tag::dead;

@@ -88,6 +88,9 @@ bool probe_device(ur_device_handle_t_ &d) {
     d.cl_minor = minor;
   }
   cl.clGetDeviceInfo(d.cl, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(d.max_alloc), &d.max_alloc, nullptr);
+  cl_uint align = 0;
+  if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, sizeof align, &align, nullptr) == CL_SUCCESS && align)
+    d.largest_type_align = align;
   if (d.cl_major >= 2) {
     if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_SVM_CAPABILITIES, sizeof(d.svm), &d.svm, nullptr) != CL_SUCCESS)
       d.svm = 0;

@@ -15,6 +15,7 @@ struct ur_device_handle_t_ : ordo::ocl::ObjectHead {
   cl_uint cl_major = 1, cl_minor = 2; // OpenCL version of the device
   std::string name, extensions, il_version;
   cl_ulong max_alloc = 0;
+  cl_uint largest_type_align = 128; // bytes: the most alignment OpenCL allocations take
   cl_device_svm_capabilities svm = 0;
   cl_command_queue_properties host_queue_props = 0;
   bool intel_usm = false; // cl_intel_unified_shared_memory, with the platform's entry points

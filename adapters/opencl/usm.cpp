@@ -3,6 +3,7 @@
 #include "usm.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <new>
 #include <vector>
 
@@ -77,12 +78,7 @@ void *usm_get_memory(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle
   }
   p = cl.clSVMAlloc(c->cl, flags, size, static_cast<cl_uint>(alignment));
   if (!p) {
-    // clSVMAlloc gives no reason; a bad alignment is the one we can tell apart.
-    // (UR: an alignment above the device's largest data type is INVALID_VALUE.)
-    cl_uint largest = 0;
-    ur_device_handle_t d = device ? device : c->devices.front();
-    cl.clGetDeviceInfo(d->cl, CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, sizeof largest, &largest, nullptr);
-    err = (largest && alignment > largest) ? UR_RESULT_ERROR_INVALID_VALUE : out_of_memory(kind);
+    err = out_of_memory(kind); // clSVMAlloc gives no reason
     return nullptr;
   }
   err = UR_RESULT_SUCCESS;
@@ -187,10 +183,17 @@ ur_result_t usm_alloc(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handl
     if ((!device || d == device) && size > d->max_alloc) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   if (!usm_kind_supported(c, kind, device)) return UR_RESULT_ERROR_INVALID_OPERATION;
   if (pool) return pool_alloc_now(c, pool, kind, device, size, align, out);
+  // OpenCL aligns allocations to at most the largest data type; a larger alignment
+  // is met by allocating more and rounding the address up.
+  size_t native_align = SIZE_MAX;
+  for (ur_device_handle_t d : c->devices)
+    if (!device || d == device) native_align = std::min<size_t>(native_align, d->largest_type_align);
+  bool pad = align > native_align;
   ur_result_t err = UR_RESULT_SUCCESS;
-  void *p = usm_get_memory(c, kind, device, size, align, err);
-  if (!p) return err;
-  c->usm.insert(UsmAllocation{p, size, kind, kind == UR_USM_TYPE_HOST ? nullptr : device, nullptr});
+  void *raw = usm_get_memory(c, kind, device, pad ? size + align : size, pad ? 0 : align, err);
+  if (!raw) return err;
+  void *p = pad ? reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(raw) + align - 1) & ~uintptr_t(align - 1)) : raw;
+  c->usm.insert(UsmAllocation{p, size, kind, kind == UR_USM_TYPE_HOST ? nullptr : device, nullptr, raw});
   *out = p;
   return UR_RESULT_SUCCESS;
 }
@@ -232,7 +235,7 @@ ur_result_t UR_APICALL USMFree(ur_context_handle_t hContext, void *pMem) {
       return r;
     }
   }
-  usm_release_memory(hContext, pMem);
+  usm_release_memory(hContext, a.raw ? a.raw : pMem);
   return UR_RESULT_SUCCESS;
 }
 

@@ -16,6 +16,7 @@ struct UsmAllocation {
   ur_usm_type_t type = UR_USM_TYPE_UNKNOWN;
   ur_device_handle_t device = nullptr;  // null for host memory
   ur_usm_pool_handle_t pool = nullptr;  // the pool that served it, if any
+  void *raw = nullptr;                   // what the backend gave (base rounded up from it)
 };
 
 class UsmRegistry {

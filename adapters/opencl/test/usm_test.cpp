@@ -71,11 +71,16 @@ TEST_F(Usm, BadRequestsAreRefused) {
   ur_usm_type_t type{};
   OCL_ASSERT_OK(t().USM.pfnGetMemAllocInfo(context, &on_stack, UR_USM_ALLOC_INFO_TYPE, sizeof type, &type, nullptr));
   EXPECT_EQ(UR_USM_TYPE_UNKNOWN, type);
-  // Aligned allocations honour the alignment.
-  ur_usm_desc_t aligned{UR_STRUCTURE_TYPE_USM_DESC, nullptr, 0, 64};
-  OCL_ASSERT_OK(t().USM.pfnDeviceAlloc(context, device, &aligned, nullptr, 100, &p));
-  EXPECT_EQ(0u, reinterpret_cast<uintptr_t>(p) % 64);
-  OCL_ASSERT_OK(t().USM.pfnFree(context, p));
+  // Aligned allocations honour the alignment, also beyond what OpenCL itself offers.
+  for (uint32_t align : {64u, 4096u, 65536u}) {
+    ur_usm_desc_t aligned{UR_STRUCTURE_TYPE_USM_DESC, nullptr, 0, align};
+    OCL_ASSERT_OK(t().USM.pfnDeviceAlloc(context, device, &aligned, nullptr, 100, &p));
+    EXPECT_EQ(0u, reinterpret_cast<uintptr_t>(p) % align);
+    void *base = nullptr;
+    OCL_ASSERT_OK(t().USM.pfnGetMemAllocInfo(context, p, UR_USM_ALLOC_INFO_BASE_PTR, sizeof base, &base, nullptr));
+    EXPECT_EQ(p, base);
+    OCL_ASSERT_OK(t().USM.pfnFree(context, p));
+  }
 }
 
 TEST_F(Usm, MemcpyRoundTripThroughDeviceMemory) {
