@@ -113,7 +113,8 @@ void finish(Event &ev, ur_result_t result) {
   }
   ev.done_cv.notify_all();
   if (result != UR_RESULT_SUCCESS && result != UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS)
-    NC_LOG(warning, "command %d failed with %d", static_cast<int>(ev.command), static_cast<int>(result));
+    NC_LOG(warning, "command of type %d (ur_command_t) failed: ur_result_t %d", static_cast<int>(ev.command),
+           static_cast<int>(result));
 
   bool failed = result != UR_RESULT_SUCCESS;
   for (Event *s : successors) {
