@@ -75,8 +75,12 @@ void init_once() {
   State &s = state();
   const char *dir = std::getenv("ORDO_KERNEL_DIR");
   s.kernel_dir = dir && *dir ? dir : ORDO_KERNEL_DIR;
+  // Adapters print why they find nothing while they load; keep that for the skip message.
+  urinfo::StderrCapture capture;
+  capture.start();
   init_loader(s);
   if (s.loader_ready) s.found = urinfo::discover();
+  s.found.log_lines = capture.stop();
   std::printf("ordo-conformance: validation layer %s\n", s.validation_status.c_str());
   std::printf("ordo-conformance: test kernels from %s\n", s.kernel_dir.c_str());
   for (const urinfo::FoundDevice &d : s.found.devices)

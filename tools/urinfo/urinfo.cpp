@@ -106,12 +106,17 @@ int main(int argc, char **argv) {
     }
   }
 
+  // Adapters print why they find nothing while they load; keep that for the summary.
+  urinfo::StderrCapture capture;
+  capture.start();
   ur_result_t r = urLoaderInit(0, nullptr);
   if (r != UR_RESULT_SUCCESS) {
+    capture.stop();
     std::fprintf(stderr, "urinfo: urLoaderInit failed with %s\n", urinfo::result_name(r).c_str());
     return 1;
   }
   urinfo::Discovery found = urinfo::discover();
+  found.log_lines = capture.stop();
   for (const urinfo::FoundDevice &d : found.devices) print_device_line(d);
   if (found.devices.empty())
     std::fprintf(stderr, "urinfo: no devices found: %s\n", found.why_no_devices().c_str());

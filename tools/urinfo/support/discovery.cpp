@@ -1,7 +1,10 @@
 // Device discovery through the loader, collecting the reasons when nothing turns up.
 #include "discovery.hpp"
 
+#include <unistd.h>
+
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <map>
@@ -131,15 +134,54 @@ void add_devices_of(ur_adapter_handle_t adapter, Discovery &found,
 }  // namespace
 
 std::string Discovery::why_no_devices() const {
+  std::string log;
+  for (const std::string &l : log_lines) log += "; log: " + l;
   if (notes.empty()) {
     const char *forced = std::getenv("UR_ADAPTERS_FORCE_LOAD");
     return std::string("the loader found no adapter") +
            (forced ? std::string(" (UR_ADAPTERS_FORCE_LOAD=") + forced + ")" : "") +
-           "; UR_LOG_LOADER=level:info shows why";
+           "; UR_LOG_LOADER=level:info shows why" + log;
   }
   std::string s;
   for (const std::string &n : notes) s += (s.empty() ? "" : "; ") + n;
-  return s;
+  return s + log;
+}
+
+void StderrCapture::start() {
+  if (file_) return;
+  std::fflush(stderr);
+  FILE *f = std::tmpfile();
+  if (!f) return;
+  saved_fd_ = dup(STDERR_FILENO);
+  if (saved_fd_ < 0 || dup2(fileno(f), STDERR_FILENO) < 0) {
+    if (saved_fd_ >= 0) close(saved_fd_);
+    saved_fd_ = -1;
+    std::fclose(f);
+    return;
+  }
+  file_ = f;
+}
+
+std::vector<std::string> StderrCapture::stop() {
+  std::vector<std::string> kept;
+  if (!file_) return kept;
+  FILE *f = static_cast<FILE *>(file_);
+  std::fflush(stderr);
+  dup2(saved_fd_, STDERR_FILENO);
+  close(saved_fd_);
+  saved_fd_ = -1;
+  file_ = nullptr;
+  std::rewind(f);
+  char line[1024];
+  while (std::fgets(line, sizeof line, f)) {
+    std::fputs(line, stderr);  // the user still sees everything, in order
+    std::string l(line);
+    while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+    if ((l.find("WARN") != std::string::npos || l.find("ERROR") != std::string::npos) && kept.size() < 8)
+      kept.push_back(l);
+  }
+  std::fclose(f);
+  return kept;
 }
 
 Discovery discover() {

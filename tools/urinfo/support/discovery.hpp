@@ -31,8 +31,31 @@ struct Discovery {
   // was, why: platform errors, adapter log messages, the selector.
   std::vector<std::string> notes;
 
-  // Everything in `notes` on one line, for a skip message.
+  // Warnings and errors adapters and the loader printed while loading (StderrCapture).
+  std::vector<std::string> log_lines;
+
+  // Everything in `notes` (and the log lines) on one line, for a skip message.
   std::string why_no_devices() const;
+};
+
+// Adapters say why they found nothing (no driver, no device) in log lines printed to
+// stderr while they load, before a logger callback can be set. This copies stderr aside
+// between start() and stop(), writes it back unchanged, and keeps its warning and error
+// lines. Use it around urLoaderInit and discover(), when no other thread is printing.
+class StderrCapture {
+public:
+  StderrCapture() = default;
+  ~StderrCapture() { stop(); }
+  StderrCapture(const StderrCapture &) = delete;
+  StderrCapture &operator=(const StderrCapture &) = delete;
+
+  void start();
+  // Restores stderr; returns the warning and error lines seen.
+  std::vector<std::string> stop();
+
+private:
+  int saved_fd_ = -1;
+  void *file_ = nullptr;  // FILE *
 };
 
 // The loader must be initialised (urLoaderInit). Holds a reference to every adapter
