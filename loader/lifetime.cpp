@@ -13,6 +13,7 @@
 #include "layers.hpp"
 #include "loader_config.hpp"
 #include "loader_state.hpp"
+#include "param_checks.gen.hpp"
 
 namespace ordo {
 namespace loader {
@@ -122,7 +123,8 @@ extern "C" {
 
 UR_APIEXPORT ur_result_t UR_APICALL urLoaderInit(ur_device_init_flags_t device_flags,
                                                  ur_loader_config_handle_t hLoaderConfig) {
-  if (UR_DEVICE_INIT_FLAGS_MASK & device_flags) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  const char *why = nullptr;
+  if (ur_result_t r = check_urLoaderInit(&why, device_flags, hLoaderConfig)) return r;
   if (hLoaderConfig && !config_is_live(hLoaderConfig)) return UR_RESULT_ERROR_INVALID_ARGUMENT;
   return init(hLoaderConfig);
 }

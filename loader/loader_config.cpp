@@ -56,7 +56,8 @@ using namespace ordo::loader;
 extern "C" {
 
 UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigCreate(ur_loader_config_handle_t *phLoaderConfig) {
-  if (!phLoaderConfig) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  const char *why = nullptr;
+  if (ur_result_t r = check_urLoaderConfigCreate(&why, phLoaderConfig)) return r;
   auto *config = new ur_loader_config_handle_t_();
   {
     std::lock_guard<std::mutex> lock(g_live_mutex);
@@ -68,7 +69,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigCreate(ur_loader_config_handle
 
 UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigRetain(ur_loader_config_handle_t hLoaderConfig) {
   // Counting under the registry lock keeps a concurrent last release from freeing it.
-  if (!hLoaderConfig) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  const char *why = nullptr;
+  if (ur_result_t r = check_urLoaderConfigRetain(&why, hLoaderConfig)) return r;
   std::lock_guard<std::mutex> lock(g_live_mutex);
   if (!live_configs().count(hLoaderConfig)) return UR_RESULT_ERROR_INVALID_ARGUMENT;
   hLoaderConfig->ref_count.fetch_add(1, std::memory_order_relaxed);
@@ -76,7 +78,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigRetain(ur_loader_config_handle
 }
 
 UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigRelease(ur_loader_config_handle_t hLoaderConfig) {
-  if (!hLoaderConfig) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  const char *why = nullptr;
+  if (ur_result_t r = check_urLoaderConfigRelease(&why, hLoaderConfig)) return r;
   {
     std::lock_guard<std::mutex> lock(g_live_mutex);
     if (!live_configs().count(hLoaderConfig)) return UR_RESULT_ERROR_INVALID_ARGUMENT;
@@ -110,8 +113,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigGetInfo(ur_loader_config_handl
 
 UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigEnableLayer(ur_loader_config_handle_t hLoaderConfig,
                                                               const char *pLayerName) {
+  const char *why = nullptr;
+  if (ur_result_t r = check_urLoaderConfigEnableLayer(&why, hLoaderConfig, pLayerName)) return r;
   if (ur_result_t r = check_handle(hLoaderConfig)) return r;
-  if (!pLayerName) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!is_layer_name(pLayerName)) {
     ORDO_LOG(log(), warning, "urLoaderConfigEnableLayer: no layer named \"%s\"", pLayerName);
     return UR_RESULT_ERROR_LAYER_NOT_PRESENT;
@@ -123,8 +127,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigEnableLayer(ur_loader_config_h
 
 UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigSetCodeLocationCallback(
     ur_loader_config_handle_t hLoaderConfig, ur_code_location_callback_t pfnCodeloc, void *pUserData) {
-  if (ur_result_t r = check_handle(hLoaderConfig)) return r;
+  const char *why = nullptr;
+  if (ur_result_t r = check_urLoaderConfigSetCodeLocationCallback(&why, hLoaderConfig, pfnCodeloc, pUserData))
+    return r;
   if (!pfnCodeloc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (ur_result_t r = check_handle(hLoaderConfig)) return r;
   std::lock_guard<std::mutex> lock(hLoaderConfig->mutex);
   hLoaderConfig->codeloc = pfnCodeloc;
   hLoaderConfig->codeloc_data = pUserData;
@@ -133,6 +140,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigSetCodeLocationCallback(
 
 UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigSetMockingEnabled(ur_loader_config_handle_t hLoaderConfig,
                                                                     ur_bool_t enable) {
+  const char *why = nullptr;
+  if (ur_result_t r = check_urLoaderConfigSetMockingEnabled(&why, hLoaderConfig, enable)) return r;
   if (ur_result_t r = check_handle(hLoaderConfig)) return r;
   std::lock_guard<std::mutex> lock(hLoaderConfig->mutex);
   hLoaderConfig->mocking = enable != 0;
