@@ -7,10 +7,6 @@
 #include "platform.hpp"
 #include "tables.hpp"
 
-// Set by CMake once the adapter's pools sit on the ordered pool core.
-#ifndef ORDO_OCL_HAVE_ORDERED_POOL
-#define ORDO_OCL_HAVE_ORDERED_POOL 0
-#endif
 
 bool ur_device_handle_t_::has_extension(const char *ext) const {
   size_t n = std::strlen(ext);
@@ -70,7 +66,7 @@ Caps ur_device_handle_t_::usm_system_caps() const {
 
 bool ur_device_handle_t_::async_alloc_supported() const {
   // Chunks come from device USM; alloc/free commands are markers (OpenCL 1.2+).
-  return ORDO_OCL_HAVE_ORDERED_POOL && usm_device_caps() != 0;
+  return usm_device_caps() != 0;
 }
 
 namespace ordo::ocl {

@@ -22,14 +22,17 @@ namespace ordo::ocl {
 
 namespace {
 
-// Events whose last hold was dropped inside an OpenCL callback: destroying them there
-// would call back into OpenCL from its own callback thread, so they wait for the next
-// event release on an application thread.
+// Events whose last hold was dropped where destroying them is unsafe: inside an OpenCL
+// callback (it would call OpenCL from OpenCL's own thread) or under a pool's lock (the
+// event may hold the last reference to a queue whose destruction locks that pool).
+// They are destroyed at the next event creation or release.
 std::mutex g_deferred_mutex;
 std::vector<ur_event_handle_t> g_deferred;
 std::atomic<bool> g_have_deferred{false};
 
-void reap_deferred() {
+} // namespace
+
+void reap_deferred_events() {
   if (!g_have_deferred.load(std::memory_order_acquire)) return;
   std::vector<ur_event_handle_t> dead;
   {
@@ -41,14 +44,12 @@ void reap_deferred() {
   for (ur_event_handle_t e : dead) delete e;
 }
 
-void event_unhold_in_callback(ur_event_handle_t e) {
+void event_unhold_deferred(ur_event_handle_t e) {
   if (!e->unhold()) return;
   std::lock_guard<std::mutex> lock(g_deferred_mutex);
   g_deferred.push_back(e);
   g_have_deferred.store(true, std::memory_order_release);
 }
-
-} // namespace
 
 ur_result_t ClWaitList::assign(uint32_t n, const ur_event_handle_t *list) {
   size_ = 0;
@@ -72,7 +73,7 @@ void ClWaitList::push(cl_event e) {
 }
 
 ur_result_t make_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, ur_event_handle_t *out) {
-  reap_deferred();
+  reap_deferred_events();
   auto *e = new (std::nothrow) ur_event_handle_t_();
   if (!e) {
     cl.clReleaseEvent(ev);
@@ -198,7 +199,7 @@ ur_result_t UR_APICALL EventRetain(ur_event_handle_t hEvent) {
 ur_result_t UR_APICALL EventRelease(ur_event_handle_t hEvent) {
   ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
   if (hEvent->release()) event_unhold(hEvent);
-  reap_deferred();
+  reap_deferred_events();
   return UR_RESULT_SUCCESS;
 }
 
@@ -238,7 +239,7 @@ struct CallbackData {
 void CL_CALLBACK run_callback(cl_event, cl_int, void *data) {
   auto *cb = static_cast<CallbackData *>(data);
   cb->fn(cb->event, cb->status, cb->user);
-  event_unhold_in_callback(cb->event);
+  event_unhold_deferred(cb->event);
   delete cb;
 }
 

@@ -20,6 +20,10 @@ ur_result_t make_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, u
 // Hands `ev` to the caller as *out when out is non-null, else releases it.
 ur_result_t return_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, ur_event_handle_t *out);
 void event_unhold(ur_event_handle_t e);
+// Drops a hold where destroying the event is not safe (an OpenCL callback, a pool's
+// lock): a last hold parks the event until reap_deferred_events() on a safe path.
+void event_unhold_deferred(ur_event_handle_t e);
+void reap_deferred_events();
 // True once the command finished (successfully or not).
 bool event_complete(ur_event_handle_t e);
 } // namespace ordo::ocl

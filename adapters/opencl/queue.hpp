@@ -1,6 +1,8 @@
 // A UR queue: one cl_command_queue. Out-of-order queues are native where the device
 // has them; elsewhere an in-order queue stands in (a valid execution of any order).
 #pragma once
+#include <mutex>
+
 #include "common.hpp"
 
 struct ur_queue_handle_t_ : ordo::ocl::ObjectHead {
@@ -12,6 +14,9 @@ struct ur_queue_handle_t_ : ordo::ocl::ObjectHead {
   ur_queue_flags_t flags = 0;  // as the user asked
   bool in_order = true;        // what the cl_command_queue really does
   bool profiling = false;
+  // Stream-ordered allocs and frees on an in-order queue reach the pool in the order
+  // their commands enter the queue (docs/ordered-pool.md, "ordering contract").
+  std::mutex submit_mutex;
   ~ur_queue_handle_t_();
 };
 ORDO_HANDLE_CHECK(ur_queue_handle_t_);
