@@ -338,13 +338,19 @@ struct Kernel : Object {
   Program *program = nullptr;
   std::string name;
   std::vector<CUfunction> functions; // per program device (null: not built there)
-  std::vector<size_t> param_sizes;   // from cuFuncGetParamInfo
+  // The <name>_with_offset variants (one more parameter: three size_t), launched
+  // when a launch names a global offset; null where the program has none.
+  std::vector<CUfunction> offset_functions;
+  std::vector<size_t> param_sizes; // from cuFuncGetParamInfo
   std::atomic<int> dynamic_shared_limit{48 * 1024};
 
   CUfunction function_for(const Device *dev) const;
+  CUfunction offset_function_for(const Device *dev) const;
 };
 ORDO_HANDLE_CHECK(Kernel);
 int kernel_attr(CUfunction f, CUfunction_attribute a);
+// The suffix of a kernel's global-offset variant (test/kernels/cuda, docs/cuda.md).
+constexpr const char *kOffsetSuffix = "_with_offset";
 // A work-group shape for a launch that names none: per dimension the largest
 // divisor of the global size that fits the kernel's and the device's limits.
 void suggest_local_size(const Device *d, CUfunction f, uint32_t dims, const size_t *gws, size_t *lws);

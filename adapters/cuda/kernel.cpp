@@ -15,6 +15,13 @@ CUfunction Kernel::function_for(const Device *dev) const {
   return nullptr;
 }
 
+CUfunction Kernel::offset_function_for(const Device *dev) const {
+  const auto &pds = program->per_device;
+  for (size_t i = 0; i < pds.size(); ++i)
+    if (pds[i].dev == dev) return offset_functions[i];
+  return nullptr;
+}
+
 namespace {
 
 void kernel_destroy(Kernel *k) {
@@ -78,10 +85,30 @@ ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *
     k->functions.push_back(f);
   }
   // Every device got the same image, so one function describes the parameters.
-  for (size_t i = 0;; ++i) {
-    size_t offset = 0, size = 0;
-    if (drv().cuFuncGetParamInfo(first, i, &offset, &size) != CUDA_SUCCESS) break;
-    k->param_sizes.push_back(size);
+  auto params_of = [](CUfunction f) {
+    std::vector<size_t> sizes;
+    for (size_t i = 0;; ++i) {
+      size_t offset = 0, size = 0;
+      if (drv().cuFuncGetParamInfo(f, i, &offset, &size) != CUDA_SUCCESS) break;
+      sizes.push_back(size);
+    }
+    return sizes;
+  };
+  k->param_sizes = params_of(first);
+  // The offset variant counts only if it takes the same parameters plus the offset.
+  std::string variant = k->name + kOffsetSuffix;
+  for (auto &pd : p->per_device) {
+    CUfunction f = nullptr;
+    if (pd.module && pd.dev->make_current() == CUDA_SUCCESS &&
+        drv().cuModuleGetFunction(&f, pd.module, variant.c_str()) == CUDA_SUCCESS) {
+      std::vector<size_t> sizes = params_of(f);
+      std::vector<size_t> want = k->param_sizes;
+      want.push_back(3 * sizeof(size_t));
+      if (sizes != want) f = nullptr;
+    } else {
+      f = nullptr;
+    }
+    k->offset_functions.push_back(f);
   }
   program_hold(p);
   *phKernel = reinterpret_cast<ur_kernel_handle_t>(k);

@@ -49,9 +49,18 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
   if (k->program->ctx != q->ctx) return UR_RESULT_ERROR_INVALID_KERNEL;
   CUfunction f = k->function_for(q->dev);
   if (!f) return UR_RESULT_ERROR_INVALID_KERNEL; // not built for the queue's device
+  // CUDA has no global offset: a launch with one runs the kernel's offset variant.
+  size_t offset[3] = {0, 0, 0};
+  bool with_offset = false;
   if (pGlobalWorkOffset)
-    for (uint32_t i = 0; i < workDim; ++i)
-      if (pGlobalWorkOffset[i] != 0) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // CUDA has no offset
+    for (uint32_t i = 0; i < workDim; ++i) {
+      offset[i] = pGlobalWorkOffset[i];
+      with_offset = with_offset || offset[i] != 0;
+    }
+  if (with_offset) {
+    f = k->offset_function_for(q->dev);
+    if (!f) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // the program has no <name>_with_offset
+  }
 
   bool cooperative = false;
   size_t extra_shared = 0;
@@ -69,14 +78,14 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
 
   // Arguments: params[i] points at the bytes of parameter i.
   const size_t nparams = k->param_sizes.size();
-  void *inline_params[kInlineArgs];
+  void *inline_params[kInlineArgs + 1];
   uint64_t inline_storage[kInlineArgs];
   std::vector<void *> heap_params;
   std::vector<uint64_t> heap_storage;
   void **params = inline_params;
   uint64_t *storage = inline_storage;
   if (nparams > kInlineArgs) {
-    heap_params.resize(nparams);
+    heap_params.resize(nparams + 1);
     heap_storage.resize(nparams);
     params = heap_params.data();
     storage = heap_storage.data();
@@ -116,6 +125,7 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
   }
   for (size_t i = 0; i < nparams; ++i)
     if (!params[i]) return UR_RESULT_ERROR_INVALID_KERNEL_ARGS;
+  params[nparams] = offset; // read only by the offset variant
   shared += extra_shared;
 
   // The launch shape.

@@ -1,5 +1,6 @@
 // Programs from PTX or cubin, loaded with cuModuleLoadDataEx (the driver JIT for
 // PTX), with the JIT's info and error logs kept as the build log.
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -300,15 +301,27 @@ ur_result_t UR_APICALL urProgramGetInfo(ur_program_handle_t hProgram, ur_program
     ORDO_CU(built->dev->make_current());
     unsigned count = 0;
     ORDO_CU(drv().cuModuleGetFunctionCount(&count, built->module));
-    if (propName == UR_PROGRAM_INFO_NUM_KERNELS) return out.value(size_t(count));
     std::vector<CUfunction> funcs(count);
     ORDO_CU(drv().cuModuleEnumerateFunctions(funcs.data(), count, built->module));
-    std::string names;
+    std::vector<std::string> all;
     for (CUfunction f : funcs) {
       const char *name = nullptr;
-      if (drv().cuFuncGetName(&name, f) == CUDA_SUCCESS && name)
-        names += (names.empty() ? "" : ";") + std::string(name);
+      if (drv().cuFuncGetName(&name, f) == CUDA_SUCCESS && name) all.push_back(name);
     }
+    // A <name>_with_offset beside <name> is how <name> runs with a global offset,
+    // not a kernel of its own.
+    std::string names;
+    size_t kernels = 0;
+    const std::string suffix = kOffsetSuffix;
+    for (const std::string &name : all) {
+      bool variant = name.size() > suffix.size() &&
+                     name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+                     std::find(all.begin(), all.end(), name.substr(0, name.size() - suffix.size())) != all.end();
+      if (variant) continue;
+      ++kernels;
+      names += (names.empty() ? "" : ";") + name;
+    }
+    if (propName == UR_PROGRAM_INFO_NUM_KERNELS) return out.value(kernels);
     return out.string(names);
   }
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;

@@ -94,6 +94,8 @@ ur_result_t UR_APICALL urUSMHostAlloc(ur_context_handle_t hContext, const ur_usm
     ORDO_UNWRAP(Pool, p, pool);
     return pooled_sync_alloc(ctx, p, MemKind::host, nullptr, size, ppMem);
   }
+  // UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE bounds every kind of allocation.
+  if (size > ctx->devices[0]->facts.total_mem) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   ORDO_CU(ctx->devices[0]->make_current());
   void *p = nullptr;
   CUresult r = drv().cuMemHostAlloc(&p, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
@@ -144,6 +146,8 @@ ur_result_t UR_APICALL urUSMSharedAlloc(ur_context_handle_t hContext, ur_device_
     ORDO_UNWRAP(Pool, p, pool);
     return pooled_sync_alloc(ctx, p, MemKind::shared, dev, size, ppMem);
   }
+  // Managed memory could oversubscribe; MAX_MEM_ALLOC_SIZE still bounds it.
+  if (size > dev->facts.total_mem) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   ORDO_CU(dev->make_current());
   CUdeviceptr p = 0;
   ORDO_CU(drv().cuMemAllocManaged(&p, size, CU_MEM_ATTACH_GLOBAL));

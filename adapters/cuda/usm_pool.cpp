@@ -17,18 +17,20 @@ namespace ordo::cuda {
 
 namespace {
 
-CUresult configure(CUmemoryPool pool, uint64_t threshold) {
+// Sets the threshold and the reuse rules. A pool that refuses one is still
+// usable (with the driver's default for it), so that is logged, not fatal.
+void configure(CUmemoryPool pool, uint64_t threshold, const char *what) {
   Driver &cu = drv();
   if (CUresult r = cu.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold))
-    return r;
+    ORDO_LOG(logger(), warning, "%s pool: release threshold not set: %s", what, error_text(r).c_str());
   // All three reuse rules on: follow event dependencies, reuse blocks whose free
   // has completed, and (rather than grow) add the free's event as a dependency.
   int on = 1;
   for (CUmemPool_attribute a :
        {CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,
         CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES})
-    if (CUresult r = cu.cuMemPoolSetAttribute(pool, a, &on)) return r;
-  return CUDA_SUCCESS;
+    if (CUresult r = cu.cuMemPoolSetAttribute(pool, a, &on))
+      ORDO_LOG(logger(), warning, "%s pool: reuse attribute %d not set: %s", what, int(a), error_text(r).c_str());
 }
 
 // Gives `readers` read-write access to memory that lives on `home` (or on the host
@@ -100,13 +102,12 @@ CUmemoryPool Pool::make_native(MemKind kind, Device *d, ur_result_t *err) {
       if (r == CUDA_SUCCESS) owned_.push_back(pool);
     }
   }
-  if (r == CUDA_SUCCESS) r = configure(pool, threshold);
+  const char *what = kind == MemKind::host ? "pinned-host" : kind == MemKind::shared ? "managed" : "device";
+  if (r == CUDA_SUCCESS) configure(pool, threshold, what);
   if (r == CUDA_SUCCESS && kind != MemKind::shared)
     r = grant_access(pool, kind == MemKind::host ? nullptr : d, ctx->devices);
   if (r != CUDA_SUCCESS) {
-    ORDO_LOG(logger(), warning, "no native %s pool on device %d: %s",
-             kind == MemKind::host ? "pinned-host" : kind == MemKind::shared ? "managed" : "device",
-             d->ordinal, error_text(r).c_str());
+    ORDO_LOG(logger(), warning, "no native %s pool on device %d: %s", what, d->ordinal, error_text(r).c_str());
     *err = r == CUDA_ERROR_NOT_SUPPORTED ? UR_RESULT_ERROR_UNSUPPORTED_FEATURE : map_error(r);
     return nullptr;
   }

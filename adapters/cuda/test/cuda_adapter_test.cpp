@@ -395,6 +395,7 @@ TEST_F(Gpu, PtxProgramBuildsAndRuns) {
   char names[512] = {};
   UR_OK(T().Program.pfnGetInfo(p, UR_PROGRAM_INFO_KERNEL_NAMES, sizeof(names), names, nullptr));
   EXPECT_NE(std::string::npos, std::string(names).find("local_sum")) << names;
+  EXPECT_EQ(std::string::npos, std::string(names).find("_with_offset")) << "offset variants are not kernels";
 
   ur_kernel_handle_t fill = kernel(p, "fill");
   uint32_t nargs = 0;
@@ -421,10 +422,16 @@ TEST_F(Gpu, PtxProgramBuildsAndRuns) {
             launch_1d(queue, fill, n, 256, {pointer_arg(0, d), value_arg(5, &value, 4)}));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE,
             launch_1d(queue, fill, n, 300, {pointer_arg(0, d), value_arg(1, &value, 4)}));
-  size_t offset = 4;
-  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE,
-            T().EnqueueExp.pfnKernelLaunchWithArgsExp(queue, fill, 1, &offset, &n, nullptr, 0, nullptr, nullptr,
-                                                      0, nullptr, nullptr));
+
+  // A global offset runs fill_with_offset: ids start at the offset.
+  uint32_t zero = 0;
+  UR_OK(T().Enqueue.pfnUSMFill(queue, d, 4, &zero, 64 * 4, 0, nullptr, nullptr));
+  size_t offset = 16, count = 32;
+  auto args = std::vector<ur_exp_kernel_arg_properties_t>{pointer_arg(0, d), value_arg(1, &value, 4)};
+  UR_OK(T().EnqueueExp.pfnKernelLaunchWithArgsExp(queue, fill, 1, &offset, &count, nullptr, 2, args.data(), nullptr,
+                                                  0, nullptr, nullptr));
+  UR_OK(T().Enqueue.pfnUSMMemcpy(queue, true, out.data(), d, 64 * 4, 0, nullptr, nullptr));
+  for (size_t i = 0; i < 64; ++i) ASSERT_EQ((i >= offset && i < offset + count) ? value : 0u, out[i]) << i;
   UR_OK(T().USM.pfnFree(ctx, d));
 }
 
