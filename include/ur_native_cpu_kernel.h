@@ -3,7 +3,7 @@
  *
  * A native CPU program binary is an ELF shared object built by the host compiler.
  * The adapter loads it from memory and finds its kernels through one exported
- * function, ordo_nc_get_kernel_table(), which returns a table of kernel descriptors.
+ * function, ordo_nc_get_kernel_table(), which fills in a table of kernel descriptors.
  *
  * A kernel runs one WORK-GROUP per call: the adapter calls `run_group` once for
  * each work-group, and the kernel loops over the work-items of that group itself.
@@ -92,8 +92,9 @@ typedef struct ordo_nc_kernel_table {
   const ordo_nc_kernel_desc *const *kernels;
 } ordo_nc_kernel_table;
 
-/* The one symbol a program binary must export (name: ORDO_NC_KERNEL_TABLE_SYMBOL). */
-typedef const ordo_nc_kernel_table *(*ordo_nc_kernel_table_fn)(void);
+/* The one symbol a program binary must export (name: ORDO_NC_KERNEL_TABLE_SYMBOL):
+ * fills *table. The descriptors it points to must stay valid while the binary is loaded. */
+typedef void (*ordo_nc_kernel_table_fn)(ordo_nc_kernel_table *table);
 
 #if defined(__cplusplus)
 } /* extern "C" */
@@ -293,13 +294,13 @@ extern "C" {
 extern const ordo_nc_kernel_desc *const __start_ordo_nc_kernels[] __attribute__((weak, visibility("hidden")));
 extern const ordo_nc_kernel_desc *const __stop_ordo_nc_kernels[] __attribute__((weak, visibility("hidden")));
 
-/* Weak so that every translation unit may carry it; the linker keeps one. */
-__attribute__((weak, used, visibility("default"))) const ordo_nc_kernel_table *ordo_nc_get_kernel_table(void) {
-  static const ordo_nc_kernel_table table = {
-      ORDO_NC_ABI_VERSION,
-      __start_ordo_nc_kernels ? static_cast<uint32_t>(__stop_ordo_nc_kernels - __start_ordo_nc_kernels) : 0u,
-      __start_ordo_nc_kernels};
-  return &table;
+/* Weak so that every translation unit may carry it; the linker keeps one. It
+ * keeps no state of its own: it only describes the section. */
+__attribute__((weak, used, visibility("default"))) void ordo_nc_get_kernel_table(ordo_nc_kernel_table *table) {
+  table->abi_version = ORDO_NC_ABI_VERSION;
+  table->num_kernels =
+      __start_ordo_nc_kernels ? static_cast<uint32_t>(__stop_ordo_nc_kernels - __start_ordo_nc_kernels) : 0u;
+  table->kernels = __start_ordo_nc_kernels;
 }
 }
 

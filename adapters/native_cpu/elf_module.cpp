@@ -94,9 +94,11 @@ std::shared_ptr<ElfModule> ElfModule::load(const uint8_t *data, size_t size, ur_
     *message = "the shared object does not export " ORDO_NC_KERNEL_TABLE_SYMBOL;
     return nullptr;
   }
-  const ordo_nc_kernel_table *table = get_table();
-  if (!table || table->abi_version != ORDO_NC_ABI_VERSION || (table->num_kernels && !table->kernels)) {
-    *message = "kernel table missing or of another ABI version";
+  ordo_nc_kernel_table t{};
+  get_table(&t);
+  const ordo_nc_kernel_table *table = &t;
+  if (table->abi_version != ORDO_NC_ABI_VERSION || (table->num_kernels && !table->kernels)) {
+    *message = "kernel table of another ABI version (" + std::to_string(table->abi_version) + ")";
     return nullptr;
   }
   std::set<std::string> names;

@@ -2,6 +2,7 @@
 // once. Meant for the thread- and address-sanitizer builds as much as the plain one.
 #include <atomic>
 #include <random>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -94,7 +95,10 @@ TEST_F(NativeCpuStress, ThreadsShareQueuesEventsAndKernels) {
 // Many threads create and destroy contexts, programs, kernels and allocations.
 TEST_F(NativeCpuStress, ThreadsCreateAndDestroyObjects) {
   std::vector<uint8_t> bin = read_file(test_kernels_path());
-  std::atomic<int> failures{0};
+  std::atomic<int> failures{0}, shared_modules{0};
+  // Entry points of the programs alive right now: each program must be its own copy.
+  std::mutex live_mu;
+  std::set<void *> live_entry_points;
   auto worker = [&](int id) {
     for (int round = 0; round < 30; ++round) {
       ur_context_handle_t c = nullptr;
@@ -113,11 +117,20 @@ TEST_F(NativeCpuStress, ThreadsCreateAndDestroyObjects) {
                 T(p).Kernel.pfnCreate(p, "fill", &k) == UR_RESULT_SUCCESS &&
                 T(c).Queue.pfnCreate(c, device, nullptr, &q) == UR_RESULT_SUCCESS &&
                 T(c).USM.pfnDeviceAlloc(c, device, nullptr, nullptr, 1024 * 4, &mem) == UR_RESULT_SUCCESS;
+      void *entry = nullptr;
+      if (ok && T(p).Program.pfnGetFunctionPointer(device, p, "fill", &entry) == UR_RESULT_SUCCESS) {
+        std::lock_guard<std::mutex> lock(live_mu);
+        if (!live_entry_points.insert(entry).second) shared_modules++;
+      }
       if (ok) {
         uint32_t value = static_cast<uint32_t>(id);
         size_t n = 1024;
         ok = launch(q, k, 1, &n, nullptr, {pointer_arg(0, mem), value_arg(1, 4, &value)}) == UR_RESULT_SUCCESS;
         // Release the kernel and program while the launch may still run.
+        {
+          std::lock_guard<std::mutex> lock(live_mu);
+          live_entry_points.erase(entry);
+        }
         T(k).Kernel.pfnRelease(k);
         T(p).Program.pfnRelease(p);
         k = nullptr;
@@ -136,6 +149,7 @@ TEST_F(NativeCpuStress, ThreadsCreateAndDestroyObjects) {
   for (int t = 0; t < 6; ++t) pool.emplace_back(worker, t);
   for (auto &t : pool) t.join();
   EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(shared_modules.load(), 0);
 }
 
 } // namespace
