@@ -106,6 +106,7 @@ ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_us
   c->usm.insert(UsmAllocation{res.ptr, size, kind, kind == UR_USM_TYPE_HOST ? nullptr : d, pool, nullptr});
   pool_hold(pool);
   *ppMem = res.ptr;
+  if (!ev) return UR_RESULT_SUCCESS; // no command was needed
   return return_event(q, alloc_command(kind), ev, phEvent);
 }
 
@@ -158,13 +159,28 @@ ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
 
   ur_event_handle_t freed = nullptr;
   {
-    SubmitLock lock(hQueue);
-    cl_event ev = nullptr;
-    cl_int cl_err = cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), &ev);
-    ur_result_t r = cl_err == CL_SUCCESS ? make_event(hQueue, UR_COMMAND_ENQUEUE_USM_FREE_EXP, ev, &freed) : to_ur(cl_err);
-    if (r != UR_RESULT_SUCCESS) {
-      c->usm.insert(a);
-      return r;
+    std::lock_guard<std::mutex> lock(hQueue->submit_mutex);
+    uint64_t now = hQueue->commands.load(std::memory_order_relaxed);
+    if (!phEvent && numEventsInWaitList == 0 && hQueue->last_free && hQueue->last_free_at == now) {
+      // Nothing was enqueued since the last free's marker: it completes when this
+      // free's would, so it is this block's release event too.
+      freed = hQueue->last_free;
+      freed->retain();
+      freed->hold();
+    } else {
+      cl_event ev = nullptr;
+      cl_int cl_err = cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), &ev);
+      ur_result_t r = cl_err == CL_SUCCESS ? make_event(hQueue, UR_COMMAND_ENQUEUE_USM_FREE_EXP, ev, &freed) : to_ur(cl_err);
+      if (r != UR_RESULT_SUCCESS) {
+        c->usm.insert(a);
+        return r;
+      }
+      if (numEventsInWaitList == 0) {
+        if (hQueue->last_free) event_unhold(hQueue->last_free);
+        freed->hold(); // the queue's
+        hQueue->last_free = freed;
+        hQueue->last_free_at = now;
+      }
     }
     // The free's event is the block's release event; the pool keeps it alive.
     ordo::pool::status s = core->pool().free(pMem, ordo::pool::release_info{freed, hQueue, hQueue->in_order});

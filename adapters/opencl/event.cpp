@@ -90,6 +90,7 @@ ur_result_t make_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, u
 }
 
 ur_result_t return_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, ur_event_handle_t *out) {
+  q->commands.fetch_add(1, std::memory_order_relaxed);
   if (out) return make_event(q, command, ev, out);
   if (ev) cl.clReleaseEvent(ev);
   return UR_RESULT_SUCCESS;

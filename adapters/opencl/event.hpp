@@ -17,7 +17,8 @@ namespace ordo::ocl {
 // Wraps `ev` (taking over its reference) as the event of a command of `q`.
 // On failure releases `ev`.
 ur_result_t make_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, ur_event_handle_t *out);
-// Hands `ev` to the caller as *out when out is non-null, else releases it.
+// The end of every enqueue: counts the command on `q`, and hands `ev` to the caller
+// as *out when out is non-null, else releases it.
 ur_result_t return_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, ur_event_handle_t *out);
 void event_unhold(ur_event_handle_t e);
 // Drops a hold where destroying the event is not safe (an OpenCL callback, a pool's

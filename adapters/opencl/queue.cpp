@@ -5,6 +5,7 @@
 
 #include "context.hpp"
 #include "device.hpp"
+#include "event.hpp"
 #include "tables.hpp"
 #include "usm_pool.hpp"
 
@@ -110,6 +111,12 @@ ur_result_t UR_APICALL QueueRelease(ur_queue_handle_t hQueue) {
   ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
   if (!hQueue->release()) return UR_RESULT_SUCCESS;
   cl_int err = cl.clFinish(hQueue->cl);
+  {
+    // The queue's hold on its last free marker would keep the queue alive.
+    std::lock_guard<std::mutex> lock(hQueue->submit_mutex);
+    if (hQueue->last_free) event_unhold_deferred(hQueue->last_free);
+    hQueue->last_free = nullptr;
+  }
   if (hQueue->context->pools) hQueue->context->pools->sync_point();
   queue_unhold(hQueue);
   return to_ur(err);

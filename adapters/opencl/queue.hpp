@@ -1,6 +1,7 @@
 // A UR queue: one cl_command_queue. Out-of-order queues are native where the device
 // has them; elsewhere an in-order queue stands in (a valid execution of any order).
 #pragma once
+#include <atomic>
 #include <mutex>
 
 #include "common.hpp"
@@ -17,6 +18,12 @@ struct ur_queue_handle_t_ : ordo::ocl::ObjectHead {
   // Stream-ordered allocs and frees on an in-order queue reach the pool in the order
   // their commands enter the queue (docs/ordered-pool.md, "ordering contract").
   std::mutex submit_mutex;
+  // Counts commands enqueued through the adapter. A free with no wait list enqueued
+  // when nothing else was since the last such free shares that free's marker: both
+  // complete once everything before them has (guarded by submit_mutex).
+  std::atomic<uint64_t> commands{0};
+  ur_event_handle_t last_free = nullptr;
+  uint64_t last_free_at = 0;
   ~ur_queue_handle_t_();
 };
 ORDO_HANDLE_CHECK(ur_queue_handle_t_);
