@@ -176,8 +176,9 @@ ur_result_t UR_APICALL urProgramCreateWithBinary(ur_context_handle_t hContext, u
     if (ctx->index_of(d) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
     if (!ppBinaries[i]) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (pLengths[i] == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+    // Not PTX, a cubin or a fatbinary: no native binary for this device.
     ImageKind kind = classify(ppBinaries[i], pLengths[i]);
-    if (kind == ImageKind::spirv || kind == ImageKind::unknown) return UR_RESULT_ERROR_INVALID_BINARY;
+    if (kind == ImageKind::spirv || kind == ImageKind::unknown) return UR_RESULT_ERROR_INVALID_NATIVE_BINARY;
     devices.push_back(d);
     images.emplace_back(ppBinaries[i], pLengths[i]);
   }

@@ -487,11 +487,13 @@ TEST_F(Gpu, BadBinariesAreRefusedWithALog) {
   const uint8_t *data = junk;
   size_t size = sizeof(junk);
   ur_program_handle_t p = nullptr;
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_BINARY, T().Program.pfnCreateWithBinary(ctx, 1, &dev, &size, &data, nullptr, &p));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NATIVE_BINARY,
+            T().Program.pfnCreateWithBinary(ctx, 1, &dev, &size, &data, nullptr, &p));
   const uint32_t spirv[] = {0x07230203u, 0x00010000u, 0, 0, 0};
   data = reinterpret_cast<const uint8_t *>(spirv);
   size = sizeof(spirv);
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_BINARY, T().Program.pfnCreateWithBinary(ctx, 1, &dev, &size, &data, nullptr, &p));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NATIVE_BINARY,
+            T().Program.pfnCreateWithBinary(ctx, 1, &dev, &size, &data, nullptr, &p));
   const char broken[] = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus; }\n";
   data = reinterpret_cast<const uint8_t *>(broken);
   size = sizeof(broken) - 1;

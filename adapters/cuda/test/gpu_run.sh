@@ -1,0 +1,45 @@
+#!/bin/bash
+# Runs the CUDA adapter's checks and benchmarks on a GPU machine:
+#   adapters/cuda/test/gpu_run.sh <out-dir>
+# Builds in build-gpu when the machine can (cmake, ninja, GoogleTest, Google
+# Benchmark present); otherwise uses binaries built elsewhere in build-cuda (carried
+# along), whose baked-in paths name /work/main, so that path is made to point here.
+set -u -o pipefail
+out=${1:-.}
+mkdir -p "$out"
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+if [ "$root" != /work/main ] && [ ! -e /work/main ]; then mkdir -p /work && ln -s "$root" /work/main; fi
+cd /work/main || exit 1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+
+targets="ur_adapter_cuda cuda_adapter_test ordo_test_kernels_cuda ordo-bench ordo-conformance"
+if [ "${ORDO_GPU_BUILD:-1}" = 1 ] &&
+   timeout 60 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORDO_BUILD_TESTS=ON \
+     >"$out/build.txt" 2>&1 &&
+   timeout 150 cmake --build build-gpu -j16 --target $targets >>"$out/build.txt" 2>&1; then
+  echo "== built here in build-gpu"
+else
+  echo "== no build here (see build.txt: $(grep -m1 -iE 'error|could not' "$out/build.txt" | cut -c1-160)); using carried build-cuda"
+fi
+bin() { if [ -x "build-gpu/bin/$1" ]; then echo "/work/main/build-gpu/bin/$1"; else echo "/work/main/build-cuda/bin/$1"; fi; }
+adapter=/work/main/build-cuda/lib/libur_adapter_cuda.so.0
+[ -e build-gpu/lib/libur_adapter_cuda.so.0 ] && [ -x build-gpu/bin/ordo-conformance ] && adapter=/work/main/build-gpu/lib/libur_adapter_cuda.so.0
+export LD_LIBRARY_PATH=/work/main/build-cuda/lib:${LD_LIBRARY_PATH:-}
+
+echo "== adapter test: $(bin cuda_adapter_test)"
+timeout 120 "$(bin cuda_adapter_test)" >"$out/adapter_test.txt" 2>&1
+echo "exit $?"
+grep -E "^\[ (reason|device|pool|profile|jit log|note) |FAILED|Failure|Expected|Which is|^\[  PASSED|^\[  SKIPPED \] [0-9]+ test|tests ran" "$out/adapter_test.txt" | head -60
+
+echo "== conformance on cuda: $(bin ordo-conformance), adapter $adapter"
+ONEAPI_DEVICE_SELECTOR='cuda:*' UR_ADAPTERS_FORCE_LOAD=$adapter timeout 200 "$(bin ordo-conformance)" \
+  >"$out/conformance.txt" 2>&1
+echo "exit $?"
+echo "ran $(grep -c '^\[ RUN' "$out/conformance.txt") passed $(grep -c '^\[       OK' "$out/conformance.txt") failed $(grep -c '^\[  FAILED  \].*ms)' "$out/conformance.txt") skipped $(grep -c '^\[  SKIPPED \].*ms)' "$out/conformance.txt")"
+grep -E "^\[  FAILED  \].*ms\)" "$out/conformance.txt" | head -40
+grep -B3 -E "^\[  FAILED  \].*ms\)" "$out/conformance.txt" | grep -E "Failure|Expected|Value of|Which is|error" | head -40
+
+echo "== benchmarks: $(bin ordo-bench)"
+timeout 180 "$(bin ordo-bench)" --benchmark_filter=cuda --benchmark_min_time=0.2 >"$out/bench.txt" 2>&1
+echo "exit $?"
+grep -vE "^\*\*\*WARNING|^Run on|^CPU Caches|^  L[123]|^Load Average" "$out/bench.txt" | cut -c1-200
