@@ -91,9 +91,9 @@ ur_result_t UR_APICALL ContextGetInfo(ur_context_handle_t hContext, ur_context_i
   case UR_CONTEXT_INFO_NUM_DEVICES: return w.value<uint32_t>(static_cast<uint32_t>(hContext->devices.size()));
   case UR_CONTEXT_INFO_DEVICES: return w.array(hContext->devices);
   case UR_CONTEXT_INFO_REFERENCE_COUNT: return w.value<uint32_t>(hContext->count());
-  // urEnqueueUSMMemcpy2D / Fill2D are not implemented.
+  // 2-D copies and fills: one command per row (enqueue.cpp).
   case UR_CONTEXT_INFO_USM_MEMCPY2D_SUPPORT:
-  case UR_CONTEXT_INFO_USM_FILL2D_SUPPORT: return w.boolean(false);
+  case UR_CONTEXT_INFO_USM_FILL2D_SUPPORT: return w.boolean(true);
   default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   }
 }

@@ -1,5 +1,6 @@
 // urEnqueue*: waits and barriers, USM copies and fills, kernel launches.
 #include <mutex>
+#include <vector>
 
 #include "context.hpp"
 #include "device.hpp"
@@ -108,6 +109,86 @@ ur_result_t UR_APICALL EnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pM
   return return_event(hQueue, UR_COMMAND_USM_ADVISE, ev, phEvent);
 }
 
+// A 2-D operation as one command per row, all after the wait list, joined by a marker
+// whose event is the operation's event.
+template <class Row>
+ur_result_t enqueue_rows(ur_queue_handle_t q, size_t height, const ClWaitList &waits, bool blocking,
+                         ur_command_t command, ur_event_handle_t *phEvent, Row row) {
+  std::vector<cl_event> rows;
+  rows.reserve(height);
+  cl_int err = CL_SUCCESS;
+  for (size_t y = 0; y < height && err == CL_SUCCESS; ++y) {
+    cl_event e = nullptr;
+    err = row(y, waits.size(), waits.data(), &e);
+    if (err == CL_SUCCESS) rows.push_back(e);
+  }
+  cl_event ev = nullptr;
+  if (err == CL_SUCCESS) err = cl.clEnqueueMarkerWithWaitList(q->cl, cl_uint(rows.size()), rows.data(), &ev);
+  // On failure, rows already enqueued still run: let them finish before reporting.
+  if (err != CL_SUCCESS && !rows.empty()) cl.clWaitForEvents(cl_uint(rows.size()), rows.data());
+  for (cl_event e : rows) cl.clReleaseEvent(e);
+  ORDO_CL_CHECK(err);
+  if (blocking) {
+    cl_int werr = cl.clWaitForEvents(1, &ev);
+    if (werr != CL_SUCCESS) {
+      cl.clReleaseEvent(ev);
+      return to_ur(werr);
+    }
+  }
+  return return_event(q, command, ev, phEvent);
+}
+
+ur_result_t UR_APICALL EnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
+                                        const void *pPattern, size_t width, size_t height, uint32_t numEventsInWaitList,
+                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_CHECK_PTR(pMem);
+  ORDO_CHECK_PTR(pPattern);
+  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
+  if (pitch == 0 || width == 0 || height == 0 || patternSize == 0 || pitch < width ||
+      patternSize > width * height || (patternSize & (patternSize - 1)) || (width * height) % patternSize)
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  // Each row starts the pattern afresh, so a row must hold whole patterns.
+  if (width % patternSize) return UR_RESULT_ERROR_UNSUPPORTED_SIZE;
+  if (!fits_allocation(hQueue->context, pMem, pitch * (height - 1) + width)) return UR_RESULT_ERROR_INVALID_SIZE;
+  auto *base = static_cast<char *>(pMem);
+  if (pitch == width) { // one contiguous range
+    cl_event ev = nullptr;
+    ORDO_CL_CHECK(usm_enqueue_fill(hQueue, base, pPattern, patternSize, width * height, waits.size(), waits.data(),
+                                   phEvent ? &ev : nullptr));
+    return return_event(hQueue, UR_COMMAND_USM_FILL_2D, ev, phEvent);
+  }
+  return enqueue_rows(hQueue, height, waits, false, UR_COMMAND_USM_FILL_2D, phEvent,
+                      [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
+                        return usm_enqueue_fill(hQueue, base + y * pitch, pPattern, patternSize, width, n, w, ev);
+                      });
+}
+
+ur_result_t UR_APICALL EnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch,
+                                          const void *pSrc, size_t srcPitch, size_t width, size_t height,
+                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                          ur_event_handle_t *phEvent) {
+  ORDO_CHECK_PTR(pDst);
+  ORDO_CHECK_PTR(pSrc);
+  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
+  if (srcPitch == 0 || dstPitch == 0 || srcPitch < width || dstPitch < width || height == 0 || width == 0)
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!fits_allocation(hQueue->context, pDst, dstPitch * (height - 1) + width) ||
+      !fits_allocation(hQueue->context, pSrc, srcPitch * (height - 1) + width))
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  auto *dst = static_cast<char *>(pDst);
+  auto *src = static_cast<const char *>(pSrc);
+  if (dstPitch == width && srcPitch == width) { // one contiguous range
+    cl_event ev = nullptr;
+    ORDO_CL_CHECK(usm_enqueue_memcpy(hQueue, blocking, dst, src, width * height, waits.size(), waits.data(),
+                                     phEvent ? &ev : nullptr));
+    return return_event(hQueue, UR_COMMAND_USM_MEMCPY_2D, ev, phEvent);
+  }
+  return enqueue_rows(hQueue, height, waits, blocking, UR_COMMAND_USM_MEMCPY_2D, phEvent,
+                      [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
+                        return usm_enqueue_memcpy(hQueue, false, dst + y * dstPitch, src + y * srcPitch, width, n, w, ev);
+                      });
+}
+
 ur_result_t UR_APICALL EnqueueKernelLaunchWithArgsExp(
     ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
     const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
@@ -159,6 +240,8 @@ void fill_enqueue_table(ur_dditable_t &t) {
   t.Enqueue.pfnUSMFill = EnqueueUSMFill;
   t.Enqueue.pfnUSMPrefetch = EnqueueUSMPrefetch;
   t.Enqueue.pfnUSMAdvise = EnqueueUSMAdvise;
+  t.Enqueue.pfnUSMFill2D = EnqueueUSMFill2D;
+  t.Enqueue.pfnUSMMemcpy2D = EnqueueUSMMemcpy2D;
   t.EnqueueExp.pfnKernelLaunchWithArgsExp = EnqueueKernelLaunchWithArgsExp;
 }
 
