@@ -375,6 +375,8 @@ struct Pool : Object {
   CUmemoryPool native(MemKind kind, int dev_index, ur_result_t *err);
   // Every native pool made so far (for statistics, threshold, trim).
   std::vector<CUmemoryPool> natives();
+  // Serialises the last-resort retry that lets an allocation wait for pending frees.
+  std::mutex retry_mutex;
 
   // Sizes the per-device slots; called once, before the pool is shared.
   void init_slots(size_t devices) {

@@ -65,6 +65,7 @@ ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *
                                       ur_kernel_handle_t *phKernel) {
   ORDO_UNWRAP(Program, p, hProgram);
   if (!pKernelName || !phKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!*pKernelName) return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
   std::lock_guard<std::mutex> lock(p->mutex);
   if (!p->built.load()) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
   auto *k = new Kernel();
@@ -78,7 +79,8 @@ ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *
       if (r == CUDA_SUCCESS) r = drv().cuModuleGetFunction(&f, pd.module, pKernelName);
       if (r != CUDA_SUCCESS) {
         delete k;
-        return r == CUDA_ERROR_NOT_FOUND ? UR_RESULT_ERROR_INVALID_KERNEL_NAME : map_error(r);
+        return r == CUDA_ERROR_NOT_FOUND || r == CUDA_ERROR_INVALID_VALUE ? UR_RESULT_ERROR_INVALID_KERNEL_NAME
+                                                                            : map_error(r);
       }
       if (!first) first = f;
     }

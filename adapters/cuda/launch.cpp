@@ -163,7 +163,8 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
                       unsigned(block[1]), unsigned(block[2]), unsigned(shared), cmd.stream(), params)
              : drv().cuLaunchKernel(f, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
                                     unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
-                                    unsigned(shared), cmd.stream(), params, nullptr);
+                                    unsigned(shared), cmd.stream(),
+                                    (nparams || with_offset) ? params : nullptr, nullptr);
   return cmd.finish(check(r));
 }
 

@@ -198,24 +198,11 @@ ur_result_t UR_APICALL urUSMGetMemAllocInfo(ur_context_handle_t hContext, const 
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
   ORDO_CU(ctx->devices[0]->make_current());
 
+  // Only this context's allocations are described: the driver finds the base of an
+  // interior pointer, the registry says whether (and how) the context made it.
   const void *base = nullptr;
   AllocRecord rec;
   bool known = lookup(ctx, pMem, &base, &rec);
-
-  // What the driver says of the pointer, for memory this context did not allocate.
-  CUmemorytype mem_type = CUmemorytype(0);
-  int is_managed = 0, ordinal = -1;
-  CUdeviceptr start = 0;
-  size_t range = 0;
-  CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                 CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-  void *values[] = {&mem_type, &is_managed, &ordinal, &start, &range};
-  bool driver_knows = !known && drv().cuPointerGetAttributes(5, attrs, values,
-                                                             reinterpret_cast<CUdeviceptr>(pMem)) ==
-                                    CUDA_SUCCESS &&
-                      mem_type != 0;
-
   switch (propName) {
   case UR_USM_ALLOC_INFO_TYPE: {
     ur_usm_type_t type = UR_USM_TYPE_UNKNOWN;
@@ -223,31 +210,20 @@ ur_result_t UR_APICALL urUSMGetMemAllocInfo(ur_context_handle_t hContext, const 
       type = rec.kind == MemKind::host ? UR_USM_TYPE_HOST
              : rec.kind == MemKind::shared ? UR_USM_TYPE_SHARED
                                            : UR_USM_TYPE_DEVICE;
-    else if (driver_knows)
-      type = is_managed ? UR_USM_TYPE_SHARED
-             : mem_type == CU_MEMORYTYPE_HOST ? UR_USM_TYPE_HOST
-                                              : UR_USM_TYPE_DEVICE;
     return out.value(type);
   }
   case UR_USM_ALLOC_INFO_BASE_PTR:
-    if (known) return out.value(const_cast<void *>(base));
-    if (driver_knows && start) return out.value(reinterpret_cast<void *>(start));
-    return UR_RESULT_ERROR_INVALID_VALUE;
+    if (!known) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    return out.value(const_cast<void *>(base));
   case UR_USM_ALLOC_INFO_SIZE:
-    if (known) return out.value(rec.size);
-    if (driver_knows && range) return out.value(range);
-    return UR_RESULT_ERROR_INVALID_VALUE;
-  case UR_USM_ALLOC_INFO_DEVICE: {
-    Device *dev = known ? rec.device : nullptr;
-    if (!known && driver_knows && mem_type != CU_MEMORYTYPE_HOST)
-      for (Device *d : ctx->devices)
-        if (d->ordinal == ordinal) dev = d;
-    if (!known && !driver_knows) return UR_RESULT_ERROR_INVALID_VALUE;
-    return out.value(reinterpret_cast<ur_device_handle_t>(dev));
-  }
+    if (!known) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    return out.value(rec.size);
+  case UR_USM_ALLOC_INFO_DEVICE:
+    if (!known) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    return out.value(reinterpret_cast<ur_device_handle_t>(rec.device)); // null for host memory
   case UR_USM_ALLOC_INFO_POOL:
-    if (!known && !driver_knows) return UR_RESULT_ERROR_INVALID_VALUE;
-    return out.value(reinterpret_cast<ur_usm_pool_handle_t>(known ? rec.pool : nullptr));
+    if (!known) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    return out.value(reinterpret_cast<ur_usm_pool_handle_t>(rec.pool));
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
 }

@@ -19,18 +19,28 @@ namespace {
 
 // Sets the threshold and the reuse rules. A pool that refuses one is still
 // usable (with the driver's default for it), so that is logged, not fatal.
+//
+// Reuse follows DESIGN.md §3: a freed block serves an allocation ordered after
+// the free (event dependencies) or once the free has completed (opportunistic).
+// Making an allocation wait for someone else's pending free (an internal
+// dependency) is kept for the last resort, when the pool would otherwise fail:
+// pool_alloc() turns it on for that one retry. Left on, the driver prefers it to
+// growing, which chains the streams of an out-of-order queue together.
 void configure(CUmemoryPool pool, uint64_t threshold, const char *what) {
   Driver &cu = drv();
   if (CUresult r = cu.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold))
     ORDO_LOG(logger(), warning, "%s pool: release threshold not set: %s", what, error_text(r).c_str());
-  // All three reuse rules on: follow event dependencies, reuse blocks whose free
-  // has completed, and (rather than grow) add the free's event as a dependency.
-  int on = 1;
-  for (CUmemPool_attribute a :
-       {CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,
-        CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES})
-    if (CUresult r = cu.cuMemPoolSetAttribute(pool, a, &on))
-      ORDO_LOG(logger(), warning, "%s pool: reuse attribute %d not set: %s", what, int(a), error_text(r).c_str());
+  int on = 1, off = 0;
+  struct Rule {
+    CUmemPool_attribute attr;
+    int *value;
+  };
+  for (Rule rule : {Rule{CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, &on},
+                    Rule{CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &on},
+                    Rule{CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &off}})
+    if (CUresult r = cu.cuMemPoolSetAttribute(pool, rule.attr, rule.value))
+      ORDO_LOG(logger(), warning, "%s pool: reuse attribute %d not set: %s", what, int(rule.attr),
+               error_text(r).c_str());
 }
 
 // Gives `readers` read-write access to memory that lives on `home` (or on the host
@@ -240,6 +250,16 @@ ur_result_t pool_alloc(Pool *pool, MemKind kind, Device *dev, size_t size, CUstr
   if (!native) return err;
   CUdeviceptr p = 0;
   CUresult r = drv().cuMemAllocFromPoolAsync(&p, size, native, stream);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+    // Rather than fail, let this allocation wait for frees still pending elsewhere.
+    std::lock_guard<std::mutex> lock(pool->retry_mutex);
+    int on = 1, off = 0;
+    if (drv().cuMemPoolSetAttribute(native, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &on) ==
+        CUDA_SUCCESS) {
+      r = drv().cuMemAllocFromPoolAsync(&p, size, native, stream);
+      drv().cuMemPoolSetAttribute(native, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &off);
+    }
+  }
   if (r == CUDA_ERROR_OUT_OF_MEMORY)
     return kind == MemKind::host ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY
                                  : UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;

@@ -9,6 +9,8 @@
 //   ORDO_KERNEL_DIR    folder holding cuda/ordo_test_kernels.ptx (default: <bin>/../kernels)
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
+
+#include <algorithm>
 #include <unistd.h>
 
 #include <chrono>
@@ -250,25 +252,41 @@ Ordo &ordo() {
 
 class Ratios {
 public:
-  void put(const std::string &workload, bool is_ordo, double ns) {
+  void put(const std::string &workload, bool is_ordo, int64_t iterations, double ns) {
     std::lock_guard<std::mutex> lock(mutex_);
-    (is_ordo ? ordo_ : raw_)[workload] = ns;
+    (is_ordo ? ordo_ : raw_)[workload].push_back({iterations, ns});
   }
   ~Ratios() {
     if (ordo_.empty()) return;
-    std::printf("\nCUDA: Ordo time / raw CUDA time per operation (same run)\n");
-    for (auto &[name, ns] : ordo_) {
+    std::printf("\nCUDA: Ordo time / raw CUDA time per operation, medians over repetitions (same run)\n");
+    for (auto &[name, runs] : ordo_) {
       auto it = raw_.find(name);
-      if (it == raw_.end() || it->second <= 0) continue;
-      std::printf("  %-44s ordo %10.1f ns  raw %10.1f ns  ratio %.3f\n", name.c_str(), ns, it->second,
-                  ns / it->second);
+      if (it == raw_.end()) continue;
+      double ordo = median(runs), raw = median(it->second);
+      if (raw <= 0) continue;
+      std::printf("  %-52s ordo %10.1f ns  raw %10.1f ns  ratio %.3f\n", name.c_str(), ordo, raw, ordo / raw);
     }
     std::fflush(stdout);
   }
 
 private:
+  struct Run {
+    int64_t iterations;
+    double ns;
+  };
+  // The median of the full-length runs (Google Benchmark's shorter sizing runs left out).
+  static double median(std::vector<Run> runs) {
+    int64_t most = 0;
+    for (const Run &r : runs) most = std::max(most, r.iterations);
+    std::vector<double> v;
+    for (const Run &r : runs)
+      if (r.iterations * 2 >= most) v.push_back(r.ns);
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
   std::mutex mutex_;
-  std::map<std::string, double> ordo_, raw_;
+  std::map<std::string, std::vector<Run>> ordo_, raw_;
 };
 Ratios ratios;
 
@@ -280,7 +298,7 @@ struct PerOp {
     double per = ns / double(st.iterations() * ops_per_iteration);
     st.counters["ns_per_op"] = per;
     st.SetItemsProcessed(int64_t(st.iterations() * ops_per_iteration));
-    ratios.put(workload, is_ordo, per);
+    ratios.put(workload, is_ordo, int64_t(st.iterations()), per);
   }
 };
 

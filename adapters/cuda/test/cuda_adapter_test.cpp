@@ -403,6 +403,7 @@ TEST_F(Gpu, PtxProgramBuildsAndRuns) {
   EXPECT_EQ(2u, nargs);
   ur_kernel_handle_t missing = nullptr;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL_NAME, T().Kernel.pfnCreate(p, "no_such_kernel", &missing));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL_NAME, T().Kernel.pfnCreate(p, "", &missing));
 
   const size_t n = 1 << 20;
   uint32_t *d = nullptr;
@@ -621,6 +622,11 @@ TEST_F(Gpu, StreamOrderedBadInputChangesNothing) {
             T().EnqueueExp.pfnUSMDeviceAllocExp(queue, foreign, 64, nullptr, 0, nullptr, &out, nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_CONTEXT,
             T().EnqueueExp.pfnUSMFreeExp(queue, foreign, buf, 0, nullptr, nullptr));
+  // Another context knows nothing of this context's allocations.
+  ur_usm_type_t type = UR_USM_TYPE_DEVICE;
+  UR_OK(T().USM.pfnGetMemAllocInfo(other, buf, UR_USM_ALLOC_INFO_TYPE, sizeof(type), &type, nullptr));
+  EXPECT_EQ(UR_USM_TYPE_UNKNOWN, type);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_MEM_OBJECT, T().USM.pfnFree(other, plain));
   UR_OK(T().Context.pfnRelease(other));
 
   UR_OK(T().Queue.pfnFinish(queue));
@@ -693,6 +699,41 @@ TEST_F(Gpu, UserPoolHonoursLimitsAndReportsStatistics) {
   UR_OK(T().EnqueueExp.pfnUSMFreeExp(queue, nullptr, c, 0, nullptr, nullptr));
   UR_OK(T().Queue.pfnFinish(queue));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, T().USMExp.pfnPoolDestroyExp(ctx, dev, def));
+}
+
+TEST_F(Gpu, AtTheLimitAnAllocationWaitsForAPendingFree) {
+  // DESIGN.md §3, reuse rule 3: a pool at its maximum makes an unordered allocation
+  // wait for another queue's pending free instead of failing.
+  const size_t MiB = size_t(1) << 20;
+  ur_program_handle_t p = program("ordo_test_kernels.ptx");
+  ur_kernel_handle_t fill = kernel(p, "fill");
+  ur_usm_pool_limits_desc_t limits{UR_STRUCTURE_TYPE_USM_POOL_LIMITS_DESC, nullptr, 64 * MiB, 0};
+  ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, &limits, 0};
+  ur_usm_pool_handle_t pool = nullptr;
+  UR_OK(T().USMExp.pfnPoolCreateExp(ctx, dev, &desc, &pool));
+  ur_queue_handle_t other = nullptr;
+  UR_OK(T().Queue.pfnCreate(ctx, dev, nullptr, &other));
+  const size_t big_n = size_t(256) << 20; // a 1 GiB fill keeps queue A busy for a while
+  void *big = nullptr;
+  UR_OK(T().USM.pfnDeviceAlloc(ctx, dev, nullptr, nullptr, big_n * 4, &big));
+  uint32_t v = 5, w = 6;
+  void *a = nullptr, *b = nullptr;
+  UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(queue, pool, 40 * MiB, nullptr, 0, nullptr, &a, nullptr));
+  UR_OK(launch_1d(queue, fill, big_n, 256, {pointer_arg(0, big), value_arg(1, &v, 4)}));
+  UR_OK(launch_1d(queue, fill, 10 * MiB, 256, {pointer_arg(0, a), value_arg(1, &v, 4)}));
+  UR_OK(T().EnqueueExp.pfnUSMFreeExp(queue, pool, a, 0, nullptr, nullptr));
+  UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(other, pool, 40 * MiB, nullptr, 0, nullptr, &b, nullptr));
+  UR_OK(launch_1d(other, fill, 10 * MiB, 256, {pointer_arg(0, b), value_arg(1, &w, 4)}));
+  std::vector<uint32_t> out(10 * MiB);
+  UR_OK(T().Enqueue.pfnUSMMemcpy(other, true, out.data(), b, out.size() * 4, 0, nullptr, nullptr));
+  for (size_t i = 0; i < out.size(); i += 4099) ASSERT_EQ(w, out[i]) << i;
+  EXPECT_LE(pool_info(pool, UR_USM_POOL_INFO_RESERVED_HIGH_EXP), 64 * MiB);
+  UR_OK(T().EnqueueExp.pfnUSMFreeExp(other, pool, b, 0, nullptr, nullptr));
+  UR_OK(T().Queue.pfnFinish(queue));
+  UR_OK(T().Queue.pfnFinish(other));
+  UR_OK(T().USM.pfnFree(ctx, big));
+  UR_OK(T().Queue.pfnRelease(other));
+  UR_OK(T().USMExp.pfnPoolDestroyExp(ctx, dev, pool));
 }
 
 TEST_F(Gpu, StreamOrderedHostAndSharedMemory) {

@@ -31,6 +31,14 @@ timeout 120 "$(bin cuda_adapter_test)" >"$out/adapter_test.txt" 2>&1
 echo "exit $?"
 grep -E "^\[ (reason|device|pool|profile|jit log|note) |FAILED|Failure|Expected|Which is|^\[  PASSED|^\[  SKIPPED \] [0-9]+ test|tests ran" "$out/adapter_test.txt" | head -60
 
+if command -v compute-sanitizer >/dev/null; then
+  echo "== adapter test under compute-sanitizer (memcheck)"
+  timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$(bin cuda_adapter_test)" \
+    --gtest_filter='Gpu.*' >"$out/sanitizer.txt" 2>&1
+  echo "exit $?"
+  grep -E "ERROR SUMMARY|^\[  PASSED|^\[  FAILED" "$out/sanitizer.txt" | head -10
+fi
+
 echo "== conformance on cuda: $(bin ordo-conformance), adapter $adapter"
 ONEAPI_DEVICE_SELECTOR='cuda:*' UR_ADAPTERS_FORCE_LOAD=$adapter timeout 200 "$(bin ordo-conformance)" \
   >"$out/conformance.txt" 2>&1
@@ -40,6 +48,11 @@ grep -E "^\[  FAILED  \].*ms\)" "$out/conformance.txt" | head -40
 grep -B3 -E "^\[  FAILED  \].*ms\)" "$out/conformance.txt" | grep -E "Failure|Expected|Value of|Which is|error" | head -40
 
 echo "== benchmarks: $(bin ordo-bench)"
-timeout 180 "$(bin ordo-bench)" --benchmark_filter=cuda --benchmark_min_time=0.2 >"$out/bench.txt" 2>&1
+# Three repetitions in random order, so neither row of a pair always runs first.
+timeout 240 "$(bin ordo-bench)" --benchmark_filter=cuda --benchmark_repetitions=3 \
+  --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true >"$out/bench.txt" 2>&1
 echo "exit $?"
-grep -vE "^\*\*\*WARNING|^Run on|^CPU Caches|^  L[123]|^Load Average" "$out/bench.txt" | cut -c1-200
+echo "== (c) again with one stream per out-of-order queue (ORDO_CUDA_OOO_STREAMS=1)"
+ORDO_CUDA_OOO_STREAMS=1 timeout 60 "$(bin ordo-bench)" --benchmark_filter='cuda_c_' 2>&1 | grep -E "^BM_|ratio"
+echo "== benchmark table"
+grep -vE "^\*\*\*WARNING|^Run on|^CPU Caches|^  L[123]|^Load Average|_(mean|stddev|cv) " "$out/bench.txt" | cut -c1-200
