@@ -45,24 +45,30 @@ struct Event : Object<Event> {
   // ---- scheduling state (task_graph.cpp) ----
   std::mutex mu;
   std::condition_variable done_cv;
-  std::atomic<int> status{UR_EVENT_STATUS_QUEUED}; // ur_event_status_t; changed under mu
+  std::atomic<int> status{UR_EVENT_STATUS_QUEUED}; // ur_event_status_t; terminal values set under mu
   ur_result_t result = UR_RESULT_SUCCESS;          // set under mu when status turns terminal
   // Unfinished dependencies, plus one guard held while the command is being built.
   std::atomic<uint32_t> waiting_on{1};
   std::atomic<bool> dependency_failed{false};
-  std::vector<Event *> successors; // under mu; not owning (they wait for us, so they live)
+  // Commands waiting for this one (under mu; not owning: they wait for us, so they
+  // live). The first is kept inline: a chain of commands allocates nothing here.
+  Event *first_successor = nullptr;
+  std::vector<Event *> more_successors;
   struct Callback {
     ur_execution_info_t when;
     ur_event_callback_t fn;
     void *user;
   };
   std::vector<Callback> callbacks; // under mu
+  // Set (before the status is read) by the first urEventSetCallback, so that status
+  // steps of events without callbacks need no lock.
+  std::atomic<bool> has_callbacks{false};
   std::unique_ptr<Work> work;
 
   // ---- profiling, nanoseconds of now_ns() ----
   std::atomic<uint64_t> t_queued{0}, t_submit{0}, t_start{0}, t_end{0};
 
-  // ---- the queue's list of unfinished commands (under the queue's mutex) ----
+  // ---- an out-of-order queue's list of unfinished commands (under its mutex) ----
   Event *queue_prev = nullptr;
   Event *queue_next = nullptr;
 

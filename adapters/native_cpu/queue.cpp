@@ -34,11 +34,13 @@ void Queue::on_user_released() {
 }
 
 void Queue::command_finished(Event &ev) {
-  std::lock_guard<std::mutex> lock(mu);
-  (ev.queue_prev ? ev.queue_prev->queue_next : pending_head) = ev.queue_next;
-  (ev.queue_next ? ev.queue_next->queue_prev : pending_tail) = ev.queue_prev;
-  ev.queue_prev = ev.queue_next = nullptr;
-  --pending_count;
+  if (!in_order) {
+    std::lock_guard<std::mutex> lock(mu);
+    (ev.queue_prev ? ev.queue_prev->queue_next : pending_head) = ev.queue_next;
+    (ev.queue_next ? ev.queue_next->queue_prev : pending_tail) = ev.queue_prev;
+    ev.queue_prev = ev.queue_next = nullptr;
+  }
+  pending_count.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 // ---- CommandBuilder ----
@@ -95,11 +97,11 @@ ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
         if (queue_.last_barrier) queue_.last_barrier->drop_ref();
         queue_.last_barrier = ev;
       }
+      ev->queue_prev = queue_.pending_tail;
+      (queue_.pending_tail ? queue_.pending_tail->queue_next : queue_.pending_head) = ev;
+      queue_.pending_tail = ev;
     }
-    ev->queue_prev = queue_.pending_tail;
-    (queue_.pending_tail ? queue_.pending_tail->queue_next : queue_.pending_head) = ev;
-    queue_.pending_tail = ev;
-    ++queue_.pending_count;
+    queue_.pending_count.fetch_add(1, std::memory_order_relaxed);
   }
   if (phEvent) *phEvent = to_handle(ev);
   graph::submit(*ev);
@@ -161,10 +163,7 @@ ur_result_t UR_APICALL queueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t pr
   case UR_QUEUE_INFO_DEVICE: return out.value(device_handle());
   case UR_QUEUE_INFO_FLAGS: return out.value(q->flags);
   case UR_QUEUE_INFO_REFERENCE_COUNT: return out.value(q->count());
-  case UR_QUEUE_INFO_EMPTY: {
-    std::lock_guard<std::mutex> lock(q->mu);
-    return out.boolean(q->pending_count == 0);
-  }
+  case UR_QUEUE_INFO_EMPTY: return out.boolean(q->pending_count.load(std::memory_order_acquire) == 0);
   case UR_QUEUE_INFO_DEVICE_DEFAULT:
   case UR_QUEUE_INFO_SIZE: return UR_RESULT_ERROR_INVALID_QUEUE; // only for device-side queues
   case UR_QUEUE_INFO_FORCE_UINT32: break;
@@ -182,9 +181,9 @@ ur_result_t UR_APICALL queueFinish(ur_queue_handle_t hQueue) {
     {
       std::lock_guard<std::mutex> lock(q->mu);
       if (q->in_order) {
-        if (q->pending_tail) waiting.emplace_back(q->pending_tail);
+        if (q->last && !q->last->terminal()) waiting.emplace_back(q->last);
       } else {
-        waiting.reserve(q->pending_count);
+        waiting.reserve(q->pending_count.load(std::memory_order_relaxed));
         for (Event *p = q->pending_head; p; p = p->queue_next) waiting.emplace_back(p);
       }
     }

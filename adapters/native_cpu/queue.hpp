@@ -1,7 +1,7 @@
 // A queue orders the commands enqueued on it: an in-order queue chains each
 // command after the previous one; an out-of-order queue only follows wait lists
-// and barriers. It keeps the list of its unfinished commands for urQueueFinish,
-// barriers and UR_QUEUE_INFO_EMPTY.
+// and barriers. An out-of-order queue keeps the list of its unfinished commands for
+// urQueueFinish and barriers; an in-order one needs only its newest command.
 #pragma once
 #include <memory>
 #include <mutex>
@@ -35,9 +35,9 @@ struct Queue : Object<Queue> {
   std::mutex mu;
   Event *last = nullptr;         // in-order: the newest command (internal reference)
   Event *last_barrier = nullptr; // out-of-order: the newest barrier (internal reference)
-  Event *pending_head = nullptr; // unfinished commands, oldest first
+  Event *pending_head = nullptr; // out-of-order: unfinished commands, oldest first
   Event *pending_tail = nullptr;
-  uint32_t pending_count = 0;
+  std::atomic<uint32_t> pending_count{0}; // unfinished commands (either kind)
 };
 ORDO_HANDLE_CHECK(Queue);
 

@@ -1,6 +1,6 @@
 // The task graph: dependency counting, hand-off of ready commands to the worker
 // pool, completion, failure propagation and callbacks.
-#include <cassert>
+#include <utility>
 
 #include "context.hpp"
 #include "event.hpp"
@@ -22,11 +22,15 @@ ur_execution_info_t execution_info_of(int status) {
   }
 }
 
-// Moves ev to `status` and collects the callbacks that this step satisfies.
+// Moves ev to a non-terminal `status` and collects the callbacks this step
+// satisfies. The status store and the flag load pair with the flag store and the
+// status load of add_callback (both sequentially consistent): at least one side
+// sees the other, so a callback is either collected here or fired there.
 std::vector<Event::Callback> advance(Event &ev, int status) {
   std::vector<Event::Callback> due;
+  ev.status.store(status, std::memory_order_seq_cst);
+  if (!ev.has_callbacks.load(std::memory_order_seq_cst)) return due;
   std::lock_guard<std::mutex> lock(ev.mu);
-  ev.status.store(status, std::memory_order_release);
   if (!ev.callbacks.empty()) {
     ur_execution_info_t reached = execution_info_of(status);
     auto &cbs = ev.callbacks;
@@ -70,7 +74,7 @@ void make_ready(Event &ev, bool may_complete_inline) {
     finish(ev, failed ? UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS : UR_RESULT_SUCCESS);
     return;
   }
-  WorkerPool::instance().push(run_on_worker, &ev);
+  WorkerPool::instance().push_continuation(run_on_worker, &ev);
 }
 
 void dependency_done(Event &ev, bool may_complete_inline) {
@@ -88,8 +92,9 @@ void add_dependency(Event &ev, Event &dep) {
     ev.dependency_failed.store(true, std::memory_order_release);
     return;
   }
+  if (!dep.first_successor) dep.first_successor = &ev;
+  else dep.more_successors.push_back(&ev);
   ev.waiting_on.fetch_add(1, std::memory_order_relaxed);
-  dep.successors.push_back(&ev);
 }
 
 void submit(Event &ev) { dependency_done(ev, /*may_complete_inline=*/true); }
@@ -101,26 +106,30 @@ void finish(Event &ev, ur_result_t result) {
     ev.t_end.store(t, std::memory_order_relaxed);
   }
   std::unique_ptr<Work> work = std::move(ev.work);
-  std::vector<Event *> successors;
+  Event *first = nullptr;
+  std::vector<Event *> more;
   std::vector<Event::Callback> due;
   {
     std::lock_guard<std::mutex> lock(ev.mu);
     ev.result = result;
     ev.status.store(result == UR_RESULT_SUCCESS ? UR_EVENT_STATUS_COMPLETE : UR_EVENT_STATUS_ERROR,
                     std::memory_order_release);
-    successors.swap(ev.successors);
+    first = std::exchange(ev.first_successor, nullptr);
+    more.swap(ev.more_successors);
     due.swap(ev.callbacks); // every remaining callback is due at completion
   }
   ev.done_cv.notify_all();
   if (result != UR_RESULT_SUCCESS && result != UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS)
-    NC_LOG(warning, "command of type %d (ur_command_t) failed: ur_result_t %d", static_cast<int>(ev.command),
+    NC_LOG(info, "command of type %d (ur_command_t) failed: ur_result_t %d", static_cast<int>(ev.command),
            static_cast<int>(result));
 
   bool failed = result != UR_RESULT_SUCCESS;
-  for (Event *s : successors) {
+  auto release = [failed](Event *s) {
     if (failed) s->dependency_failed.store(true, std::memory_order_release);
     dependency_done(*s, /*may_complete_inline=*/false);
-  }
+  };
+  if (first) release(first);
+  for (Event *s : more) release(s);
   for (auto &cb : due) cb.fn(to_handle(&ev), cb.when, cb.user);
   work.reset(); // releases what the command held (a kernel, a program) before we let go
   if (ev.queue) ev.queue->command_finished(ev);
@@ -138,7 +147,8 @@ bool wait(Event &ev) {
 void add_callback(Event &ev, ur_execution_info_t when, ur_event_callback_t fn, void *user) {
   {
     std::lock_guard<std::mutex> lock(ev.mu);
-    ur_execution_info_t reached = execution_info_of(ev.status.load(std::memory_order_acquire));
+    ev.has_callbacks.store(true, std::memory_order_seq_cst);
+    ur_execution_info_t reached = execution_info_of(ev.status.load(std::memory_order_seq_cst));
     if (when < reached) { // not yet reached: keep it
       ev.callbacks.push_back({when, fn, user});
       return;

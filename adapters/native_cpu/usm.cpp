@@ -85,7 +85,7 @@ ur_result_t UR_APICALL usmFree(ur_context_handle_t hContext, void *pMem) {
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   UsmAllocation a;
   if (!usm_registry().take(ctx, pMem, &a)) {
-    NC_LOG(warning, "urUSMFree: %p is not the start of a live USM allocation of this context", pMem);
+    NC_LOG(info, "urUSMFree: %p is not the start of a live USM allocation of this context", pMem);
     return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   }
   std::free(a.base);

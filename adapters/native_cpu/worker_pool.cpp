@@ -10,7 +10,14 @@ namespace nc {
 
 namespace {
 thread_local bool t_is_worker = false;
-}
+// The task this worker runs next, before taking one from the shared queue.
+struct Continuation {
+  WorkerPool::TaskFn fn = nullptr;
+  void *ctx = nullptr;
+  uint32_t arg = 0;
+};
+thread_local Continuation t_next;
+} // namespace
 
 uint32_t hardware_threads() {
   static const uint32_t n = [] {
@@ -81,6 +88,14 @@ void WorkerPool::push_range(TaskFn fn, void *ctx, uint32_t first, uint32_t count
   else if (idle > 0) wake_.notify_all();
 }
 
+void WorkerPool::push_continuation(TaskFn fn, void *ctx, uint32_t arg) {
+  if (t_is_worker && !t_next.fn) {
+    t_next = {fn, ctx, arg};
+    return;
+  }
+  push(fn, ctx, arg);
+}
+
 void WorkerPool::run_worker() {
   t_is_worker = true;
   std::unique_lock<std::mutex> lock(mu_);
@@ -98,6 +113,11 @@ void WorkerPool::run_worker() {
     ++running_;
     lock.unlock();
     task.fn(task.ctx, task.arg);
+    while (t_next.fn) {
+      Continuation next = t_next;
+      t_next = {};
+      next.fn(next.ctx, next.arg);
+    }
     lock.lock();
     --running_;
     if (stopping_ && running_ == 0 && tasks_.empty()) wake_.notify_all();

@@ -25,6 +25,11 @@ public:
   void push(TaskFn fn, void *ctx, uint32_t arg = 0);
   // Queues fn(ctx, first) ... fn(ctx, first + count - 1).
   void push_range(TaskFn fn, void *ctx, uint32_t first, uint32_t count);
+  // On a worker: runs fn(ctx, arg) on this same worker as soon as its current task
+  // returns (a command made ready by the one that just finished continues where the
+  // data is, with no hand-off); one such slot per worker, further ones are queued.
+  // Elsewhere: push().
+  void push_continuation(TaskFn fn, void *ctx, uint32_t arg = 0);
 
   // Number of worker threads (fixed for the life of the pool).
   uint32_t size() const { return size_; }
