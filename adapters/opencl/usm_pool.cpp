@@ -550,7 +550,10 @@ ur_result_t UR_APICALL USMPoolSetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_pool
   switch (propName) {
   case UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP: {
     if (hPool->config.max_size && value > hPool->config.max_size) return UR_RESULT_ERROR_INVALID_VALUE;
-    hPool->config.release_threshold = value; // for cores made later
+    {
+      std::lock_guard<std::mutex> lock(hPool->cores_mutex);
+      hPool->config.release_threshold = value; // for cores made later
+    }
     ur_result_t r = UR_RESULT_SUCCESS;
     hPool->for_each_core([&](PoolCore &c) {
       if (c.pool().set_release_threshold(value) != ordo::pool::status::success) r = UR_RESULT_ERROR_INVALID_VALUE;
