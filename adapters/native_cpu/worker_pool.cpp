@@ -17,6 +17,10 @@ struct Continuation {
   uint32_t arg = 0;
 };
 thread_local Continuation t_next;
+// Continuations run back to back; past this many the next one goes to the shared
+// queue, so that a long chain cannot keep this worker from other ready work.
+constexpr int kMaxContinuations = 64;
+thread_local int t_chain = 0;
 } // namespace
 
 uint32_t hardware_threads() {
@@ -45,11 +49,13 @@ WorkerPool &WorkerPool::instance() {
 bool WorkerPool::on_worker_thread() { return t_is_worker; }
 
 void WorkerPool::acquire() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (users_++ > 0) return;
-  stopping_ = false;
-  threads_.reserve(size_);
-  for (uint32_t i = 0; i < size_; ++i) threads_.emplace_back([this] { run_worker(); });
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (users_++ > 0) return;
+    stopping_ = false;
+    threads_.reserve(size_);
+    for (uint32_t i = 0; i < size_; ++i) threads_.emplace_back([this] { run_worker(); });
+  }
   NC_LOG(info, "started %u worker threads", size_);
 }
 
@@ -58,6 +64,10 @@ void WorkerPool::release() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (users_ == 0 || --users_ > 0) return;
+    if (t_is_worker) { // a worker cannot join itself: keep the threads (they idle)
+      users_ = 1;
+      return;
+    }
     stopping_ = true;
     joining.swap(threads_);
   }
@@ -89,7 +99,7 @@ void WorkerPool::push_range(TaskFn fn, void *ctx, uint32_t first, uint32_t count
 }
 
 void WorkerPool::push_continuation(TaskFn fn, void *ctx, uint32_t arg) {
-  if (t_is_worker && !t_next.fn) {
+  if (t_is_worker && !t_next.fn && t_chain < kMaxContinuations) {
     t_next = {fn, ctx, arg};
     return;
   }
@@ -113,7 +123,7 @@ void WorkerPool::run_worker() {
     ++running_;
     lock.unlock();
     task.fn(task.ctx, task.arg);
-    while (t_next.fn) {
+    for (t_chain = 0; t_next.fn; ++t_chain) {
       Continuation next = t_next;
       t_next = {};
       next.fn(next.ctx, next.arg);
