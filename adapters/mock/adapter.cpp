@@ -7,13 +7,13 @@
 namespace mock {
 
 ur_adapter_handle_t the_adapter() {
-  static auto *adapter = new ur_adapter_handle_t_();
-  return adapter;
+  static ur_adapter_handle_t_ adapter; // destroyed when the library is unloaded
+  return &adapter;
 }
 
 void Registry::purge_dead() {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<std::unique_ptr<Object>> keep;
+  std::vector<Owned> keep;
   for (auto &o : objects_)
     if (o->alive.load(std::memory_order_acquire)) keep.push_back(std::move(o));
   objects_.swap(keep);

@@ -6,8 +6,8 @@
 namespace mock {
 
 ur_device_handle_t the_device() {
-  static auto *device = new ur_device_handle_t_();
-  return device;
+  static ur_device_handle_t_ device;
+  return &device;
 }
 
 namespace {

@@ -40,8 +40,9 @@ template <class T> T *live(const void *handle) {
 class Registry {
 public:
   template <class T, class... A> T *create(A &&...args) {
-    auto obj = std::make_unique<T>(std::forward<A>(args)...);
-    T *raw = obj.get();
+    // Handles have no virtual destructor: each is deleted as its own type.
+    Owned obj(new T(std::forward<A>(args)...), [](Object *o) { delete static_cast<T *>(o); });
+    T *raw = static_cast<T *>(obj.get());
     std::lock_guard<std::mutex> lock(mutex_);
     objects_.push_back(std::move(obj));
     return raw;
@@ -49,8 +50,9 @@ public:
   void purge_dead();
 
 private:
+  using Owned = std::unique_ptr<Object, void (*)(Object *)>;
   std::mutex mutex_;
-  std::vector<std::unique_ptr<Object>> objects_;
+  std::vector<Owned> objects_;
 };
 Registry &registry();
 

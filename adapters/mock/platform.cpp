@@ -6,8 +6,8 @@
 namespace mock {
 
 ur_platform_handle_t the_platform() {
-  static auto *platform = new ur_platform_handle_t_();
-  return platform;
+  static ur_platform_handle_t_ platform;
+  return &platform;
 }
 
 namespace {

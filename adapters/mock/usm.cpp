@@ -17,8 +17,8 @@ struct Allocation {
 
 std::mutex g_mutex;
 std::map<const char *, Allocation> &allocations() {
-  static auto *a = new std::map<const char *, Allocation>();
-  return *a;
+  static std::map<const char *, Allocation> a;
+  return a;
 }
 
 ur_result_t allocate(ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_usm_desc_t *pUSMDesc,

@@ -69,6 +69,25 @@ size_t count_lines_with(const std::string &text, const std::string &needle) {
   return n;
 }
 
+namespace {
+bool glob(const char *t, const char *p) {
+  if (*p == '\0') return *t == '\0';
+  if (*p == '*') return glob(t, p + 1) || (*t && glob(t + 1, p));
+  return *t == *p && glob(t + 1, p + 1);
+}
+} // namespace
+
+bool any_line_matches(const std::string &text, const std::string &pattern) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    if (glob(text.substr(pos, end - pos).c_str(), pattern.c_str())) return true;
+    pos = end + 1;
+  }
+  return false;
+}
+
 std::string mock_library() { return ORDO_TEST_MOCK_ADAPTER; }
 std::string loader_library() { return ORDO_TEST_LOADER; }
 std::string broken_library(const std::string &kind) {

@@ -36,6 +36,10 @@ void write_text(const std::string &path, const std::string &text);
 // How many lines of `text` contain `needle`.
 size_t count_lines_with(const std::string &text, const std::string &needle);
 
+// Whether some line of `text` matches `pattern`, where '*' stands for any run of
+// characters (std::regex trips a GCC 12 warning in sanitizer builds).
+bool any_line_matches(const std::string &text, const std::string &pattern);
+
 // Built files (paths from CMake).
 std::string mock_library();
 std::string loader_library();

@@ -1,7 +1,6 @@
 // The layers, each on and off: tracing output, parameter validation before the
 // adapter, the leak report at teardown, full validation as both.
 #include <atomic>
-#include <regex>
 
 #include "helpers.hpp"
 
@@ -51,17 +50,15 @@ TEST(Tracing, PrintsEachCallWithArgumentsResultAndDuration) {
     urQueueFlush(nullptr);
   }
   std::string out = testing::internal::GetCapturedStdout();
-  EXPECT_TRUE(std::regex_search(out, std::regex(R"(urQueueFlush\(\.hQueue = 0x[0-9a-f]+\) -> UR_RESULT_SUCCESS \(\d+ ns\))")))
+  EXPECT_TRUE(any_line_matches(out, "<tracing>[INFO]: urQueueFlush(.hQueue = 0x*) -> UR_RESULT_SUCCESS (* ns)"))
       << out;
-  EXPECT_TRUE(std::regex_search(
-      out, std::regex(R"(urDeviceGetInfo\(\.hDevice = 0x[0-9a-f]+, \.propName = UR_DEVICE_INFO_NAME, \.propSize = 32, )"
-                      R"(\.pPropValue = 0x[0-9a-f]+, \.pPropSizeRet = nullptr\) -> UR_RESULT_SUCCESS)")))
+  EXPECT_TRUE(any_line_matches(out, "*urDeviceGetInfo(.hDevice = 0x*, .propName = UR_DEVICE_INFO_NAME, .propSize = 32, "
+                                    ".pPropValue = 0x*, .pPropSizeRet = nullptr) -> UR_RESULT_SUCCESS (* ns)"))
       << out;
   EXPECT_NE(out.find("urQueueFlush(.hQueue = nullptr) -> UR_RESULT_ERROR_INVALID_NULL_HANDLE"), std::string::npos)
       << out;
   // A created handle is shown after the arrow of its out-parameter.
-  EXPECT_TRUE(std::regex_search(out, std::regex(R"(urContextCreate\(.*\.phContext = 0x[0-9a-f]+ \(0x[0-9a-f]+\)\))")))
-      << out;
+  EXPECT_TRUE(any_line_matches(out, "*urContextCreate(*.phContext = 0x* (0x*)) -> UR_RESULT_SUCCESS*")) << out;
   EXPECT_EQ(count_lines_with(out, "urAdapterGet("), 2u) << out; // count, then the handle
 }
 
