@@ -37,7 +37,7 @@ Logger::~Logger() {
 }
 
 bool Logger::configure(const std::string &config) {
-  LogLevel level = level_, flush = flush_;
+  LogLevel level = level_.load(), flush = flush_;
   FILE *out = out_;
   bool own = false;
   std::stringstream ss(config);

@@ -4,6 +4,7 @@
 // With no variable set, warnings and errors go to stderr.
 #pragma once
 #include <cstdarg>
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -20,7 +21,7 @@ public:
   Logger(const Logger &) = delete;
   Logger &operator=(const Logger &) = delete;
 
-  bool enabled(LogLevel level) const { return level >= level_; }
+  bool enabled(LogLevel level) const { return level >= level_.load(std::memory_order_relaxed); }
   void log(LogLevel level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
   void vlog(LogLevel level, const char *fmt, va_list args);
 
@@ -29,7 +30,7 @@ public:
 
 private:
   std::string name_;
-  LogLevel level_ = LogLevel::warning;
+  std::atomic<LogLevel> level_{LogLevel::warning}; // read without the lock on every log call
   LogLevel flush_ = LogLevel::error;
   FILE *out_ = stderr;
   bool own_file_ = false;
