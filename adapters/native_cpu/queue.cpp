@@ -113,11 +113,8 @@ ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
 
 namespace {
 
-constexpr ur_queue_flags_t kIgnoredHints =
-    UR_QUEUE_FLAG_DISCARD_EVENTS | UR_QUEUE_FLAG_PRIORITY_LOW | UR_QUEUE_FLAG_PRIORITY_HIGH |
-    UR_QUEUE_FLAG_SUBMISSION_BATCHED | UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE | UR_QUEUE_FLAG_USE_DEFAULT_STREAM |
-    UR_QUEUE_FLAG_SYNC_WITH_DEFAULT_STREAM | UR_QUEUE_FLAG_LOW_POWER_EVENTS_SUPPORT_EXP;
-
+// Out-of-order and profiling change behaviour; discard-events, priorities, submission
+// modes, default-stream and low-power flags are hints that need nothing here.
 ur_result_t UR_APICALL queueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
                                    const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
   Context *ctx = lookup<Context>(hContext);
@@ -141,7 +138,6 @@ ur_result_t UR_APICALL queueCreate(ur_context_handle_t hContext, ur_device_handl
         chain = UR_RESULT_ERROR_INVALID_VALUE; // one compute queue index (MAX_COMPUTE_QUEUE_INDICES)
     });
   if (chain) return chain;
-  (void)kIgnoredHints;
   return guarded([&] {
     *phQueue = publish(new Queue(ctx, flags));
     return UR_RESULT_SUCCESS;
