@@ -286,6 +286,19 @@ TEST_F(NativeCpuLaunch, KernelFailureStopsTheLaunch) {
   T(ev).Event.pfnRelease(ev);
 }
 
+// A program written in C with its kernel table by hand (no C++ helpers).
+TEST_F(NativeCpuLaunch, HandWrittenCKernelTable) {
+  ur_kernel_handle_t k = kernel(build_program(c_kernel_path()), "twice");
+  const size_t n = 1000, local = 10;
+  auto *data = static_cast<uint32_t *>(shared_alloc(n * 4));
+  std::iota(data, data + n, 0u);
+  ASSERT_EQ(launch(q, k, 1, &n, &local, {pointer_arg(0, data)}), UR_RESULT_SUCCESS);
+  ASSERT_EQ(T(q).Queue.pfnFinish(q), UR_RESULT_SUCCESS);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(data[i], 2 * i);
+  uint32_t value = 1;
+  EXPECT_EQ(launch(q, k, 1, &n, &local, {value_arg(0, 4, &value)}), UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
+}
+
 // A large launch spreads over every worker and still covers each item once.
 TEST_F(NativeCpuLaunch, LargeLaunchCoversEveryItemOnce) {
   const size_t n = 1 << 22;

@@ -29,6 +29,7 @@ void *adapter_library();
 std::vector<uint8_t> read_file(const std::string &path);
 inline std::string test_kernels_path() { return NCPU_TEST_KERNELS; }
 inline std::string extra_kernels_path() { return NCPU_EXTRA_KERNELS; }
+inline std::string c_kernel_path() { return NCPU_C_KERNEL; }
 
 // One adapter, platform, device and context for a test; released in TearDown.
 class NativeCpu : public ::testing::Test {
