@@ -218,7 +218,11 @@ ur_result_t UR_APICALL EnqueueKernelLaunchWithArgsExp(
 
   cl_event ev = nullptr;
   cl_int err = CL_SUCCESS;
-  {
+  if (numArgs == 0 && hKernel->num_args == 0) {
+    // No arguments, no shared state: clEnqueueNDRangeKernel itself is thread-safe.
+    err = cl.clEnqueueNDRangeKernel(hQueue->cl, hKernel->cl, workDim, pGlobalWorkOffset, pGlobalWorkSize,
+                                    pLocalWorkSize, waits.size(), waits.data(), phEvent ? &ev : nullptr);
+  } else {
     // Arguments live in the cl_kernel: setting them and enqueuing is one step.
     std::lock_guard<std::mutex> lock(hKernel->launch_mutex);
     for (uint32_t i = 0; i < numArgs; ++i)
