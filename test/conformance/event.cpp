@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -488,8 +489,10 @@ protected:
     CONF_BASE_SETUP(OutOfOrderQueueTest);
     if (backend() != UR_BACKEND_NATIVE_CPU)
       GTEST_SKIP() << "no way to make a command fail at execution time on " << found().backend_name;
-    std::ifstream in(ORDO_CONFORMANCE_FAILING_KERNEL, std::ios::binary);
-    if (!in) GTEST_SKIP() << "failing-kernel program not built: " << ORDO_CONFORMANCE_FAILING_KERNEL;
+    const char *env = std::getenv("ORDO_CONFORMANCE_FAILING_KERNEL");
+    const std::string path = env && *env ? env : ORDO_CONFORMANCE_FAILING_KERNEL;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) GTEST_SKIP() << "failing-kernel program not built: " << path;
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     ur_device_handle_t d = device();
     size_t length = bytes.size();
