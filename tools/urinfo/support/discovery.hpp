@@ -42,6 +42,7 @@ struct Discovery {
 // stderr while they load, before a logger callback can be set. This copies stderr aside
 // between start() and stop(), writes it back unchanged, and keeps its warning and error
 // lines. Use it around urLoaderInit and discover(), when no other thread is printing.
+// In sanitizer builds it does nothing, so that a sanitizer's report is never set aside.
 class StderrCapture {
 public:
   StderrCapture() = default;
