@@ -183,6 +183,28 @@ TEST_P(urEnqueueKernelTest, PointerToHostAndSharedMemory) {
   }
 }
 
+TEST_P(urEnqueueKernelTest, MemoryObjectArgument) {
+  // Buffers (urMemBuffer*) are optional in Ordo's scope; an adapter that has them must
+  // take one as a kernel argument.
+  const size_t n = 256;
+  ur_mem_handle_t buffer = nullptr;
+  ur_result_t r = urMemBufferCreate(context, UR_MEM_FLAG_READ_WRITE, n * 4, nullptr, &buffer);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << "memory objects (urMemBufferCreate) unsupported";
+  ASSERT_SUCCESS(r);
+  ur_exp_kernel_arg_properties_t mem{};
+  mem.stype = UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES;
+  mem.type = UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ;
+  mem.index = 0;
+  mem.size = sizeof(ur_mem_handle_t);
+  mem.value.memObjTuple = {buffer, UR_MEM_FLAG_READ_WRITE};
+  const uint32_t value = 0xB0FF;
+  ASSERT_SUCCESS(launch(kernel("fill"), 1, &n, nullptr, {mem, arg_value(1, sizeof value, &value)}));
+  std::vector<uint32_t> host(n, 0);
+  ASSERT_SUCCESS(urEnqueueMemBufferRead(queue, buffer, true, 0, n * 4, host.data(), 0, nullptr, nullptr));
+  EXPECT_TRUE(std::all_of(host.begin(), host.end(), [&](uint32_t v) { return v == value; }));
+  EXPECT_SUCCESS(urMemRelease(buffer));
+}
+
 // ---- two and three dimensions --------------------------------------------------------------------
 
 TEST_P(urEnqueueKernelTest, TwoDimensions) {

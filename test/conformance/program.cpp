@@ -226,6 +226,13 @@ void expect_refused(urProgramCreateTest &t, ur_result_t created, ur_program_hand
   if (created == UR_RESULT_SUCCESS) {
     ur_result_t built = urProgramBuild(t.context, p, nullptr);
     EXPECT_EQ_RESULT(UR_RESULT_ERROR_PROGRAM_BUILD_FAILURE, built);
+    // A failed build says why in its log.
+    size_t log_size = 0;
+    EXPECT_SUCCESS(urProgramGetBuildInfo(p, t.device(), UR_PROGRAM_BUILD_INFO_LOG, 0, nullptr, &log_size));
+    EXPECT_GT(log_size, 1u) << "the build log of a failed build is empty";
+    ur_program_build_status_t status = UR_PROGRAM_BUILD_STATUS_SUCCESS;
+    EXPECT_SUCCESS(urProgramGetBuildInfo(p, t.device(), UR_PROGRAM_BUILD_INFO_STATUS, sizeof status, &status, nullptr));
+    EXPECT_EQ(UR_PROGRAM_BUILD_STATUS_ERROR, status);
     EXPECT_SUCCESS(urProgramRelease(p));
   } else {
     EXPECT_EQ_RESULT(t.as_il ? UR_RESULT_ERROR_INVALID_BINARY : UR_RESULT_ERROR_INVALID_NATIVE_BINARY, created);
