@@ -146,9 +146,13 @@ TEST_P(urEnqueueUSMTest, Fill2D) {
     GTEST_SKIP() << "UR_CONTEXT_INFO_USM_FILL2D_SUPPORT is false";
   const size_t pitch = 256, width = 64, height = 32;
   const uint8_t zero = 0;
-  ASSERT_SUCCESS(urEnqueueUSMFill(queue, dev, 1, &zero, pitch * height, 0, nullptr, nullptr));
+  ur_event_handle_t zeroed = nullptr, filled = nullptr;
+  ASSERT_SUCCESS(urEnqueueUSMFill(queue, dev, 1, &zero, pitch * height, 0, nullptr, &zeroed));
   const uint32_t pattern = 0xA1B2C3D4;
-  ASSERT_SUCCESS(urEnqueueUSMFill2D(queue, dev, pitch, sizeof pattern, &pattern, width, height, 0, nullptr, nullptr));
+  ASSERT_SUCCESS(urEnqueueUSMFill2D(queue, dev, pitch, sizeof pattern, &pattern, width, height, 1, &zeroed, &filled));
+  ASSERT_SUCCESS(urEventWait(1, &filled));
+  EXPECT_SUCCESS(urEventRelease(zeroed));
+  EXPECT_SUCCESS(urEventRelease(filled));
   std::vector<uint8_t> host = read_back(dev, pitch * height);
   const uint8_t *pb = reinterpret_cast<const uint8_t *>(&pattern);
   for (size_t y = 0; y < height; ++y)
@@ -165,9 +169,11 @@ TEST_P(urEnqueueUSMTest, Memcpy2D) {
   std::vector<uint8_t> src(src_pitch * height);
   std::iota(src.begin(), src.end(), 0);
   const uint8_t fill = 0xFF;
-  ASSERT_SUCCESS(urEnqueueUSMFill(queue, dev, 1, &fill, dst_pitch * height, 0, nullptr, nullptr));
-  ASSERT_SUCCESS(urEnqueueUSMMemcpy2D(queue, true, dev, dst_pitch, src.data(), src_pitch, width, height, 0, nullptr,
+  ur_event_handle_t filled = nullptr;
+  ASSERT_SUCCESS(urEnqueueUSMFill(queue, dev, 1, &fill, dst_pitch * height, 0, nullptr, &filled));
+  ASSERT_SUCCESS(urEnqueueUSMMemcpy2D(queue, true, dev, dst_pitch, src.data(), src_pitch, width, height, 1, &filled,
                                       nullptr));
+  EXPECT_SUCCESS(urEventRelease(filled));
   std::vector<uint8_t> host = read_back(dev, dst_pitch * height);
   for (size_t y = 0; y < height; ++y)
     for (size_t x = 0; x < dst_pitch; ++x) {
