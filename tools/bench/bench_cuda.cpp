@@ -40,6 +40,8 @@ using Stream = struct Strm *;
 using Module = struct Mod *;
 using Function = struct Func *;
 using MemPool = struct Pool *;
+using Event = struct Evt *;
+constexpr unsigned kEventDisableTiming = 2;
 struct MemLocation {
   int type; // 1: device
   int id;
@@ -111,13 +113,19 @@ struct Raw {
   X(MemPoolCreate, "cuMemPoolCreate", cu::MemPool *, const cu::MemPoolProps *)                    \
   X(MemPoolDestroy, "cuMemPoolDestroy", cu::MemPool)                                              \
   X(MemPoolSetAttribute, "cuMemPoolSetAttribute", cu::MemPool, int, void *)                       \
-  X(MemPoolGetAttribute, "cuMemPoolGetAttribute", cu::MemPool, int, void *)
+  X(MemPoolGetAttribute, "cuMemPoolGetAttribute", cu::MemPool, int, void *)                     \
+  X(EventCreate, "cuEventCreate", cu::Event *, unsigned)                                          \
+  X(EventRecord, "cuEventRecord", cu::Event, cu::Stream)
   RAW_FUNCTIONS(RAW_FN)
 #undef RAW_FN
 
   cu::Device dev = 0;
   cu::Context ctx = nullptr;
   cu::Stream stream = nullptr, stream2 = nullptr;
+  // The shape of an Ordo out-of-order queue, for the (c) row that mirrors it.
+  static constexpr size_t kOooStreams = 4;
+  cu::Stream ooo[kOooStreams] = {};
+  cu::Event ooo_events[kOooStreams][3] = {};
   cu::Function fill = nullptr, empty = nullptr;
   cu::MemPool default_pool = nullptr;
 
@@ -150,6 +158,17 @@ struct Raw {
         ModuleGetFunction(&empty, mod, "empty")) {
       why = "cannot load " + kernel_path();
       return;
+    }
+    for (size_t i = 0; i < kOooStreams; ++i) {
+      if (StreamCreate(&ooo[i], cu::kStreamNonBlocking)) {
+        why = "cannot create streams";
+        return;
+      }
+      for (cu::Event &e : ooo_events[i])
+        if (EventCreate(&e, cu::kEventDisableTiming)) {
+          why = "cannot create events";
+          return;
+        }
     }
     // Keep memory across synchronisation, as the Ordo default pool does.
     DeviceGetDefaultMemPool(&default_pool, dev);
@@ -467,6 +486,32 @@ void BM_cuda_c_alloc_kernel_free_ooo_events_raw_inorder(benchmark::State &st) {
   timer.report(st, "c alloc->kernel->free out-of-order (vs raw in-order)", false, kRounds);
 }
 
+// (c'') raw CUDA doing what an Ordo out-of-order queue does with the same program:
+// each round on the next of 4 streams, an event recorded after each command. It
+// tells the driver's own cost of spreading stream-ordered allocation over streams
+// apart from the adapter's.
+void BM_cuda_c_alloc_kernel_free_ooo_events_raw_4streams(benchmark::State &st) {
+  REQUIRE(raw);
+  Raw &r = raw();
+  r.current();
+  PerOp timer;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kRounds; ++i) {
+      size_t k = i % Raw::kOooStreams;
+      cu::Stream s = r.ooo[k];
+      cu::DevicePtr p = 0;
+      CHECK_OK(r.MemAllocAsync(&p, kMiB, s));
+      CHECK_OK(r.EventRecord(r.ooo_events[k][0], s));
+      CHECK_OK(r.launch_fill(s, p, 1));
+      CHECK_OK(r.EventRecord(r.ooo_events[k][1], s));
+      CHECK_OK(r.MemFreeAsync(p, s));
+      CHECK_OK(r.EventRecord(r.ooo_events[k][2], s));
+    }
+    for (cu::Stream s : r.ooo) r.StreamSynchronize(s);
+  }
+  timer.report(st, "c'' raw: same program on 4 streams", false, kRounds);
+}
+
 // (d) empty-kernel launch throughput on one in-order queue.
 constexpr size_t kLaunches = 1024;
 
@@ -638,6 +683,7 @@ BENCHMARK(BM_cuda_b_sync_alloc_kernel_free_ordo)->UseRealTime();
 BENCHMARK(BM_cuda_b_sync_alloc_kernel_free_raw)->UseRealTime();
 BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime();
 BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_raw_inorder)->UseRealTime();
+BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_raw_4streams)->UseRealTime();
 BENCHMARK(BM_cuda_d_empty_kernel_launch_ordo)->UseRealTime();
 BENCHMARK(BM_cuda_d_empty_kernel_launch_raw)->UseRealTime();
 BENCHMARK(BM_cuda_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5);
