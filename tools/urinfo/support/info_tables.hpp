@@ -1,7 +1,8 @@
 // The UR API's enumerations and *GetInfo queries as data, so that urinfo, the demo and
 // the conformance suite can walk every query of an object and print any value by name.
-// The tables themselves are generated at build time from scripts/spec/ur.json
-// (gen_info_tables.py); this header and info_format.cpp are the hand-written part.
+// The tables themselves (info_tables.gen.cpp) are written by scripts/generate from
+// scripts/spec/ur.json (scripts/gen/info_tables.py); this header and info_format.cpp
+// are the hand-written part.
 #pragma once
 #include <cstddef>
 #include <cstdint>
