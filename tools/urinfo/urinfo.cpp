@@ -35,9 +35,13 @@ void print_queries(const urinfo::InfoTable &table, const void *object, InfoGette
     size_t size = 0;
     ur_result_t r = get(object, q.id, 0, nullptr, &size);
     std::string text;
-    if (r == UR_RESULT_SUCCESS) {
-      std::vector<unsigned char> buf(size ? size : 1);
-      r = get(object, q.id, size, size ? buf.data() : nullptr, nullptr);
+    if (r == UR_RESULT_SUCCESS && size == 0) {
+      // An empty answer (no partition types, say): asking again with (0, NULL, NULL)
+      // would only earn INVALID_NULL_POINTER, so print it as empty.
+      text = urinfo::format_value(q, nullptr, 0);
+    } else if (r == UR_RESULT_SUCCESS) {
+      std::vector<unsigned char> buf(size);
+      r = get(object, q.id, size, buf.data(), nullptr);
       if (r == UR_RESULT_SUCCESS) text = urinfo::format_value(q, buf.data(), size);
     }
     if (r != UR_RESULT_SUCCESS) text = "<" + urinfo::result_name(r) + ">";

@@ -137,9 +137,11 @@ std::string element_text(const InfoQuery &q, const unsigned char *p) {
 
 std::string format_value(const InfoQuery &q, const void *data, size_t size) {
   const unsigned char *p = static_cast<const unsigned char *>(data);
+  // An empty answer has no bytes to read (data may be null): show it by its shape.
+  if (size == 0) return q.kind == ValueKind::String ? "\"\"" : q.count == 1 ? "<empty>" : "{}";
   if (q.kind == ValueKind::String) {
     // Stop at the terminator the spec requires, but never read past `size`.
-    size_t n = size ? strnlen(reinterpret_cast<const char *>(p), size) : 0;
+    size_t n = strnlen(reinterpret_cast<const char *>(p), size);
     return "\"" + std::string(reinterpret_cast<const char *>(p), n) + "\"";
   }
   if (q.elem_size == 0) return "";
