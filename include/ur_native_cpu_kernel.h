@@ -2,8 +2,13 @@
  * Ordo native CPU kernel ABI (hand-written, not generated).
  *
  * A native CPU program binary is an ELF shared object built by the host compiler.
- * The adapter loads it from memory and finds its kernels through one exported
- * function, ordo_nc_get_kernel_table(), which fills in a table of kernel descriptors.
+ * It exports two symbols:
+ *   - ordo_nc_abi_version, a const uint32_t holding the ORDO_NC_ABI_VERSION it was
+ *     built against. The adapter reads it before calling anything in the binary and
+ *     refuses a binary without it, or with another version, so that a binary built
+ *     against another revision of this header is never called with the wrong types.
+ *     Including this header (without ORDO_NC_TYPES_ONLY) defines it, from C or C++.
+ *   - ordo_nc_get_kernel_table(), which fills in a table of kernel descriptors.
  *
  * A kernel runs one WORK-GROUP per call: the adapter calls `run_group` once for
  * each work-group, and the kernel loops over the work-items of that group itself.
@@ -35,8 +40,11 @@
 extern "C" {
 #endif
 
-/* Version of this ABI; a table with another version is refused. */
-#define ORDO_NC_ABI_VERSION 1u
+/* Version of this ABI; a binary built for another version is refused.
+ * 2: binaries export ordo_nc_abi_version (version-1 binaries did not). */
+#define ORDO_NC_ABI_VERSION 2u
+/* Name of the uint32_t constant every program binary exports: its ABI version. */
+#define ORDO_NC_ABI_VERSION_SYMBOL "ordo_nc_abi_version"
 /* Name of the function every program binary exports. */
 #define ORDO_NC_KERNEL_TABLE_SYMBOL "ordo_nc_get_kernel_table"
 /* Alignment of every local-memory block handed to a kernel. */
@@ -98,6 +106,16 @@ typedef void (*ordo_nc_kernel_table_fn)(ordo_nc_kernel_table *table);
 
 #if defined(__cplusplus)
 } /* extern "C" */
+#endif
+
+/* The ABI version of every binary that includes this header to define kernels. Weak,
+ * so that each translation unit may carry it and the linker keeps one; a host that
+ * only needs the types (the adapter) defines ORDO_NC_TYPES_ONLY and gets none. */
+#if !defined(ORDO_NC_TYPES_ONLY)
+#if defined(__cplusplus)
+extern "C"
+#endif
+__attribute__((weak, used, visibility("default"))) const uint32_t ordo_nc_abi_version = ORDO_NC_ABI_VERSION;
 #endif
 
 /* ------------------------------------------------------------------------------

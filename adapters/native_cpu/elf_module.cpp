@@ -89,16 +89,29 @@ std::shared_ptr<ElfModule> ElfModule::load(const uint8_t *data, size_t size, ur_
     return nullptr;
   }
 
-  auto get_table = reinterpret_cast<ordo_nc_kernel_table_fn>(dlsym(m->handle_, ORDO_NC_KERNEL_TABLE_SYMBOL));
-  if (!get_table) {
-    *message = "the shared object does not export " ORDO_NC_KERNEL_TABLE_SYMBOL;
+  // Nothing in the binary is called before its ABI version is known to be ours: a
+  // binary built against another revision of the header may have a table getter of
+  // another signature.
+  void *getter = m->symbol(ORDO_NC_KERNEL_TABLE_SYMBOL, nullptr);
+  if (!getter) {
+    *message = "not a native CPU program: the shared object does not export " ORDO_NC_KERNEL_TABLE_SYMBOL;
+    return nullptr;
+  }
+  if (!m->check_abi_version(message)) {
+    *error = UR_RESULT_ERROR_INVALID_BINARY;
     return nullptr;
   }
   ordo_nc_kernel_table t{};
-  get_table(&t);
+  reinterpret_cast<ordo_nc_kernel_table_fn>(getter)(&t);
   const ordo_nc_kernel_table *table = &t;
-  if (table->abi_version != ORDO_NC_ABI_VERSION || (table->num_kernels && !table->kernels)) {
-    *message = "kernel table of another ABI version (" + std::to_string(table->abi_version) + ")";
+  if (table->abi_version != ORDO_NC_ABI_VERSION) {
+    *error = UR_RESULT_ERROR_INVALID_BINARY;
+    *message = "the kernel table says ABI version " + std::to_string(table->abi_version) + " but " +
+               ORDO_NC_ABI_VERSION_SYMBOL " says " + std::to_string(ORDO_NC_ABI_VERSION);
+    return nullptr;
+  }
+  if (table->num_kernels && !table->kernels) {
+    *message = "the kernel table lists " + std::to_string(table->num_kernels) + " kernel(s) but no array";
     return nullptr;
   }
   std::set<std::string> names;
@@ -116,6 +129,31 @@ std::shared_ptr<ElfModule> ElfModule::load(const uint8_t *data, size_t size, ur_
   }
   *error = UR_RESULT_SUCCESS;
   return m;
+}
+
+bool ElfModule::check_abi_version(std::string *message) const {
+  const std::string rebuild = "; this adapter implements native CPU kernel ABI version " +
+                              std::to_string(ORDO_NC_ABI_VERSION) +
+                              ": rebuild the binary against its include/ur_native_cpu_kernel.h";
+  size_t size = 0;
+  const void *addr = symbol(ORDO_NC_ABI_VERSION_SYMBOL, &size);
+  if (!addr) {
+    *message = "the binary does not export " ORDO_NC_ABI_VERSION_SYMBOL
+               " (built against an older include/ur_native_cpu_kernel.h, or with ORDO_NC_TYPES_ONLY)" +
+               rebuild;
+    return false;
+  }
+  if (size != sizeof(uint32_t)) {
+    *message = ORDO_NC_ABI_VERSION_SYMBOL " is " + std::to_string(size) + " bytes, not a uint32_t" + rebuild;
+    return false;
+  }
+  uint32_t version = 0;
+  std::memcpy(&version, addr, sizeof version);
+  if (version != ORDO_NC_ABI_VERSION) {
+    *message = "the binary was built for native CPU kernel ABI version " + std::to_string(version) + rebuild;
+    return false;
+  }
+  return true;
 }
 
 ElfModule::~ElfModule() {

@@ -16,7 +16,9 @@ namespace nc {
 class ElfModule {
 public:
   // Loads a copy of `data`. On failure returns null, with the error to return and
-  // a message for the build log.
+  // a message for the log: UR_RESULT_ERROR_INVALID_NATIVE_BINARY for bytes that are
+  // no native CPU program, UR_RESULT_ERROR_INVALID_BINARY for a program built for
+  // another version of the kernel ABI.
   static std::shared_ptr<ElfModule> load(const uint8_t *data, size_t size, ur_result_t *error, std::string *message);
   ~ElfModule();
   ElfModule(const ElfModule &) = delete;
@@ -30,6 +32,9 @@ public:
 
 private:
   ElfModule() = default;
+  // True when the binary exports ORDO_NC_ABI_VERSION_SYMBOL as a uint32_t equal to
+  // ORDO_NC_ABI_VERSION; otherwise false with the reason. Calls nothing in the binary.
+  bool check_abi_version(std::string *message) const;
 
   std::vector<uint8_t> binary_;
   void *handle_ = nullptr;

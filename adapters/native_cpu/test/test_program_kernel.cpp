@@ -294,4 +294,54 @@ TEST_F(NativeCpuKernel, SuggestedLocalSizeDividesTheGlobalSize) {
             UR_RESULT_ERROR_INVALID_WORK_DIMENSION);
 }
 
+// A binary built for another version of the kernel ABI is refused with INVALID_BINARY
+// and a log line saying why, before anything in it is called: the table getter of
+// each of these binaries aborts (test/kernels/native_cpu/stale_abi_kernel.c).
+TEST_F(NativeCpuProgram, RefusesBinariesOfAnotherKernelAbiVersion) {
+  struct LogLines {
+    std::mutex mu;
+    std::vector<std::string> lines;
+  } log;
+  auto collect = [](ur_logger_level_t, const char *msg, void *user) {
+    auto *l = static_cast<LogLines *>(user);
+    std::lock_guard<std::mutex> lock(l->mu);
+    l->lines.emplace_back(msg ? msg : "");
+  };
+  ASSERT_EQ(T(adapter).Adapter.pfnSetLoggerCallback(adapter, collect, &log, UR_LOGGER_LEVEL_WARN), UR_RESULT_SUCCESS);
+
+  const std::string kernels = test_kernels_path();
+  const std::string dir = kernels.substr(0, kernels.rfind('/')) + "/stale_abi/";
+  const struct {
+    const char *file;
+    const char *reason;
+  } cases[] = {{"no_version.so", "does not export ordo_nc_abi_version"},
+               {"newer_version.so", "built for native CPU kernel ABI version"},
+               {"wide_version.so", "not a uint32_t"}};
+  for (const auto &c : cases) {
+    SCOPED_TRACE(c.file);
+    std::vector<uint8_t> bin = read_file(dir + c.file);
+    ASSERT_FALSE(bin.empty()) << dir + c.file << " was not built (test/kernels/native_cpu)";
+    {
+      std::lock_guard<std::mutex> lock(log.mu);
+      log.lines.clear();
+    }
+    ur_program_handle_t p = nullptr;
+    EXPECT_EQ(create(bin, &p), UR_RESULT_ERROR_INVALID_BINARY);
+    EXPECT_EQ(p, nullptr);
+    std::lock_guard<std::mutex> lock(log.mu);
+    bool said_why = false;
+    for (const std::string &line : log.lines)
+      said_why |= line.find("urProgramCreateWithBinary") != std::string::npos &&
+                  line.find(c.reason) != std::string::npos;
+    EXPECT_TRUE(said_why) << "no log line with '" << c.reason << "' among " << log.lines.size() << " line(s)";
+  }
+  ASSERT_EQ(T(adapter).Adapter.pfnSetLoggerCallback(adapter, nullptr, nullptr, UR_LOGGER_LEVEL_QUIET),
+            UR_RESULT_SUCCESS);
+
+  // Binaries of this version, from C++ and from C, still load.
+  ur_program_handle_t p = nullptr;
+  EXPECT_EQ(create(read_file(test_kernels_path()), &p), UR_RESULT_SUCCESS);
+  EXPECT_EQ(create(read_file(c_kernel_path()), &p), UR_RESULT_SUCCESS);
+}
+
 } // namespace
