@@ -4,15 +4,21 @@
 
 #include "ordo/info.hpp"
 #include "platform.hpp"
+#include "usm_pool.hpp"
 #include "usm_registry.hpp"
 
 namespace nc {
 
+Context::Context() : pools(std::make_unique<ContextPools>(*this)) {}
+
 Context::~Context() {
+  pools->shutdown(); // before the plain allocations: a fixed pool may lie in one
   size_t freed = usm_registry().free_all(this);
   (void)freed;
   if (deleter) deleter(deleter_data);
 }
+
+void Context::on_user_released() { pools->collect_all(); }
 
 namespace {
 

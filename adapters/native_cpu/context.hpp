@@ -1,10 +1,14 @@
-// A context: the device it holds (always the host CPU) and its USM allocations.
+// A context: the device it holds (always the host CPU), its USM allocations and
+// its USM pools.
 #pragma once
+#include <memory>
 #include <mutex>
 
 #include "common.hpp"
 
 namespace nc {
+
+class ContextPools;
 
 struct Context : Object<Context> {
   using handle_type = ur_context_handle_t;
@@ -13,11 +17,14 @@ struct Context : Object<Context> {
     return bad_handle(h, UR_RESULT_ERROR_INVALID_CONTEXT);
   }
 
-  Context() = default;
-  // Frees the USM allocations still made in this context and calls the extended deleter.
+  Context();
+  // Destroys its default pools, frees the USM allocations still made in this context
+  // and calls the extended deleter.
   ~Context();
-  void on_user_released() {}
+  // Pools drop the events of frees that have completed (they hold the context).
+  void on_user_released();
 
+  const std::unique_ptr<ContextPools> pools; // usm_pool.hpp
   std::mutex mu;
   ur_context_extended_deleter_t deleter = nullptr; // under mu
   void *deleter_data = nullptr;

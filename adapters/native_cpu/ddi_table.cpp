@@ -18,6 +18,8 @@ ur_dditable_t build_table() {
   nc::install_program_entry_points(t);
   nc::install_kernel_entry_points(t);
   nc::install_launch_entry_points(t);
+  nc::install_usm_pool_entry_points(t);
+  nc::install_async_alloc_entry_points(t);
   ordo::fill_unsupported(t); // everything else answers UR_RESULT_ERROR_UNSUPPORTED_FEATURE
   return t;
 }

@@ -5,6 +5,7 @@
 #include "context.hpp"
 #include "ordo/info.hpp"
 #include "queue.hpp"
+#include "usm_pool.hpp"
 
 namespace nc {
 
@@ -74,7 +75,16 @@ ur_result_t UR_APICALL eventWait(uint32_t numEvents, const ur_event_handle_t *ph
   bool all_ok = true;
   for (uint32_t i = 0; i < numEvents; ++i)
     all_ok &= graph::wait(*reinterpret_cast<Event *>(phEventWaitList[i]));
-  return all_ok ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
+  // A synchronisation point for the pools of each context involved.
+  return guarded([&] {
+    Context *done = nullptr;
+    for (uint32_t i = 0; i < numEvents; ++i) {
+      Context *c = reinterpret_cast<Event *>(phEventWaitList[i])->context;
+      if (c != done) pools_sync_point(*c);
+      done = c;
+    }
+    return all_ok ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
+  });
 }
 
 ur_result_t UR_APICALL eventRetain(ur_event_handle_t hEvent) { return user_retain<Event>(hEvent); }

@@ -52,6 +52,7 @@ struct Event : Object<Event> {
   std::atomic<bool> dependency_failed{false};
   // Commands waiting for this one (under mu; not owning: they wait for us, so they
   // live). The first is kept inline: a chain of commands allocates nothing here.
+  // An entry's low bit marks an order-only edge (see graph::add_dependency).
   Event *first_successor = nullptr;
   std::vector<Event *> more_successors;
   struct Callback {
@@ -85,9 +86,13 @@ inline ur_event_handle_t to_handle(Event *e) { return reinterpret_cast<ur_event_
 // ---- the task graph (task_graph.cpp) ----
 namespace graph {
 
-// Makes `ev` wait for `dep`. Only before submit(ev). If dep has already failed,
-// ev will fail without running.
-void add_dependency(Event &ev, Event &dep);
+// Makes `ev` wait for `dep`. Only before submit(ev). If dep has already failed (or
+// fails later), ev will fail without running, unless `inherit_failure` is false: an
+// edge that only orders (the stream-ordered allocator's internal dependencies).
+void add_dependency(Event &ev, Event &dep, bool inherit_failure = true);
+// True when `to` (one of `targets`) is known to wait, through a chain of at most
+// `max_visits` commands, for `from`; or `from` has already finished. Never blocks.
+bool reaches(Event &from, const Event *const *targets, size_t num_targets, size_t max_visits);
 // Ends construction: ev runs once its dependencies have finished. A command with
 // no work (a marker or barrier) that is ready at once completes on this thread.
 void submit(Event &ev);

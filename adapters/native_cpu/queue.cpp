@@ -5,6 +5,8 @@
 #include "context.hpp"
 #include "ordo/info.hpp"
 #include "platform.hpp"
+#include "usm_pool.hpp"
+#include "worker_pool.hpp"
 
 namespace nc {
 
@@ -23,6 +25,13 @@ Queue::~Queue() {
 }
 
 void Queue::on_user_released() {
+  // Stream-ordered frees enqueued here complete before the queue goes (DESIGN.md §3,
+  // "Lifetime"); then no pool keeps an event of this queue or its identity. A worker
+  // (a host task or callback releasing its queue) must not wait for its own queue.
+  if (has_async_frees.load(std::memory_order_acquire)) {
+    if (!WorkerPool::on_worker_thread()) wait_unfinished();
+    pools_queue_released(*context, *this);
+  }
   Event *a, *b;
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -41,6 +50,22 @@ void Queue::command_finished(Event &ev) {
     ev.queue_prev = ev.queue_next = nullptr;
   }
   pending_count.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+// The newest command on an in-order queue (the chain finishes in order), all
+// unfinished ones otherwise.
+void Queue::wait_unfinished() {
+  std::vector<Ref<Event>> waiting;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (in_order) {
+      if (last && !last->terminal()) waiting.emplace_back(last);
+    } else {
+      waiting.reserve(pending_count.load(std::memory_order_relaxed));
+      for (Event *p = pending_head; p; p = p->queue_next) waiting.emplace_back(p);
+    }
+  }
+  for (auto &e : waiting) graph::wait(*e);
 }
 
 // ---- CommandBuilder ----
@@ -65,7 +90,7 @@ ur_result_t CommandBuilder::set_wait_list(uint32_t numEvents, const ur_event_han
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
+ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking, Ref<Event> *internal) {
   // Everything that can fail (allocation) happens before the command is linked.
   auto owned = std::make_unique<Event>(queue_.context, &queue_, type_, queue_.profiling);
   Event *ev = owned.get();
@@ -76,10 +101,11 @@ ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
     registry().add(ev, Kind::Event);
   }
   Ref<Event> keep_for_wait(blocking ? ev : nullptr);
+  if (internal) *internal = Ref<Event>(ev);
   owned.release(); // from here the scheduler's reference owns it
 
   for (uint32_t i = 0; i < num_waits_; ++i) graph::add_dependency(*ev, *reinterpret_cast<Event *>(waits_[i]));
-  for (auto &dep : extra_) graph::add_dependency(*ev, *dep);
+  for (auto &dep : extra_) graph::add_dependency(*ev, *dep, /*inherit_failure=*/false);
   {
     std::lock_guard<std::mutex> lock(queue_.mu);
     if (queue_.in_order) {
@@ -167,23 +193,14 @@ ur_result_t UR_APICALL queueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t pr
   return UR_RESULT_ERROR_INVALID_ENUMERATION;
 }
 
-// Waits for the commands enqueued before this call: the newest one on an in-order
-// queue (the chain finishes in order), all unfinished ones otherwise.
+// Waits for the commands enqueued before this call; a synchronisation point, where
+// the context's pools give back memory above their release thresholds.
 ur_result_t UR_APICALL queueFinish(ur_queue_handle_t hQueue) {
   Queue *q = lookup<Queue>(hQueue);
   if (!q) return Queue::invalid_handle(hQueue);
   return guarded([&] {
-    std::vector<Ref<Event>> waiting;
-    {
-      std::lock_guard<std::mutex> lock(q->mu);
-      if (q->in_order) {
-        if (q->last && !q->last->terminal()) waiting.emplace_back(q->last);
-      } else {
-        waiting.reserve(q->pending_count.load(std::memory_order_relaxed));
-        for (Event *p = q->pending_head; p; p = p->queue_next) waiting.emplace_back(p);
-      }
-    }
-    for (auto &e : waiting) graph::wait(*e);
+    q->wait_unfinished();
+    pools_sync_point(*q->context);
     return UR_RESULT_SUCCESS;
   });
 }

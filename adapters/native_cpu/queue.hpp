@@ -26,6 +26,8 @@ struct Queue : Object<Queue> {
 
   // Removes a finished command from the unfinished list (called by graph::finish).
   void command_finished(Event &ev);
+  // Blocks until every command enqueued before the call has finished (urQueueFinish).
+  void wait_unfinished();
 
   Context *const context; // internal reference
   const ur_queue_flags_t flags;
@@ -38,6 +40,14 @@ struct Queue : Object<Queue> {
   Event *pending_head = nullptr; // out-of-order: unfinished commands, oldest first
   Event *pending_tail = nullptr;
   std::atomic<uint32_t> pending_count{0}; // unfinished commands (either kind)
+
+  // Stream-ordered allocation (async_alloc.cpp): an in-order queue's pool calls and
+  // the submission of their commands happen under this lock, so the pool sees its
+  // allocs and frees in queue order (docs/ordered-pool.md, "ordering contract").
+  std::mutex submit_mu;
+  // A free enqueued here may still be pending in a pool: releasing the queue
+  // completes it and makes the pools forget this queue.
+  std::atomic<bool> has_async_frees{false};
 };
 ORDO_HANDLE_CHECK(Queue);
 
@@ -60,15 +70,18 @@ public:
 
   // Checks the (numEvents, phEvents) pair and every event in it.
   ur_result_t set_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents);
-  // An extra dependency the runtime adds on its own (for instance a stream-ordered
-  // allocator waiting for the free that released the memory it reuses).
+  // An extra dependency the runtime adds on its own: a stream-ordered alloc waiting
+  // for the free that released the memory it reuses. It orders only: a failure of
+  // `dep` (an unrelated command's) does not fail this command.
   void add_dependency(Event &dep) { extra_.push_back(Ref<Event>(&dep)); }
   void set_work(std::unique_ptr<Work> work) { work_ = std::move(work); }
   void set_ordering(Ordering o) { ordering_ = o; }
 
   // Links and starts the command. phEvent (optional) receives a new user event.
   // With `blocking`, returns only once the command has finished, with its result.
-  ur_result_t submit(ur_event_handle_t *phEvent, bool blocking = false);
+  // `internal` (optional) receives a reference to the command's event, whether or
+  // not the user asked for it (a stream-ordered free's release event).
+  ur_result_t submit(ur_event_handle_t *phEvent, bool blocking = false, Ref<Event> *internal = nullptr);
 
 private:
   Queue &queue_;

@@ -81,20 +81,58 @@ void dependency_done(Event &ev, bool may_complete_inline) {
   if (ev.waiting_on.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(ev, may_complete_inline);
 }
 
+// Successor entries: the event, with the low bit set for an order-only edge.
+constexpr uintptr_t kOrderOnly = 1;
+Event *tag(Event *e, bool order_only) {
+  return reinterpret_cast<Event *>(reinterpret_cast<uintptr_t>(e) | (order_only ? kOrderOnly : 0));
+}
+Event *untag(Event *e) { return reinterpret_cast<Event *>(reinterpret_cast<uintptr_t>(e) & ~kOrderOnly); }
+bool order_only(Event *e) { return reinterpret_cast<uintptr_t>(e) & kOrderOnly; }
+
 } // namespace
 
-void add_dependency(Event &ev, Event &dep) {
+void add_dependency(Event &ev, Event &dep, bool inherit_failure) {
   if (&ev == &dep) return;
   std::lock_guard<std::mutex> lock(dep.mu);
   int s = dep.status.load(std::memory_order_acquire);
   if (s == UR_EVENT_STATUS_COMPLETE) return;
   if (s == UR_EVENT_STATUS_ERROR) {
-    ev.dependency_failed.store(true, std::memory_order_release);
+    if (inherit_failure) ev.dependency_failed.store(true, std::memory_order_release);
     return;
   }
-  if (!dep.first_successor) dep.first_successor = &ev;
-  else dep.more_successors.push_back(&ev);
+  Event *entry = tag(&ev, !inherit_failure);
+  if (!dep.first_successor) dep.first_successor = entry;
+  else dep.more_successors.push_back(entry);
   ev.waiting_on.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Holding from.mu keeps `from` unfinished, so none of the commands waiting for it
+// (directly or not) can have started: each is alive and its successor list only
+// grows. Locks are taken from a command towards its successors only, so two
+// searches cannot wait for each other.
+bool reaches(Event &from, const Event *const *targets, size_t num_targets, size_t max_visits) {
+  std::lock_guard<std::mutex> lock(from.mu);
+  if (from.terminal()) return true;
+  auto is_target = [&](const Event *e) {
+    for (size_t i = 0; i < num_targets; ++i)
+      if (targets[i] == e) return true;
+    return false;
+  };
+  Event *frontier[64];
+  size_t head = 0, tail = 0;
+  auto push_successors = [&](Event &e) { // under e.mu
+    if (e.first_successor && tail < 64) frontier[tail++] = untag(e.first_successor);
+    for (Event *s : e.more_successors)
+      if (tail < 64) frontier[tail++] = untag(s);
+  };
+  push_successors(from);
+  for (size_t visits = 0; head < tail && visits < max_visits; ++visits) {
+    Event *e = frontier[head++];
+    if (is_target(e)) return true;
+    std::lock_guard<std::mutex> inner(e->mu);
+    push_successors(*e);
+  }
+  return false;
 }
 
 void submit(Event &ev) { dependency_done(ev, /*may_complete_inline=*/true); }
@@ -124,8 +162,9 @@ void finish(Event &ev, ur_result_t result) {
            static_cast<int>(result));
 
   bool failed = result != UR_RESULT_SUCCESS;
-  auto release = [failed](Event *s) {
-    if (failed) s->dependency_failed.store(true, std::memory_order_release);
+  auto release = [failed](Event *entry) {
+    Event *s = untag(entry);
+    if (failed && !order_only(entry)) s->dependency_failed.store(true, std::memory_order_release);
     dependency_done(*s, /*may_complete_inline=*/false);
   };
   if (first) release(first);

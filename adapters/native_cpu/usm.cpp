@@ -9,6 +9,7 @@
 #include "logging.hpp"
 #include "ordo/info.hpp"
 #include "platform.hpp"
+#include "usm_pool.hpp"
 #include "usm_registry.hpp"
 
 namespace nc {
@@ -43,8 +44,8 @@ ur_result_t allocate(ur_context_handle_t hContext, ur_device_handle_t hDevice, b
   if (!ppMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = check_desc(pUSMDesc)) return r;
   if (size == 0 || size > max_alloc_size()) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  if (pool) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // no USM pools yet (UR_DEVICE_INFO_USM_POOL_SUPPORT)
   size_t align = pUSMDesc && pUSMDesc->align > kDefaultAlign ? pUSMDesc->align : kDefaultAlign;
+  if (pool) return guarded([&] { return pool_alloc_now(*ctx, pool, type, size, align, ppMem); });
   return guarded([&] {
     void *p = nullptr;
     if (posix_memalign(&p, align, size) != 0 || !p)
@@ -78,11 +79,14 @@ ur_result_t UR_APICALL usmSharedAlloc(ur_context_handle_t hContext, ur_device_ha
 }
 
 // Only the exact base of an allocation of this context may be freed; anything
-// else (an interior pointer, a double free, a foreign pointer) is refused.
+// else (an interior pointer, a double free, a foreign pointer) is refused. A pool
+// block (stream-ordered or not) goes back to its pool at once.
 ur_result_t UR_APICALL usmFree(ur_context_handle_t hContext, void *pMem) {
   Context *ctx = lookup<Context>(hContext);
   if (!ctx) return Context::invalid_handle(hContext);
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  ur_result_t pooled = UR_RESULT_SUCCESS;
+  if (pool_free_now(*ctx, pMem, pooled)) return pooled;
   UsmAllocation a;
   if (!usm_registry().take(ctx, pMem, &a)) {
     NC_LOG(info, "urUSMFree: %p is not the start of a live USM allocation of this context", pMem);
@@ -100,6 +104,18 @@ ur_result_t UR_APICALL usmGetMemAllocInfo(ur_context_handle_t hContext, const vo
   if (propName > UR_USM_ALLOC_INFO_POOL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  PoolBlockInfo block;
+  if (pool_block_info(*ctx, pMem, block)) {
+    switch (propName) {
+    case UR_USM_ALLOC_INFO_TYPE: return out.value(block.kind);
+    case UR_USM_ALLOC_INFO_BASE_PTR: return out.value(block.base);
+    case UR_USM_ALLOC_INFO_SIZE: return out.value(block.size);
+    case UR_USM_ALLOC_INFO_DEVICE:
+      return out.value(block.kind == UR_USM_TYPE_HOST ? ur_device_handle_t{nullptr} : device_handle());
+    case UR_USM_ALLOC_INFO_POOL: return out.value(block.pool);
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
   UsmAllocation a;
   bool ours = usm_registry().find(pMem, &a) && a.context == ctx;
   if (propName == UR_USM_ALLOC_INFO_TYPE) return out.value(ours ? a.type : UR_USM_TYPE_UNKNOWN);

@@ -251,7 +251,7 @@ TEST_F(NativeCpuInfo, DeviceValuesComeFromTheHost) {
   auto qflags = query<ur_queue_flags_t>(device, UR_DEVICE_INFO_QUEUE_PROPERTIES);
   EXPECT_TRUE(qflags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   EXPECT_TRUE(qflags & UR_QUEUE_FLAG_PROFILING_ENABLE);
-  EXPECT_EQ(query<ur_bool_t>(device, UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP), 0);
+  EXPECT_EQ(query<ur_bool_t>(device, UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP), 1);
   EXPECT_EQ(query<ur_bool_t>(device, UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP), 1);
   EXPECT_EQ(query<ur_platform_handle_t>(device, UR_DEVICE_INFO_PLATFORM), platform);
   EXPECT_EQ(query<ur_device_handle_t>(device, UR_DEVICE_INFO_PARENT_DEVICE), nullptr);

@@ -52,7 +52,7 @@ TEST_F(NativeCpuUsm, AllocationErrorsChangeNothing) {
                                           &p),
             UR_RESULT_ERROR_INVALID_DEVICE);
   EXPECT_EQ(T(context).USM.pfnHostAlloc(context, nullptr, reinterpret_cast<ur_usm_pool_handle_t>(&bogus), 64, &p),
-            UR_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            UR_RESULT_ERROR_INVALID_VALUE); // not a pool
   ur_usm_host_desc_t host_desc{UR_STRUCTURE_TYPE_USM_HOST_DESC, nullptr, 0x100};
   ur_usm_desc_t chained{UR_STRUCTURE_TYPE_USM_DESC, &host_desc, 0, 0};
   EXPECT_EQ(T(context).USM.pfnHostAlloc(context, &chained, nullptr, 64, &p), UR_RESULT_ERROR_INVALID_ENUMERATION);
