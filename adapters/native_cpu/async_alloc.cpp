@@ -7,9 +7,11 @@
 // when nothing can observe them: an alloc that waits for nothing and whose event
 // nobody asked for is complete at once, and a plain free on an in-order queue
 // releases when the queue's newest command completes, so that command's event is
-// the release event. The pool call and the command's submission happen under the
-// queue's submission lock, so one in-order queue's allocs and frees reach the pool
-// in queue order.
+// the release event.
+//
+// Queue order (docs/ordered-pool.md, "ordering contract"): each pool call happens in
+// the same hold of the queue's mutex as the linking of its command, so the pool sees
+// one queue's allocs and frees in the order their commands enter the queue.
 #include <cstring>
 
 #include "entry_points.hpp"
@@ -33,35 +35,20 @@ ur_command_t alloc_command(ur_usm_type_t kind) {
   }
 }
 
-// The pool rule 1 relies on for queue order exists only for in-order queues.
-class SubmitLock {
-public:
-  explicit SubmitLock(Queue &q) : q_(q.in_order ? &q : nullptr) {
-    if (q_) q_->submit_mu.lock();
-  }
-  ~SubmitLock() {
-    if (q_) q_->submit_mu.unlock();
-  }
-  SubmitLock(const SubmitLock &) = delete;
-  SubmitLock &operator=(const SubmitLock &) = delete;
-
-private:
-  Queue *q_;
-};
-
 // The pool an alloc of `kind` on `q` draws from: the named one, or the device's
-// current pool (device, shared) or the context's host pool (host).
-ur_result_t resolve_pool(Queue &q, ur_usm_pool_handle_t hPool, ur_usm_type_t kind, Ref<Pool> &out) {
+// current pool (device, shared) or the context's host pool (host). `hold` keeps a
+// pool alive that another thread could destroy meanwhile.
+ur_result_t resolve_pool(Queue &q, ur_usm_pool_handle_t hPool, ur_usm_type_t kind, Pool *&out, Ref<Pool> &hold) {
   ContextPools &pools = *q.context->pools;
   if (!hPool) {
-    out = kind == UR_USM_TYPE_HOST ? pools.host_pool() : pools.current_pool();
+    out = kind == UR_USM_TYPE_HOST ? &pools.host_pool() : &pools.current_pool(hold);
     return UR_RESULT_SUCCESS;
   }
   Pool *p = lookup<Pool>(hPool);
   if (!p) return Pool::invalid_handle(hPool);
   if (&p->context != q.context) return UR_RESULT_ERROR_INVALID_CONTEXT;
   if (!p->serves(kind)) return UR_RESULT_ERROR_INVALID_VALUE; // a pool of another kind of memory
-  out = Ref<Pool>(p);
+  out = p;
   return UR_RESULT_SUCCESS;
 }
 
@@ -73,13 +60,13 @@ ur_result_t enqueue_alloc(ur_queue_handle_t hQueue, ur_usm_pool_handle_t hPool, 
   if (!ppMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (pProperties && (pProperties->flags & UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK))
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_wait_list(numEvents, phEvents)) return r;
   if (size == 0 || size > max_alloc_size()) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   return guarded([&] {
-    Ref<Pool> pool;
-    if (ur_result_t r = resolve_pool(*q, hPool, kind, pool)) return r;
     CommandBuilder cmd(*q, alloc_command(kind));
     if (ur_result_t r = cmd.set_wait_list(numEvents, phEvents)) return r;
+    Pool *pool = nullptr;
+    Ref<Pool> hold;
+    if (ur_result_t r = resolve_pool(*q, hPool, kind, pool, hold)) return r;
     AllocCommand hooks{&cmd, q, numEvents, phEvents};
     ordo::pool::alloc_request req;
     req.size = size;
@@ -89,24 +76,28 @@ ur_result_t enqueue_alloc(ur_queue_handle_t hQueue, ur_usm_pool_handle_t hPool, 
     req.wait_count = numEvents;
     req.command = &hooks;
     ordo::pool::alloc_result res;
-
-    SubmitLock lock(*q);
-    if (ur_result_t r = Pool::to_ur(pool->core().alloc(req, res), kind)) return r;
-    try {
-      pool->set_kind(res.ptr, kind);
-      if (phEvent || numEvents || res.dependencies_added || res.needs_zero) {
-        if (res.needs_zero)
-          cmd.set_work(make_work([p = res.ptr, size] {
-            std::memset(p, 0, size);
-            return UR_RESULT_SUCCESS;
-          }));
-        cmd.submit(phEvent); // fails only before the command is linked
+    Event *ev = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(q->mu);
+      if (ur_result_t r = Pool::to_ur(pool->core().alloc(req, res), kind)) return r;
+      try {
+        pool->set_kind(res.ptr, kind);
+        if (phEvent || numEvents || res.dependencies_added || res.needs_zero) {
+          if (res.needs_zero)
+            cmd.set_work(make_work([p = res.ptr, size] {
+              std::memset(p, 0, size);
+              return UR_RESULT_SUCCESS;
+            }));
+          ev = cmd.make_event(phEvent != nullptr);
+        }
+      } catch (...) {
+        pool->clear_kind(res.ptr);
+        pool->core().free_now(res.ptr); // the command never existed
+        throw;
       }
-    } catch (...) {
-      pool->clear_kind(res.ptr);
-      pool->core().free_now(res.ptr); // the command never existed
-      throw;
+      if (ev) cmd.link_locked(*ev);
     }
+    if (ev) cmd.start(*ev, phEvent);
     *ppMem = res.ptr;
     return UR_RESULT_SUCCESS;
   });
@@ -136,11 +127,11 @@ ur_result_t UR_APICALL enqueueUSMHostAllocExp(ur_queue_handle_t hQueue, ur_usm_p
                        ppMem, phEvent);
 }
 
-// The newest command of an in-order queue while it has not finished: a free
-// enqueued now would complete with it.
-Ref<Event> newest_unfinished(Queue &q) {
-  std::lock_guard<std::mutex> lock(q.mu);
-  return q.last && !q.last->terminal() ? Ref<Event>(q.last) : Ref<Event>();
+// Frees `ptr` in `pool` (clearing its kind first: the block is still live). `rel`
+// names the release event.
+status free_block(Pool &pool, void *ptr, const ordo::pool::release_info &rel) {
+  pool.clear_kind(ptr); // no entry unless ptr starts a live block
+  return pool.core().free(ptr, rel);
 }
 
 ur_result_t UR_APICALL enqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, void *pMem,
@@ -158,32 +149,51 @@ ur_result_t UR_APICALL enqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
   }
   return guarded([&] {
     // Only the first byte of a live block of a pool of this context (of the pool
-    // named, if one is) can be freed here.
-    Ref<Pool> owner = q->context->pools->pool_at(pMem);
-    if (!owner || (named && named != owner.get())) {
-      NC_LOG(info, "urEnqueueUSMFreeExp: %p is not memory of %s", pMem, named ? "that pool" : "a pool of the context");
-      return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-    }
-    status s;
+    // named, if one is) can be freed here. The default pool is asked first without
+    // finding the owner (the common case); the core refuses what it does not own.
+    ContextPools &pools = *q->context->pools;
+    Pool *owner = named;
+    Ref<Pool> hold;
+    auto find_owner = [&] {
+      if (!owner) {
+        hold = pools.pool_at(pMem);
+        owner = hold.get();
+      }
+      return owner != nullptr;
+    };
+    status s = status::not_owned;
     if (q->in_order && numEventsInWaitList == 0 && !phEvent) {
-      SubmitLock lock(*q);
-      Ref<Event> last = newest_unfinished(*q);
-      owner->clear_kind(pMem); // no entry unless pMem starts a live block
-      s = owner->core().free(pMem, ordo::pool::release_info{last.get(), q, true});
+      // Released when the queue's newest command completes: that event is the release event.
+      std::lock_guard<std::mutex> lock(q->mu);
+      Event *last = q->last && !q->last->terminal() ? q->last : nullptr;
+      ordo::pool::release_info rel{last, q, true};
+      if (!owner) {
+        if (Pool *def = pools.default_if_made()) {
+          s = free_block(*def, pMem, rel);
+          if (s != status::not_owned) owner = def;
+        }
+      }
+      if (s == status::not_owned && find_owner()) s = free_block(*owner, pMem, rel);
       if (s == status::success && last) q->has_async_frees.store(true, std::memory_order_release);
     } else {
-      // Refuse a bad pointer before a command exists. A concurrent second free of
-      // the same block leaves a command with no effect behind, and fails below.
+      // A free command. Refuse a bad pointer before it exists; a concurrent second free
+      // of the same block leaves a command with no effect behind, and fails below.
       ordo::pool::block_info info;
-      if (!owner->core().lookup(pMem, info) || info.base != pMem) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+      if (!find_owner() || !owner->core().lookup(pMem, info) || info.base != pMem) {
+        NC_LOG(info, "urEnqueueUSMFreeExp: %p is not a live block of %s", pMem,
+               named ? "that pool" : "a pool of the context");
+        return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+      }
       CommandBuilder cmd(*q, UR_COMMAND_ENQUEUE_USM_FREE_EXP);
       if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-      Ref<Event> freed;
+      Event *ev = cmd.make_event(phEvent != nullptr);
+      {
+        std::lock_guard<std::mutex> lock(q->mu);
+        cmd.link_locked(*ev);
+        s = free_block(*owner, pMem, ordo::pool::release_info{ev, q, q->in_order});
+      }
       ur_event_handle_t user_event = nullptr;
-      SubmitLock lock(*q);
-      if (ur_result_t r = cmd.submit(phEvent ? &user_event : nullptr, false, &freed)) return r;
-      owner->clear_kind(pMem);
-      s = owner->core().free(pMem, ordo::pool::release_info{freed.get(), q, q->in_order});
+      cmd.start(*ev, phEvent ? &user_event : nullptr);
       if (s == status::success) {
         q->has_async_frees.store(true, std::memory_order_release);
         if (phEvent) *phEvent = user_event;
@@ -195,7 +205,7 @@ ur_result_t UR_APICALL enqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
       NC_LOG(info, "urEnqueueUSMFreeExp: %p refused: %s", pMem, ordo::pool::to_string(s));
       return Pool::to_ur(s, UR_USM_TYPE_UNKNOWN);
     }
-    q->context->pools->reap_if_idle(*owner); // the last allocation of a destroyed pool
+    pools.reap_if_idle(*owner); // the last allocation of a destroyed pool
     return UR_RESULT_SUCCESS;
   });
 }

@@ -1,16 +1,60 @@
 #include "handle_registry.hpp"
 
+#include <atomic>
+#include <memory>
 #include <mutex>
-#include <unordered_map>
+#include <vector>
 
 namespace nc {
 
+// Every entry point checks its handles here, so lookups take no lock: each shard is
+// an open-addressing table of atomic words (handle | kind), written under the shard's
+// mutex and read without it. Removal shifts later entries back towards their home
+// slot, so a reader racing with it can pass over an entry that is present: a miss
+// (or a handle seen with another kind) is therefore confirmed under the mutex. Tables
+// only grow; an outgrown table stays allocated because a reader may still be in it,
+// which costs at most as much again as the largest table.
 namespace {
-// Sharded by pointer so that threads working on different handles rarely meet.
+
 constexpr size_t kShards = 16;
+constexpr uintptr_t kKindBits = 7; // handles are at least 8-byte aligned
+
+struct Table {
+  explicit Table(size_t capacity) : mask(capacity - 1), slots(new std::atomic<uintptr_t>[capacity]) {
+    for (size_t i = 0; i < capacity; ++i) slots[i].store(0, std::memory_order_relaxed);
+  }
+  size_t home(uintptr_t handle) const { return static_cast<size_t>((handle >> 3) * 0x9E3779B97F4A7C15ull >> 20) & mask; }
+
+  const size_t mask;
+  std::unique_ptr<std::atomic<uintptr_t>[]> slots;
+};
+
 struct Shard {
-  mutable std::mutex mu;
-  std::unordered_map<const void *, Kind> live;
+  std::mutex mu;
+  std::atomic<Table *> table{new Table(64)};
+  size_t count = 0;             // under mu
+  std::vector<Table *> retired; // under mu; never freed (readers)
+
+  // Under mu: the slot holding `handle`, or the empty slot ending its probe.
+  static size_t find_slot(const Table &t, uintptr_t handle) {
+    size_t i = t.home(handle);
+    for (;;) {
+      uintptr_t w = t.slots[i].load(std::memory_order_relaxed);
+      if (w == 0 || (w & ~kKindBits) == handle) return i;
+      i = (i + 1) & t.mask;
+    }
+  }
+
+  void grow() { // under mu
+    Table *old = table.load(std::memory_order_relaxed);
+    auto *bigger = new Table((old->mask + 1) * 2);
+    for (size_t i = 0; i <= old->mask; ++i) {
+      uintptr_t w = old->slots[i].load(std::memory_order_relaxed);
+      if (w) bigger->slots[find_slot(*bigger, w & ~kKindBits)].store(w, std::memory_order_relaxed);
+    }
+    retired.push_back(old);
+    table.store(bigger, std::memory_order_release);
+  }
 };
 
 // Never destroyed: entry points may still run during process exit.
@@ -23,25 +67,64 @@ Shard &shard_of(const void *h) {
   auto v = reinterpret_cast<uintptr_t>(h);
   return shards()[((v >> 4) ^ (v >> 12)) % kShards];
 }
+
+static_assert(static_cast<uintptr_t>(Kind::Pool) <= kKindBits, "a kind must fit in a handle's alignment bits");
+
+uintptr_t word(const void *h, Kind kind) { return reinterpret_cast<uintptr_t>(h) | static_cast<uintptr_t>(kind); }
+
 } // namespace
 
 void HandleRegistry::add(const void *h, Kind kind) {
   Shard &s = shard_of(h);
   std::lock_guard<std::mutex> lock(s.mu);
-  s.live[h] = kind;
+  if ((s.count + 1) * 2 > s.table.load(std::memory_order_relaxed)->mask + 1) {
+    s.retired.reserve(s.retired.size() + 1); // may throw before anything changed
+    s.grow();
+  }
+  Table &t = *s.table.load(std::memory_order_relaxed);
+  size_t i = Shard::find_slot(t, reinterpret_cast<uintptr_t>(h));
+  if (t.slots[i].load(std::memory_order_relaxed) == 0) ++s.count;
+  t.slots[i].store(word(h, kind), std::memory_order_release);
 }
 
 void HandleRegistry::remove(const void *h) {
   Shard &s = shard_of(h);
   std::lock_guard<std::mutex> lock(s.mu);
-  s.live.erase(h);
+  Table &t = *s.table.load(std::memory_order_relaxed);
+  size_t i = Shard::find_slot(t, reinterpret_cast<uintptr_t>(h));
+  if (t.slots[i].load(std::memory_order_relaxed) == 0) return;
+  --s.count;
+  // Backward shift: move each later entry of the cluster into the hole unless its
+  // home lies cyclically in (hole, its slot].
+  for (size_t j = i;;) {
+    j = (j + 1) & t.mask;
+    uintptr_t w = t.slots[j].load(std::memory_order_relaxed);
+    if (w == 0) break;
+    size_t k = t.home(w & ~kKindBits);
+    bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+    if (stays) continue;
+    t.slots[i].store(w, std::memory_order_release);
+    i = j;
+  }
+  t.slots[i].store(0, std::memory_order_release);
 }
 
 bool HandleRegistry::contains(const void *h, Kind kind) const {
   Shard &s = shard_of(h);
+  const auto handle = reinterpret_cast<uintptr_t>(h);
+  const Table &t = *s.table.load(std::memory_order_acquire);
+  for (size_t i = t.home(handle);; i = (i + 1) & t.mask) {
+    uintptr_t w = t.slots[i].load(std::memory_order_acquire);
+    if (w == 0) break;
+    if ((w & ~kKindBits) == handle) {
+      if (w == word(h, kind)) return true;
+      break;
+    }
+  }
+  // Not seen, or seen as another kind: make sure under the lock.
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.live.find(h);
-  return it != s.live.end() && it->second == kind;
+  const Table &stable = *s.table.load(std::memory_order_relaxed);
+  return stable.slots[Shard::find_slot(stable, handle)].load(std::memory_order_relaxed) == word(h, kind);
 }
 
 HandleRegistry &registry() {

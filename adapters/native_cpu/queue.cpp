@@ -90,47 +90,59 @@ ur_result_t CommandBuilder::set_wait_list(uint32_t numEvents, const ur_event_han
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking, Ref<Event> *internal) {
+Event *CommandBuilder::make_event(bool user_event) {
   // Everything that can fail (allocation) happens before the command is linked.
   auto owned = std::make_unique<Event>(queue_.context, &queue_, type_, queue_.profiling);
   Event *ev = owned.get();
   ev->work = std::move(work_);
-  if (phEvent) {
+  if (user_event) {
     ev->ref_count.store(1, std::memory_order_relaxed); // the user's reference...
     ev->add_ref();                                     // ...keeps the memory too
     registry().add(ev, Kind::Event);
   }
-  Ref<Event> keep_for_wait(blocking ? ev : nullptr);
-  if (internal) *internal = Ref<Event>(ev);
   owned.release(); // from here the scheduler's reference owns it
-
   for (uint32_t i = 0; i < num_waits_; ++i) graph::add_dependency(*ev, *reinterpret_cast<Event *>(waits_[i]));
   for (auto &dep : extra_) graph::add_dependency(*ev, *dep, /*inherit_failure=*/false);
+  return ev;
+}
+
+void CommandBuilder::link_locked(Event &e) {
+  Event *ev = &e;
+  if (queue_.in_order) {
+    if (queue_.last) graph::add_dependency(*ev, *queue_.last);
+    ev->add_ref();
+    if (queue_.last) queue_.last->drop_ref();
+    queue_.last = ev;
+  } else {
+    if (queue_.last_barrier) graph::add_dependency(*ev, *queue_.last_barrier);
+    bool all_previous = ordering_ != Ordering::Normal && num_waits_ == 0 && extra_.empty();
+    if (all_previous)
+      for (Event *p = queue_.pending_head; p; p = p->queue_next) graph::add_dependency(*ev, *p);
+    if (ordering_ == Ordering::Barrier) {
+      ev->add_ref();
+      if (queue_.last_barrier) queue_.last_barrier->drop_ref();
+      queue_.last_barrier = ev;
+    }
+    ev->queue_prev = queue_.pending_tail;
+    (queue_.pending_tail ? queue_.pending_tail->queue_next : queue_.pending_head) = ev;
+    queue_.pending_tail = ev;
+  }
+  queue_.pending_count.fetch_add(1, std::memory_order_relaxed);
+}
+
+void CommandBuilder::start(Event &ev, ur_event_handle_t *phEvent) {
+  if (phEvent) *phEvent = to_handle(&ev);
+  graph::submit(ev);
+}
+
+ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
+  Event *ev = make_event(phEvent != nullptr);
+  Ref<Event> keep_for_wait(blocking ? ev : nullptr);
   {
     std::lock_guard<std::mutex> lock(queue_.mu);
-    if (queue_.in_order) {
-      if (queue_.last) graph::add_dependency(*ev, *queue_.last);
-      ev->add_ref();
-      if (queue_.last) queue_.last->drop_ref();
-      queue_.last = ev;
-    } else {
-      if (queue_.last_barrier) graph::add_dependency(*ev, *queue_.last_barrier);
-      bool all_previous = ordering_ != Ordering::Normal && num_waits_ == 0 && extra_.empty();
-      if (all_previous)
-        for (Event *p = queue_.pending_head; p; p = p->queue_next) graph::add_dependency(*ev, *p);
-      if (ordering_ == Ordering::Barrier) {
-        ev->add_ref();
-        if (queue_.last_barrier) queue_.last_barrier->drop_ref();
-        queue_.last_barrier = ev;
-      }
-      ev->queue_prev = queue_.pending_tail;
-      (queue_.pending_tail ? queue_.pending_tail->queue_next : queue_.pending_head) = ev;
-      queue_.pending_tail = ev;
-    }
-    queue_.pending_count.fetch_add(1, std::memory_order_relaxed);
+    link_locked(*ev);
   }
-  if (phEvent) *phEvent = to_handle(ev);
-  graph::submit(*ev);
+  start(*ev, phEvent);
   if (blocking && !graph::wait(*ev)) return ev->result;
   return UR_RESULT_SUCCESS;
 }

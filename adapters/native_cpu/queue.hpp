@@ -41,12 +41,9 @@ struct Queue : Object<Queue> {
   Event *pending_tail = nullptr;
   std::atomic<uint32_t> pending_count{0}; // unfinished commands (either kind)
 
-  // Stream-ordered allocation (async_alloc.cpp): an in-order queue's pool calls and
-  // the submission of their commands happen under this lock, so the pool sees its
-  // allocs and frees in queue order (docs/ordered-pool.md, "ordering contract").
-  std::mutex submit_mu;
-  // A free enqueued here may still be pending in a pool: releasing the queue
-  // completes it and makes the pools forget this queue.
+  // A stream-ordered free enqueued here may still be pending in a pool: releasing the
+  // queue completes it and makes the pools forget this queue. (The allocator's pool
+  // calls happen under `mu`, with the linking of their commands: async_alloc.cpp.)
   std::atomic<bool> has_async_frees{false};
 };
 ORDO_HANDLE_CHECK(Queue);
@@ -79,9 +76,16 @@ public:
 
   // Links and starts the command. phEvent (optional) receives a new user event.
   // With `blocking`, returns only once the command has finished, with its result.
-  // `internal` (optional) receives a reference to the command's event, whether or
-  // not the user asked for it (a stream-ordered free's release event).
-  ur_result_t submit(ur_event_handle_t *phEvent, bool blocking = false, Ref<Event> *internal = nullptr);
+  ur_result_t submit(ur_event_handle_t *phEvent, bool blocking = false);
+
+  // submit() in three steps, for a caller that must do something in the same hold of
+  // the queue's mutex as the linking (the stream-ordered allocator's pool calls):
+  // make_event() creates the event and its wait-list edges (may throw; nothing is in
+  // the queue yet), link_locked() puts it in the queue's order (queue.mu held), and
+  // start() lets it run (queue.mu not held). A linked command must be started.
+  Event *make_event(bool user_event);
+  void link_locked(Event &ev);
+  void start(Event &ev, ur_event_handle_t *phEvent);
 
 private:
   Queue &queue_;

@@ -69,13 +69,10 @@ bool PoolBackend::is_ordered_before(ordo::pool::command_context cmd, ordo::pool:
   auto *alloc = static_cast<AllocCommand *>(cmd);
   if (!alloc || !alloc->queue) return false;
   // The alloc waits for its wait list, and for its queue's newest command (in
-  // order) or newest barrier (out of order). Only identities are compared.
-  const Event *targets[2];
+  // order) or newest barrier (out of order); the caller holds the queue's mutex.
+  const Event *targets[1];
   size_t n = 0;
-  {
-    std::lock_guard<std::mutex> lock(alloc->queue->mu);
-    if (Event *q = alloc->queue->in_order ? alloc->queue->last : alloc->queue->last_barrier) targets[n++] = q;
-  }
+  if (Event *q = alloc->queue->in_order ? alloc->queue->last : alloc->queue->last_barrier) targets[n++] = q;
   Event &freed = *static_cast<Event *>(ev);
   if (n && graph::reaches(freed, targets, n, kOrderSearchVisits)) return true;
   if (alloc->num_waits == 0) return false;
@@ -168,7 +165,9 @@ void ContextPools::shutdown() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     owned.swap(all_);
-    default_ = host_ = current_ = nullptr;
+    default_ = nullptr;
+    host_ = nullptr;
+    current_ = nullptr;
     any_.store(false, std::memory_order_release);
   }
   for (Pool *p : owned) {
@@ -189,33 +188,42 @@ Pool *ContextPools::make_default(PoolScope scope) {
   return p;
 }
 
-Ref<Pool> ContextPools::default_pool() {
+Pool &ContextPools::default_pool() {
+  if (Pool *p = default_.load(std::memory_order_acquire)) return *p;
   std::lock_guard<std::mutex> lock(mu_);
-  if (!default_) default_ = make_default(PoolScope::Device);
-  return Ref<Pool>(default_);
+  if (!default_.load(std::memory_order_relaxed)) default_.store(make_default(PoolScope::Device), std::memory_order_release);
+  return *default_.load(std::memory_order_relaxed);
 }
 
-Ref<Pool> ContextPools::current_pool() {
+Pool &ContextPools::host_pool() {
+  if (Pool *p = host_.load(std::memory_order_acquire)) return *p;
   std::lock_guard<std::mutex> lock(mu_);
-  if (current_) return Ref<Pool>(current_);
-  if (!default_) default_ = make_default(PoolScope::Device);
-  return Ref<Pool>(default_);
+  if (!host_.load(std::memory_order_relaxed)) host_.store(make_default(PoolScope::Host), std::memory_order_release);
+  return *host_.load(std::memory_order_relaxed);
 }
 
-Ref<Pool> ContextPools::host_pool() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!host_) host_ = make_default(PoolScope::Host);
-  return Ref<Pool>(host_);
+// The common case, no pool set by the user, takes no lock. A pool the user set may
+// be destroyed by another thread meanwhile, so it is taken with a reference.
+Pool &ContextPools::current_pool(Ref<Pool> &hold) {
+  if (!current_.load(std::memory_order_acquire)) return default_pool();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (Pool *p = current_.load(std::memory_order_relaxed)) {
+      hold = Ref<Pool>(p);
+      return *p;
+    }
+  }
+  return default_pool();
 }
 
 void ContextPools::set_current(Pool &p) {
   std::lock_guard<std::mutex> lock(mu_);
-  current_ = &p == default_ ? nullptr : &p;
+  current_.store(&p == default_.load(std::memory_order_relaxed) ? nullptr : &p, std::memory_order_release);
 }
 
 void ContextPools::unset_current(Pool &p) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (current_ == &p) current_ = nullptr;
+  if (current_.load(std::memory_order_relaxed) == &p) current_.store(nullptr, std::memory_order_release);
 }
 
 void ContextPools::add(Pool &p) {

@@ -30,6 +30,7 @@ struct Queue;
 class CommandBuilder;
 
 // What an enqueued alloc tells the core's hooks about itself (its command_context).
+// The pool is called with the queue's mutex held.
 struct AllocCommand {
   CommandBuilder *builder = nullptr; // null: an allocation outside any queue
   Queue *queue = nullptr;
@@ -131,10 +132,13 @@ public:
   // the context).
   void shutdown();
 
-  // With a reference for the caller. May throw std::bad_alloc (first use).
-  Ref<Pool> default_pool();
-  Ref<Pool> current_pool();
-  Ref<Pool> host_pool();
+  // May throw std::bad_alloc (first use). The default and host pools live as long
+  // as the context; another current pool is held by `hold` for the caller.
+  Pool &default_pool();
+  Pool &host_pool();
+  Pool &current_pool(Ref<Pool> &hold);
+  // The default pool if it exists yet (no locking).
+  Pool *default_if_made() const { return default_.load(std::memory_order_acquire); }
   void set_current(Pool &p);
   // A destroyed pool stops being the current pool (back to the default).
   void unset_current(Pool &p);
@@ -166,9 +170,10 @@ private:
 
   Context &ctx_;
   mutable std::mutex mu_;
-  Pool *default_ = nullptr; // the device's default pool
-  Pool *host_ = nullptr;
-  Pool *current_ = nullptr; // null: the default
+  // Set once under mu_, read without it.
+  std::atomic<Pool *> default_{nullptr}; // the device's default pool
+  std::atomic<Pool *> host_{nullptr};
+  std::atomic<Pool *> current_{nullptr}; // null: the default; written under mu_
   std::vector<Pool *> all_; // each with an internal reference
   std::atomic<bool> any_{false};
   mutable std::shared_mutex ranges_mu_;

@@ -188,7 +188,7 @@ ur_result_t UR_APICALL usmPoolGetDefaultDevicePoolExp(ur_context_handle_t hConte
   if (ur_result_t r = check_context_device(hContext, hDevice, &ctx)) return r;
   if (!pPool) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   return guarded([&] {
-    *pPool = to_handle(ctx->pools->default_pool().get());
+    *pPool = to_handle(&ctx->pools->default_pool());
     return UR_RESULT_SUCCESS;
   });
 }
@@ -246,7 +246,8 @@ ur_result_t UR_APICALL usmPoolGetDevicePoolExp(ur_context_handle_t hContext, ur_
   if (ur_result_t r = check_context_device(hContext, hDevice, &ctx)) return r;
   if (!pPool) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   return guarded([&] {
-    *pPool = to_handle(ctx->pools->current_pool().get());
+    Ref<Pool> hold;
+    *pPool = to_handle(&ctx->pools->current_pool(hold));
     return UR_RESULT_SUCCESS;
   });
 }
