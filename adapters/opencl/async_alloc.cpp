@@ -66,6 +66,9 @@ ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_us
   } else {
     ORDO_CHECK_HANDLE(pool, pool, UR_RESULT_ERROR_INVALID_VALUE);
     if (pool->context != c) return UR_RESULT_ERROR_INVALID_CONTEXT;
+    // Destroyed by the user (no references left), alive only for its live blocks.
+    if (!pool->is_default && pool->ref_count.load(std::memory_order_acquire) == 0)
+      return UR_RESULT_ERROR_INVALID_VALUE;
   }
   PoolCore *core = pool->core_for(kind, d, err);
   if (!core) return err;

@@ -567,7 +567,7 @@ ur_result_t UR_APICALL USMPoolSetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_pool
   case UR_USM_POOL_INFO_USED_HIGH_EXP:
     hPool->for_each_core([](PoolCore &c) { c.pool().reset_used_high(); });
     return UR_RESULT_SUCCESS;
-  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; // read-only properties
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION; // read-only properties (docs/async-alloc.md)
   }
 }
 
