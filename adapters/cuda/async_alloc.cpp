@@ -1,10 +1,15 @@
 // Stream-ordered allocation: urEnqueueUSM{Device,Shared,Host}AllocExp and
-// urEnqueueUSMFreeExp on the queue's stream, through the pool's native pool.
+// urEnqueueUSMFreeExp on the queue's stream.
 //
-// The driver does the ordering: a block freed on one stream is reused by an
-// allocation on another when it follows the free's event (through the wait list,
-// which became cuStreamWaitEvent), when the free has completed, or by making the
-// allocation wait for the free (the pools' reuse policies allow all three).
+// Default pools: the driver's native pool does the ordering: a block freed on one
+// stream is reused by an allocation on another when it follows the free's event
+// (through the wait list, which became cuStreamWaitEvent), when the free has
+// completed, or by making the allocation wait for the free.
+// User pools: the ordered pool core does it (ordered_core.hpp). Each stream is an
+// in-order queue for the core; a free's release event is the free command's UR
+// event, recorded before the core sees it, and an allocation's stream operations
+// are issued after the core chose its block, so the core sees the commands of a
+// stream in the order they enter it.
 #include "common.hpp"
 #include "entry_points.hpp"
 
@@ -28,6 +33,10 @@ ur_result_t enqueue_alloc(MemKind kind, ur_command_t type, ur_queue_handle_t hQu
     if (p->ctx != q->ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
     if (p->dev && p->dev != q->dev && kind != MemKind::host) return UR_RESULT_ERROR_INVALID_DEVICE;
     if (p->destroyed.load(std::memory_order_relaxed)) return UR_RESULT_ERROR_INVALID_VALUE;
+    // A pool of the wrong kind of memory: the host pool for device memory, a
+    // device pool for host memory.
+    if (p->host_only != (kind == MemKind::host) && (p->host_only || p->dev))
+      return UR_RESULT_ERROR_INVALID_VALUE;
     pool = p;
   } else if (ur_result_t r = pool_for_default(q->ctx, q->dev, kind, &pool)) {
     return r;
@@ -36,7 +45,12 @@ ur_result_t enqueue_alloc(MemKind kind, ur_command_t type, ur_queue_handle_t hQu
   Command cmd(q, type, n, waits, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   void *ptr = nullptr;
-  if (ur_result_t r = pool_alloc(pool, kind, q->dev, size, cmd.stream(), true, &ptr)) return r;
+  AllocOrder order;
+  order.stream = cmd.stream();
+  order.queue_id = q->stream_id(cmd.stream());
+  order.wait_count = n;
+  order.waits = waits;
+  if (ur_result_t r = pool_alloc(pool, kind, q->dev, size, order, true, &ptr)) return r;
   if (ur_result_t r = cmd.finish()) {
     // No event for the caller: undo the allocation so nothing leaks.
     AllocRecord rec;
@@ -98,12 +112,38 @@ ur_result_t UR_APICALL urEnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool
   if (!ctx->allocs.find(pMem, &rec) || !rec.pool || (named && rec.pool != named))
     return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
 
-  Command cmd(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, numEventsInWaitList, phEventWaitList, phEvent);
-  if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  // Another thread may have freed it since the check: only one take succeeds.
-  if (!ctx->allocs.take(pMem, &rec)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  if (ur_result_t r = pool_free(ctx, rec, pMem, cmd.stream())) return r;
-  return cmd.finish();
+  if (!rec.pool->on_core) {
+    Command cmd(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, numEventsInWaitList, phEventWaitList, phEvent);
+    if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
+    // Another thread may have freed it since the check: only one take succeeds.
+    if (!ctx->allocs.take(pMem, &rec)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    if (ur_result_t r = pool_free(ctx, rec, pMem, cmd.stream())) return r;
+    return cmd.finish();
+  }
+
+  // A core pool needs the free's event as the block's release event, whether or
+  // not the caller asked for it.
+  ur_event_handle_t own = nullptr;
+  ur_event_handle_t *out = phEvent ? phEvent : &own;
+  CUstream stream = nullptr;
+  {
+    Command cmd(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, numEventsInWaitList, phEventWaitList, out);
+    if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
+    if (!ctx->allocs.take(pMem, &rec)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    stream = cmd.stream();
+    if (ur_result_t r = cmd.finish()) {
+      ctx->allocs.insert(pMem, rec);
+      return r;
+    }
+  }
+  auto *release = reinterpret_cast<Event *>(*out);
+  ur_result_t r = pool_free(ctx, rec, pMem, stream, release, q->stream_id(stream));
+  if (own || r != UR_RESULT_SUCCESS) {
+    // The core holds its own reference; ours (or the caller's, on failure) goes.
+    if (release->release()) event_destroy(release);
+    if (phEvent && r != UR_RESULT_SUCCESS) *phEvent = nullptr;
+  }
+  return r;
 }
 
 } // namespace ordo::cuda

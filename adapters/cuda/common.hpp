@@ -6,6 +6,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -76,6 +77,7 @@ struct Event;
 struct Program;
 struct Kernel;
 struct Pool;
+class CorePool;
 
 struct Adapter : Object {
   static constexpr Tag kTag = Tag::adapter;
@@ -213,6 +215,15 @@ struct Context : Object {
   std::vector<std::atomic<Pool *>> current_pools; // null: the default pool
   std::atomic<Pool *> host_pool{nullptr};
 
+  // Ordered-pool cores of the context's user pools (ordered_core.hpp): every core,
+  // for the release at synchronisation points, and every chunk they hold, so a
+  // pointer query finds the block around an interior pointer.
+  std::mutex cores_mutex;
+  std::vector<CorePool *> cores;
+  std::atomic<size_t> core_count{0};
+  std::mutex chunks_mutex;
+  std::map<uintptr_t, std::pair<size_t, CorePool *>> chunks; // base -> (size, core)
+
   ur_context_extended_deleter_t deleter = nullptr;
   void *deleter_data = nullptr;
 };
@@ -237,6 +248,14 @@ struct Queue : Object {
   std::atomic<uint32_t> next_stream{0};
   std::mutex barrier_mutex;
   Lifetime life;
+  // Identities of the streams for the ordered pool core: stream i is
+  // stream_id_base + i, from a process-wide counter, so no identity is ever reused.
+  uintptr_t stream_id_base = 0;
+  const void *stream_id(CUstream s) const {
+    for (size_t i = 0; i < streams.size(); ++i)
+      if (streams[i] == s) return reinterpret_cast<const void *>(stream_id_base + i);
+    return nullptr;
+  }
 
   // The stream a command goes to: on an in-order queue the only one; on an
   // out-of-order queue the stream of a wait-list event from this queue when there
@@ -364,6 +383,10 @@ struct Pool : Object {
   Device *dev = nullptr; // null: serves every device of the context
   bool is_default = false;
   bool stream_ordered = false; // made by urUSMPoolCreateExp or a default pool
+  // User pools run on Ordo's ordered pool core (exact limits and statistics);
+  // default pools on the driver's native pools (the fast path).
+  bool on_core = false;
+  bool host_only = false;       // the context's host pool
   ur_usm_pool_flags_t flags = 0;
   size_t max_size = 0;       // 0: no limit beyond the device's
   uint64_t threshold = 0;    // release threshold set on every native pool
@@ -378,10 +401,23 @@ struct Pool : Object {
   // Serialises the last-resort retry that lets an allocation wait for pending frees.
   std::mutex retry_mutex;
 
+  // The ordered-pool core serving `kind` on device index `dev_index` (on_core
+  // pools), created on first use. Null with `*err` set when it cannot serve it.
+  CorePool *core(MemKind kind, int dev_index, ur_result_t *err);
+  // Every core made so far.
+  std::vector<CorePool *> cores();
+  // A pool carved from the caller's memory (UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC).
+  void *user_memory = nullptr;
+  size_t user_size = 0;
+  MemKind user_kind = MemKind::device;
+  Device *user_device = nullptr;
+
   // Sizes the per-device slots; called once, before the pool is shared.
   void init_slots(size_t devices) {
     std::vector<std::atomic<CUmemoryPool>>(devices).swap(device_pools_);
     std::vector<std::atomic<CUmemoryPool>>(devices).swap(shared_pools_);
+    std::vector<std::atomic<CorePool *>>(devices).swap(device_cores_);
+    std::vector<std::atomic<CorePool *>>(devices).swap(shared_cores_);
   }
 
 private:
@@ -390,6 +426,9 @@ private:
   std::vector<std::atomic<CUmemoryPool>> shared_pools_; // per context device index
   std::atomic<CUmemoryPool> host_pool_{nullptr};
   std::vector<CUmemoryPool> owned_; // from cuMemPoolCreate (destroyed with the pool)
+  std::vector<std::atomic<CorePool *>> device_cores_; // per context device index
+  std::vector<std::atomic<CorePool *>> shared_cores_; // per context device index
+  std::atomic<CorePool *> host_core_{nullptr};
 
   CUmemoryPool make_native(MemKind kind, Device *dev, ur_result_t *err);
   friend void pool_drop(Pool *p);
@@ -408,12 +447,31 @@ void pool_release_user(Pool *p);
 // passes none: the current pool of the device, or the context's host pool.
 ur_result_t pool_for_default(Context *ctx, Device *dev, MemKind kind, Pool **out);
 
-// Allocates from `pool` on `stream` (stream-ordered), registers the pointer.
-ur_result_t pool_alloc(Pool *pool, MemKind kind, Device *dev, size_t size, CUstream stream,
+// How an allocation command is ordered: its stream and, for the ordered pool
+// core, the stream's identity and the command's wait list.
+struct AllocOrder {
+  CUstream stream = nullptr;
+  const void *queue_id = nullptr; // null: outside any queue (urUSM*Alloc)
+  uint32_t wait_count = 0;
+  const ur_event_handle_t *waits = nullptr;
+  size_t alignment = 0; // 0: the pool's own
+};
+
+// Allocates from `pool` for a command on `order.stream` (stream-ordered),
+// registers the pointer.
+ur_result_t pool_alloc(Pool *pool, MemKind kind, Device *dev, size_t size, const AllocOrder &order,
                        bool async, void **out);
 // Frees a pooled pointer on `stream`. The caller has already taken `rec` out of
-// the registry; on failure it goes back, so nothing is lost.
-ur_result_t pool_free(Context *ctx, const AllocRecord &rec, void *ptr, CUstream stream);
+// the registry; on failure it goes back, so nothing is lost. For a core pool,
+// `release` is the free command's event (null: no pending use) and `queue_id`
+// its stream's identity.
+ur_result_t pool_free(Context *ctx, const AllocRecord &rec, void *ptr, CUstream stream,
+                      Event *release = nullptr, const void *queue_id = nullptr);
+// At a synchronisation point: every core pool of `ctx` gives back memory above
+// its release threshold.
+void release_cores_above_threshold(Context *ctx);
+// The live core-pool block around `ptr` (interior pointers too).
+bool core_block_base(Context *ctx, const void *ptr, const void **base);
 
 // Shared info-query argument rules.
 inline ur_result_t check_info_args(size_t size, void *value, size_t *size_ret) {

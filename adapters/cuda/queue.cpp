@@ -140,6 +140,8 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
   ORDO_CU(dev->make_current());
 
   auto *q = new Queue();
+  static std::atomic<uintptr_t> next_stream_id{1};
+  q->stream_id_base = next_stream_id.fetch_add(64, std::memory_order_relaxed); // 32 streams at most
   q->ctx = ctx;
   q->dev = dev;
   q->flags = flags;
@@ -245,6 +247,8 @@ ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
   ORDO_CU(q->dev->make_current());
   for (CUstream s : q->streams) ORDO_CU(drv().cuStreamSynchronize(s));
+  // A synchronisation point: user pools give back memory above their threshold.
+  release_cores_above_threshold(q->ctx);
   return UR_RESULT_SUCCESS;
 }
 

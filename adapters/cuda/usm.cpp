@@ -49,14 +49,17 @@ ur_result_t check_alloc_args(const ur_usm_desc_t *desc, size_t size, void **ppMe
 // A synchronous allocation from a pool: stream-ordered on the device's internal
 // stream, then waited for, so the memory is usable by anyone once this returns.
 ur_result_t pooled_sync_alloc(Context *ctx, Pool *pool, MemKind kind, Device *dev, size_t size,
-                              void **ppMem) {
+                              const ur_usm_desc_t *desc, void **ppMem) {
   if (pool->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
   if (pool->dev && dev && pool->dev != dev) return UR_RESULT_ERROR_INVALID_DEVICE;
   Device *owner = dev ? dev : ctx->devices[0];
   CUstream stream = nullptr;
   ORDO_CU(owner->internal_stream(&stream));
   ORDO_CU(owner->make_current());
-  if (ur_result_t r = pool_alloc(pool, kind, dev, size, stream, false, ppMem)) return r;
+  AllocOrder order;
+  order.stream = stream;
+  order.alignment = desc && desc->align > 1 ? desc->align : 0;
+  if (ur_result_t r = pool_alloc(pool, kind, dev, size, order, false, ppMem)) return r;
   ORDO_CU(drv().cuStreamSynchronize(stream));
   return UR_RESULT_SUCCESS;
 }
@@ -75,6 +78,8 @@ bool lookup(Context *ctx, const void *ptr, const void **base, AllocRecord *rec) 
     *base = ptr;
     return true;
   }
+  // A block of a user pool lies inside a larger chunk: the core knows its base.
+  if (core_block_base(ctx, ptr, base)) return ctx->allocs.find(*base, rec);
   CUdeviceptr start = 0;
   if (drv().cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
                                   reinterpret_cast<CUdeviceptr>(ptr)) != CUDA_SUCCESS ||
@@ -92,7 +97,7 @@ ur_result_t UR_APICALL urUSMHostAlloc(ur_context_handle_t hContext, const ur_usm
   if (ur_result_t r = check_alloc_args(pUSMDesc, size, ppMem)) return r;
   if (pool) {
     ORDO_UNWRAP(Pool, p, pool);
-    return pooled_sync_alloc(ctx, p, MemKind::host, nullptr, size, ppMem);
+    return pooled_sync_alloc(ctx, p, MemKind::host, nullptr, size, pUSMDesc, ppMem);
   }
   // UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE bounds every kind of allocation.
   if (size > ctx->devices[0]->facts.total_mem) return UR_RESULT_ERROR_INVALID_USM_SIZE;
@@ -119,7 +124,7 @@ ur_result_t UR_APICALL urUSMDeviceAlloc(ur_context_handle_t hContext, ur_device_
   if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
   if (pool) {
     ORDO_UNWRAP(Pool, p, pool);
-    return pooled_sync_alloc(ctx, p, MemKind::device, dev, size, ppMem);
+    return pooled_sync_alloc(ctx, p, MemKind::device, dev, size, pUSMDesc, ppMem);
   }
   if (size > dev->facts.total_mem) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   ORDO_CU(dev->make_current());
@@ -144,7 +149,7 @@ ur_result_t UR_APICALL urUSMSharedAlloc(ur_context_handle_t hContext, ur_device_
   if (!dev->facts.managed) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
   if (pool) {
     ORDO_UNWRAP(Pool, p, pool);
-    return pooled_sync_alloc(ctx, p, MemKind::shared, dev, size, ppMem);
+    return pooled_sync_alloc(ctx, p, MemKind::shared, dev, size, pUSMDesc, ppMem);
   }
   // Managed memory could oversubscribe; MAX_MEM_ALLOC_SIZE still bounds it.
   if (size > dev->facts.total_mem) return UR_RESULT_ERROR_INVALID_USM_SIZE;

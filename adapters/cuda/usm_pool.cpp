@@ -1,7 +1,8 @@
-// USM pools on CUDA's native memory pools.
+// USM pools. Default pools run on CUDA's native memory pools (the fast path);
+// pools the user creates run on Ordo's ordered pool core (ordered_core.hpp), which
+// keeps exact limits and statistics.
 //
-// A UR pool owns (or, for the default pools, borrows) one native pool per kind of
-// memory and device: device memory from cuMemPoolCreate / the device's default
+// A default pool borrows one native pool per kind of memory and device: device memory from cuMemPoolCreate / the device's default
 // pool, pinned host memory from a CU_MEM_LOCATION_TYPE_HOST pool, shared memory
 // from a CU_MEM_ALLOCATION_TYPE_MANAGED pool (CUDA 13). Each native pool gets the
 // UR pool's maximum size and release threshold, reuse policies set explicitly,
@@ -12,6 +13,7 @@
 
 #include "common.hpp"
 #include "entry_points.hpp"
+#include "ordered_core.hpp"
 
 namespace ordo::cuda {
 
@@ -62,7 +64,26 @@ CUresult grant_access(CUmemoryPool pool, Device *home, const std::vector<Device 
   return CUDA_SUCCESS;
 }
 
+// A statistic of a core pool: the sum over its cores (exact, from the core).
+size_t core_stat(Pool *p, CUmemPool_attribute attr) {
+  size_t total = 0;
+  for (CorePool *c : p->cores()) {
+    ordo::pool::pool_stats st = c->pool().stats();
+    switch (attr) {
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: total += st.reserved_current; break;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: total += st.reserved_high; break;
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: total += st.used_current; break;
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: total += st.used_high; break;
+    default: break;
+    }
+  }
+  return total;
+}
+
+// A statistic of a pool: exact from the core for user pools; from the driver for
+// default pools (in its reservation granularity, docs/cuda.md).
 size_t pool_stat(Pool *p, CUmemPool_attribute attr) {
+  if (p->on_core) return core_stat(p, attr);
   size_t total = 0;
   for (CUmemoryPool n : p->natives()) {
     cuuint64_t v = 0;
@@ -76,6 +97,7 @@ Pool *make_default_pool(Context *ctx, Device *dev) {
   p->ctx = ctx;
   p->dev = dev;
   p->is_default = true;
+  p->host_only = dev == nullptr; // the context's host pool
   p->stream_ordered = true;
   // Keep what was allocated across synchronisation; urUSMPoolTrimToExp gives it back.
   p->threshold = std::numeric_limits<uint64_t>::max();
@@ -148,12 +170,69 @@ std::vector<CUmemoryPool> Pool::natives() {
   return all;
 }
 
+CorePool *Pool::core(MemKind kind, int dev_index, ur_result_t *err) {
+  if (user_memory) {
+    // A fixed pool serves its one kind (and device) of memory from one core, made
+    // with the pool (it lives in the host slot).
+    bool fits = kind == user_kind && (kind == MemKind::host || !user_device ||
+                                      ctx->devices[dev_index] == user_device);
+    if (!fits) {
+      *err = UR_RESULT_ERROR_INVALID_VALUE;
+      return nullptr;
+    }
+    if (CorePool *c = host_core_.load(std::memory_order_acquire)) return c;
+    std::lock_guard<std::mutex> lock(mutex_);
+    CorePool *c = host_core_.load(std::memory_order_acquire);
+    if (!c) {
+      ordo::pool::pool_config cfg;
+      cfg.max_size = user_size;
+      cfg.release_threshold = static_cast<size_t>(threshold);
+      cfg.zero_init = (flags & UR_USM_POOL_FLAG_ZERO_INITIALIZE_BLOCK) != 0;
+      c = new CorePool(ctx, user_kind, user_device, cfg, user_memory, user_size);
+      core_register(ctx, c);
+      host_core_.store(c, std::memory_order_release);
+    }
+    return c;
+  }
+  std::atomic<CorePool *> &slot = kind == MemKind::host     ? host_core_
+                                  : kind == MemKind::shared ? shared_cores_[dev_index]
+                                                            : device_cores_[dev_index];
+  if (CorePool *c = slot.load(std::memory_order_acquire)) return c;
+  std::lock_guard<std::mutex> lock(mutex_);
+  CorePool *c = slot.load(std::memory_order_acquire);
+  if (!c) {
+    std::lock_guard<std::mutex> threshold_lock(retry_mutex); // against a threshold change
+    ordo::pool::pool_config cfg;
+    cfg.max_size = max_size;
+    cfg.release_threshold = static_cast<size_t>(threshold);
+    cfg.zero_init = (flags & UR_USM_POOL_FLAG_ZERO_INITIALIZE_BLOCK) != 0;
+    c = new CorePool(ctx, kind, kind == MemKind::host ? nullptr : ctx->devices[dev_index], cfg);
+    core_register(ctx, c);
+    slot.store(c, std::memory_order_release);
+  }
+  return c;
+}
+
+std::vector<CorePool *> Pool::cores() {
+  std::vector<CorePool *> all;
+  for (auto &c : device_cores_)
+    if (CorePool *k = c.load()) all.push_back(k);
+  for (auto &c : shared_cores_)
+    if (CorePool *k = c.load()) all.push_back(k);
+  if (CorePool *k = host_core_.load()) all.push_back(k);
+  return all;
+}
+
 void pool_hold(Pool *p) { p->life.hold(); }
 
 void pool_drop(Pool *p) {
   if (!p->life.drop()) return;
   // cuMemPoolDestroy defers the release of blocks whose frees are still pending.
   for (CUmemoryPool n : p->owned_) drv().cuMemPoolDestroy(n);
+  for (CorePool *c : p->cores()) {
+    core_unregister(p->ctx, c);
+    delete c;
+  }
   Context *ctx = p->is_default ? nullptr : p->ctx;
   p->tag = Tag::dead;
   delete p;
@@ -176,10 +255,9 @@ ur_result_t pool_create(Context *ctx, Device *dev, const ur_usm_pool_desc_t *des
                         bool stream_ordered, Pool **out) {
   if (desc->flags & UR_USM_POOL_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (dev && ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  for (Device *d : ctx->devices)
-    if (!d->facts.memory_pools) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
   size_t max_size = 0;
   uint64_t threshold = 0;
+  const ur_usm_pool_buffer_desc_t *buffer = nullptr;
   for (auto *ext = static_cast<const ur_base_desc_t *>(desc->pNext); ext;
        ext = static_cast<const ur_base_desc_t *>(ext->pNext)) {
     if (ext->stype == UR_STRUCTURE_TYPE_USM_POOL_LIMITS_DESC) {
@@ -187,27 +265,44 @@ ur_result_t pool_create(Context *ctx, Device *dev, const ur_usm_pool_desc_t *des
       max_size = limits->maxPoolableSize;
       threshold = limits->minDriverAllocSize;
     } else if (ext->stype == UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC) {
-      // A pool carved from the caller's memory has no native CUDA equivalent.
-      return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+      buffer = reinterpret_cast<const ur_usm_pool_buffer_desc_t *>(ext);
     }
   }
   if (max_size && threshold > max_size) return UR_RESULT_ERROR_INVALID_VALUE;
+  MemKind user_kind = MemKind::device;
+  Device *user_device = nullptr;
+  if (buffer) {
+    if (!buffer->pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (buffer->size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+    switch (buffer->memType) {
+    case UR_USM_TYPE_HOST: user_kind = MemKind::host; break;
+    case UR_USM_TYPE_DEVICE: user_kind = MemKind::device; break;
+    case UR_USM_TYPE_SHARED: user_kind = MemKind::shared; break;
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+    user_device = reinterpret_cast<Device *>(buffer->device);
+    if (user_device && ctx->index_of(user_device) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+    if (dev && user_device && user_device != dev) return UR_RESULT_ERROR_INVALID_DEVICE;
+    if (user_kind != MemKind::host && !user_device) user_device = dev;
+    max_size = buffer->size; // a fixed pool never grows
+    if (threshold > max_size) threshold = max_size;
+  }
   auto *p = new Pool();
   p->ctx = ctx;
   p->dev = dev;
   p->stream_ordered = stream_ordered;
+  p->on_core = true;
   p->flags = desc->flags;
   p->max_size = max_size;
   p->threshold = threshold;
   p->init_slots(ctx->devices.size());
-  if (dev) {
-    // Make the device pool now, so a limit the driver refuses fails here.
+  if (buffer) {
+    p->user_memory = buffer->pMem;
+    p->user_size = buffer->size;
+    p->user_kind = user_kind;
+    p->user_device = user_device;
     ur_result_t err = UR_RESULT_SUCCESS;
-    if (!p->native(MemKind::device, ctx->index_of(dev), &err)) {
-      p->life.holders.store(0);
-      delete p;
-      return err;
-    }
+    p->core(user_kind, user_device ? ctx->index_of(user_device) : 0, &err); // made now
   }
   context_hold(ctx);
   *out = p;
@@ -240,34 +335,76 @@ ur_result_t pool_for_default(Context *ctx, Device *dev, MemKind kind, Pool **out
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t pool_alloc(Pool *pool, MemKind kind, Device *dev, size_t size, CUstream stream,
+namespace {
+
+// An allocation from a core pool: the core picks the block under its ordering
+// rules; dependencies it adds become waits of the command's stream.
+ur_result_t core_alloc(Pool *pool, MemKind kind, int index, size_t size, const AllocOrder &order,
+                       void **out) {
+  ur_result_t err = UR_RESULT_SUCCESS;
+  CorePool *core = pool->core(kind, index, &err);
+  if (!core) return err;
+  CoreCommand cmd{order.stream};
+  ordo::pool::alloc_request req;
+  req.size = size;
+  req.alignment = order.alignment;
+  req.queue = order.queue_id;
+  req.in_order = order.queue_id != nullptr; // a CUDA stream runs its commands in order
+  req.wait_list = reinterpret_cast<const ordo::pool::event_handle *>(order.waits);
+  req.wait_count = order.wait_count;
+  req.command = order.stream ? &cmd : nullptr;
+  ordo::pool::alloc_result got;
+  if (ur_result_t r = core_result(core->pool().alloc(req, got), kind)) return r;
+  if (got.needs_zero) {
+    if (CUresult z = drv().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(got.ptr), 0, size, order.stream)) {
+      core->pool().free_now(got.ptr);
+      return map_error(z);
+    }
+  }
+  *out = got.ptr;
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+
+ur_result_t pool_alloc(Pool *pool, MemKind kind, Device *dev, size_t size, const AllocOrder &order,
                        bool async, void **out) {
   Context *ctx = pool->ctx;
   int index = kind == MemKind::host ? 0 : ctx->index_of(dev);
   if (index < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  ur_result_t err = UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-  CUmemoryPool native = pool->native(kind, index, &err);
-  if (!native) return err;
+  // A pool of one kind of memory refuses the others.
+  if (pool->host_only != (kind == MemKind::host) && (pool->host_only || pool->dev))
+    return UR_RESULT_ERROR_INVALID_VALUE;
+  CUstream stream = order.stream;
   CUdeviceptr p = 0;
-  CUresult r = drv().cuMemAllocFromPoolAsync(&p, size, native, stream);
-  if (r == CUDA_ERROR_OUT_OF_MEMORY) {
-    // Rather than fail, let this allocation wait for frees still pending elsewhere.
-    std::lock_guard<std::mutex> lock(pool->retry_mutex);
-    int on = 1, off = 0;
-    if (drv().cuMemPoolSetAttribute(native, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &on) ==
-        CUDA_SUCCESS) {
-      r = drv().cuMemAllocFromPoolAsync(&p, size, native, stream);
-      drv().cuMemPoolSetAttribute(native, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &off);
+  if (pool->on_core) {
+    void *ptr = nullptr;
+    if (ur_result_t r = core_alloc(pool, kind, index, size, order, &ptr)) return r;
+    p = reinterpret_cast<CUdeviceptr>(ptr);
+  } else {
+    ur_result_t err = UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    CUmemoryPool native = pool->native(kind, index, &err);
+    if (!native) return err;
+    CUresult r = drv().cuMemAllocFromPoolAsync(&p, size, native, stream);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+      // Rather than fail, let this allocation wait for frees still pending elsewhere.
+      std::lock_guard<std::mutex> lock(pool->retry_mutex);
+      int on = 1, off = 0;
+      if (drv().cuMemPoolSetAttribute(native, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &on) ==
+          CUDA_SUCCESS) {
+        r = drv().cuMemAllocFromPoolAsync(&p, size, native, stream);
+        drv().cuMemPoolSetAttribute(native, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &off);
+      }
     }
-  }
-  if (r == CUDA_ERROR_OUT_OF_MEMORY)
-    return kind == MemKind::host ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY
-                                 : UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
-  ORDO_CU(r);
-  if (pool->flags & UR_USM_POOL_FLAG_ZERO_INITIALIZE_BLOCK) {
-    if (CUresult z = drv().cuMemsetD8Async(p, 0, size, stream)) {
-      drv().cuMemFreeAsync(p, stream);
-      return map_error(z);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY)
+      return kind == MemKind::host ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY
+                                   : UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    ORDO_CU(r);
+    if (pool->flags & UR_USM_POOL_FLAG_ZERO_INITIALIZE_BLOCK) {
+      if (CUresult z = drv().cuMemsetD8Async(p, 0, size, stream)) {
+        drv().cuMemFreeAsync(p, stream);
+        return map_error(z);
+      }
     }
   }
   pool_hold(pool);
@@ -277,9 +414,25 @@ ur_result_t pool_alloc(Pool *pool, MemKind kind, Device *dev, size_t size, CUstr
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t pool_free(Context *ctx, const AllocRecord &rec, void *ptr, CUstream stream) {
-  CUresult r = drv().cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), stream);
-  if (r != CUDA_SUCCESS) {
+ur_result_t pool_free(Context *ctx, const AllocRecord &rec, void *ptr, CUstream stream, Event *release,
+                      const void *queue_id) {
+  if (rec.pool->on_core) {
+    ur_result_t err = UR_RESULT_SUCCESS;
+    int index = rec.kind == MemKind::host ? 0 : ctx->index_of(rec.device);
+    CorePool *core = rec.pool->core(rec.kind, index < 0 ? 0 : index, &err);
+    if (!core) {
+      ctx->allocs.insert(ptr, rec);
+      return err;
+    }
+    ordo::pool::release_info rel;
+    rel.event = release;
+    rel.queue = release ? queue_id : nullptr;
+    rel.in_order = release && queue_id;
+    if (ur_result_t r = core_result(core->pool().free(ptr, rel), rec.kind)) {
+      ctx->allocs.insert(ptr, rec);
+      return r;
+    }
+  } else if (CUresult r = drv().cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), stream)) {
     ctx->allocs.insert(ptr, rec);
     return map_error(r);
   }
@@ -354,6 +507,7 @@ ur_result_t UR_APICALL urUSMPoolGetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_po
   case UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP:
     return answer(static_cast<size_t>(std::min<uint64_t>(p->threshold, SIZE_MAX)));
   case UR_USM_POOL_INFO_MAXIMUM_SIZE_EXP: {
+    if (p->on_core) return answer(p->max_size); // 0: no limit
     Device *d = p->dev ? p->dev : p->ctx->devices[0];
     return answer(p->max_size ? p->max_size : d->facts.total_mem);
   }
@@ -376,6 +530,13 @@ ur_result_t UR_APICALL urUSMPoolSetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_po
     size_t value = 0;
     std::memcpy(&value, pPropValue, sizeof(value));
     if (p->max_size && value > p->max_size) return UR_RESULT_ERROR_INVALID_VALUE;
+    if (p->on_core) {
+      std::lock_guard<std::mutex> lock(p->retry_mutex); // cores made meanwhile read it
+      for (CorePool *c : p->cores())
+        if (ur_result_t r = core_result(c->pool().set_release_threshold(value), MemKind::device)) return r;
+      p->threshold = value;
+      return UR_RESULT_SUCCESS;
+    }
     cuuint64_t threshold = value;
     for (CUmemoryPool n : p->natives())
       ORDO_CU(drv().cuMemPoolSetAttribute(n, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
@@ -388,6 +549,16 @@ ur_result_t UR_APICALL urUSMPoolSetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_po
     size_t value = 0;
     std::memcpy(&value, pPropValue, sizeof(value));
     if (value != 0) return UR_RESULT_ERROR_INVALID_VALUE; // only a reset to 0 is possible
+    if (p->on_core) {
+      // The core resets a high-water mark to the current value.
+      for (CorePool *c : p->cores()) {
+        if (propName == UR_USM_POOL_INFO_RESERVED_HIGH_EXP)
+          c->pool().reset_reserved_high();
+        else
+          c->pool().reset_used_high();
+      }
+      return UR_RESULT_SUCCESS;
+    }
     cuuint64_t zero = 0;
     CUmemPool_attribute attr = propName == UR_USM_POOL_INFO_RESERVED_HIGH_EXP
                                    ? CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH
@@ -431,6 +602,11 @@ ur_result_t UR_APICALL urUSMPoolTrimToExp(ur_context_handle_t hContext, ur_devic
   ORDO_UNWRAP(Device, dev, hDevice);
   ORDO_UNWRAP(Pool, p, hPool);
   if (ur_result_t r = check_pool_owner(ctx, dev, p)) return r;
+  if (p->on_core) {
+    // Only wholly free chunks go back: memory in use or pending never does.
+    for (CorePool *c : p->cores()) c->pool().trim_to(minBytesToKeep);
+    return UR_RESULT_SUCCESS;
+  }
   ORDO_CU(dev->make_current());
   // The driver never releases memory in use, whatever minBytesToKeep says.
   for (CUmemoryPool n : p->natives()) ORDO_CU(drv().cuMemPoolTrimTo(n, minBytesToKeep));
