@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_loader.hpp"
 #include "ur_ddi.h"
 
 namespace {
@@ -60,17 +61,9 @@ enum { kReuseFollowEvents = 1, kReuseOpportunistic = 2, kReuseInternalDeps = 3 }
 constexpr unsigned kStreamNonBlocking = 1;
 } // namespace cu
 
-std::string exe_dir() {
-  char buf[4096] = {};
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  std::string path = n > 0 ? std::string(buf, size_t(n)) : std::string(".");
-  return path.substr(0, path.rfind('/'));
-}
+using ordo_bench::exe_dir;
 
-std::string kernel_path() {
-  const char *dir = std::getenv("ORDO_KERNEL_DIR");
-  return (dir ? std::string(dir) : exe_dir() + "/../kernels") + "/cuda/ordo_test_kernels.ptx";
-}
+std::string kernel_path() { return ordo_bench::kernel_path("cuda/ordo_test_kernels.ptx"); }
 
 std::vector<char> read_text(const std::string &path) {
   std::ifstream in(path, std::ios::binary);

@@ -10,27 +10,16 @@
 //                                               a urContextRetain + urContextRelease pair
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <string>
 
+#include "bench_loader.hpp"
 #include "ur_ddi.h"
 
 namespace {
 namespace bench_dispatch {
 
-std::string lib_dir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string path(buf, size_t(n));
-  return path.substr(0, path.rfind('/')) + "/../lib";
-}
-
-void *open_library(const char *name) {
-  void *lib = dlopen((lib_dir() + "/" + name).c_str(), RTLD_NOW | RTLD_LOCAL);
-  return lib ? lib : dlopen(name, RTLD_NOW | RTLD_LOCAL);
-}
+using ordo_bench::open_library;
 
 #define UR_FUNCTIONS(X)                                                                            \
   X(urLoaderConfigCreate) X(urLoaderConfigRelease) X(urLoaderConfigSetMockingEnabled)              \

@@ -11,18 +11,16 @@
 // Everything is dlopen'ed (the loader, the kernels), so the binary links everywhere.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench_loader.hpp"
 #include "ur_api.h"
 #define ORDO_NC_TYPES_ONLY
 #include "ur_native_cpu_kernel.h"
@@ -32,23 +30,7 @@ namespace bench_native_cpu {
 
 constexpr int kLaunchBatch = 256;
 
-std::string exe_dir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string path(buf, size_t(n));
-  return path.substr(0, path.rfind('/'));
-}
-
-std::string kernel_file() {
-  const char *dir = std::getenv("ORDO_KERNEL_DIR");
-  return (dir ? std::string(dir) : exe_dir() + "/../kernels") + "/native_cpu/ordo_test_kernels.so";
-}
-
-std::vector<uint8_t> read_file(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
+std::string kernel_file() { return ordo_bench::kernel_path("native_cpu/ordo_test_kernels.so"); }
 
 // ---- Ordo: UR through libur_loader.so.0, the native CPU platform ----
 
@@ -58,75 +40,24 @@ std::vector<uint8_t> read_file(const std::string &path) {
   X(urProgramBuild) X(urKernelCreate) X(urEnqueueKernelLaunchWithArgsExp)
 
 struct Ordo {
-#define UR_DECLARE(fn) decltype(&::fn) fn = nullptr;
-  UR_FUNCTIONS(UR_DECLARE)
-#undef UR_DECLARE
+  ORDO_BENCH_UR_ENTRY_POINTS(UR_FUNCTIONS)
   std::string error;
   ur_device_handle_t device = nullptr;
   ur_context_handle_t context = nullptr;
   ur_queue_handle_t queue = nullptr;
   ur_kernel_handle_t empty = nullptr;
 
-  static Ordo &get() {
-    static Ordo *o = [] {
-      auto *o = new Ordo();
-      o->init();
-      return o;
-    }();
-    return *o;
-  }
+  static Ordo &get() { return ordo_bench::once<Ordo>(); }
 
   void init() {
-    void *lib = dlopen((exe_dir() + "/../lib/libur_loader.so.0").c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) lib = dlopen("libur_loader.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      error = "libur_loader.so.0 not found";
-      return;
-    }
-#define UR_LOAD(fn)                                                                      \
-  if (!(fn = reinterpret_cast<decltype(fn)>(dlsym(lib, #fn)))) {                        \
-    error = "loader lacks " #fn;                                                        \
-    return;                                                                             \
-  }
-    UR_FUNCTIONS(UR_LOAD)
-#undef UR_LOAD
-    if (urLoaderInit(0, nullptr) != UR_RESULT_SUCCESS) {
-      error = "urLoaderInit failed";
-      return;
-    }
-    uint32_t na = 0;
-    urAdapterGet(0, nullptr, &na);
-    std::vector<ur_adapter_handle_t> adapters(na);
-    if (na) urAdapterGet(na, adapters.data(), nullptr);
-    for (ur_adapter_handle_t a : adapters) {
-      uint32_t np = 0;
-      urPlatformGet(a, 0, nullptr, &np);
-      std::vector<ur_platform_handle_t> platforms(np);
-      if (np) urPlatformGet(a, np, platforms.data(), nullptr);
-      for (ur_platform_handle_t p : platforms) {
-        ur_backend_t backend{};
-        urPlatformGetInfo(p, UR_PLATFORM_INFO_BACKEND, sizeof backend, &backend, nullptr);
-        if (backend == UR_BACKEND_NATIVE_CPU && !device) urDeviceGet(p, UR_DEVICE_TYPE_ALL, 1, &device, nullptr);
-      }
-    }
-    if (!device) {
-      error = "no native CPU device through the Ordo loader";
-      return;
-    }
+    if (!ordo_bench::open_device(*this, UR_BACKEND_NATIVE_CPU, "native CPU")) return;
     if (urContextCreate(1, &device, nullptr, &context) || urQueueCreate(context, device, nullptr, &queue)) {
       error = "context/queue creation failed";
       return;
     }
-    std::vector<uint8_t> bin = read_file(kernel_file());
-    if (bin.empty()) {
-      error = "test kernels not built: " + kernel_file();
-      return;
-    }
-    ur_program_handle_t program = nullptr;
-    size_t len = bin.size();
-    const uint8_t *data = bin.data();
-    if (urProgramCreateWithBinary(context, 1, &device, &len, &data, nullptr, &program) ||
-        urProgramBuild(context, program, nullptr) || urKernelCreate(program, "empty", &empty)) {
+    ur_program_handle_t program = ordo_bench::native_cpu_test_program(*this);
+    if (!program) return;
+    if (urKernelCreate(program, "empty", &empty)) {
       error = "building the native CPU test kernels failed";
       return;
     }
@@ -155,14 +86,7 @@ struct Handoff {
   uint64_t submitted = 0, completed = 0;
   std::thread worker;
 
-  static Handoff &get() {
-    static Handoff *h = [] {
-      auto *h = new Handoff();
-      h->init();
-      return h;
-    }();
-    return *h;
-  }
+  static Handoff &get() { return ordo_bench::once<Handoff>(); }
 
   void init() {
     // The kernel binary loaded directly: the work is the very function the adapter calls.

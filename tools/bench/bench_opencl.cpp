@@ -12,14 +12,12 @@
 #include <CL/cl.h>
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
+#include "bench_loader.hpp"
 #include "ur_api.h"
 
 namespace {
@@ -30,23 +28,10 @@ constexpr int kAllocBatch = 64;
 constexpr size_t kAllocBytes = 64 << 10;
 constexpr size_t kElements = kAllocBytes / sizeof(uint32_t);
 
-std::string exe_dir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string path(buf, size_t(n));
-  return path.substr(0, path.rfind('/'));
-}
-
-std::vector<uint8_t> read_file(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
+using ordo_bench::read_file;
 
 std::string kernel_file(const char *ext) {
-  const char *dir = std::getenv("ORDO_KERNEL_DIR");
-  std::string base = dir ? std::string(dir) : exe_dir() + "/../kernels";
-  return base + "/opencl/ordo_test_kernels." + ext;
+  return ordo_bench::kernel_path(std::string("opencl/ordo_test_kernels.") + ext);
 }
 
 // ---- the Ordo side: UR through libur_loader.so.0 ----
@@ -58,9 +43,7 @@ std::string kernel_file(const char *ext) {
   X(urEnqueueKernelLaunchWithArgsExp) X(urEnqueueUSMDeviceAllocExp) X(urEnqueueUSMFreeExp)
 
 struct Ordo {
-#define UR_DECLARE(fn) decltype(&::fn) fn = nullptr;
-  UR_FUNCTIONS(UR_DECLARE)
-#undef UR_DECLARE
+  ORDO_BENCH_UR_ENTRY_POINTS(UR_FUNCTIONS)
   std::string error;
   ur_device_handle_t device = nullptr;
   ur_context_handle_t context = nullptr;
@@ -68,52 +51,10 @@ struct Ordo {
   ur_kernel_handle_t empty = nullptr, fill = nullptr, increment = nullptr;
   bool async_alloc = false;
 
-  static Ordo &get() {
-    static Ordo *o = [] {
-      auto *o = new Ordo();
-      o->init();
-      return o;
-    }();
-    return *o;
-  }
+  static Ordo &get() { return ordo_bench::once<Ordo>(); }
 
   void init() {
-    void *lib = dlopen((exe_dir() + "/../lib/libur_loader.so.0").c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) lib = dlopen("libur_loader.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      error = "libur_loader.so.0 not found";
-      return;
-    }
-#define UR_LOAD(fn)                                                                      \
-  if (!(fn = reinterpret_cast<decltype(fn)>(dlsym(lib, #fn)))) {                        \
-    error = "loader lacks " #fn;                                                        \
-    return;                                                                             \
-  }
-    UR_FUNCTIONS(UR_LOAD)
-#undef UR_LOAD
-    if (urLoaderInit(0, nullptr) != UR_RESULT_SUCCESS) {
-      error = "urLoaderInit failed";
-      return;
-    }
-    uint32_t na = 0;
-    urAdapterGet(0, nullptr, &na);
-    std::vector<ur_adapter_handle_t> adapters(na);
-    if (na) urAdapterGet(na, adapters.data(), nullptr);
-    for (ur_adapter_handle_t a : adapters) {
-      uint32_t np = 0;
-      urPlatformGet(a, 0, nullptr, &np);
-      std::vector<ur_platform_handle_t> platforms(np);
-      if (np) urPlatformGet(a, np, platforms.data(), nullptr);
-      for (ur_platform_handle_t p : platforms) {
-        ur_backend_t backend{};
-        urPlatformGetInfo(p, UR_PLATFORM_INFO_BACKEND, sizeof backend, &backend, nullptr);
-        if (backend == UR_BACKEND_OPENCL && !device) urDeviceGet(p, UR_DEVICE_TYPE_ALL, 1, &device, nullptr);
-      }
-    }
-    if (!device) {
-      error = "no OpenCL device through the Ordo loader";
-      return;
-    }
+    if (!ordo_bench::open_device(*this, UR_BACKEND_OPENCL, "OpenCL")) return;
     ur_bool_t async = 0;
     urDeviceGetInfo(device, UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, sizeof async, &async, nullptr);
     async_alloc = async;
@@ -208,14 +149,7 @@ struct Raw {
   cl_command_queue queue = nullptr;
   cl_kernel empty = nullptr, fill = nullptr, increment = nullptr;
 
-  static Raw &get() {
-    static Raw *r = [] {
-      auto *r = new Raw();
-      r->init();
-      return r;
-    }();
-    return *r;
-  }
+  static Raw &get() { return ordo_bench::once<Raw>(); }
 
   void init() {
     void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
