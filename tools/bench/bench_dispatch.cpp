@@ -56,7 +56,11 @@ struct Session {
     urLoaderConfigRelease(config);
     uint32_t n = 0;
     if (r != UR_RESULT_SUCCESS || urAdapterGet(1, &adapter, &n) != UR_RESULT_SUCCESS || n != 1) {
-      error = "the mock adapter did not load (libur_adapter_mock.so.0 beside the loader?)";
+      // A later urLoaderInit only counts references: if another workload of this run
+      // initialised the loader first, mocking cannot be switched on any more.
+      error = n > 1 ? "the loader was initialised by another workload first; run the Dispatch rows alone "
+                      "(--benchmark_filter=Dispatch)"
+                    : "the mock adapter did not load (libur_adapter_mock.so.0 beside the loader?)";
       return;
     }
     ur_platform_handle_t platform = nullptr;
