@@ -18,7 +18,87 @@ const char *to_string(status s) noexcept {
   return "unknown status";
 }
 
-ordered_pool::impl::impl(backend &be, const pool_config &cfg) : be_(be), cfg_(cfg) {
+// --- the shared budget ------------------------------------------------------
+
+namespace {
+// Raise a high-water mark to `v`; says what it was and what this call set it to.
+void raise_high(std::atomic<std::size_t> &high, std::size_t v, std::size_t *before, std::size_t *set) {
+  std::size_t old = high.load(std::memory_order_acquire);
+  if (before)
+    *before = old;
+  if (set)
+    *set = 0;
+  while (old < v) {
+    if (high.compare_exchange_weak(old, v, std::memory_order_acq_rel)) {
+      if (before)
+        *before = old;
+      if (set)
+        *set = v;
+      return;
+    }
+  }
+}
+
+void undo_high(std::atomic<std::size_t> &high, std::size_t before, std::size_t set, std::size_t now) {
+  if (set == 0)
+    return;
+  std::size_t expected = set; // unless someone raised it since
+  high.compare_exchange_strong(expected, std::max(before, now), std::memory_order_acq_rel);
+}
+} // namespace
+
+bool pool_budget::try_reserve(std::size_t bytes, std::size_t *high_before, std::size_t *high_set) {
+  std::size_t cur = reserved_.load(std::memory_order_acquire);
+  do {
+    if (max_ && (cur > max_ || bytes > max_ - cur))
+      return false;
+  } while (!reserved_.compare_exchange_weak(cur, cur + bytes, std::memory_order_acq_rel));
+  raise_high(reserved_high_, cur + bytes, high_before, high_set);
+  return true;
+}
+
+std::size_t pool_budget::room() const {
+  if (!max_)
+    return std::numeric_limits<std::size_t>::max();
+  const std::size_t r = reserved();
+  return r >= max_ ? 0 : max_ - r;
+}
+
+void pool_budget::add_used(std::size_t bytes, std::size_t *high_before, std::size_t *high_set) {
+  const std::size_t now = used_.fetch_add(bytes, std::memory_order_acq_rel) + bytes;
+  raise_high(used_high_, now, high_before, high_set);
+}
+
+void pool_budget::undo_used_high(std::size_t before, std::size_t set) {
+  undo_high(used_high_, before, set, used_.load(std::memory_order_acquire));
+}
+
+void pool_budget::undo_reserved_high(std::size_t before, std::size_t set) {
+  undo_high(reserved_high_, before, set, reserved());
+}
+
+pool_stats pool_budget::stats() const {
+  pool_stats st;
+  st.reserved_current = reserved_.load(std::memory_order_acquire);
+  st.reserved_high = reserved_high_.load(std::memory_order_acquire);
+  st.used_current = used_.load(std::memory_order_acquire);
+  st.used_high = used_high_.load(std::memory_order_acquire);
+  return st;
+}
+
+status pool_budget::set_release_threshold(std::size_t bytes) {
+  if (max_ && bytes > max_)
+    return status::invalid_argument;
+  threshold_.store(bytes, std::memory_order_release);
+  return status::success;
+}
+
+// --- the core -----------------------------------------------------------------
+
+ordered_pool::impl::impl(backend &be, const pool_config &cfg, std::shared_ptr<pool_budget> budget)
+    : be_(be), cfg_(cfg), budget_(std::move(budget)) {
+  if (!budget_)
+    budget_ = std::make_shared<pool_budget>(cfg.max_size, cfg.release_threshold);
   cfg_.chunk_granularity = align_up(std::max(cfg_.chunk_granularity, block_granule), block_granule);
   // Teach the node recycler the node size (all sets share one node type).
   block probe;
@@ -26,10 +106,12 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg) : be_(be), cfg_(cf
   free_.erase(&probe);
 }
 
-ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::size_t size)
-    : impl(be, cfg) {
+ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::size_t size,
+                         std::shared_ptr<pool_budget> budget)
+    : impl(be, cfg,
+           budget ? std::move(budget)
+                  : std::make_shared<pool_budget>(size, std::min(cfg.release_threshold, size))) {
   fixed_ = true;
-  cfg_.max_size = size;
   auto c = std::make_unique<chunk>();
   c->raw = mem;
   c->raw_size = size;
@@ -47,7 +129,7 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::si
     free_.insert(b);
   }
   chunks_.push_back(c.release());
-  stats_.reserved_current = stats_.reserved_high = size;
+  budget_->try_reserve(size); // the user's memory is what the pool holds
 }
 
 ordered_pool::impl::~impl() {
@@ -56,11 +138,14 @@ ordered_pool::impl::~impl() {
       block *n = b->next;
       if (b->state == block_state::pending)
         be_.release_event(b->event);
+      else if (b->state == block_state::live)
+        drop_inherited(b);
       delete b;
       b = n;
     }
     if (!c->user_memory)
       be_.put_chunk(c->raw, c->raw_size);
+    budget_->unreserve(c->raw_size);
     delete c;
   }
   while (spare_) {
@@ -101,11 +186,14 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
     s.source = alloc_source::completed;
   }
   block *live = nullptr;
+  alloc_undo undo;
   if (b) {
     unindex(b);
-    live = take_range(b, b, align_up(b->addr, align), need);
-  } else if (block *fresh = grow(need, align)) {
+    // A pending block (rule 1) hands its release over to the new owner.
+    live = take_range(b, b, align_up(b->addr, align), need, b->state == block_state::pending);
+  } else if (block *fresh = grow(need, align, undo)) {
     s.source = alloc_source::new_chunk;
+    undo.grew = true;
     live = take_range(fresh, fresh, align_up(fresh->addr, align), need);
   } else if (cfg_.reuse_with_dependency) {
     s.source = alloc_source::internal_dependency;
@@ -117,14 +205,14 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   live->state = block_state::live;
   live->requested = rq.size;
   ++live_;
-  stats_.used_current += live->size;
-  stats_.used_high = std::max(stats_.used_high, stats_.used_current);
+  budget_->add_used(live->size, &undo.used_high_before, &undo.used_high_set);
 
   out.ptr = reinterpret_cast<void *>(live->addr);
   out.block_size = live->size;
   out.needs_zero = cfg_.zero_init;
   out.dependencies_added = s.deps;
   out.source = s.source;
+  out.undo = undo;
   return status::success;
 }
 
@@ -142,16 +230,21 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel) {
     return status::double_free;
   if (b->addr != addr)
     return status::not_block_start;
+  const std::size_t k = inherited_count(b);
+  if (!rel.event && k > 1 && !stock_up(free_nodes + 6 * k, 2 * k))
+    return status::out_of_memory;
 
   --live_;
-  stats_.used_current -= b->size;
+  budget_->sub_used(b->size);
   b->requested = 0;
   if (!rel.event) {
-    b->state = block_state::free;
-    coalesce_free(b);
+    release_now(b);
     return status::success;
   }
 
+  // The free command is ordered after this block's alloc, which waited for the
+  // releases it took over: they are no longer needed.
+  drop_inherited(b);
   be_.retain_event(rel.event);
   b->state = block_state::pending;
   b->event = rel.event;
@@ -184,14 +277,39 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel) {
   return status::success;
 }
 
+status ordered_pool::impl::cancel(const alloc_result &res) {
+  std::lock_guard<std::mutex> lock(mu_);
+  block *b = containing(as_uint(res.ptr));
+  if (!b)
+    return status::not_owned;
+  if (b->state != block_state::live)
+    return status::double_free;
+  if (b->addr != as_uint(res.ptr))
+    return status::not_block_start;
+  const std::size_t k = inherited_count(b);
+  if (!stock_up(free_nodes + 6 * k, 2 * k))
+    return status::out_of_memory;
+  chunk *owner = b->owner;
+  --live_;
+  budget_->sub_used(b->size);
+  b->requested = 0;
+  release_now(b);
+  budget_->undo_used_high(res.undo.used_high_before, res.undo.used_high_set);
+  if (res.undo.grew && owner->wholly_free() && !owner->user_memory) {
+    drop_chunk(owner);
+    budget_->undo_reserved_high(res.undo.reserved_high_before, res.undo.reserved_high_set);
+  }
+  return status::success;
+}
+
 std::size_t ordered_pool::impl::release_to(std::size_t keep, bool use_threshold) {
   std::lock_guard<std::mutex> lock(mu_);
   if (use_threshold)
-    keep = cfg_.release_threshold;
+    keep = budget_->release_threshold();
   collect_locked();
   std::size_t released = 0;
   // Newest chunks first: older ones are more likely to be busy again soon.
-  for (std::size_t i = chunks_.size(); i-- > 0 && stats_.reserved_current > keep;) {
+  for (std::size_t i = chunks_.size(); i-- > 0 && budget_->reserved() > keep;) {
     chunk *c = chunks_[i];
     if (c->user_memory || !c->wholly_free())
       continue;
@@ -223,26 +341,25 @@ bool ordered_pool::impl::lookup(const void *ptr, block_info &out) const {
   return true;
 }
 
-status ordered_pool::impl::set_release_threshold(std::size_t bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cfg_.max_size && bytes > cfg_.max_size)
-    return status::invalid_argument;
-  cfg_.release_threshold = bytes;
-  return status::success;
-}
 
 // --- public forwarding ------------------------------------------------------
 
 ordered_pool::ordered_pool(backend &be, const pool_config &cfg)
-    : impl_(std::make_unique<impl>(be, cfg)) {}
+    : impl_(std::make_unique<impl>(be, cfg, nullptr)) {}
+ordered_pool::ordered_pool(backend &be, const pool_config &cfg, std::shared_ptr<pool_budget> budget)
+    : impl_(std::make_unique<impl>(be, cfg, std::move(budget))) {}
 ordered_pool::ordered_pool(backend &be, const pool_config &cfg, void *user_memory, std::size_t size)
-    : impl_(std::make_unique<impl>(be, cfg, user_memory, size)) {}
+    : impl_(std::make_unique<impl>(be, cfg, user_memory, size, nullptr)) {}
+ordered_pool::ordered_pool(backend &be, const pool_config &cfg, void *user_memory, std::size_t size,
+                           std::shared_ptr<pool_budget> budget)
+    : impl_(std::make_unique<impl>(be, cfg, user_memory, size, std::move(budget))) {}
 ordered_pool::~ordered_pool() = default;
 
 status ordered_pool::alloc(const alloc_request &req, alloc_result &out) {
   return impl_->alloc(req, out);
 }
 status ordered_pool::free(void *ptr, const release_info &rel) { return impl_->free(ptr, rel); }
+status ordered_pool::cancel(const alloc_result &res) { return impl_->cancel(res); }
 void ordered_pool::collect() { impl_->collect(); }
 std::size_t ordered_pool::release_above_threshold() { return impl_->release_to(0, true); }
 std::size_t ordered_pool::trim_to(std::size_t keep) { return impl_->release_to(keep, false); }
@@ -251,14 +368,15 @@ bool ordered_pool::lookup(const void *ptr, block_info &out) const {
   return impl_->lookup(ptr, out);
 }
 bool ordered_pool::owns(const void *ptr) const { return impl_->owns(ptr); }
-pool_stats ordered_pool::stats() const { return impl_->stats(); }
-void ordered_pool::reset_reserved_high() { impl_->reset_reserved_high(); }
-void ordered_pool::reset_used_high() { impl_->reset_used_high(); }
-std::size_t ordered_pool::release_threshold() const { return impl_->release_threshold(); }
+pool_stats ordered_pool::stats() const { return impl_->budget().stats(); }
+pool_budget &ordered_pool::budget() { return impl_->budget(); }
+void ordered_pool::reset_reserved_high() { impl_->budget().reset_reserved_high(); }
+void ordered_pool::reset_used_high() { impl_->budget().reset_used_high(); }
+std::size_t ordered_pool::release_threshold() const { return impl_->budget().release_threshold(); }
 status ordered_pool::set_release_threshold(std::size_t bytes) {
-  return impl_->set_release_threshold(bytes);
+  return impl_->budget().set_release_threshold(bytes);
 }
-std::size_t ordered_pool::max_size() const { return impl_->max_size(); }
+std::size_t ordered_pool::max_size() const { return impl_->budget().max_size(); }
 bool ordered_pool::zero_init() const { return impl_->zero_init(); }
 bool ordered_pool::is_fixed() const { return impl_->is_fixed(); }
 std::size_t ordered_pool::live_allocations() const { return impl_->live_allocations(); }

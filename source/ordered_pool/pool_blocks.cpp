@@ -146,17 +146,17 @@ bool ordered_pool::impl::collect_locked() {
   return any;
 }
 
-block *ordered_pool::impl::grow(std::size_t need, std::size_t align) {
+block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo &undo) {
   if (fixed_)
     return nullptr;
   const std::size_t want = need + (align - block_granule);
   const std::size_t gran = cfg_.chunk_granularity;
   std::size_t size =
       want <= std::numeric_limits<std::size_t>::max() - gran ? align_up(want, gran) : want;
-  if (cfg_.max_size) {
-    if (stats_.reserved_current >= cfg_.max_size)
-      return nullptr;
-    const std::size_t room = align_down(cfg_.max_size - stats_.reserved_current, block_granule);
+  // The maximum is the UR pool's, over every core that shares the budget.
+  std::size_t room = budget_->room();
+  if (room != std::numeric_limits<std::size_t>::max()) {
+    room = align_down(room, block_granule);
     if (room < want)
       return nullptr;
     size = std::min(size, room);
@@ -168,19 +168,32 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align) {
   } catch (const std::bad_alloc &) {
     return nullptr;
   }
+  // Reserved before the backend is asked, so two cores cannot both pass the limit.
+  std::size_t hb = 0, hs = 0;
+  if (!budget_->try_reserve(size, &hb, &hs)) {
+    if (size == want || !budget_->try_reserve(want, &hb, &hs))
+      return nullptr;
+    size = want;
+  }
   void *p = be_.get_chunk(size);
   if (!p && size > want) {
-    size = want; // the rounding may be what failed
+    budget_->unreserve(size - want); // the rounding may be what failed
+    size = want;
     p = be_.get_chunk(size);
   }
-  if (!p)
-    return nullptr;
-  const std::uintptr_t lo = align_up(as_uint(p), block_granule);
-  const std::uintptr_t hi = align_down(as_uint(p) + size, block_granule);
-  if (hi < lo || hi - lo < want) { // a badly aligned chunk lost too much
+  const std::uintptr_t lo = p ? align_up(as_uint(p), block_granule) : 0;
+  const std::uintptr_t hi = p ? align_down(as_uint(p) + size, block_granule) : 0;
+  if (p && (hi < lo || hi - lo < want)) { // a badly aligned chunk lost too much
     be_.put_chunk(p, size);
+    p = nullptr;
+  }
+  if (!p) {
+    budget_->unreserve(size);
+    budget_->undo_reserved_high(hb, hs);
     return nullptr;
   }
+  undo.reserved_high_before = hb;
+  undo.reserved_high_set = hs;
   c->raw = p;
   c->raw_size = size;
   block *b = new_block();
@@ -190,8 +203,6 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align) {
   c->first = b;
   by_addr_.insert(b);
   chunks_.push_back(c.release());
-  stats_.reserved_current += size;
-  stats_.reserved_high = std::max(stats_.reserved_high, stats_.reserved_current);
   return b;
 }
 
@@ -201,10 +212,86 @@ void ordered_pool::impl::drop_chunk(std::size_t i) {
   by_addr_.erase(c->first);
   recycle(c->first);
   be_.put_chunk(c->raw, c->raw_size);
-  stats_.reserved_current -= c->raw_size;
+  budget_->unreserve(c->raw_size);
   chunks_[i] = chunks_.back();
   chunks_.pop_back();
   delete c;
+}
+
+void ordered_pool::impl::drop_chunk(const chunk *c) {
+  for (std::size_t i = 0; i < chunks_.size(); ++i)
+    if (chunks_[i] == c) {
+      drop_chunk(i);
+      return;
+    }
+}
+
+void ordered_pool::impl::drop_inherited(block *b) {
+  if (b->inherited_runs) {
+    for (const inherited_release &r : *b->inherited_runs)
+      be_.release_event(r.event);
+    delete b->inherited_runs;
+    b->inherited_runs = nullptr;
+  } else if (b->event) {
+    be_.release_event(b->event);
+  }
+  b->event = nullptr;
+  b->queue = nullptr;
+  b->in_order = false;
+}
+
+void ordered_pool::impl::release_now(block *b) {
+  if (!b->inherited_runs) {
+    if (b->event && !be_.event_complete(b->event)) {
+      // Still the previous owner's: pending on its free, as before the alloc.
+      b->state = block_state::pending;
+      ++pending_count_;
+      index(b);
+      return;
+    }
+    drop_inherited(b);
+    b->state = block_state::free;
+    coalesce_free(b);
+    return;
+  }
+  // Several pieces (a rule-3 run): each incomplete piece becomes pending on its
+  // own release, the rest free. The caller stocked blocks and nodes for the splits.
+  std::unique_ptr<std::vector<inherited_release>> runs(b->inherited_runs);
+  b->inherited_runs = nullptr;
+  b->event = nullptr;
+  block *cur = b; // the part not yet placed; its state is a placeholder (live)
+  for (const inherited_release &r : *runs) {
+    if (be_.event_complete(r.event)) {
+      be_.release_event(r.event);
+      continue;
+    }
+    if (r.addr > cur->addr) {
+      block *rest = split_at(cur, r.addr);
+      rest->state = block_state::live; // keeps coalescing off it for now
+      cur->state = block_state::free;
+      coalesce_free(cur);
+      cur = rest;
+    }
+    block *next = nullptr;
+    if (r.addr + r.size < cur->end()) {
+      next = split_at(cur, r.addr + r.size);
+      next->state = block_state::live;
+    }
+    cur->state = block_state::pending;
+    cur->event = r.event; // the run's reference moves to the piece
+    cur->queue = r.queue;
+    cur->in_order = r.in_order && r.queue;
+    ++pending_count_;
+    index(cur);
+    cur = next;
+    if (!cur)
+      break;
+  }
+  if (cur) {
+    cur->state = block_state::free;
+    cur->event = nullptr;
+    coalesce_free(cur);
+  }
 }
 
 } // namespace ordo::pool

@@ -2,6 +2,9 @@
 // carving the block out of it.
 #include "ordo_pool/pool_impl.hpp"
 
+#include <algorithm>
+#include <memory>
+
 namespace ordo::pool {
 
 block *ordered_pool::impl::fit(block_set<by_size> &set, std::size_t need, std::size_t align) {
@@ -107,7 +110,7 @@ block *ordered_pool::impl::take_with_dependencies(search &s) {
       ++s.deps;
     }
     unindex(c);
-    return take_range(c, c, align_up(c->addr, align), need);
+    return take_range(c, c, align_up(c->addr, align), need, true);
   }
   // No single block is big enough: look for adjacent free and pending
   // blocks that together are. Slow (walks every block), but only reached
@@ -134,6 +137,29 @@ block *ordered_pool::impl::take_with_dependencies(search &s) {
 }
 
 block *ordered_pool::impl::take_window(search &s, block *first, block *last, std::uintptr_t start) {
+  // The new owner takes over each piece's release; more than one distinct
+  // event needs a list, made before anything changes.
+  std::size_t distinct = 0, pieces = 0;
+  event_handle seen = nullptr;
+  for (block *b = first;; b = b->next) {
+    if (b->state == block_state::pending) {
+      ++pieces;
+      if (b->event != seen)
+        ++distinct;
+      seen = b->event;
+    }
+    if (b == last)
+      break;
+  }
+  std::unique_ptr<std::vector<inherited_release>> runs;
+  if (distinct > 1) {
+    try {
+      runs = std::make_unique<std::vector<inherited_release>>();
+      runs->reserve(pieces); // cutting the ends splits no piece in two
+    } catch (const std::bad_alloc &) {
+      return nullptr;
+    }
+  }
   event_handle added = nullptr;
   for (block *b = first;; b = b->next) {
     if (b->state == block_state::pending && b->event != added && !ordered_after(s.rq, b) &&
@@ -151,11 +177,13 @@ block *ordered_pool::impl::take_window(search &s, block *first, block *last, std
     if (b == last)
       break;
   }
-  return take_range(first, last, start, s.need);
+  return take_range(first, last, start, s.need, true, runs.release());
 }
 
 block *ordered_pool::impl::take_range(block *first, block *last, std::uintptr_t start,
-                                      std::size_t need) {
+                                      std::size_t need, bool inherit,
+                                      std::vector<inherited_release> *runs) {
+  std::unique_ptr<std::vector<inherited_release>> run_list(runs);
   const std::uintptr_t stop = start + need;
   if (last->end() > stop) {
     block *tail = split_at(last, stop);
@@ -170,20 +198,58 @@ block *ordered_pool::impl::take_range(block *first, block *last, std::uintptr_t 
     index(tail);
   }
   if (start > first->addr) {
-    block *mid = split_at(first, start); // holds no reference
-    index(first);                        // the head keeps first's state
+    block *mid = split_at(first, start);
+    if (inherit && first->state == block_state::pending) {
+      mid->state = block_state::pending; // its bytes were pending too
+      mid->event = first->event;
+      mid->queue = first->queue;
+      mid->in_order = first->in_order;
+      be_.retain_event(mid->event);
+      ++pending_count_;
+    }
+    index(first); // the head keeps first's state
     if (first == last)
       last = mid;
     first = mid;
   }
+  // The pieces first..last tile [start, stop). Their releases go to the new
+  // block (inherit) or are dropped.
+  inherited_release one;
   for (block *b = first;;) {
     block *next = b == last ? nullptr : b->next;
-    drop_release(b);
+    if (inherit && b->state == block_state::pending) {
+      inherited_release r{b->addr, b->size, b->event, b->queue, b->in_order};
+      if (!one.event)
+        one = r;
+      else if (r.event == one.event && !run_list)
+        be_.release_event(r.event); // one event covers the whole block anyway
+      else
+        run_list->push_back(r); // reserved by take_window
+      --pending_count_;
+      b->event = nullptr;
+      b->queue = nullptr;
+      b->in_order = false;
+      b->state = block_state::free;
+    } else {
+      drop_release(b);
+    }
     if (b != first)
       absorb(first, b);
     if (!next)
       break;
     b = next;
+  }
+  if (run_list && !run_list->empty()) {
+    run_list->push_back(one);
+    std::sort(run_list->begin(), run_list->end(),
+              [](const inherited_release &a, const inherited_release &b) { return a.addr < b.addr; });
+    first->inherited_runs = run_list.release();
+  } else {
+    // One release for the whole block: a piece that was free is held back a
+    // little longer than needed, never too little.
+    first->event = one.event;
+    first->queue = one.queue;
+    first->in_order = one.in_order;
   }
   return first;
 }

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "ordo_pool/backend.hpp"
 
@@ -15,6 +16,16 @@ namespace ordo::pool::detail {
 enum class block_state : std::uint8_t { free, pending, live };
 
 struct chunk;
+
+// One earlier owner's release that a live block took over (reuse rules 1 and 3):
+// the bytes [addr, addr + size) of the block were pending on `event`.
+struct inherited_release {
+  std::uintptr_t addr = 0;
+  std::size_t size = 0;
+  event_handle event = nullptr;
+  queue_id queue = nullptr;
+  bool in_order = false;
+};
 
 // A run of bytes inside one chunk. The blocks of a chunk tile it exactly and
 // are linked in address order, so neighbours are found in O(1).
@@ -25,11 +36,16 @@ struct block {
   block *prev = nullptr;
   block *next = nullptr; // also links spare block objects
   chunk *owner = nullptr;
-  // Release information; meaningful only while pending.
+  // Release information. Pending: the block's own release. Live: the release it
+  // took over from the previous owner (one event for the whole block), kept so
+  // that a synchronous free or an undone alloc leaves the block pending on it.
   event_handle event = nullptr;
   queue_id queue = nullptr;
   bool in_order = false;
   block_state state = block_state::free;
+  // Live blocks carved from several pending blocks at once (rule 3 runs): one
+  // entry per piece, in address order; `event` is then null. Rare: heap-held.
+  std::vector<inherited_release> *inherited_runs = nullptr;
 
   std::uintptr_t end() const { return addr + size; }
 };

@@ -5,6 +5,7 @@
 // calls its backend with its mutex held.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -65,6 +66,15 @@ enum class alloc_source : std::uint8_t {
   new_chunk,           // the pool grew
 };
 
+// What an alloc changed, so that cancel() can take it back exactly.
+struct alloc_undo {
+  std::size_t used_high_before = 0;     // the pool's used high-water mark before
+  std::size_t used_high_set = 0;        // the mark this alloc set (0: unchanged)
+  std::size_t reserved_high_before = 0; // likewise for a chunk grown for it
+  std::size_t reserved_high_set = 0;
+  bool grew = false;                    // the block lies in a chunk grown for it
+};
+
 struct alloc_result {
   void *ptr = nullptr;
   std::size_t block_size = 0; // bytes charged to "used": size rounded to 64
@@ -73,6 +83,7 @@ struct alloc_result {
   bool needs_zero = false;
   std::size_t dependencies_added = 0; // add_dependency() calls that succeeded
   alloc_source source = alloc_source::free_block;
+  alloc_undo undo;
 };
 
 // The free command as the adapter enqueued it. `event` is the free command's
@@ -91,6 +102,45 @@ struct pool_stats {
   std::size_t used_high = 0;
 };
 
+// Limits and statistics of one UR pool, shared by every core that serves it (a
+// pool serving several memory kinds or devices has one core per kind of chunk):
+// the maximum size, the release threshold and the four statistics are the pool's,
+// not a core's. Lock-free; a core updates it under its own mutex.
+class pool_budget {
+public:
+  explicit pool_budget(std::size_t max_size = 0, std::size_t release_threshold = 0)
+      : max_(max_size), threshold_(release_threshold) {}
+  pool_budget(const pool_budget &) = delete;
+  pool_budget &operator=(const pool_budget &) = delete;
+
+  // Reserve `bytes` more from the backend: false (nothing changed) beyond the maximum.
+  bool try_reserve(std::size_t bytes, std::size_t *high_before = nullptr, std::size_t *high_set = nullptr);
+  void unreserve(std::size_t bytes) { reserved_.fetch_sub(bytes, std::memory_order_acq_rel); }
+  // Bytes the maximum still allows (SIZE_MAX without one).
+  std::size_t room() const;
+  void add_used(std::size_t bytes, std::size_t *high_before = nullptr, std::size_t *high_set = nullptr);
+  void sub_used(std::size_t bytes) { used_.fetch_sub(bytes, std::memory_order_acq_rel); }
+  // An undone alloc: a high-water mark it set goes back, unless something raised it since.
+  void undo_used_high(std::size_t before, std::size_t set);
+  void undo_reserved_high(std::size_t before, std::size_t set);
+
+  // The pool's statistics (the shared budget's, when the core has one).
+  pool_stats stats() const;
+  pool_budget &budget();
+  std::size_t reserved() const { return reserved_.load(std::memory_order_acquire); }
+  void reset_reserved_high() { reserved_high_.store(reserved(), std::memory_order_release); }
+  void reset_used_high() { used_high_.store(used_.load(std::memory_order_acquire), std::memory_order_release); }
+  std::size_t max_size() const { return max_; }
+  std::size_t release_threshold() const { return threshold_.load(std::memory_order_acquire); }
+  // invalid_argument above a non-zero maximum.
+  status set_release_threshold(std::size_t bytes);
+
+private:
+  const std::size_t max_;
+  std::atomic<std::size_t> threshold_;
+  std::atomic<std::size_t> reserved_{0}, reserved_high_{0}, used_{0}, used_high_{0};
+};
+
 struct block_info {
   void *base = nullptr;
   std::size_t size = 0;       // the size the caller asked for
@@ -101,9 +151,14 @@ class ordered_pool {
 public:
   // A growing pool that takes chunks from `be` (which must outlive it).
   ordered_pool(backend &be, const pool_config &cfg);
+  // A core that shares `budget` (limits, threshold, statistics) with other cores
+  // of the same UR pool; cfg.max_size and cfg.release_threshold are ignored.
+  ordered_pool(backend &be, const pool_config &cfg, std::shared_ptr<pool_budget> budget);
   // A fixed pool carved out of [user_memory, user_memory + size): it never
   // grows and never gives that memory to the backend. max_size() == size.
   ordered_pool(backend &be, const pool_config &cfg, void *user_memory, std::size_t size);
+  ordered_pool(backend &be, const pool_config &cfg, void *user_memory, std::size_t size,
+               std::shared_ptr<pool_budget> budget);
   // Releases every held event and returns every backend chunk, live
   // allocations included (check live_allocations() first to defer).
   ~ordered_pool();
@@ -126,8 +181,13 @@ public:
   // not_block_start, double_free; out_of_memory only when the host has no
   // memory left for bookkeeping. The pool is unchanged on every error.
   status free(void *ptr, const release_info &rel);
-  // Synchronous free: the caller promises no pending use.
+  // Synchronous free: the caller promises no pending use *of its own*. A block
+  // the alloc took over from an earlier owner's free that may not have completed
+  // (rules 1 and 3) stays pending on that free: nobody else gets it before.
   status free_now(void *ptr) { return free(ptr, release_info{}); }
+  // Undo an alloc whose command never came to exist (an error after alloc()):
+  // as free_now, and the statistics and a chunk grown for it are as before.
+  status cancel(const alloc_result &res);
 
   // Promote every pending block whose release event has completed.
   void collect();
@@ -144,7 +204,9 @@ public:
   // True when `ptr` lies in memory this pool holds (allocated or not).
   bool owns(const void *ptr) const;
 
+  // The pool's statistics (the shared budget's, when the core has one).
   pool_stats stats() const;
+  pool_budget &budget();
   void reset_reserved_high(); // high-water mark := current
   void reset_used_high();
   std::size_t release_threshold() const;

@@ -42,15 +42,17 @@ using namespace detail; // internal header: only the pool's own files see it
 
 class ordered_pool::impl {
 public:
-  impl(backend &be, const pool_config &cfg);
+  impl(backend &be, const pool_config &cfg, std::shared_ptr<pool_budget> budget);
 
-  impl(backend &be, const pool_config &cfg, void *mem, std::size_t size);
+  impl(backend &be, const pool_config &cfg, void *mem, std::size_t size, std::shared_ptr<pool_budget> budget);
 
   ~impl();
 
   status alloc(const alloc_request &rq, alloc_result &out);
 
   status free(void *ptr, const release_info &rel);
+
+  status cancel(const alloc_result &res);
 
   void collect() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -68,24 +70,8 @@ public:
     return containing(as_uint(ptr)) != nullptr;
   }
 
-  pool_stats stats() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return stats_;
-  }
-  void reset_reserved_high() {
-    std::lock_guard<std::mutex> lock(mu_);
-    stats_.reserved_high = stats_.reserved_current;
-  }
-  void reset_used_high() {
-    std::lock_guard<std::mutex> lock(mu_);
-    stats_.used_high = stats_.used_current;
-  }
-  std::size_t release_threshold() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return cfg_.release_threshold;
-  }
-  status set_release_threshold(std::size_t bytes);
-  std::size_t max_size() const { return cfg_.max_size; } // immutable
+  pool_budget &budget() { return *budget_; }
+  const pool_budget &budget() const { return *budget_; }
   bool zero_init() const { return cfg_.zero_init; }
   bool is_fixed() const { return fixed_; }
   std::size_t live_allocations() const {
@@ -121,6 +107,16 @@ private:
 
   // Give up a pending block's event reference (the block is unindexed).
   void drop_release(block *b);
+
+  // A live block's taken-over releases (see block::event): dropped when a free
+  // command releases it (that command is ordered after the alloc, which waited
+  // for them), or turned back into pending pieces by a synchronous free.
+  void drop_inherited(block *b);
+  // Turns the live, unindexed block `b` into free and pending pieces.
+  void release_now(block *b);
+  std::size_t inherited_count(const block *b) const {
+    return b->inherited_runs ? b->inherited_runs->size() : (b->event ? 1 : 0);
+  }
 
   // New block for [at, b->end()); b keeps [b->addr, at). Neither is indexed
   // by state; the new one starts free and without release information.
@@ -176,7 +172,9 @@ private:
   // Carve [start, start + need) out of the consecutive, unindexed, non-live
   // blocks first..last. Cut-off ends keep their state (a pending end keeps a
   // reference to its event); the carved block comes back unindexed.
-  block *take_range(block *first, block *last, std::uintptr_t start, std::size_t need);
+  // With `inherit`, the pending pieces' releases move to the new live block.
+  block *take_range(block *first, block *last, std::uintptr_t start, std::size_t need, bool inherit = false,
+                    std::vector<inherited_release> *runs = nullptr);
 
   // --- completion ----------------------------------------------------------
 
@@ -193,9 +191,10 @@ private:
 
   // A new chunk big enough for the request, as one free unindexed block; or
   // nullptr (limit reached, backend out of memory), with nothing changed.
-  block *grow(std::size_t need, std::size_t align);
+  block *grow(std::size_t need, std::size_t align, alloc_undo &undo);
 
   void drop_chunk(std::size_t i);
+  void drop_chunk(const chunk *c);
 
   backend &be_;
   pool_config cfg_;
@@ -211,7 +210,7 @@ private:
   block_set<by_size> pending_{key_less<by_size>{}, alloc_t{&nodes_}};
   block_set<by_queue> pending_queue_{key_less<by_queue>{}, alloc_t{&nodes_}};
   block_set<by_event> pending_event_{key_less<by_event>{}, alloc_t{&nodes_}};
-  pool_stats stats_;
+  std::shared_ptr<pool_budget> budget_;
   std::size_t live_ = 0;
   std::size_t pending_count_ = 0;
 };

@@ -1,6 +1,7 @@
 // Unit tests of the ordered pool core against the simulated backend.
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -117,8 +118,13 @@ TEST_F(fixture, Rule1SameInOrderQueue) {
   EXPECT_EQ(r.source, alloc_source::ordered);
   EXPECT_EQ(r.dependencies_added, 0u);
   EXPECT_TRUE(q.cmd.deps.empty());
-  EXPECT_EQ(f->pool_refs, 0);
+  // The new owner holds the previous release until a free command releases it.
+  EXPECT_EQ(f->pool_refs, 1);
   EXPECT_EQ(p.pending_blocks(), 0u);
+  sim_event *g = be.make_event();
+  ASSERT_EQ(p.free(a, on(g, qa)), status::success);
+  EXPECT_EQ(f->pool_refs, 0);
+  EXPECT_EQ(g->pool_refs, 1);
 }
 
 TEST_F(fixture, NoReuseWhenUnordered) {
@@ -154,6 +160,9 @@ TEST_F(fixture, Rule1WaitListAcrossQueues) {
   EXPECT_EQ(must_alloc(p, q, &r), a);
   EXPECT_EQ(r.source, alloc_source::ordered);
   EXPECT_TRUE(q.cmd.deps.empty());
+  EXPECT_EQ(be.total_pool_refs(), 1); // f, held by the new owner
+  f->complete = true;
+  ASSERT_EQ(p.free_now(a), status::success);
   EXPECT_EQ(be.total_pool_refs(), 0);
 }
 
@@ -210,9 +219,12 @@ TEST_F(fixture, Rule3InternalDependencyOnlyAtTheLimit) {
   EXPECT_EQ(r.dependencies_added, 1u);
   ASSERT_EQ(q.cmd.deps.size(), 1u);
   EXPECT_EQ(q.cmd.deps[0], f);
-  EXPECT_EQ(f->pool_refs, 0);
+  EXPECT_EQ(f->pool_refs, 1); // held by the new owner until it is freed
   EXPECT_EQ(p.stats().reserved_current, 2 * MiB);
   EXPECT_EQ(p.free_now(b), status::success);
+  sim_event *g = be.make_event();
+  ASSERT_EQ(p.free(a, on(g, qb, false)), status::success);
+  EXPECT_EQ(f->pool_refs, 0);
 }
 
 TEST_F(fixture, Rule3PreferredToNothingButNotToGrowth) {
@@ -276,7 +288,7 @@ TEST_F(fixture, Rule3JoinsAdjacentPendingBlocks) {
   EXPECT_EQ(must_alloc(p, q, &r), blocks[0]);
   EXPECT_EQ(r.source, alloc_source::internal_dependency);
   EXPECT_EQ(q.cmd.deps.size(), 3u);
-  EXPECT_EQ(be.total_pool_refs(), 0);
+  EXPECT_EQ(be.total_pool_refs(), 4); // the four releases, held by the new owner
   EXPECT_EQ(p.pending_blocks(), 0u);
   EXPECT_EQ(p.stats().used_current, 256 * KiB);
 }
@@ -338,7 +350,7 @@ TEST_F(fixture, SameInOrderQueuePendingBlocksMerge) {
   alloc_result r;
   EXPECT_EQ(must_alloc(p, req(48 * KiB, qa), &r), a);
   EXPECT_EQ(r.source, alloc_source::ordered);
-  EXPECT_EQ(be.total_pool_refs(), 0);
+  EXPECT_EQ(be.total_pool_refs(), 1); // e3, held by the new owner
 }
 
 TEST_F(fixture, PartialReuseKeepsTheRestPending) {
@@ -347,11 +359,13 @@ TEST_F(fixture, PartialReuseKeepsTheRestPending) {
   sim_event *f = be.make_event();
   ASSERT_EQ(p.free(a, on(f, qa)), status::success);
   EXPECT_EQ(must_alloc(p, req(16 * KiB, qa)), a);
-  EXPECT_EQ(f->pool_refs, 1); // the remaining 48 KiB still wait for f
+  EXPECT_EQ(f->pool_refs, 2); // the remaining 48 KiB still wait for f; the new owner holds it too
   EXPECT_EQ(p.pending_blocks(), 1u);
   EXPECT_NE(must_alloc(p, req(48 * KiB, qb)), static_cast<char *>(a) + 16 * KiB);
   f->complete = true;
   EXPECT_EQ(must_alloc(p, req(48 * KiB, qb)), static_cast<char *>(a) + 16 * KiB);
+  EXPECT_EQ(be.total_pool_refs(), 1);
+  ASSERT_EQ(p.free_now(a), status::success); // f completed: nothing left pending
   EXPECT_EQ(be.total_pool_refs(), 0);
 }
 
@@ -590,8 +604,141 @@ TEST_F(fixture, LargeAlignmentFromPendingAndFree) {
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b) % (64 * KiB), 0u);
   f->complete = true;
   p.collect();
-  EXPECT_EQ(be.total_pool_refs(), 0);
+  EXPECT_EQ(be.total_pool_refs(), 1); // held by b's owner
   EXPECT_EQ(p.stats().used_current, 8 * KiB);
+  ASSERT_EQ(p.free_now(b), status::success);
+  EXPECT_EQ(be.total_pool_refs(), 0);
+}
+
+
+// A synchronous free of a block handed over under rule 3 keeps the previous
+// owner's free pending: an unordered alloc cannot take the block before it ends.
+TEST_F(fixture, SyncFreeAfterRule3KeepsPreviousFreePending) {
+  pool_config cfg;
+  cfg.max_size = 2 * MiB;
+  ordered_pool p(be, cfg);
+  void *a1 = must_alloc(p, req(2 * MiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a1, on(f, qa)), status::success);
+  alloc_result r2;
+  req q2(2 * MiB, qb, false);
+  void *a2 = must_alloc(p, q2, &r2);
+  ASSERT_EQ(a2, a1);
+  EXPECT_EQ(r2.source, alloc_source::internal_dependency);
+  ASSERT_EQ(p.free_now(a2), status::success);
+  EXPECT_EQ(p.pending_blocks(), 1u);
+  alloc_result r3;
+  req q3(2 * MiB, qc, false);
+  be.fail_dependencies = true; // an unordered alloc that cannot wait gets nothing
+  EXPECT_EQ(p.alloc(q3.r, r3), status::out_of_memory);
+  be.fail_dependencies = false;
+  req q4(2 * MiB, qc, false);
+  EXPECT_EQ(must_alloc(p, q4), a1); // rule 3 again: it waits for f
+  ASSERT_EQ(q4.cmd.deps.size(), 1u);
+  EXPECT_EQ(q4.cmd.deps[0], f);
+  f->complete = true;
+  ASSERT_EQ(p.free_now(a1), status::success);
+  EXPECT_EQ(p.pending_blocks(), 0u);
+  EXPECT_EQ(be.total_pool_refs(), 0);
+}
+
+// The same after rule 1 (the free's event in the wait list).
+TEST_F(fixture, SyncFreeAfterRule1KeepsPreviousFreePending) {
+  ordered_pool p(be, {});
+  void *a1 = must_alloc(p, req(64 * KiB, qa, false));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a1, on(f, qa, false)), status::success);
+  req q2(64 * KiB, qb, false);
+  q2.wait(f);
+  ASSERT_EQ(must_alloc(p, q2), a1);
+  ASSERT_EQ(p.free_now(a1), status::success);
+  EXPECT_NE(must_alloc(p, req(64 * KiB, qc, false)), a1); // unordered: other memory
+  f->complete = true;
+  EXPECT_EQ(must_alloc(p, req(64 * KiB, qc, false)), a1);
+}
+
+// An undone alloc leaves the pool as it was: statistics, high-water marks and a
+// chunk grown for it included; a handed-over block is pending again.
+TEST_F(fixture, CancelRestoresEverything) {
+  ordered_pool p(be, {});
+  const pool_stats before = p.stats();
+  alloc_result r;
+  must_alloc(p, req(100 * KiB), &r);
+  EXPECT_EQ(r.source, alloc_source::new_chunk);
+  ASSERT_EQ(p.cancel(r), status::success);
+  EXPECT_TRUE(same_stats(before, p.stats()));
+  EXPECT_EQ(p.chunk_count(), 0u);
+
+  void *a = must_alloc(p, req(64 * KiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  const pool_stats mid = p.stats();
+  req q(64 * KiB, qa);
+  ASSERT_EQ(must_alloc(p, q, &r), a);
+  ASSERT_EQ(p.cancel(r), status::success);
+  EXPECT_TRUE(same_stats(mid, p.stats()));
+  EXPECT_EQ(p.pending_blocks(), 1u);
+  EXPECT_NE(must_alloc(p, req(64 * KiB, qb, false)), a);
+  EXPECT_EQ(p.cancel(r), status::double_free); // already undone
+}
+
+// A rule-3 run of several pending blocks: a synchronous free puts each piece
+// back on its own release; completed ones become free.
+TEST_F(fixture, SyncFreeOfRule3RunRestoresEachPiece) {
+  pool_config cfg;
+  cfg.max_size = 256 * KiB;
+  cfg.chunk_granularity = 256 * KiB;
+  ordered_pool p(be, cfg);
+  void *blocks[4];
+  sim_event *ev[4];
+  for (auto &b : blocks)
+    b = must_alloc(p, req(64 * KiB, qa));
+  for (int i = 0; i < 4; ++i) {
+    ev[i] = be.make_event();
+    ASSERT_EQ(p.free(blocks[i], on(ev[i], qa, false)), status::success);
+  }
+  req q(256 * KiB, qb, false);
+  ASSERT_EQ(must_alloc(p, q), blocks[0]);
+  ev[1]->complete = true;
+  ASSERT_EQ(p.free_now(blocks[0]), status::success);
+  EXPECT_EQ(p.pending_blocks(), 3u);
+  EXPECT_EQ(be.total_pool_refs(), 3);
+  // The completed piece is free memory again; the others wait.
+  EXPECT_EQ(must_alloc(p, req(64 * KiB, qc, false)), blocks[1]);
+  be.fail_dependencies = true;
+  alloc_result r;
+  EXPECT_EQ(p.alloc(req(64 * KiB, qc, false).r, r), status::out_of_memory);
+  be.fail_dependencies = false;
+  for (sim_event *e : ev)
+    e->complete = true;
+  p.collect();
+  EXPECT_EQ(p.pending_blocks(), 0u);
+  EXPECT_EQ(be.total_pool_refs(), 0);
+  EXPECT_EQ(p.free_now(blocks[1]), status::success);
+}
+
+// Cores of one UR pool share its maximum, threshold and statistics.
+TEST_F(fixture, SharedBudgetLimitsEveryCore) {
+  auto budget = std::make_shared<pool_budget>(4 * MiB, 0);
+  pool_config cfg;
+  cfg.chunk_granularity = 64 * KiB; // chunks of exactly what is asked
+  sim_backend be2;
+  ordered_pool host(be, cfg, budget), device(be2, cfg, budget);
+  void *h = must_alloc(host, req(3 * MiB));
+  alloc_result r;
+  const pool_stats before = device.stats();
+  EXPECT_EQ(device.alloc(req(3 * MiB).r, r), status::out_of_memory);
+  EXPECT_TRUE(same_stats(before, device.stats()));
+  EXPECT_LE(budget->stats().reserved_current, 4 * MiB);
+  void *d = must_alloc(device, req(MiB / 2));
+  EXPECT_EQ(host.stats().used_current, 3 * MiB + MiB / 2);
+  EXPECT_EQ(host.stats().used_high, 3 * MiB + MiB / 2);
+  ASSERT_EQ(host.free_now(h), status::success);
+  ASSERT_EQ(device.free_now(d), status::success);
+  // Trim keeps what is asked over both cores together, not in each.
+  host.trim_to(0);
+  device.trim_to(0);
+  EXPECT_EQ(budget->stats().reserved_current, 0u);
 }
 
 } // namespace
