@@ -23,7 +23,7 @@ function(ordo_add_adapter name)
   add_library(${target} SHARED ${A_SOURCES}
     ${PROJECT_SOURCE_DIR}/source/generated/proc_addr_getters.gen.cpp)
   set_target_properties(${target} PROPERTIES VERSION 0.12.0 SOVERSION 0)
-  target_link_libraries(${target} PRIVATE ordo_source ordo_warnings Threads::Threads ${CMAKE_DL_LIBS} ${A_LIBS})
+  target_link_libraries(${target} PRIVATE ordo_source ordo_stream_ordered ordo_warnings Threads::Threads ${CMAKE_DL_LIBS} ${A_LIBS})
   target_link_options(${target} PRIVATE
     -Wl,--version-script=${PROJECT_SOURCE_DIR}/adapters/adapter.map -Wl,--no-undefined)
   install(TARGETS ${target} EXPORT OrdoTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

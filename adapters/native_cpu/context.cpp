@@ -1,24 +1,23 @@
 // urContext*: contexts over the one device.
+#include <cstdlib>
+
 #include "entry_points.hpp"
 #include "context.hpp"
 
 #include "ordo/info.hpp"
 #include "platform.hpp"
-#include "usm_pool.hpp"
-#include "usm_registry.hpp"
 
 namespace nc {
 
-Context::Context() : pools(std::make_unique<ContextPools>(*this)) {}
+Context::Context() : pools(std::make_unique<ordo::so::context_pools>(pool_hooks)) {}
 
 Context::~Context() {
   pools->shutdown(); // before the plain allocations: a fixed pool may lie in one
-  size_t freed = usm_registry().free_all(this);
-  (void)freed;
+  for (auto &a : pools->plain_allocations()) std::free(a.base);
   if (deleter) deleter(deleter_data);
 }
 
-void Context::on_user_released() { pools->collect_all(); }
+void Context::on_user_released() { pools->collect(); }
 
 namespace {
 

@@ -5,10 +5,9 @@
 #include <mutex>
 
 #include "common.hpp"
+#include "pool_hooks.hpp"
 
 namespace nc {
-
-class ContextPools;
 
 struct Context : Object<Context> {
   using handle_type = ur_context_handle_t;
@@ -24,7 +23,9 @@ struct Context : Object<Context> {
   // Pools drop the events of frees that have completed (they hold the context).
   void on_user_released();
 
-  const std::unique_ptr<ContextPools> pools; // usm_pool.hpp
+  PoolHooks pool_hooks{*this};
+  // Its pools, plain USM allocations and ordering knowledge (the stream-ordered layer).
+  const std::unique_ptr<ordo::so::context_pools> pools;
   std::mutex mu;
   ur_context_extended_deleter_t deleter = nullptr; // under mu
   void *deleter_data = nullptr;

@@ -1,5 +1,6 @@
 // The adapter's one dispatch table: every handle points at it (handle-first dispatch).
 #include "entry_points.hpp"
+#include "pool_hooks.hpp"
 #include "ordo/ddi_fill.hpp"
 
 namespace {
@@ -18,7 +19,7 @@ ur_dditable_t build_table() {
   nc::install_program_entry_points(t);
   nc::install_kernel_entry_points(t);
   nc::install_launch_entry_points(t);
-  nc::install_usm_pool_entry_points(t);
+  nc::install_pool_entry_points(t); // the stream-ordered layer's (pool_hooks.cpp)
   nc::install_async_alloc_entry_points(t);
   ordo::fill_unsupported(t); // everything else answers UR_RESULT_ERROR_UNSUPPORTED_FEATURE
   return t;

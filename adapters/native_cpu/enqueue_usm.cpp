@@ -6,7 +6,7 @@
 
 #include "entry_points.hpp"
 #include "queue.hpp"
-#include "usm_registry.hpp"
+#include "context.hpp"
 
 namespace nc {
 
@@ -41,7 +41,7 @@ ur_result_t UR_APICALL enqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!usm_range_ok(pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!usm_range_ok(*q->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_FILL);
     if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
@@ -62,7 +62,7 @@ ur_result_t UR_APICALL enqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking,
   if (!q) return Queue::invalid_handle(hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!usm_range_ok(pDst, size) || !usm_range_ok(pSrc, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!usm_range_ok(*q->context, pDst, size) || !usm_range_ok(*q->context, pSrc, size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_MEMCPY);
     if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
@@ -84,7 +84,7 @@ ur_result_t UR_APICALL enqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, si
   if (pitch == 0 || width == 0 || height == 0 || pitch < width || patternSize == 0 ||
       (patternSize & (patternSize - 1)) != 0 || patternSize > width * height || (width * height) % patternSize != 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!usm_range_ok(pMem, span_2d(pitch, width, height))) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!usm_range_ok(*q->context, pMem, span_2d(pitch, width, height))) return UR_RESULT_ERROR_INVALID_SIZE;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_FILL_2D);
     if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
@@ -109,7 +109,7 @@ ur_result_t UR_APICALL enqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blockin
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (srcPitch == 0 || dstPitch == 0 || srcPitch < width || dstPitch < width || height == 0 || width == 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!usm_range_ok(pDst, span_2d(dstPitch, width, height)) || !usm_range_ok(pSrc, span_2d(srcPitch, width, height)))
+  if (!usm_range_ok(*q->context, pDst, span_2d(dstPitch, width, height)) || !usm_range_ok(*q->context, pSrc, span_2d(srcPitch, width, height)))
     return UR_RESULT_ERROR_INVALID_SIZE;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_MEMCPY_2D);
@@ -133,7 +133,7 @@ ur_result_t UR_APICALL enqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *
   if (!q) return Queue::invalid_handle(hQueue);
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0 || !usm_range_ok(pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (size == 0 || !usm_range_ok(*q->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_PREFETCH);
     if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
@@ -147,7 +147,7 @@ ur_result_t UR_APICALL enqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pM
   if (!q) return Queue::invalid_handle(hQueue);
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0 || !usm_range_ok(pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (size == 0 || !usm_range_ok(*q->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_ADVISE);
     return cmd.submit(phEvent);

@@ -16,7 +16,6 @@ void install_enqueue_usm_entry_points(ur_dditable_t &t);  // enqueue_usm.cpp
 void install_program_entry_points(ur_dditable_t &t);      // program.cpp
 void install_kernel_entry_points(ur_dditable_t &t);       // kernel.cpp
 void install_launch_entry_points(ur_dditable_t &t);       // launch.cpp
-void install_usm_pool_entry_points(ur_dditable_t &t);     // usm_pool_api.cpp
 void install_async_alloc_entry_points(ur_dditable_t &t);  // async_alloc.cpp
 
 } // namespace nc

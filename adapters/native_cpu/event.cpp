@@ -5,7 +5,7 @@
 #include "context.hpp"
 #include "ordo/info.hpp"
 #include "queue.hpp"
-#include "usm_pool.hpp"
+#include "context.hpp"
 
 namespace nc {
 
@@ -80,7 +80,7 @@ ur_result_t UR_APICALL eventWait(uint32_t numEvents, const ur_event_handle_t *ph
     Context *done = nullptr;
     for (uint32_t i = 0; i < numEvents; ++i) {
       Context *c = reinterpret_cast<Event *>(phEventWaitList[i])->context;
-      if (c != done) pools_sync_point(*c);
+      if (c != done) c->pools->sync_point();
       done = c;
     }
     return all_ok ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;

@@ -69,6 +69,9 @@ struct Event : Object<Event> {
   // ---- profiling, nanoseconds of now_ns() ----
   std::atomic<uint64_t> t_queued{0}, t_submit{0}, t_start{0}, t_end{0};
 
+  // Its node in the context's ordering knowledge (set when linked; 0: none).
+  std::atomic<uint64_t> order_node{0};
+
   // ---- an out-of-order queue's list of unfinished commands (under its mutex) ----
   Event *queue_prev = nullptr;
   Event *queue_next = nullptr;

@@ -5,7 +5,6 @@
 #include "context.hpp"
 #include "ordo/info.hpp"
 #include "platform.hpp"
-#include "usm_pool.hpp"
 #include "worker_pool.hpp"
 
 namespace nc {
@@ -14,7 +13,7 @@ namespace nc {
 
 Queue::Queue(Context *ctx, ur_queue_flags_t f)
     : context(ctx), flags(f), in_order(!(f & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE)),
-      profiling(f & UR_QUEUE_FLAG_PROFILING_ENABLE) {
+      profiling(f & UR_QUEUE_FLAG_PROFILING_ENABLE), identity(ordo::so::new_queue_identity()) {
   context->add_ref();
 }
 
@@ -30,8 +29,9 @@ void Queue::on_user_released() {
   // (a host task or callback releasing its queue) must not wait for its own queue.
   if (has_async_frees.load(std::memory_order_acquire)) {
     if (!WorkerPool::on_worker_thread()) wait_unfinished();
-    pools_queue_released(*context, *this);
+    context->pools->collect();
   }
+  context->pools->queue_released(identity);
   Event *a, *b;
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -108,6 +108,7 @@ Event *CommandBuilder::make_event(bool user_event) {
 
 void CommandBuilder::link_locked(Event &e) {
   Event *ev = &e;
+  record_order(*ev);
   if (queue_.in_order) {
     if (queue_.last) graph::add_dependency(*ev, *queue_.last);
     ev->add_ref();
@@ -128,6 +129,19 @@ void CommandBuilder::link_locked(Event &e) {
     queue_.pending_tail = ev;
   }
   queue_.pending_count.fetch_add(1, std::memory_order_relaxed);
+}
+
+void CommandBuilder::record_order(Event &ev) {
+  constexpr size_t kMax = 8; // more only loses reuse
+  uint64_t waits[kMax];
+  size_t n = 0;
+  for (uint32_t i = 0; i < num_waits_ && n < kMax; ++i)
+    if (uint64_t w = reinterpret_cast<Event *>(waits_[i])->order_node.load(std::memory_order_relaxed)) waits[n++] = w;
+  for (auto &dep : extra_)
+    if (uint64_t w = dep->order_node.load(std::memory_order_relaxed); w && n < kMax) waits[n++] = w;
+  ev.order_node.store(queue_.context->pools->order().record(queue_.identity, queue_.in_order,
+                                                             ordering_ == Ordering::Barrier, waits, n),
+                      std::memory_order_relaxed);
 }
 
 void CommandBuilder::start(Event &ev, ur_event_handle_t *phEvent) {
@@ -212,7 +226,7 @@ ur_result_t UR_APICALL queueFinish(ur_queue_handle_t hQueue) {
   if (!q) return Queue::invalid_handle(hQueue);
   return guarded([&] {
     q->wait_unfinished();
-    pools_sync_point(*q->context);
+    q->context->pools->sync_point();
     return UR_RESULT_SUCCESS;
   });
 }

@@ -42,9 +42,11 @@ struct Queue : Object<Queue> {
   std::atomic<uint32_t> pending_count{0}; // unfinished commands (either kind)
 
   // A stream-ordered free enqueued here may still be pending in a pool: releasing the
-  // queue completes it and makes the pools forget this queue. (The allocator's pool
-  // calls happen under `mu`, with the linking of their commands: async_alloc.cpp.)
+  // queue completes it. (The allocator's pool calls happen under `mu`, with the
+  // linking of their commands: async_alloc.cpp.)
   std::atomic<bool> has_async_frees{false};
+  // This queue for the stream-ordered layer: never the identity of another queue.
+  const void *const identity;
 };
 ORDO_HANDLE_CHECK(Queue);
 
@@ -85,9 +87,15 @@ public:
   // start() lets it run (queue.mu not held). A linked command must be started.
   Event *make_event(bool user_event);
   void link_locked(Event &ev);
+  // Stream-ordered commands: the pool call sees the command being built.
+  uint32_t num_waits() const { return num_waits_; }
+  const ur_event_handle_t *waits() const { return waits_; }
   void start(Event &ev, ur_event_handle_t *phEvent);
 
 private:
+  // The command's place in the context's ordering knowledge (queue.mu held).
+  void record_order(Event &ev);
+
   Queue &queue_;
   ur_command_t type_;
   Ordering ordering_ = Ordering::Normal;

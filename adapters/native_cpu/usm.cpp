@@ -9,8 +9,6 @@
 #include "logging.hpp"
 #include "ordo/info.hpp"
 #include "platform.hpp"
-#include "usm_pool.hpp"
-#include "usm_registry.hpp"
 
 namespace nc {
 
@@ -45,13 +43,14 @@ ur_result_t allocate(ur_context_handle_t hContext, ur_device_handle_t hDevice, b
   if (ur_result_t r = check_desc(pUSMDesc)) return r;
   if (size == 0 || size > max_alloc_size()) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   size_t align = pUSMDesc && pUSMDesc->align > kDefaultAlign ? pUSMDesc->align : kDefaultAlign;
-  if (pool) return guarded([&] { return pool_alloc_now(*ctx, pool, type, size, align, ppMem); });
+  ur_device_handle_t dev = needs_device ? hDevice : nullptr;
+  if (pool) return guarded([&] { return ctx->pools->alloc_now(pool, type, dev, size, align, ppMem); });
   return guarded([&] {
     void *p = nullptr;
     if (posix_memalign(&p, align, size) != 0 || !p)
       return type == UR_USM_TYPE_HOST ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY : UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
     try {
-      usm_registry().add({p, size, type, ctx, needs_device ? hDevice : nullptr, nullptr});
+      ctx->pools->add_plain(p, size, type, dev);
     } catch (...) {
       std::free(p);
       throw;
@@ -86,9 +85,9 @@ ur_result_t UR_APICALL usmFree(ur_context_handle_t hContext, void *pMem) {
   if (!ctx) return Context::invalid_handle(hContext);
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   ur_result_t pooled = UR_RESULT_SUCCESS;
-  if (pool_free_now(*ctx, pMem, pooled)) return pooled;
-  UsmAllocation a;
-  if (!usm_registry().take(ctx, pMem, &a)) {
+  if (ctx->pools->free_now(pMem, pooled)) return pooled;
+  ordo::so::context_pools::block_facts a;
+  if (!ctx->pools->take_plain(pMem, &a)) {
     NC_LOG(info, "urUSMFree: %p is not the start of a live USM allocation of this context", pMem);
     return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   }
@@ -104,27 +103,15 @@ ur_result_t UR_APICALL usmGetMemAllocInfo(ur_context_handle_t hContext, const vo
   if (propName > UR_USM_ALLOC_INFO_POOL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  PoolBlockInfo block;
-  if (pool_block_info(*ctx, pMem, block)) {
-    switch (propName) {
-    case UR_USM_ALLOC_INFO_TYPE: return out.value(block.kind);
-    case UR_USM_ALLOC_INFO_BASE_PTR: return out.value(block.base);
-    case UR_USM_ALLOC_INFO_SIZE: return out.value(block.size);
-    case UR_USM_ALLOC_INFO_DEVICE:
-      return out.value(block.kind == UR_USM_TYPE_HOST ? ur_device_handle_t{nullptr} : device_handle());
-    case UR_USM_ALLOC_INFO_POOL: return out.value(block.pool);
-    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-    }
-  }
-  UsmAllocation a;
-  bool ours = usm_registry().find(pMem, &a) && a.context == ctx;
-  if (propName == UR_USM_ALLOC_INFO_TYPE) return out.value(ours ? a.type : UR_USM_TYPE_UNKNOWN);
+  ordo::so::context_pools::block_facts a;
+  bool ours = ctx->pools->block_info(pMem, a) || ctx->pools->find_plain(pMem, a);
+  if (propName == UR_USM_ALLOC_INFO_TYPE) return out.value(ours ? a.kind : UR_USM_TYPE_UNKNOWN);
   if (!ours) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   switch (propName) {
   case UR_USM_ALLOC_INFO_BASE_PTR: return out.value(a.base);
   case UR_USM_ALLOC_INFO_SIZE: return out.value(a.size);
   case UR_USM_ALLOC_INFO_DEVICE: return out.value(a.device);
-  case UR_USM_ALLOC_INFO_POOL: return out.value(a.pool);
+  case UR_USM_ALLOC_INFO_POOL: return out.value(a.pool); // null: not from a pool
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
 }
@@ -135,7 +122,7 @@ ur_result_t UR_APICALL usmContextMemcpyExp(ur_context_handle_t hContext, void *p
   if (!ctx) return Context::invalid_handle(hContext);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!usm_range_ok(pDst, size) || !usm_range_ok(pSrc, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!usm_range_ok(*ctx, pDst, size) || !usm_range_ok(*ctx, pSrc, size)) return UR_RESULT_ERROR_INVALID_SIZE;
   std::memmove(pDst, pSrc, size);
   return UR_RESULT_SUCCESS;
 }

@@ -1,0 +1,406 @@
+// The layer state of one context: its default, current and host pools, every pool
+// made in it, the pointer registry (pool chunks and plain USM), stream-ordered
+// commands and synchronous USM on pool memory (docs/async-alloc.md).
+#include <algorithm>
+#include <cstring>
+
+#include "pool_core.hpp"
+
+namespace ordo::so {
+
+using ordo::pool::status;
+
+context_pools::context_pools(context_hooks &hooks) : hooks_(hooks) {}
+
+context_pools::~context_pools() { shutdown(); }
+
+// The context goes: user pools are gone already (each held the context), so only
+// the default and host pools are left; their handles end with the context.
+void context_pools::shutdown() {
+  std::vector<pool *> owned;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    owned.swap(all_);
+    defaults_.clear();
+    current_.clear();
+    current_count_.store(0, std::memory_order_release);
+    any_.store(false, std::memory_order_release);
+  }
+  for (pool *p : owned) {
+    if (p->is_default()) p->handle()->ref_count.store(0, std::memory_order_release);
+    p->drop_ref(); // the list's
+    if (p->is_default()) p->drop_ref(); // the context's user count
+  }
+}
+
+// ---- pools of the context ------------------------------------------------------------
+
+pool *context_pools::make_default(ur_device_handle_t d, bool host) {
+  all_.reserve(all_.size() + 1);
+  auto made = std::make_unique<pool>(*this, host ? pool_scope::host : pool_scope::device, d, true, pool_settings{});
+  defaults_[host ? nullptr : d] = made.get();
+  made->add_ref(); // the list's, beside the context's user count
+  all_.push_back(made.get());
+  any_.store(true, std::memory_order_release);
+  return made.release();
+}
+
+ur_result_t context_pools::default_pool(ur_device_handle_t d, pool_ref &out) {
+  try {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = defaults_.find(d);
+    out = pool_ref(it != defaults_.end() ? it->second : make_default(d, false));
+  } catch (...) {
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t context_pools::host_pool(pool_ref &out) {
+  try {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = defaults_.find(nullptr);
+    out = pool_ref(it != defaults_.end() ? it->second : make_default(nullptr, true));
+  } catch (...) {
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+// A pool the user set may be destroyed by another thread meanwhile: taken with a
+// reference under the lock.
+ur_result_t context_pools::current_pool(ur_device_handle_t d, pool_ref &out) {
+  if (current_count_.load(std::memory_order_acquire) != 0) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = current_.find(d);
+    if (it != current_.end()) {
+      out = pool_ref(it->second);
+      return UR_RESULT_SUCCESS;
+    }
+  }
+  return default_pool(d, out);
+}
+
+void context_pools::set_current(ur_device_handle_t d, pool &p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto def = defaults_.find(d);
+  if (def != defaults_.end() && def->second == &p)
+    current_.erase(d);
+  else
+    current_[d] = &p;
+  current_count_.store(current_.size(), std::memory_order_release);
+}
+
+void context_pools::add_user_pool(pool &p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  all_.push_back(&p);
+  p.add_ref();
+  any_.store(true, std::memory_order_release);
+}
+
+void context_pools::user_released(pool &p) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = current_.begin(); it != current_.end();)
+      it = it->second == &p ? current_.erase(it) : std::next(it);
+    current_count_.store(current_.size(), std::memory_order_release);
+  }
+  reap_if_idle(p);
+}
+
+void context_pools::reap_if_idle(pool &p) {
+  if (!p.destroyed() || p.live_allocations() != 0) return;
+  p.collect();
+  if (p.pending_blocks() != 0) return; // a later synchronisation point reaps it
+  std::vector<pool *> idle{&p};
+  reap_list(idle);
+}
+
+// Gives each idle destroyed pool's memory back, then drops the list's reference
+// (outside the lock: the last reference may take the context with it).
+void context_pools::reap_list(std::vector<pool *> &idle) {
+  std::vector<pool *> reaped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (pool *p : idle) {
+      auto it = std::find(all_.begin(), all_.end(), p);
+      if (it == all_.end() || p->reaped.exchange(true, std::memory_order_acq_rel)) continue;
+      *it = all_.back();
+      all_.pop_back();
+      reaped.push_back(p);
+    }
+  }
+  for (pool *p : reaped) {
+    p->trim_to(0);
+    p->drop_ref();
+  }
+}
+
+void context_pools::sync_point() {
+  if (!any_pools()) return;
+  std::vector<pool *> idle;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (pool *p : all_) {
+      p->release_above_threshold();
+      if (p->destroyed() && p->live_allocations() == 0 && p->pending_blocks() == 0) idle.push_back(p);
+    }
+  }
+  reap_list(idle);
+}
+
+void context_pools::collect() {
+  if (!any_pools()) return;
+  std::vector<pool *> idle;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (pool *p : all_) {
+      p->collect();
+      if (p->destroyed() && p->live_allocations() == 0 && p->pending_blocks() == 0) idle.push_back(p);
+    }
+  }
+  reap_list(idle);
+}
+
+void context_pools::queue_released(const void *queue) { order_.forget_queue(queue); }
+
+// ---- the pointer registry ----------------------------------------------------------
+
+void context_pools::add_range(const void *base, size_t size, pool *p, void *core) {
+  std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+  range r;
+  r.size = size;
+  r.owner = p;
+  r.core = core;
+  ranges_[reinterpret_cast<uintptr_t>(base)] = r;
+}
+
+void context_pools::remove_range(const void *base) {
+  std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+  ranges_.erase(reinterpret_cast<uintptr_t>(base));
+}
+
+namespace {
+template <class Map> auto containing(Map &m, uintptr_t addr) -> decltype(m.end()) {
+  auto it = m.upper_bound(addr);
+  if (it == m.begin()) return m.end();
+  --it;
+  return addr - it->first < it->second.size ? it : m.end();
+}
+} // namespace
+
+bool context_pools::range_at(const void *p, uintptr_t &base, range &out) const {
+  std::shared_lock<std::shared_mutex> lock(ranges_mu_);
+  auto it = containing(ranges_, reinterpret_cast<uintptr_t>(p));
+  if (it == ranges_.end()) return false;
+  base = it->first;
+  out = it->second;
+  // Ranges leave the map before their pool can go, so the pool is alive here.
+  out.owner->add_ref();
+  return true;
+}
+
+pool_ref context_pools::pool_at(const void *p) const {
+  uintptr_t base = 0;
+  range r;
+  if (!range_at(p, base, r)) return pool_ref();
+  pool_ref ref(r.owner);
+  r.owner->drop_ref(); // range_at's
+  return ref;
+}
+
+void context_pools::add_plain(void *base, size_t size, ur_usm_type_t kind, ur_device_handle_t device) {
+  std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+  range r;
+  r.size = size;
+  r.kind = kind;
+  r.device = device;
+  plain_[reinterpret_cast<uintptr_t>(base)] = r;
+}
+
+bool context_pools::take_plain(const void *base, block_facts *out) {
+  std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+  auto it = plain_.find(reinterpret_cast<uintptr_t>(base));
+  if (it == plain_.end()) return false;
+  if (out) *out = block_facts{reinterpret_cast<void *>(it->first), it->second.size, it->second.kind, it->second.device,
+                              nullptr};
+  plain_.erase(it);
+  return true;
+}
+
+bool context_pools::find_plain(const void *p, block_facts &out) const {
+  std::shared_lock<std::shared_mutex> lock(ranges_mu_);
+  auto it = containing(plain_, reinterpret_cast<uintptr_t>(p));
+  if (it == plain_.end()) return false;
+  out = block_facts{reinterpret_cast<void *>(it->first), it->second.size, it->second.kind, it->second.device, nullptr};
+  return true;
+}
+
+std::vector<context_pools::block_facts> context_pools::plain_allocations() const {
+  std::shared_lock<std::shared_mutex> lock(ranges_mu_);
+  std::vector<block_facts> all;
+  all.reserve(plain_.size());
+  for (auto &kv : plain_)
+    all.push_back(block_facts{reinterpret_cast<void *>(kv.first), kv.second.size, kv.second.kind, kv.second.device,
+                              nullptr});
+  return all;
+}
+
+// ---- stream-ordered commands --------------------------------------------------------
+
+ur_result_t context_pools::resolve(ur_usm_pool_handle_t named, ur_usm_type_t kind, ur_device_handle_t device,
+                                   pool_ref &out) {
+  if (!named) return kind == UR_USM_TYPE_HOST ? host_pool(out) : current_pool(device, out);
+  if (ur_result_t r = acquire(named, out)) return r;
+  if (&out->context() != this) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  return out->serves(kind, device);
+}
+
+ur_result_t context_pools::alloc_in_command(pool_ref &p, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
+                                            const alloc_command &cmd, allocation &out) {
+  if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+  mem_class cls;
+  if (ur_result_t r = hooks_.memory_class(kind, kind == UR_USM_TYPE_HOST ? nullptr : device, cls)) return r;
+  ur_result_t err = UR_RESULT_SUCCESS;
+  pool::core *c = p->core_for(cls, err);
+  if (!c) return err;
+  ordo::pool::alloc_request req;
+  req.size = size;
+  req.queue = cmd.queue;
+  req.in_order = cmd.in_order;
+  req.wait_list = reinterpret_cast<const ordo::pool::event_handle *>(cmd.waits);
+  req.wait_count = cmd.num_waits;
+  req.command = const_cast<alloc_command *>(&cmd);
+  ordo::pool::alloc_result res;
+  if (ur_result_t r = to_result(c->op->alloc(req, res), kind)) return r;
+  try {
+    p->set_kind(res.ptr, kind, hooks_.primary_kind(cls));
+  } catch (...) {
+    c->op->cancel(res);
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  out.ptr = res.ptr;
+  out.needs_zero = res.needs_zero;
+  out.size = size;
+  out.kind = kind;
+  out.result = res;
+  out.core = c;
+  return UR_RESULT_SUCCESS;
+}
+
+void context_pools::cancel(pool_ref &p, const allocation &a) {
+  auto *c = static_cast<pool::core *>(a.core);
+  p->clear_kind(a.ptr);
+  c->op->cancel(a.result);
+}
+
+ur_result_t context_pools::check_free(ur_usm_pool_handle_t named, void *ptr, pool_ref &owner) {
+  if (named) { // a destroyed pool's blocks are freed naming no pool
+    pool_ref np;
+    if (ur_result_t r = acquire(named, np)) return r;
+    if (&np->context() != this) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  }
+  uintptr_t base = 0;
+  range r;
+  if (!range_at(ptr, base, r)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  owner = pool_ref(r.owner);
+  r.owner->drop_ref(); // range_at's
+  if (named && owner->handle() != named) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  ordo::pool::block_info info;
+  if (!static_cast<pool::core *>(r.core)->op->lookup(ptr, info) || info.base != ptr)
+    return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t context_pools::free_in_command(pool_ref &owner, void *ptr, ur_event_handle_t release, const void *queue,
+                                           bool in_order) {
+  uintptr_t base = 0;
+  range r;
+  if (!range_at(ptr, base, r)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  r.owner->drop_ref();
+  if (r.owner != owner.get()) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  auto *c = static_cast<pool::core *>(r.core);
+  ordo::pool::block_info info;
+  if (!c->op->lookup(ptr, info) || info.base != ptr) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  owner->clear_kind(ptr);
+  const status s = c->op->free(ptr, ordo::pool::release_info{release, queue, in_order});
+  if (s == status::success && owner->destroyed()) reap_if_idle(*owner); // its last allocation
+  return to_result(s, UR_USM_TYPE_UNKNOWN);
+}
+
+// ---- synchronous USM on pool memory ------------------------------------------------
+
+ur_result_t context_pools::alloc_now(ur_usm_pool_handle_t hPool, ur_usm_type_t kind, ur_device_handle_t device,
+                                     size_t size, size_t align, void **out) {
+  pool_ref p;
+  if (ur_result_t r = acquire(hPool, p)) return r;
+  if (&p->context() != this) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  if (ur_result_t r = p->serves(kind, device)) return r;
+  mem_class cls;
+  if (ur_result_t r = hooks_.memory_class(kind, kind == UR_USM_TYPE_HOST ? nullptr : device, cls)) return r;
+  ur_result_t err = UR_RESULT_SUCCESS;
+  pool::core *c = p->core_for(cls, err);
+  if (!c) return err;
+  ordo::pool::alloc_request req;
+  req.size = size;
+  req.alignment = align;
+  ordo::pool::alloc_result res;
+  if (ur_result_t r = to_result(c->op->alloc(req, res), kind)) return r;
+  ur_result_t r = UR_RESULT_SUCCESS;
+  try {
+    p->set_kind(res.ptr, kind, hooks_.primary_kind(cls));
+  } catch (...) {
+    r = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  if (!r && res.needs_zero) r = hooks_.zero_now(kind, device, res.ptr, size);
+  if (r) {
+    p->clear_kind(res.ptr);
+    c->op->cancel(res);
+    return r;
+  }
+  *out = res.ptr;
+  return UR_RESULT_SUCCESS;
+}
+
+bool context_pools::free_now(void *ptr, ur_result_t &result) {
+  if (!any_pools()) return false;
+  uintptr_t base = 0;
+  range r;
+  if (!range_at(ptr, base, r)) return false;
+  pool_ref owner(r.owner);
+  r.owner->drop_ref();
+  auto *c = static_cast<pool::core *>(r.core);
+  ordo::pool::block_info info;
+  // Not a live block start: maybe the plain allocation a fixed pool was carved from.
+  if (!c->op->lookup(ptr, info) || info.base != ptr) return false;
+  owner->clear_kind(ptr);
+  const status s = c->op->free_now(ptr);
+  result = to_result(s, UR_USM_TYPE_UNKNOWN);
+  if (s == status::success) reap_if_idle(*owner);
+  return true;
+}
+
+bool context_pools::in_pool_memory(const void *ptr) const {
+  std::shared_lock<std::shared_mutex> lock(ranges_mu_);
+  return containing(ranges_, reinterpret_cast<uintptr_t>(ptr)) != ranges_.end();
+}
+
+bool context_pools::block_info(const void *ptr, block_facts &out) {
+  if (!any_pools()) return false;
+  uintptr_t base = 0;
+  range r;
+  if (!range_at(ptr, base, r)) return false;
+  pool_ref owner(r.owner);
+  r.owner->drop_ref();
+  auto *c = static_cast<pool::core *>(r.core);
+  ordo::pool::block_info info;
+  if (!c->op->lookup(ptr, info)) return false;
+  out.base = info.base;
+  out.size = info.size;
+  out.kind = owner->kind_of(info.base, hooks_.primary_kind(c->cls));
+  out.device = out.kind == UR_USM_TYPE_HOST ? nullptr : c->cls.device;
+  out.pool = owner->handle();
+  return true;
+}
+
+} // namespace ordo::so

@@ -1,0 +1,364 @@
+// The stream-ordered layer: everything UR-facing about USM pools and stream-ordered
+// allocation, written once for every adapter (docs/async-alloc.md is the contract,
+// docs/adapter-guide.md shows the hooks an adapter writes).
+//
+// It owns pool handles and their lifetime, the default/current/host pools of each
+// context, descriptor parsing and argument checks, limits and statistics per pool
+// (one shared budget over every memory class and device the pool serves), the one
+// table from core status to ur_result_t, the pointer registry (plain USM and pool
+// chunks), queue identities that are never reused, and the ordering knowledge that
+// decides reuse rule 1. The ordered pool core (ordo_pool/) does the allocation.
+//
+// An adapter supplies:
+//  - context_hooks, one per context: chunks per memory class, event queries and
+//    references, adding a dependency to the command being enqueued, device checks;
+//  - adapter_hooks, once: how to find the layer state of a context handle;
+//  - its enqueue functions for urEnqueueUSM*AllocExp / urEnqueueUSMFreeExp, which
+//    call alloc_in_command() / free_in_command() under the queue's submission lock
+//    (so the core sees one queue's allocs and frees in submission order), and
+//    record_command() for every command it enqueues (ordering knowledge).
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "ordo/handle.hpp"
+#include "ordo_pool/ordered_pool.hpp"
+#include "ur_api.h"
+
+namespace ordo::so {
+class pool;
+class context_pools;
+} // namespace ordo::so
+
+// The pool handle of every adapter that uses the layer: the table pointer first
+// (handle-first dispatch); ref_count is the user's count.
+struct ur_usm_pool_handle_t_ : ordo::HandleBase {
+  ordo::so::pool *owner;
+  explicit ur_usm_pool_handle_t_(ordo::so::pool *p);
+};
+ORDO_HANDLE_CHECK(ur_usm_pool_handle_t_);
+
+namespace ordo::so {
+
+// ---- what an adapter implements ------------------------------------------------
+
+// A memory class: one kind of chunk. The adapter decides which USM kinds a class
+// serves (on a CPU every kind is host memory: one class; a GPU has device, shared
+// and host classes per device). `device` is null for host memory.
+struct mem_class {
+  ur_device_handle_t device = nullptr;
+  unsigned id = 0; // adapter-defined, e.g. the ur_usm_type_t of the chunks
+  bool operator==(const mem_class &o) const { return device == o.device && id == o.id; }
+};
+
+class context_hooks {
+public:
+  virtual ~context_hooks() = default;
+  // The class that serves `kind` for `device` (null for host memory), or
+  // UNSUPPORTED_FEATURE when the context has no such memory.
+  virtual ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device, mem_class &out) = 0;
+  // The kind a class's blocks are when nobody says otherwise (for queries).
+  virtual ur_usm_type_t primary_kind(const mem_class &c) = 0;
+  // Backend memory, at least 64-byte aligned; null when there is none. Called with
+  // a pool's lock held: must not call back into the layer.
+  virtual void *get_chunk(const mem_class &c, size_t size) = 0;
+  virtual void put_chunk(const mem_class &c, void *base, size_t size) = 0;
+  // Events are the adapter's ur_event_handle_t. Cheap, never blocking, no throw;
+  // called with a pool's lock held.
+  virtual bool event_complete(ur_event_handle_t ev) = 0;
+  virtual void retain_event(ur_event_handle_t ev) = 0;
+  virtual void release_event(ur_event_handle_t ev) = 0;
+  // The ordering node record_command() gave the command whose event this is (0: none).
+  virtual uint64_t event_node(ur_event_handle_t ev) = 0;
+  // Make the command being enqueued (alloc_command::adapter_command) wait for `ev`.
+  virtual bool add_dependency(void *adapter_command, ur_event_handle_t ev) = 0;
+  // Devices and the context itself.
+  virtual bool has_device(ur_device_handle_t d) = 0;
+  virtual ur_context_handle_t handle() = 0;
+  virtual void retain_context() = 0; // a pool the user made holds its context
+  virtual void release_context() = 0;
+  // Zero `size` bytes at `p` now (urUSM*Alloc from a zero-initialising pool).
+  virtual ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) = 0;
+};
+
+struct adapter_hooks {
+  // The layer state of a context handle; null with *err set for a bad handle.
+  context_pools *(*pools_of)(ur_context_handle_t ctx, ur_result_t *err) = nullptr;
+  // Whether a device handle is valid at all (INVALID_DEVICE vs not in context).
+  bool (*is_device)(ur_device_handle_t d) = nullptr;
+};
+
+// Puts the twelve urUSMPool* / urUSMPool*Exp entry points into `t`.
+void install_pool_entry_points(ur_dditable_t &t, const adapter_hooks &hooks);
+
+// ---- queue identities and ordering knowledge ----------------------------------
+
+// A queue identity never used before (and never again): a counter, not an address.
+const void *new_queue_identity();
+
+// The commands of a context as far as ordering goes: each command is a node with
+// its predecessors (its wait list, the previous command of an in-order queue, the
+// last barrier of an out-of-order queue). Bounded: old nodes are forgotten, and a
+// forgotten or unknown node only loses reuse, never correctness.
+class order_graph {
+public:
+  order_graph();
+  ~order_graph();
+  // Records a command; returns its node (store it in the command's event).
+  // `barrier`: every later command of the queue comes after it (out-of-order queue).
+  uint64_t record(const void *queue, bool in_order, bool barrier, const uint64_t *waits, size_t n);
+  // Is node `target` a predecessor (transitively) of a command that waits for
+  // `waits` and is the next command of `queue`?
+  bool ordered_after(uint64_t target, const void *queue, bool in_order, const uint64_t *waits, size_t n) const;
+  void forget_queue(const void *queue);
+
+private:
+  struct node;
+  struct queue_state {
+    uint64_t last = 0;
+    uint64_t last_barrier = 0;
+    std::vector<uint64_t> since_barrier; // out-of-order commands a barrier must follow
+    bool since_overflow = false;
+  };
+  const node *find(uint64_t id) const;
+  mutable std::mutex mu_;
+  std::vector<node> ring_;
+  uint64_t next_ = 1;
+  std::unordered_map<const void *, queue_state> queues_;
+};
+
+// ---- the layer state of one context ----------------------------------------------
+
+// The alloc command being enqueued, as the core's hooks see it.
+struct alloc_command {
+  const void *queue = nullptr; // new_queue_identity() of the queue (or stream)
+  bool in_order = false;
+  const ur_event_handle_t *waits = nullptr;
+  uint32_t num_waits = 0;
+  void *adapter_command = nullptr; // passed to context_hooks::add_dependency
+};
+
+// A block an alloc got, until the command exists (then it is the caller's) or is
+// undone with cancel().
+struct allocation {
+  void *ptr = nullptr;
+  bool needs_zero = false; // the command must zero `size` bytes first
+  size_t size = 0;
+  ur_usm_type_t kind = UR_USM_TYPE_UNKNOWN;
+  ordo::pool::alloc_result result;
+  void *core = nullptr; // internal
+};
+
+class pool_ref; // a counted reference to a pool, below
+
+class context_pools {
+public:
+  // `hooks` must outlive this object.
+  explicit context_pools(context_hooks &hooks);
+  ~context_pools(); // shutdown() if not done
+  context_pools(const context_pools &) = delete;
+  context_pools &operator=(const context_pools &) = delete;
+
+  context_hooks &hooks() { return hooks_; }
+  order_graph &order() { return order_; }
+
+  // --- stream-ordered commands (the adapter's enqueue functions) ---
+  // The pool an alloc of `kind` on a queue of `device` draws from: `named`, or the
+  // device's current pool (device, shared) or the host pool. Checks the pool.
+  ur_result_t resolve(ur_usm_pool_handle_t named, ur_usm_type_t kind, ur_device_handle_t device, pool_ref &out);
+  // Under the queue's submission lock. On success the block is the command's.
+  ur_result_t alloc_in_command(pool_ref &p, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
+                               const alloc_command &cmd, allocation &out);
+  // The command could not be made after all: the pool is as before.
+  void cancel(pool_ref &p, const allocation &a);
+  // Before making a free command: `ptr` must be the start of a live block of a pool
+  // of this context (of `named`, if not null). INVALID_MEM_OBJECT otherwise.
+  ur_result_t check_free(ur_usm_pool_handle_t named, void *ptr, pool_ref &owner);
+  // Under the queue's submission lock, after the free command exists: the block is
+  // released when `release` completes (null: now, no pending use).
+  ur_result_t free_in_command(pool_ref &owner, void *ptr, ur_event_handle_t release, const void *queue,
+                              bool in_order);
+
+  // --- synchronous USM (urUSM*Alloc with a pool, urUSMFree, queries) ---
+  ur_result_t alloc_now(ur_usm_pool_handle_t hPool, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
+                        size_t align, void **out);
+  // urUSMFree: true when `ptr` lies in pool memory (then `result` is set).
+  bool free_now(void *ptr, ur_result_t &result);
+  struct block_facts {
+    void *base = nullptr;
+    size_t size = 0;
+    ur_usm_type_t kind = UR_USM_TYPE_UNKNOWN;
+    ur_device_handle_t device = nullptr;
+    ur_usm_pool_handle_t pool = nullptr;
+  };
+  // urUSMGetMemAllocInfo: the live pool block containing `ptr` (interior pointers too).
+  bool block_info(const void *ptr, block_facts &out);
+  // Whether `ptr` lies in memory some pool of this context holds (live or not).
+  bool in_pool_memory(const void *ptr) const;
+
+  // --- plain USM allocations (the one pointer registry) ---
+  void add_plain(void *base, size_t size, ur_usm_type_t kind, ur_device_handle_t device); // may throw
+  // Removes the plain allocation starting exactly at `base`; false if none.
+  bool take_plain(const void *base, block_facts *out = nullptr);
+  bool find_plain(const void *p, block_facts &out) const;
+  // Every plain allocation still registered (context teardown frees them).
+  std::vector<block_facts> plain_allocations() const;
+
+  // --- synchronisation points and lifetime ---
+  void sync_point();        // urQueueFinish, urEventWait: collect, release above thresholds
+  void collect();           // promote completed frees (their events may hold the context)
+  void queue_released(const void *queue); // forget its ordering state
+  void shutdown();          // the context goes: its pools go with it
+  bool any_pools() const { return any_.load(std::memory_order_acquire); }
+
+  // --- used by the entry points and the pool object ---
+  ur_result_t default_pool(ur_device_handle_t d, pool_ref &out);
+  ur_result_t host_pool(pool_ref &out);
+  ur_result_t current_pool(ur_device_handle_t d, pool_ref &out);
+  void set_current(ur_device_handle_t d, pool &p);
+  void add_user_pool(pool &p); // may throw
+  void user_released(pool &p); // no longer anyone's current pool; reap when idle
+  void reap_if_idle(pool &p);
+  void add_range(const void *base, size_t size, pool *p, void *core); // may throw
+  void remove_range(const void *base);
+
+private:
+  struct range {
+    size_t size = 0;
+    pool *owner = nullptr; // null: a plain allocation
+    void *core = nullptr;
+    ur_usm_type_t kind = UR_USM_TYPE_UNKNOWN;
+    ur_device_handle_t device = nullptr;
+  };
+  bool range_at(const void *p, uintptr_t &base, range &out) const;
+  pool_ref pool_at(const void *p) const;
+  pool *make_default(ur_device_handle_t d, bool host); // under mu_
+  void reap_list(std::vector<pool *> &idle);
+
+  context_hooks &hooks_;
+  order_graph order_;
+  mutable std::mutex mu_;
+  std::map<ur_device_handle_t, pool *> defaults_; // per device; key null: the host pool
+  std::map<ur_device_handle_t, pool *> current_;  // a pool the user set
+  std::atomic<size_t> current_count_{0};          // lock-free "no pool set" check
+  std::vector<pool *> all_;                       // each with a reference
+  std::atomic<bool> any_{false};
+  mutable std::shared_mutex ranges_mu_;
+  std::map<uintptr_t, range> ranges_; // pool chunks (and fixed pools' user memory)
+  std::map<uintptr_t, range> plain_;  // plain USM allocations
+};
+
+// ---- pools ------------------------------------------------------------------------
+
+enum class pool_scope : uint8_t {
+  device,  // urUSMPoolCreateExp and a device's default pool: device and shared memory
+  host,    // the context's host pool
+  context, // urUSMPoolCreate: every kind, every device of the context
+};
+
+struct pool_settings {
+  ordo::pool::pool_config config;
+  ur_usm_pool_flags_t flags = 0;
+  void *user_memory = nullptr; // ur_usm_pool_buffer_desc_t
+  size_t user_size = 0;
+  ur_usm_type_t user_kind = UR_USM_TYPE_UNKNOWN;
+  ur_device_handle_t user_device = nullptr;
+};
+
+// One UR pool. References: the user's (handle's ref_count; a default pool's belongs
+// to the context), an internal one while the context lists it, one per call in
+// progress (pool_ref). The object goes when the internal count reaches zero.
+class pool {
+public:
+  pool(context_pools &ctx, pool_scope scope, ur_device_handle_t device, bool is_default, const pool_settings &s);
+  ~pool();
+  pool(const pool &) = delete;
+  pool &operator=(const pool &) = delete;
+
+  ur_usm_pool_handle_t handle() { return &handle_; }
+  static pool *from(ur_usm_pool_handle_t h) { return h->owner; }
+  context_pools &context() { return ctx_; }
+  pool_scope scope() const { return scope_; }
+  ur_device_handle_t device() const { return device_; }
+  bool is_default() const { return is_default_; }
+  bool destroyed() const { return destroyed_.load(std::memory_order_acquire); }
+
+  // Whether this pool may hold `kind` memory for `device`: SUCCESS, INVALID_VALUE
+  // (another kind), INVALID_DEVICE (another device), UNSUPPORTED_FEATURE.
+  ur_result_t serves(ur_usm_type_t kind, ur_device_handle_t device) const;
+  ordo::pool::pool_budget &budget() { return *budget_; }
+  size_t live_allocations() const;
+  size_t pending_blocks() const;
+  void collect();
+  void release_above_threshold();
+  void trim_to(size_t keep);
+
+  void add_ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void drop_ref();
+  // urUSMPoolDestroyExp / the user's last urUSMPoolRelease. False when already done.
+  bool end_user_handle();
+
+  // --- used by context_pools ---
+  struct core; // an ordered_pool with its backend, per memory class
+  core *core_for(const mem_class &c, ur_result_t &err); // makes it on first use
+  ur_usm_type_t kind_of(const void *base, ur_usm_type_t primary) const;
+  void set_kind(const void *base, ur_usm_type_t kind, ur_usm_type_t primary); // may throw
+  void clear_kind(const void *base);
+  std::atomic<bool> reaped{false};
+
+private:
+  ur_usm_pool_handle_t_ handle_;
+  context_pools &ctx_;
+  const pool_scope scope_;
+  const ur_device_handle_t device_;
+  const bool is_default_;
+  const pool_settings settings_;
+  std::shared_ptr<ordo::pool::pool_budget> budget_;
+  std::atomic<uint32_t> refs_{1};
+  std::atomic<bool> destroyed_{false};
+  mutable std::mutex cores_mu_;
+  std::vector<std::unique_ptr<core>> cores_;
+  mutable std::mutex kinds_mu_;
+  std::atomic<size_t> kinds_count_{0};
+  std::unordered_map<uintptr_t, ur_usm_type_t> kinds_; // blocks not of their class's primary kind
+};
+
+class pool_ref {
+public:
+  pool_ref() = default;
+  explicit pool_ref(pool *p) : p_(p) {
+    if (p_) p_->add_ref();
+  }
+  pool_ref(const pool_ref &o) : pool_ref(o.p_) {}
+  pool_ref &operator=(const pool_ref &o) {
+    pool_ref tmp(o);
+    std::swap(p_, tmp.p_);
+    return *this;
+  }
+  ~pool_ref() {
+    if (p_) p_->drop_ref();
+  }
+  pool *get() const { return p_; }
+  pool *operator->() const { return p_; }
+  pool &operator*() const { return *p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+
+private:
+  pool *p_ = nullptr;
+};
+
+// A live, not destroyed pool handle of this adapter, referenced; INVALID_VALUE
+// (docs/async-alloc.md, "Errors") for anything else, INVALID_NULL_HANDLE for null.
+ur_result_t acquire(ur_usm_pool_handle_t h, pool_ref &out);
+
+// The one table from core status to ur_result_t.
+ur_result_t to_result(ordo::pool::status s, ur_usm_type_t kind);
+
+} // namespace ordo::so
