@@ -547,12 +547,14 @@ private:
       free_handle(h);
   }
 
-  // The host waits for every use, then frees synchronously.
+  // The host waits for every use of its own, then frees synchronously. It need
+  // not wait for the alloc command: a block that alloc took over from a pending
+  // free must stay pending on that free (the previous owner may still use it).
   void free_now_handle(int h) {
     allocation &a = w.allocs[h];
     w.run_until([&] {
-      if (!w.cmds[a.alloc_cmd].executed)
-        return false;
+      if (a.needs_zero && !w.cmds[a.alloc_cmd].executed)
+        return false; // zeroing is the alloc command's own use of the block
       for (int u : a.uses)
         if (!w.cmds[u].executed)
           return false;
