@@ -16,6 +16,9 @@ ur_result_t validation_refused(const char *function, ur_result_t result, const c
 
 // The leak checker's registry: a successful call created, retained or released `handle`.
 void leak_created(const char *type, const void *handle);
+// Counts `handle` as created only if it is not alive already (see ADOPTED in
+// scripts/gen/layer_leak_checking.py).
+void leak_adopted(const char *type, const void *handle);
 void leak_retained(const char *type, const void *handle);
 void leak_released(const char *type, const void *handle);
 // Logs (logger "leak_checking") every handle still alive, then forgets them all.

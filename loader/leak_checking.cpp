@@ -37,6 +37,13 @@ void leak_created(const char *type, const void *handle) {
   else r.handles.emplace(handle, Tracked{type, 1, r.next_order++});
 }
 
+void leak_adopted(const char *type, const void *handle) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  // An alive handle handed back is the caller's own reference, not a second one.
+  if (!r.handles.count(handle)) r.handles.emplace(handle, Tracked{type, 1, r.next_order++});
+}
+
 void leak_retained(const char *type, const void *handle) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);

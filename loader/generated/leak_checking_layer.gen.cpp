@@ -81,6 +81,13 @@ ur_result_t UR_APICALL leak_check_urEventCreateWithNativeHandle(ur_native_handle
   return r;
 }
 
+ur_result_t UR_APICALL leak_check_urEventCreateExp(ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_exp_event_desc_t * pEventDesc, ur_event_handle_t * phEvent) {
+  const ur_result_t r = g_next.EventExp.pfnCreateExp(hContext, hDevice, pEventDesc, phEvent);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
+  return r;
+}
+
 ur_result_t UR_APICALL leak_check_urProgramCreateWithIL(ur_context_handle_t hContext, const void * pIL, size_t length, const ur_program_properties_t * pProperties, ur_program_handle_t * phProgram) {
   const ur_result_t r = g_next.Program.pfnCreateWithIL(hContext, pIL, length, pProperties, phProgram);
   if (r != UR_RESULT_SUCCESS) return r;
@@ -186,6 +193,13 @@ ur_result_t UR_APICALL leak_check_urQueueCreateWithNativeHandle(ur_native_handle
   return r;
 }
 
+ur_result_t UR_APICALL leak_check_urQueueEndGraphCaptureExp(ur_queue_handle_t hQueue, ur_exp_graph_handle_t * phGraph) {
+  const ur_result_t r = g_next.QueueExp.pfnEndGraphCaptureExp(hQueue, phGraph);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phGraph && *phGraph) leak_adopted("ur_exp_graph_handle_t", *phGraph);
+  return r;
+}
+
 ur_result_t UR_APICALL leak_check_urSamplerCreate(ur_context_handle_t hContext, const ur_sampler_desc_t * pDesc, ur_sampler_handle_t * phSampler) {
   const ur_result_t r = g_next.Sampler.pfnCreate(hContext, pDesc, phSampler);
   if (r != UR_RESULT_SUCCESS) return r;
@@ -239,6 +253,13 @@ ur_result_t UR_APICALL leak_check_urMemRelease(ur_mem_handle_t hMem) {
   const ur_result_t r = g_next.Mem.pfnRelease(hMem);
   if (r != UR_RESULT_SUCCESS) return r;
   leak_released("ur_mem_handle_t", hMem);
+  return r;
+}
+
+ur_result_t UR_APICALL leak_check_urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags, ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t * pRegion, ur_mem_handle_t * phMem) {
+  const ur_result_t r = g_next.Mem.pfnBufferPartition(hBuffer, flags, bufferCreateType, pRegion, phMem);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phMem && *phMem) leak_created("ur_mem_handle_t", *phMem);
   return r;
 }
 
@@ -445,8 +466,50 @@ ur_result_t UR_APICALL leak_check_urEnqueueWriteHostPipe(ur_queue_handle_t hQueu
   return r;
 }
 
+ur_result_t UR_APICALL leak_check_urEnqueueEventsWaitWithBarrierExt(ur_queue_handle_t hQueue, const ur_exp_enqueue_ext_properties_t * pProperties, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  const ur_result_t r = g_next.Enqueue.pfnEventsWaitWithBarrierExt(hQueue, pProperties, numEventsInWaitList, phEventWaitList, phEvent);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
+  return r;
+}
+
 ur_result_t UR_APICALL leak_check_urEnqueueKernelLaunchWithArgsExp(ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t * pGlobalWorkOffset, const size_t * pGlobalWorkSize, const size_t * pLocalWorkSize, uint32_t numArgs, const ur_exp_kernel_arg_properties_t * pArgs, const ur_kernel_launch_ext_properties_t * launchPropList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
   const ur_result_t r = g_next.EnqueueExp.pfnKernelLaunchWithArgsExp(hQueue, hKernel, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs, launchPropList, numEventsInWaitList, phEventWaitList, phEvent);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
+  return r;
+}
+
+ur_result_t UR_APICALL leak_check_urEnqueueUSMDeviceAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size, const ur_exp_async_usm_alloc_properties_t * pProperties, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, void ** ppMem, ur_event_handle_t * phEvent) {
+  const ur_result_t r = g_next.EnqueueExp.pfnUSMDeviceAllocExp(hQueue, pPool, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
+  return r;
+}
+
+ur_result_t UR_APICALL leak_check_urEnqueueUSMSharedAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size, const ur_exp_async_usm_alloc_properties_t * pProperties, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, void ** ppMem, ur_event_handle_t * phEvent) {
+  const ur_result_t r = g_next.EnqueueExp.pfnUSMSharedAllocExp(hQueue, pPool, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
+  return r;
+}
+
+ur_result_t UR_APICALL leak_check_urEnqueueUSMHostAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size, const ur_exp_async_usm_alloc_properties_t * pProperties, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, void ** ppMem, ur_event_handle_t * phEvent) {
+  const ur_result_t r = g_next.EnqueueExp.pfnUSMHostAllocExp(hQueue, pPool, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
+  return r;
+}
+
+ur_result_t UR_APICALL leak_check_urEnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, void * pMem, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  const ur_result_t r = g_next.EnqueueExp.pfnUSMFreeExp(hQueue, pPool, pMem, numEventsInWaitList, phEventWaitList, phEvent);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
+  return r;
+}
+
+ur_result_t UR_APICALL leak_check_urEnqueueTimestampRecordingExp(ur_queue_handle_t hQueue, bool blocking, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  const ur_result_t r = g_next.EnqueueExp.pfnTimestampRecordingExp(hQueue, blocking, numEventsInWaitList, phEventWaitList, phEvent);
   if (r != UR_RESULT_SUCCESS) return r;
   if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
   return r;
@@ -498,6 +561,13 @@ ur_result_t UR_APICALL leak_check_urUSMPoolRelease(ur_usm_pool_handle_t pPool) {
   const ur_result_t r = g_next.USM.pfnPoolRelease(pPool);
   if (r != UR_RESULT_SUCCESS) return r;
   leak_released("ur_usm_pool_handle_t", pPool);
+  return r;
+}
+
+ur_result_t UR_APICALL leak_check_urUSMPoolCreateExp(ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_usm_pool_desc_t * pPoolDesc, ur_usm_pool_handle_t * pPool) {
+  const ur_result_t r = g_next.USMExp.pfnPoolCreateExp(hContext, hDevice, pPoolDesc, pPool);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (pPool && *pPool) leak_created("ur_usm_pool_handle_t", *pPool);
   return r;
 }
 
@@ -641,6 +711,13 @@ ur_result_t UR_APICALL leak_check_urCommandBufferAppendMemBufferWriteRectExp(ur_
   return r;
 }
 
+ur_result_t UR_APICALL leak_check_urCommandBufferAppendMemBufferReadRectExp(ur_exp_command_buffer_handle_t hCommandBuffer, ur_mem_handle_t hBuffer, ur_rect_offset_t bufferOffset, ur_rect_offset_t hostOffset, ur_rect_region_t region, size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch, void * pDst, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
+  const ur_result_t r = g_next.CommandBufferExp.pfnAppendMemBufferReadRectExp(hCommandBuffer, hBuffer, bufferOffset, hostOffset, region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pDst, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phEvent && *phEvent) leak_created("ur_event_handle_t", *phEvent);
+  return r;
+}
+
 ur_result_t UR_APICALL leak_check_urCommandBufferAppendMemBufferFillExp(ur_exp_command_buffer_handle_t hCommandBuffer, ur_mem_handle_t hBuffer, const void * pPattern, size_t patternSize, size_t offset, size_t size, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
   const ur_result_t r = g_next.CommandBufferExp.pfnAppendMemBufferFillExp(hCommandBuffer, hBuffer, pPattern, patternSize, offset, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
   if (r != UR_RESULT_SUCCESS) return r;
@@ -676,6 +753,13 @@ ur_result_t UR_APICALL leak_check_urGraphCreateExp(ur_context_handle_t hContext,
   return r;
 }
 
+ur_result_t UR_APICALL leak_check_urGraphInstantiateGraphExp(ur_exp_graph_handle_t hGraph, ur_exp_executable_graph_handle_t * phExecGraph) {
+  const ur_result_t r = g_next.GraphExp.pfnInstantiateGraphExp(hGraph, phExecGraph);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phExecGraph && *phExecGraph) leak_created("ur_exp_executable_graph_handle_t", *phExecGraph);
+  return r;
+}
+
 ur_result_t UR_APICALL leak_check_urGraphDestroyExp(ur_exp_graph_handle_t hGraph) {
   const ur_result_t r = g_next.GraphExp.pfnDestroyExp(hGraph);
   if (r != UR_RESULT_SUCCESS) return r;
@@ -687,6 +771,20 @@ ur_result_t UR_APICALL leak_check_urGraphExecutableGraphDestroyExp(ur_exp_execut
   const ur_result_t r = g_next.GraphExp.pfnExecutableGraphDestroyExp(hExecutableGraph);
   if (r != UR_RESULT_SUCCESS) return r;
   leak_released("ur_exp_executable_graph_handle_t", hExecutableGraph);
+  return r;
+}
+
+ur_result_t UR_APICALL leak_check_urIPCOpenPhysMemHandleExp(ur_context_handle_t hContext, ur_device_handle_t hDevice, const void * pIPCPhysMemHandleData, size_t ipcPhysMemHandleDataSize, ur_physical_mem_handle_t * phPhysMem) {
+  const ur_result_t r = g_next.IPCExp.pfnOpenPhysMemHandleExp(hContext, hDevice, pIPCPhysMemHandleData, ipcPhysMemHandleDataSize, phPhysMem);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phPhysMem && *phPhysMem) leak_created("ur_physical_mem_handle_t", *phPhysMem);
+  return r;
+}
+
+ur_result_t UR_APICALL leak_check_urIPCClosePhysMemHandleExp(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem) {
+  const ur_result_t r = g_next.IPCExp.pfnClosePhysMemHandleExp(hContext, hPhysMem);
+  if (r != UR_RESULT_SUCCESS) return r;
+  leak_released("ur_physical_mem_handle_t", hPhysMem);
   return r;
 }
 
@@ -722,6 +820,17 @@ ur_result_t UR_APICALL leak_check_urDeviceRelease(ur_device_handle_t hDevice) {
   return r;
 }
 
+ur_result_t UR_APICALL leak_check_urDevicePartition(ur_device_handle_t hDevice, const ur_device_partition_properties_t * pProperties, uint32_t NumDevices, ur_device_handle_t * phSubDevices, uint32_t * pNumDevicesRet) {
+  if (phSubDevices)
+    for (uint32_t i = 0; i < NumDevices; ++i) phSubDevices[i] = nullptr;
+  const ur_result_t r = g_next.Device.pfnPartition(hDevice, pProperties, NumDevices, phSubDevices, pNumDevicesRet);
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (phSubDevices)
+    for (uint32_t i = 0; i < NumDevices; ++i)
+      if (phSubDevices[i]) leak_created("ur_device_handle_t", phSubDevices[i]);
+  return r;
+}
+
 ur_result_t UR_APICALL leak_check_urDeviceCreateWithNativeHandle(ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter, const ur_device_native_properties_t * pProperties, ur_device_handle_t * phDevice) {
   const ur_result_t r = g_next.Device.pfnCreateWithNativeHandle(hNativeDevice, hAdapter, pProperties, phDevice);
   if (r != UR_RESULT_SUCCESS) return r;
@@ -745,6 +854,7 @@ void init_leak_checking_layer(const ur_dditable_t &next, ur_dditable_t &layer) {
   layer.Event.pfnRetain = leak_check_urEventRetain;
   layer.Event.pfnRelease = leak_check_urEventRelease;
   layer.Event.pfnCreateWithNativeHandle = leak_check_urEventCreateWithNativeHandle;
+  layer.EventExp.pfnCreateExp = leak_check_urEventCreateExp;
   layer.Program.pfnCreateWithIL = leak_check_urProgramCreateWithIL;
   layer.Program.pfnCreateWithBinary = leak_check_urProgramCreateWithBinary;
   layer.Program.pfnLink = leak_check_urProgramLink;
@@ -760,6 +870,7 @@ void init_leak_checking_layer(const ur_dditable_t &next, ur_dditable_t &layer) {
   layer.Queue.pfnRetain = leak_check_urQueueRetain;
   layer.Queue.pfnRelease = leak_check_urQueueRelease;
   layer.Queue.pfnCreateWithNativeHandle = leak_check_urQueueCreateWithNativeHandle;
+  layer.QueueExp.pfnEndGraphCaptureExp = leak_check_urQueueEndGraphCaptureExp;
   layer.Sampler.pfnCreate = leak_check_urSamplerCreate;
   layer.Sampler.pfnRetain = leak_check_urSamplerRetain;
   layer.Sampler.pfnRelease = leak_check_urSamplerRelease;
@@ -768,6 +879,7 @@ void init_leak_checking_layer(const ur_dditable_t &next, ur_dditable_t &layer) {
   layer.Mem.pfnBufferCreate = leak_check_urMemBufferCreate;
   layer.Mem.pfnRetain = leak_check_urMemRetain;
   layer.Mem.pfnRelease = leak_check_urMemRelease;
+  layer.Mem.pfnBufferPartition = leak_check_urMemBufferPartition;
   layer.Mem.pfnBufferCreateWithNativeHandle = leak_check_urMemBufferCreateWithNativeHandle;
   layer.Mem.pfnImageCreateWithNativeHandle = leak_check_urMemImageCreateWithNativeHandle;
   layer.PhysicalMem.pfnCreate = leak_check_urPhysicalMemCreate;
@@ -797,7 +909,13 @@ void init_leak_checking_layer(const ur_dditable_t &next, ur_dditable_t &layer) {
   layer.Enqueue.pfnDeviceGlobalVariableRead = leak_check_urEnqueueDeviceGlobalVariableRead;
   layer.Enqueue.pfnReadHostPipe = leak_check_urEnqueueReadHostPipe;
   layer.Enqueue.pfnWriteHostPipe = leak_check_urEnqueueWriteHostPipe;
+  layer.Enqueue.pfnEventsWaitWithBarrierExt = leak_check_urEnqueueEventsWaitWithBarrierExt;
   layer.EnqueueExp.pfnKernelLaunchWithArgsExp = leak_check_urEnqueueKernelLaunchWithArgsExp;
+  layer.EnqueueExp.pfnUSMDeviceAllocExp = leak_check_urEnqueueUSMDeviceAllocExp;
+  layer.EnqueueExp.pfnUSMSharedAllocExp = leak_check_urEnqueueUSMSharedAllocExp;
+  layer.EnqueueExp.pfnUSMHostAllocExp = leak_check_urEnqueueUSMHostAllocExp;
+  layer.EnqueueExp.pfnUSMFreeExp = leak_check_urEnqueueUSMFreeExp;
+  layer.EnqueueExp.pfnTimestampRecordingExp = leak_check_urEnqueueTimestampRecordingExp;
   layer.EnqueueExp.pfnCommandBufferExp = leak_check_urEnqueueCommandBufferExp;
   layer.EnqueueExp.pfnHostTaskExp = leak_check_urEnqueueHostTaskExp;
   layer.EnqueueExp.pfnNativeCommandExp = leak_check_urEnqueueNativeCommandExp;
@@ -805,6 +923,7 @@ void init_leak_checking_layer(const ur_dditable_t &next, ur_dditable_t &layer) {
   layer.USM.pfnPoolCreate = leak_check_urUSMPoolCreate;
   layer.USM.pfnPoolRetain = leak_check_urUSMPoolRetain;
   layer.USM.pfnPoolRelease = leak_check_urUSMPoolRelease;
+  layer.USMExp.pfnPoolCreateExp = leak_check_urUSMPoolCreateExp;
   layer.USMExp.pfnPoolDestroyExp = leak_check_urUSMPoolDestroyExp;
   layer.BindlessImagesExp.pfnImageCopyExp = leak_check_urBindlessImagesImageCopyExp;
   layer.BindlessImagesExp.pfnImportExternalMemoryExp = leak_check_urBindlessImagesImportExternalMemoryExp;
@@ -825,17 +944,22 @@ void init_leak_checking_layer(const ur_dditable_t &next, ur_dditable_t &layer) {
   layer.CommandBufferExp.pfnAppendMemBufferReadExp = leak_check_urCommandBufferAppendMemBufferReadExp;
   layer.CommandBufferExp.pfnAppendMemBufferCopyRectExp = leak_check_urCommandBufferAppendMemBufferCopyRectExp;
   layer.CommandBufferExp.pfnAppendMemBufferWriteRectExp = leak_check_urCommandBufferAppendMemBufferWriteRectExp;
+  layer.CommandBufferExp.pfnAppendMemBufferReadRectExp = leak_check_urCommandBufferAppendMemBufferReadRectExp;
   layer.CommandBufferExp.pfnAppendMemBufferFillExp = leak_check_urCommandBufferAppendMemBufferFillExp;
   layer.CommandBufferExp.pfnAppendUSMPrefetchExp = leak_check_urCommandBufferAppendUSMPrefetchExp;
   layer.CommandBufferExp.pfnAppendUSMAdviseExp = leak_check_urCommandBufferAppendUSMAdviseExp;
   layer.CommandBufferExp.pfnUpdateSignalEventExp = leak_check_urCommandBufferUpdateSignalEventExp;
   layer.GraphExp.pfnCreateExp = leak_check_urGraphCreateExp;
+  layer.GraphExp.pfnInstantiateGraphExp = leak_check_urGraphInstantiateGraphExp;
   layer.GraphExp.pfnDestroyExp = leak_check_urGraphDestroyExp;
   layer.GraphExp.pfnExecutableGraphDestroyExp = leak_check_urGraphExecutableGraphDestroyExp;
+  layer.IPCExp.pfnOpenPhysMemHandleExp = leak_check_urIPCOpenPhysMemHandleExp;
+  layer.IPCExp.pfnClosePhysMemHandleExp = leak_check_urIPCClosePhysMemHandleExp;
   layer.IPCExp.pfnOpenEventHandleExp = leak_check_urIPCOpenEventHandleExp;
   layer.Device.pfnGet = leak_check_urDeviceGet;
   layer.Device.pfnRetain = leak_check_urDeviceRetain;
   layer.Device.pfnRelease = leak_check_urDeviceRelease;
+  layer.Device.pfnPartition = leak_check_urDevicePartition;
   layer.Device.pfnCreateWithNativeHandle = leak_check_urDeviceCreateWithNativeHandle;
 }
 

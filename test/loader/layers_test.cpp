@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "helpers.hpp"
+#include "ur_ddi.h"
 
 using namespace loader_test;
 
@@ -37,6 +38,81 @@ struct Session {
   LoaderScope scope;
   MockObjects objects;
 };
+
+// Stream-ordered allocation, pools and graph capture for the mock, which answers
+// UNSUPPORTED_FEATURE for all of them. Events are real mock events, made by the mock's own
+// urEnqueueEventsWait (taken from its table, so the layers do not see that call).
+ur_pfnEnqueueEventsWait_t g_mock_events_wait = nullptr;
+uint64_t g_async_memory[8];
+ur_result_t UR_APICALL async_alloc(ur_queue_handle_t hQueue, ur_usm_pool_handle_t, const size_t,
+                                   const ur_exp_async_usm_alloc_properties_t *, uint32_t numEvents,
+                                   const ur_event_handle_t *waitList, void **ppMem, ur_event_handle_t *phEvent) {
+  *ppMem = g_async_memory;
+  return g_mock_events_wait(hQueue, numEvents, waitList, phEvent);
+}
+ur_result_t UR_APICALL async_free(ur_queue_handle_t hQueue, ur_usm_pool_handle_t, void *, uint32_t numEvents,
+                                  const ur_event_handle_t *waitList, ur_event_handle_t *phEvent) {
+  return g_mock_events_wait(hQueue, numEvents, waitList, phEvent);
+}
+
+// Pools and graphs: objects with the mock's table in the first word, like its handles.
+struct FakeObject {
+  const void *table;
+};
+FakeObject g_pool, g_default_pool, g_graph, g_new_graph;
+ur_exp_graph_handle_t g_capturing = nullptr;
+template <class H> H fake(FakeObject &o, const void *like) {
+  o.table = *static_cast<const void *const *>(like);
+  return reinterpret_cast<H>(&o);
+}
+ur_result_t UR_APICALL pool_create(ur_context_handle_t hContext, ur_device_handle_t, ur_usm_pool_desc_t *,
+                                   ur_usm_pool_handle_t *pPool) {
+  *pPool = fake<ur_usm_pool_handle_t>(g_pool, hContext);
+  return UR_RESULT_SUCCESS;
+}
+ur_result_t UR_APICALL default_pool(ur_context_handle_t hContext, ur_device_handle_t, ur_usm_pool_handle_t *pPool) {
+  *pPool = fake<ur_usm_pool_handle_t>(g_default_pool, hContext);
+  return UR_RESULT_SUCCESS;
+}
+ur_result_t UR_APICALL pool_destroy(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_handle_t) {
+  return UR_RESULT_SUCCESS;
+}
+ur_result_t UR_APICALL graph_create(ur_context_handle_t hContext, ur_exp_graph_handle_t *phGraph) {
+  *phGraph = fake<ur_exp_graph_handle_t>(g_graph, hContext);
+  return UR_RESULT_SUCCESS;
+}
+ur_result_t UR_APICALL begin_capture(ur_queue_handle_t hQueue) {
+  g_capturing = fake<ur_exp_graph_handle_t>(g_new_graph, hQueue);
+  return UR_RESULT_SUCCESS;
+}
+ur_result_t UR_APICALL begin_capture_into(ur_queue_handle_t, ur_exp_graph_handle_t hGraph) {
+  g_capturing = hGraph;
+  return UR_RESULT_SUCCESS;
+}
+ur_result_t UR_APICALL end_capture(ur_queue_handle_t, ur_exp_graph_handle_t *phGraph) {
+  *phGraph = g_capturing;
+  g_capturing = nullptr;
+  return UR_RESULT_SUCCESS;
+}
+ur_result_t UR_APICALL graph_destroy(ur_exp_graph_handle_t) { return UR_RESULT_SUCCESS; }
+
+void fake_experimental_features(ur_queue_handle_t q) {
+  // A null replacement restores the mock's own function and hands back the current one.
+  g_mock_events_wait = ordo_mock::replace(q, "urEnqueueEventsWait", ur_pfnEnqueueEventsWait_t{});
+  ASSERT_NE(g_mock_events_wait, nullptr);
+  ordo_mock::replace(q, "urEnqueueUSMDeviceAllocExp", async_alloc);
+  ordo_mock::replace(q, "urEnqueueUSMSharedAllocExp", async_alloc);
+  ordo_mock::replace(q, "urEnqueueUSMHostAllocExp", async_alloc);
+  ordo_mock::replace(q, "urEnqueueUSMFreeExp", async_free);
+  ordo_mock::replace(q, "urUSMPoolCreateExp", pool_create);
+  ordo_mock::replace(q, "urUSMPoolGetDefaultDevicePoolExp", default_pool);
+  ordo_mock::replace(q, "urUSMPoolDestroyExp", pool_destroy);
+  ordo_mock::replace(q, "urGraphCreateExp", graph_create);
+  ordo_mock::replace(q, "urQueueBeginGraphCaptureExp", begin_capture);
+  ordo_mock::replace(q, "urQueueBeginCaptureIntoGraphExp", begin_capture_into);
+  ordo_mock::replace(q, "urQueueEndGraphCaptureExp", end_capture);
+  ordo_mock::replace(q, "urGraphDestroyExp", graph_destroy);
+}
 
 } // namespace
 
@@ -198,6 +274,97 @@ TEST(LeakChecking, ReleaseOfADeadHandleIsReported) {
   }
   std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(log.find("still alive"), std::string::npos) << log;
+}
+
+// Events of stream-ordered allocation and free are new references, with leak checking
+// alone and under full validation.
+TEST(LeakChecking, StreamOrderedAllocAndFreeEventsReleasedOnceAreQuiet) {
+  for (const char *layer : {kLeaks, kFull}) {
+    testing::internal::CaptureStderr();
+    {
+      Session s({layer});
+      fake_experimental_features(s.objects.queue);
+      ur_queue_handle_t q = s.objects.queue;
+      void *p = nullptr;
+      ur_event_handle_t alloc = nullptr, shared = nullptr, freed = nullptr;
+      EXPECT_EQ(urEnqueueUSMDeviceAllocExp(q, nullptr, 64, nullptr, 0, nullptr, &p, &alloc), UR_RESULT_SUCCESS);
+      EXPECT_EQ(urEnqueueUSMSharedAllocExp(q, nullptr, 64, nullptr, 1, &alloc, &p, &shared), UR_RESULT_SUCCESS);
+      EXPECT_EQ(urEnqueueUSMFreeExp(q, nullptr, p, 1, &shared, &freed), UR_RESULT_SUCCESS);
+      ASSERT_NE(alloc, nullptr);
+      ASSERT_NE(freed, nullptr);
+      EXPECT_EQ(urEventRelease(alloc), UR_RESULT_SUCCESS);
+      EXPECT_EQ(urEventRelease(shared), UR_RESULT_SUCCESS);
+      EXPECT_EQ(urEventRelease(freed), UR_RESULT_SUCCESS);
+      // No event asked for, none counted.
+      EXPECT_EQ(urEnqueueUSMDeviceAllocExp(q, nullptr, 64, nullptr, 0, nullptr, &p, nullptr), UR_RESULT_SUCCESS);
+    }
+    std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(log.find("<leak_checking>"), std::string::npos) << layer << "\n" << log;
+  }
+}
+
+TEST(LeakChecking, UnreleasedEventOfUSMHostAllocExpIsReported) {
+  ur_event_handle_t leaked = nullptr;
+  testing::internal::CaptureStderr();
+  {
+    Session s({kLeaks});
+    fake_experimental_features(s.objects.queue);
+    void *p = nullptr;
+    ASSERT_EQ(urEnqueueUSMHostAllocExp(s.objects.queue, nullptr, 64, nullptr, 0, nullptr, &p, &leaked),
+              UR_RESULT_SUCCESS);
+  }
+  std::string log = testing::internal::GetCapturedStderr();
+  char expected[128];
+  std::snprintf(expected, sizeof expected, "ur_event_handle_t %p still alive with reference count 1",
+                static_cast<void *>(leaked));
+  EXPECT_EQ(count_lines_with(log, expected), 1u) << log;
+  EXPECT_EQ(count_lines_with(log, "1 handle leaked"), 1u) << log;
+  EXPECT_EQ(log.find("not alive"), std::string::npos) << log;
+}
+
+// A pool from urUSMPoolCreateExp ends with urUSMPoolDestroyExp; the default pool is the
+// context's, so it is never the caller's to end and never counted.
+TEST(LeakChecking, CreatedPoolEndsWithDestroyAndTheDefaultPoolIsNotCounted) {
+  testing::internal::CaptureStderr();
+  {
+    Session s({kLeaks});
+    fake_experimental_features(s.objects.queue);
+    ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, nullptr, 0};
+    ur_usm_pool_handle_t pool = nullptr, default_pool = nullptr;
+    ASSERT_EQ(urUSMPoolCreateExp(s.objects.context, s.objects.device, &desc, &pool), UR_RESULT_SUCCESS);
+    EXPECT_EQ(urUSMPoolDestroyExp(s.objects.context, s.objects.device, pool), UR_RESULT_SUCCESS);
+    ASSERT_EQ(urUSMPoolGetDefaultDevicePoolExp(s.objects.context, s.objects.device, &default_pool),
+              UR_RESULT_SUCCESS);
+    ASSERT_NE(default_pool, nullptr);
+  }
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(log.find("<leak_checking>"), std::string::npos) << log;
+}
+
+// urQueueEndGraphCaptureExp hands back the caller's own graph after a capture into it (not
+// a second reference), and a new graph after urQueueBeginGraphCaptureExp.
+TEST(LeakChecking, EndGraphCaptureCountsOnlyANewGraph) {
+  ur_exp_graph_handle_t captured = nullptr;
+  testing::internal::CaptureStderr();
+  {
+    Session s({kLeaks});
+    fake_experimental_features(s.objects.queue);
+    ur_exp_graph_handle_t graph = nullptr, same = nullptr;
+    ASSERT_EQ(urGraphCreateExp(s.objects.context, &graph), UR_RESULT_SUCCESS);
+    ASSERT_EQ(urQueueBeginCaptureIntoGraphExp(s.objects.queue, graph), UR_RESULT_SUCCESS);
+    ASSERT_EQ(urQueueEndGraphCaptureExp(s.objects.queue, &same), UR_RESULT_SUCCESS);
+    EXPECT_EQ(same, graph);
+    EXPECT_EQ(urGraphDestroyExp(graph), UR_RESULT_SUCCESS);
+    ASSERT_EQ(urQueueBeginGraphCaptureExp(s.objects.queue), UR_RESULT_SUCCESS);
+    ASSERT_EQ(urQueueEndGraphCaptureExp(s.objects.queue, &captured), UR_RESULT_SUCCESS);
+  }
+  std::string log = testing::internal::GetCapturedStderr();
+  char expected[128];
+  std::snprintf(expected, sizeof expected, "ur_exp_graph_handle_t %p still alive with reference count 1",
+                static_cast<void *>(captured));
+  EXPECT_EQ(count_lines_with(log, expected), 1u) << log;
+  EXPECT_EQ(count_lines_with(log, "still alive"), 1u) << log;
+  EXPECT_EQ(log.find("not alive"), std::string::npos) << log;
 }
 
 TEST(FullValidation, IsParameterValidationAndLeakChecking) {
