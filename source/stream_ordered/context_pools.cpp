@@ -136,26 +136,18 @@ void context_pools::reap_list(std::vector<pool *> &idle) {
   }
 }
 
-void context_pools::sync_point() {
+// Each pool collects completed frees (and, at a synchronisation point, gives back
+// memory above its threshold); destroyed pools with nothing left in use go.
+void context_pools::sweep(bool release) {
   if (!any_pools()) return;
   std::vector<pool *> idle;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (pool *p : all_) {
-      p->release_above_threshold();
-      if (p->destroyed() && p->live_allocations() == 0 && p->pending_blocks() == 0) idle.push_back(p);
-    }
-  }
-  reap_list(idle);
-}
-
-void context_pools::collect() {
-  if (!any_pools()) return;
-  std::vector<pool *> idle;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (pool *p : all_) {
-      p->collect();
+      if (release)
+        p->release_above_threshold();
+      else
+        p->collect();
       if (p->destroyed() && p->live_allocations() == 0 && p->pending_blocks() == 0) idle.push_back(p);
     }
   }

@@ -212,8 +212,8 @@ public:
   std::vector<block_facts> plain_allocations() const;
 
   // --- synchronisation points and lifetime ---
-  void sync_point();        // urQueueFinish, urEventWait: collect, release above thresholds
-  void collect();           // promote completed frees (their events may hold the context)
+  void sync_point() { sweep(true); } // urQueueFinish, urEventWait: collect, release above thresholds
+  void collect() { sweep(false); }   // promote completed frees (their events may hold the context)
   void queue_released(const void *queue); // forget its ordering state
   void shutdown();          // the context goes: its pools go with it
   bool any_pools() const { return any_.load(std::memory_order_acquire); }
@@ -241,6 +241,7 @@ private:
   pool_ref pool_at(const void *p) const;
   pool *make_default(ur_device_handle_t d, bool host); // under mu_
   void reap_list(std::vector<pool *> &idle);
+  void sweep(bool release);
 
   context_hooks &hooks_;
   order_graph order_;
