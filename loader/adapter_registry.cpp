@@ -125,6 +125,15 @@ std::unique_ptr<LoadedAdapter> load_adapter(const std::string &path, const Adapt
     why = "its adapter table has no urAdapterGet";
     return nullptr;
   }
+  // An adapter whose urAdapterGet fails (no driver, a version it refuses) is no
+  // adapter for this process: asked once here, so that it never fails a caller's
+  // urAdapterGet and never drags the other adapters down with it.
+  ur_adapter_handle_t probe = nullptr;
+  if (ur_result_t r = adapter->ddi.Adapter.pfnGet(1, &probe, nullptr)) {
+    why = "urAdapterGet failed with " + result_name(r);
+    return nullptr;
+  }
+  if (probe && adapter->ddi.Adapter.pfnRelease) adapter->ddi.Adapter.pfnRelease(probe);
   return adapter;
 }
 

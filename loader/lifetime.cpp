@@ -96,19 +96,22 @@ ur_result_t UR_APICALL adapter_get(uint32_t NumEntries, ur_adapter_handle_t *phA
   if (NumEntries == 0 && phAdapters) return UR_RESULT_ERROR_INVALID_SIZE;
   LoaderState &s = state();
   std::shared_lock<std::shared_mutex> lock(s.mutex);
-  const uint32_t total = static_cast<uint32_t>(s.adapters.size());
+  uint32_t total = static_cast<uint32_t>(s.adapters.size());
   if (phAdapters) {
-    const uint32_t n = NumEntries < total ? NumEntries : total;
-    for (uint32_t i = 0; i < n; ++i) {
-      // Each adapter returns its one handle and counts the reference.
-      ur_result_t r = s.adapters[i]->ddi.Adapter.pfnGet(1, &phAdapters[i], nullptr);
+    // Each adapter returns its one handle and counts the reference. One that fails
+    // now (it passed when loaded) is left out with a log line; the others still work.
+    uint32_t written = 0;
+    for (uint32_t i = 0; i < total && written < NumEntries; ++i) {
+      ur_result_t r = s.adapters[i]->ddi.Adapter.pfnGet(1, &phAdapters[written], nullptr);
       if (r != UR_RESULT_SUCCESS) {
-        ORDO_LOG(log(), warning, "urAdapterGet of %s failed with %s", s.adapters[i]->path.c_str(),
+        ORDO_LOG(log(), warning, "urAdapterGet of %s failed with %s; leaving it out", s.adapters[i]->path.c_str(),
                  result_name(r).c_str());
-        for (uint32_t j = 0; j < i; ++j) s.adapters[j]->ddi.Adapter.pfnRelease(phAdapters[j]);
-        return r;
+        --total;
+        continue;
       }
+      ++written;
     }
+    for (uint32_t i = written; i < NumEntries && i < total; ++i) phAdapters[i] = nullptr;
   }
   if (pNumAdapters) *pNumAdapters = total;
   return UR_RESULT_SUCCESS;

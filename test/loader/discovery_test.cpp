@@ -49,6 +49,7 @@ TEST(Discovery, ForceLoadSkipsEachUnusableLibraryWithOneWarningNamingIt) {
       {broken_library("nogetters"), "not a UR adapter: it does not export urGetAdapterProcAddrTable"},
       {broken_library("failing_getter"), "urGetQueueProcAddrTable failed with UR_RESULT_ERROR_OUT_OF_RESOURCES"},
       {broken_library("wrong_version"), "does not support UR API version 0.12"},
+      {broken_library("adapter_get"), "urAdapterGet failed with UR_RESULT_ERROR_UNSUPPORTED_VERSION"},
   };
   std::string list;
   for (auto &c : cases) list += c.path + ",";
@@ -69,6 +70,37 @@ TEST(Discovery, ForceLoadSkipsEachUnusableLibraryWithOneWarningNamingIt) {
     EXPECT_EQ(count_lines_with(log, c.reason), 1u) << c.reason << "\n" << log;
     EXPECT_EQ(count_lines_with(log, "[WARNING]: skipping adapter " + c.path), 1u) << log;
   }
+}
+
+// An adapter with no driver behind it (urAdapterGet fails) beside a working one: the
+// loader leaves it out, and the working adapter's devices are usable end to end.
+TEST(Discovery, AdapterWhoseAdapterGetFailsIsSkippedAndTheOthersWork) {
+  std::string dir = temp_dir("failing_get");
+  std::string good = copy_to(mock_library(), dir, "libur_adapter_good.so.0");
+  std::string list = broken_library("adapter_get") + "," + good;
+  EnvVar force("UR_ADAPTERS_FORCE_LOAD", list.c_str());
+  testing::internal::CaptureStderr();
+  uint32_t count = 0;
+  ur_result_t got = UR_RESULT_ERROR_UNKNOWN;
+  ur_adapter_handle_t handles[2] = {nullptr, nullptr};
+  {
+    LoaderScope scope;
+    ASSERT_EQ(urAdapterGet(0, nullptr, &count), UR_RESULT_SUCCESS);
+    got = urAdapterGet(2, handles, nullptr);
+    ur_platform_handle_t platform = nullptr;
+    uint32_t n = 0;
+    if (handles[0]) {
+      EXPECT_EQ(urPlatformGet(handles[0], 1, &platform, &n), UR_RESULT_SUCCESS);
+      EXPECT_GE(n, 1u);
+      urAdapterRelease(handles[0]);
+    }
+  }
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count, 1u) << log;
+  EXPECT_EQ(got, UR_RESULT_SUCCESS) << log;
+  EXPECT_NE(handles[0], nullptr);
+  EXPECT_EQ(handles[1], nullptr);
+  EXPECT_EQ(count_lines_with(log, "skipping adapter " + broken_library("adapter_get")), 1u) << log;
 }
 
 TEST(Discovery, OneLibraryListedTwiceIsLoadedOnce) {

@@ -3,6 +3,8 @@
 //   ORDO_BROKEN_NO_GETTERS      exports no urGet*ProcAddrTable at all
 //   ORDO_BROKEN_FAILING_GETTER  every getter works except urGetQueueProcAddrTable
 //   ORDO_BROKEN_WRONG_VERSION   every getter refuses the caller's API version
+//   ORDO_BROKEN_ADAPTER_GET     every getter works, but urAdapterGet fails (an adapter
+//                               with no driver behind it)
 #include "ur_ddi.h"
 
 #ifdef ORDO_BROKEN_NO_GETTERS
@@ -11,8 +13,14 @@ extern "C" UR_DLLEXPORT int ordo_not_an_adapter(void) { return 42; }
 
 #else
 
+#ifdef ORDO_BROKEN_ADAPTER_GET
+#define ORDO_ADAPTER_GETTER(X)
+#else
+#define ORDO_ADAPTER_GETTER(X) X(urGetAdapterProcAddrTable, ur_adapter_dditable_t)
+#endif
+
 #define ORDO_GETTERS(X)                                                                            \
-  X(urGetAdapterProcAddrTable, ur_adapter_dditable_t)                                              \
+  ORDO_ADAPTER_GETTER(X)                                                                           \
   X(urGetPlatformProcAddrTable, ur_platform_dditable_t)                                            \
   X(urGetContextProcAddrTable, ur_context_dditable_t)                                              \
   X(urGetEventProcAddrTable, ur_event_dditable_t)                                                  \
@@ -50,6 +58,20 @@ extern "C" UR_DLLEXPORT int ordo_not_an_adapter(void) { return 42; }
     return ORDO_ANSWER;                                                                            \
   }
 ORDO_GETTERS(ORDO_DEFINE_GETTER)
+
+#ifdef ORDO_BROKEN_ADAPTER_GET
+static ur_result_t UR_APICALL failing_adapter_get(uint32_t, ur_adapter_handle_t *, uint32_t *) {
+  return UR_RESULT_ERROR_UNSUPPORTED_VERSION;
+}
+extern "C" UR_DLLEXPORT ur_result_t UR_APICALL urGetAdapterProcAddrTable(ur_api_version_t,
+                                                                         ur_adapter_dditable_t *pDdiTable) {
+  if (pDdiTable) {
+    *pDdiTable = ur_adapter_dditable_t{};
+    pDdiTable->pfnGet = failing_adapter_get;
+  }
+  return UR_RESULT_SUCCESS;
+}
+#endif
 
 extern "C" UR_DLLEXPORT ur_result_t UR_APICALL urGetQueueProcAddrTable(ur_api_version_t,
                                                                        ur_queue_dditable_t *) {
