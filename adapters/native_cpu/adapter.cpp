@@ -3,6 +3,7 @@
 #include <string>
 
 #include "entry_points.hpp"
+#include "ordo/adapter_logging.hpp"
 #include "logging.hpp"
 #include "ordo/info.hpp"
 #include "platform.hpp"
@@ -69,21 +70,6 @@ ur_result_t UR_APICALL adapterGetInfo(ur_adapter_handle_t hAdapter, ur_adapter_i
   return UR_RESULT_ERROR_INVALID_ENUMERATION;
 }
 
-ur_result_t UR_APICALL adapterSetLoggerCallback(ur_adapter_handle_t hAdapter, ur_logger_callback_t pfnLoggerCallback,
-                                                void *pUserData, ur_logger_level_t level) {
-  if (!is_adapter(hAdapter)) return bad_handle(hAdapter, UR_RESULT_ERROR_INVALID_ARGUMENT);
-  if (level > UR_LOGGER_LEVEL_QUIET) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  set_log_callback(pfnLoggerCallback, pUserData, level);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL adapterSetLoggerCallbackLevel(ur_adapter_handle_t hAdapter, ur_logger_level_t level) {
-  if (!is_adapter(hAdapter)) return bad_handle(hAdapter, UR_RESULT_ERROR_INVALID_ARGUMENT);
-  if (level > UR_LOGGER_LEVEL_QUIET) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  set_log_callback_level(level);
-  return UR_RESULT_SUCCESS;
-}
-
 } // namespace
 
 Adapter::Adapter() : ordo::HandleBase(&ordo::adapter_ddi()) { ref_count.store(0); }
@@ -104,8 +90,10 @@ void install_adapter_entry_points(ur_dditable_t &t) {
   t.Adapter.pfnRelease = adapterRelease;
   t.Adapter.pfnGetLastError = adapterGetLastError;
   t.Adapter.pfnGetInfo = adapterGetInfo;
-  t.Adapter.pfnSetLoggerCallback = adapterSetLoggerCallback;
-  t.Adapter.pfnSetLoggerCallbackLevel = adapterSetLoggerCallbackLevel;
+  ordo::adapter_logging how;
+  how.logger = logger;
+  how.is_adapter = is_adapter;
+  ordo::install_logger_entry_points(t, how);
 }
 
 } // namespace nc

@@ -9,8 +9,8 @@ namespace nc {
 bool log_enabled(ordo::LogLevel level);
 void log(ordo::LogLevel level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-void set_log_callback(ur_logger_callback_t fn, void *user, ur_logger_level_t level);
-void set_log_callback_level(ur_logger_level_t level);
+// The adapter's Logger (the callback is its second sink: ordo/adapter_logging.hpp).
+ordo::Logger &logger();
 
 } // namespace nc
 

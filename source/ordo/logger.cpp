@@ -82,11 +82,35 @@ void Logger::log(LogLevel level, const char *fmt, ...) {
 
 void Logger::vlog(LogLevel level, const char *fmt, va_list args) {
   if (!enabled(level)) return;
+  char buf[1024];
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  ur_logger_callback_t fn = nullptr;
+  void *user = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (level >= level_.load(std::memory_order_relaxed)) {
+      std::fprintf(out_, "<%s>[%s]: %s\n", name_.c_str(), level_name(level), buf);
+      if (level >= flush_) std::fflush(out_);
+    }
+    if (static_cast<int>(level) >= callback_level_.load(std::memory_order_relaxed)) {
+      fn = callback_;
+      user = callback_user_;
+    }
+  }
+  if (fn) fn(static_cast<ur_logger_level_t>(level), buf, user); // outside the lock: it may log
+}
+
+void Logger::set_callback(ur_logger_callback_t fn, void *user, ur_logger_level_t level) {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::fprintf(out_, "<%s>[%s]: ", name_.c_str(), level_name(level));
-  std::vfprintf(out_, fmt, args);
-  std::fputc('\n', out_);
-  if (level >= flush_) std::fflush(out_);
+  callback_ = fn;
+  callback_user_ = user;
+  callback_level_.store(fn ? static_cast<int>(level) : static_cast<int>(UR_LOGGER_LEVEL_QUIET) + 1,
+                        std::memory_order_relaxed);
+}
+
+void Logger::set_callback_level(ur_logger_level_t level) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (callback_) callback_level_.store(static_cast<int>(level), std::memory_order_relaxed);
 }
 
 } // namespace ordo
