@@ -1,12 +1,20 @@
-// ordo-demo: on every device the loader finds, a small pipeline of dependent commands on
-// an out-of-order queue, ordered by explicit wait lists:
+// ordo-demo: stream-ordered allocation at work on every device the loader finds.
 //
-//     fill a ─┐
-//             ├─> vector_add c = a + b ─> saxpy c = 2 b + c ─> copy c back
-//     fill b ─┘
+// Each round of a pipeline allocates its buffers as commands, uses them and frees them
+// as commands, all on one out-of-order queue ordered by wait lists; the host never
+// waits in between:
 //
-// It checks the result and prints what ran where and how long each step took (event
-// profiling). The kernels are Ordo's test kernels (test/kernels/), found in the build tree.
+//     alloc a ─> fill a ─┐
+//     alloc b ─> fill b ─┼─> vector_add c = a + b ─> saxpy c = 2 b + c ─> sample c ─> free a, b, c
+//     alloc c ───────────┘                                                               │
+//        ^ the next round's allocs wait for these frees ─────────────────────────────────┘
+//
+// The pool hands each round the memory the previous round freed (its allocs are
+// ordered after those frees), so hundreds of megabytes of allocations live in a few
+// megabytes of pool, with no host synchronisation.
+// The same rounds with synchronous urUSMDeviceAlloc / urUSMFree (the host waits for
+// each round before it can free) run beside it, timed. Every round's result is checked.
+// The kernels are Ordo's test kernels (test/kernels/), found in the build tree.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -23,11 +31,6 @@ namespace {
 
 constexpr size_t kElements = 1 << 20;
 constexpr float kA = 1.5f, kB = 2.0f, kAlpha = 2.0f;
-
-struct Step {
-  const char *what;
-  ur_event_handle_t event = nullptr;
-};
 
 // Stops at the first failing call of a device's run, saying which.
 #define DEMO_CHECK(call)                                                                  \
@@ -59,30 +62,32 @@ ur_exp_kernel_arg_properties_t value_arg(uint32_t index, size_t size, const void
   return a;
 }
 
-// Microseconds between start and end of a profiled command, or -1 when unknown.
-double step_micros(ur_event_handle_t e) {
-  uint64_t start = 0, end = 0;
-  if (urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_START, sizeof start, &start, nullptr) != UR_RESULT_SUCCESS ||
-      urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_END, sizeof end, &end, nullptr) != UR_RESULT_SUCCESS)
-    return -1;
-  return (end - start) / 1000.0;
-}
+constexpr int kRounds = 48;
+constexpr size_t kSample = 256; // elements of c checked per round
 
 // Everything one device's run holds, released whatever happens.
 struct DeviceRun {
+  ur_device_handle_t device = nullptr;
   ur_context_handle_t context = nullptr;
   ur_queue_handle_t queue = nullptr;
   ur_program_handle_t program = nullptr;
   ur_kernel_handle_t add = nullptr, saxpy = nullptr;
-  float *a = nullptr, *b = nullptr, *c = nullptr;
-  std::vector<Step> steps;
+  std::vector<ur_event_handle_t> events;
+  std::vector<void *> plain; // synchronous allocations still live
 
+  ur_event_handle_t *keep() {
+    events.push_back(nullptr);
+    return &events.back();
+  }
+  void release_events() {
+    for (ur_event_handle_t e : events)
+      if (e) urEventRelease(e);
+    events.clear();
+  }
   ~DeviceRun() {
     if (queue) urQueueFinish(queue);
-    for (Step &s : steps)
-      if (s.event) urEventRelease(s.event);
-    for (float *p : {a, b, c})
-      if (p) urUSMFree(context, p);
+    release_events();
+    for (void *p : plain) urUSMFree(context, p);
     if (add) urKernelRelease(add);
     if (saxpy) urKernelRelease(saxpy);
     if (program) urProgramRelease(program);
@@ -91,23 +96,125 @@ struct DeviceRun {
   }
 };
 
+float a_of(int round) { return 1.0f + round; }
+float expected_of(int round) { return kAlpha * kB + (a_of(round) + kB); }
+
+// The kernels of one round, on buffers that exist (or will, ordered by `ready`).
+bool enqueue_round(DeviceRun &run, int round, float *a, float *b, float *c, ur_event_handle_t ready_a,
+                   ur_event_handle_t ready_b, ur_event_handle_t ready_c, float *sample, ur_event_handle_t *done_ab,
+                   ur_event_handle_t *done_c) {
+  const size_t bytes = kElements * sizeof(float);
+  const float va = a_of(round);
+  ur_event_handle_t fill_a = nullptr, fill_b = nullptr, added = nullptr;
+  DEMO_CHECK(urEnqueueUSMFill(run.queue, a, sizeof va, &va, bytes, ready_a ? 1 : 0, ready_a ? &ready_a : nullptr, &fill_a));
+  run.events.push_back(fill_a);
+  DEMO_CHECK(urEnqueueUSMFill(run.queue, b, sizeof kB, &kB, bytes, ready_b ? 1 : 0, ready_b ? &ready_b : nullptr, &fill_b));
+  run.events.push_back(fill_b);
+  ur_event_handle_t add_waits[3] = {fill_a, fill_b, ready_c};
+  ur_exp_kernel_arg_properties_t add_args[3] = {pointer_arg(0, a), pointer_arg(1, b), pointer_arg(2, c)};
+  DEMO_CHECK(urEnqueueKernelLaunchWithArgsExp(run.queue, run.add, 1, nullptr, &kElements, nullptr, 3, add_args,
+                                              nullptr, ready_c ? 3 : 2, add_waits, &added));
+  run.events.push_back(added);
+  ur_exp_kernel_arg_properties_t saxpy_args[3] = {value_arg(0, sizeof kAlpha, &kAlpha), pointer_arg(1, b),
+                                                  pointer_arg(2, c)};
+  DEMO_CHECK(urEnqueueKernelLaunchWithArgsExp(run.queue, run.saxpy, 1, nullptr, &kElements, nullptr, 3, saxpy_args,
+                                              nullptr, 1, &added, done_ab));
+  run.events.push_back(*done_ab);
+  DEMO_CHECK(urEnqueueUSMMemcpy(run.queue, false, sample, c, kSample * sizeof(float), 1, done_ab, done_c));
+  run.events.push_back(*done_c);
+  return true;
+}
+
+size_t wrong_rounds(const std::vector<float> &samples) {
+  size_t wrong = 0;
+  for (int r = 0; r < kRounds; ++r)
+    for (size_t i = 0; i < kSample; ++i)
+      if (std::fabs(samples[r * kSample + i] - expected_of(r)) > 1e-4f) {
+        ++wrong;
+        break;
+      }
+  return wrong;
+}
+
+// The rounds with stream-ordered allocation: nothing waits on the host until the end.
+bool stream_ordered_rounds(DeviceRun &run, std::vector<float> &samples, double &ms) {
+  const size_t bytes = kElements * sizeof(float);
+  auto t0 = std::chrono::steady_clock::now();
+  // Each round's allocs wait for the previous round's frees: ordered after them, they
+  // may take the memory those frees release (the pool's reuse rule 1). Unordered,
+  // the pool could not reuse it before the frees have run, and would grow instead.
+  ur_event_handle_t freed[3] = {nullptr, nullptr, nullptr};
+  for (int r = 0; r < kRounds; ++r) {
+    void *buf[3] = {};
+    ur_event_handle_t ready[3] = {}, done_ab = nullptr, done_c = nullptr;
+    for (int i = 0; i < 3; ++i) {
+      DEMO_CHECK(urEnqueueUSMDeviceAllocExp(run.queue, nullptr, bytes, nullptr, r ? 1 : 0, r ? &freed[i] : nullptr,
+                                            &buf[i], &ready[i]));
+      run.events.push_back(ready[i]);
+    }
+    if (!enqueue_round(run, r, static_cast<float *>(buf[0]), static_cast<float *>(buf[1]),
+                       static_cast<float *>(buf[2]), ready[0], ready[1], ready[2], &samples[r * kSample], &done_ab,
+                       &done_c))
+      return false;
+    ur_event_handle_t last_use[3] = {done_ab, done_ab, done_c};
+    for (int i = 0; i < 3; ++i) {
+      DEMO_CHECK(urEnqueueUSMFreeExp(run.queue, nullptr, buf[i], 1, &last_use[i], &freed[i]));
+      run.events.push_back(freed[i]);
+    }
+  }
+  DEMO_CHECK(urQueueFinish(run.queue));
+  ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  run.release_events();
+  return true;
+}
+
+// The same rounds with synchronous allocation: the host waits before each free.
+bool synchronous_rounds(DeviceRun &run, std::vector<float> &samples, double &ms) {
+  const size_t bytes = kElements * sizeof(float);
+  auto t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < kRounds; ++r) {
+    float *buf[3] = {};
+    for (float *&p : buf) {
+      DEMO_CHECK(urUSMDeviceAlloc(run.context, run.device, nullptr, nullptr, bytes, reinterpret_cast<void **>(&p)));
+      run.plain.push_back(p);
+    }
+    ur_event_handle_t done_ab = nullptr, done_c = nullptr;
+    if (!enqueue_round(run, r, buf[0], buf[1], buf[2], nullptr, nullptr, nullptr, &samples[r * kSample], &done_ab,
+                       &done_c))
+      return false;
+    DEMO_CHECK(urEventWait(1, &done_c));
+    for (float *p : buf) DEMO_CHECK(urUSMFree(run.context, p));
+    run.plain.clear();
+    run.release_events();
+  }
+  ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return true;
+}
+
+size_t pool_stat(ur_usm_pool_handle_t pool, ur_usm_pool_info_t what) {
+  size_t v = 0;
+  urUSMPoolGetInfoExp(pool, what, &v, nullptr);
+  return v;
+}
+
 // Returns false on a failure; a device that cannot run the demo (no kernels for its
-// backend) is skipped with a note and counts as no failure.
+// backend, no stream-ordered allocation) is skipped with a note and counts as no failure.
 bool run_on(const urinfo::FoundDevice &d, const std::string &kernel_dir) {
   std::printf("\n== %s  [%s:%u]\n", d.label().c_str(), d.backend_name.c_str(), d.backend_index);
   DeviceRun run;
-  ur_device_handle_t dev = d.device;
-  DEMO_CHECK(urContextCreate(1, &dev, nullptr, &run.context));
-
+  run.device = d.device;
+  ur_bool_t async = false;
+  urDeviceGetInfo(d.device, UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, sizeof async, &async, nullptr);
+  if (!async) {
+    std::printf("   skipped: the device reports no stream-ordered allocation\n");
+    return true;
+  }
+  DEMO_CHECK(urContextCreate(1, &run.device, nullptr, &run.context));
   ur_queue_flags_t offered = 0;
-  urDeviceGetInfo(dev, UR_DEVICE_INFO_QUEUE_PROPERTIES, sizeof offered, &offered, nullptr);
-  ur_queue_flags_t flags = offered & (UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE);
+  urDeviceGetInfo(run.device, UR_DEVICE_INFO_QUEUE_PROPERTIES, sizeof offered, &offered, nullptr);
+  ur_queue_flags_t flags = offered & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE;
   ur_queue_properties_t props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr, flags};
-  DEMO_CHECK(urQueueCreate(run.context, dev, &props, &run.queue));
-  std::printf("   queue: %s, profiling %s\n",
-              flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE ? "out-of-order" : "in-order (no out-of-order queues)",
-              flags & UR_QUEUE_FLAG_PROFILING_ENABLE ? "on" : "off (not offered)");
-
+  DEMO_CHECK(urQueueCreate(run.context, run.device, &props, &run.queue));
   urinfo::TestProgram p = urinfo::load_test_program(kernel_dir, run.context, d);
   if (!p.skip_reason.empty()) {
     std::printf("   skipped: %s\n", p.skip_reason.c_str());
@@ -118,55 +225,40 @@ bool run_on(const urinfo::FoundDevice &d, const std::string &kernel_dir) {
     return false;
   }
   run.program = p.program;
-  std::printf("   program: %s (%s)\n", p.path.c_str(), p.how.c_str());
   DEMO_CHECK(urKernelCreate(run.program, "vector_add", &run.add));
   DEMO_CHECK(urKernelCreate(run.program, "saxpy", &run.saxpy));
+  std::printf("   %d rounds of alloc a, b, c -> fill -> vector_add -> saxpy -> free, %zu MiB each buffer, on an %s queue\n",
+              kRounds, kElements * sizeof(float) >> 20,
+              flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE ? "out-of-order" : "in-order");
 
-  const size_t bytes = kElements * sizeof(float);
-  for (float **buffer : {&run.a, &run.b, &run.c})
-    DEMO_CHECK(urUSMDeviceAlloc(run.context, dev, nullptr, nullptr, bytes, reinterpret_cast<void **>(buffer)));
+  std::vector<float> ordered(kRounds * kSample, 0.0f), sync(kRounds * kSample, 0.0f);
+  double ordered_ms = 0, sync_ms = 0;
+  // A warm-up round of each, so that neither pays for first use (kernel JIT, pool growth).
+  std::vector<float> warm(kRounds * kSample);
+  if (!stream_ordered_rounds(run, warm, ordered_ms) || !synchronous_rounds(run, warm, sync_ms)) return false;
+  if (!stream_ordered_rounds(run, ordered, ordered_ms) || !synchronous_rounds(run, sync, sync_ms)) return false;
 
-  auto t0 = std::chrono::steady_clock::now();
-  run.steps = {{"fill a"}, {"fill b"}, {"vector_add c = a + b"}, {"saxpy c = 2 b + c"}, {"copy c to host"}};
-  Step *s = run.steps.data();
-  DEMO_CHECK(urEnqueueUSMFill(run.queue, run.a, sizeof kA, &kA, bytes, 0, nullptr, &s[0].event));
-  DEMO_CHECK(urEnqueueUSMFill(run.queue, run.b, sizeof kB, &kB, bytes, 0, nullptr, &s[1].event));
-
-  ur_event_handle_t both_fills[2] = {s[0].event, s[1].event};
-  ur_exp_kernel_arg_properties_t add_args[3] = {pointer_arg(0, run.a), pointer_arg(1, run.b), pointer_arg(2, run.c)};
-  DEMO_CHECK(urEnqueueKernelLaunchWithArgsExp(run.queue, run.add, 1, nullptr, &kElements, nullptr, 3, add_args,
-                                              nullptr, 2, both_fills, &s[2].event));
-
-  ur_exp_kernel_arg_properties_t saxpy_args[3] = {value_arg(0, sizeof kAlpha, &kAlpha), pointer_arg(1, run.b),
-                                                  pointer_arg(2, run.c)};
-  DEMO_CHECK(urEnqueueKernelLaunchWithArgsExp(run.queue, run.saxpy, 1, nullptr, &kElements, nullptr, 3, saxpy_args,
-                                              nullptr, 1, &s[2].event, &s[3].event));
-
-  std::vector<float> host(kElements, 0.0f);
-  DEMO_CHECK(urEnqueueUSMMemcpy(run.queue, false, host.data(), run.c, bytes, 1, &s[3].event, &s[4].event));
-  DEMO_CHECK(urEventWait(1, &s[4].event));
-  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-
-  for (const Step &step : run.steps) {
-    double us = step_micros(step.event);
-    if (us >= 0) std::printf("   %-24s %10.1f us\n", step.what, us);
-    else std::printf("   %-24s %10s\n", step.what, "done");
-  }
-
-  const float expected = kAlpha * kB + (kA + kB);
-  size_t wrong = 0;
-  for (float v : host) wrong += std::fabs(v - expected) > 1e-6f;
-  std::printf("   %zu elements, c[i] == %.2f: %s   (%.2f ms wall, enqueue to result)\n", kElements, expected,
-              wrong ? "WRONG" : "verified", wall_ms);
-  if (wrong) std::printf("   FAILED: %zu elements differ (c[0] = %f)\n", wrong, host[0]);
-  return wrong == 0;
+  ur_usm_pool_handle_t pool = nullptr;
+  DEMO_CHECK(urUSMPoolGetDefaultDevicePoolExp(run.context, run.device, &pool));
+  const double total_mib = 3.0 * kRounds * kElements * sizeof(float) / (1 << 20);
+  std::printf("   stream-ordered: %8.2f ms   allocated %.0f MiB in total; the pool reserved at most %.0f MiB "
+              "(used at most %.0f MiB)\n",
+              ordered_ms, total_mib, pool_stat(pool, UR_USM_POOL_INFO_RESERVED_HIGH_EXP) / 1048576.0,
+              pool_stat(pool, UR_USM_POOL_INFO_USED_HIGH_EXP) / 1048576.0);
+  std::printf("   synchronous:    %8.2f ms   (urUSMDeviceAlloc / wait / urUSMFree every round)\n", sync_ms);
+  std::printf("   stream-ordered takes %.2fx the time of synchronous allocation\n", ordered_ms / sync_ms);
+  const size_t bad = wrong_rounds(ordered) + wrong_rounds(sync);
+  std::printf("   results of all %d rounds, both ways: %s\n", kRounds, bad ? "WRONG" : "verified");
+  if (bad) std::printf("   FAILED: %zu rounds computed wrong values\n", bad);
+  return bad == 0;
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
   if (argc > 1) {
-    std::printf("usage: ordo-demo\nRuns a pipeline of dependent kernels on every device the UR loader finds\n"
+    std::printf("usage: ordo-demo\nRuns a pipeline of stream-ordered allocations and kernels on every device\n"
+                "the UR loader finds, beside the same pipeline with synchronous allocation\n"
                 "(ONEAPI_DEVICE_SELECTOR picks devices).\n");
     return std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ? 0 : 2;
   }
