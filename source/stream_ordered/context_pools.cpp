@@ -22,6 +22,7 @@ void context_pools::shutdown() {
     std::lock_guard<std::mutex> lock(mu_);
     owned.swap(all_);
     defaults_.clear();
+    fast_count_.store(0, std::memory_order_release);
     current_.clear();
     current_count_.store(0, std::memory_order_release);
     any_.store(false, std::memory_order_release);
@@ -39,17 +40,35 @@ pool *context_pools::make_default(ur_device_handle_t d, bool host) {
   all_.reserve(all_.size() + 1);
   auto made = std::make_unique<pool>(*this, host ? pool_scope::host : pool_scope::device, d, true, pool_settings{});
   defaults_[host ? nullptr : d] = made.get();
+  const size_t i = fast_count_.load(std::memory_order_relaxed);
+  if (i < kFastDefaults) {
+    fast_[i].device.store(host ? nullptr : d, std::memory_order_relaxed);
+    fast_[i].p.store(made.get(), std::memory_order_relaxed);
+    fast_count_.store(i + 1, std::memory_order_release);
+  }
   made->add_ref(); // the list's, beside the context's user count
   all_.push_back(made.get());
   any_.store(true, std::memory_order_release);
   return made.release();
 }
 
+pool *context_pools::find_default(ur_device_handle_t d) const {
+  const size_t n = fast_count_.load(std::memory_order_acquire);
+  for (size_t i = 0; i < n; ++i)
+    if (fast_[i].device.load(std::memory_order_relaxed) == d) return fast_[i].p.load(std::memory_order_relaxed);
+  return nullptr;
+}
+
+// Default and host pools live as long as the context: borrowed, found without a lock.
 ur_result_t context_pools::default_pool(ur_device_handle_t d, pool_ref &out) {
+  if (pool *p = find_default(d)) {
+    out = pool_ref::borrowed(p);
+    return UR_RESULT_SUCCESS;
+  }
   try {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = defaults_.find(d);
-    out = pool_ref(it != defaults_.end() ? it->second : make_default(d, false));
+    out = pool_ref::borrowed(it != defaults_.end() ? it->second : make_default(d, false));
   } catch (...) {
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
@@ -57,10 +76,14 @@ ur_result_t context_pools::default_pool(ur_device_handle_t d, pool_ref &out) {
 }
 
 ur_result_t context_pools::host_pool(pool_ref &out) {
+  if (pool *p = find_default(nullptr)) {
+    out = pool_ref::borrowed(p);
+    return UR_RESULT_SUCCESS;
+  }
   try {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = defaults_.find(nullptr);
-    out = pool_ref(it != defaults_.end() ? it->second : make_default(nullptr, true));
+    out = pool_ref::borrowed(it != defaults_.end() ? it->second : make_default(nullptr, true));
   } catch (...) {
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
@@ -181,24 +204,14 @@ template <class Map> auto containing(Map &m, uintptr_t addr) -> decltype(m.end()
 }
 } // namespace
 
-bool context_pools::range_at(const void *p, uintptr_t &base, range &out) const {
+pool_ref context_pools::ref_at(const void *p, void **core) const {
   std::shared_lock<std::shared_mutex> lock(ranges_mu_);
   auto it = containing(ranges_, reinterpret_cast<uintptr_t>(p));
-  if (it == ranges_.end()) return false;
-  base = it->first;
-  out = it->second;
+  if (it == ranges_.end()) return pool_ref();
+  *core = it->second.core;
   // Ranges leave the map before their pool can go, so the pool is alive here.
-  out.owner->add_ref();
-  return true;
-}
-
-pool_ref context_pools::pool_at(const void *p) const {
-  uintptr_t base = 0;
-  range r;
-  if (!range_at(p, base, r)) return pool_ref();
-  pool_ref ref(r.owner);
-  r.owner->drop_ref(); // range_at's
-  return ref;
+  pool *owner = it->second.owner;
+  return owner->is_default() ? pool_ref::borrowed(owner) : pool_ref(owner);
 }
 
 void context_pools::add_plain(void *base, size_t size, ur_usm_type_t kind, ur_device_handle_t device) {
@@ -292,28 +305,25 @@ ur_result_t context_pools::check_free(ur_usm_pool_handle_t named, void *ptr, poo
     if (ur_result_t r = acquire(named, np)) return r;
     if (&np->context() != this) return UR_RESULT_ERROR_INVALID_CONTEXT;
   }
-  uintptr_t base = 0;
-  range r;
-  if (!range_at(ptr, base, r)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  owner = pool_ref(r.owner);
-  r.owner->drop_ref(); // range_at's
+  void *core = nullptr;
+  owner = ref_at(ptr, &core);
+  if (!owner) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   if (named && owner->handle() != named) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   ordo::pool::block_info info;
-  if (!static_cast<pool::core *>(r.core)->op->lookup(ptr, info) || info.base != ptr)
+  if (!static_cast<pool::core *>(core)->op->lookup(ptr, info) || info.base != ptr)
     return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  owner.core_hint = core;
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t context_pools::free_in_command(pool_ref &owner, void *ptr, ur_event_handle_t release, const void *queue,
                                            bool in_order) {
-  uintptr_t base = 0;
-  range r;
-  if (!range_at(ptr, base, r)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  r.owner->drop_ref();
-  if (r.owner != owner.get()) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  auto *c = static_cast<pool::core *>(r.core);
-  ordo::pool::block_info info;
-  if (!c->op->lookup(ptr, info) || info.base != ptr) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  void *core = owner.core_hint; // found by check_free; the core checks the block again
+  if (!core) {
+    pool_ref again = ref_at(ptr, &core);
+    if (again.get() != owner.get()) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  }
+  auto *c = static_cast<pool::core *>(core);
   owner->clear_kind(ptr);
   const status s = c->op->free(ptr, ordo::pool::release_info{release, queue, in_order});
   if (s == status::success && owner->destroyed()) reap_if_idle(*owner); // its last allocation
@@ -356,12 +366,10 @@ ur_result_t context_pools::alloc_now(ur_usm_pool_handle_t hPool, ur_usm_type_t k
 
 bool context_pools::free_now(void *ptr, ur_result_t &result) {
   if (!any_pools()) return false;
-  uintptr_t base = 0;
-  range r;
-  if (!range_at(ptr, base, r)) return false;
-  pool_ref owner(r.owner);
-  r.owner->drop_ref();
-  auto *c = static_cast<pool::core *>(r.core);
+  void *core = nullptr;
+  pool_ref owner = ref_at(ptr, &core);
+  if (!owner) return false;
+  auto *c = static_cast<pool::core *>(core);
   ordo::pool::block_info info;
   // Not a live block start: maybe the plain allocation a fixed pool was carved from.
   if (!c->op->lookup(ptr, info) || info.base != ptr) return false;
@@ -379,12 +387,10 @@ bool context_pools::in_pool_memory(const void *ptr) const {
 
 bool context_pools::block_info(const void *ptr, block_facts &out) {
   if (!any_pools()) return false;
-  uintptr_t base = 0;
-  range r;
-  if (!range_at(ptr, base, r)) return false;
-  pool_ref owner(r.owner);
-  r.owner->drop_ref();
-  auto *c = static_cast<pool::core *>(r.core);
+  void *core = nullptr;
+  pool_ref owner = ref_at(ptr, &core);
+  if (!owner) return false;
+  auto *c = static_cast<pool::core *>(core);
   ordo::pool::block_info info;
   if (!c->op->lookup(ptr, info)) return false;
   out.base = info.base;

@@ -82,6 +82,8 @@ pool::pool(context_pools &ctx, pool_scope scope, ur_device_handle_t device, bool
     auto c = std::make_unique<core>(*this, cls);
     c->op = std::make_unique<ordo::pool::ordered_pool>(*c, s.config, s.user_memory, s.user_size, budget_);
     cores_.push_back(std::move(c));
+    fast_cores_[0].store(cores_.back().get(), std::memory_order_relaxed);
+    fast_core_count_.store(1, std::memory_order_release);
     ctx.add_range(s.user_memory, s.user_size, this, cores_.back().get());
   }
   register_handle(&handle_);
@@ -129,6 +131,11 @@ ur_result_t pool::serves(ur_usm_type_t kind, ur_device_handle_t device) const {
 }
 
 pool::core *pool::core_for(const mem_class &c, ur_result_t &err) {
+  const size_t n = fast_core_count_.load(std::memory_order_acquire);
+  for (size_t i = 0; i < n; ++i) {
+    core *k = fast_cores_[i].load(std::memory_order_relaxed);
+    if (k->cls == c) return k;
+  }
   std::lock_guard<std::mutex> lock(cores_mu_);
   for (auto &k : cores_)
     if (k->cls == c) return k.get();
@@ -144,7 +151,13 @@ pool::core *pool::core_for(const mem_class &c, ur_result_t &err) {
     err = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     return nullptr;
   }
-  return cores_.back().get();
+  core *k = cores_.back().get();
+  const size_t i = fast_core_count_.load(std::memory_order_relaxed);
+  if (i < kFastCores) {
+    fast_cores_[i].store(k, std::memory_order_relaxed);
+    fast_core_count_.store(i + 1, std::memory_order_release);
+  }
+  return k;
 }
 
 size_t pool::live_allocations() const {

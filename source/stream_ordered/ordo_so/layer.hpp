@@ -237,8 +237,8 @@ private:
     ur_usm_type_t kind = UR_USM_TYPE_UNKNOWN;
     ur_device_handle_t device = nullptr;
   };
-  bool range_at(const void *p, uintptr_t &base, range &out) const;
-  pool_ref pool_at(const void *p) const;
+  // The pool whose memory holds `p` (referenced) and the core that owns it.
+  pool_ref ref_at(const void *p, void **core) const;
   pool *make_default(ur_device_handle_t d, bool host); // under mu_
   void reap_list(std::vector<pool *> &idle);
   void sweep(bool release);
@@ -247,6 +247,15 @@ private:
   order_graph order_;
   mutable std::mutex mu_;
   std::map<ur_device_handle_t, pool *> defaults_; // per device; key null: the host pool
+  // The same, readable without the lock: entries are only appended (under mu_).
+  static constexpr size_t kFastDefaults = 16;
+  struct fast_default {
+    std::atomic<ur_device_handle_t> device{nullptr};
+    std::atomic<pool *> p{nullptr};
+  };
+  fast_default fast_[kFastDefaults];
+  std::atomic<size_t> fast_count_{0};
+  pool *find_default(ur_device_handle_t d) const;
   std::map<ur_device_handle_t, pool *> current_;  // a pool the user set
   std::atomic<size_t> current_count_{0};          // lock-free "no pool set" check
   std::vector<pool *> all_;                       // each with a reference
@@ -326,25 +335,40 @@ private:
   std::atomic<bool> destroyed_{false};
   mutable std::mutex cores_mu_;
   std::vector<std::unique_ptr<core>> cores_;
+  // The first cores, readable without the lock: only appended (under cores_mu_).
+  static constexpr size_t kFastCores = 8;
+  std::atomic<core *> fast_cores_[kFastCores] = {};
+  std::atomic<size_t> fast_core_count_{0};
   mutable std::mutex kinds_mu_;
   std::atomic<size_t> kinds_count_{0};
   std::unordered_map<uintptr_t, ur_usm_type_t> kinds_; // blocks not of their class's primary kind
 };
 
+// A reference that keeps a pool alive. A context's default and host pools live as
+// long as the context, which every caller holds, so theirs are borrowed (no count).
 class pool_ref {
 public:
   pool_ref() = default;
-  explicit pool_ref(pool *p) : p_(p) {
+  explicit pool_ref(pool *p) : p_(p), counted_(p != nullptr) {
     if (p_) p_->add_ref();
   }
-  pool_ref(const pool_ref &o) : pool_ref(o.p_) {}
+  static pool_ref borrowed(pool *p) {
+    pool_ref r;
+    r.p_ = p;
+    return r;
+  }
+  pool_ref(const pool_ref &o) : p_(o.p_), counted_(o.counted_), core_hint(o.core_hint) {
+    if (counted_) p_->add_ref();
+  }
   pool_ref &operator=(const pool_ref &o) {
     pool_ref tmp(o);
     std::swap(p_, tmp.p_);
+    std::swap(counted_, tmp.counted_);
+    core_hint = o.core_hint;
     return *this;
   }
   ~pool_ref() {
-    if (p_) p_->drop_ref();
+    if (counted_) p_->drop_ref();
   }
   pool *get() const { return p_; }
   pool *operator->() const { return p_; }
@@ -353,6 +377,10 @@ public:
 
 private:
   pool *p_ = nullptr;
+  bool counted_ = false;
+
+public:
+  void *core_hint = nullptr; // internal: the core check_free found the block in
 };
 
 // A live, not destroyed pool handle of this adapter, referenced; INVALID_VALUE
