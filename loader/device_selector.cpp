@@ -3,13 +3,16 @@
 //   ONEAPI_DEVICE_SELECTOR = term[;term...]
 //   term    = [!]backend:filter[,filter...]
 //   backend = * | level_zero | opencl | cuda | hip | native_cpu | offload
-//   filter  = * | cpu | gpu | fpga | <index>
+//   filter  = * | cpu | gpu | fpga | <index> | <sub-device>
+//   sub-device = (<index> | *) . (<index> | *) [ . (<index> | *) ]
 //
 // Terms for other backends are ignored; '!' terms remove devices; when the whole string
 // has only '!' terms, everything they do not remove is accepted. An index counts every device of the adapter (all types,
-// over its platforms in order). Sub-device terms ("0.1", "*.*") are not supported and,
-// like any malformed term, make the call fail with UR_RESULT_ERROR_INVALID_VALUE and a
-// log line saying why, rather than select something else.
+// over its platforms in order). A sub-device filter ("0.1", "*.*") names partitions,
+// which a runtime makes with urDevicePartition: it selects no root device here (so
+// "*:0.4321" alone selects nothing, successfully). A malformed term makes the call
+// fail with UR_RESULT_ERROR_INVALID_VALUE and a log line saying why, rather than
+// select something else.
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -62,6 +65,21 @@ ur_result_t invalid(const std::string &selector, const std::string &why) {
   return UR_RESULT_ERROR_INVALID_VALUE;
 }
 
+// "0.1", "0.*", "*.*", "0.1.2": each part an index or '*', a parent before every child.
+bool sub_device_filter(const std::string &f) {
+  std::vector<std::string> parts = split(f, '.');
+  if (parts.size() < 2 || parts.size() > 3 || f.back() == '.') return false;
+  bool wild = false;
+  for (const std::string &p : parts) {
+    if (p == "*") {
+      wild = true;
+      continue;
+    }
+    if (p.empty() || wild || p.size() >= 10 || p.find_first_not_of("0123456789") != std::string::npos) return false;
+  }
+  return true;
+}
+
 // Parses the terms that concern `backend`; any malformed term fails the whole string.
 // `any_accept` says whether the string has an accepting term for any backend at all.
 ur_result_t parse(const std::string &selector, ur_backend_t backend, std::vector<Term> &terms,
@@ -93,8 +111,10 @@ ur_result_t parse(const std::string &selector, ur_backend_t backend, std::vector
     for (std::string f : split(list, ',')) {
       Filter filter;
       if (f.empty()) return invalid(selector, "empty device in term \"" + text + "\"");
-      if (f.find('.') != std::string::npos)
-        return invalid(selector, "sub-device selection (\"" + f + "\") is not supported by this loader");
+      if (f.find('.') != std::string::npos) {
+        if (!sub_device_filter(f)) return invalid(selector, "\"" + f + "\" is not a sub-device filter (N.M, N.*, *.*, N.M.K)");
+        continue; // selects partitions, never a root device
+      }
       if (f == "*") filter.kind = Filter::any;
       else if (f == "cpu" || f == "gpu" || f == "fpga") {
         filter.kind = Filter::type;

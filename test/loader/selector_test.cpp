@@ -146,16 +146,25 @@ TEST_F(Selector, DeviceTypeAndSelectorBothApply) {
   EXPECT_EQ(select("opencl:cpu", UR_DEVICE_TYPE_GPU), (V{}));
 }
 
+// Sub-device filters name partitions: valid, and they select no root device.
+TEST_F(Selector, SubDeviceFiltersSelectNoRootDevice) {
+  EXPECT_EQ(select("*:0.4321"), (V{}));
+  EXPECT_EQ(select("opencl:0.1"), (V{}));
+  EXPECT_EQ(select("opencl:*.*"), (V{}));
+  EXPECT_EQ(select("opencl:0.1.2"), (V{}));
+  EXPECT_EQ(select("opencl:0.1,2"), (V{2}));
+}
+
 TEST_F(Selector, UnsupportedOrMalformedTermsFailClearly) {
   testing::internal::CaptureStderr();
-  select("opencl:0.1", UR_DEVICE_TYPE_ALL, UR_RESULT_ERROR_INVALID_VALUE);
-  select("opencl:*.*", UR_DEVICE_TYPE_ALL, UR_RESULT_ERROR_INVALID_VALUE);
+  select("opencl:.1", UR_DEVICE_TYPE_ALL, UR_RESULT_ERROR_INVALID_VALUE);
+  select("opencl:*.0", UR_DEVICE_TYPE_ALL, UR_RESULT_ERROR_INVALID_VALUE);
   select("vulkan:0", UR_DEVICE_TYPE_ALL, UR_RESULT_ERROR_INVALID_VALUE);
   select("opencl", UR_DEVICE_TYPE_ALL, UR_RESULT_ERROR_INVALID_VALUE);
   select("opencl:", UR_DEVICE_TYPE_ALL, UR_RESULT_ERROR_INVALID_VALUE);
   select("opencl:banana", UR_DEVICE_TYPE_ALL, UR_RESULT_ERROR_INVALID_VALUE);
   std::string log = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(count_lines_with(log, "sub-device selection (\"0.1\") is not supported"), 1u) << log;
+  EXPECT_EQ(count_lines_with(log, "\".1\" is not a sub-device filter"), 1u) << log;
   EXPECT_EQ(count_lines_with(log, "unknown backend \"vulkan\""), 1u) << log;
   EXPECT_EQ(count_lines_with(log, "ONEAPI_DEVICE_SELECTOR=\""), 6u) << log;
 }
