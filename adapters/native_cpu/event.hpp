@@ -1,6 +1,6 @@
-// An event is also the scheduler's node for its command (DESIGN.md §4): every
-// command, whether or not the user asked for its event, is one Event holding its
-// work, its unfinished dependencies and the commands waiting for it.
+// An event is also the scheduler's node for its command (docs/native-cpu.md, "The
+// scheduler"): every command, whether or not the user asked for its event, is one
+// Event holding its work, its unfinished dependencies and the commands waiting for it.
 #pragma once
 #include <atomic>
 #include <condition_variable>

@@ -24,7 +24,7 @@ Queue::~Queue() {
 }
 
 void Queue::on_user_released() {
-  // Stream-ordered frees enqueued here complete before the queue goes (DESIGN.md §3,
+  // Stream-ordered frees enqueued here complete before the queue goes (docs/async-alloc.md,
   // "Lifetime"); then no pool keeps an event of this queue or its identity. A worker
   // (a host task or callback releasing its queue) must not wait for its own queue.
   if (has_async_frees.load(std::memory_order_acquire)) {

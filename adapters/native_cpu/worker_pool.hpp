@@ -1,4 +1,5 @@
-// The fixed pool of worker threads that runs every ready task (DESIGN.md §4).
+// The fixed pool of worker threads that runs every ready task (docs/native-cpu.md,
+// "The scheduler").
 // Workers sleep on a condition variable when there is nothing to do; nothing spins.
 #pragma once
 #include <condition_variable>

@@ -5,7 +5,7 @@
   proc_addr_getters.gen.cpp  the loader's 26 urGet*ProcAddrTable getters
   loader.gen.map             the linker version script: LIBUR_LOADER_0.12 for all of it
 
-Handle-first dispatch (DESIGN.md section 1): the table is read from the first word of
+Handle-first dispatch (docs/architecture.md): the table is read from the first word of
 the first handle argument. Functions without a slot (urLoader*, urLoaderConfig*,
 urDeviceGetSelected) and urAdapterGet are written by hand in loader/."""
 import re

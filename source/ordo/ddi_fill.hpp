@@ -1,4 +1,5 @@
-// Helpers every adapter uses to build its dispatch table (DESIGN.md §1).
+// Helpers every adapter uses to build its dispatch table (docs/architecture.md,
+// "Handle-first dispatch"; docs/adapter-guide.md, "The contract").
 #pragma once
 #include <cstddef>
 

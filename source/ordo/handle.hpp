@@ -1,6 +1,6 @@
 // The common head of every adapter handle.
 //
-// Handle-first dispatch (DESIGN.md §1): a loader reads the table pointer from the first
+// Handle-first dispatch (docs/architecture.md): a loader reads the table pointer from the first
 // word of whatever handle it is given. So every handle type derives from HandleBase,
 // whose first member is that pointer, and has no virtual functions (a vtable pointer
 // would take the first word). ORDO_HANDLE_CHECK(T) enforces both at compile time.

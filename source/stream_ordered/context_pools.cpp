@@ -327,7 +327,7 @@ ur_result_t context_pools::free_in_command(pool_ref &owner, void *ptr, ur_event_
   owner->clear_kind(ptr);
   const status s = c->op->free(ptr, ordo::pool::release_info{release, queue, in_order});
   if (s == status::success && owner->destroyed()) reap_if_idle(*owner); // its last allocation
-  return to_result(s, UR_USM_TYPE_UNKNOWN);
+  return to_result(s, UR_USM_TYPE_HOST); // a free runs out of host memory only (bookkeeping)
 }
 
 // ---- synchronous USM on pool memory ------------------------------------------------
@@ -375,7 +375,7 @@ bool context_pools::free_now(void *ptr, ur_result_t &result) {
   if (!c->op->lookup(ptr, info) || info.base != ptr) return false;
   owner->clear_kind(ptr);
   const status s = c->op->free_now(ptr);
-  result = to_result(s, UR_USM_TYPE_UNKNOWN);
+  result = to_result(s, UR_USM_TYPE_HOST); // a free runs out of host memory only (bookkeeping)
   if (s == status::success) reap_if_idle(*owner);
   return true;
 }

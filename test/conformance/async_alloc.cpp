@@ -1,4 +1,4 @@
-// Stream-ordered allocation (DESIGN.md §3, docs/async-alloc.md): urEnqueueUSM*AllocExp,
+// Stream-ordered allocation (docs/async-alloc.md): urEnqueueUSM*AllocExp,
 // urEnqueueUSMFreeExp and the urUSMPool*Exp family, on every device that reports
 // UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, for each kind of USM it has.
 //

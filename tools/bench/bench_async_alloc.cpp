@@ -1,4 +1,4 @@
-// Stream-ordered allocation on the native CPU device (DESIGN.md §3), through
+// Stream-ordered allocation on the native CPU device (docs/async-alloc.md), through
 // libur_loader as a user calls it, each workload beside its baseline in the same run:
 //
 //   AsyncAlloc_AllocFreePair_Ordo_QueueIdle   urEnqueueUSMDeviceAllocExp + urEnqueueUSMFreeExp,

@@ -1,5 +1,5 @@
 // The ordered pool core: a backend-agnostic stream-ordered allocator
-// (DESIGN.md §3, §5; docs/ordered-pool.md explains the model).
+// (docs/ordered-pool.md explains the model; docs/async-alloc.md is the user's contract).
 //
 // Thread-safe: every member function may be called from any thread. The pool
 // calls its backend with its mutex held.

@@ -16,7 +16,7 @@
 //  - its enqueue functions for urEnqueueUSM*AllocExp / urEnqueueUSMFreeExp, which
 //    call alloc_in_command() / free_in_command() under the queue's submission lock
 //    (so the core sees one queue's allocs and frees in submission order), and
-//    record_command() for every command it enqueues (ordering knowledge).
+//    order().record() for every command it enqueues (ordering knowledge).
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -75,7 +75,7 @@ public:
   virtual bool event_complete(ur_event_handle_t ev) = 0;
   virtual void retain_event(ur_event_handle_t ev) = 0;
   virtual void release_event(ur_event_handle_t ev) = 0;
-  // The ordering node record_command() gave the command whose event this is (0: none).
+  // The ordering node order().record() gave the command whose event this is (0: none).
   virtual uint64_t event_node(ur_event_handle_t ev) = 0;
   // Make the command being enqueued (alloc_command::adapter_command) wait for `ev`.
   virtual bool add_dependency(void *adapter_command, ur_event_handle_t ev) = 0;
