@@ -1,8 +1,10 @@
-// urEnqueueUSM{Device,Shared,Host}AllocExp and urEnqueueUSMFreeExp: stream-ordered
-// allocation on the ordered pool core. An alloc or free command is a marker
+// urEnqueueUSM{Device,Shared,Host}AllocExp and urEnqueueUSMFreeExp on the
+// stream-ordered layer (docs/async-alloc.md). An alloc or free command is a marker
 // (clEnqueueMarkerWithWaitList) carrying the command's wait list, plus whatever
 // internal dependencies the pool adds; its event is the command's event, and a
 // free's event is the release event the pool waits on before reusing the block.
+// The pool call and the command happen in one hold of the queue's submission lock,
+// so the pool sees a queue's allocs and frees in the order their commands enter it.
 #include <mutex>
 
 #include "context.hpp"
@@ -11,7 +13,6 @@
 #include "queue.hpp"
 #include "tables.hpp"
 #include "usm.hpp"
-#include "usm_pool.hpp"
 
 namespace ordo::ocl {
 namespace {
@@ -24,23 +25,6 @@ ur_command_t alloc_command(ur_usm_type_t kind) {
   }
 }
 
-// Holds the queue's submission lock for in-order queues only (the pool ignores
-// queue order for out-of-order ones).
-class SubmitLock {
-public:
-  explicit SubmitLock(ur_queue_handle_t q) : q_(q) {
-    if (q_->in_order) q_->submit_mutex.lock();
-  }
-  ~SubmitLock() {
-    if (q_->in_order) q_->submit_mutex.unlock();
-  }
-  SubmitLock(const SubmitLock &) = delete;
-  SubmitLock &operator=(const SubmitLock &) = delete;
-
-private:
-  ur_queue_handle_t q_;
-};
-
 ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_usm_type_t kind, size_t size,
                           const ur_exp_async_usm_alloc_properties_t *props, uint32_t n, const ur_event_handle_t *list,
                           void **ppMem, ur_event_handle_t *phEvent) {
@@ -51,66 +35,45 @@ ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_us
   ClWaitList waits;
   if (ur_result_t r = waits.assign(n, list)) return r;
   if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  ur_context_handle_t c = q->context;
   ur_device_handle_t d = q->device;
   if (!d->async_alloc_supported()) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
   if (size > d->max_alloc) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  if (!usm_kind_supported(c, kind, d)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  if (!usm_kind_supported(q->context, kind, d)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  ordo::so::context_pools &pools = *q->context->pools;
+  ordo::so::pool_ref pool;
+  if (ur_result_t r = pools.resolve(pPool, kind, d, pool)) return r;
 
-  // No pool: the device's current pool, or the context's host pool for host memory.
-  ur_result_t err = UR_RESULT_SUCCESS;
-  ur_usm_pool_handle_t pool = pPool;
-  if (!pool) {
-    pool = kind == UR_USM_TYPE_HOST ? c->pools->host_pool(err) : c->pools->current_pool(d, err);
-    if (!pool) return err;
-  } else {
-    ORDO_CHECK_HANDLE(pool, pool, UR_RESULT_ERROR_INVALID_VALUE);
-    if (pool->context != c) return UR_RESULT_ERROR_INVALID_CONTEXT;
-    // Destroyed by the user (no references left), alive only for its live blocks.
-    if (!pool->is_default && pool->ref_count.load(std::memory_order_acquire) == 0)
-      return UR_RESULT_ERROR_INVALID_VALUE;
-  }
-  PoolCore *core = pool->core_for(kind, d, err);
-  if (!core) return err;
-
-  CommandDeps deps;
-  deps.waits = &waits;
-  ordo::pool::alloc_request req;
-  req.size = size;
-  req.queue = q;
-  req.in_order = q->in_order;
-  req.wait_list = reinterpret_cast<const ordo::pool::event_handle *>(list);
-  req.wait_count = n;
-  req.command = &deps;
-  ordo::pool::alloc_result res;
+  AllocDeps deps{&waits, {}};
+  const ordo::so::alloc_command cmd{q->identity, q->in_order, list, n, &deps};
+  ordo::so::allocation block;
   cl_event ev = nullptr;
-  cl_int cl_err = CL_SUCCESS;
+  cl_int err = CL_SUCCESS;
+  uint64_t node = 0;
+  ur_result_t r = UR_RESULT_SUCCESS;
   {
-    SubmitLock lock(q);
-    ordo::pool::status s = core->pool().alloc(req, res);
-    if (s != ordo::pool::status::success) {
-      for (ur_event_handle_t e : deps.held) event_unhold(e);
-      return to_ur(s, kind);
+    std::lock_guard<std::mutex> lock(q->submit_mutex);
+    r = pools.alloc_in_command(pool, kind, d, size, cmd, block);
+    if (r == UR_RESULT_SUCCESS) {
+      // The alloc command: a zero fill where the pool asks for one, else a marker.
+      // None is needed when it waits for nothing and nobody asked for its event.
+      if (block.needs_zero) {
+        unsigned char zero = 0;
+        err = usm_enqueue_fill(q, block.ptr, &zero, 1, size, waits.size(), waits.data(), &ev);
+      } else if (phEvent || waits.size()) {
+        err = cl.clEnqueueMarkerWithWaitList(q->cl, waits.size(), waits.data(), &ev);
+      }
+      if (err != CL_SUCCESS)
+        pools.cancel(pool, block); // the command never existed: the pool is as before
+      else if (ev)
+        node = record_command(q, false, waits, &deps.held);
     }
-    // The alloc command: a zero fill where the pool asks for one, else a marker. None is
-    // needed when it waits for nothing and nobody asked for its event: the memory is
-    // ready at once.
-    if (res.needs_zero) {
-      unsigned char zero = 0;
-      cl_err = usm_enqueue_fill(q, res.ptr, &zero, 1, size, waits.size(), waits.data(), &ev);
-    } else if (phEvent || waits.size()) {
-      cl_err = cl.clEnqueueMarkerWithWaitList(q->cl, waits.size(), waits.data(), &ev);
-    }
-    if (cl_err != CL_SUCCESS) core->pool().free_now(res.ptr); // the command never existed
   }
   for (ur_event_handle_t e : deps.held) event_unhold(e);
-  if (cl_err != CL_SUCCESS) return to_ur(cl_err);
-
-  c->usm.insert(UsmAllocation{res.ptr, size, kind, kind == UR_USM_TYPE_HOST ? nullptr : d, pool, nullptr});
-  pool_hold(pool);
-  *ppMem = res.ptr;
-  if (!ev) return UR_RESULT_SUCCESS; // no command was needed
-  return return_event(q, alloc_command(kind), ev, phEvent);
+  reap_deferred_events();
+  if (r != UR_RESULT_SUCCESS) return r;
+  if (err != CL_SUCCESS) return to_ur(err);
+  *ppMem = block.ptr;
+  return finish_command(q, alloc_command(kind), ev, node, false, phEvent);
 }
 
 ur_result_t UR_APICALL EnqueueUSMDeviceAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size,
@@ -145,64 +108,45 @@ ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
   if (ur_result_t r = check_wait_list(numEventsInWaitList, phEventWaitList)) return r;
   ClWaitList waits;
   if (ur_result_t r = waits.assign(numEventsInWaitList, phEventWaitList)) return r;
-  if (pPool) ORDO_CHECK_HANDLE(pPool, pool, UR_RESULT_ERROR_INVALID_VALUE);
-  ur_context_handle_t c = hQueue->context;
-  if (pPool && pPool->context != c) return UR_RESULT_ERROR_INVALID_CONTEXT;
-
-  // Only the first byte of a live stream-ordered block of this context (and of the
-  // pool named, if one is) can be freed here.
-  UsmAllocation a;
-  if (!c->usm.find(pMem, a) || a.base != pMem || !a.pool || (pPool && pPool != a.pool))
-    return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  ur_result_t err = UR_RESULT_SUCCESS;
-  PoolCore *core = a.pool->core_for(a.type, a.device, err);
-  if (!core) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  // Claim the block: a second free of it, from any thread, now fails here.
-  if (!c->usm.erase(pMem)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-
-  ur_event_handle_t freed = nullptr;
+  ordo::so::context_pools &pools = *hQueue->context->pools;
+  ordo::so::pool_ref owner;
+  ur_event_handle_t made = nullptr; // this free's own marker, if it has one
+  ur_result_t r = UR_RESULT_SUCCESS;
   {
     std::lock_guard<std::mutex> lock(hQueue->submit_mutex);
-    uint64_t now = hQueue->commands.load(std::memory_order_relaxed);
-    if (!phEvent && numEventsInWaitList == 0 && hQueue->last_free && hQueue->last_free_at == now) {
-      // Nothing was enqueued since the last free's marker: it completes when this
-      // free's would, so it is this block's release event too.
-      freed = hQueue->last_free;
-      freed->retain();
-      freed->hold();
-    } else {
+    // Only the first byte of a live block of a pool of this context (of the pool
+    // named, if one is) can be freed; refused before any command exists.
+    if ((r = pools.check_free(pPool, pMem, owner))) return r;
+    ur_event_handle_t freed = hQueue->last_free;
+    const uint64_t now = hQueue->commands.load(std::memory_order_relaxed);
+    // Nothing was enqueued since the last free's marker: it completes when this free's
+    // would, so it is this block's release event too.
+    if (phEvent || numEventsInWaitList || !freed || hQueue->last_free_at != now) {
       cl_event ev = nullptr;
-      cl_int cl_err = cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), &ev);
-      ur_result_t r = cl_err == CL_SUCCESS ? make_event(hQueue, UR_COMMAND_ENQUEUE_USM_FREE_EXP, ev, &freed) : to_ur(cl_err);
-      if (r != UR_RESULT_SUCCESS) {
-        c->usm.insert(a);
-        return r;
+      if (cl_int err = cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), &ev)) return to_ur(err);
+      made = freed = wrap_event(hQueue, UR_COMMAND_ENQUEUE_USM_FREE_EXP, ev, record_command(hQueue, false, waits));
+      if (!made) {
+        cl.clReleaseEvent(ev);
+        return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
       }
       if (numEventsInWaitList == 0) {
-        if (hQueue->last_free) event_unhold(hQueue->last_free);
-        freed->hold(); // the queue's
-        hQueue->last_free = freed;
-        hQueue->last_free_at = now;
+        if (hQueue->last_free) event_unhold_deferred(hQueue->last_free);
+        made->hold(); // the queue's
+        hQueue->last_free = made;
+        hQueue->last_free_at = hQueue->commands.load(std::memory_order_relaxed);
       }
     }
-    // The free's event is the block's release event; the pool keeps it alive.
-    ordo::pool::status s = core->pool().free(pMem, ordo::pool::release_info{freed, hQueue, hQueue->in_order});
-    if (s != ordo::pool::status::success) {
-      // Cannot happen for a block the registry held, but leave nothing changed if it does.
-      c->usm.insert(a);
-      freed->release();
-      event_unhold(freed);
-      return to_ur(s, a.type);
-    }
+    // A concurrent second free of the same block leaves a marker with no effect behind.
+    r = pools.free_in_command(owner, pMem, freed, hQueue->identity, hQueue->in_order);
   }
-  pool_unhold(a.pool); // one live allocation fewer; a destroyed pool may go now
-  if (phEvent) {
-    *phEvent = freed;
-  } else {
-    freed->release();
-    event_unhold(freed);
+  if (made) {
+    if (r == UR_RESULT_SUCCESS && phEvent)
+      *phEvent = made;
+    else if (made->release())
+      event_unhold(made);
   }
-  return UR_RESULT_SUCCESS;
+  reap_deferred_events();
+  return r;
 }
 
 } // namespace

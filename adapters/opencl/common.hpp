@@ -25,7 +25,6 @@ enum class Tag : uint32_t {
   event,
   program,
   kernel,
-  pool,
   mem,
 };
 
@@ -90,14 +89,19 @@ public:
   ~ClWaitList() {
     if (data_ != inline_) delete[] data_;
   }
-  // Translates `list`; refuses handles that are not events of this adapter.
+  // Translates `list` (and keeps it: the command's ordering predecessors); refuses
+  // handles that are not events of this adapter.
   ur_result_t assign(uint32_t n, const ur_event_handle_t *list);
   // Adds one more event (used for internal dependencies).
   void push(cl_event e);
   cl_uint size() const { return size_; }
   const cl_event *data() const { return size_ ? data_ : nullptr; }
+  uint32_t ur_count() const { return ur_n_; }
+  const ur_event_handle_t *ur_list() const { return ur_; }
 
 private:
+  const ur_event_handle_t *ur_ = nullptr;
+  uint32_t ur_n_ = 0;
   static constexpr uint32_t kInline = 8;
   cl_event inline_[kInline];
   cl_event *data_ = inline_;

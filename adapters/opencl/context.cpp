@@ -2,18 +2,24 @@
 #include "context.hpp"
 
 #include "device.hpp"
+#include "event.hpp"
 #include "platform.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
 #include "usm.hpp"
-#include "usm_pool.hpp"
 
 ur_context_handle_t_::~ur_context_handle_t_() {
-  // Pools first (they hand their chunks back through the context), then whatever
-  // USM memory the user never freed: the cl_context is going away with it.
-  pools.reset();
-  for (const ordo::ocl::UsmAllocation &a : usm.take_all())
-    if (!a.pool) ordo::ocl::usm_release_memory(this, a.raw ? a.raw : a.base);
+  // Pools first (they hand their chunks back through the context; a fixed pool may
+  // lie in a plain allocation), then whatever USM memory the user never freed: the
+  // cl_context is going away with it.
+  if (pools) {
+    pools->shutdown();
+    for (auto &a : pools->plain_allocations()) {
+      auto it = padded.find(a.base);
+      ordo::ocl::usm_release_memory(this, it != padded.end() ? it->second : a.base);
+    }
+    pools.reset();
+  }
   if (deleter) deleter(deleter_data);
   if (cl) ordo::ocl::cl.clReleaseContext(cl);
   tag = ordo::ocl::Tag::dead;
@@ -42,7 +48,7 @@ ur_result_t wrap_context(cl_context native, std::vector<ur_device_handle_t> devi
   ctx->intel_usm = true;
   for (ur_device_handle_t d : devices) ctx->intel_usm = ctx->intel_usm && d->intel_usm;
   ctx->devices = std::move(devices);
-  ctx->pools = std::make_unique<ContextPools>(ctx.get());
+  ctx->pools = std::make_unique<ordo::so::context_pools>(ctx->pool_hooks);
   if (!owned) cl.clRetainContext(native);
   *out = ctx.release();
   return UR_RESULT_SUCCESS;
@@ -77,7 +83,12 @@ ur_result_t UR_APICALL ContextRetain(ur_context_handle_t hContext) {
 
 ur_result_t UR_APICALL ContextRelease(ur_context_handle_t hContext) {
   ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
-  if (hContext->release()) context_unhold(hContext);
+  if (hContext->release()) {
+    // Completed frees drop their events, which hold the context.
+    hContext->pools->collect();
+    context_unhold(hContext);
+    reap_deferred_events();
+  }
   return UR_RESULT_SUCCESS;
 }
 

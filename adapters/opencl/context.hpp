@@ -1,13 +1,14 @@
 // A UR context: one cl_context over devices of one platform, plus what UR keeps per
-// context: its USM allocations, its live queues, its stream-ordered pools.
+// context: its live queues, and (in the stream-ordered layer) its USM allocations,
+// pools and ordering knowledge.
 #pragma once
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "common.hpp"
-#include "usm_pool.hpp"
-#include "usm_registry.hpp"
+#include "pool_hooks.hpp"
 
 struct ur_context_handle_t_ : ordo::ocl::ObjectHead {
   ur_context_handle_t_() : ObjectHead(ordo::ocl::Tag::context) {}
@@ -17,14 +18,19 @@ struct ur_context_handle_t_ : ordo::ocl::ObjectHead {
   std::vector<ur_device_handle_t> devices;
   bool intel_usm = false; // USM through cl_intel_unified_shared_memory (else SVM)
 
-  ordo::ocl::UsmRegistry usm;
-
   // Queues alive in this context: a synchronous urUSMFree waits for their work.
   std::mutex queues_mutex;
   std::vector<ur_queue_handle_t> queues;
 
-  // Default, current and host pools for stream-ordered allocation (lazily made).
-  std::unique_ptr<ordo::ocl::ContextPools> pools;
+  // Its pools, USM allocations (plain and pooled) and ordering knowledge: the
+  // stream-ordered layer, through this context's hooks.
+  ordo::ocl::PoolHooks pool_hooks{this};
+  std::unique_ptr<ordo::so::context_pools> pools;
+
+  // Plain USM allocations whose address was rounded up for alignment: what the
+  // backend gave, by the address handed out.
+  std::mutex padded_mutex;
+  std::unordered_map<const void *, void *> padded;
 
   std::mutex deleter_mutex;
   ur_context_extended_deleter_t deleter = nullptr;

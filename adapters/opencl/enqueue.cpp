@@ -22,25 +22,27 @@ namespace {
 
 // A USM range must stay inside the allocation it starts in (when we know it).
 bool fits_allocation(ur_context_handle_t c, const void *p, size_t size) {
-  UsmAllocation a;
-  if (!c->usm.find(p, a)) return true; // host memory or foreign: OpenCL will judge
-  return static_cast<const char *>(p) + size <= static_cast<const char *>(a.base) + a.size;
+  ordo::so::context_pools::block_facts a;
+  if (!c->pools->block_info(p, a) && !c->pools->find_plain(p, a))
+    return true; // host memory or foreign: OpenCL will judge
+  return size <= a.size - size_t(static_cast<const char *>(p) - static_cast<const char *>(a.base));
 }
 
 ur_result_t UR_APICALL EnqueueEventsWait(ur_queue_handle_t hQueue, uint32_t numEventsInWaitList,
                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  cl_event ev = nullptr;
-  ORDO_CL_CHECK(cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), phEvent ? &ev : nullptr));
-  return return_event(hQueue, UR_COMMAND_EVENTS_WAIT, ev, phEvent);
+  return submit(hQueue, UR_COMMAND_EVENTS_WAIT, waits, phEvent, [&](cl_event *ev) {
+    return cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), ev);
+  });
 }
 
 ur_result_t UR_APICALL EnqueueEventsWaitWithBarrier(ur_queue_handle_t hQueue, uint32_t numEventsInWaitList,
                                                     const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  cl_event ev = nullptr;
-  ORDO_CL_CHECK(cl.clEnqueueBarrierWithWaitList(hQueue->cl, waits.size(), waits.data(), phEvent ? &ev : nullptr));
-  return return_event(hQueue, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, ev, phEvent);
+  return submit(
+      hQueue, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, waits, phEvent,
+      [&](cl_event *ev) { return cl.clEnqueueBarrierWithWaitList(hQueue->cl, waits.size(), waits.data(), ev); },
+      false, /*barrier=*/true);
 }
 
 ur_result_t UR_APICALL EnqueueEventsWaitWithBarrierExt(ur_queue_handle_t hQueue,
@@ -61,10 +63,10 @@ ur_result_t UR_APICALL EnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking,
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (!fits_allocation(hQueue->context, pDst, size) || !fits_allocation(hQueue->context, pSrc, size))
     return UR_RESULT_ERROR_INVALID_SIZE;
-  cl_event ev = nullptr;
-  ORDO_CL_CHECK(usm_enqueue_memcpy(hQueue, blocking, pDst, pSrc, size, waits.size(), waits.data(),
-                                   phEvent ? &ev : nullptr));
-  return return_event(hQueue, UR_COMMAND_USM_MEMCPY, ev, phEvent);
+  return submit(
+      hQueue, UR_COMMAND_USM_MEMCPY, waits, phEvent,
+      [&](cl_event *ev) { return usm_enqueue_memcpy(hQueue, false, pDst, pSrc, size, waits.size(), waits.data(), ev); },
+      blocking);
 }
 
 ur_result_t UR_APICALL EnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
@@ -76,10 +78,9 @@ ur_result_t UR_APICALL EnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size
   if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
   if (!fits_allocation(hQueue->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  cl_event ev = nullptr;
-  ORDO_CL_CHECK(usm_enqueue_fill(hQueue, pMem, pPattern, patternSize, size, waits.size(), waits.data(),
-                                 phEvent ? &ev : nullptr));
-  return return_event(hQueue, UR_COMMAND_USM_FILL, ev, phEvent);
+  return submit(hQueue, UR_COMMAND_USM_FILL, waits, phEvent, [&](cl_event *ev) {
+    return usm_enqueue_fill(hQueue, pMem, pPattern, patternSize, size, waits.size(), waits.data(), ev);
+  });
 }
 
 // SVM and USM memory on these devices needs no migration: the command only orders.
@@ -91,9 +92,9 @@ ur_result_t UR_APICALL EnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (!fits_allocation(hQueue->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  cl_event ev = nullptr;
-  ORDO_CL_CHECK(cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), phEvent ? &ev : nullptr));
-  return return_event(hQueue, UR_COMMAND_USM_PREFETCH, ev, phEvent);
+  return submit(hQueue, UR_COMMAND_USM_PREFETCH, waits, phEvent, [&](cl_event *ev) {
+    return cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), ev);
+  });
 }
 
 ur_result_t UR_APICALL EnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
@@ -103,10 +104,10 @@ ur_result_t UR_APICALL EnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pM
   if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (!fits_allocation(hQueue->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  cl_event ev = nullptr;
   // Advice is a hint these devices do not use.
-  ORDO_CL_CHECK(cl.clEnqueueMarkerWithWaitList(hQueue->cl, 0, nullptr, phEvent ? &ev : nullptr));
-  return return_event(hQueue, UR_COMMAND_USM_ADVISE, ev, phEvent);
+  ClWaitList none;
+  return submit(hQueue, UR_COMMAND_USM_ADVISE, none, phEvent,
+                [&](cl_event *ev) { return cl.clEnqueueMarkerWithWaitList(hQueue->cl, 0, nullptr, ev); });
 }
 
 // A 2-D operation as one command per row, all after the wait list, joined by a marker
@@ -116,26 +117,22 @@ ur_result_t enqueue_rows(ur_queue_handle_t q, size_t height, const ClWaitList &w
                          ur_command_t command, ur_event_handle_t *phEvent, Row row) {
   std::vector<cl_event> rows;
   rows.reserve(height);
-  cl_int err = CL_SUCCESS;
-  for (size_t y = 0; y < height && err == CL_SUCCESS; ++y) {
-    cl_event e = nullptr;
-    err = row(y, waits.size(), waits.data(), &e);
-    if (err == CL_SUCCESS) rows.push_back(e);
-  }
-  cl_event ev = nullptr;
-  if (err == CL_SUCCESS) err = cl.clEnqueueMarkerWithWaitList(q->cl, cl_uint(rows.size()), rows.data(), &ev);
-  // On failure, rows already enqueued still run: let them finish before reporting.
-  if (err != CL_SUCCESS && !rows.empty()) cl.clWaitForEvents(cl_uint(rows.size()), rows.data());
-  for (cl_event e : rows) cl.clReleaseEvent(e);
-  ORDO_CL_CHECK(err);
-  if (blocking) {
-    cl_int werr = cl.clWaitForEvents(1, &ev);
-    if (werr != CL_SUCCESS) {
-      cl.clReleaseEvent(ev);
-      return to_ur(werr);
-    }
-  }
-  return return_event(q, command, ev, phEvent);
+  return submit(
+      q, command, waits, phEvent,
+      [&](cl_event *ev) {
+        cl_int err = CL_SUCCESS;
+        for (size_t y = 0; y < height && err == CL_SUCCESS; ++y) {
+          cl_event e = nullptr;
+          err = row(y, waits.size(), waits.data(), &e);
+          if (err == CL_SUCCESS) rows.push_back(e);
+        }
+        if (err == CL_SUCCESS && ev) err = cl.clEnqueueMarkerWithWaitList(q->cl, cl_uint(rows.size()), rows.data(), ev);
+        // On failure, rows already enqueued still run: let them finish before reporting.
+        if (err != CL_SUCCESS && !rows.empty()) cl.clWaitForEvents(cl_uint(rows.size()), rows.data());
+        for (cl_event e : rows) cl.clReleaseEvent(e);
+        return err;
+      },
+      blocking);
 }
 
 ur_result_t UR_APICALL EnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
@@ -152,10 +149,9 @@ ur_result_t UR_APICALL EnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, si
   if (!fits_allocation(hQueue->context, pMem, pitch * (height - 1) + width)) return UR_RESULT_ERROR_INVALID_SIZE;
   auto *base = static_cast<char *>(pMem);
   if (pitch == width) { // one contiguous range
-    cl_event ev = nullptr;
-    ORDO_CL_CHECK(usm_enqueue_fill(hQueue, base, pPattern, patternSize, width * height, waits.size(), waits.data(),
-                                   phEvent ? &ev : nullptr));
-    return return_event(hQueue, UR_COMMAND_USM_FILL_2D, ev, phEvent);
+    return submit(hQueue, UR_COMMAND_USM_FILL_2D, waits, phEvent, [&](cl_event *ev) {
+      return usm_enqueue_fill(hQueue, base, pPattern, patternSize, width * height, waits.size(), waits.data(), ev);
+    });
   }
   return enqueue_rows(hQueue, height, waits, false, UR_COMMAND_USM_FILL_2D, phEvent,
                       [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
@@ -178,10 +174,12 @@ ur_result_t UR_APICALL EnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blockin
   auto *dst = static_cast<char *>(pDst);
   auto *src = static_cast<const char *>(pSrc);
   if (dstPitch == width && srcPitch == width) { // one contiguous range
-    cl_event ev = nullptr;
-    ORDO_CL_CHECK(usm_enqueue_memcpy(hQueue, blocking, dst, src, width * height, waits.size(), waits.data(),
-                                     phEvent ? &ev : nullptr));
-    return return_event(hQueue, UR_COMMAND_USM_MEMCPY_2D, ev, phEvent);
+    return submit(
+        hQueue, UR_COMMAND_USM_MEMCPY_2D, waits, phEvent,
+        [&](cl_event *ev) {
+          return usm_enqueue_memcpy(hQueue, false, dst, src, width * height, waits.size(), waits.data(), ev);
+        },
+        blocking);
   }
   return enqueue_rows(hQueue, height, waits, blocking, UR_COMMAND_USM_MEMCPY_2D, phEvent,
                       [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
@@ -216,22 +214,17 @@ ur_result_t UR_APICALL EnqueueKernelLaunchWithArgsExp(
   }
   if (hKernel->context != hQueue->context) return UR_RESULT_ERROR_INVALID_KERNEL;
 
-  cl_event ev = nullptr;
-  cl_int err = CL_SUCCESS;
-  if (numArgs == 0 && hKernel->num_args == 0) {
-    // No arguments, no shared state: clEnqueueNDRangeKernel itself is thread-safe.
-    err = cl.clEnqueueNDRangeKernel(hQueue->cl, hKernel->cl, workDim, pGlobalWorkOffset, pGlobalWorkSize,
-                                    pLocalWorkSize, waits.size(), waits.data(), phEvent ? &ev : nullptr);
-  } else {
-    // Arguments live in the cl_kernel: setting them and enqueuing is one step.
-    std::lock_guard<std::mutex> lock(hKernel->launch_mutex);
-    for (uint32_t i = 0; i < numArgs; ++i)
-      if (ur_result_t r = set_kernel_arg(hKernel, pArgs[i])) return r;
-    err = cl.clEnqueueNDRangeKernel(hQueue->cl, hKernel->cl, workDim, pGlobalWorkOffset, pGlobalWorkSize,
-                                    pLocalWorkSize, waits.size(), waits.data(), phEvent ? &ev : nullptr);
-  }
-  ORDO_CL_CHECK(err);
-  return return_event(hQueue, UR_COMMAND_KERNEL_LAUNCH, ev, phEvent);
+  auto launch = [&](cl_event *ev) {
+    return cl.clEnqueueNDRangeKernel(hQueue->cl, hKernel->cl, workDim, pGlobalWorkOffset, pGlobalWorkSize,
+                                     pLocalWorkSize, waits.size(), waits.data(), ev);
+  };
+  // No arguments, no shared state: clEnqueueNDRangeKernel itself is thread-safe.
+  if (numArgs == 0 && hKernel->num_args == 0) return submit(hQueue, UR_COMMAND_KERNEL_LAUNCH, waits, phEvent, launch);
+  // Arguments live in the cl_kernel: setting them and enqueuing is one step.
+  std::lock_guard<std::mutex> lock(hKernel->launch_mutex);
+  for (uint32_t i = 0; i < numArgs; ++i)
+    if (ur_result_t r = set_kernel_arg(hKernel, pArgs[i])) return r;
+  return submit(hQueue, UR_COMMAND_KERNEL_LAUNCH, waits, phEvent, launch);
 }
 
 } // namespace

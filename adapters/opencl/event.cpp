@@ -9,7 +9,6 @@
 #include "context.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
-#include "usm_pool.hpp"
 
 ur_event_handle_t_::~ur_event_handle_t_() {
   if (cl) ordo::ocl::cl.clReleaseEvent(cl);
@@ -53,6 +52,8 @@ void event_unhold_deferred(ur_event_handle_t e) {
 
 ur_result_t ClWaitList::assign(uint32_t n, const ur_event_handle_t *list) {
   size_ = 0;
+  ur_ = list;
+  ur_n_ = n;
   for (uint32_t i = 0; i < n; ++i) {
     if (!has_tag(list[i], Tag::event)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
     push(list[i]->cl);
@@ -72,27 +73,39 @@ void ClWaitList::push(cl_event e) {
   data_[size_++] = e;
 }
 
-ur_result_t make_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, ur_event_handle_t *out) {
-  reap_deferred_events();
+ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node) {
   auto *e = new (std::nothrow) ur_event_handle_t_();
-  if (!e) {
-    cl.clReleaseEvent(ev);
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
+  if (!e) return nullptr;
   e->cl = ev;
   e->queue = q;
   e->context = q->context;
   e->command = command;
+  e->order_node = node;
   q->hold();
   q->context->hold();
-  *out = e;
-  return UR_RESULT_SUCCESS;
+  return e;
 }
 
-ur_result_t return_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, ur_event_handle_t *out) {
-  q->commands.fetch_add(1, std::memory_order_relaxed);
-  if (out) return make_event(q, command, ev, out);
-  if (ev) cl.clReleaseEvent(ev);
+ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node, bool blocking,
+                           ur_event_handle_t *out) {
+  if (blocking && ev) {
+    if (cl_int err = cl.clWaitForEvents(1, &ev)) {
+      cl.clReleaseEvent(ev);
+      return err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST ? UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS
+                                                                : to_ur(err);
+    }
+  }
+  if (!out) {
+    if (ev) cl.clReleaseEvent(ev);
+    return UR_RESULT_SUCCESS;
+  }
+  reap_deferred_events();
+  ur_event_handle_t e = wrap_event(q, command, ev, node);
+  if (!e) {
+    cl.clReleaseEvent(ev);
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  *out = e;
   return UR_RESULT_SUCCESS;
 }
 
@@ -187,7 +200,8 @@ ur_result_t UR_APICALL EventWait(uint32_t numEvents, const ur_event_handle_t *ph
   // A synchronisation point for the pools of the events' contexts.
   for (uint32_t i = 0; i < numEvents; ++i)
     if (i == 0 || phEventWaitList[i]->context != phEventWaitList[i - 1]->context)
-      if (phEventWaitList[i]->context->pools) phEventWaitList[i]->context->pools->sync_point();
+      phEventWaitList[i]->context->pools->sync_point();
+  reap_deferred_events();
   return UR_RESULT_SUCCESS;
 }
 

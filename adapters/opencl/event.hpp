@@ -9,17 +9,22 @@ struct ur_event_handle_t_ : ordo::ocl::ObjectHead {
   ur_context_handle_t context = nullptr;
   ur_queue_handle_t queue = nullptr; // null for an event made from a native handle
   ur_command_t command = UR_COMMAND_EVENTS_WAIT;
+  // The command's node in its context's ordering knowledge (0: not made by a command).
+  uint64_t order_node = 0;
   ~ur_event_handle_t_();
 };
 ORDO_HANDLE_CHECK(ur_event_handle_t_);
 
 namespace ordo::ocl {
-// Wraps `ev` (taking over its reference) as the event of a command of `q`.
-// On failure releases `ev`.
-ur_result_t make_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, ur_event_handle_t *out);
-// The end of every enqueue: counts the command on `q`, and hands `ev` to the caller
-// as *out when out is non-null, else releases it.
-ur_result_t return_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, ur_event_handle_t *out);
+// Wraps `ev` (taking over its reference) as the event of a command of `q` whose
+// ordering node is `node`; null when out of memory (`ev` is then still the caller's).
+// Destroys nothing, so it may be called under the queue's submission lock.
+ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node);
+// The end of every enqueue, after the submission lock: waits for `ev` when the
+// command is blocking, then hands it to the caller as *out when out is non-null
+// (else releases it).
+ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node, bool blocking,
+                           ur_event_handle_t *out);
 void event_unhold(ur_event_handle_t e);
 // Drops a hold where destroying the event is not safe (an OpenCL callback, a pool's
 // lock): a last hold parks the event until reap_deferred_events() on a safe path.

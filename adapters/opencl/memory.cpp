@@ -148,10 +148,13 @@ ur_result_t UR_APICALL EnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_han
   ORDO_CHECK_PTR(pDst);
   ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
   if (!in_bounds(hBuffer, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  cl_event ev = nullptr;
-  ORDO_CL_CHECK(cl.clEnqueueReadBuffer(hQueue->cl, hBuffer->cl, blockingRead, offset, size, pDst, waits.size(),
-                                       waits.data(), phEvent ? &ev : nullptr));
-  return return_event(hQueue, UR_COMMAND_MEM_BUFFER_READ, ev, phEvent);
+  return submit(
+      hQueue, UR_COMMAND_MEM_BUFFER_READ, waits, phEvent,
+      [&](cl_event *ev) {
+        return cl.clEnqueueReadBuffer(hQueue->cl, hBuffer->cl, false, offset, size, pDst, waits.size(), waits.data(),
+                                      ev);
+      },
+      blockingRead);
 }
 
 ur_result_t UR_APICALL EnqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingWrite,
@@ -160,10 +163,13 @@ ur_result_t UR_APICALL EnqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_ha
   ORDO_CHECK_PTR(pSrc);
   ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
   if (!in_bounds(hBuffer, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  cl_event ev = nullptr;
-  ORDO_CL_CHECK(cl.clEnqueueWriteBuffer(hQueue->cl, hBuffer->cl, blockingWrite, offset, size, pSrc, waits.size(),
-                                        waits.data(), phEvent ? &ev : nullptr));
-  return return_event(hQueue, UR_COMMAND_MEM_BUFFER_WRITE, ev, phEvent);
+  return submit(
+      hQueue, UR_COMMAND_MEM_BUFFER_WRITE, waits, phEvent,
+      [&](cl_event *ev) {
+        return cl.clEnqueueWriteBuffer(hQueue->cl, hBuffer->cl, false, offset, size, pSrc, waits.size(), waits.data(),
+                                       ev);
+      },
+      blockingWrite);
 }
 
 ur_result_t UR_APICALL EnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
@@ -175,10 +181,10 @@ ur_result_t UR_APICALL EnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_han
   if (hBufferDst->context != hQueue->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   if (!in_bounds(hBufferSrc, srcOffset, size) || !in_bounds(hBufferDst, dstOffset, size))
     return UR_RESULT_ERROR_INVALID_SIZE;
-  cl_event ev = nullptr;
-  ORDO_CL_CHECK(cl.clEnqueueCopyBuffer(hQueue->cl, hBufferSrc->cl, hBufferDst->cl, srcOffset, dstOffset, size,
-                                       waits.size(), waits.data(), phEvent ? &ev : nullptr));
-  return return_event(hQueue, UR_COMMAND_MEM_BUFFER_COPY, ev, phEvent);
+  return submit(hQueue, UR_COMMAND_MEM_BUFFER_COPY, waits, phEvent, [&](cl_event *ev) {
+    return cl.clEnqueueCopyBuffer(hQueue->cl, hBufferSrc->cl, hBufferDst->cl, srcOffset, dstOffset, size, waits.size(),
+                                  waits.data(), ev);
+  });
 }
 
 ur_result_t UR_APICALL EnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void *pPattern,
@@ -191,10 +197,10 @@ ur_result_t UR_APICALL EnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_han
       size % patternSize || offset % patternSize)
     return UR_RESULT_ERROR_INVALID_SIZE;
   if (!in_bounds(hBuffer, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  cl_event ev = nullptr;
-  ORDO_CL_CHECK(cl.clEnqueueFillBuffer(hQueue->cl, hBuffer->cl, pPattern, patternSize, offset, size, waits.size(),
-                                       waits.data(), phEvent ? &ev : nullptr));
-  return return_event(hQueue, UR_COMMAND_MEM_BUFFER_FILL, ev, phEvent);
+  return submit(hQueue, UR_COMMAND_MEM_BUFFER_FILL, waits, phEvent, [&](cl_event *ev) {
+    return cl.clEnqueueFillBuffer(hQueue->cl, hBuffer->cl, pPattern, patternSize, offset, size, waits.size(),
+                                  waits.data(), ev);
+  });
 }
 
 ur_result_t UR_APICALL EnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingMap,
@@ -209,13 +215,18 @@ ur_result_t UR_APICALL EnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_hand
   if (mapFlags & UR_MAP_FLAG_READ) flags |= CL_MAP_READ;
   if (mapFlags & UR_MAP_FLAG_WRITE) flags |= CL_MAP_WRITE;
   if (mapFlags & UR_MAP_FLAG_WRITE_INVALIDATE_REGION) flags |= CL_MAP_WRITE_INVALIDATE_REGION;
-  cl_event ev = nullptr;
-  cl_int err = CL_SUCCESS;
-  void *p = cl.clEnqueueMapBuffer(hQueue->cl, hBuffer->cl, blockingMap, flags, offset, size, waits.size(),
-                                  waits.data(), phEvent ? &ev : nullptr, &err);
-  ORDO_CL_CHECK(err);
-  *ppRetMap = p;
-  return return_event(hQueue, UR_COMMAND_MEM_BUFFER_MAP, ev, phEvent);
+  void *p = nullptr;
+  ur_result_t r = submit(
+      hQueue, UR_COMMAND_MEM_BUFFER_MAP, waits, phEvent,
+      [&](cl_event *ev) {
+        cl_int err = CL_SUCCESS;
+        p = cl.clEnqueueMapBuffer(hQueue->cl, hBuffer->cl, false, flags, offset, size, waits.size(), waits.data(), ev,
+                                  &err);
+        return err;
+      },
+      blockingMap);
+  if (r == UR_RESULT_SUCCESS) *ppRetMap = p;
+  return r;
 }
 
 ur_result_t UR_APICALL EnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void *pMappedPtr,
@@ -223,10 +234,9 @@ ur_result_t UR_APICALL EnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t
                                        ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pMappedPtr);
   ORDO_BUFFER_PROLOGUE(hQueue, hMem, numEventsInWaitList, phEventWaitList, waits);
-  cl_event ev = nullptr;
-  ORDO_CL_CHECK(cl.clEnqueueUnmapMemObject(hQueue->cl, hMem->cl, pMappedPtr, waits.size(), waits.data(),
-                                           phEvent ? &ev : nullptr));
-  return return_event(hQueue, UR_COMMAND_MEM_UNMAP, ev, phEvent);
+  return submit(hQueue, UR_COMMAND_MEM_UNMAP, waits, phEvent, [&](cl_event *ev) {
+    return cl.clEnqueueUnmapMemObject(hQueue->cl, hMem->cl, pMappedPtr, waits.size(), waits.data(), ev);
+  });
 }
 
 } // namespace

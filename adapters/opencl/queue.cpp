@@ -7,18 +7,16 @@
 #include "device.hpp"
 #include "event.hpp"
 #include "tables.hpp"
-#include "usm_pool.hpp"
+
+ur_queue_handle_t_::ur_queue_handle_t_()
+    : ObjectHead(ordo::ocl::Tag::queue), identity(ordo::so::new_queue_identity()) {}
 
 ur_queue_handle_t_::~ur_queue_handle_t_() {
   using namespace ordo::ocl;
   if (context) {
-    {
-      std::lock_guard<std::mutex> lock(context->queues_mutex);
-      auto &qs = context->queues;
-      qs.erase(std::remove(qs.begin(), qs.end(), this), qs.end());
-    }
-    // Blocks freed on this queue must not be matched to a later queue at this address.
-    if (context->pools) context->pools->forget_queue(this);
+    std::lock_guard<std::mutex> lock(context->queues_mutex);
+    auto &qs = context->queues;
+    qs.erase(std::remove(qs.begin(), qs.end(), this), qs.end());
   }
   if (cl) ordo::ocl::cl.clReleaseCommandQueue(cl);
   tag = Tag::dead;
@@ -29,6 +27,21 @@ namespace ordo::ocl {
 
 void queue_unhold(ur_queue_handle_t q) {
   if (q->unhold()) delete q;
+}
+
+uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &waits,
+                        const std::vector<ur_event_handle_t> *extra) {
+  constexpr size_t kMax = 16; // more only loses reuse
+  uint64_t nodes[kMax];
+  size_t n = 0;
+  auto add = [&](ur_event_handle_t e) {
+    if (n < kMax && e->order_node && e->context == q->context) nodes[n++] = e->order_node;
+  };
+  for (uint32_t i = 0; i < waits.ur_count(); ++i) add(waits.ur_list()[i]);
+  if (extra)
+    for (ur_event_handle_t e : *extra) add(e);
+  q->commands.fetch_add(1, std::memory_order_relaxed);
+  return q->context->pools->order().record(q->identity, q->in_order, barrier, nodes, n);
 }
 
 namespace {
@@ -117,8 +130,10 @@ ur_result_t UR_APICALL QueueRelease(ur_queue_handle_t hQueue) {
     if (hQueue->last_free) event_unhold_deferred(hQueue->last_free);
     hQueue->last_free = nullptr;
   }
-  if (hQueue->context->pools) hQueue->context->pools->sync_point();
+  hQueue->context->pools->sync_point(); // its frees have completed
+  hQueue->context->pools->queue_released(hQueue->identity);
   queue_unhold(hQueue);
+  reap_deferred_events();
   return to_ur(err);
 }
 
@@ -185,7 +200,8 @@ ur_result_t UR_APICALL QueueFinish(ur_queue_handle_t hQueue) {
   ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
   ORDO_CL_CHECK(cl.clFinish(hQueue->cl));
   // A synchronisation point: pools give back what they hold above their threshold.
-  if (hQueue->context->pools) hQueue->context->pools->sync_point();
+  hQueue->context->pools->sync_point();
+  reap_deferred_events();
   return UR_RESULT_SUCCESS;
 }
 

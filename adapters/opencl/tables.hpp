@@ -14,6 +14,6 @@ void fill_memory_table(ur_dditable_t &t);
 void fill_program_table(ur_dditable_t &t);
 void fill_kernel_table(ur_dditable_t &t);
 void fill_enqueue_table(ur_dditable_t &t);
-void fill_usm_pool_table(ur_dditable_t &t);
+void fill_usm_pool_table(ur_dditable_t &t); // the stream-ordered layer's (pool_hooks.cpp)
 void fill_async_alloc_table(ur_dditable_t &t);
 } // namespace ordo::ocl

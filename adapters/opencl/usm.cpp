@@ -9,10 +9,10 @@
 
 #include "context.hpp"
 #include "device.hpp"
+#include "event.hpp"
 #include "platform.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
-#include "usm_pool.hpp"
 
 namespace ordo::ocl {
 
@@ -182,7 +182,8 @@ ur_result_t usm_alloc(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handl
   for (ur_device_handle_t d : c->devices)
     if ((!device || d == device) && size > d->max_alloc) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   if (!usm_kind_supported(c, kind, device)) return UR_RESULT_ERROR_INVALID_OPERATION;
-  if (pool) return pool_alloc_now(c, pool, kind, device, size, align, out);
+  ur_device_handle_t dev = kind == UR_USM_TYPE_HOST ? nullptr : device;
+  if (pool) return c->pools->alloc_now(pool, kind, dev, size, align, out);
   // OpenCL aligns allocations to at most the largest data type; a larger alignment
   // is met by allocating more and rounding the address up.
   size_t native_align = SIZE_MAX;
@@ -193,7 +194,20 @@ ur_result_t usm_alloc(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handl
   void *raw = usm_get_memory(c, kind, device, pad ? size + align : size, pad ? 0 : align, err);
   if (!raw) return err;
   void *p = pad ? reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(raw) + align - 1) & ~uintptr_t(align - 1)) : raw;
-  c->usm.insert(UsmAllocation{p, size, kind, kind == UR_USM_TYPE_HOST ? nullptr : device, nullptr, raw});
+  try {
+    if (pad) {
+      std::lock_guard<std::mutex> lock(c->padded_mutex);
+      c->padded[p] = raw;
+    }
+    c->pools->add_plain(p, size, kind, dev);
+  } catch (...) {
+    if (pad) {
+      std::lock_guard<std::mutex> lock(c->padded_mutex);
+      c->padded.erase(p);
+    }
+    usm_release_memory(c, raw);
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
   *out = p;
   return UR_RESULT_SUCCESS;
 }
@@ -220,22 +234,38 @@ ur_result_t UR_APICALL USMSharedAlloc(ur_context_handle_t hContext, ur_device_ha
   return usm_alloc(hContext, UR_USM_TYPE_SHARED, hDevice, pUSMDesc, pool, size, ppMem);
 }
 
-// Frees only what this context handed out, and only by its first byte.
+// Frees only what this context handed out, and only by its first byte: a pool's
+// block goes back to its pool at once, a plain allocation to the backend.
 ur_result_t UR_APICALL USMFree(ur_context_handle_t hContext, void *pMem) {
   ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
   ORDO_CHECK_PTR(pMem);
-  UsmAllocation a;
-  if (!hContext->usm.find(pMem, a) || a.base != pMem) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  if (a.pool) return pool_free_now(hContext, a);
-  if (!hContext->usm.erase(pMem, &a)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT; // freed meanwhile
+  ur_result_t pooled = UR_RESULT_SUCCESS;
+  if (hContext->pools->free_now(pMem, pooled)) {
+    reap_deferred_events();
+    return pooled;
+  }
+  ordo::so::context_pools::block_facts a;
+  if (!hContext->pools->take_plain(pMem, &a)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   // Commands already enqueued may still use the memory (SVM frees do not wait).
   if (!hContext->intel_usm) {
     if (ur_result_t r = context_wait_all_queues(hContext)) {
-      hContext->usm.insert(a);
+      try {
+        hContext->pools->add_plain(a.base, a.size, a.kind, a.device);
+      } catch (...) {
+      }
       return r;
     }
   }
-  usm_release_memory(hContext, a.raw ? a.raw : pMem);
+  void *raw = pMem;
+  {
+    std::lock_guard<std::mutex> lock(hContext->padded_mutex);
+    auto it = hContext->padded.find(pMem);
+    if (it != hContext->padded.end()) {
+      raw = it->second;
+      hContext->padded.erase(it);
+    }
+  }
+  usm_release_memory(hContext, raw);
   return UR_RESULT_SUCCESS;
 }
 
@@ -246,15 +276,15 @@ ur_result_t UR_APICALL USMGetMemAllocInfo(ur_context_handle_t hContext, const vo
   if (propName > UR_USM_ALLOC_INFO_POOL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter w(propSize, pPropValue, pPropSizeRet);
-  UsmAllocation a;
-  bool known = hContext->usm.find(pMem, a);
-  if (propName == UR_USM_ALLOC_INFO_TYPE) return w.value(known ? a.type : UR_USM_TYPE_UNKNOWN);
+  ordo::so::context_pools::block_facts a;
+  bool known = hContext->pools->block_info(pMem, a) || hContext->pools->find_plain(pMem, a);
+  if (propName == UR_USM_ALLOC_INFO_TYPE) return w.value(known ? a.kind : UR_USM_TYPE_UNKNOWN);
   if (!known) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   switch (propName) {
   case UR_USM_ALLOC_INFO_BASE_PTR: return w.value<void *>(a.base);
   case UR_USM_ALLOC_INFO_SIZE: return w.value<size_t>(a.size);
   case UR_USM_ALLOC_INFO_DEVICE: return w.value<ur_device_handle_t>(a.device); // null: host memory
-  case UR_USM_ALLOC_INFO_POOL: return w.value(a.pool);
+  case UR_USM_ALLOC_INFO_POOL: return w.value(a.pool);                         // null: not from a pool
   default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   }
 }

@@ -69,6 +69,34 @@ protected:
     return s == UR_EVENT_STATUS_COMPLETE;
   }
 
+  // A gate: an OpenCL user event as a UR event (from its native handle). Commands
+  // waiting for it stay pending until open() (the adapter has no user events).
+  struct Gate {
+    ur_event_handle_t event = nullptr;
+    void *native = nullptr;
+    int32_t (*set_status)(void *, int32_t) = nullptr;
+    void open() {
+      if (set_status && native) set_status(native, 0); // CL_COMPLETE
+      native = nullptr;
+    }
+  };
+  Gate make_gate() {
+    Gate g;
+    void *cl = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL); // the library the adapter uses
+    if (!cl) return g;
+    auto create = reinterpret_cast<void *(*)(void *, int32_t *)>(dlsym(cl, "clCreateUserEvent"));
+    g.set_status = reinterpret_cast<int32_t (*)(void *, int32_t)>(dlsym(cl, "clSetUserEventStatus"));
+    ur_native_handle_t native_context = 0;
+    if (!create || !g.set_status || t().Context.pfnGetNativeHandle(context, &native_context)) return g;
+    int32_t err = 0;
+    g.native = create(reinterpret_cast<void *>(native_context), &err);
+    ur_event_native_properties_t props{UR_STRUCTURE_TYPE_EVENT_NATIVE_PROPERTIES, nullptr, true};
+    if (g.native && t().Event.pfnCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(g.native), context,
+                                                        &props, &g.event) != UR_RESULT_SUCCESS)
+      g.native = nullptr;
+    return g;
+  }
+
   ur_program_handle_t program = nullptr;
   ur_kernel_handle_t fill = nullptr, increment = nullptr;
 };
@@ -353,6 +381,92 @@ TEST_F(AsyncAlloc, ZeroInitializedPoolZeroesReusedBlocks) {
   OCL_ASSERT_OK(t().EnqueueExp.pfnUSMFreeExp(queue, pool, q, 0, nullptr, nullptr));
   OCL_ASSERT_OK(t().Queue.pfnFinish(queue));
   OCL_ASSERT_OK(t().USMExp.pfnPoolDestroyExp(context, device, pool));
+}
+
+// Reuse rule 1 through the context's ordering knowledge: a block freed on one queue
+// goes to an alloc on another queue that waits for a barrier, or an events-wait,
+// after the free, while the free is still pending (neither completed nor a
+// dependency the pool had to add).
+TEST_F(AsyncAlloc, ReuseAcrossQueuesThroughBarriersAndEventsWaits) {
+  const char *how[] = {"barrier on the in-order queue", "events-wait naming the free",
+                       "barrier on the out-of-order queue"};
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(how[variant]);
+    ur_queue_handle_t qa = variant == 2 ? ooo_queue : queue, qb = variant == 2 ? queue : ooo_queue;
+    Gate gate = make_gate();
+    ASSERT_NE(nullptr, gate.event);
+    ur_usm_pool_handle_t pool = make_pool(0, 0); // may grow: rule 3 never needed
+    void *a = nullptr, *b = nullptr, *unordered = nullptr;
+    ur_event_handle_t freed = nullptr, after = nullptr;
+    OCL_ASSERT_OK(alloc(qa, 4096, &a, 0, nullptr, nullptr, pool));
+    OCL_ASSERT_OK(t().EnqueueExp.pfnUSMFreeExp(qa, pool, a, 1, &gate.event, &freed));
+    if (variant == 1)
+      OCL_ASSERT_OK(t().Enqueue.pfnEventsWait(qa, 1, &freed, &after));
+    else
+      OCL_ASSERT_OK(t().Enqueue.pfnEventsWaitWithBarrier(qa, 0, nullptr, &after));
+    OCL_ASSERT_OK(alloc(qb, 4096, &unordered, 0, nullptr, nullptr, pool));
+    EXPECT_NE(a, unordered); // not ordered after the pending free
+    OCL_ASSERT_OK(alloc(qb, 4096, &b, 1, &after, nullptr, pool));
+    EXPECT_EQ(a, b); // ordered after it through `after`
+    EXPECT_FALSE(complete(freed));
+    gate.open();
+    OCL_ASSERT_OK(t().Queue.pfnFinish(qa));
+    OCL_ASSERT_OK(t().Queue.pfnFinish(qb));
+    OCL_ASSERT_OK(t().EnqueueExp.pfnUSMFreeExp(qb, pool, b, 0, nullptr, nullptr));
+    OCL_ASSERT_OK(t().EnqueueExp.pfnUSMFreeExp(qb, pool, unordered, 0, nullptr, nullptr));
+    OCL_ASSERT_OK(t().Queue.pfnFinish(qb));
+    for (ur_event_handle_t e : {freed, after, gate.event}) OCL_ASSERT_OK(t().Event.pfnRelease(e));
+    OCL_ASSERT_OK(t().USMExp.pfnPoolDestroyExp(context, device, pool));
+  }
+}
+
+// A block an alloc took over from a pending free (rule 1) stays pending on that free
+// when the new owner frees it synchronously: nobody unordered gets it before.
+TEST_F(AsyncAlloc, SynchronousFreeOfATakenOverBlockKeepsThePendingFree) {
+  Gate gate = make_gate();
+  ASSERT_NE(nullptr, gate.event);
+  ur_usm_pool_handle_t pool = make_pool(0, 0);
+  void *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
+  OCL_ASSERT_OK(alloc(queue, 4096, &a, 0, nullptr, nullptr, pool));
+  OCL_ASSERT_OK(t().EnqueueExp.pfnUSMFreeExp(queue, pool, a, 1, &gate.event, nullptr));
+  OCL_ASSERT_OK(alloc(queue, 4096, &b, 0, nullptr, nullptr, pool));
+  EXPECT_EQ(a, b); // same in-order queue
+  OCL_ASSERT_OK(t().USM.pfnFree(context, b));
+  OCL_ASSERT_OK(alloc(ooo_queue, 4096, &c, 0, nullptr, nullptr, pool));
+  EXPECT_NE(a, c); // still pending on the gated free
+  gate.open();
+  OCL_ASSERT_OK(t().Queue.pfnFinish(queue));
+  OCL_ASSERT_OK(alloc(ooo_queue, 4096, &d, 0, nullptr, nullptr, pool));
+  EXPECT_EQ(a, d); // the free completed
+  OCL_ASSERT_OK(t().USM.pfnFree(context, c));
+  OCL_ASSERT_OK(t().USM.pfnFree(context, d));
+  OCL_ASSERT_OK(t().Event.pfnRelease(gate.event));
+  OCL_ASSERT_OK(t().USMExp.pfnPoolDestroyExp(context, device, pool));
+}
+
+// One budget per pool over every memory class: a 4 MiB urUSMPoolCreate pool holding
+// 3 MiB of host memory has no room for 3 MiB of device memory, synchronous or not.
+TEST_F(AsyncAlloc, PoolLimitIsSharedByEveryKind) {
+  ur_usm_pool_limits_desc_t limits{UR_STRUCTURE_TYPE_USM_POOL_LIMITS_DESC, nullptr, 4 << 20, 0};
+  ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, &limits, 0};
+  ur_usm_pool_handle_t pool = nullptr;
+  OCL_ASSERT_OK(t().USM.pfnPoolCreate(context, &desc, &pool));
+  void *h = nullptr, *d = nullptr;
+  ur_result_t r = t().USM.pfnHostAlloc(context, nullptr, pool, 3 << 20, &h);
+  if (r == UR_RESULT_ERROR_INVALID_OPERATION || r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+    OCL_ASSERT_OK(t().USM.pfnPoolRelease(pool));
+    GTEST_SKIP() << "no host USM";
+  }
+  OCL_ASSERT_OK(r);
+  EXPECT_EQ(UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, t().USM.pfnDeviceAlloc(context, device, nullptr, pool, 3 << 20, &d));
+  EXPECT_EQ(UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, alloc(queue, 3 << 20, &d, 0, nullptr, nullptr, pool));
+  EXPECT_LE(pool_stat(pool, UR_USM_POOL_INFO_RESERVED_CURRENT_EXP), size_t(4) << 20);
+  EXPECT_EQ(size_t(3) << 20, pool_stat(pool, UR_USM_POOL_INFO_USED_CURRENT_EXP));
+  OCL_ASSERT_OK(t().USM.pfnFree(context, h));
+  OCL_ASSERT_OK(t().Queue.pfnFinish(queue)); // threshold 0: the host memory goes back
+  OCL_ASSERT_OK(t().USM.pfnDeviceAlloc(context, device, nullptr, pool, 3 << 20, &d));
+  OCL_ASSERT_OK(t().USM.pfnFree(context, d));
+  OCL_ASSERT_OK(t().USM.pfnPoolRelease(pool));
 }
 
 // Threads each run alloc -> fill -> increment -> free pipelines on their own queue,

@@ -1,0 +1,106 @@
+// The OpenCL adapter's stream-ordered layer hooks (pool_hooks.hpp) and the layer's
+// urUSMPool* entry points with this adapter's handle lookup.
+#include "pool_hooks.hpp"
+
+#include <cstring>
+
+#include "context.hpp"
+#include "device.hpp"
+#include "event.hpp"
+#include "platform.hpp"
+#include "tables.hpp"
+#include "usm.hpp"
+
+namespace ordo::ocl {
+
+ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) {
+  if (kind == UR_USM_TYPE_HOST) {
+    if (!usm_kind_supported(ctx_, UR_USM_TYPE_HOST, nullptr)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    out = ordo::so::mem_class{nullptr, UR_USM_TYPE_HOST};
+  } else if (device && device->usm_shared_caps()) {
+    out = ordo::so::mem_class{device, UR_USM_TYPE_SHARED}; // one block serves device or shared
+  } else if (device && kind == UR_USM_TYPE_DEVICE && device->usm_device_caps()) {
+    out = ordo::so::mem_class{device, UR_USM_TYPE_DEVICE};
+  } else {
+    return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+ur_usm_type_t PoolHooks::primary_kind(const ordo::so::mem_class &c) {
+  return c.device ? UR_USM_TYPE_DEVICE : UR_USM_TYPE_HOST;
+}
+
+void *PoolHooks::get_chunk(const ordo::so::mem_class &c, size_t size) {
+  ur_result_t err = UR_RESULT_SUCCESS;
+  return usm_get_memory(ctx_, static_cast<ur_usm_type_t>(c.id), c.device, size, 0, err);
+}
+
+// Only chunks with no live or pending block come back, so nothing uses them.
+void PoolHooks::put_chunk(const ordo::so::mem_class &, void *base, size_t) { usm_release_memory(ctx_, base); }
+
+bool PoolHooks::event_complete(ur_event_handle_t ev) { return ordo::ocl::event_complete(ev); }
+
+void PoolHooks::retain_event(ur_event_handle_t ev) { ev->hold(); }
+
+// Called under a pool's lock: the event may hold the last reference to its queue or
+// context, whose destruction locks that pool again. Destroyed on a safe path.
+void PoolHooks::release_event(ur_event_handle_t ev) { event_unhold_deferred(ev); }
+
+// Nodes of another context's ordering knowledge mean nothing here.
+uint64_t PoolHooks::event_node(ur_event_handle_t ev) { return ev->context == ctx_ ? ev->order_node : 0; }
+
+bool PoolHooks::add_dependency(void *adapter_command, ur_event_handle_t ev) {
+  auto *deps = static_cast<AllocDeps *>(adapter_command);
+  try {
+    deps->held.reserve(deps->held.size() + 1);
+    deps->waits->push(ev->cl);
+  } catch (...) {
+    return false;
+  }
+  ev->hold(); // until the command is enqueued
+  deps->held.push_back(ev);
+  return true;
+}
+
+bool PoolHooks::has_device(ur_device_handle_t d) { return ctx_->has_device(d); }
+void PoolHooks::retain_context() { ctx_->hold(); }
+void PoolHooks::release_context() { context_unhold(ctx_); }
+
+// urUSM*Alloc from a zero-initialising pool: host-accessible memory directly, device
+// memory through a short-lived queue of that device.
+ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) {
+  if (kind != UR_USM_TYPE_DEVICE) {
+    std::memset(p, 0, size);
+    return UR_RESULT_SUCCESS;
+  }
+  cl_int e = CL_SUCCESS;
+  cl_command_queue q = cl.clCreateCommandQueueWithProperties(ctx_->cl, device->cl, nullptr, &e);
+  if (!q) return to_ur(e);
+  unsigned char zero = 0;
+  e = ctx_->intel_usm ? ctx_->platform->intel_usm.fill(q, p, &zero, 1, size, 0, nullptr, nullptr)
+                      : cl.clEnqueueSVMMemFill(q, p, &zero, 1, size, 0, nullptr, nullptr);
+  if (e == CL_SUCCESS) e = cl.clFinish(q);
+  cl.clReleaseCommandQueue(q);
+  return to_ur(e);
+}
+
+namespace {
+ordo::so::context_pools *pools_of(ur_context_handle_t c, ur_result_t *err) {
+  if (!has_tag(c, Tag::context)) {
+    *err = c ? UR_RESULT_ERROR_INVALID_CONTEXT : UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return nullptr;
+  }
+  return c->pools.get();
+}
+bool is_device(ur_device_handle_t d) { return has_tag(d, Tag::device); }
+} // namespace
+
+void fill_usm_pool_table(ur_dditable_t &t) {
+  ordo::so::adapter_hooks hooks;
+  hooks.pools_of = pools_of;
+  hooks.is_device = is_device;
+  ordo::so::install_pool_entry_points(t, hooks);
+}
+
+} // namespace ordo::ocl
