@@ -1,6 +1,7 @@
 // urAdapter*: the one adapter object, platform discovery, last-error reporting.
 #include <string>
 
+#include "ordo/adapter_logging.hpp"
 #include "platform.hpp"
 #include "tables.hpp"
 
@@ -166,6 +167,11 @@ void fill_adapter_table(ur_dditable_t &t) {
   t.Adapter.pfnRelease = AdapterRelease;
   t.Adapter.pfnGetLastError = AdapterGetLastError;
   t.Adapter.pfnGetInfo = AdapterGetInfo;
+  // The runtime's urAdapterSetLoggerCallback: Ordo's log lines reach its callback too.
+  ordo::adapter_logging how;
+  how.logger = log;
+  how.is_adapter = [](ur_adapter_handle_t h) { return h == &the_adapter(); };
+  ordo::install_logger_entry_points(t, how);
 }
 
 } // namespace ordo::ocl

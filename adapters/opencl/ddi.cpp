@@ -1,4 +1,4 @@
-// The adapter's one dispatch table (DESIGN.md §1): every handle points at it.
+// The adapter's one dispatch table (docs/architecture.md, handle-first dispatch): every handle points at it.
 #include "ordo/ddi_fill.hpp"
 #include "tables.hpp"
 
