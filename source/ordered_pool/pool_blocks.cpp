@@ -156,9 +156,9 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
   // The maximum is the UR pool's, over every core that shares the budget.
   std::size_t room = budget_->room();
   if (room != std::numeric_limits<std::size_t>::max()) {
-    room = align_down(room, block_granule);
-    if (room < want)
+    if (align_down(room, block_granule) < want && !make_room(want))
       return nullptr;
+    room = align_down(budget_->room(), block_granule);
     size = std::min(size, room);
   }
   std::unique_ptr<chunk> c;
@@ -204,6 +204,22 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
   by_addr_.insert(b);
   chunks_.push_back(c.release());
   return b;
+}
+
+// Wholly free chunks go back to the backend, newest first, when that leaves room
+// under the maximum for a chunk of `want` bytes; otherwise nothing changes (a request
+// that cannot fit anyway never costs the pool its chunks).
+bool ordered_pool::impl::make_room(std::size_t want) {
+  std::size_t freeable = 0;
+  for (chunk *c : chunks_)
+    if (!c->user_memory && c->wholly_free())
+      freeable += c->raw_size;
+  if (align_down(budget_->room() + freeable, block_granule) < want)
+    return false;
+  for (std::size_t i = chunks_.size(); i-- > 0 && align_down(budget_->room(), block_granule) < want;)
+    if (!chunks_[i]->user_memory && chunks_[i]->wholly_free())
+      drop_chunk(i);
+  return align_down(budget_->room(), block_granule) >= want;
 }
 
 void ordered_pool::impl::drop_chunk(std::size_t i) {

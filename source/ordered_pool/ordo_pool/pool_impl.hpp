@@ -195,6 +195,7 @@ private:
 
   void drop_chunk(std::size_t i);
   void drop_chunk(const chunk *c);
+  bool make_room(std::size_t want);
 
   backend &be_;
   pool_config cfg_;

@@ -741,5 +741,26 @@ TEST_F(fixture, SharedBudgetLimitsEveryCore) {
   EXPECT_EQ(budget->stats().reserved_current, 0u);
 }
 
+
+// At its maximum, a pool gives back wholly free chunks to grow a bigger one, but
+// never when the request could not fit anyway.
+TEST_F(fixture, WhollyFreeChunksMakeRoomUnderTheMaximum) {
+  pool_config cfg;
+  cfg.max_size = 4 * MiB;
+  ordered_pool p(be, cfg);
+  void *a = must_alloc(p, req(2 * MiB));
+  ASSERT_EQ(p.free_now(a), status::success);
+  EXPECT_EQ(p.stats().reserved_current, 2 * MiB);
+  alloc_result r;
+  const pool_stats before = p.stats();
+  EXPECT_EQ(p.alloc(req(5 * MiB).r, r), status::out_of_memory);
+  EXPECT_TRUE(same_stats(before, p.stats())); // cannot fit: the free chunk stays
+  void *b = must_alloc(p, req(3 * MiB));
+  EXPECT_NE(b, nullptr);
+  EXPECT_LE(p.stats().reserved_current, 4 * MiB);
+  EXPECT_EQ(p.chunk_count(), 1u);
+  ASSERT_EQ(p.free_now(b), status::success);
+}
+
 } // namespace
 } // namespace ordo::pool::test
