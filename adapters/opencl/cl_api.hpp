@@ -70,6 +70,9 @@ namespace ordo::ocl {
   X(clEnqueueReadBuffer)                                                           \
   X(clEnqueueWriteBuffer)                                                          \
   X(clEnqueueCopyBuffer)                                                           \
+  X(clEnqueueReadBufferRect)                                                       \
+  X(clEnqueueWriteBufferRect)                                                      \
+  X(clEnqueueCopyBufferRect)                                                       \
   X(clEnqueueFillBuffer)                                                           \
   X(clEnqueueMapBuffer)                                                            \
   X(clEnqueueUnmapMemObject)

@@ -1,4 +1,5 @@
 // urDevice* (all but GetInfo, in device_info.cpp): every OpenCL device is a UR device.
+#include <ctime>
 #include "device.hpp"
 
 #include <cstdio>
@@ -218,23 +219,39 @@ ur_result_t UR_APICALL DeviceSelectBinary(ur_device_handle_t hDevice, const ur_d
   return UR_RESULT_ERROR_INVALID_BINARY;
 }
 
+// The host's CLOCK_MONOTONIC_RAW in nanoseconds: the clock PoCL stamps profiling
+// events with (measured: within tens of microseconds), and a steady clock anyway.
+uint64_t host_raw_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC_RAW, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec);
+}
+
+// A device without clGetDeviceAndHostTimer (PoCL: CL_INVALID_OPERATION) still gets
+// timestamps, both from host_raw_ns(), so that profiling queues and runtimes that
+// correlate clocks work (docs/opencl.md, "Timestamps").
 ur_result_t UR_APICALL DeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
                                                  uint64_t *pHostTimestamp) {
   ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
   cl_ulong dev = 0, host = 0;
   if (pDeviceTimestamp) {
-    if (!cl.clGetDeviceAndHostTimer) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    cl_int err = cl.clGetDeviceAndHostTimer(hDevice->cl, &dev, &host);
-    if (err == CL_INVALID_OPERATION) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    cl_int err = cl.clGetDeviceAndHostTimer ? cl.clGetDeviceAndHostTimer(hDevice->cl, &dev, &host)
+                                            : CL_INVALID_OPERATION;
+    if (err == CL_INVALID_OPERATION) {
+      dev = host = host_raw_ns();
+      err = CL_SUCCESS;
+    }
     ORDO_CL_CHECK(err);
     *pDeviceTimestamp = dev;
     if (pHostTimestamp) *pHostTimestamp = host;
     return UR_RESULT_SUCCESS;
   }
   if (pHostTimestamp) {
-    if (!cl.clGetHostTimer) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    cl_int err = cl.clGetHostTimer(hDevice->cl, &host);
-    if (err == CL_INVALID_OPERATION) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    cl_int err = cl.clGetHostTimer ? cl.clGetHostTimer(hDevice->cl, &host) : CL_INVALID_OPERATION;
+    if (err == CL_INVALID_OPERATION) {
+      host = host_raw_ns();
+      err = CL_SUCCESS;
+    }
     ORDO_CL_CHECK(err);
     *pHostTimestamp = host;
   }

@@ -209,8 +209,12 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES: return w.value<uint32_t>(0);
   case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN: return w.value<ur_device_affinity_domain_flags_t>(0);
   case UR_DEVICE_INFO_PARTITION_TYPE: return w.array<ur_device_partition_property_t>(nullptr, 0);
-  case UR_DEVICE_INFO_MAX_NUM_SUB_GROUPS:
-    return w.value<uint32_t>(cl_at_least(d, 2, 1) ? query<cl_uint>(d, CL_DEVICE_MAX_NUM_SUB_GROUPS) : 0);
+  // A device without sub-groups runs every work-item as a sub-group of its own: one
+  // sub-group of size 1 (what SYCL requires at least).
+  case UR_DEVICE_INFO_MAX_NUM_SUB_GROUPS: {
+    cl_uint n = cl_at_least(d, 2, 1) ? query<cl_uint>(d, CL_DEVICE_MAX_NUM_SUB_GROUPS) : 0;
+    return w.value<uint32_t>(n ? n : 1);
+  }
   case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
     return w.boolean(cl_at_least(d, 2, 1) && query<cl_bool>(d, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS));
   case UR_DEVICE_INFO_SUB_GROUP_SIZES_INTEL: {
@@ -223,7 +227,8 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
         for (size_t s : raw) sizes.push_back(static_cast<uint32_t>(s));
       }
     }
-    return w.array(sizes); // empty: the device has no sub-groups
+    if (sizes.empty()) sizes.push_back(1); // no sub-groups: each work-item is one of size 1
+    return w.array(sizes);
   }
   case UR_DEVICE_INFO_USM_HOST_SUPPORT: return w.value(d->usm_host_caps());
   case UR_DEVICE_INFO_USM_DEVICE_SUPPORT: return w.value(d->usm_device_caps());

@@ -1,5 +1,6 @@
 // urMem*: buffers and sub-buffers on cl_mem, and the buffer enqueues (read, write,
 // copy, fill, map, unmap).
+#include "ordo/rect.hpp"
 #include "memory.hpp"
 
 #include <new>
@@ -187,6 +188,80 @@ ur_result_t UR_APICALL EnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_han
   });
 }
 
+// Rectangular transfers: OpenCL's origins and regions are UR's (bytes, rows, slices).
+ur_result_t UR_APICALL EnqueueMemBufferReadRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
+                                                ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin,
+                                                ur_rect_region_t region, size_t bufferRowPitch,
+                                                size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
+                                                void *pDst, uint32_t numEventsInWaitList,
+                                                const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_CHECK_PTR(pDst);
+  ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
+  if (ordo::rect_pitches(region, bufferRowPitch, bufferSlicePitch) ||
+      ordo::rect_pitches(region, hostRowPitch, hostSlicePitch) ||
+      ordo::rect_end(bufferOrigin, region, bufferRowPitch, bufferSlicePitch) > hBuffer->size)
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  const size_t bo[3] = {bufferOrigin.x, bufferOrigin.y, bufferOrigin.z};
+  const size_t ho[3] = {hostOrigin.x, hostOrigin.y, hostOrigin.z};
+  const size_t rg[3] = {region.width, region.height, region.depth};
+  return submit(
+      hQueue, UR_COMMAND_MEM_BUFFER_READ_RECT, waits, phEvent,
+      [&](cl_event *ev) {
+        return cl.clEnqueueReadBufferRect(hQueue->cl, hBuffer->cl, false, bo, ho, rg, bufferRowPitch,
+                                          bufferSlicePitch, hostRowPitch, hostSlicePitch, pDst, waits.size(),
+                                          waits.data(), ev);
+      },
+      blockingRead);
+}
+
+ur_result_t UR_APICALL EnqueueMemBufferWriteRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer,
+                                                 bool blockingWrite, ur_rect_offset_t bufferOrigin,
+                                                 ur_rect_offset_t hostOrigin, ur_rect_region_t region,
+                                                 size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch,
+                                                 size_t hostSlicePitch, void *pSrc, uint32_t numEventsInWaitList,
+                                                 const ur_event_handle_t *phEventWaitList,
+                                                 ur_event_handle_t *phEvent) {
+  ORDO_CHECK_PTR(pSrc);
+  ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
+  if (ordo::rect_pitches(region, bufferRowPitch, bufferSlicePitch) ||
+      ordo::rect_pitches(region, hostRowPitch, hostSlicePitch) ||
+      ordo::rect_end(bufferOrigin, region, bufferRowPitch, bufferSlicePitch) > hBuffer->size)
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  const size_t bo[3] = {bufferOrigin.x, bufferOrigin.y, bufferOrigin.z};
+  const size_t ho[3] = {hostOrigin.x, hostOrigin.y, hostOrigin.z};
+  const size_t rg[3] = {region.width, region.height, region.depth};
+  return submit(
+      hQueue, UR_COMMAND_MEM_BUFFER_WRITE_RECT, waits, phEvent,
+      [&](cl_event *ev) {
+        return cl.clEnqueueWriteBufferRect(hQueue->cl, hBuffer->cl, false, bo, ho, rg, bufferRowPitch,
+                                           bufferSlicePitch, hostRowPitch, hostSlicePitch, pSrc, waits.size(),
+                                           waits.data(), ev);
+      },
+      blockingWrite);
+}
+
+ur_result_t UR_APICALL EnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
+                                                ur_mem_handle_t hBufferDst, ur_rect_offset_t srcOrigin,
+                                                ur_rect_offset_t dstOrigin, ur_rect_region_t region,
+                                                size_t srcRowPitch, size_t srcSlicePitch, size_t dstRowPitch,
+                                                size_t dstSlicePitch, uint32_t numEventsInWaitList,
+                                                const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_CHECK_HANDLE(hBufferDst, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  ORDO_BUFFER_PROLOGUE(hQueue, hBufferSrc, numEventsInWaitList, phEventWaitList, waits);
+  if (hBufferDst->context != hQueue->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  if (ordo::rect_pitches(region, srcRowPitch, srcSlicePitch) || ordo::rect_pitches(region, dstRowPitch, dstSlicePitch) ||
+      ordo::rect_end(srcOrigin, region, srcRowPitch, srcSlicePitch) > hBufferSrc->size ||
+      ordo::rect_end(dstOrigin, region, dstRowPitch, dstSlicePitch) > hBufferDst->size)
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  const size_t so[3] = {srcOrigin.x, srcOrigin.y, srcOrigin.z};
+  const size_t dO[3] = {dstOrigin.x, dstOrigin.y, dstOrigin.z};
+  const size_t rg[3] = {region.width, region.height, region.depth};
+  return submit(hQueue, UR_COMMAND_MEM_BUFFER_COPY_RECT, waits, phEvent, [&](cl_event *ev) {
+    return cl.clEnqueueCopyBufferRect(hQueue->cl, hBufferSrc->cl, hBufferDst->cl, so, dO, rg, srcRowPitch,
+                                      srcSlicePitch, dstRowPitch, dstSlicePitch, waits.size(), waits.data(), ev);
+  });
+}
+
 ur_result_t UR_APICALL EnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void *pPattern,
                                             size_t patternSize, size_t offset, size_t size,
                                             uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
@@ -252,6 +327,9 @@ void fill_memory_table(ur_dditable_t &t) {
   t.Enqueue.pfnMemBufferRead = EnqueueMemBufferRead;
   t.Enqueue.pfnMemBufferWrite = EnqueueMemBufferWrite;
   t.Enqueue.pfnMemBufferCopy = EnqueueMemBufferCopy;
+  t.Enqueue.pfnMemBufferReadRect = EnqueueMemBufferReadRect;
+  t.Enqueue.pfnMemBufferWriteRect = EnqueueMemBufferWriteRect;
+  t.Enqueue.pfnMemBufferCopyRect = EnqueueMemBufferCopyRect;
   t.Enqueue.pfnMemBufferFill = EnqueueMemBufferFill;
   t.Enqueue.pfnMemBufferMap = EnqueueMemBufferMap;
   t.Enqueue.pfnMemUnmap = EnqueueMemUnmap;

@@ -322,6 +322,32 @@ TEST_P(urEventProfilingTest, TimesAreOrdered) {
   EXPECT_SUCCESS(urUSMFree(context, mem));
 }
 
+// The device clock of urDeviceGetGlobalTimestamps is the clock of profiling times:
+// readings taken before and after a command bracket its start and end (what a SYCL
+// runtime relies on to place command times on the host's timeline).
+TEST_P(urEventProfilingTest, GlobalTimestampsBracketProfilingTimes) {
+  uint64_t before = 0, after = 0;
+  ur_result_t r = urDeviceGetGlobalTimestamps(device(), &before, nullptr);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << "urDeviceGetGlobalTimestamps unsupported";
+  ASSERT_SUCCESS(r);
+  void *mem = nullptr;
+  ASSERT_SUCCESS(conf::usm_alloc(context, device(), UR_USM_TYPE_DEVICE, 1 << 22, &mem));
+  const uint32_t v = 1;
+  ur_event_handle_t e = nullptr;
+  ASSERT_SUCCESS(urEnqueueUSMFill(queue, mem, sizeof v, &v, 1 << 22, 0, nullptr, &e));
+  ASSERT_SUCCESS(urEventWait(1, &e));
+  ASSERT_SUCCESS(urDeviceGetGlobalTimestamps(device(), &after, nullptr));
+  uint64_t start = 0, end = 0;
+  ASSERT_SUCCESS(urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_START, sizeof start, &start, nullptr));
+  ASSERT_SUCCESS(urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_END, sizeof end, &end, nullptr));
+  // A millisecond of slack for clocks read on different cores.
+  constexpr uint64_t slack = 1000000;
+  EXPECT_LE(before, start + slack) << "the command started before the first reading";
+  EXPECT_LE(end, after + slack) << "the command ended after the second reading";
+  EXPECT_SUCCESS(urEventRelease(e));
+  EXPECT_SUCCESS(urUSMFree(context, mem));
+}
+
 TEST_P(urEventProfilingTest, ConsecutiveCommandsInOrder) {
   // In an in-order queue the second command starts after the first ends.
   void *mem = nullptr;

@@ -41,6 +41,45 @@ TEST_F(Buffers, WriteCopyFillRead) {
   OCL_ASSERT_OK(t().Mem.pfnRelease(b));
 }
 
+// A 3-D box: write a sub-box from a larger host array, copy it to another buffer at
+// another origin, read it back into host memory with its own pitches.
+TEST_F(Buffers, RectangularWriteCopyRead) {
+  const size_t W = 16, H = 8, D = 3; // buffer layout: 16 bytes a row, 8 rows a slice, 3 slices
+  const size_t bytes = W * H * D;
+  std::vector<uint8_t> host(bytes);
+  std::iota(host.begin(), host.end(), uint8_t{0});
+  ur_mem_handle_t a = nullptr, b = nullptr;
+  OCL_ASSERT_OK(t().Mem.pfnBufferCreate(context, UR_MEM_FLAG_READ_WRITE, bytes, nullptr, &a));
+  OCL_ASSERT_OK(t().Mem.pfnBufferCreate(context, UR_MEM_FLAG_READ_WRITE, bytes, nullptr, &b));
+  std::vector<uint8_t> zeros(bytes, 0);
+  OCL_ASSERT_OK(t().Enqueue.pfnMemBufferWrite(queue, a, true, 0, bytes, zeros.data(), 0, nullptr, nullptr));
+  OCL_ASSERT_OK(t().Enqueue.pfnMemBufferWrite(queue, b, true, 0, bytes, zeros.data(), 0, nullptr, nullptr));
+  const ur_rect_region_t box{4, 3, 2};
+  OCL_ASSERT_OK(t().Enqueue.pfnMemBufferWriteRect(queue, a, true, ur_rect_offset_t{2, 1, 0}, ur_rect_offset_t{1, 2, 1},
+                                                  box, W, W * H, W, W * H, host.data(), 0, nullptr, nullptr));
+  OCL_ASSERT_OK(t().Enqueue.pfnMemBufferCopyRect(queue, a, b, ur_rect_offset_t{2, 1, 0}, ur_rect_offset_t{8, 4, 1},
+                                                 box, W, W * H, W, W * H, 0, nullptr, nullptr));
+  std::vector<uint8_t> out(4 * 3 * 2, 0xFF);
+  OCL_ASSERT_OK(t().Enqueue.pfnMemBufferReadRect(queue, b, true, ur_rect_offset_t{8, 4, 1}, ur_rect_offset_t{0, 0, 0},
+                                                 box, W, W * H, 0, 0, out.data(), 0, nullptr, nullptr));
+  for (size_t z = 0; z < 2; ++z)
+    for (size_t y = 0; y < 3; ++y)
+      for (size_t x = 0; x < 4; ++x)
+        EXPECT_EQ(out[z * 12 + y * 4 + x], host[(z + 1) * W * H + (y + 2) * W + (x + 1)]) << x << "," << y << "," << z;
+  // An empty region, a row pitch below the width, a box past the end.
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
+            t().Enqueue.pfnMemBufferReadRect(queue, b, true, ur_rect_offset_t{}, ur_rect_offset_t{},
+                                             ur_rect_region_t{0, 1, 1}, 0, 0, 0, 0, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
+            t().Enqueue.pfnMemBufferReadRect(queue, b, true, ur_rect_offset_t{}, ur_rect_offset_t{}, box, 2, 0, 0, 0,
+                                             out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
+            t().Enqueue.pfnMemBufferReadRect(queue, b, true, ur_rect_offset_t{14, 0, 2}, ur_rect_offset_t{}, box, W,
+                                             W * H, 0, 0, out.data(), 0, nullptr, nullptr));
+  OCL_ASSERT_OK(t().Mem.pfnRelease(a));
+  OCL_ASSERT_OK(t().Mem.pfnRelease(b));
+}
+
 TEST_F(Buffers, HostPointerRulesAndErrors) {
   ur_mem_handle_t m = nullptr;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_BUFFER_SIZE, t().Mem.pfnBufferCreate(context, UR_MEM_FLAG_READ_WRITE, 0, nullptr, &m));
