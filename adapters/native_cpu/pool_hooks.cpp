@@ -37,7 +37,10 @@ void PoolHooks::retain_event(ur_event_handle_t ev) { reinterpret_cast<Event *>(e
 // context: every caller of a pool function holds the context through a handle.
 void PoolHooks::release_event(ur_event_handle_t ev) { reinterpret_cast<Event *>(ev)->drop_ref(); }
 
-uint64_t PoolHooks::event_node(ur_event_handle_t ev) { return reinterpret_cast<Event *>(ev)->order_node; }
+uint64_t PoolHooks::event_node(ur_event_handle_t ev) {
+  auto *e = reinterpret_cast<Event *>(ev);
+  return e->context == &ctx_ ? e->order_node.load(std::memory_order_relaxed) : 0;
+}
 
 bool PoolHooks::add_dependency(void *adapter_command, ur_event_handle_t ev) {
   auto *cmd = static_cast<CommandBuilder *>(adapter_command);

@@ -34,9 +34,15 @@ const order_graph::node *order_graph::find(uint64_t id) const {
   return n.id == id ? &n : nullptr;
 }
 
+namespace {
+// Node ids are unique in the process, not per context, so that a node of another
+// context (an event from elsewhere in a wait list) can never be taken for one of ours.
+std::atomic<uint64_t> g_next_node{1};
+} // namespace
+
 uint64_t order_graph::record(const void *queue, bool in_order, bool barrier, const uint64_t *waits, size_t n) {
   std::lock_guard<std::mutex> lock(mu_);
-  const uint64_t id = next_++;
+  const uint64_t id = g_next_node.fetch_add(1, std::memory_order_relaxed);
   node &nd = ring_[id % kRing];
   nd = node{};
   nd.id = id;

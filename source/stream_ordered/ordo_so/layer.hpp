@@ -75,7 +75,8 @@ public:
   virtual bool event_complete(ur_event_handle_t ev) = 0;
   virtual void retain_event(ur_event_handle_t ev) = 0;
   virtual void release_event(ur_event_handle_t ev) = 0;
-  // The ordering node order().record() gave the command whose event this is (0: none).
+  // The ordering node order().record() gave the command whose event this is (0: none,
+  // e.g. an event made from a native handle, or one of another context).
   virtual uint64_t event_node(ur_event_handle_t ev) = 0;
   // Make the command being enqueued (alloc_command::adapter_command) wait for `ev`.
   virtual bool add_dependency(void *adapter_command, ur_event_handle_t ev) = 0;
@@ -130,7 +131,6 @@ private:
   const node *find(uint64_t id) const;
   mutable std::mutex mu_;
   std::vector<node> ring_;
-  uint64_t next_ = 1;
   std::unordered_map<const void *, queue_state> queues_;
 };
 
