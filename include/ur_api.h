@@ -586,10 +586,10 @@ typedef enum ur_loader_config_info_t {
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hLoaderConfig`
-///   ERROR_INVALID_ENUMERATION if `UR_LOADER_CONFIG_INFO_REFERENCE_COUNT < propName`
-///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
 ///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
 ///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
+///   ERROR_INVALID_ENUMERATION if `UR_LOADER_CONFIG_INFO_REFERENCE_COUNT < propName`
+///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigGetInfo(
     ur_loader_config_handle_t hLoaderConfig,
     ur_loader_config_info_t propName,
@@ -622,6 +622,7 @@ typedef ur_code_location_t (*ur_code_location_callback_t)(void *pUserData);
 ///   pUserData              [in][out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hLoaderConfig`
+///   ERROR_INVALID_NULL_POINTER if `NULL == pfnCodeloc`
 UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigSetCodeLocationCallback(
     ur_loader_config_handle_t hLoaderConfig,
     ur_code_location_callback_t pfnCodeloc,
@@ -681,9 +682,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urAdapterRetain(
 ///   ppMessage              [out]
 ///   pError                 [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hAdapter`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppMessage`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pError`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hAdapter`
 UR_APIEXPORT ur_result_t UR_APICALL urAdapterGetLastError(
     ur_adapter_handle_t hAdapter,
     const char **ppMessage,
@@ -703,11 +704,11 @@ typedef enum ur_adapter_info_t {
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hAdapter`
 ///   ERROR_INVALID_ENUMERATION if `UR_ADAPTER_INFO_VERSION < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urAdapterGetInfo(
     ur_adapter_handle_t hAdapter,
     ur_adapter_info_t propName,
@@ -732,6 +733,7 @@ typedef void (*ur_logger_callback_t)(ur_logger_level_t level, const char *pLogge
 ///   pUserData              [in][out][optional]
 ///   level                  [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pfnLoggerCallback`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hAdapter`
 ///   ERROR_INVALID_ENUMERATION if `UR_LOGGER_LEVEL_QUIET < level`
 UR_APIEXPORT ur_result_t UR_APICALL urAdapterSetLoggerCallback(
@@ -785,11 +787,11 @@ typedef enum ur_platform_info_t {
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hPlatform`
 ///   ERROR_INVALID_ENUMERATION if `UR_PLATFORM_INFO_ADAPTER < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urPlatformGetInfo(
     ur_platform_handle_t hPlatform,
     ur_platform_info_t propName,
@@ -813,8 +815,8 @@ typedef enum ur_api_version_t {
 ///   hPlatform              [in]
 ///   pVersion               [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hPlatform`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pVersion`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hPlatform`
 UR_APIEXPORT ur_result_t UR_APICALL urPlatformGetApiVersion(
     ur_platform_handle_t hPlatform,
     ur_api_version_t *pVersion);
@@ -823,8 +825,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urPlatformGetApiVersion(
 ///   hPlatform              [in]
 ///   phNativePlatform       [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hPlatform`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativePlatform`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hPlatform`
 UR_APIEXPORT ur_result_t UR_APICALL urPlatformGetNativeHandle(
     ur_platform_handle_t hPlatform,
     ur_native_handle_t *phNativePlatform);
@@ -841,8 +843,8 @@ typedef struct ur_platform_native_properties_t {
 ///   pProperties            [in][optional]
 ///   phPlatform             [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hAdapter`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phPlatform`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hAdapter`
 UR_APIEXPORT ur_result_t UR_APICALL urPlatformCreateWithNativeHandle(
     ur_native_handle_t hNativePlatform,
     ur_adapter_handle_t hAdapter,
@@ -854,9 +856,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urPlatformCreateWithNativeHandle(
 ///   pFrontendOption        [in]
 ///   ppPlatformOption       [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hPlatform`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pFrontendOption`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppPlatformOption`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hPlatform`
 UR_APIEXPORT ur_result_t UR_APICALL urPlatformGetBackendOption(
     ur_platform_handle_t hPlatform,
     const char *pFrontendOption,
@@ -925,10 +927,10 @@ typedef enum ur_device_type_t {
 ///   phDevices              [out][optional][range(0, NumEntries)][alloc]
 ///   pNumDevices            [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NumEntries > 0 && phDevices == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hPlatform`
 ///   ERROR_INVALID_ENUMERATION if `UR_DEVICE_TYPE_CUSTOM < DeviceType`
 ///   ERROR_INVALID_SIZE if `NumEntries == 0 && phDevices != NULL`
-///   ERROR_INVALID_NULL_POINTER if `NumEntries > 0 && phDevices == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urDeviceGet(
     ur_platform_handle_t hPlatform,
     ur_device_type_t DeviceType,
@@ -1156,11 +1158,11 @@ typedef enum ur_device_info_t {
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_ENUMERATION if `UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urDeviceGetInfo(
     ur_device_handle_t hDevice,
     ur_device_info_t propName,
@@ -1228,8 +1230,9 @@ typedef struct ur_device_partition_properties_t {
 ///   phSubDevices           [out][optional][range(0, NumDevices)]
 ///   pNumDevicesRet         [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pProperties`
+///   ERROR_INVALID_NULL_POINTER if `NULL == pProperties->pProperties`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 UR_APIEXPORT ur_result_t UR_APICALL urDevicePartition(
     ur_device_handle_t hDevice,
     const ur_device_partition_properties_t *pProperties,
@@ -1243,9 +1246,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urDevicePartition(
 ///   NumBinaries            [in]
 ///   pSelectedBinary        [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pBinaries`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSelectedBinary`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_SIZE if `NumBinaries == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urDeviceSelectBinary(
     ur_device_handle_t hDevice,
@@ -1295,8 +1298,8 @@ typedef enum ur_device_exec_capability_flag_t {
 ///   hDevice                [in]
 ///   phNativeDevice         [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativeDevice`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 UR_APIEXPORT ur_result_t UR_APICALL urDeviceGetNativeHandle(
     ur_device_handle_t hDevice,
     ur_native_handle_t *phNativeDevice);
@@ -1313,8 +1316,8 @@ typedef struct ur_device_native_properties_t {
 ///   pProperties            [in][optional]
 ///   phDevice               [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hAdapter`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phDevice`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hAdapter`
 UR_APIEXPORT ur_result_t UR_APICALL urDeviceCreateWithNativeHandle(
     ur_native_handle_t hNativeDevice,
     ur_adapter_handle_t hAdapter,
@@ -1416,6 +1419,7 @@ typedef struct ur_context_properties_t {
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phDevices`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phContext`
+///   ERROR_INVALID_ENUMERATION if `NULL != pProperties && UR_CONTEXT_FLAGS_MASK & pProperties->flags`
 ///   ERROR_INVALID_SIZE if `DeviceCount == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urContextCreate(
     uint32_t DeviceCount,
@@ -1453,11 +1457,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urContextRelease(
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_ENUMERATION if `UR_CONTEXT_INFO_USM_FILL2D_SUPPORT < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urContextGetInfo(
     ur_context_handle_t hContext,
     ur_context_info_t propName,
@@ -1469,8 +1473,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urContextGetInfo(
 ///   hContext               [in]
 ///   phNativeContext        [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativeContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urContextGetNativeHandle(
     ur_context_handle_t hContext,
     ur_native_handle_t *phNativeContext);
@@ -1489,8 +1493,8 @@ typedef struct ur_context_native_properties_t {
 ///   pProperties            [in][optional]
 ///   phContext              [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hAdapter`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hAdapter`
 UR_APIEXPORT ur_result_t UR_APICALL urContextCreateWithNativeHandle(
     ur_native_handle_t hNativeContext,
     ur_adapter_handle_t hAdapter,
@@ -1506,6 +1510,7 @@ typedef void (*ur_context_extended_deleter_t)(void *pUserData);
 ///   pfnDeleter             [in]
 ///   pUserData              [in][out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pfnDeleter`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urContextSetExtendedDeleter(
     ur_context_handle_t hContext,
@@ -1624,10 +1629,10 @@ typedef struct ur_image_desc_t {
 ///   pHost                  [in][optional]
 ///   phMem                  [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageFormat`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_ENUMERATION if `UR_MEM_FLAGS_MASK & flags`
 ///   ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR if `pImageDesc && UR_STRUCTURE_TYPE_IMAGE_DESC != pImageDesc->stype`
 ///   ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR if `pImageDesc && UR_MEM_TYPE_IMAGE1D_ARRAY < pImageDesc->type`
@@ -1670,8 +1675,8 @@ typedef struct ur_buffer_alloc_location_properties_t {
 ///   pProperties            [in][optional]
 ///   phBuffer               [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phBuffer`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_ENUMERATION if `UR_MEM_FLAGS_MASK & flags`
 ///   ERROR_INVALID_BUFFER_SIZE if `size == 0`
 ///   ERROR_INVALID_HOST_PTR if `pProperties == NULL && (flags & (UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER)) != 0`
@@ -1717,9 +1722,9 @@ typedef enum ur_buffer_create_type_t {
 ///   pRegion                [in]
 ///   phMem                  [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pRegion`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
 ///   ERROR_INVALID_ENUMERATION if `UR_MEM_FLAGS_MASK & flags`
 ///   ERROR_INVALID_ENUMERATION if `UR_BUFFER_CREATE_TYPE_REGION < bufferCreateType`
 ///   ERROR_INVALID_BUFFER_SIZE if `pRegion && pRegion->size == 0`
@@ -1735,8 +1740,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urMemBufferPartition(
 ///   hDevice                [in][optional]
 ///   phNativeMem            [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hMem`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativeMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hMem`
 UR_APIEXPORT ur_result_t UR_APICALL urMemGetNativeHandle(
     ur_mem_handle_t hMem,
     ur_device_handle_t hDevice,
@@ -1754,8 +1759,8 @@ typedef struct ur_mem_native_properties_t {
 ///   pProperties            [in][optional]
 ///   phMem                  [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(
     ur_native_handle_t hNativeMem,
     ur_context_handle_t hContext,
@@ -1770,10 +1775,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(
 ///   pProperties            [in][optional]
 ///   phMem                  [out][alloc pointer to handle of image memory object created]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageFormat`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urMemImageCreateWithNativeHandle(
     ur_native_handle_t hNativeMem,
     ur_context_handle_t hContext,
@@ -1789,11 +1794,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urMemImageCreateWithNativeHandle(
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hMemory`
 ///   ERROR_INVALID_ENUMERATION if `UR_MEM_INFO_REFERENCE_COUNT < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urMemGetInfo(
     ur_mem_handle_t hMemory,
     ur_mem_info_t propName,
@@ -1808,11 +1813,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urMemGetInfo(
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hMemory`
 ///   ERROR_INVALID_ENUMERATION if `UR_IMAGE_INFO_NUM_SAMPLES < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urMemImageGetInfo(
     ur_mem_handle_t hMemory,
     ur_image_info_t propName,
@@ -1859,9 +1864,11 @@ typedef struct ur_sampler_desc_t {
 ///   pDesc                  [in]
 ///   phSampler              [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phSampler`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_ENUMERATION if `UR_SAMPLER_ADDRESSING_MODE_MIRRORED_REPEAT < pDesc->addressingMode`
+///   ERROR_INVALID_ENUMERATION if `UR_SAMPLER_FILTER_MODE_LINEAR < pDesc->filterMode`
 UR_APIEXPORT ur_result_t UR_APICALL urSamplerCreate(
     ur_context_handle_t hContext,
     const ur_sampler_desc_t *pDesc,
@@ -1888,11 +1895,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urSamplerRelease(
 ///   pPropValue             [out][typename(propName, propSize)][optional]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hSampler`
 ///   ERROR_INVALID_ENUMERATION if `UR_SAMPLER_INFO_FILTER_MODE < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urSamplerGetInfo(
     ur_sampler_handle_t hSampler,
     ur_sampler_info_t propName,
@@ -1904,8 +1911,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urSamplerGetInfo(
 ///   hSampler               [in]
 ///   phNativeSampler        [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hSampler`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativeSampler`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hSampler`
 UR_APIEXPORT ur_result_t UR_APICALL urSamplerGetNativeHandle(
     ur_sampler_handle_t hSampler,
     ur_native_handle_t *phNativeSampler);
@@ -1922,8 +1929,8 @@ typedef struct ur_sampler_native_properties_t {
 ///   pProperties            [in][optional]
 ///   phSampler              [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phSampler`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urSamplerCreateWithNativeHandle(
     ur_native_handle_t hNativeSampler,
     ur_context_handle_t hContext,
@@ -2048,8 +2055,9 @@ typedef struct ur_usm_pool_limits_desc_t {
 ///   size                   [in]
 ///   ppMem                  [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_ENUMERATION if `NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints`
 ///   ERROR_INVALID_VALUE if `pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)`
 ///   ERROR_INVALID_USM_SIZE if `size == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMHostAlloc(
@@ -2067,9 +2075,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMHostAlloc(
 ///   size                   [in]
 ///   ppMem                  [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
+///   ERROR_INVALID_ENUMERATION if `NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints`
 ///   ERROR_INVALID_VALUE if `pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)`
 ///   ERROR_INVALID_USM_SIZE if `size == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMDeviceAlloc(
@@ -2088,9 +2097,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMDeviceAlloc(
 ///   size                   [in]
 ///   ppMem                  [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
+///   ERROR_INVALID_ENUMERATION if `NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints`
 ///   ERROR_INVALID_VALUE if `pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)`
 ///   ERROR_INVALID_USM_SIZE if `size == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMSharedAlloc(
@@ -2105,8 +2115,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMSharedAlloc(
 ///   hContext               [in]
 ///   pMem                   [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMFree(
     ur_context_handle_t hContext,
     void *pMem);
@@ -2119,8 +2129,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMFree(
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_ENUMERATION if `UR_USM_ALLOC_INFO_POOL < propName`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMGetMemAllocInfo(
     ur_context_handle_t hContext,
@@ -2135,9 +2145,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMGetMemAllocInfo(
 ///   pPoolDesc              [in]
 ///   ppPool                 [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pPoolDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppPool`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_ENUMERATION if `UR_USM_POOL_FLAGS_MASK & pPoolDesc->flags`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMPoolCreate(
     ur_context_handle_t hContext,
     ur_usm_pool_desc_t *pPoolDesc,
@@ -2176,11 +2187,11 @@ typedef enum ur_usm_pool_info_t {
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hPool`
 ///   ERROR_INVALID_ENUMERATION if `UR_USM_POOL_INFO_USED_HIGH_EXP < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMPoolGetInfo(
     ur_usm_pool_handle_t hPool,
     ur_usm_pool_info_t propName,
@@ -2205,11 +2216,11 @@ typedef enum ur_virtual_mem_granularity_info_t {
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_ENUMERATION if `UR_VIRTUAL_MEM_GRANULARITY_INFO_RECOMMENDED < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urVirtualMemGranularityGetInfo(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -2225,8 +2236,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urVirtualMemGranularityGetInfo(
 ///   size                   [in]
 ///   ppStart                [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppStart`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urVirtualMemReserve(
     ur_context_handle_t hContext,
     const void *pStart,
@@ -2238,8 +2249,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urVirtualMemReserve(
 ///   pStart                 [in]
 ///   size                   [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pStart`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urVirtualMemFree(
     ur_context_handle_t hContext,
     const void *pStart,
@@ -2263,9 +2274,9 @@ typedef enum ur_virtual_mem_access_flag_t {
 ///   offset                 [in]
 ///   flags                  [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pStart`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hPhysicalMem`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pStart`
 ///   ERROR_INVALID_ENUMERATION if `UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK & flags`
 UR_APIEXPORT ur_result_t UR_APICALL urVirtualMemMap(
     ur_context_handle_t hContext,
@@ -2280,8 +2291,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urVirtualMemMap(
 ///   pStart                 [in]
 ///   size                   [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pStart`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urVirtualMemUnmap(
     ur_context_handle_t hContext,
     const void *pStart,
@@ -2293,8 +2304,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urVirtualMemUnmap(
 ///   size                   [in]
 ///   flags                  [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pStart`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_ENUMERATION if `UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK & flags`
 UR_APIEXPORT ur_result_t UR_APICALL urVirtualMemSetAccess(
     ur_context_handle_t hContext,
@@ -2316,8 +2327,8 @@ typedef enum ur_virtual_mem_info_t {
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pStart`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_ENUMERATION if `UR_VIRTUAL_MEM_INFO_ACCESS_MODE < propName`
 UR_APIEXPORT ur_result_t UR_APICALL urVirtualMemGetInfo(
     ur_context_handle_t hContext,
@@ -2349,9 +2360,10 @@ typedef struct ur_physical_mem_properties_t {
 ///   pProperties            [in][optional]
 ///   phPhysicalMem          [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == phPhysicalMem`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == phPhysicalMem`
+///   ERROR_INVALID_ENUMERATION if `NULL != pProperties && UR_PHYSICAL_MEM_FLAGS_MASK & pProperties->flags`
 UR_APIEXPORT ur_result_t UR_APICALL urPhysicalMemCreate(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -2436,10 +2448,10 @@ typedef struct ur_program_properties_t {
 ///   pProperties            [in][optional]
 ///   phProgram              [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pIL`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL != pProperties && pProperties->count > 0 && NULL == pProperties->pMetadatas`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_SIZE if `NULL != pProperties && NULL != pProperties->pMetadatas && pProperties->count == 0`
 ///   ERROR_INVALID_SIZE if `length == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramCreateWithIL(
@@ -2458,12 +2470,12 @@ UR_APIEXPORT ur_result_t UR_APICALL urProgramCreateWithIL(
 ///   pProperties            [in][optional]
 ///   phProgram              [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phDevices`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pLengths`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppBinaries`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL != pProperties && pProperties->count > 0 && NULL == pProperties->pMetadatas`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_SIZE if `NULL != pProperties && NULL != pProperties->pMetadatas && pProperties->count == 0`
 ///   ERROR_INVALID_SIZE if `numDevices == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramCreateWithBinary(
@@ -2506,9 +2518,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urProgramCompile(
 ///   pOptions               [in][optional]
 ///   phProgram              [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phPrograms`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phProgram`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_SIZE if `count == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramLink(
     ur_context_handle_t hContext,
@@ -2537,10 +2549,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urProgramRelease(
 ///   pFunctionName          [in]
 ///   ppFunctionPointer      [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pFunctionName`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppFunctionPointer`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramGetFunctionPointer(
     ur_device_handle_t hDevice,
     ur_program_handle_t hProgram,
@@ -2554,10 +2566,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urProgramGetFunctionPointer(
 ///   pGlobalVariableSizeRet [out][optional]
 ///   ppGlobalVariablePointerRet [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pGlobalVariableName`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppGlobalVariablePointerRet`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramGetGlobalVariablePointer(
     ur_device_handle_t hDevice,
     ur_program_handle_t hProgram,
@@ -2585,11 +2597,11 @@ typedef enum ur_program_info_t {
 ///   pPropValue             [in,out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_ENUMERATION if `UR_PROGRAM_INFO_KERNEL_NAMES < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramGetInfo(
     ur_program_handle_t hProgram,
     ur_program_info_t propName,
@@ -2651,8 +2663,8 @@ typedef struct ur_specialization_constant_info_t {
 ///   count                  [in]
 ///   pSpecConstants         [in][range(0, count)]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSpecConstants`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_SIZE if `count == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramSetSpecializationConstants(
     ur_program_handle_t hProgram,
@@ -2663,8 +2675,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urProgramSetSpecializationConstants(
 ///   hProgram               [in]
 ///   phNativeProgram        [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativeProgram`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramGetNativeHandle(
     ur_program_handle_t hProgram,
     ur_native_handle_t *phNativeProgram);
@@ -2681,8 +2693,8 @@ typedef struct ur_program_native_properties_t {
 ///   pProperties            [in][optional]
 ///   phProgram              [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phProgram`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramCreateWithNativeHandle(
     ur_native_handle_t hNativeProgram,
     ur_context_handle_t hContext,
@@ -2728,11 +2740,11 @@ typedef enum ur_queue_flag_t {
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_ENUMERATION if `UR_QUEUE_INFO_EMPTY < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urQueueGetInfo(
     ur_queue_handle_t hQueue,
     ur_queue_info_t propName,
@@ -2758,9 +2770,10 @@ typedef struct ur_queue_index_properties_t {
 ///   pProperties            [in][optional]
 ///   phQueue                [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == phQueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == phQueue`
+///   ERROR_INVALID_ENUMERATION if `NULL != pProperties && UR_QUEUE_FLAGS_MASK & pProperties->flags`
 ///   ERROR_INVALID_QUEUE_PROPERTIES if `pProperties != NULL && pProperties->flags & UR_QUEUE_FLAG_PRIORITY_HIGH && pProperties->flags & UR_QUEUE_FLAG_PRIORITY_LOW`
 ///   ERROR_INVALID_QUEUE_PROPERTIES if `pProperties != NULL && pProperties->flags & UR_QUEUE_FLAG_SUBMISSION_BATCHED && pProperties->flags & UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE`
 UR_APIEXPORT ur_result_t UR_APICALL urQueueCreate(
@@ -2794,8 +2807,8 @@ typedef struct ur_queue_native_desc_t {
 ///   pDesc                  [in][optional]
 ///   phNativeQueue          [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativeQueue`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 UR_APIEXPORT ur_result_t UR_APICALL urQueueGetNativeHandle(
     ur_queue_handle_t hQueue,
     ur_queue_native_desc_t *pDesc,
@@ -2814,8 +2827,8 @@ typedef struct ur_queue_native_properties_t {
 ///   pProperties            [in][optional]
 ///   phQueue                [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phQueue`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urQueueCreateWithNativeHandle(
     ur_native_handle_t hNativeQueue,
     ur_context_handle_t hContext,
@@ -2913,11 +2926,11 @@ typedef enum ur_profiling_info_t {
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hEvent`
 ///   ERROR_INVALID_ENUMERATION if `UR_EVENT_INFO_REFERENCE_COUNT < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urEventGetInfo(
     ur_event_handle_t hEvent,
     ur_event_info_t propName,
@@ -2970,8 +2983,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urEventRelease(
 ///   hEvent                 [in]
 ///   phNativeEvent          [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hEvent`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativeEvent`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hEvent`
 UR_APIEXPORT ur_result_t UR_APICALL urEventGetNativeHandle(
     ur_event_handle_t hEvent,
     ur_native_handle_t *phNativeEvent);
@@ -2988,8 +3001,8 @@ typedef struct ur_event_native_properties_t {
 ///   pProperties            [in][optional]
 ///   phEvent                [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phEvent`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urEventCreateWithNativeHandle(
     ur_native_handle_t hNativeEvent,
     ur_context_handle_t hContext,
@@ -3012,6 +3025,7 @@ typedef void (*ur_event_callback_t)(ur_event_handle_t hEvent, ur_execution_info_
 ///   pfnNotify              [in]
 ///   pUserData              [in][out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pfnNotify`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hEvent`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXECUTION_INFO_QUEUED < execStatus`
 ///   ERROR_UNSUPPORTED_ENUMERATION if `execStatus == UR_EXECUTION_INFO_QUEUED`
@@ -3091,9 +3105,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueEventsWaitWithBarrier(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueMemBufferRead(
@@ -3118,9 +3132,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueMemBufferRead(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueMemBufferWrite(
@@ -3150,9 +3164,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueMemBufferWrite(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 ///   ERROR_INVALID_SIZE if `region.width == 0 || region.height == 0 || region.depth == 0`
@@ -3194,9 +3208,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueMemBufferReadRect(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 ///   ERROR_INVALID_SIZE if `region.width == 0 || region.height == 0 || region.depth == 0`
@@ -3302,9 +3316,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pPattern`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pPattern`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 ///   ERROR_INVALID_SIZE if `patternSize == 0 || size == 0`
@@ -3336,9 +3350,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueMemBufferFill(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hImage`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 ///   ERROR_INVALID_SIZE if `region.width == 0 || region.height == 0 || region.depth == 0`
@@ -3368,9 +3382,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueMemImageRead(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hImage`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 ///   ERROR_INVALID_SIZE if `region.width == 0 || region.height == 0 || region.depth == 0`
@@ -3446,9 +3460,9 @@ typedef enum ur_usm_migration_flag_t {
 ///   phEvent                [out][optional][alloc]
 ///   ppRetMap               [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == ppRetMap`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
-///   ERROR_INVALID_NULL_POINTER if `NULL == ppRetMap`
 ///   ERROR_INVALID_ENUMERATION if `UR_MAP_FLAGS_MASK & mapFlags`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
@@ -3472,9 +3486,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueMemBufferMap(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pMappedPtr`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hMem`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pMappedPtr`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueMemUnmap(
@@ -3495,9 +3509,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueMemUnmap(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pPattern`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_SIZE if `patternSize == 0 || size == 0`
 ///   ERROR_INVALID_SIZE if `patternSize > size`
 ///   ERROR_INVALID_SIZE if `size % patternSize != 0`
@@ -3523,9 +3537,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMFill(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_SIZE if `size == 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
@@ -3548,8 +3562,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMMemcpy(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_ENUMERATION if `UR_USM_MIGRATION_FLAGS_MASK & flags`
 ///   ERROR_INVALID_SIZE if `size == 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
@@ -3570,8 +3584,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMPrefetch(
 ///   advice                 [in]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_ENUMERATION if `UR_USM_ADVICE_FLAGS_MASK & advice`
 ///   ERROR_INVALID_SIZE if `size == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMAdvise(
@@ -3593,9 +3607,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMAdvise(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pPattern`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_SIZE if `pitch == 0`
 ///   ERROR_INVALID_SIZE if `pitch < width`
 ///   ERROR_INVALID_SIZE if `patternSize == 0`
@@ -3631,9 +3645,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMFill2D(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_SIZE if `srcPitch == 0`
 ///   ERROR_INVALID_SIZE if `dstPitch == 0`
 ///   ERROR_INVALID_SIZE if `srcPitch < width`
@@ -3666,10 +3680,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == name`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueDeviceGlobalVariableWrite(
@@ -3696,10 +3710,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueDeviceGlobalVariableWrite(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == name`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueDeviceGlobalVariableRead(
@@ -3725,10 +3739,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueDeviceGlobalVariableRead(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pipe_symbol`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueReadHostPipe(
@@ -3753,10 +3767,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueReadHostPipe(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pipe_symbol`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueWriteHostPipe(
@@ -3816,14 +3830,16 @@ typedef struct ur_exp_kernel_arg_properties_t {
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pGlobalWorkSize`
+///   ERROR_INVALID_NULL_POINTER if `pArgs == NULL && numArgs > 0`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pGlobalWorkSize`
+///   ERROR_INVALID_ENUMERATION if `NULL != pArgs && UR_EXP_KERNEL_ARG_TYPE_SAMPLER < pArgs->type`
+///   ERROR_INVALID_ENUMERATION if `NULL != launchPropList && UR_KERNEL_LAUNCH_FLAGS_MASK & launchPropList->flags`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 ///   ERROR_INVALID_WORK_DIMENSION if `pGlobalWorkSize[0] == 0 || (workDim >= 2 && pGlobalWorkSize[1] == 0) || (workDim >= 3 && pGlobalWorkSize[2] == 0)`
 ///   ERROR_INVALID_WORK_GROUP_SIZE if `pLocalWorkSize && (pLocalWorkSize[0] == 0 || (workDim >= 2 && pLocalWorkSize[1] == 0) || (workDim >= 3 && pLocalWorkSize[2] == 0))`
-///   ERROR_INVALID_NULL_POINTER if `pArgs == NULL && numArgs > 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     ur_queue_handle_t hQueue,
     ur_kernel_handle_t hKernel,
@@ -3845,9 +3861,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
 ///   pKernelName            [in]
 ///   phKernel               [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pKernelName`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phKernel`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 UR_APIEXPORT ur_result_t UR_APICALL urKernelCreate(
     ur_program_handle_t hProgram,
     const char *pKernelName,
@@ -3916,11 +3932,11 @@ typedef enum ur_kernel_exec_info_t {
 ///   pPropValue             [in,out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
 ///   ERROR_INVALID_ENUMERATION if `UR_KERNEL_INFO_SPILL_MEM_SIZE < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urKernelGetInfo(
     ur_kernel_handle_t hKernel,
     ur_kernel_info_t propName,
@@ -3997,8 +4013,8 @@ typedef struct ur_kernel_exec_info_properties_t {
 ///   pProperties            [in][optional]
 ///   pPropValue             [in][typename(propName, propSize)]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pPropValue`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
 ///   ERROR_INVALID_ENUMERATION if `UR_KERNEL_EXEC_INFO_CACHE_CONFIG < propName`
 UR_APIEXPORT ur_result_t UR_APICALL urKernelSetExecInfo(
     ur_kernel_handle_t hKernel,
@@ -4023,8 +4039,8 @@ typedef struct ur_kernel_arg_mem_obj_properties_t {
 ///   count                  [in]
 ///   pSpecConstants         [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSpecConstants`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
 ///   ERROR_INVALID_SIZE if `count == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urKernelSetSpecializationConstants(
     ur_kernel_handle_t hKernel,
@@ -4035,8 +4051,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urKernelSetSpecializationConstants(
 ///   hKernel                [in]
 ///   phNativeKernel         [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativeKernel`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
 UR_APIEXPORT ur_result_t UR_APICALL urKernelGetNativeHandle(
     ur_kernel_handle_t hKernel,
     ur_native_handle_t *phNativeKernel);
@@ -4054,8 +4070,8 @@ typedef struct ur_kernel_native_properties_t {
 ///   pProperties            [in][optional]
 ///   phKernel               [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phKernel`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urKernelCreateWithNativeHandle(
     ur_native_handle_t hNativeKernel,
     ur_context_handle_t hContext,
@@ -4071,11 +4087,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urKernelCreateWithNativeHandle(
 ///   pGlobalWorkSize        [in]
 ///   pSuggestedLocalWorkSize [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pGlobalWorkOffset`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pGlobalWorkSize`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSuggestedLocalWorkSize`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 UR_APIEXPORT ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(
     ur_kernel_handle_t hKernel,
     ur_queue_handle_t hQueue,
@@ -4094,12 +4110,13 @@ UR_APIEXPORT ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(
 ///   pArgs                  [in][optional][range(0, numArgs)]
 ///   pSuggestedLocalWorkSize [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pGlobalWorkOffset`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pGlobalWorkSize`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSuggestedLocalWorkSize`
 ///   ERROR_INVALID_NULL_POINTER if `pArgs == NULL && numArgs > 0`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
+///   ERROR_INVALID_ENUMERATION if `NULL != pArgs && UR_EXP_KERNEL_ARG_TYPE_SAMPLER < pArgs->type`
 UR_APIEXPORT ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSizeWithArgs(
     ur_kernel_handle_t hKernel,
     ur_queue_handle_t hQueue,
@@ -4118,10 +4135,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSizeWithArgs(
 ///   dynamicSharedMemorySize [in]
 ///   pGroupCountRet         [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pLocalWorkSize`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pGroupCountRet`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_WORK_DIMENSION if `workDim < 1 || workDim > 3`
 UR_APIEXPORT ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(
     ur_kernel_handle_t hKernel,
@@ -4177,8 +4194,9 @@ typedef struct ur_usm_pool_buffer_desc_t {
 ///   ppMem                  [out]
 ///   phEvent                [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
+///   ERROR_INVALID_ENUMERATION if `NULL != pProperties && UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK & pProperties->flags`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMDeviceAllocExp(
@@ -4201,8 +4219,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMDeviceAllocExp(
 ///   ppMem                  [out]
 ///   phEvent                [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
+///   ERROR_INVALID_ENUMERATION if `NULL != pProperties && UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK & pProperties->flags`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMSharedAllocExp(
@@ -4225,8 +4244,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMSharedAllocExp(
 ///   ppMem                  [out]
 ///   phEvent                [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
+///   ERROR_INVALID_ENUMERATION if `NULL != pProperties && UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK & pProperties->flags`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMHostAllocExp(
@@ -4247,8 +4267,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMHostAllocExp(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMFreeExp(
@@ -4265,10 +4285,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueUSMFreeExp(
 ///   pPoolDesc              [in]
 ///   pPool                  [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pPoolDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pPool`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
+///   ERROR_INVALID_ENUMERATION if `UR_USM_POOL_FLAGS_MASK & pPoolDesc->flags`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMPoolCreateExp(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -4293,9 +4314,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMPoolDestroyExp(
 ///   hDevice                [in]
 ///   pPool                  [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pPool`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pPool`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMPoolGetDefaultDevicePoolExp(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -4307,9 +4328,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMPoolGetDefaultDevicePoolExp(
 ///   pPropValue             [out][optional]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hPool`
 ///   ERROR_INVALID_ENUMERATION if `UR_USM_POOL_INFO_USED_HIGH_EXP < propName`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMPoolGetInfoExp(
     ur_usm_pool_handle_t hPool,
     ur_usm_pool_info_t propName,
@@ -4322,8 +4343,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMPoolGetInfoExp(
 ///   pPropValue             [in]
 ///   propSize               [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hPool`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pPropValue`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hPool`
 ///   ERROR_INVALID_ENUMERATION if `UR_USM_POOL_INFO_USED_HIGH_EXP < propName`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMPoolSetInfoExp(
     ur_usm_pool_handle_t hPool,
@@ -4349,9 +4370,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMPoolSetDevicePoolExp(
 ///   hDevice                [in]
 ///   pPool                  [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pPool`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pPool`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMPoolGetDevicePoolExp(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -4507,10 +4528,11 @@ typedef struct ur_exp_image_user_pitch_desc_t {
 ///   ppMem                  [out]
 ///   pResultPitch           [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pResultPitch`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
+///   ERROR_INVALID_ENUMERATION if `NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints`
 ///   ERROR_INVALID_VALUE if `pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)`
 ///   ERROR_INVALID_USM_SIZE if `widthInBytes == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMPitchedAllocExp(
@@ -4555,11 +4577,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesSampledImageHandleDestroyExp
 ///   pImageDesc             [in]
 ///   phImageMem             [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageFormat`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phImageMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR if `pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesImageAllocateExp(
     ur_context_handle_t hContext,
@@ -4588,11 +4610,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesImageFreeExp(
 ///   pImageDesc             [in]
 ///   phImage                [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageFormat`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phImage`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR if `pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesUnsampledImageCreateExp(
     ur_context_handle_t hContext,
@@ -4611,12 +4633,14 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesUnsampledImageCreateExp(
 ///   pSamplerDesc           [in]
 ///   phImage                [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageFormat`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSamplerDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phImage`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
+///   ERROR_INVALID_ENUMERATION if `UR_SAMPLER_ADDRESSING_MODE_MIRRORED_REPEAT < pSamplerDesc->addressingMode`
+///   ERROR_INVALID_ENUMERATION if `UR_SAMPLER_FILTER_MODE_LINEAR < pSamplerDesc->filterMode`
 ///   ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR if `pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesSampledImageCreateExp(
     ur_context_handle_t hContext,
@@ -4642,7 +4666,6 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesSampledImageCreateExp(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSrcImageDesc`
@@ -4650,6 +4673,7 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesSampledImageCreateExp(
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSrcImageFormat`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pDstImageFormat`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pCopyRegion`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_IMAGE_COPY_FLAGS_MASK & imageCopyFlags`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_IMAGE_COPY_INPUT_TYPES_IMAGE_TO_IMAGE < imageCopyInputTypes`
 ///   ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR if `pSrcImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pSrcImageDesc->type`
@@ -4678,9 +4702,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesImageCopyExp(
 ///   pPropValue             [out][optional]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_ENUMERATION if `UR_IMAGE_INFO_NUM_SAMPLES < propName`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesImageGetInfoExp(
     ur_context_handle_t hContext,
     ur_exp_image_mem_native_handle_t hImageMem,
@@ -4696,11 +4720,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesImageGetInfoExp(
 ///   imageMemHandleType     [in]
 ///   pSupportedRet          [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageFormat`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSupportedRet`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_IMAGE_MEM_TYPE_OPAQUE_HANDLE < imageMemHandleType`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesGetImageMemoryHandleTypeSupportExp(
     ur_context_handle_t hContext,
@@ -4718,11 +4742,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesGetImageMemoryHandleTypeSupp
 ///   imageMemHandleType     [in]
 ///   pSupportedRet          [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageFormat`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSupportedRet`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_IMAGE_MEM_TYPE_OPAQUE_HANDLE < imageMemHandleType`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesGetImageUnsampledHandleSupportExp(
     ur_context_handle_t hContext,
@@ -4740,11 +4764,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesGetImageUnsampledHandleSuppo
 ///   imageMemHandleType     [in]
 ///   pSupportedRet          [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageFormat`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSupportedRet`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_IMAGE_MEM_TYPE_OPAQUE_HANDLE < imageMemHandleType`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesGetImageSampledHandleSupportExp(
     ur_context_handle_t hContext,
@@ -4761,9 +4785,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesGetImageSampledHandleSupport
 ///   mipmapLevel            [in]
 ///   phImageMem             [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == phImageMem`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == phImageMem`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesMipmapGetLevelExp(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -4791,10 +4815,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesMipmapFreeExp(
 ///   pExternalMemDesc       [in]
 ///   phExternalMem          [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pExternalMemDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phExternalMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < memHandleType`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesImportExternalMemoryExp(
     ur_context_handle_t hContext,
@@ -4812,12 +4836,12 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesImportExternalMemoryExp(
 ///   hExternalMem           [in]
 ///   phImageMem             [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hExternalMem`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageFormat`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pImageDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phImageMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hExternalMem`
 ///   ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR if `pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesMapExternalArrayExp(
     ur_context_handle_t hContext,
@@ -4835,10 +4859,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesMapExternalArrayExp(
 ///   hExternalMem           [in]
 ///   ppRetMem               [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == ppRetMem`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hExternalMem`
-///   ERROR_INVALID_NULL_POINTER if `NULL == ppRetMem`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesMapExternalLinearMemoryExp(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -4865,10 +4889,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesReleaseExternalMemoryExp(
 ///   hDevice                [in]
 ///   pMem                   [in][release]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `pMem == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
-///   ERROR_INVALID_NULL_POINTER if `pMem == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesFreeMappedLinearMemoryExp(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -4879,8 +4902,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesFreeMappedLinearMemoryExp(
 ///   memHandleType          [in]
 ///   pSupportedRet          [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSupportedRet`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < memHandleType`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesSupportsImportingHandleTypeExp(
     ur_device_handle_t hDevice,
@@ -4894,10 +4917,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesSupportsImportingHandleTypeE
 ///   pExternalSemaphoreDesc [in]
 ///   phExternalSemaphore    [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pExternalSemaphoreDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phExternalSemaphore`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_EXTERNAL_SEMAPHORE_TYPE_WIN32_NT_DX11_FENCE < semHandleType`
 UR_APIEXPORT ur_result_t UR_APICALL urBindlessImagesImportExternalSemaphoreExp(
     ur_context_handle_t hContext,
@@ -4975,8 +4998,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urDeviceWaitExp(
 ///   count                  [in]
 ///   phPrograms             [in][range(0, count)]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phPrograms`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_SIZE if `count == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramDynamicLinkExp(
     ur_context_handle_t hContext,
@@ -4992,8 +5015,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urProgramDynamicLinkExp(
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [in,out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phEvent`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueTimestampRecordingExp(
@@ -5011,11 +5034,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueTimestampRecordingExp(
 ///   ppIPCMemHandleData     [out][optional]
 ///   pIPCMemHandleDataSizeRet [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppIPCMemHandleData`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCMemHandleDataSizeRet`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
 UR_APIEXPORT ur_result_t UR_APICALL urIPCGetMemHandleExp(
     ur_context_handle_t hContext,
     void *pMem,
@@ -5026,10 +5048,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urIPCGetMemHandleExp(
 ///   hContext               [in]
 ///   pIPCMemHandleData      [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCMemHandleData`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCMemHandleData`
 UR_APIEXPORT ur_result_t UR_APICALL urIPCPutMemHandleExp(
     ur_context_handle_t hContext,
     void *pIPCMemHandleData);
@@ -5041,14 +5061,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urIPCPutMemHandleExp(
 ///   ipcMemHandleDataSize   [in]
 ///   ppMem                  [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCMemHandleData`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCMemHandleData`
-///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
 UR_APIEXPORT ur_result_t UR_APICALL urIPCOpenMemHandleExp(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -5060,10 +5076,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urIPCOpenMemHandleExp(
 ///   hContext               [in]
 ///   pMem                   [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
 UR_APIEXPORT ur_result_t UR_APICALL urIPCCloseMemHandleExp(
     ur_context_handle_t hContext,
     void *pMem);
@@ -5074,14 +5088,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urIPCCloseMemHandleExp(
 ///   ppIPCPhysMemHandleData [out]
 ///   pIPCPhysMemHandleDataSizeRet [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hPhysMem`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppIPCPhysMemHandleData`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCPhysMemHandleDataSizeRet`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hPhysMem`
-///   ERROR_INVALID_NULL_POINTER if `NULL == ppIPCPhysMemHandleData`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCPhysMemHandleDataSizeRet`
 UR_APIEXPORT ur_result_t UR_APICALL urIPCGetPhysMemHandleExp(
     ur_context_handle_t hContext,
     ur_physical_mem_handle_t hPhysMem,
@@ -5092,10 +5102,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urIPCGetPhysMemHandleExp(
 ///   hContext               [in]
 ///   pIPCPhysMemHandleData  [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCPhysMemHandleData`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCPhysMemHandleData`
 UR_APIEXPORT ur_result_t UR_APICALL urIPCPutPhysMemHandleExp(
     ur_context_handle_t hContext,
     const void *pIPCPhysMemHandleData);
@@ -5107,14 +5115,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urIPCPutPhysMemHandleExp(
 ///   ipcPhysMemHandleDataSize [in]
 ///   phPhysMem              [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == phPhysMem`
+///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCPhysMemHandleData`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCPhysMemHandleData`
-///   ERROR_INVALID_NULL_POINTER if `NULL == phPhysMem`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCPhysMemHandleData`
-///   ERROR_INVALID_NULL_POINTER if `NULL == phPhysMem`
 UR_APIEXPORT ur_result_t UR_APICALL urIPCOpenPhysMemHandleExp(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -5128,8 +5132,6 @@ UR_APIEXPORT ur_result_t UR_APICALL urIPCOpenPhysMemHandleExp(
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hPhysMem`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hPhysMem`
 UR_APIEXPORT ur_result_t UR_APICALL urIPCClosePhysMemHandleExp(
     ur_context_handle_t hContext,
     ur_physical_mem_handle_t hPhysMem);
@@ -5139,12 +5141,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urIPCClosePhysMemHandleExp(
 ///   ppIPCEventHandleData   [out]
 ///   pIPCEventHandleDataSizeRet [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hEvent`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == ppIPCEventHandleData`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCEventHandleDataSizeRet`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hEvent`
-///   ERROR_INVALID_NULL_POINTER if `NULL == ppIPCEventHandleData`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCEventHandleDataSizeRet`
 UR_APIEXPORT ur_result_t UR_APICALL urIPCGetEventHandleExp(
     ur_event_handle_t hEvent,
     void **ppIPCEventHandleData,
@@ -5154,10 +5153,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urIPCGetEventHandleExp(
 ///   hContext               [in]
 ///   pIPCEventHandleData    [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCEventHandleData`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCEventHandleData`
 UR_APIEXPORT ur_result_t UR_APICALL urIPCPutEventHandleExp(
     ur_context_handle_t hContext,
     void *pIPCEventHandleData);
@@ -5168,12 +5165,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urIPCPutEventHandleExp(
 ///   ipcEventHandleDataSize [in]
 ///   phEvent                [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCEventHandleData`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phEvent`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pIPCEventHandleData`
-///   ERROR_INVALID_NULL_POINTER if `NULL == phEvent`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urIPCOpenEventHandleExp(
     ur_context_handle_t hContext,
     const void *pIPCEventHandleData,
@@ -5190,11 +5184,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urIPCOpenEventHandleExp(
 ///   handleTypeToExport     [in]
 ///   ppMem                  [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < handleTypeToExport`
-///   ERROR_INVALID_NULL_POINTER if `NULL == ppMem`
 ///   ERROR_UNSUPPORTED_ALIGNMENT if `alignment != 0 && ((alignment & (alignment-1)) != 0)`
 ///   ERROR_INVALID_USM_SIZE if `size == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urMemoryExportAllocExportableMemoryExp(
@@ -5210,10 +5203,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urMemoryExportAllocExportableMemoryExp(
 ///   hDevice                [in]
 ///   pMem                   [in][release]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
 UR_APIEXPORT ur_result_t UR_APICALL urMemoryExportFreeExportableMemoryExp(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -5226,12 +5218,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urMemoryExportFreeExportableMemoryExp(
 ///   pMem                   [in]
 ///   pMemHandleRet          [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pMemHandleRet || NULL == pMem`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pMemHandleRet`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < handleTypeToExport`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pMemHandleRet || NULL == pMem`
 UR_APIEXPORT ur_result_t UR_APICALL urMemoryExportExportMemoryHandleExp(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -5256,8 +5246,8 @@ typedef enum ur_exp_program_flag_t {
 ///   flags                  [in]
 ///   pOptions               [in][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phDevices`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_PROGRAM_FLAGS_MASK & flags`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramBuildExp(
     ur_program_handle_t hProgram,
@@ -5273,8 +5263,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urProgramBuildExp(
 ///   flags                  [in]
 ///   pOptions               [in][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phDevices`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hProgram`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_PROGRAM_FLAGS_MASK & flags`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramCompileExp(
     ur_program_handle_t hProgram,
@@ -5293,10 +5283,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urProgramCompileExp(
 ///   pOptions               [in][optional]
 ///   phProgram              [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phDevices`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phPrograms`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phProgram`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_PROGRAM_FLAGS_MASK & flags`
 ///   ERROR_INVALID_SIZE if `count == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urProgramLinkExp(
@@ -5317,9 +5307,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urProgramLinkExp(
 ///   pSrc                   [in]
 ///   size                   [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_SIZE if `size == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMContextMemcpyExp(
     ur_context_handle_t hContext,
@@ -5349,8 +5339,9 @@ typedef struct ur_exp_usm_host_alloc_register_properties_t {
 ///   size                   [in]
 ///   pProperties            [in][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pHostMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_ENUMERATION if `NULL != pProperties && UR_EXP_USM_HOST_ALLOC_REGISTER_FLAGS_MASK & pProperties->flags`
 ///   ERROR_INVALID_VALUE if `size == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMHostAllocRegisterExp(
     ur_context_handle_t hContext,
@@ -5362,8 +5353,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMHostAllocRegisterExp(
 ///   hContext               [in]
 ///   pHostMem               [in][release]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pHostMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMHostAllocUnregisterExp(
     ur_context_handle_t hContext,
     void *pHostMem);
@@ -5375,8 +5366,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMHostAllocUnregisterExp(
 ///   pMem                   [in]
 ///   size                   [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMImportExp(
     ur_context_handle_t hContext,
     void *pMem,
@@ -5386,8 +5377,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urUSMImportExp(
 ///   hContext               [in]
 ///   pMem                   [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMem`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urUSMReleaseExp(
     ur_context_handle_t hContext,
     void *pMem);
@@ -5428,12 +5419,12 @@ UR_APIEXPORT ur_result_t UR_APICALL urUsmP2PDisablePeerAccessExp(
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == commandDevice`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == peerDevice`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_PEER_INFO_UR_PEER_ATOMICS_SUPPORT < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urUsmP2PPeerAccessGetInfoExp(
     ur_device_handle_t commandDevice,
     ur_device_handle_t peerDevice,
@@ -5530,10 +5521,10 @@ typedef struct ur_exp_command_buffer_update_kernel_launch_desc_t {
 ///   pCommandBufferDesc     [in]
 ///   phCommandBuffer        [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pCommandBufferDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phCommandBuffer`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferCreateExp(
     ur_context_handle_t hContext,
     ur_device_handle_t hDevice,
@@ -5578,9 +5569,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferFinalizeExp(
 ///   phEvent                [out][optional][alloc]
 ///   phCommand              [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pGlobalWorkSize`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pGlobalWorkSize`
 ///   ERROR_INVALID_VALUE if `phKernelAlternatives == NULL && numKernelAlternatives > 0`
 ///   ERROR_INVALID_VALUE if `phKernelAlternatives != NULL && numKernelAlternatives == 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0`
@@ -5623,16 +5614,17 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferAppendKernelLaunchExp(
 ///   phEvent                [out][optional][alloc]
 ///   phCommand              [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pGlobalWorkSize`
+///   ERROR_INVALID_NULL_POINTER if `pArgs == NULL && numArgs > 0`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hKernel`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pGlobalWorkSize`
+///   ERROR_INVALID_ENUMERATION if `NULL != pArgs && UR_EXP_KERNEL_ARG_TYPE_SAMPLER < pArgs->type`
 ///   ERROR_INVALID_VALUE if `phKernelAlternatives == NULL && numKernelAlternatives > 0`
 ///   ERROR_INVALID_VALUE if `phKernelAlternatives != NULL && numKernelAlternatives == 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList != NULL && numSyncPointsInWaitList == 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
-///   ERROR_INVALID_NULL_POINTER if `pArgs == NULL && numArgs > 0`
 UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferAppendKernelLaunchWithArgsExp(
     ur_exp_command_buffer_handle_t hCommandBuffer,
     ur_kernel_handle_t hKernel,
@@ -5665,9 +5657,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferAppendKernelLaunchWithArgsExp
 ///   phEvent                [out][optional][alloc]
 ///   phCommand              [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_SIZE if `size == 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList != NULL && numSyncPointsInWaitList == 0`
@@ -5700,9 +5692,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferAppendUSMMemcpyExp(
 ///   phEvent                [out][optional][alloc]
 ///   phCommand              [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMemory`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pPattern`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_SIZE if `patternSize == 0 || size == 0`
 ///   ERROR_INVALID_SIZE if `patternSize > size`
 ///   ERROR_INVALID_SIZE if `size % patternSize != 0`
@@ -5775,9 +5767,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferAppendMemBufferCopyExp(
 ///   phEvent                [out][optional][alloc]
 ///   phCommand              [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList != NULL && numSyncPointsInWaitList == 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
@@ -5810,9 +5802,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferAppendMemBufferWriteExp(
 ///   phEvent                [out][optional][alloc]
 ///   phCommand              [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList != NULL && numSyncPointsInWaitList == 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
@@ -5895,9 +5887,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferAppendMemBufferCopyRectExp(
 ///   phEvent                [out][optional][alloc]
 ///   phCommand              [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pSrc`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList != NULL && numSyncPointsInWaitList == 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
@@ -5940,9 +5932,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferAppendMemBufferWriteRectExp(
 ///   phEvent                [out][optional]
 ///   phCommand              [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pDst`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList != NULL && numSyncPointsInWaitList == 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
@@ -5981,9 +5973,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferAppendMemBufferReadRectExp(
 ///   phEvent                [out][optional][alloc]
 ///   phCommand              [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pPattern`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hBuffer`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pPattern`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList != NULL && numSyncPointsInWaitList == 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
@@ -6016,8 +6008,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferAppendMemBufferFillExp(
 ///   phEvent                [out][optional][alloc]
 ///   phCommand              [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMemory`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_ENUMERATION if `UR_USM_MIGRATION_FLAGS_MASK & flags`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList != NULL && numSyncPointsInWaitList == 0`
@@ -6050,8 +6042,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferAppendUSMPrefetchExp(
 ///   phEvent                [out][optional][alloc]
 ///   phCommand              [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pMemory`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_ENUMERATION if `UR_USM_ADVICE_FLAGS_MASK & advice`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList != NULL && numSyncPointsInWaitList == 0`
@@ -6082,6 +6074,7 @@ typedef void (*ur_exp_command_buffer_native_command_function_t)(void *pUserData)
 ///   pSyncPointWaitList     [in][optional]
 ///   pSyncPoint             [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pfnNativeCommand`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0`
 ///   ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP if `pSyncPointWaitList != NULL && numSyncPointsInWaitList == 0`
@@ -6117,8 +6110,9 @@ UR_APIEXPORT ur_result_t UR_APICALL urEnqueueCommandBufferExp(
 ///   numKernelUpdates       [in]
 ///   pUpdateKernelLaunch    [in][range(0, numKernelUpdates)]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pUpdateKernelLaunch`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == pUpdateKernelLaunch->hCommand`
 ///   ERROR_INVALID_SIZE if `numKernelUpdates == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferUpdateKernelLaunchExp(
     ur_exp_command_buffer_handle_t hCommandBuffer,
@@ -6129,8 +6123,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferUpdateKernelLaunchExp(
 ///   hCommand               [in]
 ///   phSignalEvent          [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommand`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phSignalEvent`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommand`
 UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferUpdateSignalEventExp(
     ur_exp_command_buffer_command_handle_t hCommand,
     ur_event_handle_t *phSignalEvent);
@@ -6155,11 +6149,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferUpdateWaitEventsExp(
 ///   pPropValue             [out][optional][typename(propName, propSize)]
 ///   pPropSizeRet           [out][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
+///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_COMMAND_BUFFER_INFO_DESCRIPTOR < propName`
 ///   ERROR_INVALID_SIZE if `propSize == 0 && pPropValue != NULL`
-///   ERROR_INVALID_NULL_POINTER if `propSize != 0 && pPropValue == NULL`
-///   ERROR_INVALID_NULL_POINTER if `pPropValue == NULL && pPropSizeRet == NULL`
 UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferGetInfoExp(
     ur_exp_command_buffer_handle_t hCommandBuffer,
     ur_exp_command_buffer_info_t propName,
@@ -6171,8 +6165,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferGetInfoExp(
 ///   hCommandBuffer         [in]
 ///   phNativeCommandBuffer  [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativeCommandBuffer`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hCommandBuffer`
 UR_APIEXPORT ur_result_t UR_APICALL urCommandBufferGetNativeHandleExp(
     ur_exp_command_buffer_handle_t hCommandBuffer,
     ur_native_handle_t *phNativeCommandBuffer);
@@ -6204,7 +6198,9 @@ typedef void (*ur_exp_host_task_function_t)(void *pfnHostTask);
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pfnHostTask`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
+///   ERROR_INVALID_ENUMERATION if `NULL != pProperties && UR_EXP_HOST_TASK_FLAGS_MASK & pProperties->flags`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueHostTaskExp(
@@ -6240,6 +6236,7 @@ typedef struct ur_exp_enqueue_ext_properties_t {
 ///   phEvent                [in,out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
+///   ERROR_INVALID_ENUMERATION if `NULL != pProperties && UR_EXP_ENQUEUE_EXT_FLAGS_MASK & pProperties->flags`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList == NULL && numEventsInWaitList > 0`
 ///   ERROR_INVALID_EVENT_WAIT_LIST if `phEventWaitList != NULL && numEventsInWaitList == 0`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueEventsWaitWithBarrierExt(
@@ -6278,7 +6275,9 @@ typedef void (*ur_exp_enqueue_native_command_function_t)(ur_queue_handle_t hQueu
 ///   phEventWaitList        [in][optional][range(0, numEventsInWaitList)]
 ///   phEvent                [out][optional][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pfnNativeEnqueue`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
+///   ERROR_INVALID_ENUMERATION if `NULL != pProperties && UR_EXP_ENQUEUE_NATIVE_COMMAND_FLAGS_MASK & pProperties->flags`
 UR_APIEXPORT ur_result_t UR_APICALL urEnqueueNativeCommandExp(
     ur_queue_handle_t hQueue,
     ur_exp_enqueue_native_command_function_t pfnNativeEnqueue,
@@ -6313,14 +6312,10 @@ typedef struct ur_exp_event_desc_t {
 ///   pEventDesc             [in]
 ///   phEvent                [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pEventDesc`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phEvent`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hDevice`
-///   ERROR_INVALID_NULL_POINTER if `NULL == pEventDesc`
-///   ERROR_INVALID_NULL_POINTER if `NULL == phEvent`
 ///   ERROR_INVALID_ENUMERATION if `UR_EXP_EVENT_FLAGS_MASK & pEventDesc->flags`
 UR_APIEXPORT ur_result_t UR_APICALL urEventCreateExp(
     ur_context_handle_t hContext,
@@ -6338,8 +6333,8 @@ typedef struct ur_exp_executable_graph_handle_t_ *ur_exp_executable_graph_handle
 ///   hContext               [in]
 ///   phGraph                [out][alloc]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phGraph`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hContext`
 UR_APIEXPORT ur_result_t UR_APICALL urGraphCreateExp(
     ur_context_handle_t hContext,
     ur_exp_graph_handle_t *phGraph);
@@ -6365,8 +6360,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urQueueBeginCaptureIntoGraphExp(
 ///   hQueue                 [in]
 ///   phGraph                [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phGraph`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 UR_APIEXPORT ur_result_t UR_APICALL urQueueEndGraphCaptureExp(
     ur_queue_handle_t hQueue,
     ur_exp_graph_handle_t *phGraph);
@@ -6375,8 +6370,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urQueueEndGraphCaptureExp(
 ///   hGraph                 [in]
 ///   phExecGraph            [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hGraph`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phExecGraph`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hGraph`
 UR_APIEXPORT ur_result_t UR_APICALL urGraphInstantiateGraphExp(
     ur_exp_graph_handle_t hGraph,
     ur_exp_executable_graph_handle_t *phExecGraph);
@@ -6417,8 +6412,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urGraphExecutableGraphDestroyExp(
 ///   hQueue                 [in]
 ///   pResult                [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pResult`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 UR_APIEXPORT ur_result_t UR_APICALL urQueueIsGraphCaptureEnabledExp(
     ur_queue_handle_t hQueue,
     bool *pResult);
@@ -6427,8 +6422,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urQueueIsGraphCaptureEnabledExp(
 ///   hQueue                 [in]
 ///   phGraph                [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phGraph`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hQueue`
 UR_APIEXPORT ur_result_t UR_APICALL urQueueGetGraphExp(
     ur_queue_handle_t hQueue,
     ur_exp_graph_handle_t *phGraph);
@@ -6437,8 +6432,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urQueueGetGraphExp(
 ///   hGraph                 [in]
 ///   pResult                [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hGraph`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pResult`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hGraph`
 UR_APIEXPORT ur_result_t UR_APICALL urGraphIsEmptyExp(
     ur_exp_graph_handle_t hGraph,
     bool *pResult);
@@ -6447,8 +6442,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urGraphIsEmptyExp(
 ///   hGraph                 [in]
 ///   pGraphId               [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hGraph`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == pGraphId`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hGraph`
 UR_APIEXPORT ur_result_t UR_APICALL urGraphGetIdExp(
     ur_exp_graph_handle_t hGraph,
     uint64_t *pGraphId);
@@ -6460,6 +6455,7 @@ typedef void (*ur_exp_graph_destruction_callback_t)(void *pUserData);
 ///   pfnCallback            [in]
 ///   pUserData              [in][optional]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
+///   ERROR_INVALID_NULL_POINTER if `NULL == pfnCallback`
 ///   ERROR_INVALID_NULL_HANDLE if `NULL == hGraph`
 UR_APIEXPORT ur_result_t UR_APICALL urGraphSetDestructionCallbackExp(
     ur_exp_graph_handle_t hGraph,
@@ -6470,8 +6466,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urGraphSetDestructionCallbackExp(
 ///   hGraph                 [in]
 ///   filePath               [in]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hGraph`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == filePath`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hGraph`
 UR_APIEXPORT ur_result_t UR_APICALL urGraphDumpContentsExp(
     ur_exp_graph_handle_t hGraph,
     const char *filePath);
@@ -6480,8 +6476,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urGraphDumpContentsExp(
 ///   hGraph                 [in]
 ///   phNativeGraph          [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hGraph`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativeGraph`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hGraph`
 UR_APIEXPORT ur_result_t UR_APICALL urGraphGetNativeHandleExp(
     ur_exp_graph_handle_t hGraph,
     ur_native_handle_t *phNativeGraph);
@@ -6490,8 +6486,8 @@ UR_APIEXPORT ur_result_t UR_APICALL urGraphGetNativeHandleExp(
 ///   hExecutableGraph       [in]
 ///   phNativeExecutableGraph [out]
 /// Parameter rules (checked by UR_LAYER_PARAMETER_VALIDATION):
-///   ERROR_INVALID_NULL_HANDLE if `NULL == hExecutableGraph`
 ///   ERROR_INVALID_NULL_POINTER if `NULL == phNativeExecutableGraph`
+///   ERROR_INVALID_NULL_HANDLE if `NULL == hExecutableGraph`
 UR_APIEXPORT ur_result_t UR_APICALL urGraphExecutableGraphGetNativeHandleExp(
     ur_exp_executable_graph_handle_t hExecutableGraph,
     ur_native_handle_t *phNativeExecutableGraph);

@@ -38,14 +38,6 @@ inline ur_result_t check_urLoaderConfigGetInfo(const char **why, ur_loader_confi
     *why = "NULL == hLoaderConfig";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (UR_LOADER_CONFIG_INFO_REFERENCE_COUNT < propName) {
-    *why = "UR_LOADER_CONFIG_INFO_REFERENCE_COUNT < propName";
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-  if (propSize == 0 && pPropValue != NULL) {
-    *why = "propSize == 0 && pPropValue != NULL";
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  }
   if (propSize != 0 && pPropValue == NULL) {
     *why = "propSize != 0 && pPropValue == NULL";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -53,6 +45,14 @@ inline ur_result_t check_urLoaderConfigGetInfo(const char **why, ur_loader_confi
   if (pPropValue == NULL && pPropSizeRet == NULL) {
     *why = "pPropValue == NULL && pPropSizeRet == NULL";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (UR_LOADER_CONFIG_INFO_REFERENCE_COUNT < propName) {
+    *why = "UR_LOADER_CONFIG_INFO_REFERENCE_COUNT < propName";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  if (propSize == 0 && pPropValue != NULL) {
+    *why = "propSize == 0 && pPropValue != NULL";
+    return UR_RESULT_ERROR_INVALID_SIZE;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -73,6 +73,10 @@ inline ur_result_t check_urLoaderConfigSetCodeLocationCallback(const char **why,
   if (NULL == hLoaderConfig) {
     *why = "NULL == hLoaderConfig";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == pfnCodeloc) {
+    *why = "NULL == pfnCodeloc";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -118,10 +122,6 @@ inline ur_result_t check_urAdapterRetain(const char **why, ur_adapter_handle_t h
 }
 
 inline ur_result_t check_urAdapterGetLastError(const char **why, ur_adapter_handle_t hAdapter, const char ** ppMessage, int32_t * pError) {
-  if (NULL == hAdapter) {
-    *why = "NULL == hAdapter";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == ppMessage) {
     *why = "NULL == ppMessage";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -130,10 +130,22 @@ inline ur_result_t check_urAdapterGetLastError(const char **why, ur_adapter_hand
     *why = "NULL == pError";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
+  if (NULL == hAdapter) {
+    *why = "NULL == hAdapter";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urAdapterGetInfo(const char **why, ur_adapter_handle_t hAdapter, ur_adapter_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hAdapter) {
     *why = "NULL == hAdapter";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -146,18 +158,14 @@ inline ur_result_t check_urAdapterGetInfo(const char **why, ur_adapter_handle_t 
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
   }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urAdapterSetLoggerCallback(const char **why, ur_adapter_handle_t hAdapter, ur_logger_callback_t pfnLoggerCallback, void * pUserData, ur_logger_level_t level) {
+  if (NULL == pfnLoggerCallback) {
+    *why = "NULL == pfnLoggerCallback";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hAdapter) {
     *why = "NULL == hAdapter";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -198,6 +206,14 @@ inline ur_result_t check_urPlatformGet(const char **why, ur_adapter_handle_t hAd
 }
 
 inline ur_result_t check_urPlatformGetInfo(const char **why, ur_platform_handle_t hPlatform, ur_platform_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hPlatform) {
     *why = "NULL == hPlatform";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -210,58 +226,46 @@ inline ur_result_t check_urPlatformGetInfo(const char **why, ur_platform_handle_
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
   }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urPlatformGetApiVersion(const char **why, ur_platform_handle_t hPlatform, ur_api_version_t * pVersion) {
-  if (NULL == hPlatform) {
-    *why = "NULL == hPlatform";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pVersion) {
     *why = "NULL == pVersion";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hPlatform) {
+    *why = "NULL == hPlatform";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urPlatformGetNativeHandle(const char **why, ur_platform_handle_t hPlatform, ur_native_handle_t * phNativePlatform) {
-  if (NULL == hPlatform) {
-    *why = "NULL == hPlatform";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativePlatform) {
     *why = "NULL == phNativePlatform";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hPlatform) {
+    *why = "NULL == hPlatform";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urPlatformCreateWithNativeHandle(const char **why, ur_native_handle_t hNativePlatform, ur_adapter_handle_t hAdapter, const ur_platform_native_properties_t * pProperties, ur_platform_handle_t * phPlatform) {
-  if (NULL == hAdapter) {
-    *why = "NULL == hAdapter";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phPlatform) {
     *why = "NULL == phPlatform";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hAdapter) {
+    *why = "NULL == hAdapter";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urPlatformGetBackendOption(const char **why, ur_platform_handle_t hPlatform, const char * pFrontendOption, const char ** ppPlatformOption) {
-  if (NULL == hPlatform) {
-    *why = "NULL == hPlatform";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pFrontendOption) {
     *why = "NULL == pFrontendOption";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -270,10 +274,18 @@ inline ur_result_t check_urPlatformGetBackendOption(const char **why, ur_platfor
     *why = "NULL == ppPlatformOption";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
+  if (NULL == hPlatform) {
+    *why = "NULL == hPlatform";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urDeviceGet(const char **why, ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries, ur_device_handle_t * phDevices, uint32_t * pNumDevices) {
+  if (NumEntries > 0 && phDevices == NULL) {
+    *why = "NumEntries > 0 && phDevices == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hPlatform) {
     *why = "NULL == hPlatform";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -285,10 +297,6 @@ inline ur_result_t check_urDeviceGet(const char **why, ur_platform_handle_t hPla
   if (NumEntries == 0 && phDevices != NULL) {
     *why = "NumEntries == 0 && phDevices != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
-  }
-  if (NumEntries > 0 && phDevices == NULL) {
-    *why = "NumEntries > 0 && phDevices == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -306,6 +314,14 @@ inline ur_result_t check_urDeviceGetSelected(const char **why, ur_platform_handl
 }
 
 inline ur_result_t check_urDeviceGetInfo(const char **why, ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hDevice) {
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -317,14 +333,6 @@ inline ur_result_t check_urDeviceGetInfo(const char **why, ur_device_handle_t hD
   if (propSize == 0 && pPropValue != NULL) {
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
-  }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -346,22 +354,22 @@ inline ur_result_t check_urDeviceRelease(const char **why, ur_device_handle_t hD
 }
 
 inline ur_result_t check_urDevicePartition(const char **why, ur_device_handle_t hDevice, const ur_device_partition_properties_t * pProperties, uint32_t NumDevices, ur_device_handle_t * phSubDevices, uint32_t * pNumDevicesRet) {
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pProperties) {
     *why = "NULL == pProperties";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == pProperties->pProperties) {
+    *why = "NULL == pProperties->pProperties";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urDeviceSelectBinary(const char **why, ur_device_handle_t hDevice, const ur_device_binary_t * pBinaries, uint32_t NumBinaries, uint32_t * pSelectedBinary) {
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pBinaries) {
     *why = "NULL == pBinaries";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -369,6 +377,10 @@ inline ur_result_t check_urDeviceSelectBinary(const char **why, ur_device_handle
   if (NULL == pSelectedBinary) {
     *why = "NULL == pSelectedBinary";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (NumBinaries == 0) {
     *why = "NumBinaries == 0";
@@ -378,25 +390,25 @@ inline ur_result_t check_urDeviceSelectBinary(const char **why, ur_device_handle
 }
 
 inline ur_result_t check_urDeviceGetNativeHandle(const char **why, ur_device_handle_t hDevice, ur_native_handle_t * phNativeDevice) {
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativeDevice) {
     *why = "NULL == phNativeDevice";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urDeviceCreateWithNativeHandle(const char **why, ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter, const ur_device_native_properties_t * pProperties, ur_device_handle_t * phDevice) {
-  if (NULL == hAdapter) {
-    *why = "NULL == hAdapter";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phDevice) {
     *why = "NULL == phDevice";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hAdapter) {
+    *why = "NULL == hAdapter";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -417,6 +429,10 @@ inline ur_result_t check_urContextCreate(const char **why, uint32_t DeviceCount,
   if (NULL == phContext) {
     *why = "NULL == phContext";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL != pProperties && UR_CONTEXT_FLAGS_MASK & pProperties->flags) {
+    *why = "NULL != pProperties && UR_CONTEXT_FLAGS_MASK & pProperties->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (DeviceCount == 0) {
     *why = "DeviceCount == 0";
@@ -442,6 +458,14 @@ inline ur_result_t check_urContextRelease(const char **why, ur_context_handle_t 
 }
 
 inline ur_result_t check_urContextGetInfo(const char **why, ur_context_handle_t hContext, ur_context_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -454,42 +478,38 @@ inline ur_result_t check_urContextGetInfo(const char **why, ur_context_handle_t 
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
   }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urContextGetNativeHandle(const char **why, ur_context_handle_t hContext, ur_native_handle_t * phNativeContext) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativeContext) {
     *why = "NULL == phNativeContext";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urContextCreateWithNativeHandle(const char **why, ur_native_handle_t hNativeContext, ur_adapter_handle_t hAdapter, uint32_t numDevices, const ur_device_handle_t * phDevices, const ur_context_native_properties_t * pProperties, ur_context_handle_t * phContext) {
-  if (NULL == hAdapter) {
-    *why = "NULL == hAdapter";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phContext) {
     *why = "NULL == phContext";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hAdapter) {
+    *why = "NULL == hAdapter";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urContextSetExtendedDeleter(const char **why, ur_context_handle_t hContext, ur_context_extended_deleter_t pfnDeleter, void * pUserData) {
+  if (NULL == pfnDeleter) {
+    *why = "NULL == pfnDeleter";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -498,10 +518,6 @@ inline ur_result_t check_urContextSetExtendedDeleter(const char **why, ur_contex
 }
 
 inline ur_result_t check_urMemImageCreate(const char **why, ur_context_handle_t hContext, ur_mem_flags_t flags, const ur_image_format_t * pImageFormat, const ur_image_desc_t * pImageDesc, void * pHost, ur_mem_handle_t * phMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pImageFormat) {
     *why = "NULL == pImageFormat";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -513,6 +529,10 @@ inline ur_result_t check_urMemImageCreate(const char **why, ur_context_handle_t 
   if (NULL == phMem) {
     *why = "NULL == phMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_MEM_FLAGS_MASK & flags) {
     *why = "UR_MEM_FLAGS_MASK & flags";
@@ -554,13 +574,13 @@ inline ur_result_t check_urMemImageCreate(const char **why, ur_context_handle_t 
 }
 
 inline ur_result_t check_urMemBufferCreate(const char **why, ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size, const ur_buffer_properties_t * pProperties, ur_mem_handle_t * phBuffer) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phBuffer) {
     *why = "NULL == phBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_MEM_FLAGS_MASK & flags) {
     *why = "UR_MEM_FLAGS_MASK & flags";
@@ -602,10 +622,6 @@ inline ur_result_t check_urMemRelease(const char **why, ur_mem_handle_t hMem) {
 }
 
 inline ur_result_t check_urMemBufferPartition(const char **why, ur_mem_handle_t hBuffer, ur_mem_flags_t flags, ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t * pRegion, ur_mem_handle_t * phMem) {
-  if (NULL == hBuffer) {
-    *why = "NULL == hBuffer";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pRegion) {
     *why = "NULL == pRegion";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -613,6 +629,10 @@ inline ur_result_t check_urMemBufferPartition(const char **why, ur_mem_handle_t 
   if (NULL == phMem) {
     *why = "NULL == phMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hBuffer) {
+    *why = "NULL == hBuffer";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_MEM_FLAGS_MASK & flags) {
     *why = "UR_MEM_FLAGS_MASK & flags";
@@ -630,34 +650,30 @@ inline ur_result_t check_urMemBufferPartition(const char **why, ur_mem_handle_t 
 }
 
 inline ur_result_t check_urMemGetNativeHandle(const char **why, ur_mem_handle_t hMem, ur_device_handle_t hDevice, ur_native_handle_t * phNativeMem) {
-  if (NULL == hMem) {
-    *why = "NULL == hMem";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativeMem) {
     *why = "NULL == phNativeMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hMem) {
+    *why = "NULL == hMem";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urMemBufferCreateWithNativeHandle(const char **why, ur_native_handle_t hNativeMem, ur_context_handle_t hContext, const ur_mem_native_properties_t * pProperties, ur_mem_handle_t * phMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phMem) {
     *why = "NULL == phMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urMemImageCreateWithNativeHandle(const char **why, ur_native_handle_t hNativeMem, ur_context_handle_t hContext, const ur_image_format_t * pImageFormat, const ur_image_desc_t * pImageDesc, const ur_mem_native_properties_t * pProperties, ur_mem_handle_t * phMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pImageFormat) {
     *why = "NULL == pImageFormat";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -670,10 +686,22 @@ inline ur_result_t check_urMemImageCreateWithNativeHandle(const char **why, ur_n
     *why = "NULL == phMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urMemGetInfo(const char **why, ur_mem_handle_t hMemory, ur_mem_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hMemory) {
     *why = "NULL == hMemory";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -686,6 +714,10 @@ inline ur_result_t check_urMemGetInfo(const char **why, ur_mem_handle_t hMemory,
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
   }
+  return UR_RESULT_SUCCESS;
+}
+
+inline ur_result_t check_urMemImageGetInfo(const char **why, ur_mem_handle_t hMemory, ur_image_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
   if (propSize != 0 && pPropValue == NULL) {
     *why = "propSize != 0 && pPropValue == NULL";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -694,10 +726,6 @@ inline ur_result_t check_urMemGetInfo(const char **why, ur_mem_handle_t hMemory,
     *why = "pPropValue == NULL && pPropSizeRet == NULL";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  return UR_RESULT_SUCCESS;
-}
-
-inline ur_result_t check_urMemImageGetInfo(const char **why, ur_mem_handle_t hMemory, ur_image_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
   if (NULL == hMemory) {
     *why = "NULL == hMemory";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -710,22 +738,10 @@ inline ur_result_t check_urMemImageGetInfo(const char **why, ur_mem_handle_t hMe
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
   }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urSamplerCreate(const char **why, ur_context_handle_t hContext, const ur_sampler_desc_t * pDesc, ur_sampler_handle_t * phSampler) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pDesc) {
     *why = "NULL == pDesc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -733,6 +749,18 @@ inline ur_result_t check_urSamplerCreate(const char **why, ur_context_handle_t h
   if (NULL == phSampler) {
     *why = "NULL == phSampler";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (UR_SAMPLER_ADDRESSING_MODE_MIRRORED_REPEAT < pDesc->addressingMode) {
+    *why = "UR_SAMPLER_ADDRESSING_MODE_MIRRORED_REPEAT < pDesc->addressingMode";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  if (UR_SAMPLER_FILTER_MODE_LINEAR < pDesc->filterMode) {
+    *why = "UR_SAMPLER_FILTER_MODE_LINEAR < pDesc->filterMode";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -754,6 +782,14 @@ inline ur_result_t check_urSamplerRelease(const char **why, ur_sampler_handle_t 
 }
 
 inline ur_result_t check_urSamplerGetInfo(const char **why, ur_sampler_handle_t hSampler, ur_sampler_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hSampler) {
     *why = "NULL == hSampler";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -766,49 +802,45 @@ inline ur_result_t check_urSamplerGetInfo(const char **why, ur_sampler_handle_t 
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
   }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urSamplerGetNativeHandle(const char **why, ur_sampler_handle_t hSampler, ur_native_handle_t * phNativeSampler) {
-  if (NULL == hSampler) {
-    *why = "NULL == hSampler";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativeSampler) {
     *why = "NULL == phNativeSampler";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hSampler) {
+    *why = "NULL == hSampler";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urSamplerCreateWithNativeHandle(const char **why, ur_native_handle_t hNativeSampler, ur_context_handle_t hContext, const ur_sampler_native_properties_t * pProperties, ur_sampler_handle_t * phSampler) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phSampler) {
     *why = "NULL == phSampler";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urUSMHostAlloc(const char **why, ur_context_handle_t hContext, const ur_usm_desc_t * pUSMDesc, ur_usm_pool_handle_t pool, size_t size, void ** ppMem) {
+  if (NULL == ppMem) {
+    *why = "NULL == ppMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == ppMem) {
-    *why = "NULL == ppMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints) {
+    *why = "NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)) {
     *why = "pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)";
@@ -822,6 +854,10 @@ inline ur_result_t check_urUSMHostAlloc(const char **why, ur_context_handle_t hC
 }
 
 inline ur_result_t check_urUSMDeviceAlloc(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_usm_desc_t * pUSMDesc, ur_usm_pool_handle_t pool, size_t size, void ** ppMem) {
+  if (NULL == ppMem) {
+    *why = "NULL == ppMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -830,9 +866,9 @@ inline ur_result_t check_urUSMDeviceAlloc(const char **why, ur_context_handle_t 
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == ppMem) {
-    *why = "NULL == ppMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints) {
+    *why = "NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)) {
     *why = "pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)";
@@ -846,6 +882,10 @@ inline ur_result_t check_urUSMDeviceAlloc(const char **why, ur_context_handle_t 
 }
 
 inline ur_result_t check_urUSMSharedAlloc(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_usm_desc_t * pUSMDesc, ur_usm_pool_handle_t pool, size_t size, void ** ppMem) {
+  if (NULL == ppMem) {
+    *why = "NULL == ppMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -854,9 +894,9 @@ inline ur_result_t check_urUSMSharedAlloc(const char **why, ur_context_handle_t 
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == ppMem) {
-    *why = "NULL == ppMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints) {
+    *why = "NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)) {
     *why = "pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)";
@@ -870,25 +910,25 @@ inline ur_result_t check_urUSMSharedAlloc(const char **why, ur_context_handle_t 
 }
 
 inline ur_result_t check_urUSMFree(const char **why, ur_context_handle_t hContext, void * pMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMem) {
     *why = "NULL == pMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urUSMGetMemAllocInfo(const char **why, ur_context_handle_t hContext, const void * pMem, ur_usm_alloc_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMem) {
     *why = "NULL == pMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_USM_ALLOC_INFO_POOL < propName) {
     *why = "UR_USM_ALLOC_INFO_POOL < propName";
@@ -898,10 +938,6 @@ inline ur_result_t check_urUSMGetMemAllocInfo(const char **why, ur_context_handl
 }
 
 inline ur_result_t check_urUSMPoolCreate(const char **why, ur_context_handle_t hContext, ur_usm_pool_desc_t * pPoolDesc, ur_usm_pool_handle_t * ppPool) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pPoolDesc) {
     *why = "NULL == pPoolDesc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -909,6 +945,14 @@ inline ur_result_t check_urUSMPoolCreate(const char **why, ur_context_handle_t h
   if (NULL == ppPool) {
     *why = "NULL == ppPool";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (UR_USM_POOL_FLAGS_MASK & pPoolDesc->flags) {
+    *why = "UR_USM_POOL_FLAGS_MASK & pPoolDesc->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -930,6 +974,14 @@ inline ur_result_t check_urUSMPoolRelease(const char **why, ur_usm_pool_handle_t
 }
 
 inline ur_result_t check_urUSMPoolGetInfo(const char **why, ur_usm_pool_handle_t hPool, ur_usm_pool_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hPool) {
     *why = "NULL == hPool";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -942,6 +994,10 @@ inline ur_result_t check_urUSMPoolGetInfo(const char **why, ur_usm_pool_handle_t
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
   }
+  return UR_RESULT_SUCCESS;
+}
+
+inline ur_result_t check_urVirtualMemGranularityGetInfo(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t allocationSize, ur_virtual_mem_granularity_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
   if (propSize != 0 && pPropValue == NULL) {
     *why = "propSize != 0 && pPropValue == NULL";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -950,10 +1006,6 @@ inline ur_result_t check_urUSMPoolGetInfo(const char **why, ur_usm_pool_handle_t
     *why = "pPropValue == NULL && pPropSizeRet == NULL";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  return UR_RESULT_SUCCESS;
-}
-
-inline ur_result_t check_urVirtualMemGranularityGetInfo(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t allocationSize, ur_virtual_mem_granularity_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -966,42 +1018,38 @@ inline ur_result_t check_urVirtualMemGranularityGetInfo(const char **why, ur_con
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
   }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urVirtualMemReserve(const char **why, ur_context_handle_t hContext, const void * pStart, size_t size, void ** ppStart) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == ppStart) {
     *why = "NULL == ppStart";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urVirtualMemFree(const char **why, ur_context_handle_t hContext, const void * pStart, size_t size) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pStart) {
     *why = "NULL == pStart";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urVirtualMemMap(const char **why, ur_context_handle_t hContext, const void * pStart, size_t size, ur_physical_mem_handle_t hPhysicalMem, size_t offset, ur_virtual_mem_access_flags_t flags) {
+  if (NULL == pStart) {
+    *why = "NULL == pStart";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1009,10 +1057,6 @@ inline ur_result_t check_urVirtualMemMap(const char **why, ur_context_handle_t h
   if (NULL == hPhysicalMem) {
     *why = "NULL == hPhysicalMem";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pStart) {
-    *why = "NULL == pStart";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK & flags) {
     *why = "UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK & flags";
@@ -1022,25 +1066,25 @@ inline ur_result_t check_urVirtualMemMap(const char **why, ur_context_handle_t h
 }
 
 inline ur_result_t check_urVirtualMemUnmap(const char **why, ur_context_handle_t hContext, const void * pStart, size_t size) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pStart) {
     *why = "NULL == pStart";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urVirtualMemSetAccess(const char **why, ur_context_handle_t hContext, const void * pStart, size_t size, ur_virtual_mem_access_flags_t flags) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pStart) {
     *why = "NULL == pStart";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK & flags) {
     *why = "UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK & flags";
@@ -1050,13 +1094,13 @@ inline ur_result_t check_urVirtualMemSetAccess(const char **why, ur_context_hand
 }
 
 inline ur_result_t check_urVirtualMemGetInfo(const char **why, ur_context_handle_t hContext, const void * pStart, size_t size, ur_virtual_mem_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pStart) {
     *why = "NULL == pStart";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_VIRTUAL_MEM_INFO_ACCESS_MODE < propName) {
     *why = "UR_VIRTUAL_MEM_INFO_ACCESS_MODE < propName";
@@ -1066,6 +1110,10 @@ inline ur_result_t check_urVirtualMemGetInfo(const char **why, ur_context_handle
 }
 
 inline ur_result_t check_urPhysicalMemCreate(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t size, const ur_physical_mem_properties_t * pProperties, ur_physical_mem_handle_t * phPhysicalMem) {
+  if (NULL == phPhysicalMem) {
+    *why = "NULL == phPhysicalMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1074,9 +1122,9 @@ inline ur_result_t check_urPhysicalMemCreate(const char **why, ur_context_handle
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == phPhysicalMem) {
-    *why = "NULL == phPhysicalMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pProperties && UR_PHYSICAL_MEM_FLAGS_MASK & pProperties->flags) {
+    *why = "NULL != pProperties && UR_PHYSICAL_MEM_FLAGS_MASK & pProperties->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -1110,10 +1158,6 @@ inline ur_result_t check_urPhysicalMemGetInfo(const char **why, ur_physical_mem_
 }
 
 inline ur_result_t check_urProgramCreateWithIL(const char **why, ur_context_handle_t hContext, const void * pIL, size_t length, const ur_program_properties_t * pProperties, ur_program_handle_t * phProgram) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pIL) {
     *why = "NULL == pIL";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -1125,6 +1169,10 @@ inline ur_result_t check_urProgramCreateWithIL(const char **why, ur_context_hand
   if (NULL != pProperties && pProperties->count > 0 && NULL == pProperties->pMetadatas) {
     *why = "NULL != pProperties && pProperties->count > 0 && NULL == pProperties->pMetadatas";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (NULL != pProperties && NULL != pProperties->pMetadatas && pProperties->count == 0) {
     *why = "NULL != pProperties && NULL != pProperties->pMetadatas && pProperties->count == 0";
@@ -1138,10 +1186,6 @@ inline ur_result_t check_urProgramCreateWithIL(const char **why, ur_context_hand
 }
 
 inline ur_result_t check_urProgramCreateWithBinary(const char **why, ur_context_handle_t hContext, uint32_t numDevices, ur_device_handle_t * phDevices, size_t * pLengths, const uint8_t ** ppBinaries, const ur_program_properties_t * pProperties, ur_program_handle_t * phProgram) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phDevices) {
     *why = "NULL == phDevices";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -1161,6 +1205,10 @@ inline ur_result_t check_urProgramCreateWithBinary(const char **why, ur_context_
   if (NULL != pProperties && pProperties->count > 0 && NULL == pProperties->pMetadatas) {
     *why = "NULL != pProperties && pProperties->count > 0 && NULL == pProperties->pMetadatas";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (NULL != pProperties && NULL != pProperties->pMetadatas && pProperties->count == 0) {
     *why = "NULL != pProperties && NULL != pProperties->pMetadatas && pProperties->count == 0";
@@ -1198,10 +1246,6 @@ inline ur_result_t check_urProgramCompile(const char **why, ur_context_handle_t 
 }
 
 inline ur_result_t check_urProgramLink(const char **why, ur_context_handle_t hContext, uint32_t count, const ur_program_handle_t * phPrograms, const char * pOptions, ur_program_handle_t * phProgram) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phPrograms) {
     *why = "NULL == phPrograms";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -1209,6 +1253,10 @@ inline ur_result_t check_urProgramLink(const char **why, ur_context_handle_t hCo
   if (NULL == phProgram) {
     *why = "NULL == phProgram";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (count == 0) {
     *why = "count == 0";
@@ -1234,14 +1282,6 @@ inline ur_result_t check_urProgramRelease(const char **why, ur_program_handle_t 
 }
 
 inline ur_result_t check_urProgramGetFunctionPointer(const char **why, ur_device_handle_t hDevice, ur_program_handle_t hProgram, const char * pFunctionName, void ** ppFunctionPointer) {
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hProgram) {
-    *why = "NULL == hProgram";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pFunctionName) {
     *why = "NULL == pFunctionName";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -1250,10 +1290,6 @@ inline ur_result_t check_urProgramGetFunctionPointer(const char **why, ur_device
     *why = "NULL == ppFunctionPointer";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  return UR_RESULT_SUCCESS;
-}
-
-inline ur_result_t check_urProgramGetGlobalVariablePointer(const char **why, ur_device_handle_t hDevice, ur_program_handle_t hProgram, const char * pGlobalVariableName, size_t * pGlobalVariableSizeRet, void ** ppGlobalVariablePointerRet) {
   if (NULL == hDevice) {
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1262,6 +1298,10 @@ inline ur_result_t check_urProgramGetGlobalVariablePointer(const char **why, ur_
     *why = "NULL == hProgram";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
+  return UR_RESULT_SUCCESS;
+}
+
+inline ur_result_t check_urProgramGetGlobalVariablePointer(const char **why, ur_device_handle_t hDevice, ur_program_handle_t hProgram, const char * pGlobalVariableName, size_t * pGlobalVariableSizeRet, void ** ppGlobalVariablePointerRet) {
   if (NULL == pGlobalVariableName) {
     *why = "NULL == pGlobalVariableName";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -1270,10 +1310,26 @@ inline ur_result_t check_urProgramGetGlobalVariablePointer(const char **why, ur_
     *why = "NULL == ppGlobalVariablePointerRet";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hProgram) {
+    *why = "NULL == hProgram";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urProgramGetInfo(const char **why, ur_program_handle_t hProgram, ur_program_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hProgram) {
     *why = "NULL == hProgram";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1285,14 +1341,6 @@ inline ur_result_t check_urProgramGetInfo(const char **why, ur_program_handle_t 
   if (propSize == 0 && pPropValue != NULL) {
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
-  }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -1314,13 +1362,13 @@ inline ur_result_t check_urProgramGetBuildInfo(const char **why, ur_program_hand
 }
 
 inline ur_result_t check_urProgramSetSpecializationConstants(const char **why, ur_program_handle_t hProgram, uint32_t count, const ur_specialization_constant_info_t * pSpecConstants) {
-  if (NULL == hProgram) {
-    *why = "NULL == hProgram";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pSpecConstants) {
     *why = "NULL == pSpecConstants";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hProgram) {
+    *why = "NULL == hProgram";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (count == 0) {
     *why = "count == 0";
@@ -1330,30 +1378,38 @@ inline ur_result_t check_urProgramSetSpecializationConstants(const char **why, u
 }
 
 inline ur_result_t check_urProgramGetNativeHandle(const char **why, ur_program_handle_t hProgram, ur_native_handle_t * phNativeProgram) {
-  if (NULL == hProgram) {
-    *why = "NULL == hProgram";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativeProgram) {
     *why = "NULL == phNativeProgram";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hProgram) {
+    *why = "NULL == hProgram";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urProgramCreateWithNativeHandle(const char **why, ur_native_handle_t hNativeProgram, ur_context_handle_t hContext, const ur_program_native_properties_t * pProperties, ur_program_handle_t * phProgram) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phProgram) {
     *why = "NULL == phProgram";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urQueueGetInfo(const char **why, ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1366,18 +1422,14 @@ inline ur_result_t check_urQueueGetInfo(const char **why, ur_queue_handle_t hQue
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
   }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urQueueCreate(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_queue_properties_t * pProperties, ur_queue_handle_t * phQueue) {
+  if (NULL == phQueue) {
+    *why = "NULL == phQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1386,9 +1438,9 @@ inline ur_result_t check_urQueueCreate(const char **why, ur_context_handle_t hCo
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == phQueue) {
-    *why = "NULL == phQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pProperties && UR_QUEUE_FLAGS_MASK & pProperties->flags) {
+    *why = "NULL != pProperties && UR_QUEUE_FLAGS_MASK & pProperties->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (pProperties != NULL && pProperties->flags & UR_QUEUE_FLAG_PRIORITY_HIGH && pProperties->flags & UR_QUEUE_FLAG_PRIORITY_LOW) {
     *why = "pProperties != NULL && pProperties->flags & UR_QUEUE_FLAG_PRIORITY_HIGH && pProperties->flags & UR_QUEUE_FLAG_PRIORITY_LOW";
@@ -1418,25 +1470,25 @@ inline ur_result_t check_urQueueRelease(const char **why, ur_queue_handle_t hQue
 }
 
 inline ur_result_t check_urQueueGetNativeHandle(const char **why, ur_queue_handle_t hQueue, ur_queue_native_desc_t * pDesc, ur_native_handle_t * phNativeQueue) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativeQueue) {
     *why = "NULL == phNativeQueue";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urQueueCreateWithNativeHandle(const char **why, ur_native_handle_t hNativeQueue, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_queue_native_properties_t * pProperties, ur_queue_handle_t * phQueue) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phQueue) {
     *why = "NULL == phQueue";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -1458,6 +1510,14 @@ inline ur_result_t check_urQueueFlush(const char **why, ur_queue_handle_t hQueue
 }
 
 inline ur_result_t check_urEventGetInfo(const char **why, ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hEvent) {
     *why = "NULL == hEvent";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1469,14 +1529,6 @@ inline ur_result_t check_urEventGetInfo(const char **why, ur_event_handle_t hEve
   if (propSize == 0 && pPropValue != NULL) {
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
-  }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -1534,30 +1586,34 @@ inline ur_result_t check_urEventRelease(const char **why, ur_event_handle_t hEve
 }
 
 inline ur_result_t check_urEventGetNativeHandle(const char **why, ur_event_handle_t hEvent, ur_native_handle_t * phNativeEvent) {
-  if (NULL == hEvent) {
-    *why = "NULL == hEvent";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativeEvent) {
     *why = "NULL == phNativeEvent";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hEvent) {
+    *why = "NULL == hEvent";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urEventCreateWithNativeHandle(const char **why, ur_native_handle_t hNativeEvent, ur_context_handle_t hContext, const ur_event_native_properties_t * pProperties, ur_event_handle_t * phEvent) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phEvent) {
     *why = "NULL == phEvent";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urEventSetCallback(const char **why, ur_event_handle_t hEvent, ur_execution_info_t execStatus, ur_event_callback_t pfnNotify, void * pUserData) {
+  if (NULL == pfnNotify) {
+    *why = "NULL == pfnNotify";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hEvent) {
     *why = "NULL == hEvent";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1622,6 +1678,10 @@ inline ur_result_t check_urEnqueueEventsWaitWithBarrier(const char **why, ur_que
 }
 
 inline ur_result_t check_urEnqueueMemBufferRead(const char **why, ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead, size_t offset, size_t size, void * pDst, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  if (NULL == pDst) {
+    *why = "NULL == pDst";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1629,10 +1689,6 @@ inline ur_result_t check_urEnqueueMemBufferRead(const char **why, ur_queue_handl
   if (NULL == hBuffer) {
     *why = "NULL == hBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pDst) {
-    *why = "NULL == pDst";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -1654,6 +1710,10 @@ inline ur_result_t check_urEnqueueMemBufferRead(const char **why, ur_queue_handl
 }
 
 inline ur_result_t check_urEnqueueMemBufferWrite(const char **why, ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingWrite, size_t offset, size_t size, const void * pSrc, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  if (NULL == pSrc) {
+    *why = "NULL == pSrc";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1661,10 +1721,6 @@ inline ur_result_t check_urEnqueueMemBufferWrite(const char **why, ur_queue_hand
   if (NULL == hBuffer) {
     *why = "NULL == hBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pSrc) {
-    *why = "NULL == pSrc";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -1686,6 +1742,10 @@ inline ur_result_t check_urEnqueueMemBufferWrite(const char **why, ur_queue_hand
 }
 
 inline ur_result_t check_urEnqueueMemBufferReadRect(const char **why, ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead, ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin, ur_rect_region_t region, size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch, void * pDst, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  if (NULL == pDst) {
+    *why = "NULL == pDst";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1693,10 +1753,6 @@ inline ur_result_t check_urEnqueueMemBufferReadRect(const char **why, ur_queue_h
   if (NULL == hBuffer) {
     *why = "NULL == hBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pDst) {
-    *why = "NULL == pDst";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -1746,6 +1802,10 @@ inline ur_result_t check_urEnqueueMemBufferReadRect(const char **why, ur_queue_h
 }
 
 inline ur_result_t check_urEnqueueMemBufferWriteRect(const char **why, ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingWrite, ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin, ur_rect_region_t region, size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch, void * pSrc, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  if (NULL == pSrc) {
+    *why = "NULL == pSrc";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1753,10 +1813,6 @@ inline ur_result_t check_urEnqueueMemBufferWriteRect(const char **why, ur_queue_
   if (NULL == hBuffer) {
     *why = "NULL == hBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pSrc) {
-    *why = "NULL == pSrc";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -1898,6 +1954,10 @@ inline ur_result_t check_urEnqueueMemBufferCopyRect(const char **why, ur_queue_h
 }
 
 inline ur_result_t check_urEnqueueMemBufferFill(const char **why, ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void * pPattern, size_t patternSize, size_t offset, size_t size, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  if (NULL == pPattern) {
+    *why = "NULL == pPattern";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1905,10 +1965,6 @@ inline ur_result_t check_urEnqueueMemBufferFill(const char **why, ur_queue_handl
   if (NULL == hBuffer) {
     *why = "NULL == hBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pPattern) {
-    *why = "NULL == pPattern";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -1950,6 +2006,10 @@ inline ur_result_t check_urEnqueueMemBufferFill(const char **why, ur_queue_handl
 }
 
 inline ur_result_t check_urEnqueueMemImageRead(const char **why, ur_queue_handle_t hQueue, ur_mem_handle_t hImage, bool blockingRead, ur_rect_offset_t origin, ur_rect_region_t region, size_t rowPitch, size_t slicePitch, void * pDst, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  if (NULL == pDst) {
+    *why = "NULL == pDst";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1957,10 +2017,6 @@ inline ur_result_t check_urEnqueueMemImageRead(const char **why, ur_queue_handle
   if (NULL == hImage) {
     *why = "NULL == hImage";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pDst) {
-    *why = "NULL == pDst";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -1986,6 +2042,10 @@ inline ur_result_t check_urEnqueueMemImageRead(const char **why, ur_queue_handle
 }
 
 inline ur_result_t check_urEnqueueMemImageWrite(const char **why, ur_queue_handle_t hQueue, ur_mem_handle_t hImage, bool blockingWrite, ur_rect_offset_t origin, ur_rect_region_t region, size_t rowPitch, size_t slicePitch, void * pSrc, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  if (NULL == pSrc) {
+    *why = "NULL == pSrc";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -1993,10 +2053,6 @@ inline ur_result_t check_urEnqueueMemImageWrite(const char **why, ur_queue_handl
   if (NULL == hImage) {
     *why = "NULL == hImage";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pSrc) {
-    *why = "NULL == pSrc";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -2058,6 +2114,10 @@ inline ur_result_t check_urEnqueueMemImageCopy(const char **why, ur_queue_handle
 }
 
 inline ur_result_t check_urEnqueueMemBufferMap(const char **why, ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingMap, ur_map_flags_t mapFlags, size_t offset, size_t size, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent, void ** ppRetMap) {
+  if (NULL == ppRetMap) {
+    *why = "NULL == ppRetMap";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -2065,10 +2125,6 @@ inline ur_result_t check_urEnqueueMemBufferMap(const char **why, ur_queue_handle
   if (NULL == hBuffer) {
     *why = "NULL == hBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == ppRetMap) {
-    *why = "NULL == ppRetMap";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (UR_MAP_FLAGS_MASK & mapFlags) {
     *why = "UR_MAP_FLAGS_MASK & mapFlags";
@@ -2094,6 +2150,10 @@ inline ur_result_t check_urEnqueueMemBufferMap(const char **why, ur_queue_handle
 }
 
 inline ur_result_t check_urEnqueueMemUnmap(const char **why, ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void * pMappedPtr, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  if (NULL == pMappedPtr) {
+    *why = "NULL == pMappedPtr";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -2101,10 +2161,6 @@ inline ur_result_t check_urEnqueueMemUnmap(const char **why, ur_queue_handle_t h
   if (NULL == hMem) {
     *why = "NULL == hMem";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pMappedPtr) {
-    *why = "NULL == pMappedPtr";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -2126,10 +2182,6 @@ inline ur_result_t check_urEnqueueMemUnmap(const char **why, ur_queue_handle_t h
 }
 
 inline ur_result_t check_urEnqueueUSMFill(const char **why, ur_queue_handle_t hQueue, void * pMem, size_t patternSize, const void * pPattern, size_t size, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMem) {
     *why = "NULL == pMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2137,6 +2189,10 @@ inline ur_result_t check_urEnqueueUSMFill(const char **why, ur_queue_handle_t hQ
   if (NULL == pPattern) {
     *why = "NULL == pPattern";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (patternSize == 0 || size == 0) {
     *why = "patternSize == 0 || size == 0";
@@ -2170,10 +2226,6 @@ inline ur_result_t check_urEnqueueUSMFill(const char **why, ur_queue_handle_t hQ
 }
 
 inline ur_result_t check_urEnqueueUSMMemcpy(const char **why, ur_queue_handle_t hQueue, bool blocking, void * pDst, const void * pSrc, size_t size, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pDst) {
     *why = "NULL == pDst";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2181,6 +2233,10 @@ inline ur_result_t check_urEnqueueUSMMemcpy(const char **why, ur_queue_handle_t 
   if (NULL == pSrc) {
     *why = "NULL == pSrc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (size == 0) {
     *why = "size == 0";
@@ -2206,13 +2262,13 @@ inline ur_result_t check_urEnqueueUSMMemcpy(const char **why, ur_queue_handle_t 
 }
 
 inline ur_result_t check_urEnqueueUSMPrefetch(const char **why, ur_queue_handle_t hQueue, const void * pMem, size_t size, ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMem) {
     *why = "NULL == pMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_USM_MIGRATION_FLAGS_MASK & flags) {
     *why = "UR_USM_MIGRATION_FLAGS_MASK & flags";
@@ -2242,13 +2298,13 @@ inline ur_result_t check_urEnqueueUSMPrefetch(const char **why, ur_queue_handle_
 }
 
 inline ur_result_t check_urEnqueueUSMAdvise(const char **why, ur_queue_handle_t hQueue, const void * pMem, size_t size, ur_usm_advice_flags_t advice, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMem) {
     *why = "NULL == pMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_USM_ADVICE_FLAGS_MASK & advice) {
     *why = "UR_USM_ADVICE_FLAGS_MASK & advice";
@@ -2262,10 +2318,6 @@ inline ur_result_t check_urEnqueueUSMAdvise(const char **why, ur_queue_handle_t 
 }
 
 inline ur_result_t check_urEnqueueUSMFill2D(const char **why, ur_queue_handle_t hQueue, void * pMem, size_t pitch, size_t patternSize, const void * pPattern, size_t width, size_t height, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMem) {
     *why = "NULL == pMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2273,6 +2325,10 @@ inline ur_result_t check_urEnqueueUSMFill2D(const char **why, ur_queue_handle_t 
   if (NULL == pPattern) {
     *why = "NULL == pPattern";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (pitch == 0) {
     *why = "pitch == 0";
@@ -2326,10 +2382,6 @@ inline ur_result_t check_urEnqueueUSMFill2D(const char **why, ur_queue_handle_t 
 }
 
 inline ur_result_t check_urEnqueueUSMMemcpy2D(const char **why, ur_queue_handle_t hQueue, bool blocking, void * pDst, size_t dstPitch, const void * pSrc, size_t srcPitch, size_t width, size_t height, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pDst) {
     *why = "NULL == pDst";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2337,6 +2389,10 @@ inline ur_result_t check_urEnqueueUSMMemcpy2D(const char **why, ur_queue_handle_
   if (NULL == pSrc) {
     *why = "NULL == pSrc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (srcPitch == 0) {
     *why = "srcPitch == 0";
@@ -2378,14 +2434,6 @@ inline ur_result_t check_urEnqueueUSMMemcpy2D(const char **why, ur_queue_handle_
 }
 
 inline ur_result_t check_urEnqueueDeviceGlobalVariableWrite(const char **why, ur_queue_handle_t hQueue, ur_program_handle_t hProgram, const char * name, bool blockingWrite, size_t count, size_t offset, const void * pSrc, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hProgram) {
-    *why = "NULL == hProgram";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == name) {
     *why = "NULL == name";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2393,6 +2441,14 @@ inline ur_result_t check_urEnqueueDeviceGlobalVariableWrite(const char **why, ur
   if (NULL == pSrc) {
     *why = "NULL == pSrc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hProgram) {
+    *why = "NULL == hProgram";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -2414,14 +2470,6 @@ inline ur_result_t check_urEnqueueDeviceGlobalVariableWrite(const char **why, ur
 }
 
 inline ur_result_t check_urEnqueueDeviceGlobalVariableRead(const char **why, ur_queue_handle_t hQueue, ur_program_handle_t hProgram, const char * name, bool blockingRead, size_t count, size_t offset, void * pDst, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hProgram) {
-    *why = "NULL == hProgram";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == name) {
     *why = "NULL == name";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2429,6 +2477,14 @@ inline ur_result_t check_urEnqueueDeviceGlobalVariableRead(const char **why, ur_
   if (NULL == pDst) {
     *why = "NULL == pDst";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hProgram) {
+    *why = "NULL == hProgram";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -2450,14 +2506,6 @@ inline ur_result_t check_urEnqueueDeviceGlobalVariableRead(const char **why, ur_
 }
 
 inline ur_result_t check_urEnqueueReadHostPipe(const char **why, ur_queue_handle_t hQueue, ur_program_handle_t hProgram, const char * pipe_symbol, bool blocking, void * pDst, size_t size, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hProgram) {
-    *why = "NULL == hProgram";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pipe_symbol) {
     *why = "NULL == pipe_symbol";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2465,6 +2513,14 @@ inline ur_result_t check_urEnqueueReadHostPipe(const char **why, ur_queue_handle
   if (NULL == pDst) {
     *why = "NULL == pDst";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hProgram) {
+    *why = "NULL == hProgram";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -2486,14 +2542,6 @@ inline ur_result_t check_urEnqueueReadHostPipe(const char **why, ur_queue_handle
 }
 
 inline ur_result_t check_urEnqueueWriteHostPipe(const char **why, ur_queue_handle_t hQueue, ur_program_handle_t hProgram, const char * pipe_symbol, bool blocking, void * pSrc, size_t size, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hProgram) {
-    *why = "NULL == hProgram";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pipe_symbol) {
     *why = "NULL == pipe_symbol";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2501,6 +2549,14 @@ inline ur_result_t check_urEnqueueWriteHostPipe(const char **why, ur_queue_handl
   if (NULL == pSrc) {
     *why = "NULL == pSrc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hProgram) {
+    *why = "NULL == hProgram";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -2522,6 +2578,14 @@ inline ur_result_t check_urEnqueueWriteHostPipe(const char **why, ur_queue_handl
 }
 
 inline ur_result_t check_urEnqueueKernelLaunchWithArgsExp(const char **why, ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t * pGlobalWorkOffset, const size_t * pGlobalWorkSize, const size_t * pLocalWorkSize, uint32_t numArgs, const ur_exp_kernel_arg_properties_t * pArgs, const ur_kernel_launch_ext_properties_t * launchPropList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  if (NULL == pGlobalWorkSize) {
+    *why = "NULL == pGlobalWorkSize";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pArgs == NULL && numArgs > 0) {
+    *why = "pArgs == NULL && numArgs > 0";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -2530,9 +2594,13 @@ inline ur_result_t check_urEnqueueKernelLaunchWithArgsExp(const char **why, ur_q
     *why = "NULL == hKernel";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == pGlobalWorkSize) {
-    *why = "NULL == pGlobalWorkSize";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pArgs && UR_EXP_KERNEL_ARG_TYPE_SAMPLER < pArgs->type) {
+    *why = "NULL != pArgs && UR_EXP_KERNEL_ARG_TYPE_SAMPLER < pArgs->type";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  if (NULL != launchPropList && UR_KERNEL_LAUNCH_FLAGS_MASK & launchPropList->flags) {
+    *why = "NULL != launchPropList && UR_KERNEL_LAUNCH_FLAGS_MASK & launchPropList->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -2550,10 +2618,6 @@ inline ur_result_t check_urEnqueueKernelLaunchWithArgsExp(const char **why, ur_q
     *why = "pLocalWorkSize && (pLocalWorkSize[0] == 0 || (workDim >= 2 && pLocalWorkSize[1] == 0) || (workDim >= 3 && pLocalWorkSize[2] == 0))";
     return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
   }
-  if (pArgs == NULL && numArgs > 0) {
-    *why = "pArgs == NULL && numArgs > 0";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   if (phEventWaitList) {
     for (uint32_t i = 0; i < numEventsInWaitList; ++i) {
       if (phEventWaitList[i] == NULL) {
@@ -2566,10 +2630,6 @@ inline ur_result_t check_urEnqueueKernelLaunchWithArgsExp(const char **why, ur_q
 }
 
 inline ur_result_t check_urKernelCreate(const char **why, ur_program_handle_t hProgram, const char * pKernelName, ur_kernel_handle_t * phKernel) {
-  if (NULL == hProgram) {
-    *why = "NULL == hProgram";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pKernelName) {
     *why = "NULL == pKernelName";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2578,10 +2638,22 @@ inline ur_result_t check_urKernelCreate(const char **why, ur_program_handle_t hP
     *why = "NULL == phKernel";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
+  if (NULL == hProgram) {
+    *why = "NULL == hProgram";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urKernelGetInfo(const char **why, ur_kernel_handle_t hKernel, ur_kernel_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hKernel) {
     *why = "NULL == hKernel";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -2593,14 +2665,6 @@ inline ur_result_t check_urKernelGetInfo(const char **why, ur_kernel_handle_t hK
   if (propSize == 0 && pPropValue != NULL) {
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
-  }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -2654,13 +2718,13 @@ inline ur_result_t check_urKernelRelease(const char **why, ur_kernel_handle_t hK
 }
 
 inline ur_result_t check_urKernelSetExecInfo(const char **why, ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t propSize, const ur_kernel_exec_info_properties_t * pProperties, const void * pPropValue) {
-  if (NULL == hKernel) {
-    *why = "NULL == hKernel";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pPropValue) {
     *why = "NULL == pPropValue";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hKernel) {
+    *why = "NULL == hKernel";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_KERNEL_EXEC_INFO_CACHE_CONFIG < propName) {
     *why = "UR_KERNEL_EXEC_INFO_CACHE_CONFIG < propName";
@@ -2670,13 +2734,13 @@ inline ur_result_t check_urKernelSetExecInfo(const char **why, ur_kernel_handle_
 }
 
 inline ur_result_t check_urKernelSetSpecializationConstants(const char **why, ur_kernel_handle_t hKernel, uint32_t count, const ur_specialization_constant_info_t * pSpecConstants) {
-  if (NULL == hKernel) {
-    *why = "NULL == hKernel";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pSpecConstants) {
     *why = "NULL == pSpecConstants";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hKernel) {
+    *why = "NULL == hKernel";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (count == 0) {
     *why = "count == 0";
@@ -2686,38 +2750,30 @@ inline ur_result_t check_urKernelSetSpecializationConstants(const char **why, ur
 }
 
 inline ur_result_t check_urKernelGetNativeHandle(const char **why, ur_kernel_handle_t hKernel, ur_native_handle_t * phNativeKernel) {
-  if (NULL == hKernel) {
-    *why = "NULL == hKernel";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativeKernel) {
     *why = "NULL == phNativeKernel";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hKernel) {
+    *why = "NULL == hKernel";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urKernelCreateWithNativeHandle(const char **why, ur_native_handle_t hNativeKernel, ur_context_handle_t hContext, ur_program_handle_t hProgram, const ur_kernel_native_properties_t * pProperties, ur_kernel_handle_t * phKernel) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phKernel) {
     *why = "NULL == phKernel";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urKernelGetSuggestedLocalWorkSize(const char **why, ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue, uint32_t numWorkDim, const size_t * pGlobalWorkOffset, const size_t * pGlobalWorkSize, size_t * pSuggestedLocalWorkSize) {
-  if (NULL == hKernel) {
-    *why = "NULL == hKernel";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pGlobalWorkOffset) {
     *why = "NULL == pGlobalWorkOffset";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2730,10 +2786,6 @@ inline ur_result_t check_urKernelGetSuggestedLocalWorkSize(const char **why, ur_
     *why = "NULL == pSuggestedLocalWorkSize";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  return UR_RESULT_SUCCESS;
-}
-
-inline ur_result_t check_urKernelGetSuggestedLocalWorkSizeWithArgs(const char **why, ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue, uint32_t numWorkDim, const size_t * pGlobalWorkOffset, const size_t * pGlobalWorkSize, uint32_t numArgs, const ur_exp_kernel_arg_properties_t * pArgs, size_t * pSuggestedLocalWorkSize) {
   if (NULL == hKernel) {
     *why = "NULL == hKernel";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -2742,6 +2794,10 @@ inline ur_result_t check_urKernelGetSuggestedLocalWorkSizeWithArgs(const char **
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
+  return UR_RESULT_SUCCESS;
+}
+
+inline ur_result_t check_urKernelGetSuggestedLocalWorkSizeWithArgs(const char **why, ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue, uint32_t numWorkDim, const size_t * pGlobalWorkOffset, const size_t * pGlobalWorkSize, uint32_t numArgs, const ur_exp_kernel_arg_properties_t * pArgs, size_t * pSuggestedLocalWorkSize) {
   if (NULL == pGlobalWorkOffset) {
     *why = "NULL == pGlobalWorkOffset";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2758,18 +2814,22 @@ inline ur_result_t check_urKernelGetSuggestedLocalWorkSizeWithArgs(const char **
     *why = "pArgs == NULL && numArgs > 0";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  return UR_RESULT_SUCCESS;
-}
-
-inline ur_result_t check_urKernelSuggestMaxCooperativeGroupCount(const char **why, ur_kernel_handle_t hKernel, ur_device_handle_t hDevice, uint32_t workDim, const size_t * pLocalWorkSize, size_t dynamicSharedMemorySize, uint32_t * pGroupCountRet) {
   if (NULL == hKernel) {
     *why = "NULL == hKernel";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
+  if (NULL != pArgs && UR_EXP_KERNEL_ARG_TYPE_SAMPLER < pArgs->type) {
+    *why = "NULL != pArgs && UR_EXP_KERNEL_ARG_TYPE_SAMPLER < pArgs->type";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+inline ur_result_t check_urKernelSuggestMaxCooperativeGroupCount(const char **why, ur_kernel_handle_t hKernel, ur_device_handle_t hDevice, uint32_t workDim, const size_t * pLocalWorkSize, size_t dynamicSharedMemorySize, uint32_t * pGroupCountRet) {
   if (NULL == pLocalWorkSize) {
     *why = "NULL == pLocalWorkSize";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -2777,6 +2837,14 @@ inline ur_result_t check_urKernelSuggestMaxCooperativeGroupCount(const char **wh
   if (NULL == pGroupCountRet) {
     *why = "NULL == pGroupCountRet";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hKernel) {
+    *why = "NULL == hKernel";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (workDim < 1 || workDim > 3) {
     *why = "workDim < 1 || workDim > 3";
@@ -2786,13 +2854,17 @@ inline ur_result_t check_urKernelSuggestMaxCooperativeGroupCount(const char **wh
 }
 
 inline ur_result_t check_urEnqueueUSMDeviceAllocExp(const char **why, ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size, const ur_exp_async_usm_alloc_properties_t * pProperties, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, void ** ppMem, ur_event_handle_t * phEvent) {
+  if (NULL == ppMem) {
+    *why = "NULL == ppMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == ppMem) {
-    *why = "NULL == ppMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pProperties && UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK & pProperties->flags) {
+    *why = "NULL != pProperties && UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK & pProperties->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -2814,13 +2886,17 @@ inline ur_result_t check_urEnqueueUSMDeviceAllocExp(const char **why, ur_queue_h
 }
 
 inline ur_result_t check_urEnqueueUSMSharedAllocExp(const char **why, ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size, const ur_exp_async_usm_alloc_properties_t * pProperties, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, void ** ppMem, ur_event_handle_t * phEvent) {
+  if (NULL == ppMem) {
+    *why = "NULL == ppMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == ppMem) {
-    *why = "NULL == ppMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pProperties && UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK & pProperties->flags) {
+    *why = "NULL != pProperties && UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK & pProperties->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -2842,13 +2918,17 @@ inline ur_result_t check_urEnqueueUSMSharedAllocExp(const char **why, ur_queue_h
 }
 
 inline ur_result_t check_urEnqueueUSMHostAllocExp(const char **why, ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size, const ur_exp_async_usm_alloc_properties_t * pProperties, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, void ** ppMem, ur_event_handle_t * phEvent) {
+  if (NULL == ppMem) {
+    *why = "NULL == ppMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == ppMem) {
-    *why = "NULL == ppMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pProperties && UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK & pProperties->flags) {
+    *why = "NULL != pProperties && UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK & pProperties->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -2870,13 +2950,13 @@ inline ur_result_t check_urEnqueueUSMHostAllocExp(const char **why, ur_queue_han
 }
 
 inline ur_result_t check_urEnqueueUSMFreeExp(const char **why, ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, void * pMem, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMem) {
     *why = "NULL == pMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -2898,6 +2978,14 @@ inline ur_result_t check_urEnqueueUSMFreeExp(const char **why, ur_queue_handle_t
 }
 
 inline ur_result_t check_urUSMPoolCreateExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_usm_pool_desc_t * pPoolDesc, ur_usm_pool_handle_t * pPool) {
+  if (NULL == pPoolDesc) {
+    *why = "NULL == pPoolDesc";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == pPool) {
+    *why = "NULL == pPool";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -2906,13 +2994,9 @@ inline ur_result_t check_urUSMPoolCreateExp(const char **why, ur_context_handle_
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == pPoolDesc) {
-    *why = "NULL == pPoolDesc";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == pPool) {
-    *why = "NULL == pPool";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (UR_USM_POOL_FLAGS_MASK & pPoolDesc->flags) {
+    *why = "UR_USM_POOL_FLAGS_MASK & pPoolDesc->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -2934,6 +3018,10 @@ inline ur_result_t check_urUSMPoolDestroyExp(const char **why, ur_context_handle
 }
 
 inline ur_result_t check_urUSMPoolGetDefaultDevicePoolExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_usm_pool_handle_t * pPool) {
+  if (NULL == pPool) {
+    *why = "NULL == pPool";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -2942,14 +3030,14 @@ inline ur_result_t check_urUSMPoolGetDefaultDevicePoolExp(const char **why, ur_c
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == pPool) {
-    *why = "NULL == pPool";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urUSMPoolGetInfoExp(const char **why, ur_usm_pool_handle_t hPool, ur_usm_pool_info_t propName, void * pPropValue, size_t * pPropSizeRet) {
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hPool) {
     *why = "NULL == hPool";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -2958,21 +3046,17 @@ inline ur_result_t check_urUSMPoolGetInfoExp(const char **why, ur_usm_pool_handl
     *why = "UR_USM_POOL_INFO_USED_HIGH_EXP < propName";
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urUSMPoolSetInfoExp(const char **why, ur_usm_pool_handle_t hPool, ur_usm_pool_info_t propName, void * pPropValue, size_t propSize) {
-  if (NULL == hPool) {
-    *why = "NULL == hPool";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pPropValue) {
     *why = "NULL == pPropValue";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hPool) {
+    *why = "NULL == hPool";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_USM_POOL_INFO_USED_HIGH_EXP < propName) {
     *why = "UR_USM_POOL_INFO_USED_HIGH_EXP < propName";
@@ -2998,6 +3082,10 @@ inline ur_result_t check_urUSMPoolSetDevicePoolExp(const char **why, ur_context_
 }
 
 inline ur_result_t check_urUSMPoolGetDevicePoolExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_usm_pool_handle_t * pPool) {
+  if (NULL == pPool) {
+    *why = "NULL == pPool";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -3005,10 +3093,6 @@ inline ur_result_t check_urUSMPoolGetDevicePoolExp(const char **why, ur_context_
   if (NULL == hDevice) {
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pPool) {
-    *why = "NULL == pPool";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -3030,6 +3114,14 @@ inline ur_result_t check_urUSMPoolTrimToExp(const char **why, ur_context_handle_
 }
 
 inline ur_result_t check_urUSMPitchedAllocExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_usm_desc_t * pUSMDesc, ur_usm_pool_handle_t pool, size_t widthInBytes, size_t height, size_t elementSizeBytes, void ** ppMem, size_t * pResultPitch) {
+  if (NULL == ppMem) {
+    *why = "NULL == ppMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == pResultPitch) {
+    *why = "NULL == pResultPitch";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -3038,13 +3130,9 @@ inline ur_result_t check_urUSMPitchedAllocExp(const char **why, ur_context_handl
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == ppMem) {
-    *why = "NULL == ppMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == pResultPitch) {
-    *why = "NULL == pResultPitch";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints) {
+    *why = "NULL != pUSMDesc && UR_USM_ADVICE_FLAGS_MASK & pUSMDesc->hints";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)) {
     *why = "pUSMDesc && pUSMDesc->align != 0 && ((pUSMDesc->align & (pUSMDesc->align-1)) != 0)";
@@ -3082,14 +3170,6 @@ inline ur_result_t check_urBindlessImagesSampledImageHandleDestroyExp(const char
 }
 
 inline ur_result_t check_urBindlessImagesImageAllocateExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_image_format_t * pImageFormat, const ur_image_desc_t * pImageDesc, ur_exp_image_mem_native_handle_t * phImageMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pImageFormat) {
     *why = "NULL == pImageFormat";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3101,6 +3181,14 @@ inline ur_result_t check_urBindlessImagesImageAllocateExp(const char **why, ur_c
   if (NULL == phImageMem) {
     *why = "NULL == phImageMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type) {
     *why = "pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type";
@@ -3122,14 +3210,6 @@ inline ur_result_t check_urBindlessImagesImageFreeExp(const char **why, ur_conte
 }
 
 inline ur_result_t check_urBindlessImagesUnsampledImageCreateExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_exp_image_mem_native_handle_t hImageMem, const ur_image_format_t * pImageFormat, const ur_image_desc_t * pImageDesc, ur_exp_image_native_handle_t * phImage) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pImageFormat) {
     *why = "NULL == pImageFormat";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3142,14 +3222,6 @@ inline ur_result_t check_urBindlessImagesUnsampledImageCreateExp(const char **wh
     *why = "NULL == phImage";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  if (pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type) {
-    *why = "pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type";
-    return UR_RESULT_ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR;
-  }
-  return UR_RESULT_SUCCESS;
-}
-
-inline ur_result_t check_urBindlessImagesSampledImageCreateExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_exp_image_mem_native_handle_t hImageMem, const ur_image_format_t * pImageFormat, const ur_image_desc_t * pImageDesc, const ur_sampler_desc_t * pSamplerDesc, ur_exp_image_native_handle_t * phImage) {
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -3158,6 +3230,14 @@ inline ur_result_t check_urBindlessImagesSampledImageCreateExp(const char **why,
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
+  if (pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type) {
+    *why = "pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type";
+    return UR_RESULT_ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+inline ur_result_t check_urBindlessImagesSampledImageCreateExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_exp_image_mem_native_handle_t hImageMem, const ur_image_format_t * pImageFormat, const ur_image_desc_t * pImageDesc, const ur_sampler_desc_t * pSamplerDesc, ur_exp_image_native_handle_t * phImage) {
   if (NULL == pImageFormat) {
     *why = "NULL == pImageFormat";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3174,6 +3254,22 @@ inline ur_result_t check_urBindlessImagesSampledImageCreateExp(const char **why,
     *why = "NULL == phImage";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (UR_SAMPLER_ADDRESSING_MODE_MIRRORED_REPEAT < pSamplerDesc->addressingMode) {
+    *why = "UR_SAMPLER_ADDRESSING_MODE_MIRRORED_REPEAT < pSamplerDesc->addressingMode";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  if (UR_SAMPLER_FILTER_MODE_LINEAR < pSamplerDesc->filterMode) {
+    *why = "UR_SAMPLER_FILTER_MODE_LINEAR < pSamplerDesc->filterMode";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
   if (pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type) {
     *why = "pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type";
     return UR_RESULT_ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR;
@@ -3182,10 +3278,6 @@ inline ur_result_t check_urBindlessImagesSampledImageCreateExp(const char **why,
 }
 
 inline ur_result_t check_urBindlessImagesImageCopyExp(const char **why, ur_queue_handle_t hQueue, const void * pSrc, void * pDst, const ur_image_desc_t * pSrcImageDesc, const ur_image_desc_t * pDstImageDesc, const ur_image_format_t * pSrcImageFormat, const ur_image_format_t * pDstImageFormat, ur_exp_image_copy_region_t * pCopyRegion, ur_exp_image_copy_flags_t imageCopyFlags, ur_exp_image_copy_input_types_t imageCopyInputTypes, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pSrc) {
     *why = "NULL == pSrc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3213,6 +3305,10 @@ inline ur_result_t check_urBindlessImagesImageCopyExp(const char **why, ur_queue
   if (NULL == pCopyRegion) {
     *why = "NULL == pCopyRegion";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_EXP_IMAGE_COPY_FLAGS_MASK & imageCopyFlags) {
     *why = "UR_EXP_IMAGE_COPY_FLAGS_MASK & imageCopyFlags";
@@ -3250,6 +3346,10 @@ inline ur_result_t check_urBindlessImagesImageCopyExp(const char **why, ur_queue
 }
 
 inline ur_result_t check_urBindlessImagesImageGetInfoExp(const char **why, ur_context_handle_t hContext, ur_exp_image_mem_native_handle_t hImageMem, ur_image_info_t propName, void * pPropValue, size_t * pPropSizeRet) {
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -3258,22 +3358,10 @@ inline ur_result_t check_urBindlessImagesImageGetInfoExp(const char **why, ur_co
     *why = "UR_IMAGE_INFO_NUM_SAMPLES < propName";
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urBindlessImagesGetImageMemoryHandleTypeSupportExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_image_desc_t * pImageDesc, const ur_image_format_t * pImageFormat, ur_exp_image_mem_type_t imageMemHandleType, ur_bool_t * pSupportedRet) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pImageDesc) {
     *why = "NULL == pImageDesc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3285,6 +3373,14 @@ inline ur_result_t check_urBindlessImagesGetImageMemoryHandleTypeSupportExp(cons
   if (NULL == pSupportedRet) {
     *why = "NULL == pSupportedRet";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_EXP_IMAGE_MEM_TYPE_OPAQUE_HANDLE < imageMemHandleType) {
     *why = "UR_EXP_IMAGE_MEM_TYPE_OPAQUE_HANDLE < imageMemHandleType";
@@ -3294,14 +3390,6 @@ inline ur_result_t check_urBindlessImagesGetImageMemoryHandleTypeSupportExp(cons
 }
 
 inline ur_result_t check_urBindlessImagesGetImageUnsampledHandleSupportExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_image_desc_t * pImageDesc, const ur_image_format_t * pImageFormat, ur_exp_image_mem_type_t imageMemHandleType, ur_bool_t * pSupportedRet) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pImageDesc) {
     *why = "NULL == pImageDesc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3313,6 +3401,14 @@ inline ur_result_t check_urBindlessImagesGetImageUnsampledHandleSupportExp(const
   if (NULL == pSupportedRet) {
     *why = "NULL == pSupportedRet";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_EXP_IMAGE_MEM_TYPE_OPAQUE_HANDLE < imageMemHandleType) {
     *why = "UR_EXP_IMAGE_MEM_TYPE_OPAQUE_HANDLE < imageMemHandleType";
@@ -3322,14 +3418,6 @@ inline ur_result_t check_urBindlessImagesGetImageUnsampledHandleSupportExp(const
 }
 
 inline ur_result_t check_urBindlessImagesGetImageSampledHandleSupportExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_image_desc_t * pImageDesc, const ur_image_format_t * pImageFormat, ur_exp_image_mem_type_t imageMemHandleType, ur_bool_t * pSupportedRet) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pImageDesc) {
     *why = "NULL == pImageDesc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3342,14 +3430,6 @@ inline ur_result_t check_urBindlessImagesGetImageSampledHandleSupportExp(const c
     *why = "NULL == pSupportedRet";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  if (UR_EXP_IMAGE_MEM_TYPE_OPAQUE_HANDLE < imageMemHandleType) {
-    *why = "UR_EXP_IMAGE_MEM_TYPE_OPAQUE_HANDLE < imageMemHandleType";
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-  return UR_RESULT_SUCCESS;
-}
-
-inline ur_result_t check_urBindlessImagesMipmapGetLevelExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_exp_image_mem_native_handle_t hImageMem, uint32_t mipmapLevel, ur_exp_image_mem_native_handle_t * phImageMem) {
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -3358,9 +3438,25 @@ inline ur_result_t check_urBindlessImagesMipmapGetLevelExp(const char **why, ur_
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
+  if (UR_EXP_IMAGE_MEM_TYPE_OPAQUE_HANDLE < imageMemHandleType) {
+    *why = "UR_EXP_IMAGE_MEM_TYPE_OPAQUE_HANDLE < imageMemHandleType";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+inline ur_result_t check_urBindlessImagesMipmapGetLevelExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_exp_image_mem_native_handle_t hImageMem, uint32_t mipmapLevel, ur_exp_image_mem_native_handle_t * phImageMem) {
   if (NULL == phImageMem) {
     *why = "NULL == phImageMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -3378,14 +3474,6 @@ inline ur_result_t check_urBindlessImagesMipmapFreeExp(const char **why, ur_cont
 }
 
 inline ur_result_t check_urBindlessImagesImportExternalMemoryExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t size, ur_exp_external_mem_type_t memHandleType, ur_exp_external_mem_desc_t * pExternalMemDesc, ur_exp_external_mem_handle_t * phExternalMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pExternalMemDesc) {
     *why = "NULL == pExternalMemDesc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3393,6 +3481,14 @@ inline ur_result_t check_urBindlessImagesImportExternalMemoryExp(const char **wh
   if (NULL == phExternalMem) {
     *why = "NULL == phExternalMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < memHandleType) {
     *why = "UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < memHandleType";
@@ -3402,18 +3498,6 @@ inline ur_result_t check_urBindlessImagesImportExternalMemoryExp(const char **wh
 }
 
 inline ur_result_t check_urBindlessImagesMapExternalArrayExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_image_format_t * pImageFormat, const ur_image_desc_t * pImageDesc, ur_exp_external_mem_handle_t hExternalMem, ur_exp_image_mem_native_handle_t * phImageMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hExternalMem) {
-    *why = "NULL == hExternalMem";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pImageFormat) {
     *why = "NULL == pImageFormat";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3426,14 +3510,6 @@ inline ur_result_t check_urBindlessImagesMapExternalArrayExp(const char **why, u
     *why = "NULL == phImageMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  if (pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type) {
-    *why = "pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type";
-    return UR_RESULT_ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR;
-  }
-  return UR_RESULT_SUCCESS;
-}
-
-inline ur_result_t check_urBindlessImagesMapExternalLinearMemoryExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, uint64_t offset, uint64_t size, ur_exp_external_mem_handle_t hExternalMem, void ** ppRetMem) {
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -3446,9 +3522,29 @@ inline ur_result_t check_urBindlessImagesMapExternalLinearMemoryExp(const char *
     *why = "NULL == hExternalMem";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
+  if (pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type) {
+    *why = "pImageDesc && UR_MEM_TYPE_IMAGE_CUBEMAP_EXP < pImageDesc->type";
+    return UR_RESULT_ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+inline ur_result_t check_urBindlessImagesMapExternalLinearMemoryExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, uint64_t offset, uint64_t size, ur_exp_external_mem_handle_t hExternalMem, void ** ppRetMem) {
   if (NULL == ppRetMem) {
     *why = "NULL == ppRetMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hExternalMem) {
+    *why = "NULL == hExternalMem";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -3470,6 +3566,10 @@ inline ur_result_t check_urBindlessImagesReleaseExternalMemoryExp(const char **w
 }
 
 inline ur_result_t check_urBindlessImagesFreeMappedLinearMemoryExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, void * pMem) {
+  if (pMem == NULL) {
+    *why = "pMem == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -3478,25 +3578,17 @@ inline ur_result_t check_urBindlessImagesFreeMappedLinearMemoryExp(const char **
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == pMem) {
-    *why = "NULL == pMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pMem == NULL) {
-    *why = "pMem == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urBindlessImagesSupportsImportingHandleTypeExp(const char **why, ur_device_handle_t hDevice, ur_exp_external_mem_type_t memHandleType, ur_bool_t * pSupportedRet) {
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pSupportedRet) {
     *why = "NULL == pSupportedRet";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < memHandleType) {
     *why = "UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < memHandleType";
@@ -3506,14 +3598,6 @@ inline ur_result_t check_urBindlessImagesSupportsImportingHandleTypeExp(const ch
 }
 
 inline ur_result_t check_urBindlessImagesImportExternalSemaphoreExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_exp_external_semaphore_type_t semHandleType, ur_exp_external_semaphore_desc_t * pExternalSemaphoreDesc, ur_exp_external_semaphore_handle_t * phExternalSemaphore) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pExternalSemaphoreDesc) {
     *why = "NULL == pExternalSemaphoreDesc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3521,6 +3605,14 @@ inline ur_result_t check_urBindlessImagesImportExternalSemaphoreExp(const char *
   if (NULL == phExternalSemaphore) {
     *why = "NULL == phExternalSemaphore";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_EXP_EXTERNAL_SEMAPHORE_TYPE_WIN32_NT_DX11_FENCE < semHandleType) {
     *why = "UR_EXP_EXTERNAL_SEMAPHORE_TYPE_WIN32_NT_DX11_FENCE < semHandleType";
@@ -3594,13 +3686,13 @@ inline ur_result_t check_urDeviceWaitExp(const char **why, ur_device_handle_t hD
 }
 
 inline ur_result_t check_urProgramDynamicLinkExp(const char **why, ur_context_handle_t hContext, uint32_t count, const ur_program_handle_t * phPrograms) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phPrograms) {
     *why = "NULL == phPrograms";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (count == 0) {
     *why = "count == 0";
@@ -3610,13 +3702,13 @@ inline ur_result_t check_urProgramDynamicLinkExp(const char **why, ur_context_ha
 }
 
 inline ur_result_t check_urEnqueueTimestampRecordingExp(const char **why, ur_queue_handle_t hQueue, bool blocking, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phEvent) {
     *why = "NULL == phEvent";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -3638,18 +3730,6 @@ inline ur_result_t check_urEnqueueTimestampRecordingExp(const char **why, ur_que
 }
 
 inline ur_result_t check_urIPCGetMemHandleExp(const char **why, ur_context_handle_t hContext, void * pMem, void ** ppIPCMemHandleData, size_t * pIPCMemHandleDataSizeRet) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pMem) {
-    *why = "NULL == pMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == ppIPCMemHandleData) {
     *why = "NULL == ppIPCMemHandleData";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3658,14 +3738,18 @@ inline ur_result_t check_urIPCGetMemHandleExp(const char **why, ur_context_handl
     *why = "NULL == pIPCMemHandleDataSizeRet";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == pMem) {
+    *why = "NULL == pMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urIPCPutMemHandleExp(const char **why, ur_context_handle_t hContext, void * pIPCMemHandleData) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pIPCMemHandleData) {
     *why = "NULL == pIPCMemHandleData";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3673,23 +3757,11 @@ inline ur_result_t check_urIPCPutMemHandleExp(const char **why, ur_context_handl
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pIPCMemHandleData) {
-    *why = "NULL == pIPCMemHandleData";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urIPCOpenMemHandleExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, void * pIPCMemHandleData, size_t ipcMemHandleDataSize, void ** ppMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pIPCMemHandleData) {
     *why = "NULL == pIPCMemHandleData";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3705,23 +3777,11 @@ inline ur_result_t check_urIPCOpenMemHandleExp(const char **why, ur_context_hand
   if (NULL == hDevice) {
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pIPCMemHandleData) {
-    *why = "NULL == pIPCMemHandleData";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == ppMem) {
-    *why = "NULL == ppMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urIPCCloseMemHandleExp(const char **why, ur_context_handle_t hContext, void * pMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMem) {
     *why = "NULL == pMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3729,23 +3789,11 @@ inline ur_result_t check_urIPCCloseMemHandleExp(const char **why, ur_context_han
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pMem) {
-    *why = "NULL == pMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urIPCGetPhysMemHandleExp(const char **why, ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem, void ** ppIPCPhysMemHandleData, size_t * pIPCPhysMemHandleDataSizeRet) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hPhysMem) {
-    *why = "NULL == hPhysMem";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == ppIPCPhysMemHandleData) {
     *why = "NULL == ppIPCPhysMemHandleData";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3761,23 +3809,11 @@ inline ur_result_t check_urIPCGetPhysMemHandleExp(const char **why, ur_context_h
   if (NULL == hPhysMem) {
     *why = "NULL == hPhysMem";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == ppIPCPhysMemHandleData) {
-    *why = "NULL == ppIPCPhysMemHandleData";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == pIPCPhysMemHandleDataSizeRet) {
-    *why = "NULL == pIPCPhysMemHandleDataSizeRet";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urIPCPutPhysMemHandleExp(const char **why, ur_context_handle_t hContext, const void * pIPCPhysMemHandleData) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pIPCPhysMemHandleData) {
     *why = "NULL == pIPCPhysMemHandleData";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3785,29 +3821,17 @@ inline ur_result_t check_urIPCPutPhysMemHandleExp(const char **why, ur_context_h
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pIPCPhysMemHandleData) {
-    *why = "NULL == pIPCPhysMemHandleData";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urIPCOpenPhysMemHandleExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const void * pIPCPhysMemHandleData, size_t ipcPhysMemHandleDataSize, ur_physical_mem_handle_t * phPhysMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (NULL == phPhysMem) {
+    *why = "NULL == phPhysMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (NULL == pIPCPhysMemHandleData) {
     *why = "NULL == pIPCPhysMemHandleData";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == phPhysMem) {
-    *why = "NULL == phPhysMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (NULL == hContext) {
@@ -3817,14 +3841,6 @@ inline ur_result_t check_urIPCOpenPhysMemHandleExp(const char **why, ur_context_
   if (NULL == hDevice) {
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pIPCPhysMemHandleData) {
-    *why = "NULL == pIPCPhysMemHandleData";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == phPhysMem) {
-    *why = "NULL == phPhysMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -3838,22 +3854,10 @@ inline ur_result_t check_urIPCClosePhysMemHandleExp(const char **why, ur_context
     *why = "NULL == hPhysMem";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hPhysMem) {
-    *why = "NULL == hPhysMem";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urIPCGetEventHandleExp(const char **why, ur_event_handle_t hEvent, void ** ppIPCEventHandleData, size_t * pIPCEventHandleDataSizeRet) {
-  if (NULL == hEvent) {
-    *why = "NULL == hEvent";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == ppIPCEventHandleData) {
     *why = "NULL == ppIPCEventHandleData";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3865,23 +3869,11 @@ inline ur_result_t check_urIPCGetEventHandleExp(const char **why, ur_event_handl
   if (NULL == hEvent) {
     *why = "NULL == hEvent";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == ppIPCEventHandleData) {
-    *why = "NULL == ppIPCEventHandleData";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == pIPCEventHandleDataSizeRet) {
-    *why = "NULL == pIPCEventHandleDataSizeRet";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urIPCPutEventHandleExp(const char **why, ur_context_handle_t hContext, void * pIPCEventHandleData) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pIPCEventHandleData) {
     *why = "NULL == pIPCEventHandleData";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -3889,43 +3881,31 @@ inline ur_result_t check_urIPCPutEventHandleExp(const char **why, ur_context_han
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pIPCEventHandleData) {
-    *why = "NULL == pIPCEventHandleData";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urIPCOpenEventHandleExp(const char **why, ur_context_handle_t hContext, const void * pIPCEventHandleData, size_t ipcEventHandleDataSize, ur_event_handle_t * phEvent) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (NULL == phEvent) {
+    *why = "NULL == phEvent";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (NULL == pIPCEventHandleData) {
     *why = "NULL == pIPCEventHandleData";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  if (NULL == phEvent) {
-    *why = "NULL == phEvent";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pIPCEventHandleData) {
-    *why = "NULL == pIPCEventHandleData";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == phEvent) {
-    *why = "NULL == phEvent";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urMemoryExportAllocExportableMemoryExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t alignment, size_t size, ur_exp_external_mem_type_t handleTypeToExport, void ** ppMem) {
+  if (NULL == ppMem) {
+    *why = "NULL == ppMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -3934,17 +3914,9 @@ inline ur_result_t check_urMemoryExportAllocExportableMemoryExp(const char **why
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == ppMem) {
-    *why = "NULL == ppMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   if (UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < handleTypeToExport) {
     *why = "UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < handleTypeToExport";
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-  if (NULL == ppMem) {
-    *why = "NULL == ppMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (alignment != 0 && ((alignment & (alignment-1)) != 0)) {
     *why = "alignment != 0 && ((alignment & (alignment-1)) != 0)";
@@ -3958,6 +3930,10 @@ inline ur_result_t check_urMemoryExportAllocExportableMemoryExp(const char **why
 }
 
 inline ur_result_t check_urMemoryExportFreeExportableMemoryExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, void * pMem) {
+  if (NULL == pMem) {
+    *why = "NULL == pMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -3965,19 +3941,15 @@ inline ur_result_t check_urMemoryExportFreeExportableMemoryExp(const char **why,
   if (NULL == hDevice) {
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pMem) {
-    *why = "NULL == pMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == pMem) {
-    *why = "NULL == pMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urMemoryExportExportMemoryHandleExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, ur_exp_external_mem_type_t handleTypeToExport, void * pMem, void * pMemHandleRet) {
+  if (NULL == pMemHandleRet || NULL == pMem) {
+    *why = "NULL == pMemHandleRet || NULL == pMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -3986,33 +3958,21 @@ inline ur_result_t check_urMemoryExportExportMemoryHandleExp(const char **why, u
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == pMem) {
-    *why = "NULL == pMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == pMemHandleRet) {
-    *why = "NULL == pMemHandleRet";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   if (UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < handleTypeToExport) {
     *why = "UR_EXP_EXTERNAL_MEM_TYPE_WIN32_NT_DX11_RESOURCE < handleTypeToExport";
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-  if (NULL == pMemHandleRet || NULL == pMem) {
-    *why = "NULL == pMemHandleRet || NULL == pMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urProgramBuildExp(const char **why, ur_program_handle_t hProgram, uint32_t numDevices, ur_device_handle_t * phDevices, ur_exp_program_flags_t flags, const char * pOptions) {
-  if (NULL == hProgram) {
-    *why = "NULL == hProgram";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phDevices) {
     *why = "NULL == phDevices";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hProgram) {
+    *why = "NULL == hProgram";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_EXP_PROGRAM_FLAGS_MASK & flags) {
     *why = "UR_EXP_PROGRAM_FLAGS_MASK & flags";
@@ -4022,13 +3982,13 @@ inline ur_result_t check_urProgramBuildExp(const char **why, ur_program_handle_t
 }
 
 inline ur_result_t check_urProgramCompileExp(const char **why, ur_program_handle_t hProgram, uint32_t numDevices, ur_device_handle_t * phDevices, ur_exp_program_flags_t flags, const char * pOptions) {
-  if (NULL == hProgram) {
-    *why = "NULL == hProgram";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phDevices) {
     *why = "NULL == phDevices";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hProgram) {
+    *why = "NULL == hProgram";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_EXP_PROGRAM_FLAGS_MASK & flags) {
     *why = "UR_EXP_PROGRAM_FLAGS_MASK & flags";
@@ -4038,10 +3998,6 @@ inline ur_result_t check_urProgramCompileExp(const char **why, ur_program_handle
 }
 
 inline ur_result_t check_urProgramLinkExp(const char **why, ur_context_handle_t hContext, uint32_t numDevices, ur_device_handle_t * phDevices, ur_exp_program_flags_t flags, uint32_t count, const ur_program_handle_t * phPrograms, const char * pOptions, ur_program_handle_t * phProgram) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phDevices) {
     *why = "NULL == phDevices";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -4053,6 +4009,10 @@ inline ur_result_t check_urProgramLinkExp(const char **why, ur_context_handle_t 
   if (NULL == phProgram) {
     *why = "NULL == phProgram";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_EXP_PROGRAM_FLAGS_MASK & flags) {
     *why = "UR_EXP_PROGRAM_FLAGS_MASK & flags";
@@ -4066,10 +4026,6 @@ inline ur_result_t check_urProgramLinkExp(const char **why, ur_context_handle_t 
 }
 
 inline ur_result_t check_urUSMContextMemcpyExp(const char **why, ur_context_handle_t hContext, void * pDst, const void * pSrc, size_t size) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pDst) {
     *why = "NULL == pDst";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -4077,6 +4033,10 @@ inline ur_result_t check_urUSMContextMemcpyExp(const char **why, ur_context_hand
   if (NULL == pSrc) {
     *why = "NULL == pSrc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (size == 0) {
     *why = "size == 0";
@@ -4086,13 +4046,17 @@ inline ur_result_t check_urUSMContextMemcpyExp(const char **why, ur_context_hand
 }
 
 inline ur_result_t check_urUSMHostAllocRegisterExp(const char **why, ur_context_handle_t hContext, void * pHostMem, size_t size, const ur_exp_usm_host_alloc_register_properties_t * pProperties) {
+  if (NULL == pHostMem) {
+    *why = "NULL == pHostMem";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hContext) {
     *why = "NULL == hContext";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == pHostMem) {
-    *why = "NULL == pHostMem";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pProperties && UR_EXP_USM_HOST_ALLOC_REGISTER_FLAGS_MASK & pProperties->flags) {
+    *why = "NULL != pProperties && UR_EXP_USM_HOST_ALLOC_REGISTER_FLAGS_MASK & pProperties->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (size == 0) {
     *why = "size == 0";
@@ -4102,37 +4066,37 @@ inline ur_result_t check_urUSMHostAllocRegisterExp(const char **why, ur_context_
 }
 
 inline ur_result_t check_urUSMHostAllocUnregisterExp(const char **why, ur_context_handle_t hContext, void * pHostMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pHostMem) {
     *why = "NULL == pHostMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urUSMImportExp(const char **why, ur_context_handle_t hContext, void * pMem, size_t size) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMem) {
     *why = "NULL == pMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urUSMReleaseExp(const char **why, ur_context_handle_t hContext, void * pMem) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMem) {
     *why = "NULL == pMem";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -4162,6 +4126,14 @@ inline ur_result_t check_urUsmP2PDisablePeerAccessExp(const char **why, ur_devic
 }
 
 inline ur_result_t check_urUsmP2PPeerAccessGetInfoExp(const char **why, ur_device_handle_t commandDevice, ur_device_handle_t peerDevice, ur_exp_peer_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == commandDevice) {
     *why = "NULL == commandDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -4178,26 +4150,10 @@ inline ur_result_t check_urUsmP2PPeerAccessGetInfoExp(const char **why, ur_devic
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
   }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urCommandBufferCreateExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_exp_command_buffer_desc_t * pCommandBufferDesc, ur_exp_command_buffer_handle_t * phCommandBuffer) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pCommandBufferDesc) {
     *why = "NULL == pCommandBufferDesc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -4205,6 +4161,14 @@ inline ur_result_t check_urCommandBufferCreateExp(const char **why, ur_context_h
   if (NULL == phCommandBuffer) {
     *why = "NULL == phCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL == hDevice) {
+    *why = "NULL == hDevice";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -4234,6 +4198,10 @@ inline ur_result_t check_urCommandBufferFinalizeExp(const char **why, ur_exp_com
 }
 
 inline ur_result_t check_urCommandBufferAppendKernelLaunchExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t * pGlobalWorkOffset, const size_t * pGlobalWorkSize, const size_t * pLocalWorkSize, uint32_t numKernelAlternatives, ur_kernel_handle_t * phKernelAlternatives, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
+  if (NULL == pGlobalWorkSize) {
+    *why = "NULL == pGlobalWorkSize";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hCommandBuffer) {
     *why = "NULL == hCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -4241,10 +4209,6 @@ inline ur_result_t check_urCommandBufferAppendKernelLaunchExp(const char **why, 
   if (NULL == hKernel) {
     *why = "NULL == hKernel";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pGlobalWorkSize) {
-    *why = "NULL == pGlobalWorkSize";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (phKernelAlternatives == NULL && numKernelAlternatives > 0) {
     *why = "phKernelAlternatives == NULL && numKernelAlternatives > 0";
@@ -4282,6 +4246,14 @@ inline ur_result_t check_urCommandBufferAppendKernelLaunchExp(const char **why, 
 }
 
 inline ur_result_t check_urCommandBufferAppendKernelLaunchWithArgsExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t * pGlobalWorkOffset, const size_t * pGlobalWorkSize, const size_t * pLocalWorkSize, uint32_t numArgs, const ur_exp_kernel_arg_properties_t * pArgs, uint32_t numKernelAlternatives, ur_kernel_handle_t * phKernelAlternatives, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
+  if (NULL == pGlobalWorkSize) {
+    *why = "NULL == pGlobalWorkSize";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pArgs == NULL && numArgs > 0) {
+    *why = "pArgs == NULL && numArgs > 0";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hCommandBuffer) {
     *why = "NULL == hCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -4290,9 +4262,9 @@ inline ur_result_t check_urCommandBufferAppendKernelLaunchWithArgsExp(const char
     *why = "NULL == hKernel";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == pGlobalWorkSize) {
-    *why = "NULL == pGlobalWorkSize";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL != pArgs && UR_EXP_KERNEL_ARG_TYPE_SAMPLER < pArgs->type) {
+    *why = "NULL != pArgs && UR_EXP_KERNEL_ARG_TYPE_SAMPLER < pArgs->type";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (phKernelAlternatives == NULL && numKernelAlternatives > 0) {
     *why = "phKernelAlternatives == NULL && numKernelAlternatives > 0";
@@ -4318,10 +4290,6 @@ inline ur_result_t check_urCommandBufferAppendKernelLaunchWithArgsExp(const char
     *why = "phEventWaitList != NULL && numEventsInWaitList == 0";
     return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
   }
-  if (pArgs == NULL && numArgs > 0) {
-    *why = "pArgs == NULL && numArgs > 0";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   if (phEventWaitList) {
     for (uint32_t i = 0; i < numEventsInWaitList; ++i) {
       if (phEventWaitList[i] == NULL) {
@@ -4334,10 +4302,6 @@ inline ur_result_t check_urCommandBufferAppendKernelLaunchWithArgsExp(const char
 }
 
 inline ur_result_t check_urCommandBufferAppendUSMMemcpyExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, void * pDst, const void * pSrc, size_t size, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
-  if (NULL == hCommandBuffer) {
-    *why = "NULL == hCommandBuffer";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pDst) {
     *why = "NULL == pDst";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -4345,6 +4309,10 @@ inline ur_result_t check_urCommandBufferAppendUSMMemcpyExp(const char **why, ur_
   if (NULL == pSrc) {
     *why = "NULL == pSrc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hCommandBuffer) {
+    *why = "NULL == hCommandBuffer";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (size == 0) {
     *why = "size == 0";
@@ -4378,10 +4346,6 @@ inline ur_result_t check_urCommandBufferAppendUSMMemcpyExp(const char **why, ur_
 }
 
 inline ur_result_t check_urCommandBufferAppendUSMFillExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, void * pMemory, const void * pPattern, size_t patternSize, size_t size, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
-  if (NULL == hCommandBuffer) {
-    *why = "NULL == hCommandBuffer";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMemory) {
     *why = "NULL == pMemory";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -4389,6 +4353,10 @@ inline ur_result_t check_urCommandBufferAppendUSMFillExp(const char **why, ur_ex
   if (NULL == pPattern) {
     *why = "NULL == pPattern";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hCommandBuffer) {
+    *why = "NULL == hCommandBuffer";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (patternSize == 0 || size == 0) {
     *why = "patternSize == 0 || size == 0";
@@ -4470,6 +4438,10 @@ inline ur_result_t check_urCommandBufferAppendMemBufferCopyExp(const char **why,
 }
 
 inline ur_result_t check_urCommandBufferAppendMemBufferWriteExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, ur_mem_handle_t hBuffer, size_t offset, size_t size, const void * pSrc, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
+  if (NULL == pSrc) {
+    *why = "NULL == pSrc";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hCommandBuffer) {
     *why = "NULL == hCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -4477,10 +4449,6 @@ inline ur_result_t check_urCommandBufferAppendMemBufferWriteExp(const char **why
   if (NULL == hBuffer) {
     *why = "NULL == hBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pSrc) {
-    *why = "NULL == pSrc";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0) {
     *why = "pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0";
@@ -4510,6 +4478,10 @@ inline ur_result_t check_urCommandBufferAppendMemBufferWriteExp(const char **why
 }
 
 inline ur_result_t check_urCommandBufferAppendMemBufferReadExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, ur_mem_handle_t hBuffer, size_t offset, size_t size, void * pDst, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
+  if (NULL == pDst) {
+    *why = "NULL == pDst";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hCommandBuffer) {
     *why = "NULL == hCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -4517,10 +4489,6 @@ inline ur_result_t check_urCommandBufferAppendMemBufferReadExp(const char **why,
   if (NULL == hBuffer) {
     *why = "NULL == hBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pDst) {
-    *why = "NULL == pDst";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0) {
     *why = "pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0";
@@ -4590,6 +4558,10 @@ inline ur_result_t check_urCommandBufferAppendMemBufferCopyRectExp(const char **
 }
 
 inline ur_result_t check_urCommandBufferAppendMemBufferWriteRectExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, ur_mem_handle_t hBuffer, ur_rect_offset_t bufferOffset, ur_rect_offset_t hostOffset, ur_rect_region_t region, size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch, void * pSrc, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
+  if (NULL == pSrc) {
+    *why = "NULL == pSrc";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hCommandBuffer) {
     *why = "NULL == hCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -4597,10 +4569,6 @@ inline ur_result_t check_urCommandBufferAppendMemBufferWriteRectExp(const char *
   if (NULL == hBuffer) {
     *why = "NULL == hBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pSrc) {
-    *why = "NULL == pSrc";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0) {
     *why = "pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0";
@@ -4630,6 +4598,10 @@ inline ur_result_t check_urCommandBufferAppendMemBufferWriteRectExp(const char *
 }
 
 inline ur_result_t check_urCommandBufferAppendMemBufferReadRectExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, ur_mem_handle_t hBuffer, ur_rect_offset_t bufferOffset, ur_rect_offset_t hostOffset, ur_rect_region_t region, size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch, void * pDst, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
+  if (NULL == pDst) {
+    *why = "NULL == pDst";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hCommandBuffer) {
     *why = "NULL == hCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -4637,10 +4609,6 @@ inline ur_result_t check_urCommandBufferAppendMemBufferReadRectExp(const char **
   if (NULL == hBuffer) {
     *why = "NULL == hBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pDst) {
-    *why = "NULL == pDst";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0) {
     *why = "pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0";
@@ -4670,6 +4638,10 @@ inline ur_result_t check_urCommandBufferAppendMemBufferReadRectExp(const char **
 }
 
 inline ur_result_t check_urCommandBufferAppendMemBufferFillExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, ur_mem_handle_t hBuffer, const void * pPattern, size_t patternSize, size_t offset, size_t size, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
+  if (NULL == pPattern) {
+    *why = "NULL == pPattern";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hCommandBuffer) {
     *why = "NULL == hCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -4677,10 +4649,6 @@ inline ur_result_t check_urCommandBufferAppendMemBufferFillExp(const char **why,
   if (NULL == hBuffer) {
     *why = "NULL == hBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pPattern) {
-    *why = "NULL == pPattern";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0) {
     *why = "pSyncPointWaitList == NULL && numSyncPointsInWaitList > 0";
@@ -4710,13 +4678,13 @@ inline ur_result_t check_urCommandBufferAppendMemBufferFillExp(const char **why,
 }
 
 inline ur_result_t check_urCommandBufferAppendUSMPrefetchExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, const void * pMemory, size_t size, ur_usm_migration_flags_t flags, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
-  if (NULL == hCommandBuffer) {
-    *why = "NULL == hCommandBuffer";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMemory) {
     *why = "NULL == pMemory";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hCommandBuffer) {
+    *why = "NULL == hCommandBuffer";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_USM_MIGRATION_FLAGS_MASK & flags) {
     *why = "UR_USM_MIGRATION_FLAGS_MASK & flags";
@@ -4754,13 +4722,13 @@ inline ur_result_t check_urCommandBufferAppendUSMPrefetchExp(const char **why, u
 }
 
 inline ur_result_t check_urCommandBufferAppendUSMAdviseExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, const void * pMemory, size_t size, ur_usm_advice_flags_t advice, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint, ur_event_handle_t * phEvent, ur_exp_command_buffer_command_handle_t * phCommand) {
-  if (NULL == hCommandBuffer) {
-    *why = "NULL == hCommandBuffer";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pMemory) {
     *why = "NULL == pMemory";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hCommandBuffer) {
+    *why = "NULL == hCommandBuffer";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (UR_USM_ADVICE_FLAGS_MASK & advice) {
     *why = "UR_USM_ADVICE_FLAGS_MASK & advice";
@@ -4798,6 +4766,10 @@ inline ur_result_t check_urCommandBufferAppendUSMAdviseExp(const char **why, ur_
 }
 
 inline ur_result_t check_urCommandBufferAppendNativeCommandExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, ur_exp_command_buffer_native_command_function_t pfnNativeCommand, void * pData, ur_exp_command_buffer_handle_t hChildCommandBuffer, uint32_t numSyncPointsInWaitList, const ur_exp_command_buffer_sync_point_t * pSyncPointWaitList, ur_exp_command_buffer_sync_point_t * pSyncPoint) {
+  if (NULL == pfnNativeCommand) {
+    *why = "NULL == pfnNativeCommand";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hCommandBuffer) {
     *why = "NULL == hCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -4842,13 +4814,17 @@ inline ur_result_t check_urEnqueueCommandBufferExp(const char **why, ur_queue_ha
 }
 
 inline ur_result_t check_urCommandBufferUpdateKernelLaunchExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, uint32_t numKernelUpdates, const ur_exp_command_buffer_update_kernel_launch_desc_t * pUpdateKernelLaunch) {
+  if (NULL == pUpdateKernelLaunch) {
+    *why = "NULL == pUpdateKernelLaunch";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hCommandBuffer) {
     *why = "NULL == hCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (NULL == pUpdateKernelLaunch) {
-    *why = "NULL == pUpdateKernelLaunch";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (NULL == pUpdateKernelLaunch->hCommand) {
+    *why = "NULL == pUpdateKernelLaunch->hCommand";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (numKernelUpdates == 0) {
     *why = "numKernelUpdates == 0";
@@ -4858,13 +4834,13 @@ inline ur_result_t check_urCommandBufferUpdateKernelLaunchExp(const char **why, 
 }
 
 inline ur_result_t check_urCommandBufferUpdateSignalEventExp(const char **why, ur_exp_command_buffer_command_handle_t hCommand, ur_event_handle_t * phSignalEvent) {
-  if (NULL == hCommand) {
-    *why = "NULL == hCommand";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phSignalEvent) {
     *why = "NULL == phSignalEvent";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hCommand) {
+    *why = "NULL == hCommand";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -4894,6 +4870,14 @@ inline ur_result_t check_urCommandBufferUpdateWaitEventsExp(const char **why, ur
 }
 
 inline ur_result_t check_urCommandBufferGetInfoExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, ur_exp_command_buffer_info_t propName, size_t propSize, void * pPropValue, size_t * pPropSizeRet) {
+  if (propSize != 0 && pPropValue == NULL) {
+    *why = "propSize != 0 && pPropValue == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pPropValue == NULL && pPropSizeRet == NULL) {
+    *why = "pPropValue == NULL && pPropSizeRet == NULL";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hCommandBuffer) {
     *why = "NULL == hCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -4906,33 +4890,33 @@ inline ur_result_t check_urCommandBufferGetInfoExp(const char **why, ur_exp_comm
     *why = "propSize == 0 && pPropValue != NULL";
     return UR_RESULT_ERROR_INVALID_SIZE;
   }
-  if (propSize != 0 && pPropValue == NULL) {
-    *why = "propSize != 0 && pPropValue == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (pPropValue == NULL && pPropSizeRet == NULL) {
-    *why = "pPropValue == NULL && pPropSizeRet == NULL";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urCommandBufferGetNativeHandleExp(const char **why, ur_exp_command_buffer_handle_t hCommandBuffer, ur_native_handle_t * phNativeCommandBuffer) {
-  if (NULL == hCommandBuffer) {
-    *why = "NULL == hCommandBuffer";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativeCommandBuffer) {
     *why = "NULL == phNativeCommandBuffer";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hCommandBuffer) {
+    *why = "NULL == hCommandBuffer";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urEnqueueHostTaskExp(const char **why, ur_queue_handle_t hQueue, ur_exp_host_task_function_t pfnHostTask, void * data, const ur_exp_host_task_properties_t * pProperties, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  if (NULL == pfnHostTask) {
+    *why = "NULL == pfnHostTask";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL != pProperties && UR_EXP_HOST_TASK_FLAGS_MASK & pProperties->flags) {
+    *why = "NULL != pProperties && UR_EXP_HOST_TASK_FLAGS_MASK & pProperties->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
@@ -4958,6 +4942,10 @@ inline ur_result_t check_urEnqueueEventsWaitWithBarrierExt(const char **why, ur_
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
+  if (NULL != pProperties && UR_EXP_ENQUEUE_EXT_FLAGS_MASK & pProperties->flags) {
+    *why = "NULL != pProperties && UR_EXP_ENQUEUE_EXT_FLAGS_MASK & pProperties->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
   if (phEventWaitList == NULL && numEventsInWaitList > 0) {
     *why = "phEventWaitList == NULL && numEventsInWaitList > 0";
     return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
@@ -4978,9 +4966,17 @@ inline ur_result_t check_urEnqueueEventsWaitWithBarrierExt(const char **why, ur_
 }
 
 inline ur_result_t check_urEnqueueNativeCommandExp(const char **why, ur_queue_handle_t hQueue, ur_exp_enqueue_native_command_function_t pfnNativeEnqueue, void * data, uint32_t numMemsInMemList, const ur_mem_handle_t * phMemList, const ur_exp_enqueue_native_command_properties_t * pProperties, uint32_t numEventsInWaitList, const ur_event_handle_t * phEventWaitList, ur_event_handle_t * phEvent) {
+  if (NULL == pfnNativeEnqueue) {
+    *why = "NULL == pfnNativeEnqueue";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hQueue) {
     *why = "NULL == hQueue";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (NULL != pProperties && UR_EXP_ENQUEUE_NATIVE_COMMAND_FLAGS_MASK & pProperties->flags) {
+    *why = "NULL != pProperties && UR_EXP_ENQUEUE_NATIVE_COMMAND_FLAGS_MASK & pProperties->flags";
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
   if (phEventWaitList) {
     for (uint32_t i = 0; i < numEventsInWaitList; ++i) {
@@ -4994,14 +4990,6 @@ inline ur_result_t check_urEnqueueNativeCommandExp(const char **why, ur_queue_ha
 }
 
 inline ur_result_t check_urEventCreateExp(const char **why, ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_exp_event_desc_t * pEventDesc, ur_event_handle_t * phEvent) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == hDevice) {
-    *why = "NULL == hDevice";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pEventDesc) {
     *why = "NULL == pEventDesc";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -5017,14 +5005,6 @@ inline ur_result_t check_urEventCreateExp(const char **why, ur_context_handle_t 
   if (NULL == hDevice) {
     *why = "NULL == hDevice";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (NULL == pEventDesc) {
-    *why = "NULL == pEventDesc";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  if (NULL == phEvent) {
-    *why = "NULL == phEvent";
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   if (UR_EXP_EVENT_FLAGS_MASK & pEventDesc->flags) {
     *why = "UR_EXP_EVENT_FLAGS_MASK & pEventDesc->flags";
@@ -5034,13 +5014,13 @@ inline ur_result_t check_urEventCreateExp(const char **why, ur_context_handle_t 
 }
 
 inline ur_result_t check_urGraphCreateExp(const char **why, ur_context_handle_t hContext, ur_exp_graph_handle_t * phGraph) {
-  if (NULL == hContext) {
-    *why = "NULL == hContext";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phGraph) {
     *why = "NULL == phGraph";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hContext) {
+    *why = "NULL == hContext";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -5066,25 +5046,25 @@ inline ur_result_t check_urQueueBeginCaptureIntoGraphExp(const char **why, ur_qu
 }
 
 inline ur_result_t check_urQueueEndGraphCaptureExp(const char **why, ur_queue_handle_t hQueue, ur_exp_graph_handle_t * phGraph) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phGraph) {
     *why = "NULL == phGraph";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urGraphInstantiateGraphExp(const char **why, ur_exp_graph_handle_t hGraph, ur_exp_executable_graph_handle_t * phExecGraph) {
-  if (NULL == hGraph) {
-    *why = "NULL == hGraph";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phExecGraph) {
     *why = "NULL == phExecGraph";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hGraph) {
+    *why = "NULL == hGraph";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -5134,54 +5114,58 @@ inline ur_result_t check_urGraphExecutableGraphDestroyExp(const char **why, ur_e
 }
 
 inline ur_result_t check_urQueueIsGraphCaptureEnabledExp(const char **why, ur_queue_handle_t hQueue, bool * pResult) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pResult) {
     *why = "NULL == pResult";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urQueueGetGraphExp(const char **why, ur_queue_handle_t hQueue, ur_exp_graph_handle_t * phGraph) {
-  if (NULL == hQueue) {
-    *why = "NULL == hQueue";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phGraph) {
     *why = "NULL == phGraph";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hQueue) {
+    *why = "NULL == hQueue";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urGraphIsEmptyExp(const char **why, ur_exp_graph_handle_t hGraph, bool * pResult) {
-  if (NULL == hGraph) {
-    *why = "NULL == hGraph";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pResult) {
     *why = "NULL == pResult";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hGraph) {
+    *why = "NULL == hGraph";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urGraphGetIdExp(const char **why, ur_exp_graph_handle_t hGraph, uint64_t * pGraphId) {
-  if (NULL == hGraph) {
-    *why = "NULL == hGraph";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == pGraphId) {
     *why = "NULL == pGraphId";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hGraph) {
+    *why = "NULL == hGraph";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urGraphSetDestructionCallbackExp(const char **why, ur_exp_graph_handle_t hGraph, ur_exp_graph_destruction_callback_t pfnCallback, void * pUserData) {
+  if (NULL == pfnCallback) {
+    *why = "NULL == pfnCallback";
+    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
   if (NULL == hGraph) {
     *why = "NULL == hGraph";
     return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -5190,37 +5174,37 @@ inline ur_result_t check_urGraphSetDestructionCallbackExp(const char **why, ur_e
 }
 
 inline ur_result_t check_urGraphDumpContentsExp(const char **why, ur_exp_graph_handle_t hGraph, const char * filePath) {
-  if (NULL == hGraph) {
-    *why = "NULL == hGraph";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == filePath) {
     *why = "NULL == filePath";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hGraph) {
+    *why = "NULL == hGraph";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urGraphGetNativeHandleExp(const char **why, ur_exp_graph_handle_t hGraph, ur_native_handle_t * phNativeGraph) {
-  if (NULL == hGraph) {
-    *why = "NULL == hGraph";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativeGraph) {
     *why = "NULL == phNativeGraph";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hGraph) {
+    *why = "NULL == hGraph";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }
 
 inline ur_result_t check_urGraphExecutableGraphGetNativeHandleExp(const char **why, ur_exp_executable_graph_handle_t hExecutableGraph, ur_native_handle_t * phNativeExecutableGraph) {
-  if (NULL == hExecutableGraph) {
-    *why = "NULL == hExecutableGraph";
-    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
   if (NULL == phNativeExecutableGraph) {
     *why = "NULL == phNativeExecutableGraph";
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (NULL == hExecutableGraph) {
+    *why = "NULL == hExecutableGraph";
+    return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return UR_RESULT_SUCCESS;
 }

@@ -1,8 +1,10 @@
 """Writes the parameter-validation layer (loader/generated/):
   param_checks.gen.hpp       check_<function>(): the spec's rules for one function, in
-                             spec order (each rule's "check" is a C expression over the
-                             parameter names), then a null check of every wait-list entry;
-                             shared with the hand-written loader functions
+                             spec order, which is the order UR's own validation layer
+                             checks them in (scripts/import_ur_spec.py, rules_of; each
+                             rule's "check" is a C expression over the parameter names),
+                             then a null check of every wait-list entry; shared with the
+                             hand-written loader functions
   validation_layer.gen.cpp   a table whose slots run those checks and call the next table
 """
 import re

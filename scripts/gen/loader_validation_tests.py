@@ -6,7 +6,8 @@ small sizes), then changes the arguments so that this rule, and no rule before i
 broken. The test asserts that (check_<function> from the loader's generated
 param_checks.gen.hpp names this rule), then calls the API function through the loader
 with UR_LAYER_PARAMETER_VALIDATION on and the mock adapter loaded: the result must be
-the rule's. Stand-in handles carry a table of "unsupported" stubs, so a call that
+the rule's, which is what UR's own validation layer answers (the rules are UR's checks,
+in its order: scripts/import_ur_spec.py). Stand-in handles carry a table of "unsupported" stubs, so a call that
 wrongly gets past validation fails the test instead of reaching anything.
 
 The arguments are chosen here, at generation time, with a small model of each call:
@@ -35,6 +36,16 @@ class Nonnull:
 
 
 NONNULL = Nonnull()
+
+
+class Zeros(Nonnull):
+    """A non-null pointer whose memory holds 0s."""
+
+    def __getitem__(self, i):
+        return 0
+
+
+ZEROS = Zeros()
 
 
 def c_to_python(check):
@@ -87,12 +98,17 @@ class Model:
             return "flags" if self.spec.enums[t]["flags"] else "enum"
         return "integer"
 
+    def is_handle(self, t):
+        return t in self.spec.handles and not self.spec.handles[t]["native"]
+
     def struct_of(self, p):
         return re.sub(r"\s*\*$", "", p["type"]).replace("const ", "").strip()
 
     def new_struct(self, sname):
         s = self.structs[sname]
-        ns = SimpleNamespace(**{m["name"]: None if "*" in m["type"] else 0 for m in s["members"]})
+        # As `T value{}` leaves them: pointers and handles null, the rest 0.
+        ns = SimpleNamespace(**{m["name"]: None if "*" in m["type"] or self.is_handle(m["type"]) else 0
+                                for m in s["members"]})
         stype = "UR_STRUCTURE_TYPE_" + sname[3:-2].upper()
         if hasattr(ns, "stype") and stype in self.stypes:
             ns.stype = self.consts[stype]
@@ -216,6 +232,8 @@ class Model:
             out += [(name, None, "  %s = nullptr;" % name), (name, NONNULL, "  %s = stand_in<%s>();" % (name, t))]
         elif k in ("pointer", "string", "handle_array", "fptr"):
             out += [(name, None, "  %s = nullptr;" % name)]
+            if k == "pointer":  # its elements 0 instead of 4
+                out += [(name, ZEROS, "  for (size_t &w : %s_memory.words) w = 0;" % name)]
         elif k == "struct_pointer":
             out += [(name, None, "  %s = nullptr;" % name)]
             if self.values[name] is None:
@@ -266,6 +284,9 @@ class Model:
         elif mt in self.spec.enums:
             for v in self.flag_values(mt):
                 out.append(((name, member), v, "  %s.%s = static_cast<%s>(0x%x);" % (holder, member, mt, v)))
+        elif self.is_handle(mt):
+            out.append(((name, member), None, "  %s.%s = nullptr;" % (holder, member)))
+            out.append(((name, member), NONNULL, "  %s.%s = stand_in<%s>();" % (holder, member, mt)))
         elif "*" in mt:
             out.append(((name, member), None, "  %s.%s = nullptr;" % (holder, member)))
             out.append(((name, member), NONNULL, "  %s.%s = reinterpret_cast<%s>(&g_member_memory);" % (holder, member, mt)))

@@ -222,6 +222,48 @@ TEST(ParameterValidation, ChecksEveryWaitListEntryAndLogsWhy) {
       << log;
 }
 
+// What UR's conformance suite found Ordo's layer letting through or answering differently
+// (issue 10): the layer refuses these before the adapter, with UR's layer's codes.
+TEST(ParameterValidation, AnswersAsUrsOwnLayer) {
+  Session s({kValidation});
+  ur_sampler_desc_t sampler_desc{};
+  sampler_desc.stype = UR_STRUCTURE_TYPE_SAMPLER_DESC;
+  sampler_desc.addressingMode = static_cast<ur_sampler_addressing_mode_t>(UR_SAMPLER_ADDRESSING_MODE_MIRRORED_REPEAT + 1);
+  ur_sampler_handle_t sampler = nullptr;
+  EXPECT_EQ(urSamplerCreate(s.objects.context, &sampler_desc, &sampler), UR_RESULT_ERROR_INVALID_ENUMERATION);
+  sampler_desc.addressingMode = UR_SAMPLER_ADDRESSING_MODE_CLAMP;
+  sampler_desc.filterMode = static_cast<ur_sampler_filter_mode_t>(UR_SAMPLER_FILTER_MODE_LINEAR + 1);
+  EXPECT_EQ(urSamplerCreate(s.objects.context, &sampler_desc, &sampler), UR_RESULT_ERROR_INVALID_ENUMERATION);
+
+  ur_device_partition_properties_t partition{};
+  partition.stype = UR_STRUCTURE_TYPE_DEVICE_PARTITION_PROPERTIES;
+  partition.PropCount = 1; // but no array of properties
+  uint32_t n = 0;
+  EXPECT_EQ(urDevicePartition(s.objects.device, &partition, 0, nullptr, &n), UR_RESULT_ERROR_INVALID_NULL_POINTER);
+
+  ur_context_properties_t context_props{};
+  context_props.stype = UR_STRUCTURE_TYPE_CONTEXT_PROPERTIES;
+  context_props.flags = static_cast<ur_context_flags_t>(1u << 30);
+  ur_context_handle_t context = nullptr;
+  EXPECT_EQ(urContextCreate(1, &s.objects.device, &context_props, &context), UR_RESULT_ERROR_INVALID_ENUMERATION);
+  EXPECT_EQ(urContextSetExtendedDeleter(s.objects.context, nullptr, nullptr), UR_RESULT_ERROR_INVALID_NULL_POINTER);
+
+  ur_queue_properties_t queue_props{};
+  queue_props.stype = UR_STRUCTURE_TYPE_QUEUE_PROPERTIES;
+  queue_props.flags = static_cast<ur_queue_flags_t>(1u << 30);
+  ur_queue_handle_t queue = nullptr;
+  EXPECT_EQ(urQueueCreate(s.objects.context, s.objects.device, &queue_props, &queue),
+            UR_RESULT_ERROR_INVALID_ENUMERATION);
+
+  ur_event_handle_t event = nullptr;
+  ASSERT_EQ(urEnqueueEventsWait(s.objects.queue, 0, nullptr, &event), UR_RESULT_SUCCESS);
+  EXPECT_EQ(urEventSetCallback(event, UR_EXECUTION_INFO_QUEUED, nullptr, nullptr), UR_RESULT_ERROR_INVALID_NULL_POINTER);
+  // Null pointers are checked before null handles.
+  EXPECT_EQ(urEventSetCallback(nullptr, UR_EXECUTION_INFO_COMPLETE, nullptr, nullptr),
+            UR_RESULT_ERROR_INVALID_NULL_POINTER);
+  EXPECT_EQ(urEventRelease(event), UR_RESULT_SUCCESS);
+}
+
 TEST(LeakChecking, ReportsEveryLiveHandleWithTypeAndCountAtTeardown) {
   ur_context_handle_t leaked = nullptr;
   testing::internal::CaptureStderr();
