@@ -16,6 +16,8 @@ ur_dditable_t build_table() {
   nc::install_usm_entry_points(t);
   nc::install_enqueue_entry_points(t);
   nc::install_enqueue_usm_entry_points(t);
+  nc::install_memory_entry_points(t);
+  nc::install_enqueue_mem_entry_points(t);
   nc::install_program_entry_points(t);
   nc::install_kernel_entry_points(t);
   nc::install_launch_entry_points(t);

@@ -8,6 +8,7 @@
 
 #include "entry_points.hpp"
 #include "cpu_info.hpp"
+#include "memory.hpp"
 #include "ordo/info.hpp"
 #include "platform.hpp"
 
@@ -22,6 +23,14 @@ uint64_t local_memory_size() {
 }
 
 uint64_t max_alloc_size() { return cpu_info().memory_size; }
+
+// A cache line, and at least the 128 bytes of OpenCL's largest built-in type (long16),
+// the minimum UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN of a full-profile device.
+size_t mem_base_align_bytes() {
+  size_t align = 128;
+  while (align < cpu_info().cacheline) align *= 2;
+  return align;
+}
 
 namespace {
 
@@ -170,7 +179,7 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_GLOBAL_MEM_FREE: return out.value(available_memory());
   case UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE:
   case UR_DEVICE_INFO_MAX_CONSTANT_BUFFER_SIZE: return out.value(max_alloc_size());
-  case UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN: return out.value(static_cast<uint32_t>(cpu.cacheline * 8)); // bits
+  case UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN: return out.value(static_cast<uint32_t>(mem_base_align_bytes() * 8)); // bits
   case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_TYPE: return out.value(UR_DEVICE_MEM_CACHE_TYPE_READ_WRITE_CACHE);
   case UR_DEVICE_INFO_GLOBAL_MEM_CACHELINE_SIZE: return out.value(cpu.cacheline);
   case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_SIZE:

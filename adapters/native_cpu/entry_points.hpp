@@ -17,5 +17,7 @@ void install_program_entry_points(ur_dditable_t &t);      // program.cpp
 void install_kernel_entry_points(ur_dditable_t &t);       // kernel.cpp
 void install_launch_entry_points(ur_dditable_t &t);       // launch.cpp
 void install_async_alloc_entry_points(ur_dditable_t &t);  // async_alloc.cpp
+void install_memory_entry_points(ur_dditable_t &t);       // memory.cpp
+void install_enqueue_mem_entry_points(ur_dditable_t &t);  // enqueue_mem.cpp
 
 } // namespace nc

@@ -10,6 +10,7 @@
 
 #include "context.hpp"
 #include "logging.hpp"
+#include "memory.hpp"
 #include "platform.hpp"
 #include "worker_pool.hpp"
 
@@ -43,7 +44,8 @@ ur_result_t check_arg(const ordo_nc_arg_desc &want, const ur_exp_kernel_arg_prop
   switch (want.kind) {
   case ORDO_NC_ARG_VALUE:
     if (arg.type == UR_EXP_KERNEL_ARG_TYPE_LOCAL) return UR_RESULT_ERROR_INVALID_KERNEL_ARGS;
-    if (arg.type == UR_EXP_KERNEL_ARG_TYPE_POINTER) // a pointer into a pointer-sized value
+    if (arg.type == UR_EXP_KERNEL_ARG_TYPE_POINTER || arg.type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ)
+      // a pointer (a buffer's is its bytes) into a pointer-sized value
       return want.size == 0 || want.size == sizeof(void *) ? UR_RESULT_SUCCESS
                                                            : UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
     return want.size == 0 || want.size == arg.size ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
@@ -74,8 +76,10 @@ ur_result_t capture_args(const ordo_nc_kernel_desc &desc, uint32_t numArgs, cons
     case UR_EXP_KERNEL_ARG_TYPE_LOCAL:
       if (a.size == 0) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
       break;
-    case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ:
-    case UR_EXP_KERNEL_ARG_TYPE_SAMPLER: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // no buffers or samplers here
+    case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ: // the kernel gets the buffer's bytes, a pointer (see hold_kernel_mem_arg)
+      if (a.value.memObjTuple.hMem && !lookup<Mem>(a.value.memObjTuple.hMem)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+      break;
+    case UR_EXP_KERNEL_ARG_TYPE_SAMPLER: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // no samplers here
     default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
     }
     if (a.index >= n) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
@@ -93,7 +97,7 @@ ur_result_t capture_args(const ordo_nc_kernel_desc &desc, uint32_t numArgs, cons
       out.local_block += align_up(a.size, ORDO_NC_LOCAL_ALIGN);
       continue;
     }
-    size_t bytes = a.type == UR_EXP_KERNEL_ARG_TYPE_POINTER ? sizeof(void *) : a.size;
+    size_t bytes = a.type == UR_EXP_KERNEL_ARG_TYPE_VALUE ? a.size : sizeof(void *);
     out.offsets[idx] = align_up(value_bytes, alignof(std::max_align_t));
     value_bytes = out.offsets[idx] + bytes;
   }
@@ -101,9 +105,13 @@ ur_result_t capture_args(const ordo_nc_kernel_desc &desc, uint32_t numArgs, cons
   out.storage.assign(value_bytes, 0);
   for (uint32_t idx = 0; idx < n; ++idx) {
     const ur_exp_kernel_arg_properties_t &a = pArgs[chosen[idx]];
-    if (a.type == UR_EXP_KERNEL_ARG_TYPE_POINTER)
+    if (a.type == UR_EXP_KERNEL_ARG_TYPE_POINTER) {
       std::memcpy(&out.storage[out.offsets[idx]], &a.value.pointer, sizeof(void *));
-    else if (a.type == UR_EXP_KERNEL_ARG_TYPE_VALUE)
+    } else if (a.type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ) {
+      Mem *m = lookup<Mem>(a.value.memObjTuple.hMem);
+      void *bytes = m ? m->data : nullptr;
+      std::memcpy(&out.storage[out.offsets[idx]], &bytes, sizeof(void *));
+    } else if (a.type == UR_EXP_KERNEL_ARG_TYPE_VALUE)
       std::memcpy(&out.storage[out.offsets[idx]], a.value.value, a.size);
   }
   return UR_RESULT_SUCCESS;
@@ -195,6 +203,19 @@ void LaunchWork::run_chunk() {
 
 namespace {
 
+// A launch with buffer arguments: the buffers stay alive until the launch has run
+// (finish() destroys the command's work, this included, after the last chunk).
+class HoldingWork final : public Work {
+public:
+  HoldingWork(std::unique_ptr<Work> inner, std::vector<Ref<Mem>> held)
+      : inner_(std::move(inner)), held_(std::move(held)) {}
+  void execute(Event &ev) override { inner_->execute(ev); }
+
+private:
+  std::unique_ptr<Work> inner_;
+  std::vector<Ref<Mem>> held_;
+};
+
 // Reads the launch property chain: dynamic work-group memory is supported, the
 // opportunistic-serialisation flag is a hint, anything else is refused.
 ur_result_t read_launch_properties(const ur_kernel_launch_ext_properties_t *props, size_t *wg_memory) {
@@ -273,12 +294,21 @@ ur_result_t UR_APICALL enqueueKernelLaunchWithArgsExp(
   size_t wg_memory = 0;
   if (ur_result_t r = read_launch_properties(launchPropList, &wg_memory)) return r;
   return guarded([&] {
+    // Buffers given as arguments, held by the command until it has run.
+    std::vector<Ref<Mem>> buffers;
+    for (uint32_t i = 0; i < numArgs; ++i)
+      if (pArgs[i].type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ)
+        if (ur_result_t r = hold_kernel_mem_arg(pArgs[i].value.memObjTuple.hMem, pArgs[i].value.memObjTuple.flags,
+                                                q->context, buffers))
+          return r;
     LaunchArgs args;
     if (ur_result_t r = capture_args(*k->desc, numArgs, pArgs, args)) return r;
     if (args.local_block + wg_memory > local_memory_size()) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
     CommandBuilder cmd(*q, UR_COMMAND_KERNEL_LAUNCH);
     if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    cmd.set_work(std::make_unique<LaunchWork>(*k, range, std::move(args), wg_memory));
+    auto launch = std::make_unique<LaunchWork>(*k, range, std::move(args), wg_memory);
+    if (buffers.empty()) cmd.set_work(std::move(launch));
+    else cmd.set_work(std::make_unique<HoldingWork>(std::move(launch), std::move(buffers)));
     return cmd.submit(phEvent);
   });
 }

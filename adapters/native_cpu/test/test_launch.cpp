@@ -244,9 +244,13 @@ TEST_F(NativeCpuLaunch, ArgumentErrors) {
             UR_RESULT_ERROR_INVALID_KERNEL_ARGS);
   EXPECT_EQ(launch(q, fill, 1, &n, nullptr, {pointer_arg(0, data), value_arg(1, 4, nullptr)}),
             UR_RESULT_ERROR_INVALID_NULL_POINTER);
+  // A memory-object argument whose handle is no buffer (here: a USM pointer); samplers do not exist.
   ur_exp_kernel_arg_properties_t mem = pointer_arg(0, data);
   mem.type = UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ;
-  EXPECT_EQ(launch(q, fill, 1, &n, nullptr, {mem, value_arg(1, 4, &v)}), UR_RESULT_ERROR_UNSUPPORTED_FEATURE);
+  EXPECT_EQ(launch(q, fill, 1, &n, nullptr, {mem, value_arg(1, 4, &v)}), UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  ur_exp_kernel_arg_properties_t sampler = pointer_arg(0, data);
+  sampler.type = UR_EXP_KERNEL_ARG_TYPE_SAMPLER;
+  EXPECT_EQ(launch(q, fill, 1, &n, nullptr, {sampler, value_arg(1, 4, &v)}), UR_RESULT_ERROR_UNSUPPORTED_FEATURE);
   ur_kernel_handle_t sum = kernel(common, "local_sum");
   EXPECT_EQ(launch(q, sum, 1, &n, &local, {pointer_arg(0, data), pointer_arg(1, data), pointer_arg(2, data)}),
             UR_RESULT_ERROR_INVALID_KERNEL_ARGS);

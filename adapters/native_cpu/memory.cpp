@@ -1,0 +1,284 @@
+// urMem*: buffers and sub-buffers over host memory, their queries and native handles
+// (the native handle of a buffer is its host pointer). Images are not offered:
+// urMemImage* answer UR_RESULT_ERROR_UNSUPPORTED_FEATURE (UR_DEVICE_INFO_IMAGE_SUPPORT
+// is false).
+#include "memory.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "context.hpp"
+#include "entry_points.hpp"
+#include "logging.hpp"
+#include "ordo/info.hpp"
+#include "platform.hpp"
+
+namespace nc {
+
+namespace {
+
+constexpr ur_mem_flags_t kAccessFlags = UR_MEM_FLAG_READ_WRITE | UR_MEM_FLAG_WRITE_ONLY | UR_MEM_FLAG_READ_ONLY;
+constexpr ur_mem_flags_t kHostPointerFlags = UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER;
+constexpr ur_mem_flags_t kAllocationFlags =
+    UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_HOST_POINTER | UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER;
+
+// At most one of READ_WRITE, WRITE_ONLY, READ_ONLY (clCreateBuffer's rule).
+bool one_access_flag(ur_mem_flags_t flags) {
+  ur_mem_flags_t a = flags & kAccessFlags;
+  return (a & (a - 1)) == 0;
+}
+ur_mem_flags_t access_of(ur_mem_flags_t flags) {
+  return (flags & kAccessFlags) ? (flags & kAccessFlags) : ur_mem_flags_t{UR_MEM_FLAG_READ_WRITE};
+}
+
+// Buffers that hold bytes of their own (not aliases of another buffer), so that a
+// native handle (a host pointer) can be traced back to the buffer it lies in. Never
+// destroyed: entry points may still run during process exit.
+struct StorageList {
+  std::mutex mu;
+  std::vector<Mem *> buffers;
+};
+StorageList &storage_list() {
+  static StorageList *list = new StorageList;
+  return *list;
+}
+
+// An internal reference to `m`, unless its last one is already gone (it is being
+// destroyed and will leave the list as soon as we let go of the list's mutex).
+bool try_add_ref(Mem &m) {
+  uint32_t n = m.internal_refs.load(std::memory_order_relaxed);
+  while (n != 0)
+    if (m.internal_refs.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel)) return true;
+  return false;
+}
+
+// The live buffer of `ctx` with bytes of its own that contain `p`, with an internal
+// reference; or null.
+Mem *buffer_containing(Context *ctx, const char *p) {
+  StorageList &list = storage_list();
+  std::lock_guard<std::mutex> lock(list.mu);
+  for (Mem *m : list.buffers)
+    if (m->context == ctx && p >= m->data && p < m->data + m->size && try_add_ref(*m)) return m;
+  return nullptr;
+}
+
+} // namespace
+
+Mem::Mem(Context *ctx, char *d, size_t n, ur_mem_flags_t a, Storage s, Mem *p, size_t o)
+    : context(ctx), parent(p), data(d), size(n), origin(o), access(a), storage(s) {
+  if (storage != Storage::Alias) {
+    StorageList &list = storage_list();
+    std::lock_guard<std::mutex> lock(list.mu);
+    list.buffers.push_back(this); // may throw: nothing taken yet
+  }
+  context->add_ref();
+  if (parent) parent->add_ref();
+}
+
+Mem::~Mem() {
+  if (storage != Storage::Alias) {
+    StorageList &list = storage_list();
+    std::lock_guard<std::mutex> lock(list.mu);
+    list.buffers.erase(std::find(list.buffers.begin(), list.buffers.end(), this));
+  }
+  switch (storage) {
+  case Storage::Owned: std::free(data); break;
+  case Storage::Usm:
+    // The context is alive (we hold it): its USM allocation goes back like any other.
+    if (free_usm) ordo::adapter_ddi().USM.pfnFree(to_handle(context), data);
+    break;
+  case Storage::UserHost:
+  case Storage::Alias: break;
+  }
+  if (parent) parent->drop_ref();
+  context->drop_ref();
+}
+
+ur_result_t hold_kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *queue_context,
+                                std::vector<Ref<Mem>> &held) {
+  if (!h) return UR_RESULT_SUCCESS; // a null buffer: the kernel gets a null pointer
+  Mem *m = lookup<Mem>(h);
+  if (!m) return Mem::invalid_handle(h);
+  if (m->context != queue_context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  held.emplace_back(m);
+  return UR_RESULT_SUCCESS;
+}
+
+namespace {
+
+// Makes `m` the user's handle; on failure nothing is left behind.
+ur_result_t publish_mem(Mem *m, ur_mem_handle_t *out) {
+  try {
+    *out = publish(m);
+  } catch (...) {
+    m->drop_ref();
+    throw;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+// The pNext chain of ur_buffer_properties_t: a memory channel and an allocation
+// location are placement hints for devices with several memories; the CPU has one.
+ur_result_t check_buffer_chain(const void *pNext) {
+  ur_result_t result = UR_RESULT_SUCCESS;
+  for_each_in_chain(pNext, [&](const ur_base_desc_t *p) {
+    if (p->stype != UR_STRUCTURE_TYPE_BUFFER_CHANNEL_PROPERTIES &&
+        p->stype != UR_STRUCTURE_TYPE_BUFFER_ALLOC_LOCATION_PROPERTIES)
+      result = UR_RESULT_ERROR_INVALID_VALUE;
+  });
+  return result;
+}
+
+ur_result_t UR_APICALL memBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
+                                       const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
+  Context *ctx = lookup<Context>(hContext);
+  if (!ctx) return Context::invalid_handle(hContext);
+  if (!phBuffer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (size == 0) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
+  void *host = pProperties ? pProperties->pHost : nullptr;
+  if ((flags & kHostPointerFlags) && !host) return UR_RESULT_ERROR_INVALID_HOST_PTR;
+  if (host && !(flags & kHostPointerFlags)) return UR_RESULT_ERROR_INVALID_HOST_PTR;
+  if (!one_access_flag(flags)) return UR_RESULT_ERROR_INVALID_VALUE;
+  // The buffer cannot both be the caller's memory and memory allocated here.
+  if ((flags & UR_MEM_FLAG_USE_HOST_POINTER) && (flags & (kAllocationFlags & ~UR_MEM_FLAG_USE_HOST_POINTER)))
+    return UR_RESULT_ERROR_INVALID_VALUE;
+  if (size > max_alloc_size()) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
+  if (pProperties)
+    if (ur_result_t r = check_buffer_chain(pProperties->pNext)) return r;
+  return guarded([&] {
+    const ur_mem_flags_t access = access_of(flags);
+    if (flags & UR_MEM_FLAG_USE_HOST_POINTER)
+      return publish_mem(new Mem(ctx, static_cast<char *>(host), size, access, Mem::Storage::UserHost, nullptr, 0),
+                         phBuffer);
+    void *p = nullptr;
+    if (posix_memalign(&p, mem_base_align_bytes(), size) != 0 || !p) {
+      NC_LOG(info, "urMemBufferCreate: %zu bytes could not be allocated", size);
+      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    std::unique_ptr<char, decltype(&std::free)> bytes(static_cast<char *>(p), &std::free);
+    if (flags & UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER) std::memcpy(bytes.get(), host, size);
+    Mem *m = new Mem(ctx, bytes.get(), size, access, Mem::Storage::Owned, nullptr, 0);
+    bytes.release(); // the buffer's now
+    return publish_mem(m, phBuffer);
+  });
+}
+
+ur_result_t UR_APICALL memRetain(ur_mem_handle_t hMem) { return user_retain<Mem>(hMem); }
+// A released buffer's pending commands still run: each holds the buffer until it has.
+ur_result_t UR_APICALL memRelease(ur_mem_handle_t hMem) { return user_release<Mem>(hMem); }
+
+// A sub-buffer is a view of its parent's bytes and keeps the parent alive. Like
+// clCreateSubBuffer: no sub-buffer of a sub-buffer, the host-pointer flags are the
+// parent's, the access may only narrow, and the origin is a multiple of
+// UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN.
+ur_result_t UR_APICALL memBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
+                                          ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
+                                          ur_mem_handle_t *phMem) {
+  Mem *b = lookup<Mem>(hBuffer);
+  if (!b) return Mem::invalid_handle(hBuffer);
+  if (!pRegion || !phMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (bufferCreateType != UR_BUFFER_CREATE_TYPE_REGION) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (pRegion->size == 0) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
+  if (b->sub_buffer) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  if (!one_access_flag(flags) || (flags & kAllocationFlags)) return UR_RESULT_ERROR_INVALID_VALUE;
+  const ur_mem_flags_t access = (flags & kAccessFlags) ? (flags & kAccessFlags) : b->access;
+  if (b->access != UR_MEM_FLAG_READ_WRITE && access != b->access) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (pRegion->origin > b->size || pRegion->size > b->size - pRegion->origin)
+    return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
+  if (pRegion->origin % mem_base_align_bytes() != 0) return UR_RESULT_ERROR_MISALIGNED_SUB_BUFFER_OFFSET;
+  return guarded([&] {
+    Mem *m = new Mem(b->context, b->data + pRegion->origin, pRegion->size, access, Mem::Storage::Alias, b,
+                     pRegion->origin);
+    m->sub_buffer = true;
+    return publish_mem(m, phMem);
+  });
+}
+
+// The native handle is the buffer's first byte in host memory (a sub-buffer's: its
+// parent's bytes at its origin), valid for as long as the buffer lives.
+ur_result_t UR_APICALL memGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle_t hDevice,
+                                          ur_native_handle_t *phNativeMem) {
+  Mem *m = lookup<Mem>(hMem);
+  if (!m) return Mem::invalid_handle(hMem);
+  if (hDevice && !is_device(hDevice)) return device_error(hDevice);
+  if (!phNativeMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  *phNativeMem = reinterpret_cast<ur_native_handle_t>(m->data);
+  return UR_RESULT_SUCCESS;
+}
+
+// A host pointer becomes a buffer when this adapter knows the memory it points into,
+// which gives the size (from the pointer to the end of that memory):
+//  - the bytes of a live buffer of the context (urMemGetNativeHandle's answer): the
+//    new buffer shares them and keeps that buffer alive; ownership stays with it;
+//  - a USM allocation of the context: with isNativeHandleOwned the buffer frees it
+//    (urUSMFree) when it goes, which needs the allocation's first byte.
+// Any other pointer is refused with UR_RESULT_ERROR_INVALID_MEM_OBJECT.
+ur_result_t UR_APICALL memBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
+                                                       const ur_mem_native_properties_t *pProperties,
+                                                       ur_mem_handle_t *phMem) {
+  Context *ctx = lookup<Context>(hContext);
+  if (!ctx) return Context::invalid_handle(hContext);
+  if (!phMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  char *p = reinterpret_cast<char *>(hNativeMem);
+  if (!p) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  const bool owned = pProperties && pProperties->isNativeHandleOwned;
+  return guarded([&]() -> ur_result_t {
+    if (Mem *source = buffer_containing(ctx, p)) {
+      Ref<Mem> hold(source, /*add=*/false); // buffer_containing's reference, until the new buffer has its own
+      size_t size = static_cast<size_t>(source->data + source->size - p);
+      return publish_mem(new Mem(ctx, p, size, UR_MEM_FLAG_READ_WRITE, Mem::Storage::Alias, source,
+                                 static_cast<size_t>(p - source->data)),
+                         phMem);
+    }
+    ordo::so::context_pools::block_facts a;
+    if (!ctx->pools->block_info(p, a) && !ctx->pools->find_plain(p, a)) {
+      NC_LOG(info, "urMemBufferCreateWithNativeHandle: %p is in no buffer or USM allocation of this context",
+             static_cast<void *>(p));
+      return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    }
+    if (owned && p != a.base) {
+      NC_LOG(info, "urMemBufferCreateWithNativeHandle: cannot own %p, inside the USM allocation at %p",
+             static_cast<void *>(p), a.base);
+      return UR_RESULT_ERROR_INVALID_VALUE;
+    }
+    size_t size = static_cast<size_t>(static_cast<char *>(a.base) + a.size - p);
+    Mem *m = new Mem(ctx, p, size, UR_MEM_FLAG_READ_WRITE, Mem::Storage::Usm, nullptr, 0);
+    m->free_usm = owned;
+    return publish_mem(m, phMem);
+  });
+}
+
+ur_result_t UR_APICALL memGetInfo(ur_mem_handle_t hMemory, ur_mem_info_t propName, size_t propSize, void *pPropValue,
+                                  size_t *pPropSizeRet) {
+  Mem *m = lookup<Mem>(hMemory);
+  if (!m) return Mem::invalid_handle(hMemory);
+  if (propName > UR_MEM_INFO_REFERENCE_COUNT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_MEM_INFO_SIZE: return out.value(m->size);
+  case UR_MEM_INFO_CONTEXT: return out.value(to_handle(m->context));
+  case UR_MEM_INFO_REFERENCE_COUNT: return out.value(m->count());
+  case UR_MEM_INFO_FORCE_UINT32: break;
+  }
+  return UR_RESULT_ERROR_INVALID_ENUMERATION;
+}
+
+} // namespace
+
+void install_memory_entry_points(ur_dditable_t &t) {
+  t.Mem.pfnBufferCreate = memBufferCreate;
+  t.Mem.pfnRetain = memRetain;
+  t.Mem.pfnRelease = memRelease;
+  t.Mem.pfnBufferPartition = memBufferPartition;
+  t.Mem.pfnGetNativeHandle = memGetNativeHandle;
+  t.Mem.pfnBufferCreateWithNativeHandle = memBufferCreateWithNativeHandle;
+  t.Mem.pfnGetInfo = memGetInfo;
+}
+
+} // namespace nc

@@ -1,0 +1,68 @@
+// A memory object: a buffer or a sub-buffer. Every buffer is host memory: the bytes a
+// kernel, a copy or a map sees are the buffer's own `data`, so nothing ever migrates.
+#pragma once
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include "common.hpp"
+
+namespace nc {
+
+struct Context;
+
+// Handle kinds live in the three alignment bits of a handle word (handle_registry.cpp).
+static_assert(static_cast<unsigned>(Kind::Mem) <= 7, "a handle kind must fit in three bits");
+
+struct Mem : Object<Mem> {
+  using handle_type = ur_mem_handle_t;
+  static constexpr Kind kKind = Kind::Mem;
+  static ur_result_t invalid_handle(ur_mem_handle_t h) { return bad_handle(h, UR_RESULT_ERROR_INVALID_MEM_OBJECT); }
+
+  // How the bytes came to be, and so who gives them back.
+  enum class Storage {
+    Owned,    // allocated here (posix_memalign): freed with the buffer
+    UserHost, // UR_MEM_FLAG_USE_HOST_POINTER: the caller's memory, never freed here
+    Usm,      // a USM allocation of the context given as a native handle: freed with the
+              // buffer through urUSMFree only if ownership was given (`free_usm`)
+    Alias,    // another buffer's bytes (a sub-buffer, or a native handle into a buffer):
+              // that buffer (`parent`) is kept alive
+  };
+
+  // A buffer over [data, data + size). `parent` (internal reference taken) is the
+  // buffer whose bytes these are, for Storage::Alias.
+  Mem(Context *ctx, char *data, size_t size, ur_mem_flags_t access, Storage storage, Mem *parent, size_t origin);
+  ~Mem();
+  void on_user_released() {}
+
+  Context *const context; // internal reference
+  Mem *const parent;      // internal reference, or null
+  char *const data;
+  const size_t size;
+  const size_t origin;           // offset in `parent`'s bytes (sub-buffers)
+  const ur_mem_flags_t access;   // READ_WRITE, WRITE_ONLY or READ_ONLY (kernel access)
+  const Storage storage;
+  bool sub_buffer = false;       // made by urMemBufferPartition (set before publication)
+  bool free_usm = false;         // Storage::Usm: urUSMFree(data) when the buffer goes
+
+  // Pointers handed out by urEnqueueMemBufferMap and not yet given to urEnqueueMemUnmap
+  // (one entry per map).
+  std::mutex map_mu;
+  std::vector<void *> mappings;
+};
+ORDO_HANDLE_CHECK(Mem);
+
+inline ur_mem_handle_t to_handle(Mem *m) { return reinterpret_cast<ur_mem_handle_t>(m); }
+
+// Alignment of every buffer this adapter allocates, and the alignment a sub-buffer's
+// origin must have: UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN / 8 (device.cpp).
+size_t mem_base_align_bytes();
+
+// A memory-object kernel argument (UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ): the buffer of
+// `queue_context` behind `h`, with an internal reference in `held`; null for a null
+// handle (the kernel gets a null pointer). INVALID_MEM_OBJECT for an unknown handle or
+// a buffer of another context.
+ur_result_t hold_kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *queue_context,
+                                std::vector<Ref<Mem>> &held);
+
+} // namespace nc
