@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "ordo/mem_rules.hpp"
 #include "context.hpp"
 #include "entry_points.hpp"
 #include "logging.hpp"
@@ -297,7 +298,7 @@ ur_result_t UR_APICALL enqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_hand
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
   if (!ppRetMap) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (mapFlags & UR_MAP_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if ((mapFlags & UR_MAP_FLAG_WRITE_INVALIDATE_REGION) && (mapFlags & (UR_MAP_FLAG_READ | UR_MAP_FLAG_WRITE)))
+  if (!ordo::mem::map_flags_ok(mapFlags))
     return UR_RESULT_ERROR_INVALID_VALUE; // clEnqueueMapBuffer's rule
   if (!in_bounds(*m, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return guarded([&] {

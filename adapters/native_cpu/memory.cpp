@@ -4,6 +4,8 @@
 // is false).
 #include "memory.hpp"
 
+#include "ordo/mem_rules.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -19,16 +21,9 @@ namespace nc {
 
 namespace {
 
-constexpr ur_mem_flags_t kAccessFlags = UR_MEM_FLAG_READ_WRITE | UR_MEM_FLAG_WRITE_ONLY | UR_MEM_FLAG_READ_ONLY;
-constexpr ur_mem_flags_t kHostPointerFlags = UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER;
-constexpr ur_mem_flags_t kAllocationFlags =
-    UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_HOST_POINTER | UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER;
+using ordo::mem::kAccessFlags;
+using ordo::mem::kHostPointerFlags;
 
-// At most one of READ_WRITE, WRITE_ONLY, READ_ONLY (clCreateBuffer's rule).
-bool one_access_flag(ur_mem_flags_t flags) {
-  ur_mem_flags_t a = flags & kAccessFlags;
-  return (a & (a - 1)) == 0;
-}
 ur_mem_flags_t access_of(ur_mem_flags_t flags) {
   return (flags & kAccessFlags) ? (flags & kAccessFlags) : ur_mem_flags_t{UR_MEM_FLAG_READ_WRITE};
 }
@@ -142,10 +137,7 @@ ur_result_t UR_APICALL memBufferCreate(ur_context_handle_t hContext, ur_mem_flag
   void *host = pProperties ? pProperties->pHost : nullptr;
   if ((flags & kHostPointerFlags) && !host) return UR_RESULT_ERROR_INVALID_HOST_PTR;
   if (host && !(flags & kHostPointerFlags)) return UR_RESULT_ERROR_INVALID_HOST_PTR;
-  if (!one_access_flag(flags)) return UR_RESULT_ERROR_INVALID_VALUE;
-  // The buffer cannot both be the caller's memory and memory allocated here.
-  if ((flags & UR_MEM_FLAG_USE_HOST_POINTER) && (flags & (kAllocationFlags & ~UR_MEM_FLAG_USE_HOST_POINTER)))
-    return UR_RESULT_ERROR_INVALID_VALUE;
+  if (ur_result_t r = ordo::mem::check_buffer_flags(flags)) return r;
   if (size > max_alloc_size()) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
   if (pProperties)
     if (ur_result_t r = check_buffer_chain(pProperties->pNext)) return r;
@@ -185,11 +177,9 @@ ur_result_t UR_APICALL memBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_
   if (bufferCreateType != UR_BUFFER_CREATE_TYPE_REGION) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (pRegion->size == 0) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
   if (b->sub_buffer) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  if (!one_access_flag(flags) || (flags & kAllocationFlags)) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (ur_result_t r = ordo::mem::check_sub_buffer(flags, *pRegion, b->size)) return r;
   const ur_mem_flags_t access = (flags & kAccessFlags) ? (flags & kAccessFlags) : b->access;
   if (b->access != UR_MEM_FLAG_READ_WRITE && access != b->access) return UR_RESULT_ERROR_INVALID_VALUE;
-  if (pRegion->origin > b->size || pRegion->size > b->size - pRegion->origin)
-    return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
   if (pRegion->origin % mem_base_align_bytes() != 0) return UR_RESULT_ERROR_MISALIGNED_SUB_BUFFER_OFFSET;
   return guarded([&] {
     Mem *m = new Mem(b->context, b->data + pRegion->origin, pRegion->size, access, Mem::Storage::Alias, b,

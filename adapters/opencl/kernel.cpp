@@ -34,6 +34,7 @@ ur_result_t set_kernel_arg(ur_kernel_handle_t k, const ur_exp_kernel_arg_propert
   case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ: {
     ur_mem_handle_t m = arg.value.memObjTuple.hMem;
     if (m && !has_tag(m, Tag::mem)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    if (m && m->context != k->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT; // another context's buffer
     cl_mem native = m ? m->cl : nullptr;
     err = cl.clSetKernelArg(k->cl, arg.index, sizeof(cl_mem), m ? &native : nullptr);
     break;

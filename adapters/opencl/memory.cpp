@@ -1,5 +1,6 @@
 // urMem*: buffers and sub-buffers on cl_mem, and the buffer enqueues (read, write,
 // copy, fill, map, unmap).
+#include "ordo/mem_rules.hpp"
 #include "ordo/rect.hpp"
 #include "memory.hpp"
 
@@ -57,6 +58,7 @@ ur_result_t UR_APICALL MemBufferCreate(ur_context_handle_t hContext, ur_mem_flag
   const ur_mem_flags_t host_flags = UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER;
   if ((flags & host_flags) && !host) return UR_RESULT_ERROR_INVALID_HOST_PTR;
   if (host && !(flags & host_flags)) return UR_RESULT_ERROR_INVALID_HOST_PTR;
+  if (ur_result_t r = ordo::mem::check_buffer_flags(flags)) return r;
   cl_int err = CL_SUCCESS;
   cl_mem native = cl.clCreateBuffer(hContext->cl, cl_flags(flags), size, host, &err);
   if (!native) return err == CL_INVALID_BUFFER_SIZE ? UR_RESULT_ERROR_INVALID_BUFFER_SIZE : to_ur(err);
@@ -84,7 +86,7 @@ ur_result_t UR_APICALL MemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_
   ORDO_CHECK_PTR(pRegion);
   ORDO_CHECK_PTR(phMem);
   if (hBuffer->parent) return UR_RESULT_ERROR_INVALID_MEM_OBJECT; // no sub-buffers of sub-buffers
-  if (pRegion->size == 0 || pRegion->origin + pRegion->size > hBuffer->size) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
+  if (ur_result_t r = ordo::mem::check_sub_buffer(flags, *pRegion, hBuffer->size)) return r;
   cl_buffer_region region{pRegion->origin, pRegion->size};
   cl_int err = CL_SUCCESS;
   cl_mem native = cl.clCreateSubBuffer(hBuffer->cl, cl_flags(flags), CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
@@ -139,9 +141,7 @@ ur_result_t UR_APICALL MemGetInfo(ur_mem_handle_t hMem, ur_mem_info_t propName, 
   if (ur_result_t r_ = waits.assign(n, list)) return r_;                             \
   if ((m)->context != (q)->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT
 
-bool in_bounds(ur_mem_handle_t m, size_t offset, size_t size) {
-  return offset <= m->size && size <= m->size - offset;
-}
+bool in_bounds(ur_mem_handle_t m, size_t offset, size_t size) { return ordo::mem::range_inside(offset, size, m->size); }
 
 ur_result_t UR_APICALL EnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
                                             size_t offset, size_t size, void *pDst, uint32_t numEventsInWaitList,
@@ -284,6 +284,7 @@ ur_result_t UR_APICALL EnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_hand
                                            ur_event_handle_t *phEvent, void **ppRetMap) {
   if (mapFlags & UR_MAP_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   ORDO_CHECK_PTR(ppRetMap);
+  if (!ordo::mem::map_flags_ok(mapFlags)) return UR_RESULT_ERROR_INVALID_VALUE;
   ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
   if (!in_bounds(hBuffer, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
   cl_map_flags flags = 0;
