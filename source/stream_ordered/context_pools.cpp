@@ -277,7 +277,9 @@ ur_result_t context_pools::alloc_in_command(pool_ref &p, ur_usm_type_t kind, ur_
   req.wait_count = cmd.num_waits;
   req.command = const_cast<alloc_command *>(&cmd);
   ordo::pool::alloc_result res;
-  if (ur_result_t r = to_result(c->op->alloc(req, res), kind)) return r;
+  ordo::pool::status st = c->op->alloc(req, res);
+  if (st == status::out_of_memory && p->release_idle_except(c)) st = c->op->alloc(req, res); // room made
+  if (ur_result_t r = to_result(st, kind)) return r;
   try {
     p->set_kind(res.ptr, kind, hooks_.primary_kind(cls));
   } catch (...) {
@@ -347,7 +349,9 @@ ur_result_t context_pools::alloc_now(ur_usm_pool_handle_t hPool, ur_usm_type_t k
   req.size = size;
   req.alignment = align;
   ordo::pool::alloc_result res;
-  if (ur_result_t r = to_result(c->op->alloc(req, res), kind)) return r;
+  ordo::pool::status st = c->op->alloc(req, res);
+  if (st == status::out_of_memory && p->release_idle_except(c)) st = c->op->alloc(req, res); // room made
+  if (ur_result_t r = to_result(st, kind)) return r;
   ur_result_t r = UR_RESULT_SUCCESS;
   try {
     p->set_kind(res.ptr, kind, hooks_.primary_kind(cls));

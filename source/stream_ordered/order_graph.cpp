@@ -56,7 +56,9 @@ uint64_t order_graph::record(const void *queue, bool in_order, bool barrier, con
   }
   if (qs) {
     nd.add(in_order ? qs->last : qs->last_barrier);
-    if (barrier && !in_order)
+    // A barrier with a wait list follows only that list (and the previous barrier);
+    // without one it follows every earlier command of the queue.
+    if (barrier && !in_order && n == 0)
       for (uint64_t s : qs->since_barrier) nd.add(s);
   }
   for (size_t i = 0; i < n; ++i) nd.add(waits[i]);

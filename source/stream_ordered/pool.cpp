@@ -190,6 +190,15 @@ void pool::trim_to(size_t keep) {
   for (auto &k : cores_) k->op->trim_to(keep);
 }
 
+bool pool::release_idle_except(const core *except) {
+  if (!budget_->max_size()) return false; // no maximum: growth never waits for room
+  std::lock_guard<std::mutex> lock(cores_mu_);
+  size_t released = 0;
+  for (auto &k : cores_)
+    if (k.get() != except) released += k->op->trim_to(0);
+  return released != 0;
+}
+
 ur_usm_type_t pool::kind_of(const void *base, ur_usm_type_t primary) const {
   if (kinds_count_.load(std::memory_order_acquire) == 0) return primary;
   std::lock_guard<std::mutex> lock(kinds_mu_);

@@ -113,7 +113,8 @@ public:
   order_graph();
   ~order_graph();
   // Records a command; returns its node (store it in the command's event).
-  // `barrier`: every later command of the queue comes after it (out-of-order queue).
+  // `barrier`: every later command of the queue comes after it (out-of-order queue);
+  // with no waits it also follows every earlier command, with waits only those.
   uint64_t record(const void *queue, bool in_order, bool barrier, const uint64_t *waits, size_t n);
   // Is node `target` a predecessor (transitively) of a command that waits for
   // `waits` and is the next command of `queue`?
@@ -309,6 +310,10 @@ public:
   void collect();
   void release_above_threshold();
   void trim_to(size_t keep);
+  struct core; // an ordered_pool with its backend, per memory class
+  // At the maximum: the other cores give back their wholly free chunks, so that the
+  // budget has room for `except`'s growth. True when anything was given back.
+  bool release_idle_except(const core *except);
 
   void add_ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void drop_ref();
@@ -316,7 +321,6 @@ public:
   bool end_user_handle();
 
   // --- used by context_pools ---
-  struct core; // an ordered_pool with its backend, per memory class
   core *core_for(const mem_class &c, ur_result_t &err); // makes it on first use
   ur_usm_type_t kind_of(const void *base, ur_usm_type_t primary) const;
   void set_kind(const void *base, ur_usm_type_t kind, ur_usm_type_t primary); // may throw
