@@ -3,6 +3,7 @@
 
 #include "common.hpp"
 #include "entry_points.hpp"
+#include "ordo/adapter_logging.hpp"
 #include "ordo/ddi_fill.hpp"
 #include "ordo/info.hpp"
 
@@ -64,8 +65,6 @@ void read_facts(Device &d) {
   f.pageable_access = attr(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS);
   f.host_native_atomics = attr(CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED);
   f.cooperative = attr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
-  f.memory_pools = attr(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED);
-  f.host_memory_pools = attr(CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED);
   f.pci_device_id = static_cast<uint32_t>(attr(CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID));
 }
 
@@ -178,6 +177,13 @@ ur_dditable_t build_table() {
   t.Adapter.pfnRetain = ordo::cuda::urAdapterRetain;
   t.Adapter.pfnGetLastError = ordo::cuda::urAdapterGetLastError;
   t.Adapter.pfnGetInfo = ordo::cuda::urAdapterGetInfo;
+  // The runtime's urAdapterSetLoggerCallback: the adapter's log lines reach its callback.
+  ordo::adapter_logging how;
+  how.logger = ordo::cuda::logger;
+  how.is_adapter = [](ur_adapter_handle_t h) {
+    return h == reinterpret_cast<ur_adapter_handle_t>(ordo::cuda::the_adapter());
+  };
+  ordo::install_logger_entry_points(t, how);
   t.Platform.pfnGet = ordo::cuda::urPlatformGet;
   t.Platform.pfnGetInfo = ordo::cuda::urPlatformGetInfo;
   t.Platform.pfnGetNativeHandle = ordo::cuda::urPlatformGetNativeHandle;
@@ -227,18 +233,7 @@ ur_dditable_t build_table() {
   t.USM.pfnSharedAlloc = ordo::cuda::urUSMSharedAlloc;
   t.USM.pfnFree = ordo::cuda::urUSMFree;
   t.USM.pfnGetMemAllocInfo = ordo::cuda::urUSMGetMemAllocInfo;
-  t.USM.pfnPoolCreate = ordo::cuda::urUSMPoolCreate;
-  t.USM.pfnPoolRetain = ordo::cuda::urUSMPoolRetain;
-  t.USM.pfnPoolRelease = ordo::cuda::urUSMPoolRelease;
-  t.USM.pfnPoolGetInfo = ordo::cuda::urUSMPoolGetInfo;
-  t.USMExp.pfnPoolCreateExp = ordo::cuda::urUSMPoolCreateExp;
-  t.USMExp.pfnPoolDestroyExp = ordo::cuda::urUSMPoolDestroyExp;
-  t.USMExp.pfnPoolGetDefaultDevicePoolExp = ordo::cuda::urUSMPoolGetDefaultDevicePoolExp;
-  t.USMExp.pfnPoolGetInfoExp = ordo::cuda::urUSMPoolGetInfoExp;
-  t.USMExp.pfnPoolSetInfoExp = ordo::cuda::urUSMPoolSetInfoExp;
-  t.USMExp.pfnPoolSetDevicePoolExp = ordo::cuda::urUSMPoolSetDevicePoolExp;
-  t.USMExp.pfnPoolGetDevicePoolExp = ordo::cuda::urUSMPoolGetDevicePoolExp;
-  t.USMExp.pfnPoolTrimToExp = ordo::cuda::urUSMPoolTrimToExp;
+  ordo::cuda::install_pool_entry_points(t); // the twelve urUSMPool* of the stream-ordered layer
   t.EnqueueExp.pfnUSMDeviceAllocExp = ordo::cuda::urEnqueueUSMDeviceAllocExp;
   t.EnqueueExp.pfnUSMSharedAllocExp = ordo::cuda::urEnqueueUSMSharedAllocExp;
   t.EnqueueExp.pfnUSMHostAllocExp = ordo::cuda::urEnqueueUSMHostAllocExp;

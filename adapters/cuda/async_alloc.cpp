@@ -1,15 +1,13 @@
 // Stream-ordered allocation: urEnqueueUSM{Device,Shared,Host}AllocExp and
-// urEnqueueUSMFreeExp on the queue's stream.
+// urEnqueueUSMFreeExp on the stream-ordered layer (docs/async-alloc.md, docs/cuda.md).
 //
-// Default pools: the driver's native pool does the ordering: a block freed on one
-// stream is reused by an allocation on another when it follows the free's event
-// (through the wait list, which became cuStreamWaitEvent), when the free has
-// completed, or by making the allocation wait for the free.
-// User pools: the ordered pool core does it (ordered_core.hpp). Each stream is an
-// in-order queue for the core; a free's release event is the free command's UR
-// event, recorded before the core sees it, and an allocation's stream operations
-// are issued after the core chose its block, so the core sees the commands of a
-// stream in the order they enter it.
+// Each CUDA stream is an in-order queue for the layer. An alloc and a free are
+// commands on one stream of the queue; the pool call happens in the same hold of
+// that stream's lock as the command's stream operations, its event and its ordering
+// record (Command), so the pool sees the allocs and frees of a stream in the order
+// they enter it, whatever the number of threads. Reuse rule 3 becomes a
+// cuStreamWaitEvent of the alloc's stream on the free's event; a zero-initialising
+// pool's alloc zeroes the block on its stream (cuMemsetD8Async).
 #include "common.hpp"
 #include "entry_points.hpp"
 
@@ -17,47 +15,34 @@ namespace ordo::cuda {
 
 namespace {
 
-ur_result_t enqueue_alloc(MemKind kind, ur_command_t type, ur_queue_handle_t hQueue,
-                          ur_usm_pool_handle_t pPool, size_t size,
+ur_result_t enqueue_alloc(ur_usm_type_t kind, ur_command_t type, ur_queue_handle_t hQueue,
+                          ur_usm_pool_handle_t hPool, size_t size,
                           const ur_exp_async_usm_alloc_properties_t *pProperties, uint32_t n,
                           const ur_event_handle_t *waits, void **ppMem, ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!ppMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   if (pProperties && (pProperties->flags & UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK))
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (kind == MemKind::shared && !q->dev->facts.managed) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-  Pool *pool = nullptr;
-  if (pPool) {
-    ORDO_UNWRAP(Pool, p, pPool);
-    if (p->ctx != q->ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-    if (p->dev && p->dev != q->dev && kind != MemKind::host) return UR_RESULT_ERROR_INVALID_DEVICE;
-    if (p->destroyed.load(std::memory_order_relaxed)) return UR_RESULT_ERROR_INVALID_VALUE;
-    // A pool of the wrong kind of memory: the host pool for device memory, a
-    // device pool for host memory.
-    if (p->host_only != (kind == MemKind::host) && (p->host_only || p->dev))
-      return UR_RESULT_ERROR_INVALID_VALUE;
-    pool = p;
-  } else if (ur_result_t r = pool_for_default(q->ctx, q->dev, kind, &pool)) {
-    return r;
-  }
+  if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+  if (ur_result_t r = check_wait_list(n, waits)) return r;
+  ordo::so::context_pools &pools = *q->ctx->pools;
+  auto device = reinterpret_cast<ur_device_handle_t>(q->dev);
+  ordo::so::pool_ref pool; // declared before the command: let go outside its lock
+  if (ur_result_t r = pools.resolve(hPool, kind, device, pool)) return r;
 
-  Command cmd(q, type, n, waits, phEvent);
+  Command cmd(q, type, n, waits, phEvent); // holds the stream's lock from here
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  void *ptr = nullptr;
-  AllocOrder order;
-  order.stream = cmd.stream();
-  order.queue_id = q->stream_id(cmd.stream());
-  order.wait_count = n;
-  order.waits = waits;
-  if (ur_result_t r = pool_alloc(pool, kind, q->dev, size, order, true, &ptr)) return r;
-  if (ur_result_t r = cmd.finish()) {
-    // No event for the caller: undo the allocation so nothing leaks.
-    AllocRecord rec;
-    if (q->ctx->allocs.take(ptr, &rec)) pool_free(q->ctx, rec, ptr, cmd.stream());
+  const ordo::so::alloc_command ac{cmd.identity(), true, waits, n, &cmd};
+  ordo::so::allocation block;
+  if (ur_result_t r = pools.alloc_in_command(pool, kind, device, size, ac, block)) return r;
+  ur_result_t r = UR_RESULT_SUCCESS;
+  if (block.needs_zero)
+    r = check(drv().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(block.ptr), 0, block.size, cmd.stream()));
+  if ((r = cmd.finish(r))) {
+    pools.cancel(pool, block); // no command for the caller: the pool is as before
     return r;
   }
-  *ppMem = ptr;
+  *ppMem = block.ptr;
   return UR_RESULT_SUCCESS;
 }
 
@@ -69,7 +54,7 @@ ur_result_t UR_APICALL urEnqueueUSMDeviceAllocExp(ur_queue_handle_t hQueue, ur_u
                                                   uint32_t numEventsInWaitList,
                                                   const ur_event_handle_t *phEventWaitList, void **ppMem,
                                                   ur_event_handle_t *phEvent) {
-  return enqueue_alloc(MemKind::device, UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP, hQueue, pPool, size,
+  return enqueue_alloc(UR_USM_TYPE_DEVICE, UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP, hQueue, pPool, size,
                        pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
 }
 
@@ -79,7 +64,7 @@ ur_result_t UR_APICALL urEnqueueUSMSharedAllocExp(ur_queue_handle_t hQueue, ur_u
                                                   uint32_t numEventsInWaitList,
                                                   const ur_event_handle_t *phEventWaitList, void **ppMem,
                                                   ur_event_handle_t *phEvent) {
-  return enqueue_alloc(MemKind::shared, UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP, hQueue, pPool, size,
+  return enqueue_alloc(UR_USM_TYPE_SHARED, UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP, hQueue, pPool, size,
                        pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
 }
 
@@ -89,60 +74,40 @@ ur_result_t UR_APICALL urEnqueueUSMHostAllocExp(ur_queue_handle_t hQueue, ur_usm
                                                 uint32_t numEventsInWaitList,
                                                 const ur_event_handle_t *phEventWaitList, void **ppMem,
                                                 ur_event_handle_t *phEvent) {
-  return enqueue_alloc(MemKind::host, UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP, hQueue, pPool, size,
+  return enqueue_alloc(UR_USM_TYPE_HOST, UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP, hQueue, pPool, size,
                        pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
 }
 
+// The free command's own event (made even when the caller asks for none) is the
+// block's release event: recorded on the stream, then handed to the pool, in one
+// hold of the stream's lock.
 ur_result_t UR_APICALL urEnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool,
                                            void *pMem, uint32_t numEventsInWaitList,
                                            const ur_event_handle_t *phEventWaitList,
                                            ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  Pool *named = nullptr;
-  if (pPool) {
-    ORDO_UNWRAP(Pool, p, pPool);
-    if (p->ctx != q->ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-    named = p;
-  }
-  Context *ctx = q->ctx;
-  AllocRecord rec;
-  // Not a live pooled block of this context (unknown, already freed, from a plain
-  // urUSM*Alloc) or not from the pool named: refused, nothing changes.
-  if (!ctx->allocs.find(pMem, &rec) || !rec.pool || (named && rec.pool != named))
-    return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-
-  if (!rec.pool->on_core) {
-    Command cmd(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, numEventsInWaitList, phEventWaitList, phEvent);
-    if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-    // Another thread may have freed it since the check: only one take succeeds.
-    if (!ctx->allocs.take(pMem, &rec)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-    if (ur_result_t r = pool_free(ctx, rec, pMem, cmd.stream())) return r;
-    return cmd.finish();
-  }
-
-  // A core pool needs the free's event as the block's release event, whether or
-  // not the caller asked for it.
-  ur_event_handle_t own = nullptr;
-  ur_event_handle_t *out = phEvent ? phEvent : &own;
-  CUstream stream = nullptr;
+  if (ur_result_t r = check_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+  ordo::so::context_pools &pools = *q->ctx->pools;
+  ordo::so::pool_ref owner; // let go outside the stream's lock
+  // A live block's first byte, of a pool of this context (of pPool, if named):
+  // refused before any command exists.
+  if (ur_result_t r = pools.check_free(pPool, pMem, owner)) return r;
+  ur_event_handle_t made = nullptr;
+  ur_result_t r = UR_RESULT_SUCCESS;
   {
-    Command cmd(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, numEventsInWaitList, phEventWaitList, out);
+    Command cmd(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, numEventsInWaitList, phEventWaitList, &made);
     if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-    if (!ctx->allocs.take(pMem, &rec)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-    stream = cmd.stream();
-    if (ur_result_t r = cmd.finish()) {
-      ctx->allocs.insert(pMem, rec);
-      return r;
-    }
+    if ((r = cmd.finish(UR_RESULT_SUCCESS, /*keep_lock=*/true))) return r;
+    // Fails only if another thread freed the block meanwhile (or host memory ran
+    // out): the command then has no effect, and the caller gets no event for it.
+    r = pools.free_in_command(owner, pMem, made, cmd.identity(), true);
   }
-  auto *release = reinterpret_cast<Event *>(*out);
-  ur_result_t r = pool_free(ctx, rec, pMem, stream, release, q->stream_id(stream));
-  if (own || r != UR_RESULT_SUCCESS) {
-    // The core holds its own reference; ours (or the caller's, on failure) goes.
-    if (release->release()) event_destroy(release);
-    if (phEvent && r != UR_RESULT_SUCCESS) *phEvent = nullptr;
-  }
+  auto *ev = reinterpret_cast<Event *>(made);
+  if (r == UR_RESULT_SUCCESS && phEvent)
+    *phEvent = made;
+  else if (ev->release()) // the pool holds its own reference
+    event_destroy(ev);
   return r;
 }
 

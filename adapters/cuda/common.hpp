@@ -6,15 +6,15 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "driver.hpp"
 #include "ordo/handle.hpp"
 #include "ordo/logger.hpp"
+#include "ordo_so/layer.hpp"
 #include "ur_ddi.h"
 
 namespace ordo::cuda {
@@ -31,7 +31,6 @@ enum class Tag : uint32_t {
   event,
   program,
   kernel,
-  pool,
 };
 
 struct Object : HandleBase {
@@ -40,8 +39,9 @@ struct Object : HandleBase {
 };
 
 // Objects that others keep alive: one holder stands for all of the user's
-// references, every internal holder (a queue's context, an event's queue, a live
-// allocation's pool) adds one. The object is destroyed when the last one drops.
+// references, every internal holder (a queue's context, an event's queue, a pool
+// the user made holding its context) adds one. The object is destroyed when the
+// last one drops.
 struct Lifetime {
   std::atomic<uint32_t> holders{1};
   void hold() { holders.fetch_add(1, std::memory_order_relaxed); }
@@ -76,8 +76,6 @@ struct Queue;
 struct Event;
 struct Program;
 struct Kernel;
-struct Pool;
-class CorePool;
 
 struct Adapter : Object {
   static constexpr Tag kTag = Tag::adapter;
@@ -112,7 +110,7 @@ struct DeviceFacts {
   int shared_per_block = 0, shared_per_block_optin = 0, regs_per_block = 0;
   int clock_khz = 0, mem_clock_khz = 0, bus_width = 0, l2_size = 0, const_mem = 0;
   int ecc = 0, integrated = 0, managed = 0, concurrent_managed = 0, pageable_access = 0;
-  int host_native_atomics = 0, cooperative = 0, memory_pools = 0, host_memory_pools = 0;
+  int host_native_atomics = 0, cooperative = 0;
   uint32_t pci_device_id = 0;
 };
 
@@ -137,7 +135,7 @@ struct Device : Object {
   // The device clock for profiling: a timed event recorded at a known host time.
   // Timestamps are base_host_ns + the elapsed time since base_event.
   CUresult time_base(CUevent *event, uint64_t *host_ns);
-  // A stream for the adapter's own synchronous work (sync pool allocations, frees).
+  // A stream for the adapter's own synchronous work (zeroing a pool block now).
   CUresult internal_stream(CUstream *out);
 
 private:
@@ -161,36 +159,39 @@ ORDO_HANDLE_CHECK(Platform);
 // Host nanoseconds on the clock every timestamp of the adapter uses.
 uint64_t host_now_ns();
 
-// ---- USM allocation registry ------------------------------------------------------
+// ---- the stream-ordered layer's hooks (pool_hooks.cpp) ------------------------------
 
-enum class MemKind : int { device = 0, host = 1, shared = 2 };
-
-struct AllocRecord {
-  Pool *pool = nullptr; // null: a plain urUSM*Alloc without a pool
-  size_t size = 0;
-  MemKind kind = MemKind::device;
-  Device *device = nullptr; // null for host memory
-  bool async = false;       // from urEnqueueUSM*AllocExp (true) or a synchronous alloc
-};
-
-// Every live allocation of a context, by base address: frees of unknown pointers
-// and double frees are refused from here, without asking the driver.
-class AllocRegistry {
+// Every pool runs on the stream-ordered layer (source/stream_ordered, docs/cuda.md):
+// the layer owns pool handles, limits, statistics, the pointer registry (pool chunks
+// and plain USM) and the ordering knowledge; these hooks give it driver memory
+// (cuMemAlloc, cuMemHostAlloc, cuMemAllocManaged chunks: memory classes are
+// {device, kind}, host memory is {null, host}), CUDA events and stream waits.
+class PoolHooks final : public ordo::so::context_hooks {
 public:
-  void insert(const void *ptr, const AllocRecord &rec);
-  // Removes and returns the record; false if `ptr` is not a live base address.
-  bool take(const void *ptr, AllocRecord *rec);
-  bool find(const void *ptr, AllocRecord *rec);
+  explicit PoolHooks(Context *ctx) : ctx_(ctx) {}
+  ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) override;
+  ur_usm_type_t primary_kind(const ordo::so::mem_class &c) override { return ur_usm_type_t(c.id); }
+  void *get_chunk(const ordo::so::mem_class &c, size_t size) override;
+  void put_chunk(const ordo::so::mem_class &c, void *base, size_t size) override;
+  bool event_complete(ur_event_handle_t ev) override;
+  void retain_event(ur_event_handle_t ev) override;
+  void release_event(ur_event_handle_t ev) override;
+  uint64_t event_node(ur_event_handle_t ev) override;
+  bool add_dependency(void *adapter_command, ur_event_handle_t ev) override;
+  bool has_device(ur_device_handle_t d) override;
+  ur_context_handle_t handle() override;
+  void retain_context() override;
+  void release_context() override;
+  ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override;
 
 private:
-  static constexpr size_t kShards = 16;
-  struct Shard {
-    std::mutex mutex;
-    std::unordered_map<uintptr_t, AllocRecord> map;
-  };
-  Shard &shard(uintptr_t p) { return shards_[(p >> 8) % kShards]; }
-  Shard shards_[kShards];
+  Context *ctx_;
 };
+
+// Frees a plain USM allocation (cuMemFreeHost for host memory, cuMemFree otherwise).
+CUresult free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device);
+// The twelve urUSMPool* entry points of the layer, with this adapter's handle checks.
+void install_pool_entry_points(ur_dditable_t &t);
 
 struct Context : Object {
   static constexpr Tag kTag = Tag::context;
@@ -199,7 +200,6 @@ struct Context : Object {
 
   std::vector<Device *> devices;
   Lifetime life;
-  AllocRegistry allocs;
 
   // Index of `dev` in `devices`, or -1.
   int index_of(const Device *dev) const {
@@ -208,21 +208,10 @@ struct Context : Object {
     return -1;
   }
 
-  // Default and current pools, per device index, read without a lock on every
-  // stream-ordered allocation; made and changed under pools_mutex.
-  std::mutex pools_mutex;
-  std::vector<std::atomic<Pool *>> default_pools;
-  std::vector<std::atomic<Pool *>> current_pools; // null: the default pool
-  std::atomic<Pool *> host_pool{nullptr};
-
-  // Ordered-pool cores of the context's user pools (ordered_core.hpp): every core,
-  // for the release at synchronisation points, and every chunk they hold, so a
-  // pointer query finds the block around an interior pointer.
-  std::mutex cores_mutex;
-  std::vector<CorePool *> cores;
-  std::atomic<size_t> core_count{0};
-  std::mutex chunks_mutex;
-  std::map<uintptr_t, std::pair<size_t, CorePool *>> chunks; // base -> (size, core)
+  // The layer's state of this context (pools, pointer registry, ordering knowledge)
+  // over its hooks, which outlive it.
+  PoolHooks pool_hooks{this};
+  std::unique_ptr<ordo::so::context_pools> pools;
 
   ur_context_extended_deleter_t deleter = nullptr;
   void *deleter_data = nullptr;
@@ -232,6 +221,19 @@ void context_hold(Context *ctx);
 void context_drop(Context *ctx);
 
 // ---- queues and commands ----------------------------------------------------------
+
+// One CUDA stream of a queue. For the stream-ordered layer each stream is an
+// in-order queue with its own identity (ordo::so::new_queue_identity(): never used
+// by another stream, even after this one is gone). Its lock serialises submission:
+// a command's stream operations, its event, its ordering record and its pool call
+// (alloc_in_command / free_in_command) happen in one hold, so the layer sees the
+// commands of a stream in the order they enter it.
+struct Lane {
+  CUstream stream = nullptr;
+  const void *identity = nullptr;
+  std::mutex mutex;
+  uint64_t last_node = 0; // ordering node of the stream's newest command (under mutex)
+};
 
 struct Queue : Object {
   static constexpr Tag kTag = Tag::queue;
@@ -244,25 +246,14 @@ struct Queue : Object {
   bool in_order = true;
   bool profiling = false;
   bool owns_streams = true;
-  std::vector<CUstream> streams;
-  std::atomic<uint32_t> next_stream{0};
-  std::mutex barrier_mutex;
+  std::vector<std::unique_ptr<Lane>> lanes; // one for an in-order queue
+  std::atomic<uint32_t> next_lane{0};
   Lifetime life;
-  // Identities of the streams for the ordered pool core: stream i is
-  // stream_id_base + i, from a process-wide counter, so no identity is ever reused.
-  uintptr_t stream_id_base = 0;
-  const void *stream_id(CUstream s) const {
-    for (size_t i = 0; i < streams.size(); ++i)
-      if (streams[i] == s) return reinterpret_cast<const void *>(stream_id_base + i);
-    return nullptr;
-  }
 
   // The stream a command goes to: on an in-order queue the only one; on an
   // out-of-order queue the stream of a wait-list event from this queue when there
   // is one, otherwise the next in turn.
-  CUstream pick_stream(uint32_t n, const ur_event_handle_t *waits);
-  // Waits for every stream of the queue from `stream` (for barriers and wait-all).
-  ur_result_t join_all_into(CUstream stream);
+  uint32_t pick_lane(uint32_t n, const ur_event_handle_t *waits);
 };
 ORDO_HANDLE_CHECK(Queue);
 void queue_hold(Queue *q);
@@ -278,47 +269,77 @@ struct Event : Object {
   Device *dev = nullptr;
   ur_command_t command = UR_COMMAND_EVENTS_WAIT;
   CUstream stream = nullptr;
+  uint32_t lane = 0;       // index of `stream` in the queue's lanes
   CUevent done = nullptr;  // recorded after the command
   CUevent start = nullptr; // recorded before it (profiling only)
   bool timed = false;      // `done`/`start` came from the timed pool
   bool pooled = true;      // return the CUevents to the device pool on release
   bool owns_native = false; // made from a native handle that is ours to destroy
   uint64_t queued_ns = 0;  // host time of the enqueue call
+  uint64_t order_node = 0; // the command's node in ctx's ordering knowledge (0: none)
 };
 ORDO_HANDLE_CHECK(Event);
 
 // Checks a wait list: the count/pointer rule and that every entry is an event.
 ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list);
 
-// One enqueued command: validates the wait list, picks a stream, makes it wait for
-// the events of other streams, and (when the caller wants an event) records the
-// command's events around the work the caller issues in between.
+// One enqueued command, the one place every command of the adapter goes through:
+// validates the wait list, picks a stream and takes its lock, makes the stream wait
+// for the events of other streams, and (when the caller wants an event) records the
+// command's events around the work the caller issues in between. finish() records
+// the command in the context's ordering knowledge (docs/async-alloc.md, "Rule 1 is
+// reachability") with the predecessors the device really enforces: the stream's
+// previous command, the wait list, the frees the pool made it wait for.
 class Command {
 public:
   // `timed` asks for profiling timestamps even on a queue without profiling.
+  // `all_lanes` (an out-of-order queue's barrier or wait for everything) holds the
+  // lock of every stream of the queue, taken in index order.
   Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
-          ur_event_handle_t *out_event, bool timed = false);
-  ~Command();
+          ur_event_handle_t *out_event, bool timed = false, bool all_lanes = false);
+  ~Command(); // releases the lock(s); an event never handed out is destroyed
+  Command(const Command &) = delete;
+  Command &operator=(const Command &) = delete;
   ur_result_t status() const { return status_; }
   CUstream stream() const { return stream_; }
-  // Records the completion event and hands it to the caller; returns `result`
-  // when it is an error (and then hands out nothing).
-  ur_result_t finish(ur_result_t result = UR_RESULT_SUCCESS);
+  const void *identity() const;
+  // Makes the stream wait for `e` too (a pool's internal dependency); `e`'s command
+  // becomes a predecessor. False when the driver refuses.
+  bool wait_for(Event *e);
+  // Waits, from this command's stream, for everything already enqueued on the
+  // queue's other streams (all_lanes only).
+  ur_result_t join_other_lanes();
+  // Makes the queue's other streams wait for this command (all_lanes only).
+  ur_result_t order_other_lanes();
+  // Records the completion event, the ordering node, and hands the event to the
+  // caller; returns `result` when it is an error (and then hands out nothing). The
+  // stream lock is released unless `keep_lock` (then the destructor releases it).
+  ur_result_t finish(ur_result_t result = UR_RESULT_SUCCESS, bool keep_lock = false);
 
 private:
+  static constexpr size_t kMaxPreds = 16; // more only loses reuse
+  void add_pred(const Event *e);
+  void unlock();
+
   Queue *queue_;
   ur_command_t type_;
   ur_event_handle_t *out_;
+  uint32_t lane_ = 0;
   CUstream stream_ = nullptr;
   Event *event_ = nullptr;
   ur_result_t status_ = UR_RESULT_SUCCESS;
+  bool all_lanes_ = false;
+  bool barrier_ = false;
+  size_t locked_ = 0; // lanes locked: 0, 1 (lane_) or all
+  size_t npreds_ = 0;
+  uint64_t preds_[kMaxPreds];
 };
 
 // Creates an event object (not recorded yet) for `q`.
 ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out);
 void event_destroy(Event *ev);
 
-// ---- programs, kernels, pools -----------------------------------------------------
+// ---- programs and kernels ----------------------------------------------------------
 
 struct Program : Object {
   static constexpr Tag kTag = Tag::program;
@@ -373,105 +394,6 @@ constexpr const char *kOffsetSuffix = "_with_offset";
 // A work-group shape for a launch that names none: per dimension the largest
 // divisor of the global size that fits the kernel's and the device's limits.
 void suggest_local_size(const Device *d, CUfunction f, uint32_t dims, const size_t *gws, size_t *lws);
-
-struct Pool : Object {
-  static constexpr Tag kTag = Tag::pool;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_ARGUMENT;
-  Pool() : Object(Tag::pool) {}
-
-  Context *ctx = nullptr;
-  Device *dev = nullptr; // null: serves every device of the context
-  bool is_default = false;
-  bool stream_ordered = false; // made by urUSMPoolCreateExp or a default pool
-  // User pools run on Ordo's ordered pool core (exact limits and statistics);
-  // default pools on the driver's native pools (the fast path).
-  bool on_core = false;
-  bool host_only = false;       // the context's host pool
-  ur_usm_pool_flags_t flags = 0;
-  size_t max_size = 0;       // 0: no limit beyond the device's
-  uint64_t threshold = 0;    // release threshold set on every native pool
-  Lifetime life;             // the user's references + one per live allocation
-  std::atomic<bool> destroyed{false};
-
-  // The native pool serving `kind` on device index `dev_index` of the context,
-  // created on first use. Null with `*err` set when the driver has none.
-  CUmemoryPool native(MemKind kind, int dev_index, ur_result_t *err);
-  // Every native pool made so far (for statistics, threshold, trim).
-  std::vector<CUmemoryPool> natives();
-  // Serialises the last-resort retry that lets an allocation wait for pending frees.
-  std::mutex retry_mutex;
-
-  // The ordered-pool core serving `kind` on device index `dev_index` (on_core
-  // pools), created on first use. Null with `*err` set when it cannot serve it.
-  CorePool *core(MemKind kind, int dev_index, ur_result_t *err);
-  // Every core made so far.
-  std::vector<CorePool *> cores();
-  // A pool carved from the caller's memory (UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC).
-  void *user_memory = nullptr;
-  size_t user_size = 0;
-  MemKind user_kind = MemKind::device;
-  Device *user_device = nullptr;
-
-  // Sizes the per-device slots; called once, before the pool is shared.
-  void init_slots(size_t devices) {
-    std::vector<std::atomic<CUmemoryPool>>(devices).swap(device_pools_);
-    std::vector<std::atomic<CUmemoryPool>>(devices).swap(shared_pools_);
-    std::vector<std::atomic<CorePool *>>(devices).swap(device_cores_);
-    std::vector<std::atomic<CorePool *>>(devices).swap(shared_cores_);
-  }
-
-private:
-  std::mutex mutex_;                                    // serialises creation only
-  std::vector<std::atomic<CUmemoryPool>> device_pools_; // per context device index
-  std::vector<std::atomic<CUmemoryPool>> shared_pools_; // per context device index
-  std::atomic<CUmemoryPool> host_pool_{nullptr};
-  std::vector<CUmemoryPool> owned_; // from cuMemPoolCreate (destroyed with the pool)
-  std::vector<std::atomic<CorePool *>> device_cores_; // per context device index
-  std::vector<std::atomic<CorePool *>> shared_cores_; // per context device index
-  std::atomic<CorePool *> host_core_{nullptr};
-
-  CUmemoryPool make_native(MemKind kind, Device *dev, ur_result_t *err);
-  friend void pool_drop(Pool *p);
-};
-ORDO_HANDLE_CHECK(Pool);
-void pool_hold(Pool *p);
-void pool_drop(Pool *p);
-
-// Creates a pool for `ctx` (and `dev`, for urUSMPoolCreateExp) from a descriptor.
-ur_result_t pool_create(Context *ctx, Device *dev, const ur_usm_pool_desc_t *desc,
-                        bool stream_ordered, Pool **out);
-// The user's last reference is gone (urUSMPoolRelease / urUSMPoolDestroyExp).
-void pool_release_user(Pool *p);
-
-// The pool a stream-ordered or pooled allocation of `kind` uses when the caller
-// passes none: the current pool of the device, or the context's host pool.
-ur_result_t pool_for_default(Context *ctx, Device *dev, MemKind kind, Pool **out);
-
-// How an allocation command is ordered: its stream and, for the ordered pool
-// core, the stream's identity and the command's wait list.
-struct AllocOrder {
-  CUstream stream = nullptr;
-  const void *queue_id = nullptr; // null: outside any queue (urUSM*Alloc)
-  uint32_t wait_count = 0;
-  const ur_event_handle_t *waits = nullptr;
-  size_t alignment = 0; // 0: the pool's own
-};
-
-// Allocates from `pool` for a command on `order.stream` (stream-ordered),
-// registers the pointer.
-ur_result_t pool_alloc(Pool *pool, MemKind kind, Device *dev, size_t size, const AllocOrder &order,
-                       bool async, void **out);
-// Frees a pooled pointer on `stream`. The caller has already taken `rec` out of
-// the registry; on failure it goes back, so nothing is lost. For a core pool,
-// `release` is the free command's event (null: no pending use) and `queue_id`
-// its stream's identity.
-ur_result_t pool_free(Context *ctx, const AllocRecord &rec, void *ptr, CUstream stream,
-                      Event *release = nullptr, const void *queue_id = nullptr);
-// At a synchronisation point: every core pool of `ctx` gives back memory above
-// its release threshold.
-void release_cores_above_threshold(Context *ctx);
-// The live core-pool block around `ptr` (interior pointers too).
-bool core_block_base(Context *ctx, const void *ptr, const void **base);
 
 // Shared info-query argument rules.
 inline ur_result_t check_info_args(size_t size, void *value, size_t *size_ret) {

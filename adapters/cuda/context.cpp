@@ -7,14 +7,15 @@ namespace ordo::cuda {
 
 void context_hold(Context *ctx) { ctx->life.hold(); }
 
+// The context goes: its default and host pools go with it (user pools are gone
+// already, each held the context), then any USM memory the user never freed (a
+// fixed pool may lie in a plain allocation, so the pools first).
 void context_drop(Context *ctx) {
   if (!ctx->life.drop()) return;
+  ctx->pools->shutdown();
+  for (auto &a : ctx->pools->plain_allocations()) free_plain(ctx, a.base, a.kind, a.device);
+  ctx->pools.reset();
   if (ctx->deleter) ctx->deleter(ctx->deleter_data);
-  // Default pools belong to the context (they do not hold it, to avoid a cycle);
-  // one still serving live allocations is deleted when the last of them is freed.
-  for (auto &p : ctx->default_pools)
-    if (Pool *pool = p.load()) pool_drop(pool);
-  if (Pool *pool = ctx->host_pool.load()) pool_drop(pool);
   ctx->tag = Tag::dead;
   delete ctx;
 }
@@ -36,8 +37,7 @@ ur_result_t UR_APICALL urContextCreate(uint32_t DeviceCount, const ur_device_han
   }
   auto *ctx = new Context();
   ctx->devices = std::move(devices);
-  std::vector<std::atomic<Pool *>>(ctx->devices.size()).swap(ctx->default_pools);
-  std::vector<std::atomic<Pool *>>(ctx->devices.size()).swap(ctx->current_pools);
+  ctx->pools = std::make_unique<ordo::so::context_pools>(ctx->pool_hooks);
   *phContext = reinterpret_cast<ur_context_handle_t>(ctx);
   return UR_RESULT_SUCCESS;
 }
@@ -50,7 +50,11 @@ ur_result_t UR_APICALL urContextRetain(ur_context_handle_t hContext) {
 
 ur_result_t UR_APICALL urContextRelease(ur_context_handle_t hContext) {
   ORDO_UNWRAP(Context, ctx, hContext);
-  if (ctx->release()) context_drop(ctx);
+  if (ctx->release()) {
+    // Completed frees let their events go (events hold queues, queues the context).
+    ctx->pools->collect();
+    context_drop(ctx);
+  }
   return UR_RESULT_SUCCESS;
 }
 

@@ -322,7 +322,9 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_BFLOAT16:
   case UR_DEVICE_INFO_BFLOAT16_CONVERSIONS_NATIVE:
   case UR_DEVICE_INFO_ASYNC_BARRIER: return out.boolean(ampere_or_newer);
-  case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(f.memory_pools != 0);
+  // Stream-ordered allocation runs on the stream-ordered layer over cuMemAlloc & co.,
+  // not on the driver's memory pools: every device has it.
+  case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(true);
   case UR_DEVICE_INFO_LINKER_AVAILABLE:
   case UR_DEVICE_INFO_BUILD_ON_SUBDEVICE:
   case UR_DEVICE_INFO_KERNEL_SET_SPECIALIZATION_CONSTANTS:

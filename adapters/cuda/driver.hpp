@@ -32,8 +32,6 @@ namespace ordo::cuda {
   X(cuDeviceGetPCIBusId)                                                              \
   X(cuDeviceCanAccessPeer)                                                            \
   X(cuDevicePrimaryCtxRetain)                                                         \
-  X(cuDeviceGetDefaultMemPool)                                                        \
-  X(cuMemGetDefaultMemPool)                                                           \
   X(cuCtxGetCurrent)                                                                  \
   X(cuCtxSetCurrent)                                                                  \
   X(cuCtxSynchronize)                                                                 \
@@ -67,14 +65,6 @@ namespace ordo::cuda {
   X(cuMemsetD2D32Async)                                                               \
   X(cuMemPrefetchAsync)                                                               \
   X(cuMemAdvise)                                                                      \
-  X(cuMemAllocFromPoolAsync)                                                          \
-  X(cuMemFreeAsync)                                                                   \
-  X(cuMemPoolCreate)                                                                  \
-  X(cuMemPoolDestroy)                                                                 \
-  X(cuMemPoolSetAttribute)                                                            \
-  X(cuMemPoolGetAttribute)                                                            \
-  X(cuMemPoolTrimTo)                                                                  \
-  X(cuMemPoolSetAccess)                                                               \
   X(cuModuleLoadDataEx)                                                               \
   X(cuModuleUnload)                                                                   \
   X(cuModuleGetFunction)                                                              \

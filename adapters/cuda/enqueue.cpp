@@ -7,25 +7,18 @@ namespace ordo::cuda {
 namespace {
 
 // A wait or barrier. With no wait list it waits for everything enqueued so far;
-// a barrier also makes every later command of the queue wait for it.
+// a barrier also makes every later command of the queue wait for it. On an
+// out-of-order queue either spans every stream, so it holds every stream's lock.
 ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n,
                          const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  std::unique_lock<std::mutex> lock(q->barrier_mutex, std::defer_lock);
-  if (!q->in_order) lock.lock();
-  Command cmd(q, type, n, waits, phEvent);
+  const bool spans = !q->in_order && (barrier || n == 0);
+  Command cmd(q, type, n, waits, phEvent, false, spans);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  if (q->in_order) return cmd.finish(); // one stream: already ordered both ways
-  if (n == 0) {
-    if (ur_result_t r = q->join_all_into(cmd.stream())) return r;
+  if (spans && n == 0) {
+    if (ur_result_t r = cmd.join_other_lanes()) return r;
   }
-  if (barrier) {
-    CUevent marker = nullptr;
-    ORDO_CU(q->dev->events.get(false, &marker));
-    CUresult r = drv().cuEventRecord(marker, cmd.stream());
-    for (CUstream s : q->streams)
-      if (r == CUDA_SUCCESS && s != cmd.stream()) r = drv().cuStreamWaitEvent(s, marker, 0);
-    q->dev->events.put(marker, false);
-    ORDO_CU(r);
+  if (spans && barrier) {
+    if (ur_result_t r = cmd.order_other_lanes()) return r;
   }
   return cmd.finish();
 }

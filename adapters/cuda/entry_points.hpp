@@ -1,6 +1,7 @@
 // Every UR entry point the CUDA adapter implements, grouped by the file that
-// defines it. adapter.cpp puts each into its slot of the dispatch table; every
-// other slot gets the generated "unsupported" stub.
+// defines it. adapter.cpp puts each into its slot of the dispatch table (the
+// urUSMPool* slots are the stream-ordered layer's, pool_hooks.cpp); every other
+// slot gets the generated "unsupported" stub.
 #pragma once
 #include "ur_api.h"
 
@@ -77,20 +78,6 @@ ur_result_t UR_APICALL urUSMDeviceAlloc(ur_context_handle_t, ur_device_handle_t,
 ur_result_t UR_APICALL urUSMSharedAlloc(ur_context_handle_t, ur_device_handle_t, const ur_usm_desc_t *, ur_usm_pool_handle_t, size_t, void **);
 ur_result_t UR_APICALL urUSMFree(ur_context_handle_t, void *);
 ur_result_t UR_APICALL urUSMGetMemAllocInfo(ur_context_handle_t, const void *, ur_usm_alloc_info_t, size_t, void *, size_t *);
-ur_result_t UR_APICALL urUSMPoolCreate(ur_context_handle_t, ur_usm_pool_desc_t *, ur_usm_pool_handle_t *);
-ur_result_t UR_APICALL urUSMPoolRetain(ur_usm_pool_handle_t);
-ur_result_t UR_APICALL urUSMPoolRelease(ur_usm_pool_handle_t);
-ur_result_t UR_APICALL urUSMPoolGetInfo(ur_usm_pool_handle_t, ur_usm_pool_info_t, size_t, void *, size_t *);
-
-// usm_pool.cpp
-ur_result_t UR_APICALL urUSMPoolCreateExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_desc_t *, ur_usm_pool_handle_t *);
-ur_result_t UR_APICALL urUSMPoolDestroyExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_handle_t);
-ur_result_t UR_APICALL urUSMPoolGetDefaultDevicePoolExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_handle_t *);
-ur_result_t UR_APICALL urUSMPoolGetInfoExp(ur_usm_pool_handle_t, ur_usm_pool_info_t, void *, size_t *);
-ur_result_t UR_APICALL urUSMPoolSetInfoExp(ur_usm_pool_handle_t, ur_usm_pool_info_t, void *, size_t);
-ur_result_t UR_APICALL urUSMPoolSetDevicePoolExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_handle_t);
-ur_result_t UR_APICALL urUSMPoolGetDevicePoolExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_handle_t *);
-ur_result_t UR_APICALL urUSMPoolTrimToExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_handle_t, size_t);
 
 // async_alloc.cpp
 ur_result_t UR_APICALL urEnqueueUSMDeviceAllocExp(ur_queue_handle_t, ur_usm_pool_handle_t, const size_t, const ur_exp_async_usm_alloc_properties_t *, uint32_t, const ur_event_handle_t *, void **, ur_event_handle_t *);

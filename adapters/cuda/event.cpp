@@ -194,11 +194,12 @@ ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *
     ORDO_CU(e->dev->make_current());
     ORDO_CU(drv().cuEventSynchronize(e->done));
   }
-  // A synchronisation point: user pools give back memory above their threshold.
-  Context *released = nullptr;
+  // A synchronisation point of each context named: pools collect completed frees
+  // and give back memory above their release thresholds.
+  Context *done = nullptr;
   for (uint32_t i = 0; i < numEvents; ++i) {
     Context *ctx = reinterpret_cast<Event *>(phEventWaitList[i])->ctx;
-    if (ctx && ctx != released) release_cores_above_threshold(released = ctx);
+    if (ctx && ctx != done) (done = ctx)->pools->sync_point();
   }
   return UR_RESULT_SUCCESS;
 }

@@ -4,6 +4,8 @@
 // command whose wait list holds an event of this queue goes to that event's
 // stream (the dependency then costs nothing), any other command to the next
 // stream in turn; events of other streams become cuStreamWaitEvent calls.
+// Each stream is an in-order queue of its own for the stream-ordered layer, with
+// a lock that serialises submission to it (common.hpp, Lane).
 #include <cstdlib>
 
 #include "common.hpp"
@@ -34,28 +36,13 @@ void queue_drop(Queue *q) {
   context_drop(ctx);
 }
 
-CUstream Queue::pick_stream(uint32_t n, const ur_event_handle_t *waits) {
-  if (streams.size() == 1) return streams[0];
+uint32_t Queue::pick_lane(uint32_t n, const ur_event_handle_t *waits) {
+  if (lanes.size() == 1) return 0;
   for (uint32_t i = 0; i < n; ++i) {
     auto *e = reinterpret_cast<Event *>(waits[i]);
-    if (e->queue == this && e->stream) return e->stream;
+    if (e->queue == this && e->done) return e->lane;
   }
-  uint32_t k = next_stream.fetch_add(1, std::memory_order_relaxed);
-  return streams[k % streams.size()];
-}
-
-ur_result_t Queue::join_all_into(CUstream stream) {
-  for (CUstream s : streams) {
-    if (s == stream) continue;
-    CUevent marker = nullptr;
-    ORDO_CU(dev->events.get(false, &marker));
-    CUresult r = drv().cuEventRecord(marker, s);
-    if (r == CUDA_SUCCESS) r = drv().cuStreamWaitEvent(stream, marker, 0);
-    // The wait has captured the record, so the event can serve again at once.
-    dev->events.put(marker, false);
-    ORDO_CU(r);
-  }
-  return UR_RESULT_SUCCESS;
+  return next_lane.fetch_add(1, std::memory_order_relaxed) % uint32_t(lanes.size());
 }
 
 ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
@@ -70,20 +57,28 @@ ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
 // ---- Command ------------------------------------------------------------------------
 
 Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
-                 ur_event_handle_t *out_event, bool timed)
-    : queue_(q), type_(type), out_(out_event) {
+                 ur_event_handle_t *out_event, bool timed, bool all_lanes)
+    : queue_(q), type_(type), out_(out_event), all_lanes_(all_lanes && q->lanes.size() > 1) {
   status_ = check_wait_list(n, waits);
   if (status_ != UR_RESULT_SUCCESS) return;
   if (CUresult r = q->dev->make_current()) {
     status_ = map_error(r);
     return;
   }
-  stream_ = q->pick_stream(n, waits);
+  lane_ = q->pick_lane(n, waits);
+  stream_ = q->lanes[lane_]->stream;
+  if (all_lanes_) {
+    for (auto &l : q->lanes) l->mutex.lock(); // index order: no two commands deadlock
+    locked_ = q->lanes.size();
+  } else {
+    q->lanes[lane_]->mutex.lock();
+    locked_ = 1;
+  }
   for (uint32_t i = 0; i < n; ++i) {
     auto *e = reinterpret_cast<Event *>(waits[i]);
+    add_pred(e);
     if (!e->done) continue;
-    // Same stream: already ordered.
-    if (e->queue == q && e->stream == stream_) continue;
+    if (e->queue == q && e->lane == lane_) continue; // same stream: already ordered
     if (CUresult r = drv().cuStreamWaitEvent(stream_, e->done, 0)) {
       status_ = map_error(r);
       return;
@@ -93,6 +88,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
     status_ = event_create(q, type_, q->profiling || timed, &event_);
     if (status_ != UR_RESULT_SUCCESS) return;
     event_->stream = stream_;
+    event_->lane = lane_;
     if (event_->start) {
       if (CUresult r = drv().cuEventRecord(event_->start, stream_)) status_ = map_error(r);
     }
@@ -100,16 +96,82 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
 }
 
 Command::~Command() {
+  unlock();
   if (event_) event_destroy(event_);
 }
 
-ur_result_t Command::finish(ur_result_t result) {
+void Command::unlock() {
+  if (locked_ == 1)
+    queue_->lanes[lane_]->mutex.unlock();
+  else
+    for (size_t i = locked_; i-- > 0;) queue_->lanes[i]->mutex.unlock();
+  locked_ = 0;
+}
+
+const void *Command::identity() const { return queue_->lanes[lane_]->identity; }
+
+// Only nodes of this context's ordering knowledge mean anything to it.
+void Command::add_pred(const Event *e) {
+  if (e->order_node && e->ctx == queue_->ctx && npreds_ < kMaxPreds) preds_[npreds_++] = e->order_node;
+}
+
+bool Command::wait_for(Event *e) {
+  if (!e->done) return true; // nothing can be pending behind it
+  if (!(e->queue == queue_ && e->lane == lane_) && drv().cuStreamWaitEvent(stream_, e->done, 0) != CUDA_SUCCESS)
+    return false;
+  add_pred(e);
+  return true;
+}
+
+ur_result_t Command::join_other_lanes() {
+  Device *dev = queue_->dev;
+  for (size_t i = 0; i < queue_->lanes.size(); ++i) {
+    if (i == lane_) continue;
+    Lane &l = *queue_->lanes[i]; // locked by this command (all_lanes)
+    CUevent marker = nullptr;
+    ORDO_CU(dev->events.get(false, &marker));
+    CUresult r = drv().cuEventRecord(marker, l.stream);
+    if (r == CUDA_SUCCESS) r = drv().cuStreamWaitEvent(stream_, marker, 0);
+    // The wait has captured the record, so the event can serve again at once.
+    dev->events.put(marker, false);
+    ORDO_CU(r);
+    if (l.last_node && npreds_ < kMaxPreds) preds_[npreds_++] = l.last_node;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t Command::order_other_lanes() {
+  if (queue_->lanes.size() == 1) return UR_RESULT_SUCCESS;
+  Device *dev = queue_->dev;
+  CUevent marker = nullptr;
+  ORDO_CU(dev->events.get(false, &marker));
+  CUresult r = drv().cuEventRecord(marker, stream_);
+  for (size_t i = 0; i < queue_->lanes.size(); ++i)
+    if (r == CUDA_SUCCESS && i != lane_) r = drv().cuStreamWaitEvent(queue_->lanes[i]->stream, marker, 0);
+  dev->events.put(marker, false);
+  ORDO_CU(r);
+  barrier_ = true;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
   if (result != UR_RESULT_SUCCESS) return result;
+  if (event_) ORDO_CU(drv().cuEventRecord(event_->done, stream_));
+  // The command's node: after the stream's previous command (in order) and after
+  // its predecessors. After a barrier each other stream's next command follows it.
+  ordo::so::order_graph &order = queue_->ctx->pools->order();
+  Lane &lane = *queue_->lanes[lane_];
+  const uint64_t node = order.record(lane.identity, true, false, preds_, npreds_);
+  lane.last_node = node;
+  if (barrier_)
+    for (size_t i = 0; i < queue_->lanes.size(); ++i)
+      if (i != lane_) queue_->lanes[i]->last_node = order.record(queue_->lanes[i]->identity, true, false, &node, 1);
   if (event_) {
-    if (CUresult r = drv().cuEventRecord(event_->done, stream_)) return map_error(r);
+    event_->order_node = node;
     *out_ = reinterpret_cast<ur_event_handle_t>(event_);
     event_ = nullptr;
   }
+  if (!keep_lock) unlock();
   return UR_RESULT_SUCCESS;
 }
 
@@ -140,16 +202,19 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
   ORDO_CU(dev->make_current());
 
   auto *q = new Queue();
-  static std::atomic<uintptr_t> next_stream_id{1};
-  q->stream_id_base = next_stream_id.fetch_add(64, std::memory_order_relaxed); // 32 streams at most
   q->ctx = ctx;
   q->dev = dev;
   q->flags = flags;
   q->in_order = !(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   q->profiling = (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) != 0;
   ur_result_t result = UR_RESULT_SUCCESS;
+  auto add_lane = [q](CUstream s) {
+    q->lanes.push_back(std::make_unique<Lane>());
+    q->lanes.back()->stream = s;
+    q->lanes.back()->identity = ordo::so::new_queue_identity();
+  };
   if (flags & UR_QUEUE_FLAG_USE_DEFAULT_STREAM) {
-    q->streams.push_back(CU_STREAM_LEGACY);
+    add_lane(CU_STREAM_LEGACY);
     q->owns_streams = false;
     q->in_order = true;
   } else {
@@ -164,7 +229,7 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
     for (size_t i = 0; i < n && result == UR_RESULT_SUCCESS; ++i) {
       CUstream s = nullptr;
       result = check(drv().cuStreamCreateWithPriority(&s, stream_flags, priority));
-      if (result == UR_RESULT_SUCCESS) q->streams.push_back(s);
+      if (result == UR_RESULT_SUCCESS) add_lane(s);
     }
   }
   if (result == UR_RESULT_SUCCESS && q->profiling) {
@@ -175,7 +240,7 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
   }
   if (result != UR_RESULT_SUCCESS) {
     if (q->owns_streams)
-      for (CUstream s : q->streams) drv().cuStreamDestroy(s);
+      for (auto &l : q->lanes) drv().cuStreamDestroy(l->stream);
     delete q;
     return result;
   }
@@ -197,12 +262,18 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   // streams go. Events of the queue keep the object, not the streams.
   q->dev->make_current();
   ur_result_t result = UR_RESULT_SUCCESS;
-  for (CUstream s : q->streams) {
-    CUresult r = drv().cuStreamSynchronize(s);
+  for (auto &l : q->lanes) {
+    CUresult r = drv().cuStreamSynchronize(l->stream);
     if (r != CUDA_SUCCESS && result == UR_RESULT_SUCCESS) result = map_error(r);
-    if (q->owns_streams) drv().cuStreamDestroy(s);
   }
-  q->streams.clear();
+  // Its frees have completed: the pools let their events go and forget the
+  // streams' order (identities are never reused). The queue still holds the context.
+  ordo::so::context_pools &pools = *q->ctx->pools;
+  for (auto &l : q->lanes) pools.queue_released(l->identity);
+  pools.collect();
+  for (auto &l : q->lanes)
+    if (q->owns_streams) drv().cuStreamDestroy(l->stream);
+  q->lanes.clear();
   queue_drop(q);
   return result;
 }
@@ -220,8 +291,8 @@ ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t 
   case UR_QUEUE_INFO_EMPTY: {
     ORDO_CU(q->dev->make_current());
     bool empty = true;
-    for (CUstream s : q->streams) {
-      CUresult r = drv().cuStreamQuery(s);
+    for (auto &l : q->lanes) {
+      CUresult r = drv().cuStreamQuery(l->stream);
       if (r == CUDA_ERROR_NOT_READY) empty = false;
       else if (r != CUDA_SUCCESS) return map_error(r);
     }
@@ -239,16 +310,17 @@ ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue
   (void)pDesc;
   if (!phNativeQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   // An out-of-order queue has several streams; the first stands for the queue.
-  *phNativeQueue = reinterpret_cast<ur_native_handle_t>(q->streams.empty() ? nullptr : q->streams[0]);
+  *phNativeQueue = reinterpret_cast<ur_native_handle_t>(q->lanes.empty() ? nullptr : q->lanes[0]->stream);
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
   ORDO_CU(q->dev->make_current());
-  for (CUstream s : q->streams) ORDO_CU(drv().cuStreamSynchronize(s));
-  // A synchronisation point: user pools give back memory above their threshold.
-  release_cores_above_threshold(q->ctx);
+  for (auto &l : q->lanes) ORDO_CU(drv().cuStreamSynchronize(l->stream));
+  // A synchronisation point: pools collect completed frees and give back memory
+  // above their release thresholds.
+  q->ctx->pools->sync_point();
   return UR_RESULT_SUCCESS;
 }
 

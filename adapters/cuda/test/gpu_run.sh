@@ -15,8 +15,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 targets="ur_adapter_cuda cuda_adapter_test ordo_test_kernels_cuda ordo-bench ordo-conformance"
 if [ "${ORDO_GPU_BUILD:-1}" = 1 ] &&
    timeout 60 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORDO_BUILD_TESTS=ON \
-     >"$out/build.txt" 2>&1 &&
-   timeout 150 cmake --build build-gpu -j16 --target $targets >>"$out/build.txt" 2>&1; then
+     -DORDO_BUILD_BENCH=ON >"$out/build.txt" 2>&1 &&
+   timeout 300 cmake --build build-gpu -j16 --target $targets >>"$out/build.txt" 2>&1; then
   echo "== built here in build-gpu"
 else
   echo "== no build here (see build.txt: $(grep -m1 -iE 'error|could not' "$out/build.txt" | cut -c1-160)); using carried build-cuda"
@@ -39,13 +39,21 @@ if command -v compute-sanitizer >/dev/null; then
   grep -E "ERROR SUMMARY|^\[  PASSED|^\[  FAILED" "$out/sanitizer.txt" | head -10
 fi
 
-echo "== conformance on cuda: $(bin ordo-conformance), adapter $adapter"
-ONEAPI_DEVICE_SELECTOR='cuda:*' UR_ADAPTERS_FORCE_LOAD=$adapter timeout 200 "$(bin ordo-conformance)" \
-  >"$out/conformance.txt" 2>&1
-echo "exit $?"
-echo "ran $(grep -c '^\[ RUN' "$out/conformance.txt") passed $(grep -c '^\[       OK' "$out/conformance.txt") failed $(grep -c '^\[  FAILED  \].*ms)' "$out/conformance.txt") skipped $(grep -c '^\[  SKIPPED \].*ms)' "$out/conformance.txt")"
-grep -E "^\[  FAILED  \].*ms\)" "$out/conformance.txt" | head -40
-grep -B3 -E "^\[  FAILED  \].*ms\)" "$out/conformance.txt" | grep -E "Failure|Expected|Value of|Which is|error" | head -40
+# The conformance suite in two runs, each with its own log and limit: everything but
+# the random programs, then urAsyncAllocRandomTest (ORDO_RANDOM_PROGRAMS, default 200).
+conformance() { # <log name> <gtest filter> <seconds>
+  echo "== conformance on cuda ($2): $(bin ordo-conformance), adapter $adapter"
+  ONEAPI_DEVICE_SELECTOR='cuda:*' UR_ADAPTERS_FORCE_LOAD=$adapter timeout "$3" "$(bin ordo-conformance)" \
+    --gtest_filter="$2" >"$out/$1.txt" 2>&1
+  echo "exit $?"
+  local f="$out/$1.txt"
+  echo "ran $(grep -c '^\[ RUN' "$f") passed $(grep -c '^\[       OK' "$f") failed $(grep -c '^\[  FAILED  \].*ms)' "$f") skipped $(grep -c '^\[  SKIPPED \].*ms)' "$f")"
+  grep -E "^\[ random   \]" "$f" | head -5
+  grep -E "^\[  FAILED  \].*ms\)" "$f" | head -40
+  grep -B3 -E "^\[  FAILED  \].*ms\)" "$f" | grep -E "Failure|Expected|Value of|Which is|error|replay" | head -40
+}
+conformance conformance '-*urAsyncAllocRandomTest*' 300
+conformance conformance_random '*urAsyncAllocRandomTest*' 300
 
 echo "== benchmarks: $(bin ordo-bench)"
 # Three repetitions in random order, so neither row of a pair always runs first.
@@ -53,6 +61,7 @@ timeout 240 "$(bin ordo-bench)" --benchmark_filter=cuda --benchmark_repetitions=
   --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true >"$out/bench.txt" 2>&1
 echo "exit $?"
 echo "== (c) again with one stream per out-of-order queue (ORDO_CUDA_OOO_STREAMS=1)"
-ORDO_CUDA_OOO_STREAMS=1 timeout 60 "$(bin ordo-bench)" --benchmark_filter='cuda_c_' 2>&1 | grep -E "^BM_|ratio"
+ORDO_CUDA_OOO_STREAMS=1 timeout 60 "$(bin ordo-bench)" --benchmark_filter='cuda_c_' >"$out/bench_c_one_stream.txt" 2>&1
+grep -E "^BM_|ratio" "$out/bench_c_one_stream.txt"
 echo "== benchmark table"
 grep -vE "^\*\*\*WARNING|^Run on|^CPU Caches|^  L[123]|^Load Average|_(mean|stddev|cv) " "$out/bench.txt" | cut -c1-200
