@@ -380,6 +380,7 @@ std::size_t ordered_pool::max_size() const { return impl_->budget().max_size(); 
 bool ordered_pool::zero_init() const { return impl_->zero_init(); }
 bool ordered_pool::is_fixed() const { return impl_->is_fixed(); }
 std::size_t ordered_pool::live_allocations() const { return impl_->live_allocations(); }
+std::size_t ordered_pool::idle_bytes() const { return impl_->idle_bytes(); }
 std::size_t ordered_pool::pending_blocks() const { return impl_->pending_blocks(); }
 std::size_t ordered_pool::chunk_count() const { return impl_->chunk_count(); }
 

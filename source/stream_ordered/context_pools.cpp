@@ -278,7 +278,8 @@ ur_result_t context_pools::alloc_in_command(pool_ref &p, ur_usm_type_t kind, ur_
   req.command = const_cast<alloc_command *>(&cmd);
   ordo::pool::alloc_result res;
   ordo::pool::status st = c->op->alloc(req, res);
-  if (st == status::out_of_memory && p->release_idle_except(c)) st = c->op->alloc(req, res); // room made
+  if (st == status::out_of_memory && p->release_idle_except(c, (size + 63) / 64 * 64))
+    st = c->op->alloc(req, res); // room made
   if (ur_result_t r = to_result(st, kind)) return r;
   try {
     p->set_kind(res.ptr, kind, hooks_.primary_kind(cls));
@@ -350,7 +351,8 @@ ur_result_t context_pools::alloc_now(ur_usm_pool_handle_t hPool, ur_usm_type_t k
   req.alignment = align;
   ordo::pool::alloc_result res;
   ordo::pool::status st = c->op->alloc(req, res);
-  if (st == status::out_of_memory && p->release_idle_except(c)) st = c->op->alloc(req, res); // room made
+  if (st == status::out_of_memory && p->release_idle_except(c, (size + 63) / 64 * 64))
+    st = c->op->alloc(req, res); // room made
   if (ur_result_t r = to_result(st, kind)) return r;
   ur_result_t r = UR_RESULT_SUCCESS;
   try {

@@ -190,12 +190,17 @@ void pool::trim_to(size_t keep) {
   for (auto &k : cores_) k->op->trim_to(keep);
 }
 
-bool pool::release_idle_except(const core *except) {
-  if (!budget_->max_size()) return false; // no maximum: growth never waits for room
+bool pool::release_idle_except(const core *except, size_t need) {
+  const size_t max = budget_->max_size();
+  if (!max || need > max) return false; // no maximum, or a request that can never fit
   std::lock_guard<std::mutex> lock(cores_mu_);
+  size_t idle = 0;
+  for (auto &k : cores_)
+    if (k.get() != except) idle += k->op->idle_bytes();
+  if (idle == 0 || budget_->room() + idle < need) return false;
   size_t released = 0;
   for (auto &k : cores_)
-    if (k.get() != except) released += k->op->trim_to(0);
+    if (k.get() != except) released += k->op->trim_to(max - need); // only as much as needed
   return released != 0;
 }
 

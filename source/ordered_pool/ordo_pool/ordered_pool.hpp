@@ -217,6 +217,8 @@ public:
   bool is_fixed() const;
 
   std::size_t live_allocations() const;
+  // Bytes in chunks with nothing live or pending in them (what trim_to could give back).
+  std::size_t idle_bytes() const;
   std::size_t pending_blocks() const;
   std::size_t chunk_count() const;
 

@@ -78,6 +78,14 @@ public:
     std::lock_guard<std::mutex> lock(mu_);
     return live_;
   }
+  std::size_t idle_bytes() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::size_t n = 0;
+    for (const chunk *c : chunks_)
+      if (!c->user_memory && c->wholly_free())
+        n += c->raw_size;
+    return n;
+  }
   std::size_t pending_blocks() const {
     std::lock_guard<std::mutex> lock(mu_);
     return pending_count_;

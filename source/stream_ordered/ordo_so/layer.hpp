@@ -311,9 +311,10 @@ public:
   void release_above_threshold();
   void trim_to(size_t keep);
   struct core; // an ordered_pool with its backend, per memory class
-  // At the maximum: the other cores give back their wholly free chunks, so that the
-  // budget has room for `except`'s growth. True when anything was given back.
-  bool release_idle_except(const core *except);
+  // At the maximum: the other cores give back wholly free chunks, so that the budget
+  // has room for `need` more bytes in `except`; nothing is given back when that would
+  // not make room (a refused request changes nothing). True when room was made.
+  bool release_idle_except(const core *except, size_t need);
 
   void add_ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void drop_ref();
