@@ -5,6 +5,9 @@
 // free's event is the release event the pool waits on before reusing the block.
 // The pool call and the command happen in one hold of the queue's submission lock,
 // so the pool sees a queue's allocs and frees in the order their commands enter it.
+// Where a marker would add no order, there is none (docs/opencl.md, "Allocs and frees
+// without OpenCL commands"): the UR event then holds the cl_event of the one command
+// the marker would have waited for (can_share(), newest_command()).
 #include <mutex>
 
 #include "context.hpp"
@@ -23,6 +26,28 @@ ur_command_t alloc_command(ur_usm_type_t kind) {
   case UR_USM_TYPE_SHARED: return UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP;
   default: return UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP;
   }
+}
+
+// Under q->submit_mutex: whether a marker on `q` waiting for `e` alone would be
+// ordered exactly like `e`'s own command, so that the alloc or free can share `e`'s
+// cl_event instead of making a marker (one OpenCL command and event fewer). That
+// holds for the newest command of an in-order queue, and on an out-of-order queue
+// for a command of `q` placed after its newest barrier (a marker on `q` would also
+// wait for that barrier; a later barrier on `q` waits for a command of `q`, not for
+// one of another queue). Never on a profiling queue: the alloc or free has its own
+// times there.
+bool can_share(ur_queue_handle_t q, ur_event_handle_t e) {
+  if (q->profiling || e->queue != q || e->seq == 0) return false;
+  if (q->in_order) return e->seq == q->commands.load(std::memory_order_relaxed);
+  return e->seq >= q->last_barrier_at;
+}
+
+// Under q->submit_mutex: the cl_event of the newest command of an in-order queue that
+// keeps it (queue.hpp, track_last), when nothing was enqueued since; null otherwise.
+// A command that waits for nothing on that queue completes exactly when it does.
+cl_event newest_command(ur_queue_handle_t q) {
+  if (!q->in_order || !q->track_last || !q->last_cl) return nullptr;
+  return q->last_cl_at == q->commands.load(std::memory_order_relaxed) ? q->last_cl : nullptr;
 }
 
 ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_usm_type_t kind, size_t size,
@@ -48,24 +73,43 @@ ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_us
   ordo::so::allocation block;
   cl_event ev = nullptr;
   cl_int err = CL_SUCCESS;
-  uint64_t node = 0;
+  uint64_t node = 0, seq = 0;
+  bool shared = false;
   ur_result_t r = UR_RESULT_SUCCESS;
   {
     std::lock_guard<std::mutex> lock(q->submit_mutex);
     r = pools.alloc_in_command(pool, kind, d, size, cmd, block);
     if (r == UR_RESULT_SUCCESS) {
       // The alloc command: a zero fill where the pool asks for one, else a marker.
-      // None is needed when it waits for nothing and nobody asked for its event.
+      // None is needed when it waits for nothing and nobody asked for its event, nor
+      // when it waits for one event and nothing else (no internal dependency) that
+      // can_share() allows: its event, if asked for, is that event's cl_event; nor
+      // when it waits for nothing on an in-order queue whose newest command's event
+      // is known (newest_command()): that is its event.
+      cl_event same = nullptr; // the cl_event this alloc's completes with
       if (block.needs_zero) {
         unsigned char zero = 0;
         err = usm_enqueue_fill(q, block.ptr, &zero, 1, size, waits.size(), waits.data(), &ev);
+      } else if (n == 1 && waits.size() == 1 && can_share(q, list[0])) {
+        same = list[0]->cl;
+      } else if (phEvent && waits.size() == 0 && !q->profiling && newest_command(q)) {
+        same = newest_command(q);
       } else if (phEvent || waits.size()) {
         err = cl.clEnqueueMarkerWithWaitList(q->cl, waits.size(), waits.data(), &ev);
       }
-      if (err != CL_SUCCESS)
+      if (same) {
+        shared = true;
+        if (phEvent) {
+          ev = same;
+          cl.clRetainEvent(ev);
+        }
+      }
+      if (err != CL_SUCCESS) {
         pools.cancel(pool, block); // the command never existed: the pool is as before
-      else if (ev)
-        node = record_command(q, false, waits, &deps.held);
+      } else if (ev || shared) {
+        node = record_command(q, false, waits, &deps.held, &seq);
+        if (q->track_last) note_last(q, ev ? ev : same, seq);
+      }
     }
   }
   for (ur_event_handle_t e : deps.held) event_unhold(e);
@@ -73,7 +117,9 @@ ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_us
   if (r != UR_RESULT_SUCCESS) return r;
   if (err != CL_SUCCESS) return to_ur(err);
   *ppMem = block.ptr;
-  return finish_command(q, alloc_command(kind), ev, node, false, phEvent);
+  r = finish_command(q, alloc_command(kind), ev, node, false, phEvent, seq);
+  if (r == UR_RESULT_SUCCESS && phEvent && shared) (*phEvent)->shared = true;
+  return r;
 }
 
 ur_result_t UR_APICALL EnqueueUSMDeviceAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size,
@@ -122,13 +168,32 @@ ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
     // Nothing was enqueued since the last free's marker: it completes when this free's
     // would, so it is this block's release event too.
     if (phEvent || numEventsInWaitList || !freed || hQueue->last_free_at != now) {
+      // The free's event, and the block's release event, without a marker: the one
+      // event it waits for, where can_share() allows; with no wait list on an in-order
+      // queue, its newest command's event (newest_command(); a queue starts keeping
+      // that at its first plain free, whose marker it keeps). Else a marker.
       cl_event ev = nullptr;
-      if (cl_int err = cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), &ev)) return to_ur(err);
-      made = freed = wrap_event(hQueue, UR_COMMAND_ENQUEUE_USM_FREE_EXP, ev, record_command(hQueue, false, waits));
+      if (numEventsInWaitList == 1 && can_share(hQueue, phEventWaitList[0]))
+        ev = phEventWaitList[0]->cl;
+      else if (numEventsInWaitList == 0 && !(phEvent && hQueue->profiling))
+        ev = newest_command(hQueue);
+      const bool shared = ev != nullptr;
+      if (numEventsInWaitList == 0 && !phEvent && hQueue->in_order) track_newest(hQueue);
+      if (shared) {
+        cl.clRetainEvent(ev);
+      } else {
+        if (cl_int err = cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), &ev))
+          return to_ur(err);
+      }
+      uint64_t seq = 0;
+      const uint64_t node = record_command(hQueue, false, waits, nullptr, &seq);
+      if (hQueue->track_last) note_last(hQueue, ev, seq);
+      made = freed = wrap_event(hQueue, UR_COMMAND_ENQUEUE_USM_FREE_EXP, ev, node, seq);
       if (!made) {
         cl.clReleaseEvent(ev);
         return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
       }
+      made->shared = shared;
       if (numEventsInWaitList == 0) {
         if (hQueue->last_free) event_unhold_deferred(hQueue->last_free);
         made->hold(); // the queue's

@@ -73,7 +73,7 @@ void ClWaitList::push(cl_event e) {
   data_[size_++] = e;
 }
 
-ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node) {
+ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node, uint64_t seq) {
   auto *e = new (std::nothrow) ur_event_handle_t_();
   if (!e) return nullptr;
   e->cl = ev;
@@ -81,13 +81,14 @@ ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event
   e->context = q->context;
   e->command = command;
   e->order_node = node;
+  e->seq = seq;
   q->hold();
   q->context->hold();
   return e;
 }
 
 ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node, bool blocking,
-                           ur_event_handle_t *out) {
+                           ur_event_handle_t *out, uint64_t seq) {
   if (blocking && ev) {
     if (cl_int err = cl.clWaitForEvents(1, &ev)) {
       cl.clReleaseEvent(ev);
@@ -100,7 +101,7 @@ ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event e
     return UR_RESULT_SUCCESS;
   }
   reap_deferred_events();
-  ur_event_handle_t e = wrap_event(q, command, ev, node);
+  ur_event_handle_t e = wrap_event(q, command, ev, node, seq);
   if (!e) {
     cl.clReleaseEvent(ev);
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -145,6 +146,9 @@ ur_result_t UR_APICALL EventGetInfo(ur_event_handle_t hEvent, ur_event_info_t pr
   case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS: {
     cl_int s = CL_QUEUED;
     ORDO_CL_CHECK(cl.clGetEventInfo(hEvent->cl, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr));
+    // A shared cl_event is running while the command it waits for runs: this one
+    // has not started yet.
+    if (hEvent->shared && s == CL_RUNNING) s = CL_SUBMITTED;
     return w.value(status_of(s));
   }
   case UR_EVENT_INFO_REFERENCE_COUNT: return w.value<uint32_t>(hEvent->count());
@@ -267,6 +271,9 @@ ur_result_t UR_APICALL EventSetCallback(ur_event_handle_t hEvent, ur_execution_i
   cl_int when = execStatus == UR_EXECUTION_INFO_COMPLETE  ? CL_COMPLETE
                 : execStatus == UR_EXECUTION_INFO_RUNNING ? CL_RUNNING
                                                           : CL_SUBMITTED;
+  // A shared cl_event (event.hpp) runs with the command this one waits for: this
+  // one starts, and ends, when that command completes.
+  if (hEvent->shared && when == CL_RUNNING) when = CL_COMPLETE;
   // The event stays alive until its callback has run.
   auto *cb = new CallbackData{hEvent, pfnNotify, pUserData, execStatus};
   hEvent->hold();

@@ -11,6 +11,13 @@ struct ur_event_handle_t_ : ordo::ocl::ObjectHead {
   ur_command_t command = UR_COMMAND_EVENTS_WAIT;
   // The command's node in its context's ordering knowledge (0: not made by a command).
   uint64_t order_node = 0;
+  // The command's place in its queue (ur_queue_handle_t_::commands once it was
+  // recorded; 0: unknown). Tells whether a later alloc or free may share `cl`.
+  uint64_t seq = 0;
+  // `cl` belongs to an earlier command this one waited for and nothing else (a
+  // stream-ordered alloc or free with no work of its own, async_alloc.cpp): it
+  // completes with it, but never reports RUNNING before that command completes.
+  bool shared = false;
   ~ur_event_handle_t_();
 };
 ORDO_HANDLE_CHECK(ur_event_handle_t_);
@@ -19,12 +26,13 @@ namespace ordo::ocl {
 // Wraps `ev` (taking over its reference) as the event of a command of `q` whose
 // ordering node is `node`; null when out of memory (`ev` is then still the caller's).
 // Destroys nothing, so it may be called under the queue's submission lock.
-ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node);
+ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node,
+                             uint64_t seq = 0);
 // The end of every enqueue, after the submission lock: waits for `ev` when the
 // command is blocking, then hands it to the caller as *out when out is non-null
 // (else releases it).
 ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node, bool blocking,
-                           ur_event_handle_t *out);
+                           ur_event_handle_t *out, uint64_t seq = 0);
 void event_unhold(ur_event_handle_t e);
 // Drops a hold where destroying the event is not safe (an OpenCL callback, a pool's
 // lock): a last hold parks the event until reap_deferred_events() on a safe path.

@@ -18,6 +18,7 @@ ur_queue_handle_t_::~ur_queue_handle_t_() {
     auto &qs = context->queues;
     qs.erase(std::remove(qs.begin(), qs.end(), this), qs.end());
   }
+  if (last_cl) ordo::ocl::cl.clReleaseEvent(last_cl);
   if (cl) ordo::ocl::cl.clReleaseCommandQueue(cl);
   tag = Tag::dead;
   if (context) context_unhold(context);
@@ -30,7 +31,7 @@ void queue_unhold(ur_queue_handle_t q) {
 }
 
 uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &waits,
-                        const std::vector<ur_event_handle_t> *extra) {
+                        const std::vector<ur_event_handle_t> *extra, uint64_t *seq) {
   constexpr size_t kMax = 16; // more only loses reuse
   uint64_t nodes[kMax];
   size_t n = 0;
@@ -40,8 +41,30 @@ uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &wai
   for (uint32_t i = 0; i < waits.ur_count(); ++i) add(waits.ur_list()[i]);
   if (extra)
     for (ur_event_handle_t e : *extra) add(e);
-  q->commands.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t at = q->commands.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (barrier) q->last_barrier_at = at;
+  if (seq) *seq = at;
   return q->context->pools->order().record(q->identity, q->in_order, barrier, nodes, n);
+}
+
+void note_last(ur_queue_handle_t q, cl_event ev, uint64_t seq) {
+  if (q->track_left == 0 || --q->track_left == 0) { // no plain free for a while: stop
+    if (q->last_cl) cl.clReleaseEvent(q->last_cl);
+    q->last_cl = nullptr;
+    q->track_last = false;
+    return;
+  }
+  if (q->last_cl != ev) {
+    cl.clRetainEvent(ev);
+    if (q->last_cl) cl.clReleaseEvent(q->last_cl);
+    q->last_cl = ev;
+  }
+  q->last_cl_at = seq;
+}
+
+void track_newest(ur_queue_handle_t q) {
+  q->track_last = true;
+  q->track_left = ur_queue_handle_t_::kTrackWindow;
 }
 
 namespace {
@@ -129,6 +152,9 @@ ur_result_t UR_APICALL QueueRelease(ur_queue_handle_t hQueue) {
     std::lock_guard<std::mutex> lock(hQueue->submit_mutex);
     if (hQueue->last_free) event_unhold_deferred(hQueue->last_free);
     hQueue->last_free = nullptr;
+    if (hQueue->last_cl) cl.clReleaseEvent(hQueue->last_cl);
+    hQueue->last_cl = nullptr;
+    hQueue->track_last = false;
   }
   hQueue->context->pools->sync_point(); // its frees have completed
   hQueue->context->pools->queue_released(hQueue->identity);

@@ -29,6 +29,20 @@ struct ur_queue_handle_t_ : ordo::ocl::ObjectHead {
   std::atomic<uint64_t> commands{0};
   ur_event_handle_t last_free = nullptr;
   uint64_t last_free_at = 0;
+  // The place (`commands`) of the newest barrier (guarded by submit_mutex). A command
+  // of this out-of-order queue placed at or after it follows every barrier a new
+  // command would follow.
+  uint64_t last_barrier_at = 0;
+  // An in-order queue keeps the cl_event of its newest command and its place (guarded
+  // by submit_mutex) while it sees plain stream-ordered frees (no wait list, no event):
+  // such a free releases its block when that command completes, with no marker. It
+  // starts at such a free and stops after kTrackWindow commands with none, so that a
+  // queue that no longer frees does not pay for an event per command.
+  static constexpr uint32_t kTrackWindow = 64;
+  bool track_last = false;
+  uint32_t track_left = 0;
+  cl_event last_cl = nullptr;
+  uint64_t last_cl_at = 0;
   ~ur_queue_handle_t_();
 };
 ORDO_HANDLE_CHECK(ur_queue_handle_t_);
@@ -39,8 +53,15 @@ void queue_unhold(ur_queue_handle_t q);
 // Under q->submit_mutex, right after the command entered the cl_command_queue: its
 // node in the context's ordering knowledge (predecessors: the wait list's events of
 // this context and `extra`, plus what queue order and barriers give).
+// `*seq` (if given): the command's place in the queue (the event's `seq`).
 uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &waits,
-                        const std::vector<ur_event_handle_t> *extra = nullptr);
+                        const std::vector<ur_event_handle_t> *extra = nullptr, uint64_t *seq = nullptr);
+
+// Under q->submit_mutex, after record_command: `ev` (not null) completes the command
+// at place `seq` of a queue that keeps its newest command's event (track_last).
+void note_last(ur_queue_handle_t q, cl_event ev, uint64_t seq);
+// Under q->submit_mutex: a plain free on an in-order queue; keep (on) tracking.
+void track_newest(ur_queue_handle_t q);
 
 // Every command but the stream-ordered alloc and free goes through here:
 // `enqueue(cl_event *ev)` calls OpenCL, never blocking (ev is null when nobody needs
@@ -50,13 +71,15 @@ template <class F>
 ur_result_t submit(ur_queue_handle_t q, ur_command_t command, const ClWaitList &waits, ur_event_handle_t *phEvent,
                    F &&enqueue, bool blocking = false, bool barrier = false) {
   cl_event ev = nullptr;
-  uint64_t node = 0;
+  uint64_t node = 0, seq = 0;
   {
     std::lock_guard<std::mutex> lock(q->submit_mutex);
-    cl_int err = enqueue(phEvent || blocking ? &ev : nullptr);
+    const bool track = q->track_last; // only ever set on in-order queues
+    cl_int err = enqueue(phEvent || blocking || track ? &ev : nullptr);
     if (err != CL_SUCCESS) return to_ur(err);
-    node = record_command(q, barrier, waits);
+    node = record_command(q, barrier, waits, nullptr, &seq);
+    if (track && ev) note_last(q, ev, seq);
   }
-  return finish_command(q, command, ev, node, blocking, phEvent);
+  return finish_command(q, command, ev, node, blocking, phEvent, seq);
 }
 } // namespace ordo::ocl

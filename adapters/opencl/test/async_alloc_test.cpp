@@ -499,5 +499,112 @@ TEST_F(AsyncAlloc, ThreadsShareTheDefaultPool) {
   for (auto &th : pool) th.join();
 }
 
+// An alloc or free waiting for one event of its out-of-order queue shares that event's
+// cl_event instead of making a marker; its UR event is still its own: command type,
+// queue, and never complete (nor running) before the command it waits for completes.
+TEST_F(AsyncAlloc, AllocAndFreeOnOneEventKeepTheirOwnEvents) {
+  Gate gate = make_gate();
+  ASSERT_NE(nullptr, gate.event);
+  const size_t n = 1024;
+  void *a = nullptr, *b = nullptr, *unordered = nullptr;
+  ur_event_handle_t allocated = nullptr, filled = nullptr, again = nullptr, freed = nullptr;
+  OCL_ASSERT_OK(alloc(ooo_queue, n * 4, &a, 0, nullptr, &allocated));
+  const ur_event_handle_t fill_waits[2] = {allocated, gate.event};
+  OCL_ASSERT_OK(fill_with(ooo_queue, a, n, 3, 2, fill_waits, &filled));
+  OCL_ASSERT_OK(alloc(ooo_queue, n * 4, &b, 1, &filled, &again));
+  OCL_ASSERT_OK(free_async(ooo_queue, a, 1, &filled, &freed));
+  OCL_ASSERT_OK(alloc(queue, n * 4, &unordered));
+  EXPECT_NE(a, unordered); // the free is pending
+  struct {
+    ur_event_handle_t e;
+    ur_command_t cmd;
+  } expect[] = {{again, UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP}, {freed, UR_COMMAND_ENQUEUE_USM_FREE_EXP}};
+  for (auto &x : expect) {
+    ur_command_t cmd{};
+    OCL_ASSERT_OK(t().Event.pfnGetInfo(x.e, UR_EVENT_INFO_COMMAND_TYPE, sizeof cmd, &cmd, nullptr));
+    EXPECT_EQ(x.cmd, cmd);
+    ur_queue_handle_t q = nullptr;
+    OCL_ASSERT_OK(t().Event.pfnGetInfo(x.e, UR_EVENT_INFO_COMMAND_QUEUE, sizeof q, &q, nullptr));
+    EXPECT_EQ(ooo_queue, q);
+    ur_event_status_t st{};
+    OCL_ASSERT_OK(t().Event.pfnGetInfo(x.e, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr));
+    EXPECT_NE(UR_EVENT_STATUS_COMPLETE, st);
+    EXPECT_NE(UR_EVENT_STATUS_RUNNING, st);
+  }
+  gate.open();
+  const ur_event_handle_t both[2] = {again, freed};
+  OCL_ASSERT_OK(t().Event.pfnWait(2, both));
+  EXPECT_TRUE(complete(filled));
+  EXPECT_TRUE(complete(again));
+  EXPECT_TRUE(complete(freed));
+  OCL_ASSERT_OK(free_async(ooo_queue, b, 1, &again));
+  OCL_ASSERT_OK(free_async(queue, unordered));
+  OCL_ASSERT_OK(t().Queue.pfnFinish(ooo_queue));
+  OCL_ASSERT_OK(t().Queue.pfnFinish(queue));
+  for (ur_event_handle_t e : {allocated, filled, again, freed, gate.event}) OCL_ASSERT_OK(t().Event.pfnRelease(e));
+}
+
+// A barrier between the event and the alloc or free: they follow the barrier too, so
+// neither may share the event (it completes before the barrier does).
+TEST_F(AsyncAlloc, AllocAndFreeAfterABarrierFollowIt) {
+  Gate gate = make_gate();
+  ASSERT_NE(nullptr, gate.event);
+  const size_t n = 1024;
+  void *a = nullptr, *b = nullptr;
+  ur_event_handle_t filled = nullptr, barrier = nullptr, allocated = nullptr, freed = nullptr;
+  OCL_ASSERT_OK(alloc(ooo_queue, n * 4, &a));
+  OCL_ASSERT_OK(fill_with(ooo_queue, a, n, 1, 0, nullptr, &filled));
+  OCL_ASSERT_OK(t().Enqueue.pfnEventsWaitWithBarrier(ooo_queue, 1, &gate.event, &barrier));
+  OCL_ASSERT_OK(alloc(ooo_queue, n * 4, &b, 1, &filled, &allocated));
+  OCL_ASSERT_OK(free_async(ooo_queue, a, 1, &filled, &freed));
+  OCL_ASSERT_OK(t().Event.pfnWait(1, &filled));
+  EXPECT_FALSE(complete(allocated));
+  EXPECT_FALSE(complete(freed));
+  gate.open();
+  const ur_event_handle_t both[2] = {allocated, freed};
+  OCL_ASSERT_OK(t().Event.pfnWait(2, both));
+  EXPECT_TRUE(complete(barrier));
+  OCL_ASSERT_OK(free_async(ooo_queue, b, 1, &allocated));
+  OCL_ASSERT_OK(t().Queue.pfnFinish(ooo_queue));
+  for (ur_event_handle_t e : {filled, barrier, allocated, freed, gate.event}) OCL_ASSERT_OK(t().Event.pfnRelease(e));
+}
+
+// On an in-order queue a free with no wait list and no event releases its block when
+// the queue's newest command completes (no marker after the first such free), and an
+// alloc with no wait list shares that command's event: neither completes earlier.
+TEST_F(AsyncAlloc, InOrderFreeReleasesWithTheNewestCommand) {
+  ur_usm_pool_handle_t pool = make_pool(0, 0);
+  ASSERT_NE(nullptr, pool);
+  void *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
+  OCL_ASSERT_OK(alloc(queue, 4096, &a, 0, nullptr, nullptr, pool));
+  OCL_ASSERT_OK(t().EnqueueExp.pfnUSMFreeExp(queue, pool, a, 0, nullptr, nullptr));
+  OCL_ASSERT_OK(t().Queue.pfnFinish(queue));
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE(round);
+    Gate gate = make_gate();
+    ASSERT_NE(nullptr, gate.event);
+    ur_event_handle_t allocated = nullptr;
+    OCL_ASSERT_OK(alloc(queue, 4096, &a, 0, nullptr, nullptr, pool));
+    OCL_ASSERT_OK(fill_with(queue, a, 1024, 7, 1, &gate.event));
+    OCL_ASSERT_OK(alloc(queue, 4096, &b, 0, nullptr, &allocated, pool));
+    OCL_ASSERT_OK(t().EnqueueExp.pfnUSMFreeExp(queue, pool, a, 0, nullptr, nullptr));
+    OCL_ASSERT_OK(alloc(ooo_queue, 4096, &c, 0, nullptr, nullptr, pool));
+    EXPECT_NE(a, c); // the free is pending
+    EXPECT_FALSE(complete(allocated));
+    ur_command_t cmd{};
+    OCL_ASSERT_OK(t().Event.pfnGetInfo(allocated, UR_EVENT_INFO_COMMAND_TYPE, sizeof cmd, &cmd, nullptr));
+    EXPECT_EQ(UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP, cmd);
+    gate.open();
+    OCL_ASSERT_OK(t().Queue.pfnFinish(queue));
+    EXPECT_TRUE(complete(allocated));
+    OCL_ASSERT_OK(alloc(ooo_queue, 4096, &d, 0, nullptr, nullptr, pool));
+    EXPECT_EQ(a, d); // the free completed
+    for (void *p : {b, c, d}) OCL_ASSERT_OK(t().EnqueueExp.pfnUSMFreeExp(ooo_queue, pool, p, 0, nullptr, nullptr));
+    OCL_ASSERT_OK(t().Queue.pfnFinish(ooo_queue));
+    for (ur_event_handle_t e : {allocated, gate.event}) OCL_ASSERT_OK(t().Event.pfnRelease(e));
+  }
+  OCL_ASSERT_OK(t().USMExp.pfnPoolDestroyExp(context, device, pool));
+}
+
 } // namespace
 } // namespace ocltest
