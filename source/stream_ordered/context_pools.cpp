@@ -60,7 +60,10 @@ pool *context_pools::find_default(ur_device_handle_t d) const {
 }
 
 // Default and host pools live as long as the context: borrowed, found without a lock.
-ur_result_t context_pools::default_pool(ur_device_handle_t d, pool_ref &out) {
+ur_result_t context_pools::default_pool(ur_device_handle_t d, pool_ref &out) { return context_default(d, false, out); }
+ur_result_t context_pools::host_pool(pool_ref &out) { return context_default(nullptr, true, out); }
+
+ur_result_t context_pools::context_default(ur_device_handle_t d, bool host, pool_ref &out) {
   if (pool *p = find_default(d)) {
     out = pool_ref::borrowed(p);
     return UR_RESULT_SUCCESS;
@@ -68,22 +71,7 @@ ur_result_t context_pools::default_pool(ur_device_handle_t d, pool_ref &out) {
   try {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = defaults_.find(d);
-    out = pool_ref::borrowed(it != defaults_.end() ? it->second : make_default(d, false));
-  } catch (...) {
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t context_pools::host_pool(pool_ref &out) {
-  if (pool *p = find_default(nullptr)) {
-    out = pool_ref::borrowed(p);
-    return UR_RESULT_SUCCESS;
-  }
-  try {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = defaults_.find(nullptr);
-    out = pool_ref::borrowed(it != defaults_.end() ? it->second : make_default(nullptr, true));
+    out = pool_ref::borrowed(it != defaults_.end() ? it->second : make_default(d, host));
   } catch (...) {
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }

@@ -257,6 +257,7 @@ private:
   fast_default fast_[kFastDefaults];
   std::atomic<size_t> fast_count_{0};
   pool *find_default(ur_device_handle_t d) const;
+  ur_result_t context_default(ur_device_handle_t d, bool host, pool_ref &out); // key null: the host pool
   std::map<ur_device_handle_t, pool *> current_;  // a pool the user set
   std::atomic<size_t> current_count_{0};          // lock-free "no pool set" check
   std::vector<pool *> all_;                       // each with a reference
