@@ -163,7 +163,7 @@ struct Raw {
           return;
         }
     }
-    // Keep memory across synchronisation, as the Ordo default pool does.
+    // Keep memory across synchronisation, as the Ordo rows do with their default pool.
     DeviceGetDefaultMemPool(&default_pool, dev);
     uint64_t keep = UINT64_MAX;
     MemPoolSetAttribute(default_pool, cu::kReleaseThreshold, &keep);
@@ -232,6 +232,15 @@ struct Ordo {
         t.Program.pfnBuild(ctx, program, nullptr) || t.Kernel.pfnCreate(program, "fill", &fill) ||
         t.Kernel.pfnCreate(program, "empty", &empty)) {
       why = "cannot build " + kernel_path();
+      return;
+    }
+    // Keep memory across synchronisation, as the raw rows do with the driver's pool
+    // (the default pool's release threshold is 0 otherwise, like CUDA's).
+    ur_usm_pool_handle_t pool = nullptr;
+    size_t keep = SIZE_MAX;
+    if (t.USMExp.pfnPoolGetDefaultDevicePoolExp(ctx, dev, &pool) ||
+        t.USMExp.pfnPoolSetInfoExp(pool, UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP, &keep, sizeof keep)) {
+      why = "cannot set the default pool's release threshold";
       return;
     }
     ok = true;
