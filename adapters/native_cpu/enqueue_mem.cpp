@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ordo/mem_rules.hpp"
+#include "ordo/rect.hpp"
 #include "context.hpp"
 #include "entry_points.hpp"
 #include "logging.hpp"
@@ -29,54 +30,13 @@ ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Que
 }
 
 // [offset, offset + size) is a non-empty range of the buffer.
-bool in_bounds(const Mem &m, size_t offset, size_t size) {
-  return size != 0 && offset <= m.size && size <= m.size - offset;
-}
+bool in_bounds(const Mem &m, size_t offset, size_t size) { return ordo::mem::range_inside(offset, size, m.size); }
 
 bool overlap(const char *a, size_t a_size, const char *b, size_t b_size) { return a < b + b_size && b < a + a_size; }
 
 // ---- rectangles ----
 
-// One side of a rectangular copy, resolved: byte offset of its first row, pitches, and
-// the extent of the bytes it touches, [first, end).
-struct RectSide {
-  size_t first = 0;
-  size_t row = 0;
-  size_t slice = 0;
-  size_t end = 0;
-};
-
-bool mul_add(size_t a, size_t b, size_t c, size_t &out) { // out = a * b + c, false on overflow
-  size_t p;
-  return !__builtin_mul_overflow(a, b, &p) && !__builtin_add_overflow(p, c, &out);
-}
-
-// The pitch rules of the rect commands (0 means tight: the region's width, or its
-// height times the row pitch), then the side's offsets. Every failure is INVALID_SIZE.
-ur_result_t resolve_side(const ur_rect_offset_t &origin, const ur_rect_region_t &region, size_t row_pitch,
-                         size_t slice_pitch, RectSide &s) {
-  const size_t w = region.width, h = region.height, d = region.depth;
-  if (row_pitch != 0 && row_pitch < w) return UR_RESULT_ERROR_INVALID_SIZE;
-  s.row = row_pitch != 0 ? row_pitch : w;
-  size_t min_slice;
-  if (__builtin_mul_overflow(h, s.row, &min_slice)) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (slice_pitch != 0 && (slice_pitch < min_slice || slice_pitch % s.row != 0)) return UR_RESULT_ERROR_INVALID_SIZE;
-  s.slice = slice_pitch != 0 ? slice_pitch : min_slice;
-  size_t first, last_row, last;
-  if (!mul_add(origin.z, s.slice, 0, first) || !mul_add(origin.y, s.row, first, first) ||
-      __builtin_add_overflow(first, static_cast<size_t>(origin.x), &first))
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!mul_add(d - 1, s.slice, first, last_row) || !mul_add(h - 1, s.row, last_row, last) ||
-      __builtin_add_overflow(last, w, &s.end))
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  s.first = first;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t check_region(const ur_rect_region_t &region) {
-  return region.width == 0 || region.height == 0 || region.depth == 0 ? UR_RESULT_ERROR_INVALID_SIZE
-                                                                       : UR_RESULT_SUCCESS;
-}
+using RectSide = ordo::rect_side;
 
 void copy_rect(char *dst, const RectSide &ds, const char *src, const RectSide &ss, const ur_rect_region_t &region) {
   for (size_t z = 0; z < region.depth; ++z)
@@ -225,10 +185,9 @@ ur_result_t buffer_host_rect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, 
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
   if (!host) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ur_result_t r = check_region(region)) return r;
   RectSide bs, hs;
-  if (ur_result_t r = resolve_side(bufferOrigin, region, bufferRowPitch, bufferSlicePitch, bs)) return r;
-  if (ur_result_t r = resolve_side(hostOrigin, region, hostRowPitch, hostSlicePitch, hs)) return r;
+  if (ur_result_t r = ordo::resolve_rect_side(bufferOrigin, region, bufferRowPitch, bufferSlicePitch, bs)) return r;
+  if (ur_result_t r = ordo::resolve_rect_side(hostOrigin, region, hostRowPitch, hostSlicePitch, hs)) return r;
   if (bs.end > m->size) return UR_RESULT_ERROR_INVALID_SIZE;
   return guarded([&] {
     std::vector<Ref<Mem>> held{Ref<Mem>(m)};
@@ -272,10 +231,9 @@ ur_result_t UR_APICALL enqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem
   Mem *src, *dst;
   if (ur_result_t r = queue_and_buffer(hQueue, hBufferSrc, q, src)) return r;
   if (ur_result_t r = queue_and_buffer(hQueue, hBufferDst, q, dst)) return r;
-  if (ur_result_t r = check_region(region)) return r;
   RectSide ss, ds;
-  if (ur_result_t r = resolve_side(srcOrigin, region, srcRowPitch, srcSlicePitch, ss)) return r;
-  if (ur_result_t r = resolve_side(dstOrigin, region, dstRowPitch, dstSlicePitch, ds)) return r;
+  if (ur_result_t r = ordo::resolve_rect_side(srcOrigin, region, srcRowPitch, srcSlicePitch, ss)) return r;
+  if (ur_result_t r = ordo::resolve_rect_side(dstOrigin, region, dstRowPitch, dstSlicePitch, ds)) return r;
   if (ss.end > src->size || ds.end > dst->size) return UR_RESULT_ERROR_INVALID_SIZE;
   return guarded([&] {
     std::vector<Ref<Mem>> held{Ref<Mem>(src), Ref<Mem>(dst)};

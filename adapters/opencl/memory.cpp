@@ -1,5 +1,7 @@
 // urMem*: buffers and sub-buffers on cl_mem, and the buffer enqueues (read, write,
 // copy, fill, map, unmap).
+#include <cstdint>
+
 #include "ordo/mem_rules.hpp"
 #include "ordo/rect.hpp"
 #include "memory.hpp"
@@ -189,6 +191,22 @@ ur_result_t UR_APICALL EnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_han
 }
 
 // Rectangular transfers: OpenCL's origins and regions are UR's (bytes, rows, slices).
+// The pitch rules and bounds first (source/ordo/rect.hpp), with 0 pitches made tight.
+ur_result_t check_rect_side(const ur_rect_offset_t &origin, const ur_rect_region_t &region, size_t &row_pitch,
+                            size_t &slice_pitch, size_t limit) {
+  ordo::rect_side side;
+  if (ur_result_t r = ordo::resolve_rect_side(origin, region, row_pitch, slice_pitch, side)) return r;
+  if (side.end > limit) return UR_RESULT_ERROR_INVALID_SIZE;
+  row_pitch = side.row;
+  slice_pitch = side.slice;
+  return UR_RESULT_SUCCESS;
+}
+
+struct cl_rect {
+  size_t v[3];
+  explicit cl_rect(const ur_rect_offset_t &o) : v{o.x, o.y, o.z} {}
+  explicit cl_rect(const ur_rect_region_t &r) : v{r.width, r.height, r.depth} {}
+};
 ur_result_t UR_APICALL EnqueueMemBufferReadRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
                                                 ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin,
                                                 ur_rect_region_t region, size_t bufferRowPitch,
@@ -197,17 +215,13 @@ ur_result_t UR_APICALL EnqueueMemBufferReadRect(ur_queue_handle_t hQueue, ur_mem
                                                 const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pDst);
   ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
-  if (ordo::rect_pitches(region, bufferRowPitch, bufferSlicePitch) ||
-      ordo::rect_pitches(region, hostRowPitch, hostSlicePitch) ||
-      ordo::rect_end(bufferOrigin, region, bufferRowPitch, bufferSlicePitch) > hBuffer->size)
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  const size_t bo[3] = {bufferOrigin.x, bufferOrigin.y, bufferOrigin.z};
-  const size_t ho[3] = {hostOrigin.x, hostOrigin.y, hostOrigin.z};
-  const size_t rg[3] = {region.width, region.height, region.depth};
+  if (ur_result_t r = check_rect_side(bufferOrigin, region, bufferRowPitch, bufferSlicePitch, hBuffer->size)) return r;
+  if (ur_result_t r = check_rect_side(hostOrigin, region, hostRowPitch, hostSlicePitch, SIZE_MAX)) return r;
+  const cl_rect bo(bufferOrigin), ho(hostOrigin), rg(region);
   return submit(
       hQueue, UR_COMMAND_MEM_BUFFER_READ_RECT, waits, phEvent,
       [&](cl_event *ev) {
-        return cl.clEnqueueReadBufferRect(hQueue->cl, hBuffer->cl, false, bo, ho, rg, bufferRowPitch,
+        return cl.clEnqueueReadBufferRect(hQueue->cl, hBuffer->cl, false, bo.v, ho.v, rg.v, bufferRowPitch,
                                           bufferSlicePitch, hostRowPitch, hostSlicePitch, pDst, waits.size(),
                                           waits.data(), ev);
       },
@@ -223,17 +237,13 @@ ur_result_t UR_APICALL EnqueueMemBufferWriteRect(ur_queue_handle_t hQueue, ur_me
                                                  ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pSrc);
   ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
-  if (ordo::rect_pitches(region, bufferRowPitch, bufferSlicePitch) ||
-      ordo::rect_pitches(region, hostRowPitch, hostSlicePitch) ||
-      ordo::rect_end(bufferOrigin, region, bufferRowPitch, bufferSlicePitch) > hBuffer->size)
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  const size_t bo[3] = {bufferOrigin.x, bufferOrigin.y, bufferOrigin.z};
-  const size_t ho[3] = {hostOrigin.x, hostOrigin.y, hostOrigin.z};
-  const size_t rg[3] = {region.width, region.height, region.depth};
+  if (ur_result_t r = check_rect_side(bufferOrigin, region, bufferRowPitch, bufferSlicePitch, hBuffer->size)) return r;
+  if (ur_result_t r = check_rect_side(hostOrigin, region, hostRowPitch, hostSlicePitch, SIZE_MAX)) return r;
+  const cl_rect bo(bufferOrigin), ho(hostOrigin), rg(region);
   return submit(
       hQueue, UR_COMMAND_MEM_BUFFER_WRITE_RECT, waits, phEvent,
       [&](cl_event *ev) {
-        return cl.clEnqueueWriteBufferRect(hQueue->cl, hBuffer->cl, false, bo, ho, rg, bufferRowPitch,
+        return cl.clEnqueueWriteBufferRect(hQueue->cl, hBuffer->cl, false, bo.v, ho.v, rg.v, bufferRowPitch,
                                            bufferSlicePitch, hostRowPitch, hostSlicePitch, pSrc, waits.size(),
                                            waits.data(), ev);
       },
@@ -249,15 +259,11 @@ ur_result_t UR_APICALL EnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem
   ORDO_CHECK_HANDLE(hBufferDst, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
   ORDO_BUFFER_PROLOGUE(hQueue, hBufferSrc, numEventsInWaitList, phEventWaitList, waits);
   if (hBufferDst->context != hQueue->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  if (ordo::rect_pitches(region, srcRowPitch, srcSlicePitch) || ordo::rect_pitches(region, dstRowPitch, dstSlicePitch) ||
-      ordo::rect_end(srcOrigin, region, srcRowPitch, srcSlicePitch) > hBufferSrc->size ||
-      ordo::rect_end(dstOrigin, region, dstRowPitch, dstSlicePitch) > hBufferDst->size)
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  const size_t so[3] = {srcOrigin.x, srcOrigin.y, srcOrigin.z};
-  const size_t dO[3] = {dstOrigin.x, dstOrigin.y, dstOrigin.z};
-  const size_t rg[3] = {region.width, region.height, region.depth};
+  if (ur_result_t r = check_rect_side(srcOrigin, region, srcRowPitch, srcSlicePitch, hBufferSrc->size)) return r;
+  if (ur_result_t r = check_rect_side(dstOrigin, region, dstRowPitch, dstSlicePitch, hBufferDst->size)) return r;
+  const cl_rect so(srcOrigin), dO(dstOrigin), rg(region);
   return submit(hQueue, UR_COMMAND_MEM_BUFFER_COPY_RECT, waits, phEvent, [&](cl_event *ev) {
-    return cl.clEnqueueCopyBufferRect(hQueue->cl, hBufferSrc->cl, hBufferDst->cl, so, dO, rg, srcRowPitch,
+    return cl.clEnqueueCopyBufferRect(hQueue->cl, hBufferSrc->cl, hBufferDst->cl, so.v, dO.v, rg.v, srcRowPitch,
                                       srcSlicePitch, dstRowPitch, dstSlicePitch, waits.size(), waits.data(), ev);
   });
 }

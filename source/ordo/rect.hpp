@@ -1,6 +1,6 @@
-// Rectangular copies (urEnqueueMemBuffer{Read,Write,Copy}Rect, urEnqueueUSMMemcpy2D):
-// the pitch rules and the extent of a region, once for every adapter. Offsets and
-// widths are in bytes; heights and depths in rows and slices; a pitch of 0 is tight.
+// Rectangular copies (urEnqueueMemBuffer{Read,Write,Copy}Rect): the pitch rules and the
+// bytes one side of a region touches, once for every adapter. Offsets and widths are in
+// bytes; heights and depths in rows and slices; a pitch of 0 is tight.
 #pragma once
 #include <cstddef>
 
@@ -8,23 +8,43 @@
 
 namespace ordo {
 
-// The pitches a region uses (0 replaced by the tight value), or INVALID_SIZE for an
-// empty region, a row pitch below the width, or a slice pitch below one slice's rows
-// or not a whole number of rows.
-inline ur_result_t rect_pitches(const ur_rect_region_t &region, size_t &row_pitch, size_t &slice_pitch) {
-  if (region.width == 0 || region.height == 0 || region.depth == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (row_pitch == 0) row_pitch = region.width;
-  if (row_pitch < region.width) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (slice_pitch == 0) slice_pitch = row_pitch * region.height;
-  if (slice_pitch < row_pitch * region.height || slice_pitch % row_pitch != 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  return UR_RESULT_SUCCESS;
-}
+// One side of a rectangular copy, resolved: the pitches it uses and the bytes it
+// touches, [first, end), counted from the start of its memory.
+struct rect_side {
+  size_t first = 0;
+  size_t row = 0;
+  size_t slice = 0;
+  size_t end = 0;
+};
 
-// One past the last byte the region touches, counted from the memory's start.
-inline size_t rect_end(const ur_rect_offset_t &origin, const ur_rect_region_t &region, size_t row_pitch,
-                       size_t slice_pitch) {
-  return (origin.z + region.depth - 1) * slice_pitch + (origin.y + region.height - 1) * row_pitch + origin.x +
-         region.width;
+namespace detail {
+inline bool mul_add(size_t a, size_t b, size_t c, size_t &out) { // out = a * b + c, false on overflow
+  size_t p;
+  return !__builtin_mul_overflow(a, b, &p) && !__builtin_add_overflow(p, c, &out);
+}
+} // namespace detail
+
+// INVALID_SIZE for an empty region, a row pitch below the width, a slice pitch below
+// one slice's rows or not a whole number of rows, or a side past the end of memory.
+inline ur_result_t resolve_rect_side(const ur_rect_offset_t &origin, const ur_rect_region_t &region,
+                                     size_t row_pitch, size_t slice_pitch, rect_side &s) {
+  const size_t w = region.width, h = region.height, d = region.depth;
+  if (w == 0 || h == 0 || d == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (row_pitch != 0 && row_pitch < w) return UR_RESULT_ERROR_INVALID_SIZE;
+  s.row = row_pitch != 0 ? row_pitch : w;
+  size_t min_slice;
+  if (__builtin_mul_overflow(h, s.row, &min_slice)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (slice_pitch != 0 && (slice_pitch < min_slice || slice_pitch % s.row != 0)) return UR_RESULT_ERROR_INVALID_SIZE;
+  s.slice = slice_pitch != 0 ? slice_pitch : min_slice;
+  size_t first, last_row, last;
+  if (!detail::mul_add(origin.z, s.slice, 0, first) || !detail::mul_add(origin.y, s.row, first, first) ||
+      __builtin_add_overflow(first, static_cast<size_t>(origin.x), &first))
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!detail::mul_add(d - 1, s.slice, first, last_row) || !detail::mul_add(h - 1, s.row, last_row, last) ||
+      __builtin_add_overflow(last, w, &s.end))
+    return UR_RESULT_ERROR_INVALID_SIZE;
+  s.first = first;
+  return UR_RESULT_SUCCESS;
 }
 
 } // namespace ordo

@@ -709,7 +709,7 @@ TEST_F(Gpu, UserPoolHonoursLimitsAndReportsStatistics) {
 }
 
 TEST_F(Gpu, AtTheLimitAnAllocationWaitsForAPendingFree) {
-  // DESIGN.md §3, reuse rule 3: a pool at its maximum makes an unordered allocation
+  // docs/async-alloc.md, reuse rule 3: a pool at its maximum makes an unordered allocation
   // wait for another queue's pending free instead of failing.
   const size_t MiB = size_t(1) << 20;
   ur_program_handle_t p = program("ordo_test_kernels.ptx");
