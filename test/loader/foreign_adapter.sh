@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Ordo's loader beside a real foreign adapter: the DPC++ runtime's wheel
+# (intel-cmplr-lib-ur, in the venv scripts/sycl_env.sh makes) puts Intel's Level Zero UR
+# adapter, libur_adapter_level_zero.so.0, in the venv's lib/. With that folder on the
+# library path and no Level Zero driver on the machine, its urAdapterGet fails: the
+# loader must skip it with one warning line and go on with every other adapter, in
+# urinfo and in the conformance suite (platform, device and context tests on every
+# device found: native CPU, PoCL, Intel's CPU OpenCL).
+#
+#   foreign_adapter.sh <venv> <ordo lib dir> <urinfo> <ordo-conformance>
+#
+# Exit status: 0 pass, 1 fail, 77 (ctest's SKIP_RETURN_CODE) with the reason.
+set -uo pipefail
+
+venv=$1 libdir=$2 urinfo=$3 suite=$4
+foreign=$venv/lib/libur_adapter_level_zero.so.0
+skip() { echo "SKIP: loader beside Intel's Level Zero adapter: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+[ -n "$venv" ] || skip "ORDO_SYCL_VENV is not set (scripts/test sets it; docs/sycl.md)"
+if [ ! -e "$foreign" ]; then
+  reason="no $foreign"
+  [ -s "$venv.skip" ] && reason="$(cat "$venv.skip")"
+  skip "$reason"
+fi
+# With a Level Zero driver the adapter would be used, not skipped: another test.
+if ldconfig -p 2>/dev/null | grep -q 'libze_intel_gpu\.so'; then
+  skip "this machine has a Level Zero driver (libze_intel_gpu.so): Intel's adapter would load"
+fi
+
+# Ordo's lib/ first: the venv also holds the runtime's own libur_loader.so.0, which would
+# otherwise be found before Ordo's (LD_LIBRARY_PATH comes before a program's RUNPATH).
+icd=$venv/opencl-vendors
+[ -d "$icd" ] || icd=/etc/OpenCL/vendors
+run_env=(env -u UR_ADAPTERS_FORCE_LOAD -u UR_ADAPTERS_SEARCH_PATH -u ONEAPI_DEVICE_SELECTOR
+         LD_LIBRARY_PATH="$libdir:$venv/lib" OCL_ICD_VENDORS="$icd")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The one line: the foreign adapter, found by the dynamic linker's search, skipped
+# because its urAdapterGet failed. A skipped adapter of Ordo's own build (named by its
+# path in $libdir) is not this test's business and is only shown.
+check_log() {  # check_log <what> <file>
+  local what=$1 file=$2 lines n
+  lines=$(grep 'skipping adapter' "$file")
+  echo "-- $what: the loader's skip lines:"
+  echo "${lines:-  (none)}"
+  n=$(grep -c 'skipping adapter libur_adapter_level_zero\.so\.0 (system search): urAdapterGet failed' "$file")
+  [ "$n" -eq 1 ] || fail "$what: expected one line skipping libur_adapter_level_zero.so.0 (system search), saw $n"
+  n=$(grep 'skipping adapter' "$file" | grep -vc "skipping adapter $libdir/")
+  [ "$n" -eq 1 ] || fail "$what: expected no other skipped adapter outside $libdir, saw $((n - 1))"
+}
+
+echo "== urinfo with $venv/lib on the library path"
+"${run_env[@]}" "$urinfo" >"$work/urinfo.out" 2>"$work/urinfo.err"
+rc=$?
+cat "$work/urinfo.out" "$work/urinfo.err"
+[ $rc -eq 0 ] || fail "urinfo exited with $rc"
+check_log urinfo "$work/urinfo.err"
+grep -q '^\[native_cpu:' "$work/urinfo.out" || fail "urinfo lists no native CPU device"
+grep -q '^\[opencl:' "$work/urinfo.out" || fail "urinfo lists no OpenCL device"
+
+echo "== conformance (platform, device, context tests) with $venv/lib on the library path"
+"${run_env[@]}" "$suite" --gtest_filter='Conformance.*:*urAdapter*:*urPlatform*:*urDevice*:*urContext*' \
+  >"$work/suite.out" 2>&1
+rc=$?
+grep -E '^ordo-conformance:|skipping adapter|^\[  (PASSED|SKIPPED|FAILED) +\] [0-9]+ test|FAILED +\]' "$work/suite.out"
+[ $rc -eq 0 ] || { tail -n 40 "$work/suite.out"; fail "the conformance suite exited with $rc"; }
+check_log conformance "$work/suite.out"
+grep -q '^ordo-conformance: device native_cpu:' "$work/suite.out" || fail "the suite found no native CPU device"
+grep -q '^ordo-conformance: device opencl:' "$work/suite.out" || fail "the suite found no OpenCL device"
+echo "PASS"
