@@ -76,36 +76,39 @@ std::string error_text(CUresult r) {
   return std::string(name ? name : early_name(r)) + " (" + std::to_string(static_cast<int>(r)) + ")";
 }
 
-ur_result_t map_error(CUresult r) {
+ordo::sb::status status_of(CUresult r) {
+  using ordo::sb::err;
+  err kind = err::other;
   switch (r) {
-  case CUDA_SUCCESS: return UR_RESULT_SUCCESS;
-  case CUDA_ERROR_OUT_OF_MEMORY: return UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
-  case CUDA_ERROR_INVALID_VALUE: return UR_RESULT_ERROR_INVALID_VALUE;
+  case CUDA_SUCCESS: kind = err::none; break;
+  case CUDA_ERROR_NOT_READY: kind = err::not_ready; break;
+  case CUDA_ERROR_NOT_FOUND: kind = err::not_found; break;
+  case CUDA_ERROR_OUT_OF_MEMORY: kind = err::out_of_memory; break;
+  case CUDA_ERROR_INVALID_VALUE: kind = err::invalid_value; break;
   case CUDA_ERROR_NOT_INITIALIZED:
-  case CUDA_ERROR_DEINITIALIZED: return UR_RESULT_ERROR_UNINITIALIZED;
+  case CUDA_ERROR_DEINITIALIZED: kind = err::not_initialized; break;
   case CUDA_ERROR_NO_DEVICE:
-  case CUDA_ERROR_INVALID_DEVICE: return UR_RESULT_ERROR_INVALID_DEVICE;
+  case CUDA_ERROR_INVALID_DEVICE: kind = err::invalid_device; break;
   case CUDA_ERROR_INVALID_CONTEXT:
-  case CUDA_ERROR_CONTEXT_IS_DESTROYED: return UR_RESULT_ERROR_INVALID_CONTEXT;
+  case CUDA_ERROR_CONTEXT_IS_DESTROYED: kind = err::invalid_context; break;
   case CUDA_ERROR_INVALID_IMAGE:
-  case CUDA_ERROR_NO_BINARY_FOR_GPU: return UR_RESULT_ERROR_INVALID_BINARY;
+  case CUDA_ERROR_NO_BINARY_FOR_GPU: kind = err::invalid_image; break;
   case CUDA_ERROR_INVALID_PTX:
   case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
-  case CUDA_ERROR_INVALID_SOURCE: return UR_RESULT_ERROR_PROGRAM_BUILD_FAILURE;
-  case CUDA_ERROR_JIT_COMPILER_NOT_FOUND: return UR_RESULT_ERROR_COMPILER_NOT_AVAILABLE;
-  case CUDA_ERROR_NOT_FOUND: return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
-  case CUDA_ERROR_INVALID_HANDLE: return UR_RESULT_ERROR_INVALID_ARGUMENT;
-  case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: return UR_RESULT_ERROR_OUT_OF_RESOURCES;
+  case CUDA_ERROR_INVALID_SOURCE: kind = err::build_failure; break;
+  case CUDA_ERROR_JIT_COMPILER_NOT_FOUND: kind = err::no_compiler; break;
+  case CUDA_ERROR_INVALID_HANDLE: kind = err::invalid_handle; break;
+  case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: kind = err::out_of_resources; break;
   case CUDA_ERROR_INVALID_ADDRESS_SPACE:
   case CUDA_ERROR_ILLEGAL_ADDRESS:
   case CUDA_ERROR_LAUNCH_FAILED:
   case CUDA_ERROR_HARDWARE_STACK_ERROR:
   case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-  case CUDA_ERROR_MISALIGNED_ADDRESS: return UR_RESULT_ERROR_DEVICE_LOST;
-  case CUDA_ERROR_NOT_SUPPORTED: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-  case CUDA_ERROR_NOT_READY: return UR_RESULT_ERROR_INVALID_OPERATION;
-  default: return UR_RESULT_ERROR_UNKNOWN;
+  case CUDA_ERROR_MISALIGNED_ADDRESS: kind = err::device_lost; break;
+  case CUDA_ERROR_NOT_SUPPORTED: kind = err::not_supported; break;
+  default: break;
   }
+  return ordo::sb::status{kind, static_cast<int>(r)};
 }
 
 } // namespace ordo::cuda

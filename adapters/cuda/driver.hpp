@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ordo/dynlib.hpp"
+#include "driver_api.hpp"
 #include "ur_api.h"
 
 namespace ordo::cuda {
@@ -108,10 +109,7 @@ Driver &drv();
 // "CUDA_ERROR_OUT_OF_MEMORY (2)": for logs and JIT messages.
 std::string error_text(CUresult r);
 
-// Maps a driver error to the closest UR result.
-ur_result_t map_error(CUresult r);
-
-// Returns UR_RESULT_SUCCESS for CUDA_SUCCESS and the mapped error otherwise.
-inline ur_result_t check(CUresult r) { return r == CUDA_SUCCESS ? UR_RESULT_SUCCESS : map_error(r); }
+// A driver result in the stream backend's terms (source/stream_backend/driver.hpp).
+ordo::sb::status status_of(CUresult r);
 
 } // namespace ordo::cuda

@@ -1,21 +1,21 @@
-// Programs from PTX or cubin, loaded with cuModuleLoadDataEx (the driver JIT for
-// PTX), with the JIT's info and error logs kept as the build log.
+// Programs from the images the driver loads (PTX, cubin, fatbinary; HIP code objects),
+// with what the driver's loader or JIT reports kept as the build log.
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 
-#include "common.hpp"
+#include "backend.hpp"
+#include "image.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 void program_hold(Program *p) { p->life.hold(); }
 
 void program_drop(Program *p) {
   if (!p->life.drop()) return;
   for (auto &pd : p->per_device) {
-    if (pd.module && pd.dev->make_current() == CUDA_SUCCESS) drv().cuModuleUnload(pd.module);
+    if (pd.module && !pd.dev->make_current()) drv::module_unload(pd.module);
   }
   Context *ctx = p->ctx;
   p->tag = Tag::dead;
@@ -23,7 +23,7 @@ void program_drop(Program *p) {
   context_drop(ctx);
 }
 
-CUmodule Program::module_for(const Device *dev) {
+module_t Program::module_for(const Device *dev) {
   for (auto &pd : per_device)
     if (pd.dev == dev) return pd.module;
   return nullptr;
@@ -31,21 +31,8 @@ CUmodule Program::module_for(const Device *dev) {
 
 namespace {
 
-enum class ImageKind { ptx, cubin, fatbin, spirv, unknown };
-
-ImageKind classify(const uint8_t *data, size_t size) {
-  if (size >= 4 && data[0] == 0x7f && data[1] == 'E' && data[2] == 'L' && data[3] == 'F')
-    return ImageKind::cubin;
-  uint32_t magic = 0;
-  if (size >= 4) std::memcpy(&magic, data, 4);
-  if (magic == 0xba55ed50u) return ImageKind::fatbin;
-  if (magic == 0x07230203u) return ImageKind::spirv;
-  // PTX is text naming its ISA version and target.
-  std::string head(reinterpret_cast<const char *>(data), std::min<size_t>(size, 4096));
-  if (head.find(".version") != std::string::npos && head.find(".target") != std::string::npos)
-    return ImageKind::ptx;
-  return ImageKind::unknown;
-}
+// The kinds this driver loads (the driver itself decides whether the image fits the device).
+bool loadable(image_kind kind) { return (drv::info().image_kinds & (1u << unsigned(kind))) != 0; }
 
 ur_result_t check_properties(const ur_program_properties_t *props) {
   if (!props) return UR_RESULT_SUCCESS;
@@ -65,7 +52,7 @@ ur_result_t make_program(Context *ctx, const std::vector<Device *> &devices,
     pd.dev = devices[i];
     const uint8_t *data = images[i].first;
     size_t size = images[i].second;
-    pd.is_ptx = classify(data, size) == ImageKind::ptx;
+    pd.is_ptx = classify_image(data, size) == image_kind::ptx;
     pd.image.assign(data, data + size);
     // The JIT reads PTX as a C string.
     if (pd.is_ptx && (pd.image.empty() || pd.image.back() != 0)) pd.image.push_back(0);
@@ -76,62 +63,30 @@ ur_result_t make_program(Context *ctx, const std::vector<Device *> &devices,
   return UR_RESULT_SUCCESS;
 }
 
-// JIT options a UR caller may pass; everything else is kept in the log as ignored.
-void parse_options(const std::string &options, std::vector<CUjit_option> &keys,
-                   std::vector<void *> &values, std::string &ignored) {
-  std::istringstream in(options);
-  std::string opt;
-  while (in >> opt) {
-    if (opt.size() == 3 && opt[0] == '-' && opt[1] == 'O' && opt[2] >= '0' && opt[2] <= '4') {
-      keys.push_back(CU_JIT_OPTIMIZATION_LEVEL);
-      values.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(opt[2] - '0')));
-    } else if (opt.rfind("--maxrregcount=", 0) == 0 || opt.rfind("-maxrregcount=", 0) == 0) {
-      keys.push_back(CU_JIT_MAX_REGISTERS);
-      values.push_back(reinterpret_cast<void *>(
-          static_cast<uintptr_t>(std::strtoul(opt.c_str() + opt.find('=') + 1, nullptr, 10))));
-    } else {
-      ignored += (ignored.empty() ? "" : " ") + opt;
-    }
-  }
-}
-
 // Loads one device's image; the program mutex is held.
 ur_result_t build_one(Program::PerDevice &pd, const std::string &options) {
   if (pd.module) {
-    ORDO_CU(pd.dev->make_current());
-    drv().cuModuleUnload(pd.module);
+    ORDO_DRV(pd.dev->make_current());
+    drv::module_unload(pd.module);
     pd.module = nullptr;
   }
-  ImageKind kind = classify(pd.image.data(), pd.image.size());
+  image_kind kind = classify_image(pd.image.data(), pd.image.size());
   pd.options = options;
   pd.log.clear();
-  if (kind == ImageKind::spirv || kind == ImageKind::unknown) {
+  if (!loadable(kind)) {
     pd.status = UR_PROGRAM_BUILD_STATUS_ERROR;
-    pd.log = kind == ImageKind::spirv ? "SPIR-V cannot be loaded by the CUDA driver; give PTX or a cubin"
-                                      : "not PTX, a cubin or a fatbinary";
+    pd.log = kind == image_kind::spirv ? std::string("SPIR-V cannot be loaded by the ") + drv::info().display_name +
+                                             " driver"
+                                       : std::string("not an image the ") + drv::info().display_name + " driver loads";
     return UR_RESULT_ERROR_INVALID_BINARY;
   }
-  ORDO_CU(pd.dev->make_current());
-  constexpr size_t kLog = 16 * 1024;
-  std::vector<char> info(kLog, 0), error(kLog, 0);
-  std::vector<CUjit_option> keys = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                                    CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                                    CU_JIT_LOG_VERBOSE};
-  std::vector<void *> values = {info.data(), reinterpret_cast<void *>(kLog), error.data(),
-                                reinterpret_cast<void *>(kLog), reinterpret_cast<void *>(uintptr_t{1})};
-  std::string ignored;
-  parse_options(options, keys, values, ignored);
-  CUresult r = drv().cuModuleLoadDataEx(&pd.module, pd.image.data(), static_cast<unsigned>(keys.size()),
-                                        keys.data(), values.data());
-  pd.log = info.data();
-  if (error[0]) pd.log += (pd.log.empty() ? "" : "\n") + std::string(error.data());
-  if (!ignored.empty()) pd.log += (pd.log.empty() ? "" : "\n") + ("options not used by the JIT: " + ignored);
-  if (r != CUDA_SUCCESS) {
+  ORDO_DRV(pd.dev->make_current());
+  status r = drv::module_load(&pd.module, pd.image, pd.is_ptx, options, pd.log);
+  if (r) {
     pd.module = nullptr;
     pd.status = UR_PROGRAM_BUILD_STATUS_ERROR;
-    if (pd.log.empty()) pd.log = "cuModuleLoadDataEx returned " + error_text(r);
-    return r == CUDA_ERROR_OUT_OF_MEMORY ? UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY
-                                         : UR_RESULT_ERROR_PROGRAM_BUILD_FAILURE;
+    if (pd.log.empty()) pd.log = "loading the module: " + drv::error_text(r);
+    return r.kind == err::out_of_memory ? UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY : UR_RESULT_ERROR_PROGRAM_BUILD_FAILURE;
   }
   pd.status = UR_PROGRAM_BUILD_STATUS_SUCCESS;
   return UR_RESULT_SUCCESS;
@@ -176,9 +131,9 @@ ur_result_t UR_APICALL urProgramCreateWithBinary(ur_context_handle_t hContext, u
     if (ctx->index_of(d) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
     if (!ppBinaries[i]) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (pLengths[i] == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-    // Not PTX, a cubin or a fatbinary: no native binary for this device.
-    ImageKind kind = classify(ppBinaries[i], pLengths[i]);
-    if (kind == ImageKind::spirv || kind == ImageKind::unknown) return UR_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    // Not an image the driver loads: no native binary for this device.
+    image_kind kind = classify_image(ppBinaries[i], pLengths[i]);
+    if (!loadable(kind)) return UR_RESULT_ERROR_INVALID_NATIVE_BINARY;
     devices.push_back(d);
     images.emplace_back(ppBinaries[i], pLengths[i]);
   }
@@ -192,8 +147,8 @@ ur_result_t UR_APICALL urProgramCreateWithIL(ur_context_handle_t hContext, const
   if (!pIL || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = check_properties(pProperties)) return r;
   if (length == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  // CUDA's intermediate language is PTX; SPIR-V has no consumer here.
-  if (classify(static_cast<const uint8_t *>(pIL), length) != ImageKind::ptx)
+  // The intermediate language taken is PTX (CUDA, HIP on NVIDIA); SPIR-V has no consumer here.
+  if (classify_image(static_cast<const uint8_t *>(pIL), length) != image_kind::ptx)
     return UR_RESULT_ERROR_INVALID_BINARY;
   std::vector<std::pair<const uint8_t *, size_t>> images(
       ctx->devices.size(), {static_cast<const uint8_t *>(pIL), length});
@@ -243,14 +198,14 @@ ur_result_t UR_APICALL urProgramGetFunctionPointer(ur_device_handle_t hDevice, u
   ORDO_UNWRAP(Program, p, hProgram);
   if (!pFunctionName || !ppFunctionPointer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   std::lock_guard<std::mutex> lock(p->mutex);
-  CUmodule m = p->module_for(d);
+  module_t m = p->module_for(d);
   if (!m) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
-  ORDO_CU(d->make_current());
-  CUfunction f = nullptr;
-  CUresult r = drv().cuModuleGetFunction(&f, m, pFunctionName);
-  if (r == CUDA_ERROR_NOT_FOUND) return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
-  ORDO_CU(r);
-  // CUDA has no device function addresses to hand out; the function handle is
+  ORDO_DRV(d->make_current());
+  function_t f = nullptr;
+  status r = drv::module_get_function(&f, m, pFunctionName);
+  if (r.kind == err::not_found) return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
+  ORDO_DRV(r);
+  // The drivers have no device function addresses to hand out; the function handle is
   // what identifies the kernel.
   *ppFunctionPointer = reinterpret_cast<void *>(f);
   return UR_RESULT_SUCCESS;
@@ -299,15 +254,16 @@ ur_result_t UR_APICALL urProgramGetInfo(ur_program_handle_t hProgram, ur_program
     for (auto &pd : p->per_device)
       if (pd.module && !built) built = &pd;
     if (!built) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
-    ORDO_CU(built->dev->make_current());
-    unsigned count = 0;
-    ORDO_CU(drv().cuModuleGetFunctionCount(&count, built->module));
-    std::vector<CUfunction> funcs(count);
-    ORDO_CU(drv().cuModuleEnumerateFunctions(funcs.data(), count, built->module));
+    ORDO_DRV(built->dev->make_current());
     std::vector<std::string> all;
-    for (CUfunction f : funcs) {
-      const char *name = nullptr;
-      if (drv().cuFuncGetName(&name, f) == CUDA_SUCCESS && name) all.push_back(name);
+    status listed = drv::module_function_names(built->module, all);
+    if (listed.kind == err::not_supported) {
+      // The driver cannot list them: the image can.
+      all.clear();
+      bool read = built->is_ptx ? ptx_kernel_names(built->image, all) : elf_kernel_names(built->image, all);
+      if (!read) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    } else if (listed) {
+      return to_ur(listed);
     }
     // A <name>_with_offset beside <name> is how <name> runs with a global offset,
     // not a kernel of its own.
@@ -367,4 +323,4 @@ ur_result_t UR_APICALL urProgramGetNativeHandle(ur_program_handle_t hProgram,
   return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

@@ -1,13 +1,13 @@
 // Devices: the primary context, the event pool, the profiling clock and the info
-// queries (read from cuDeviceGetAttribute at discovery).
+// queries (from the facts each adapter reads at discovery).
 #include <chrono>
 #include <cstring>
 
-#include "common.hpp"
+#include "backend.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 uint64_t host_now_ns() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -17,71 +17,71 @@ uint64_t host_now_ns() {
 
 // ---- EventPool -------------------------------------------------------------------------
 
-CUresult EventPool::get(bool timing, CUevent *out) {
+status EventPool::get(bool timing, event_t *out) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto &list = timing ? timed_ : untimed_;
     if (!list.empty()) {
       *out = list.back();
       list.pop_back();
-      return CUDA_SUCCESS;
+      return status{};
     }
   }
   // Only the first commands of a run get here; afterwards events come back.
-  return drv().cuEventCreate(out, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
+  return drv::event_create(out, timing);
 }
 
-void EventPool::put(CUevent ev, bool timing) {
+void EventPool::put(event_t ev, bool timing) {
   std::lock_guard<std::mutex> lock(mutex_);
   (timing ? timed_ : untimed_).push_back(ev);
 }
 
 // ---- Device ---------------------------------------------------------------------------
 
-CUcontext Device::context() {
-  CUcontext ctx = primary_.load(std::memory_order_acquire);
+dctx_t Device::context() {
+  dctx_t ctx = primary_.load(std::memory_order_acquire);
   if (ctx) return ctx;
   std::call_once(context_once_, [this] {
-    CUcontext c = nullptr;
-    context_error = drv().cuDevicePrimaryCtxRetain(&c, cu);
-    if (context_error == CUDA_SUCCESS) primary_.store(c, std::memory_order_release);
+    dctx_t c = nullptr;
+    context_error = drv::primary_context(native, &c);
+    if (!context_error) primary_.store(c, std::memory_order_release);
     else
-      ORDO_LOG(logger(), error, "cuDevicePrimaryCtxRetain(device %d) returned %s", ordinal,
-               error_text(context_error).c_str());
+      ORDO_LOG(logger(), error, "primary context of device %d: %s", ordinal,
+               drv::error_text(context_error).c_str());
   });
   return primary_.load(std::memory_order_acquire);
 }
 
-CUresult Device::make_current() {
-  CUcontext want = context();
+status Device::make_current() {
+  dctx_t want = context();
   if (!want) return context_error;
-  CUcontext current = nullptr;
-  drv().cuCtxGetCurrent(&current);
-  return current == want ? CUDA_SUCCESS : drv().cuCtxSetCurrent(want);
+  dctx_t current = nullptr;
+  drv::get_current(&current);
+  return current == want ? status{} : drv::set_current(want);
 }
 
-CUresult Device::internal_stream(CUstream *out) {
+status Device::internal_stream(stream_t *out) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!internal_stream_) {
-    if (CUresult r = make_current()) return r;
-    if (CUresult r = drv().cuStreamCreateWithPriority(&internal_stream_, CU_STREAM_NON_BLOCKING, 0))
+    if (status r = make_current()) return r;
+    if (status r = drv::stream_create(&internal_stream_, false, 0))
       return r;
   }
   *out = internal_stream_;
-  return CUDA_SUCCESS;
+  return status{};
 }
 
-CUresult Device::time_base(CUevent *event, uint64_t *host_ns) {
-  CUstream stream = nullptr;
-  if (CUresult r = internal_stream(&stream)) return r;
+status Device::time_base(event_t *event, uint64_t *host_ns) {
+  stream_t stream = nullptr;
+  if (status r = internal_stream(&stream)) return r;
   std::lock_guard<std::mutex> lock(mutex_);
   if (!base_event_) {
-    CUevent ev = nullptr;
-    if (CUresult r = drv().cuEventCreate(&ev, CU_EVENT_DEFAULT)) return r;
-    CUresult r = drv().cuEventRecord(ev, stream);
-    if (r == CUDA_SUCCESS) r = drv().cuEventSynchronize(ev);
-    if (r != CUDA_SUCCESS) {
-      drv().cuEventDestroy(ev);
+    event_t ev = nullptr;
+    if (status r = drv::event_create(&ev, true)) return r;
+    status r = drv::event_record(ev, stream);
+    if (!r) r = drv::event_synchronize(ev);
+    if (r) {
+      drv::event_destroy(ev);
       return r;
     }
     // Read after the event completed: device times map to host times no earlier
@@ -91,7 +91,7 @@ CUresult Device::time_base(CUevent *event, uint64_t *host_ns) {
   }
   *event = base_event_;
   *host_ns = base_host_ns_;
-  return CUDA_SUCCESS;
+  return status{};
 }
 
 // ---- entry points ------------------------------------------------------------------
@@ -130,7 +130,7 @@ ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice,
                                                ur_native_handle_t *phNativeDevice) {
   ORDO_UNWRAP(Device, d, hDevice);
   if (!phNativeDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  *phNativeDevice = static_cast<ur_native_handle_t>(d->cu);
+  *phNativeDevice = static_cast<ur_native_handle_t>(d->native);
   return UR_RESULT_SUCCESS;
 }
 
@@ -143,7 +143,7 @@ ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice,
   if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   for (uint32_t i = 0; i < NumBinaries; ++i) {
     if (pBinaries[i].pDeviceTargetSpec &&
-        std::strcmp(pBinaries[i].pDeviceTargetSpec, UR_DEVICE_BINARY_TARGET_NVPTX64) == 0) {
+        std::strcmp(pBinaries[i].pDeviceTargetSpec, drv::info().binary_target) == 0) {
       *pSelectedBinary = i;
       return UR_RESULT_SUCCESS;
     }
@@ -156,19 +156,19 @@ ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice,
                                                    uint64_t *pHostTimestamp) {
   ORDO_UNWRAP(Device, d, hDevice);
   if (pDeviceTimestamp) {
-    CUevent base = nullptr, now = nullptr;
+    event_t base = nullptr, now = nullptr;
     uint64_t base_ns = 0;
-    CUstream stream = nullptr;
-    ORDO_CU(d->time_base(&base, &base_ns));
-    ORDO_CU(d->internal_stream(&stream));
-    ORDO_CU(d->make_current());
-    ORDO_CU(d->events.get(true, &now));
-    CUresult r = drv().cuEventRecord(now, stream);
-    if (r == CUDA_SUCCESS) r = drv().cuEventSynchronize(now);
+    stream_t stream = nullptr;
+    ORDO_DRV(d->time_base(&base, &base_ns));
+    ORDO_DRV(d->internal_stream(&stream));
+    ORDO_DRV(d->make_current());
+    ORDO_DRV(d->events.get(true, &now));
+    status r = drv::event_record(now, stream);
+    if (!r) r = drv::event_synchronize(now);
     float ms = 0;
-    if (r == CUDA_SUCCESS) r = drv().cuEventElapsedTime(&ms, base, now);
+    if (!r) r = drv::event_elapsed_ms(&ms, base, now);
     d->events.put(now, true);
-    ORDO_CU(r);
+    ORDO_DRV(r);
     *pDeviceTimestamp = base_ns + static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
   }
   if (pHostTimestamp) *pHostTimestamp = host_now_ns();
@@ -177,16 +177,12 @@ ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice,
 
 ur_result_t UR_APICALL urDeviceWaitExp(ur_device_handle_t hDevice) {
   ORDO_UNWRAP(Device, d, hDevice);
-  ORDO_CU(d->make_current());
-  ORDO_CU(drv().cuCtxSynchronize());
+  ORDO_DRV(d->make_current());
+  ORDO_DRV(drv::synchronize_current());
   return UR_RESULT_SUCCESS;
 }
 
 namespace {
-
-std::string version_string(int major, int minor) {
-  return std::to_string(major) + "." + std::to_string(minor);
-}
 
 uint32_t usm_flags(bool access, bool atomic, bool concurrent, bool atomic_concurrent) {
   uint32_t f = 0;
@@ -204,9 +200,7 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   ORDO_UNWRAP(Device, d, hDevice);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  const DeviceFacts &f = d->facts;
-  const bool volta_or_newer = f.cc_major >= 7;
-  const bool ampere_or_newer = f.cc_major >= 8;
+  const device_facts &f = d->facts;
   const uint32_t fp_config =
       UR_DEVICE_FP_CAPABILITY_FLAG_CORRECTLY_ROUNDED_DIVIDE_SQRT |
       UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_NEAREST | UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_ZERO |
@@ -225,12 +219,8 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
 
   switch (propName) {
   case UR_DEVICE_INFO_TYPE: return out.value(UR_DEVICE_TYPE_GPU);
-  case UR_DEVICE_INFO_VENDOR_ID: return out.value(uint32_t{0x10de});
-  case UR_DEVICE_INFO_DEVICE_ID: {
-    // The attribute packs the 16-bit PCI device and vendor ids together.
-    uint32_t v = f.pci_device_id;
-    return out.value((v & 0xffff) == 0x10de ? v >> 16 : v & 0xffff);
-  }
+  case UR_DEVICE_INFO_VENDOR_ID: return out.value(f.vendor_id);
+  case UR_DEVICE_INFO_DEVICE_ID: return out.value(f.pci_device_id);
   case UR_DEVICE_INFO_MAX_COMPUTE_UNITS:
   case UR_DEVICE_INFO_NUM_COMPUTE_UNITS: return out.value(static_cast<uint32_t>(f.sm_count));
   case UR_DEVICE_INFO_MAX_WORK_ITEM_DIMENSIONS: return out.value(uint32_t{3});
@@ -246,7 +236,7 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_MAX_WORK_GROUPS: return out.value(size_t(f.grid_dim[0]));
   case UR_DEVICE_INFO_SINGLE_FP_CONFIG:
   case UR_DEVICE_INFO_DOUBLE_FP_CONFIG: return out.value(fp_config);
-  case UR_DEVICE_INFO_HALF_FP_CONFIG: return out.value(f.cc_major >= 6 ? fp_config : 0u);
+  case UR_DEVICE_INFO_HALF_FP_CONFIG: return out.value(f.fp16 ? fp_config : 0u);
   case UR_DEVICE_INFO_QUEUE_PROPERTIES:
   case UR_DEVICE_INFO_QUEUE_ON_HOST_PROPERTIES: return out.value(queue_flags);
   case UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES: return out.value(uint32_t{0});
@@ -276,9 +266,9 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE:
   case UR_DEVICE_INFO_GLOBAL_MEM_SIZE: return out.value(uint64_t(f.total_mem));
   case UR_DEVICE_INFO_GLOBAL_MEM_FREE: {
-    ORDO_CU(d->make_current());
+    ORDO_DRV(d->make_current());
     size_t free_bytes = 0, total = 0;
-    ORDO_CU(drv().cuMemGetInfo(&free_bytes, &total));
+    ORDO_DRV(drv::mem_get_info(&free_bytes, &total));
     return out.value(uint64_t(free_bytes));
   }
   case UR_DEVICE_INFO_IMAGE_SUPPORT:
@@ -295,8 +285,8 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_IMAGE_MAX_BUFFER_SIZE:
   case UR_DEVICE_INFO_IMAGE_MAX_ARRAY_SIZE: return out.value(size_t{0});
   case UR_DEVICE_INFO_MAX_PARAMETER_SIZE:
-    // Volta and newer take up to 32764 bytes of kernel parameters (CUDA 12.1+).
-    return out.value(size_t(volta_or_newer ? 32764 : 4096));
+    // Volta and newer take up to 32764 bytes of kernel parameters (CUDA 12.1+); 4 KiB elsewhere.
+    return out.value(size_t(f.vendor_id == 0x10de && f.arch_major >= 7 ? 32764 : 4096));
   case UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN: return out.value(uint32_t{256 * 8}); // in bits
   case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_TYPE: return out.value(UR_DEVICE_MEM_CACHE_TYPE_READ_WRITE_CACHE);
   case UR_DEVICE_INFO_GLOBAL_MEM_CACHELINE_SIZE: return out.value(uint32_t{128});
@@ -309,21 +299,22 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_ERROR_CORRECTION_SUPPORT: return out.boolean(f.ecc != 0);
   case UR_DEVICE_INFO_HOST_UNIFIED_MEMORY:
   case UR_DEVICE_INFO_IS_INTEGRATED_GPU: return out.boolean(f.integrated != 0);
-  case UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION: return out.value(size_t{500}); // cuEventElapsedTime: ~0.5 us
+  case UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION: return out.value(size_t{500}); // event timing: ~0.5 us
   case UR_DEVICE_INFO_ENDIAN_LITTLE:
   case UR_DEVICE_INFO_AVAILABLE:
-  case UR_DEVICE_INFO_COMPILER_AVAILABLE: // PTX is compiled by the driver's JIT
+  case UR_DEVICE_INFO_COMPILER_AVAILABLE: // images are finished by the driver's loader/JIT
   case UR_DEVICE_INFO_PREFERRED_INTEROP_USER_SYNC:
   case UR_DEVICE_INFO_ATOMIC_64:
   case UR_DEVICE_INFO_USM_POOL_SUPPORT:
   case UR_DEVICE_INFO_DEVICE_WAIT_SUPPORT_EXP:
   case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return out.boolean(true);
-  case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return out.boolean(volta_or_newer);
+  case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
+    return out.boolean(f.independent_forward_progress);
   case UR_DEVICE_INFO_BFLOAT16:
-  case UR_DEVICE_INFO_BFLOAT16_CONVERSIONS_NATIVE:
-  case UR_DEVICE_INFO_ASYNC_BARRIER: return out.boolean(ampere_or_newer);
-  // Stream-ordered allocation runs on the stream-ordered layer over cuMemAlloc & co.,
-  // not on the driver's memory pools: every device has it.
+  case UR_DEVICE_INFO_BFLOAT16_CONVERSIONS_NATIVE: return out.boolean(f.bf16);
+  case UR_DEVICE_INFO_ASYNC_BARRIER: return out.boolean(f.async_barrier);
+  // Stream-ordered allocation runs on the stream-ordered layer over plain driver
+  // allocations, not on the driver's memory pools: every device has it.
   case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(true);
   case UR_DEVICE_INFO_LINKER_AVAILABLE:
   case UR_DEVICE_INFO_BUILD_ON_SUBDEVICE:
@@ -388,18 +379,17 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_BUILT_IN_KERNELS: return out.string("");
   case UR_DEVICE_INFO_PLATFORM: return out.value(reinterpret_cast<ur_platform_handle_t>(d->platform));
   case UR_DEVICE_INFO_REFERENCE_COUNT: return out.value(d->count());
-  case UR_DEVICE_INFO_IL_VERSION: return out.string("nvptx64"); // urProgramCreateWithIL takes PTX
+  case UR_DEVICE_INFO_IL_VERSION: return out.string(drv::info().il_version);
   case UR_DEVICE_INFO_NAME: return out.string(f.name);
-  case UR_DEVICE_INFO_VENDOR: return out.string("NVIDIA Corporation");
+  case UR_DEVICE_INFO_VENDOR: return out.string(drv::info().vendor_name);
   case UR_DEVICE_INFO_DRIVER_VERSION:
-  case UR_DEVICE_INFO_BACKEND_RUNTIME_VERSION:
-    return out.string(version_string(drv().driver_version / 1000, drv().driver_version % 1000 / 10));
-  case UR_DEVICE_INFO_PROFILE: return out.string("CUDA");
-  case UR_DEVICE_INFO_VERSION: return out.string(version_string(f.cc_major, f.cc_minor));
+  case UR_DEVICE_INFO_BACKEND_RUNTIME_VERSION: return out.string(drv::info().runtime_version);
+  case UR_DEVICE_INFO_PROFILE: return out.string(drv::info().profile);
+  case UR_DEVICE_INFO_VERSION: return out.string(f.version);
   case UR_DEVICE_INFO_EXTENSIONS:
     return out.string(std::string("cl_khr_fp64 cl_khr_subgroups cl_khr_int64_base_atomics "
                                   "cl_khr_int64_extended_atomics") +
-                      (f.cc_major >= 6 ? " cl_khr_fp16" : ""));
+                      (f.fp16 ? " cl_khr_fp16" : ""));
   case UR_DEVICE_INFO_PRINTF_BUFFER_SIZE: return out.value(size_t{1024 * 1024});
   case UR_DEVICE_INFO_PARENT_DEVICE: return out.value(ur_device_handle_t{nullptr});
   case UR_DEVICE_INFO_COMPOSITE_DEVICE: return out.value(ur_device_handle_t{nullptr});
@@ -424,7 +414,7 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_PCI_ADDRESS: return out.string(f.pci_address);
   case UR_DEVICE_INFO_ATOMIC_MEMORY_ORDER_CAPABILITIES:
   case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES:
-    return out.value(volta_or_newer ? order_caps : uint32_t(UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED));
+    return out.value(f.seq_cst_atomics ? order_caps : uint32_t(UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED));
   case UR_DEVICE_INFO_ATOMIC_MEMORY_SCOPE_CAPABILITIES:
   case UR_DEVICE_INFO_ATOMIC_FENCE_SCOPE_CAPABILITIES: return out.value(scope_caps);
   case UR_DEVICE_INFO_MAX_COMPUTE_QUEUE_INDICES: return out.value(uint32_t{1});
@@ -455,4 +445,4 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   }
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

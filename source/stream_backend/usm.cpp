@@ -1,13 +1,13 @@
-// Synchronous USM: cuMemAlloc / cuMemHostAlloc / cuMemAllocManaged, registered in
+// Synchronous USM: device, pinned host and managed driver allocations, registered in
 // the stream-ordered layer's pointer registry (plain allocations); with a pool, a
 // block of that pool (the layer); frees; pointer queries.
 #include <new>
 
-#include "common.hpp"
+#include "backend.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 namespace {
 
@@ -63,11 +63,11 @@ ur_result_t UR_APICALL urUSMHostAlloc(ur_context_handle_t hContext, const ur_usm
   if (pool) return pooled_alloc(ctx, pool, UR_USM_TYPE_HOST, nullptr, size, pUSMDesc, ppMem);
   // UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE bounds every kind of allocation.
   if (size > ctx->devices[0]->facts.total_mem) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  ORDO_CU(ctx->devices[0]->make_current());
+  ORDO_DRV(ctx->devices[0]->make_current());
   void *p = nullptr;
-  CUresult r = drv().cuMemHostAlloc(&p, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
-  if (r == CUDA_ERROR_OUT_OF_MEMORY) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  ORDO_CU(r);
+  status r = drv::alloc_host(&p, size);
+  if (r.kind == err::out_of_memory) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  ORDO_DRV(r);
   return keep_plain(ctx, pUSMDesc, p, size, UR_USM_TYPE_HOST, nullptr, ppMem);
 }
 
@@ -80,10 +80,10 @@ ur_result_t UR_APICALL urUSMDeviceAlloc(ur_context_handle_t hContext, ur_device_
   if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
   if (pool) return pooled_alloc(ctx, pool, UR_USM_TYPE_DEVICE, dev, size, pUSMDesc, ppMem);
   if (size > dev->facts.total_mem) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  ORDO_CU(dev->make_current());
-  CUdeviceptr p = 0;
-  ORDO_CU(drv().cuMemAlloc(&p, size));
-  return keep_plain(ctx, pUSMDesc, reinterpret_cast<void *>(p), size, UR_USM_TYPE_DEVICE, dev, ppMem);
+  ORDO_DRV(dev->make_current());
+  void *p = nullptr;
+  ORDO_DRV(drv::alloc_device(&p, size));
+  return keep_plain(ctx, pUSMDesc, p, size, UR_USM_TYPE_DEVICE, dev, ppMem);
 }
 
 ur_result_t UR_APICALL urUSMSharedAlloc(ur_context_handle_t hContext, ur_device_handle_t hDevice,
@@ -97,10 +97,10 @@ ur_result_t UR_APICALL urUSMSharedAlloc(ur_context_handle_t hContext, ur_device_
   if (pool) return pooled_alloc(ctx, pool, UR_USM_TYPE_SHARED, dev, size, pUSMDesc, ppMem);
   // Managed memory could oversubscribe; MAX_MEM_ALLOC_SIZE still bounds it.
   if (size > dev->facts.total_mem) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  ORDO_CU(dev->make_current());
-  CUdeviceptr p = 0;
-  ORDO_CU(drv().cuMemAllocManaged(&p, size, CU_MEM_ATTACH_GLOBAL));
-  return keep_plain(ctx, pUSMDesc, reinterpret_cast<void *>(p), size, UR_USM_TYPE_SHARED, dev, ppMem);
+  ORDO_DRV(dev->make_current());
+  void *p = nullptr;
+  ORDO_DRV(drv::alloc_managed(&p, size));
+  return keep_plain(ctx, pUSMDesc, p, size, UR_USM_TYPE_SHARED, dev, ppMem);
 }
 
 // A pool block goes back to its pool at once (the caller promises no pending use);
@@ -113,12 +113,12 @@ ur_result_t UR_APICALL urUSMFree(ur_context_handle_t hContext, void *pMem) {
   if (ctx->pools->free_now(pMem, pooled)) return pooled;
   ordo::so::context_pools::block_facts a;
   if (!ctx->pools->take_plain(pMem, &a)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  if (CUresult r = free_plain(ctx, a.base, a.kind, a.device)) {
+  if (status r = free_plain(ctx, a.base, a.kind, a.device)) {
     try {
       ctx->pools->add_plain(a.base, a.size, a.kind, a.device); // still the caller's
     } catch (...) {
     }
-    return map_error(r);
+    return to_ur(r);
   }
   return UR_RESULT_SUCCESS;
 }
@@ -146,4 +146,4 @@ ur_result_t UR_APICALL urUSMGetMemAllocInfo(ur_context_handle_t hContext, const 
   }
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

@@ -1,4 +1,5 @@
-// The CUDA adapter's handle types and the helpers every file shares.
+// The stream backend's handle types and the helpers every file shares
+// (docs/architecture.md, "stream backend"; the driver interface is driver_api.hpp).
 //
 // Every handle derives from Object (ordo::HandleBase first, so a loader finds the
 // dispatch table in the first word) and carries a Tag right after it, so an entry
@@ -11,19 +12,19 @@
 #include <string>
 #include <vector>
 
-#include "driver.hpp"
+#include "driver_api.hpp"
 #include "ordo/handle.hpp"
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
 #include "ur_ddi.h"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 Logger &logger();
 
 enum class Tag : uint32_t {
   dead = 0,
-  adapter = 0x0cda0001,
+  adapter = 0x05b70001,
   platform,
   device,
   context,
@@ -59,14 +60,14 @@ template <class T, class H> inline ur_result_t unwrap(H handle, T *&out) {
 #define ORDO_UNWRAP(Type, var, handle)                                                 \
   Type *var = nullptr;                                                                 \
   do {                                                                                 \
-    ur_result_t unwrap_result_ = ::ordo::cuda::unwrap(handle, var);                    \
+    ur_result_t unwrap_result_ = ::ordo::sb::unwrap(handle, var);                    \
     if (unwrap_result_ != UR_RESULT_SUCCESS) return unwrap_result_;                    \
   } while (0)
 
-#define ORDO_CU(call)                                                                  \
+#define ORDO_DRV(call)                                                                 \
   do {                                                                                 \
-    CUresult cu_result_ = (call);                                                      \
-    if (cu_result_ != CUDA_SUCCESS) return ::ordo::cuda::map_error(cu_result_);        \
+    ::ordo::sb::status drv_result_ = (call);                                           \
+    if (drv_result_) return ::ordo::sb::to_ur(drv_result_);                            \
   } while (0)
 
 struct Platform;
@@ -84,34 +85,18 @@ struct Adapter : Object {
 };
 ORDO_HANDLE_CHECK(Adapter);
 
-// CUevents are recycled per device: a command's event comes from here and goes
+// Driver events are recycled per device: a command's event comes from here and goes
 // back when the UR event is released (re-recording an event that nobody holds any
 // more is safe: waits already issued captured the earlier record).
 class EventPool {
 public:
-  CUresult get(bool timing, CUevent *out);
-  void put(CUevent ev, bool timing);
+  status get(bool timing, event_t *out);
+  void put(event_t ev, bool timing);
   ~EventPool() = default;
 
 private:
   std::mutex mutex_;
-  std::vector<CUevent> timed_, untimed_;
-};
-
-// Device attributes read once at discovery (no context needed for these).
-struct DeviceFacts {
-  std::string name;
-  std::string pci_address;
-  uint8_t uuid[16] = {};
-  size_t total_mem = 0;
-  int cc_major = 0, cc_minor = 0;
-  int sm_count = 0, warp_size = 32;
-  int max_threads_per_block = 0, block_dim[3] = {}, grid_dim[3] = {};
-  int shared_per_block = 0, shared_per_block_optin = 0, regs_per_block = 0;
-  int clock_khz = 0, mem_clock_khz = 0, bus_width = 0, l2_size = 0, const_mem = 0;
-  int ecc = 0, integrated = 0, managed = 0, concurrent_managed = 0, pageable_access = 0;
-  int host_native_atomics = 0, cooperative = 0;
-  uint32_t pci_device_id = 0;
+  std::vector<event_t> timed_, untimed_;
 };
 
 struct Device : Object {
@@ -120,31 +105,31 @@ struct Device : Object {
   Device() : Object(Tag::device) {}
 
   Platform *platform = nullptr;
-  CUdevice cu = 0;
+  int native = 0; // the driver's device handle
   int ordinal = 0;
-  DeviceFacts facts;
+  device_facts facts;
   EventPool events;
 
   // The primary context, retained on first use (a context creation or a query that
   // needs one); nullptr with the error in `context_error` when that failed.
-  CUcontext context();
-  CUresult context_error = CUDA_SUCCESS;
+  dctx_t context();
+  status context_error{};
   // Makes the primary context current on this thread (cheap when it already is).
-  CUresult make_current();
+  status make_current();
 
   // The device clock for profiling: a timed event recorded at a known host time.
   // Timestamps are base_host_ns + the elapsed time since base_event.
-  CUresult time_base(CUevent *event, uint64_t *host_ns);
+  status time_base(event_t *event, uint64_t *host_ns);
   // A stream for the adapter's own synchronous work (zeroing a pool block now).
-  CUresult internal_stream(CUstream *out);
+  status internal_stream(stream_t *out);
 
 private:
   std::once_flag context_once_;
-  std::atomic<CUcontext> primary_{nullptr};
+  std::atomic<dctx_t> primary_{nullptr};
   std::mutex mutex_;
-  CUevent base_event_ = nullptr;
+  event_t base_event_ = nullptr;
   uint64_t base_host_ns_ = 0;
-  CUstream internal_stream_ = nullptr;
+  stream_t internal_stream_ = nullptr;
 };
 ORDO_HANDLE_CHECK(Device);
 
@@ -161,11 +146,11 @@ uint64_t host_now_ns();
 
 // ---- the stream-ordered layer's hooks (pool_hooks.cpp) ------------------------------
 
-// Every pool runs on the stream-ordered layer (source/stream_ordered, docs/cuda.md):
+// Every pool runs on the stream-ordered layer (source/stream_ordered, docs/async-alloc.md):
 // the layer owns pool handles, limits, statistics, the pointer registry (pool chunks
 // and plain USM) and the ordering knowledge; these hooks give it driver memory
-// (cuMemAlloc, cuMemHostAlloc, cuMemAllocManaged chunks: memory classes are
-// {device, kind}, host memory is {null, host}), CUDA events and stream waits.
+// (device, pinned host and managed chunks: memory classes are {device, kind}, host
+// memory is {null, host}), driver events and stream waits.
 class PoolHooks final : public ordo::so::context_hooks {
 public:
   explicit PoolHooks(Context *ctx) : ctx_(ctx) {}
@@ -188,8 +173,8 @@ private:
   Context *ctx_;
 };
 
-// Frees a plain USM allocation (cuMemFreeHost for host memory, cuMemFree otherwise).
-CUresult free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device);
+// Frees a plain USM allocation (host or device/managed memory).
+status free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device);
 // The twelve urUSMPool* entry points of the layer, with this adapter's handle checks.
 void install_pool_entry_points(ur_dditable_t &t);
 
@@ -222,14 +207,14 @@ void context_drop(Context *ctx);
 
 // ---- queues and commands ----------------------------------------------------------
 
-// One CUDA stream of a queue. For the stream-ordered layer each stream is an
+// One driver stream of a queue. For the stream-ordered layer each stream is an
 // in-order queue with its own identity (ordo::so::new_queue_identity(): never used
 // by another stream, even after this one is gone). Its lock serialises submission:
 // a command's stream operations, its event, its ordering record and its pool call
 // (alloc_in_command / free_in_command) happen in one hold, so the layer sees the
 // commands of a stream in the order they enter it.
 struct Lane {
-  CUstream stream = nullptr;
+  stream_t stream = nullptr;
   const void *identity = nullptr;
   std::mutex mutex;
   uint64_t last_node = 0; // ordering node of the stream's newest command (under mutex)
@@ -268,12 +253,12 @@ struct Event : Object {
   Context *ctx = nullptr;
   Device *dev = nullptr;
   ur_command_t command = UR_COMMAND_EVENTS_WAIT;
-  CUstream stream = nullptr;
+  stream_t stream = nullptr;
   uint32_t lane = 0;       // index of `stream` in the queue's lanes
-  CUevent done = nullptr;  // recorded after the command
-  CUevent start = nullptr; // recorded before it (profiling only)
+  event_t done = nullptr;  // recorded after the command
+  event_t start = nullptr; // recorded before it (profiling only)
   bool timed = false;      // `done`/`start` came from the timed pool
-  bool pooled = true;      // return the CUevents to the device pool on release
+  bool pooled = true;      // return the driver events to the device pool on release
   bool owns_native = false; // made from a native handle that is ours to destroy
   uint64_t queued_ns = 0;  // host time of the enqueue call
   uint64_t order_node = 0; // the command's node in ctx's ordering knowledge (0: none)
@@ -301,7 +286,7 @@ public:
   Command(const Command &) = delete;
   Command &operator=(const Command &) = delete;
   ur_result_t status() const { return status_; }
-  CUstream stream() const { return stream_; }
+  stream_t stream() const { return stream_; }
   const void *identity() const;
   // Makes the stream wait for `e` too (a pool's internal dependency); `e`'s command
   // becomes a predecessor. False when the driver refuses.
@@ -325,7 +310,7 @@ private:
   ur_command_t type_;
   ur_event_handle_t *out_;
   uint32_t lane_ = 0;
-  CUstream stream_ = nullptr;
+  stream_t stream_ = nullptr;
   Event *event_ = nullptr;
   ur_result_t status_ = UR_RESULT_SUCCESS;
   bool all_lanes_ = false;
@@ -350,7 +335,7 @@ struct Program : Object {
     Device *dev = nullptr;
     std::vector<uint8_t> image; // PTX (NUL-terminated) or cubin, as given
     bool is_ptx = false;
-    CUmodule module = nullptr;
+    module_t module = nullptr;
     ur_program_build_status_t status = UR_PROGRAM_BUILD_STATUS_NONE;
     std::string log;
     std::string options;
@@ -364,7 +349,7 @@ struct Program : Object {
   std::atomic<bool> built{false};
 
   // The module for `dev`, or null when there is none (not built, other device).
-  CUmodule module_for(const Device *dev);
+  module_t module_for(const Device *dev);
 };
 ORDO_HANDLE_CHECK(Program);
 void program_hold(Program *p);
@@ -377,23 +362,24 @@ struct Kernel : Object {
 
   Program *program = nullptr;
   std::string name;
-  std::vector<CUfunction> functions; // per program device (null: not built there)
+  std::vector<function_t> functions; // per program device (null: not built there)
   // The <name>_with_offset variants (one more parameter: three size_t), launched
   // when a launch names a global offset; null where the program has none.
-  std::vector<CUfunction> offset_functions;
-  std::vector<size_t> param_sizes; // from cuFuncGetParamInfo
+  std::vector<function_t> offset_functions;
+  std::vector<size_t> param_sizes; // from the driver, or the PTX image
+  bool params_known = true;        // false: neither could tell (launches take the arguments' sizes)
   std::atomic<int> dynamic_shared_limit{48 * 1024};
 
-  CUfunction function_for(const Device *dev) const;
-  CUfunction offset_function_for(const Device *dev) const;
+  function_t function_for(const Device *dev) const;
+  function_t offset_function_for(const Device *dev) const;
 };
 ORDO_HANDLE_CHECK(Kernel);
-int kernel_attr(CUfunction f, CUfunction_attribute a);
-// The suffix of a kernel's global-offset variant (test/kernels/cuda, docs/cuda.md).
+int kernel_attr(function_t f, func_attr a);
+// The suffix of a kernel's global-offset variant (test/kernels/cuda, docs/cuda.md, docs/hip.md).
 constexpr const char *kOffsetSuffix = "_with_offset";
 // A work-group shape for a launch that names none: per dimension the largest
 // divisor of the global size that fits the kernel's and the device's limits.
-void suggest_local_size(const Device *d, CUfunction f, uint32_t dims, const size_t *gws, size_t *lws);
+void suggest_local_size(const Device *d, function_t f, uint32_t dims, const size_t *gws, size_t *lws);
 
 // Shared info-query argument rules.
 inline ur_result_t check_info_args(size_t size, void *value, size_t *size_ret) {
@@ -407,4 +393,4 @@ inline ur_result_t check_info_args(size_t size, void *value, size_t *size_ret) {
 Adapter *the_adapter();
 const std::vector<Platform *> &platforms();
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

@@ -1,9 +1,9 @@
 // Contexts: a set of devices, each used through its primary context.
-#include "common.hpp"
+#include "backend.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 void context_hold(Context *ctx) { ctx->life.hold(); }
 
@@ -30,7 +30,7 @@ ur_result_t UR_APICALL urContextCreate(uint32_t DeviceCount, const ur_device_han
   std::vector<Device *> devices;
   for (uint32_t i = 0; i < DeviceCount; ++i) {
     ORDO_UNWRAP(Device, d, phDevices[i]);
-    if (!d->context()) return map_error(d->context_error);
+    if (!d->context()) return to_ur(d->context_error);
     bool seen = false;
     for (Device *e : devices) seen = seen || e == d;
     if (!seen) devices.push_back(d);
@@ -81,7 +81,7 @@ ur_result_t UR_APICALL urContextGetNativeHandle(ur_context_handle_t hContext,
                                                 ur_native_handle_t *phNativeContext) {
   ORDO_UNWRAP(Context, ctx, hContext);
   if (!phNativeContext) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  // One CUcontext stands for one device: only a single-device context has one.
+  // One dctx_t stands for one device: only a single-device context has one.
   if (ctx->devices.size() != 1) return UR_RESULT_ERROR_INVALID_CONTEXT;
   *phNativeContext = reinterpret_cast<ur_native_handle_t>(ctx->devices[0]->context());
   return UR_RESULT_SUCCESS;
@@ -97,4 +97,4 @@ ur_result_t UR_APICALL urContextSetExtendedDeleter(ur_context_handle_t hContext,
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

@@ -1,8 +1,8 @@
 // Commands that only order: event waits, barriers, timestamps.
-#include "common.hpp"
+#include "backend.hpp"
 #include "entry_points.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 namespace {
 
@@ -49,7 +49,7 @@ ur_result_t UR_APICALL urEnqueueEventsWaitWithBarrierExt(ur_queue_handle_t hQueu
   ORDO_UNWRAP(Queue, q, hQueue);
   if (pProperties && (pProperties->flags & UR_EXP_ENQUEUE_EXT_FLAGS_MASK))
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  // The low-power flag is a hint; CUDA events have no such mode to ask for.
+  // The low-power flag is a hint; the drivers' events have no such mode to ask for.
   return enqueue_wait(q, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, true, numEventsInWaitList,
                       phEventWaitList, phEvent);
 }
@@ -63,10 +63,10 @@ ur_result_t UR_APICALL urEnqueueTimestampRecordingExp(ur_queue_handle_t hQueue, 
   Command cmd(q, UR_COMMAND_TIMESTAMP_RECORDING_EXP, numEventsInWaitList, phEventWaitList, phEvent,
               /*timed=*/true);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  CUstream stream = cmd.stream();
+  stream_t stream = cmd.stream();
   if (ur_result_t r = cmd.finish()) return r;
-  if (blocking) ORDO_CU(drv().cuStreamSynchronize(stream));
+  if (blocking) ORDO_DRV(drv::stream_synchronize(stream));
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

@@ -3,22 +3,23 @@
 // An in-order queue is one stream. An out-of-order queue is a few streams: a
 // command whose wait list holds an event of this queue goes to that event's
 // stream (the dependency then costs nothing), any other command to the next
-// stream in turn; events of other streams become cuStreamWaitEvent calls.
+// stream in turn; events of other streams become stream waits on their events.
 // Each stream is an in-order queue of its own for the stream-ordered layer, with
 // a lock that serialises submission to it (common.hpp, Lane).
 #include <cstdlib>
 
-#include "common.hpp"
+#include "backend.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 namespace {
-// Streams behind an out-of-order queue (ORDO_CUDA_OOO_STREAMS overrides, 1..32).
+// Streams behind an out-of-order queue (ORDO_CUDA_OOO_STREAMS / ORDO_HIP_OOO_STREAMS
+// override, 1..32).
 size_t ooo_stream_count() {
   static size_t n = [] {
-    const char *env = std::getenv("ORDO_CUDA_OOO_STREAMS");
+    const char *env = std::getenv(drv::info().ooo_streams_env);
     long v = env ? std::strtol(env, nullptr, 10) : 4;
     return static_cast<size_t>(v < 1 ? 1 : v > 32 ? 32 : v);
   }();
@@ -61,8 +62,8 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
     : queue_(q), type_(type), out_(out_event), all_lanes_(all_lanes && q->lanes.size() > 1) {
   status_ = check_wait_list(n, waits);
   if (status_ != UR_RESULT_SUCCESS) return;
-  if (CUresult r = q->dev->make_current()) {
-    status_ = map_error(r);
+  if (sb::status r = q->dev->make_current()) {
+    status_ = to_ur(r);
     return;
   }
   lane_ = q->pick_lane(n, waits);
@@ -79,8 +80,8 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
     add_pred(e);
     if (!e->done) continue;
     if (e->queue == q && e->lane == lane_) continue; // same stream: already ordered
-    if (CUresult r = drv().cuStreamWaitEvent(stream_, e->done, 0)) {
-      status_ = map_error(r);
+    if (sb::status r = drv::stream_wait_event(stream_, e->done)) {
+      status_ = to_ur(r);
       return;
     }
   }
@@ -90,7 +91,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
     event_->stream = stream_;
     event_->lane = lane_;
     if (event_->start) {
-      if (CUresult r = drv().cuEventRecord(event_->start, stream_)) status_ = map_error(r);
+      if (sb::status r = drv::event_record(event_->start, stream_)) status_ = to_ur(r);
     }
   }
 }
@@ -117,7 +118,7 @@ void Command::add_pred(const Event *e) {
 
 bool Command::wait_for(Event *e) {
   if (!e->done) return true; // nothing can be pending behind it
-  if (!(e->queue == queue_ && e->lane == lane_) && drv().cuStreamWaitEvent(stream_, e->done, 0) != CUDA_SUCCESS)
+  if (!(e->queue == queue_ && e->lane == lane_) && drv::stream_wait_event(stream_, e->done))
     return false;
   add_pred(e);
   return true;
@@ -128,13 +129,13 @@ ur_result_t Command::join_other_lanes() {
   for (size_t i = 0; i < queue_->lanes.size(); ++i) {
     if (i == lane_) continue;
     Lane &l = *queue_->lanes[i]; // locked by this command (all_lanes)
-    CUevent marker = nullptr;
-    ORDO_CU(dev->events.get(false, &marker));
-    CUresult r = drv().cuEventRecord(marker, l.stream);
-    if (r == CUDA_SUCCESS) r = drv().cuStreamWaitEvent(stream_, marker, 0);
+    event_t marker = nullptr;
+    ORDO_DRV(dev->events.get(false, &marker));
+    sb::status r = drv::event_record(marker, l.stream);
+    if (!r) r = drv::stream_wait_event(stream_, marker);
     // The wait has captured the record, so the event can serve again at once.
     dev->events.put(marker, false);
-    ORDO_CU(r);
+    ORDO_DRV(r);
     if (l.last_node && npreds_ < kMaxPreds) preds_[npreds_++] = l.last_node;
   }
   return UR_RESULT_SUCCESS;
@@ -143,20 +144,20 @@ ur_result_t Command::join_other_lanes() {
 ur_result_t Command::order_other_lanes() {
   if (queue_->lanes.size() == 1) return UR_RESULT_SUCCESS;
   Device *dev = queue_->dev;
-  CUevent marker = nullptr;
-  ORDO_CU(dev->events.get(false, &marker));
-  CUresult r = drv().cuEventRecord(marker, stream_);
+  event_t marker = nullptr;
+  ORDO_DRV(dev->events.get(false, &marker));
+  sb::status r = drv::event_record(marker, stream_);
   for (size_t i = 0; i < queue_->lanes.size(); ++i)
-    if (r == CUDA_SUCCESS && i != lane_) r = drv().cuStreamWaitEvent(queue_->lanes[i]->stream, marker, 0);
+    if (!r && i != lane_) r = drv::stream_wait_event(queue_->lanes[i]->stream, marker);
   dev->events.put(marker, false);
-  ORDO_CU(r);
+  ORDO_DRV(r);
   barrier_ = true;
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
   if (result != UR_RESULT_SUCCESS) return result;
-  if (event_) ORDO_CU(drv().cuEventRecord(event_->done, stream_));
+  if (event_) ORDO_DRV(drv::event_record(event_->done, stream_));
   // The command's node: after the stream's previous command (in order) and after
   // its predecessors. After a barrier each other stream's next command follows it.
   ordo::so::order_graph &order = queue_->ctx->pools->order();
@@ -190,7 +191,7 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
     return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
   if ((flags & UR_QUEUE_FLAG_SUBMISSION_BATCHED) && (flags & UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE))
     return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  // Device-side enqueue does not exist on CUDA.
+  // Device-side enqueue exists on neither CUDA nor HIP.
   if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
     return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
   for (auto *ext = pProperties ? static_cast<const ur_base_properties_t *>(pProperties->pNext) : nullptr;
@@ -199,7 +200,7 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
         reinterpret_cast<const ur_queue_index_properties_t *>(ext)->computeIndex != 0)
       return UR_RESULT_ERROR_INVALID_VALUE;
   }
-  ORDO_CU(dev->make_current());
+  ORDO_DRV(dev->make_current());
 
   auto *q = new Queue();
   q->ctx = ctx;
@@ -208,39 +209,38 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
   q->in_order = !(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   q->profiling = (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) != 0;
   ur_result_t result = UR_RESULT_SUCCESS;
-  auto add_lane = [q](CUstream s) {
+  auto add_lane = [q](stream_t s) {
     q->lanes.push_back(std::make_unique<Lane>());
     q->lanes.back()->stream = s;
     q->lanes.back()->identity = ordo::so::new_queue_identity();
   };
   if (flags & UR_QUEUE_FLAG_USE_DEFAULT_STREAM) {
-    add_lane(CU_STREAM_LEGACY);
+    add_lane(drv::default_stream());
     q->owns_streams = false;
     q->in_order = true;
   } else {
     int least = 0, greatest = 0, priority = 0;
     if (flags & (UR_QUEUE_FLAG_PRIORITY_LOW | UR_QUEUE_FLAG_PRIORITY_HIGH)) {
-      drv().cuCtxGetStreamPriorityRange(&least, &greatest);
+      drv::stream_priority_range(&least, &greatest);
       priority = (flags & UR_QUEUE_FLAG_PRIORITY_LOW) ? least : greatest;
     }
-    unsigned stream_flags =
-        (flags & UR_QUEUE_FLAG_SYNC_WITH_DEFAULT_STREAM) ? CU_STREAM_DEFAULT : CU_STREAM_NON_BLOCKING;
+    const bool sync_with_default = (flags & UR_QUEUE_FLAG_SYNC_WITH_DEFAULT_STREAM) != 0;
     size_t n = q->in_order ? 1 : ooo_stream_count();
     for (size_t i = 0; i < n && result == UR_RESULT_SUCCESS; ++i) {
-      CUstream s = nullptr;
-      result = check(drv().cuStreamCreateWithPriority(&s, stream_flags, priority));
+      stream_t s = nullptr;
+      result = to_ur(drv::stream_create(&s, sync_with_default, priority));
       if (result == UR_RESULT_SUCCESS) add_lane(s);
     }
   }
   if (result == UR_RESULT_SUCCESS && q->profiling) {
     // Fix the device clock now rather than on the first timed command.
-    CUevent base = nullptr;
+    event_t base = nullptr;
     uint64_t base_ns = 0;
-    result = check(dev->time_base(&base, &base_ns));
+    result = to_ur(dev->time_base(&base, &base_ns));
   }
   if (result != UR_RESULT_SUCCESS) {
     if (q->owns_streams)
-      for (auto &l : q->lanes) drv().cuStreamDestroy(l->stream);
+      for (auto &l : q->lanes) drv::stream_destroy(l->stream);
     delete q;
     return result;
   }
@@ -263,8 +263,8 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   q->dev->make_current();
   ur_result_t result = UR_RESULT_SUCCESS;
   for (auto &l : q->lanes) {
-    CUresult r = drv().cuStreamSynchronize(l->stream);
-    if (r != CUDA_SUCCESS && result == UR_RESULT_SUCCESS) result = map_error(r);
+    sb::status r = drv::stream_synchronize(l->stream);
+    if (r && result == UR_RESULT_SUCCESS) result = to_ur(r);
   }
   // Its frees have completed: the pools let their events go and forget the
   // streams' order (identities are never reused). The queue still holds the context.
@@ -272,7 +272,7 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   for (auto &l : q->lanes) pools.queue_released(l->identity);
   pools.collect();
   for (auto &l : q->lanes)
-    if (q->owns_streams) drv().cuStreamDestroy(l->stream);
+    if (q->owns_streams) drv::stream_destroy(l->stream);
   q->lanes.clear();
   queue_drop(q);
   return result;
@@ -289,12 +289,12 @@ ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t 
   case UR_QUEUE_INFO_FLAGS: return out.value(q->flags);
   case UR_QUEUE_INFO_REFERENCE_COUNT: return out.value(q->count());
   case UR_QUEUE_INFO_EMPTY: {
-    ORDO_CU(q->dev->make_current());
+    ORDO_DRV(q->dev->make_current());
     bool empty = true;
     for (auto &l : q->lanes) {
-      CUresult r = drv().cuStreamQuery(l->stream);
-      if (r == CUDA_ERROR_NOT_READY) empty = false;
-      else if (r != CUDA_SUCCESS) return map_error(r);
+      sb::status r = drv::stream_query(l->stream);
+      if (r.kind == err::not_ready) empty = false;
+      else if (r) return to_ur(r);
     }
     return out.boolean(empty);
   }
@@ -316,8 +316,8 @@ ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue
 
 ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  ORDO_CU(q->dev->make_current());
-  for (auto &l : q->lanes) ORDO_CU(drv().cuStreamSynchronize(l->stream));
+  ORDO_DRV(q->dev->make_current());
+  for (auto &l : q->lanes) ORDO_DRV(drv::stream_synchronize(l->stream));
   // A synchronisation point: pools collect completed frees and give back memory
   // above their release thresholds.
   q->ctx->pools->sync_point();
@@ -330,4 +330,4 @@ ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

@@ -1,11 +1,11 @@
-// The CUDA platform: one, holding every device the driver reports (none without a driver).
+// The platform: one, holding every device the driver reports (none without a driver).
 #include <cstring>
 
-#include "common.hpp"
+#include "backend.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 ur_result_t UR_APICALL urPlatformGet(ur_adapter_handle_t hAdapter, uint32_t NumEntries,
                                      ur_platform_handle_t *phPlatforms, uint32_t *pNumPlatforms) {
@@ -26,15 +26,14 @@ ur_result_t UR_APICALL urPlatformGetInfo(ur_platform_handle_t hPlatform, ur_plat
   (void)p;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  int v = drv().driver_version;
   switch (propName) {
-  case UR_PLATFORM_INFO_NAME: return out.string("NVIDIA CUDA BACKEND");
-  case UR_PLATFORM_INFO_VENDOR_NAME: return out.string("NVIDIA Corporation");
+  case UR_PLATFORM_INFO_NAME: return out.string(drv::info().platform_name);
+  case UR_PLATFORM_INFO_VENDOR_NAME: return out.string(drv::info().vendor_name);
   case UR_PLATFORM_INFO_VERSION:
-    return out.string("CUDA " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10));
+    return out.string(std::string(drv::info().display_name) + " " + drv::info().runtime_version);
   case UR_PLATFORM_INFO_EXTENSIONS: return out.string("");
   case UR_PLATFORM_INFO_PROFILE: return out.string("FULL_PROFILE");
-  case UR_PLATFORM_INFO_BACKEND: return out.value(UR_BACKEND_CUDA);
+  case UR_PLATFORM_INFO_BACKEND: return out.value(drv::info().backend);
   case UR_PLATFORM_INFO_ADAPTER: return out.value(reinterpret_cast<ur_adapter_handle_t>(the_adapter()));
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
@@ -45,7 +44,7 @@ ur_result_t UR_APICALL urPlatformGetNativeHandle(ur_platform_handle_t hPlatform,
   ORDO_UNWRAP(Platform, p, hPlatform);
   (void)p;
   if (!phNativePlatform) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  // CUDA has no platform object.
+  // Neither CUDA nor HIP has a platform object.
   return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
 }
 
@@ -74,4 +73,4 @@ ur_result_t UR_APICALL urPlatformGetBackendOption(ur_platform_handle_t hPlatform
   return UR_RESULT_ERROR_INVALID_VALUE;
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

@@ -1,17 +1,18 @@
 // urEnqueueKernelLaunchWithArgsExp: arguments checked against the kernel's
 // parameter layout, local memory as offsets into dynamic shared memory, then
-// cuLaunchKernel on the stream the queue picks.
+// the driver's launch on the stream the queue picks.
 //
 // Local-memory arguments: the kernel parameter is a size_t byte offset into the
 // launch's dynamic shared memory (`extern __shared__`), and the launch reserves
 // the sum of all local sizes, each aligned to its natural power of two (<= 128).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "common.hpp"
+#include "backend.hpp"
 #include "entry_points.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 namespace {
 
@@ -33,6 +34,15 @@ ur_result_t check_shape(uint32_t dims, const size_t *gws, const size_t *lws) {
   return UR_RESULT_SUCCESS;
 }
 
+// The parameter size an argument implies, for a kernel whose layout is unknown.
+size_t implied_size(const ur_exp_kernel_arg_properties_t &arg) {
+  switch (arg.type) {
+  case UR_EXP_KERNEL_ARG_TYPE_VALUE: return arg.size;
+  case UR_EXP_KERNEL_ARG_TYPE_POINTER: return sizeof(void *);
+  default: return sizeof(size_t); // local memory: an offset
+  }
+}
+
 } // namespace
 
 ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
@@ -47,9 +57,9 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
   if (ur_result_t r = check_wait_list(numEventsInWaitList, phEventWaitList)) return r;
   if (ur_result_t r = check_shape(workDim, pGlobalWorkSize, pLocalWorkSize)) return r;
   if (k->program->ctx != q->ctx) return UR_RESULT_ERROR_INVALID_KERNEL;
-  CUfunction f = k->function_for(q->dev);
+  function_t f = k->function_for(q->dev);
   if (!f) return UR_RESULT_ERROR_INVALID_KERNEL; // not built for the queue's device
-  // CUDA has no global offset: a launch with one runs the kernel's offset variant.
+  // CUDA and HIP have no global offset: a launch with one runs the kernel's offset variant.
   size_t offset[3] = {0, 0, 0};
   bool with_offset = false;
   if (pGlobalWorkOffset)
@@ -77,7 +87,13 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
   }
 
   // Arguments: params[i] points at the bytes of parameter i.
-  const size_t nparams = k->param_sizes.size();
+  // Where neither the driver nor the image told the parameter layout, the arguments
+  // define it (no index or size check is possible then; docs/hip.md).
+  size_t nparams = k->param_sizes.size();
+  if (!k->params_known) {
+    nparams = 0;
+    for (uint32_t a = 0; a < numArgs; ++a) nparams = std::max<size_t>(nparams, size_t(pArgs[a].index) + 1);
+  }
   void *inline_params[kInlineArgs + 1];
   uint64_t inline_storage[kInlineArgs];
   std::vector<void *> heap_params;
@@ -95,12 +111,12 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
   for (uint32_t a = 0; a < numArgs; ++a) {
     const ur_exp_kernel_arg_properties_t &arg = pArgs[a];
     if (arg.index >= nparams) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
-    size_t want = k->param_sizes[arg.index];
+    size_t want = k->params_known ? k->param_sizes[arg.index] : implied_size(arg);
     switch (arg.type) {
     case UR_EXP_KERNEL_ARG_TYPE_VALUE:
       if (arg.size != want) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
       if (!arg.value.value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-      params[arg.index] = const_cast<void *>(arg.value.value); // copied by cuLaunchKernel
+      params[arg.index] = const_cast<void *>(arg.value.value); // copied by the launch
       break;
     case UR_EXP_KERNEL_ARG_TYPE_POINTER:
       if (want != sizeof(void *)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
@@ -129,7 +145,7 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
   shared += extra_shared;
 
   // The launch shape.
-  const DeviceFacts &facts = q->dev->facts;
+  const device_facts &facts = q->dev->facts;
   size_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
   if (pLocalWorkSize) {
     size_t threads = 1;
@@ -152,20 +168,14 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   if (shared > size_t(k->dynamic_shared_limit.load(std::memory_order_relaxed))) {
     // Past 48 KiB the kernel must opt in to more dynamic shared memory.
-    size_t fixed = size_t(kernel_attr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+    size_t fixed = size_t(kernel_attr(f, func_attr::shared_size_bytes));
     if (shared + fixed > size_t(facts.shared_per_block_optin)) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
-    ORDO_CU(drv().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(shared)));
+    ORDO_DRV(drv::function_set_max_dynamic_shared(f, int(shared)));
     k->dynamic_shared_limit.store(int(shared), std::memory_order_relaxed);
   }
-  auto launch = cooperative ? drv().cuLaunchCooperativeKernel : nullptr;
-  CUresult r =
-      launch ? launch(f, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]), unsigned(block[0]),
-                      unsigned(block[1]), unsigned(block[2]), unsigned(shared), cmd.stream(), params)
-             : drv().cuLaunchKernel(f, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
-                                    unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
-                                    unsigned(shared), cmd.stream(),
-                                    (nparams || with_offset) ? params : nullptr, nullptr);
-  return cmd.finish(check(r));
+  status r = drv::launch(f, grid, block, unsigned(shared), cmd.stream(),
+                         (nparams || with_offset || cooperative) ? params : nullptr, cooperative);
+  return cmd.finish(to_ur(r));
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

@@ -1,11 +1,11 @@
-// Every UR entry point the CUDA adapter implements, grouped by the file that
+// Every UR entry point the stream backend implements, grouped by the file that
 // defines it. adapter.cpp puts each into its slot of the dispatch table (the
 // urUSMPool* slots are the stream-ordered layer's, pool_hooks.cpp); every other
 // slot gets the generated "unsupported" stub.
 #pragma once
 #include "ur_api.h"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 // adapter.cpp
 ur_result_t UR_APICALL urAdapterGet(uint32_t, ur_adapter_handle_t *, uint32_t *);
@@ -113,4 +113,4 @@ ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_
 // launch.cpp
 ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(ur_queue_handle_t, ur_kernel_handle_t, uint32_t, const size_t *, const size_t *, const size_t *, uint32_t, const ur_exp_kernel_arg_properties_t *, const ur_kernel_launch_ext_properties_t *, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

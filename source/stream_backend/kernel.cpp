@@ -1,21 +1,22 @@
-// Kernels: a CUfunction per device of the program, their parameter layout (from
-// cuFuncGetParamInfo, so launches can check every argument) and info queries.
+// Kernels: a driver function per device of the program, their parameter layout (from
+// the driver, or from a PTX image, so launches can check every argument) and info queries.
 #include <cstring>
 
-#include "common.hpp"
+#include "backend.hpp"
+#include "image.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
-CUfunction Kernel::function_for(const Device *dev) const {
+function_t Kernel::function_for(const Device *dev) const {
   const auto &pds = program->per_device;
   for (size_t i = 0; i < pds.size(); ++i)
     if (pds[i].dev == dev) return functions[i];
   return nullptr;
 }
 
-CUfunction Kernel::offset_function_for(const Device *dev) const {
+function_t Kernel::offset_function_for(const Device *dev) const {
   const auto &pds = program->per_device;
   for (size_t i = 0; i < pds.size(); ++i)
     if (pds[i].dev == dev) return offset_functions[i];
@@ -31,20 +32,22 @@ void kernel_destroy(Kernel *k) {
   program_drop(p);
 }
 
-int func_attr(CUfunction f, CUfunction_attribute a) {
-  int v = 0;
-  drv().cuFuncGetAttribute(&v, a, f);
-  return v;
+// The parameter sizes of `f` (kernel `name` of `pd`'s image); false when nothing tells.
+bool param_sizes_of(function_t f, const Program::PerDevice &pd, const std::string &name, std::vector<size_t> &sizes) {
+  status r = drv::function_param_sizes(f, sizes);
+  if (!r) return true;
+  sizes.clear();
+  return r.kind == err::not_supported && pd.is_ptx && ptx_param_sizes(pd.image, name, sizes);
 }
 
 } // namespace
 
-int kernel_attr(CUfunction f, CUfunction_attribute a) { return func_attr(f, a); }
+int kernel_attr(function_t f, func_attr a) { return drv::function_attribute(f, a); }
 
 // A work-group shape for `gws`: per dimension the largest divisor of the global
 // size that still fits the kernel's and the device's limits.
-void suggest_local_size(const Device *d, CUfunction f, uint32_t dims, const size_t *gws, size_t *lws) {
-  size_t budget = size_t(kernel_attr(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+void suggest_local_size(const Device *d, function_t f, uint32_t dims, const size_t *gws, size_t *lws) {
+  size_t budget = size_t(kernel_attr(f, func_attr::max_threads_per_block));
   if (budget == 0) budget = size_t(d->facts.max_threads_per_block);
   for (uint32_t i = 0; i < 3; ++i) {
     size_t limit = i < dims ? std::min(budget, size_t(d->facts.block_dim[i])) : 1;
@@ -71,42 +74,37 @@ ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *
   auto *k = new Kernel();
   k->program = p;
   k->name = pKernelName;
-  CUfunction first = nullptr;
+  function_t first = nullptr;
+  const Program::PerDevice *first_pd = nullptr;
   for (auto &pd : p->per_device) {
-    CUfunction f = nullptr;
+    function_t f = nullptr;
     if (pd.module) {
-      CUresult r = pd.dev->make_current();
-      if (r == CUDA_SUCCESS) r = drv().cuModuleGetFunction(&f, pd.module, pKernelName);
-      if (r != CUDA_SUCCESS) {
+      status r = pd.dev->make_current();
+      if (!r) r = drv::module_get_function(&f, pd.module, pKernelName);
+      if (r) {
         delete k;
-        return r == CUDA_ERROR_NOT_FOUND || r == CUDA_ERROR_INVALID_VALUE ? UR_RESULT_ERROR_INVALID_KERNEL_NAME
-                                                                            : map_error(r);
+        return r.kind == err::not_found || r.kind == err::invalid_value ? UR_RESULT_ERROR_INVALID_KERNEL_NAME
+                                                                        : to_ur(r);
       }
-      if (!first) first = f;
+      if (!first) {
+        first = f;
+        first_pd = &pd;
+      }
     }
     k->functions.push_back(f);
   }
   // Every device got the same image, so one function describes the parameters.
-  auto params_of = [](CUfunction f) {
-    std::vector<size_t> sizes;
-    for (size_t i = 0;; ++i) {
-      size_t offset = 0, size = 0;
-      if (drv().cuFuncGetParamInfo(f, i, &offset, &size) != CUDA_SUCCESS) break;
-      sizes.push_back(size);
-    }
-    return sizes;
-  };
-  k->param_sizes = params_of(first);
-  // The offset variant counts only if it takes the same parameters plus the offset.
+  k->params_known = param_sizes_of(first, *first_pd, k->name, k->param_sizes);
+  // The offset variant counts only if it takes the same parameters plus the offset
+  // (where the layout is unknown, if it exists).
   std::string variant = k->name + kOffsetSuffix;
   for (auto &pd : p->per_device) {
-    CUfunction f = nullptr;
-    if (pd.module && pd.dev->make_current() == CUDA_SUCCESS &&
-        drv().cuModuleGetFunction(&f, pd.module, variant.c_str()) == CUDA_SUCCESS) {
-      std::vector<size_t> sizes = params_of(f);
+    function_t f = nullptr;
+    if (pd.module && !pd.dev->make_current() && !drv::module_get_function(&f, pd.module, variant.c_str())) {
+      std::vector<size_t> sizes;
       std::vector<size_t> want = k->param_sizes;
       want.push_back(3 * sizeof(size_t));
-      if (sizes != want) f = nullptr;
+      if (k->params_known && (!param_sizes_of(f, pd, variant, sizes) || sizes != want)) f = nullptr;
     } else {
       f = nullptr;
     }
@@ -132,7 +130,7 @@ ur_result_t UR_APICALL urKernelRelease(ur_kernel_handle_t hKernel) {
 ur_result_t UR_APICALL urKernelGetNativeHandle(ur_kernel_handle_t hKernel, ur_native_handle_t *phNativeKernel) {
   ORDO_UNWRAP(Kernel, k, hKernel);
   if (!phNativeKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  for (CUfunction f : k->functions)
+  for (function_t f : k->functions)
     if (f) {
       *phNativeKernel = reinterpret_cast<ur_native_handle_t>(f);
       return UR_RESULT_SUCCESS;
@@ -153,14 +151,14 @@ ur_result_t UR_APICALL urKernelGetInfo(ur_kernel_handle_t hKernel, ur_kernel_inf
   case UR_KERNEL_INFO_PROGRAM: return out.value(reinterpret_cast<ur_program_handle_t>(k->program));
   case UR_KERNEL_INFO_ATTRIBUTES: return out.string("");
   case UR_KERNEL_INFO_NUM_REGS:
-    for (CUfunction f : k->functions)
-      if (f) return out.value(static_cast<uint32_t>(func_attr(f, CU_FUNC_ATTRIBUTE_NUM_REGS)));
+    for (function_t f : k->functions)
+      if (f) return out.value(static_cast<uint32_t>(kernel_attr(f, func_attr::num_regs)));
     return UR_RESULT_ERROR_INVALID_KERNEL;
   case UR_KERNEL_INFO_SPILL_MEM_SIZE: {
     // Per device of the program: the thread-local (spill) bytes of each function.
     std::vector<uint32_t> spill;
-    for (CUfunction f : k->functions)
-      spill.push_back(f ? static_cast<uint32_t>(func_attr(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)) : 0);
+    for (function_t f : k->functions)
+      spill.push_back(f ? static_cast<uint32_t>(kernel_attr(f, func_attr::local_size_bytes)) : 0);
     return out.array(spill);
   }
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -175,10 +173,10 @@ ur_result_t UR_APICALL urKernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_devic
   if (propName > UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE)
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  CUfunction f = k->function_for(d);
+  function_t f = k->function_for(d);
   if (!f) return UR_RESULT_ERROR_INVALID_DEVICE;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  const DeviceFacts &facts = d->facts;
+  const device_facts &facts = d->facts;
   switch (propName) {
   case UR_KERNEL_GROUP_INFO_GLOBAL_WORK_SIZE: {
     size_t max[3];
@@ -186,7 +184,7 @@ ur_result_t UR_APICALL urKernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_devic
     return out.array(max, 3);
   }
   case UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE:
-    return out.value(size_t(func_attr(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)));
+    return out.value(size_t(kernel_attr(f, func_attr::max_threads_per_block)));
   case UR_KERNEL_GROUP_INFO_COMPILE_WORK_GROUP_SIZE:
   case UR_KERNEL_GROUP_INFO_COMPILE_MAX_WORK_GROUP_SIZE: {
     size_t none[3] = {0, 0, 0}; // the test kernels declare no required or maximum shape
@@ -194,10 +192,10 @@ ur_result_t UR_APICALL urKernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_devic
   }
   case UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE: return out.value(size_t{0});
   case UR_KERNEL_GROUP_INFO_LOCAL_MEM_SIZE:
-    return out.value(size_t(func_attr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)));
+    return out.value(size_t(kernel_attr(f, func_attr::shared_size_bytes)));
   case UR_KERNEL_GROUP_INFO_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.value(size_t(facts.warp_size));
   case UR_KERNEL_GROUP_INFO_PRIVATE_MEM_SIZE:
-    return out.value(size_t(func_attr(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)));
+    return out.value(size_t(kernel_attr(f, func_attr::local_size_bytes)));
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
 }
@@ -209,14 +207,14 @@ ur_result_t UR_APICALL urKernelGetSubGroupInfo(ur_kernel_handle_t hKernel, ur_de
   ORDO_UNWRAP(Device, d, hDevice);
   if (propName > UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  CUfunction f = k->function_for(d);
+  function_t f = k->function_for(d);
   if (!f) return UR_RESULT_ERROR_INVALID_DEVICE;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
   uint32_t warp = uint32_t(d->facts.warp_size);
   switch (propName) {
   case UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE: return out.value(warp);
   case UR_KERNEL_SUB_GROUP_INFO_MAX_NUM_SUB_GROUPS:
-    return out.value(uint32_t(func_attr(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)) / warp);
+    return out.value(uint32_t(kernel_attr(f, func_attr::max_threads_per_block)) / warp);
   case UR_KERNEL_SUB_GROUP_INFO_COMPILE_NUM_SUB_GROUPS:
   case UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL: return out.value(uint32_t{0});
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -234,7 +232,7 @@ ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKer
   if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
   for (uint32_t i = 0; i < numWorkDim; ++i)
     if (pGlobalWorkSize[i] == 0) return UR_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
-  CUfunction f = k->function_for(q->dev);
+  function_t f = k->function_for(q->dev);
   if (!f) return UR_RESULT_ERROR_INVALID_KERNEL;
   size_t lws[3];
   suggest_local_size(q->dev, f, numWorkDim, pGlobalWorkSize, lws);
@@ -248,7 +246,7 @@ ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSizeWithArgs(
     size_t *pSuggestedLocalWorkSize) {
   if (!pArgs && numArgs > 0) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   // The shape does not depend on the arguments here (local memory does not limit it).
-  return ordo::cuda::urKernelGetSuggestedLocalWorkSize(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize,
+  return ordo::sb::urKernelGetSuggestedLocalWorkSize(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize,
                                            pSuggestedLocalWorkSize);
 }
 
@@ -279,15 +277,15 @@ ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_
   ORDO_UNWRAP(Device, d, hDevice);
   if (!pLocalWorkSize || !pGroupCountRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (workDim < 1 || workDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  CUfunction f = k->function_for(d);
+  function_t f = k->function_for(d);
   if (!f) return UR_RESULT_ERROR_INVALID_DEVICE;
   size_t threads = 1;
   for (uint32_t i = 0; i < workDim; ++i) threads *= pLocalWorkSize[i];
-  ORDO_CU(d->make_current());
+  ORDO_DRV(d->make_current());
   int per_sm = 0;
-  ORDO_CU(drv().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, int(threads), dynamicSharedMemorySize));
+  ORDO_DRV(drv::occupancy_max_blocks(&per_sm, f, int(threads), dynamicSharedMemorySize));
   *pGroupCountRet = uint32_t(per_sm) * uint32_t(d->facts.sm_count);
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

@@ -1,12 +1,13 @@
-// The CUDA adapter's hooks into the stream-ordered layer (common.hpp, PoolHooks;
+// The stream backend's hooks into the stream-ordered layer (backend.hpp, PoolHooks;
 // docs/adapter-guide.md): every pool, default pools included, is the layer's, over
-// chunks of driver memory. No CUDA memory pool is made, read or configured, so the
-// process-wide pools other CUDA users share stay as they were (docs/cuda.md).
+// chunks of driver memory. No driver memory pool is made, read or configured, so the
+// process-wide pools other users of the driver share stay as they were (docs/cuda.md,
+// docs/hip.md).
 #include <cstring>
 
-#include "common.hpp"
+#include "backend.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 namespace {
 
@@ -23,18 +24,18 @@ Device *home_of(Context *ctx, const ordo::so::mem_class &c) {
 class CurrentFor {
 public:
   explicit CurrentFor(Device *d) {
-    CUcontext want = d->context();
-    drv().cuCtxGetCurrent(&previous_);
+    dctx_t want = d->context();
+    drv::get_current(&previous_);
     ok_ = want != nullptr;
-    if (ok_ && want != previous_) ok_ = switched_ = drv().cuCtxSetCurrent(want) == CUDA_SUCCESS;
+    if (ok_ && want != previous_) ok_ = switched_ = !drv::set_current(want);
   }
   ~CurrentFor() {
-    if (switched_) drv().cuCtxSetCurrent(previous_);
+    if (switched_) drv::set_current(previous_);
   }
   bool ok() const { return ok_; }
 
 private:
-  CUcontext previous_ = nullptr;
+  dctx_t previous_ = nullptr;
   bool ok_ = false, switched_ = false;
 };
 
@@ -53,30 +54,25 @@ ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t devic
   return UR_RESULT_SUCCESS;
 }
 
-// Device memory from cuMemAlloc, host memory pinned, portable and mapped (one
-// address on the host and every device), shared memory managed.
+// Device memory, host memory pinned, portable and mapped (one address on the host
+// and every device), shared memory managed.
 void *PoolHooks::get_chunk(const ordo::so::mem_class &c, size_t size) {
   CurrentFor current(home_of(ctx_, c));
   if (!current.ok()) return nullptr;
-  CUresult r = CUDA_SUCCESS;
-  if (c.id == UR_USM_TYPE_HOST) {
-    void *p = nullptr;
-    r = drv().cuMemHostAlloc(&p, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
-    return r == CUDA_SUCCESS ? p : nullptr;
-  }
-  CUdeviceptr p = 0;
-  r = c.id == UR_USM_TYPE_SHARED ? drv().cuMemAllocManaged(&p, size, CU_MEM_ATTACH_GLOBAL) : drv().cuMemAlloc(&p, size);
-  if (r != CUDA_SUCCESS && r != CUDA_ERROR_OUT_OF_MEMORY)
-    ORDO_LOG(logger(), warning, "pool chunk of %zu bytes: %s", size, error_text(r).c_str());
-  return r == CUDA_SUCCESS ? reinterpret_cast<void *>(p) : nullptr;
+  void *p = nullptr;
+  status r = c.id == UR_USM_TYPE_HOST     ? drv::alloc_host(&p, size)
+             : c.id == UR_USM_TYPE_SHARED ? drv::alloc_managed(&p, size)
+                                          : drv::alloc_device(&p, size);
+  if (r && r.kind != err::out_of_memory)
+    ORDO_LOG(logger(), warning, "pool chunk of %zu bytes: %s", size, drv::error_text(r).c_str());
+  return r ? nullptr : p;
 }
 
 // Only chunks with no live or pending block come back: nothing can still use them.
 void PoolHooks::put_chunk(const ordo::so::mem_class &c, void *base, size_t) {
   CurrentFor current(home_of(ctx_, c));
-  CUresult r = c.id == UR_USM_TYPE_HOST ? drv().cuMemFreeHost(base)
-                                        : drv().cuMemFree(reinterpret_cast<CUdeviceptr>(base));
-  if (r != CUDA_SUCCESS) ORDO_LOG(logger(), warning, "pool chunk %p not freed: %s", base, error_text(r).c_str());
+  status r = c.id == UR_USM_TYPE_HOST ? drv::free_host(base) : drv::free_device(base);
+  if (r) ORDO_LOG(logger(), warning, "pool chunk %p not freed: %s", base, drv::error_text(r).c_str());
 }
 
 // A release event is a free command's UR event, recorded before the pool saw it.
@@ -84,7 +80,7 @@ bool PoolHooks::event_complete(ur_event_handle_t ev) {
   auto *e = reinterpret_cast<Event *>(ev);
   if (!e->done) return true;
   CurrentFor current(e->dev);
-  return drv().cuEventQuery(e->done) == CUDA_SUCCESS; // an error never counts as done
+  return !drv::event_query(e->done); // an error never counts as done
 }
 
 void PoolHooks::retain_event(ur_event_handle_t ev) { reinterpret_cast<Event *>(ev)->retain(); }
@@ -121,18 +117,18 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, v
     return UR_RESULT_SUCCESS;
   }
   Device *d = as_device(device);
-  CUstream s = nullptr;
-  ORDO_CU(d->internal_stream(&s));
-  ORDO_CU(d->make_current());
-  ORDO_CU(drv().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p), 0, size, s));
-  ORDO_CU(drv().cuStreamSynchronize(s));
+  stream_t s = nullptr;
+  ORDO_DRV(d->internal_stream(&s));
+  ORDO_DRV(d->make_current());
+  ORDO_DRV(drv::memset_8(p, 0, size, s));
+  ORDO_DRV(drv::stream_synchronize(s));
   return UR_RESULT_SUCCESS;
 }
 
-CUresult free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device) {
+status free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device) {
   Device *d = device ? as_device(device) : ctx->devices[0];
-  if (CUresult r = d->make_current()) return r;
-  return kind == UR_USM_TYPE_HOST ? drv().cuMemFreeHost(p) : drv().cuMemFree(reinterpret_cast<CUdeviceptr>(p));
+  if (status r = d->make_current()) return r;
+  return kind == UR_USM_TYPE_HOST ? drv::free_host(p) : drv::free_device(p);
 }
 
 namespace {
@@ -157,4 +153,4 @@ void install_pool_entry_points(ur_dditable_t &t) {
   ordo::so::install_pool_entry_points(t, hooks);
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

@@ -1,17 +1,17 @@
 // Stream-ordered allocation: urEnqueueUSM{Device,Shared,Host}AllocExp and
 // urEnqueueUSMFreeExp on the stream-ordered layer (docs/async-alloc.md, docs/cuda.md).
 //
-// Each CUDA stream is an in-order queue for the layer. An alloc and a free are
+// Each driver stream is an in-order queue for the layer. An alloc and a free are
 // commands on one stream of the queue; the pool call happens in the same hold of
 // that stream's lock as the command's stream operations, its event and its ordering
 // record (Command), so the pool sees the allocs and frees of a stream in the order
-// they enter it, whatever the number of threads. Reuse rule 3 becomes a
-// cuStreamWaitEvent of the alloc's stream on the free's event; a zero-initialising
-// pool's alloc zeroes the block on its stream (cuMemsetD8Async).
-#include "common.hpp"
+// they enter it, whatever the number of threads. Reuse rule 3 becomes a stream
+// wait of the alloc's stream on the free's event; a zero-initialising pool's alloc
+// zeroes the block on its stream (a byte memset).
+#include "backend.hpp"
 #include "entry_points.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 namespace {
 
@@ -37,7 +37,7 @@ ur_result_t enqueue_alloc(ur_usm_type_t kind, ur_command_t type, ur_queue_handle
   if (ur_result_t r = pools.alloc_in_command(pool, kind, device, size, ac, block)) return r;
   ur_result_t r = UR_RESULT_SUCCESS;
   if (block.needs_zero)
-    r = check(drv().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(block.ptr), 0, block.size, cmd.stream()));
+    r = to_ur(drv::memset_8(block.ptr, 0, block.size, cmd.stream()));
   if ((r = cmd.finish(r))) {
     pools.cancel(pool, block); // no command for the caller: the pool is as before
     return r;
@@ -111,4 +111,4 @@ ur_result_t UR_APICALL urEnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool
   return r;
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

@@ -1,15 +1,15 @@
-// Events: a recycled CUevent recorded after the command (and one before it on a
+// Events: a recycled driver event recorded after the command (and one before it on a
 // profiling queue), status, waits, profiling and completion callbacks.
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <thread>
 
-#include "common.hpp"
+#include "backend.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
 
-namespace ordo::cuda {
+namespace ordo::sb {
 
 ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out) {
   auto *ev = new Event();
@@ -19,12 +19,12 @@ ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out) {
   ev->command = type;
   ev->timed = timed;
   ev->queued_ns = timed ? host_now_ns() : 0;
-  CUresult r = q->dev->events.get(timed, &ev->done);
-  if (r == CUDA_SUCCESS && timed) r = q->dev->events.get(true, &ev->start);
-  if (r != CUDA_SUCCESS) {
+  status r = q->dev->events.get(timed, &ev->done);
+  if (!r && timed) r = q->dev->events.get(true, &ev->start);
+  if (r) {
     if (ev->done) q->dev->events.put(ev->done, timed);
     delete ev;
-    return map_error(r);
+    return to_ur(r);
   }
   queue_hold(q);
   *out = ev;
@@ -37,7 +37,7 @@ void event_destroy(Event *ev) {
     if (ev->start) ev->dev->events.put(ev->start, ev->timed);
   } else if (ev->owns_native && ev->done) {
     ev->dev->make_current();
-    drv().cuEventDestroy(ev->done);
+    drv::event_destroy(ev->done);
   }
   Queue *q = ev->queue;
   Context *ctx = q ? nullptr : ev->ctx;
@@ -77,9 +77,8 @@ private:
     Event *e = p.event;
     if (!e->done || p.status == UR_EXECUTION_INFO_SUBMITTED) return true;
     e->dev->make_current();
-    if (p.status == UR_EXECUTION_INFO_RUNNING && e->start && drv().cuEventQuery(e->start) == CUDA_SUCCESS)
-      return true;
-    return drv().cuEventQuery(e->done) != CUDA_ERROR_NOT_READY;
+    if (p.status == UR_EXECUTION_INFO_RUNNING && e->start && !drv::event_query(e->start)) return true;
+    return drv::event_query(e->done).kind != err::not_ready;
   }
 
   void run() {
@@ -99,7 +98,7 @@ private:
       lock.unlock();
       for (const Pending &p : ready) {
         p.fn(reinterpret_cast<ur_event_handle_t>(p.event), p.status, p.data);
-        ordo::cuda::urEventRelease(reinterpret_cast<ur_event_handle_t>(p.event));
+        ordo::sb::urEventRelease(reinterpret_cast<ur_event_handle_t>(p.event));
       }
       // Poll with a growing pause while commands are still running.
       idle = ready.empty() ? std::min(idle * 2, std::chrono::microseconds(2000))
@@ -122,10 +121,10 @@ CallbackThread &callbacks() {
 
 ur_event_status_t status_of(Event *e) {
   if (!e->done) return UR_EVENT_STATUS_COMPLETE;
-  CUresult r = drv().cuEventQuery(e->done);
-  if (r == CUDA_SUCCESS) return UR_EVENT_STATUS_COMPLETE;
-  if (r != CUDA_ERROR_NOT_READY) return UR_EVENT_STATUS_ERROR;
-  if (e->start && drv().cuEventQuery(e->start) == CUDA_SUCCESS) return UR_EVENT_STATUS_RUNNING;
+  status r = drv::event_query(e->done);
+  if (!r) return UR_EVENT_STATUS_COMPLETE;
+  if (r.kind != err::not_ready) return UR_EVENT_STATUS_ERROR;
+  if (e->start && !drv::event_query(e->start)) return UR_EVENT_STATUS_RUNNING;
   return UR_EVENT_STATUS_SUBMITTED;
 }
 
@@ -141,7 +140,7 @@ ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t 
   case UR_EVENT_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(e->ctx));
   case UR_EVENT_INFO_COMMAND_TYPE: return out.value(e->command);
   case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS:
-    ORDO_CU(e->dev->make_current());
+    ORDO_DRV(e->dev->make_current());
     return out.value(status_of(e));
   case UR_EVENT_INFO_REFERENCE_COUNT: return out.value(e->count());
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -159,22 +158,22 @@ ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_prof
   if (propName == UR_PROFILING_INFO_COMMAND_QUEUED || propName == UR_PROFILING_INFO_COMMAND_SUBMIT)
     return out.value(e->queued_ns);
 
-  ORDO_CU(e->dev->make_current());
-  CUresult q = drv().cuEventQuery(e->done);
-  if (q == CUDA_ERROR_NOT_READY) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
-  ORDO_CU(q);
-  CUevent base = nullptr;
+  ORDO_DRV(e->dev->make_current());
+  status q = drv::event_query(e->done);
+  if (q.kind == err::not_ready) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
+  ORDO_DRV(q);
+  event_t base = nullptr;
   uint64_t base_ns = 0;
-  ORDO_CU(e->dev->time_base(&base, &base_ns));
-  auto device_ns = [&](CUevent ev, uint64_t *ns) -> CUresult {
+  ORDO_DRV(e->dev->time_base(&base, &base_ns));
+  auto device_ns = [&](event_t ev, uint64_t *ns) -> status {
     float ms = 0;
-    CUresult r = drv().cuEventElapsedTime(&ms, base, ev);
+    status r = drv::event_elapsed_ms(&ms, base, ev);
     *ns = base_ns + static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
     return r;
   };
   uint64_t start_ns = 0, end_ns = 0;
-  ORDO_CU(device_ns(e->start ? e->start : e->done, &start_ns));
-  ORDO_CU(device_ns(e->done, &end_ns));
+  ORDO_DRV(device_ns(e->start ? e->start : e->done, &start_ns));
+  ORDO_DRV(device_ns(e->done, &end_ns));
   // The clocks are mapped, not shared: keep queued <= start <= end despite rounding.
   if (start_ns < e->queued_ns) start_ns = e->queued_ns;
   if (end_ns < start_ns) end_ns = start_ns;
@@ -191,8 +190,8 @@ ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *
   for (uint32_t i = 0; i < numEvents; ++i) {
     auto *e = reinterpret_cast<Event *>(phEventWaitList[i]);
     if (!e->done) continue;
-    ORDO_CU(e->dev->make_current());
-    ORDO_CU(drv().cuEventSynchronize(e->done));
+    ORDO_DRV(e->dev->make_current());
+    ORDO_DRV(drv::event_synchronize(e->done));
   }
   // A synchronisation point of each context named: pools collect completed frees
   // and give back memory above their release thresholds.
@@ -233,7 +232,7 @@ ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeE
   auto *e = new Event();
   e->ctx = ctx;
   e->dev = ctx->devices[0];
-  e->done = reinterpret_cast<CUevent>(hNativeEvent);
+  e->done = reinterpret_cast<event_t>(hNativeEvent);
   e->pooled = false;
   e->owns_native = pProperties && pProperties->isNativeHandleOwned;
   context_hold(ctx);
@@ -252,4 +251,4 @@ ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::cuda
+} // namespace ordo::sb

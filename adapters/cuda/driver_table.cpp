@@ -1,0 +1,350 @@
+// The stream backend's driver interface (source/stream_backend/driver_api.hpp) on the
+// CUDA driver API: each function one driver call, its result translated.
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "driver.hpp"
+
+namespace ordo::sb::drv {
+
+namespace {
+using cuda::status_of;
+cuda::Driver &cu() { return cuda::drv(); }
+CUdeviceptr dptr(const void *p) { return reinterpret_cast<CUdeviceptr>(p); }
+CUstream cs(stream_t s) { return reinterpret_cast<CUstream>(s); }
+CUevent ce(event_t e) { return reinterpret_cast<CUevent>(e); }
+CUfunction cf(function_t f) { return reinterpret_cast<CUfunction>(f); }
+
+backend_info make_info() {
+  backend_info i;
+  i.log_name = "cuda";
+  i.display_name = "CUDA";
+  i.backend = UR_BACKEND_CUDA;
+  i.platform_name = "NVIDIA CUDA BACKEND";
+  i.vendor_name = "NVIDIA Corporation";
+  i.binary_target = UR_DEVICE_BINARY_TARGET_NVPTX64;
+  i.il_version = "nvptx64"; // urProgramCreateWithIL takes PTX
+  i.profile = "CUDA";
+  i.ooo_streams_env = "ORDO_CUDA_OOO_STREAMS";
+  i.wide_2d_memset = true;
+  i.image_kinds = image_bit(image_kind::ptx) | image_bit(image_kind::elf) | image_bit(image_kind::fatbin);
+  return i;
+}
+backend_info &mutable_info() {
+  static backend_info *i = new backend_info(make_info());
+  return *i;
+}
+} // namespace
+
+bool load(std::string &why) {
+  if (!cu().load()) {
+    why = cu().why();
+    return false;
+  }
+  int v = cu().driver_version;
+  mutable_info().runtime_version = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  return true;
+}
+
+const backend_info &info() { return mutable_info(); }
+std::string error_text(status s) { return cuda::error_text(static_cast<CUresult>(s.code)); }
+
+status device_count(int *count) { return status_of(cu().cuDeviceGetCount(count)); }
+status device_get(int ordinal, int *native) {
+  CUdevice d = 0;
+  status r = status_of(cu().cuDeviceGet(&d, ordinal));
+  *native = d;
+  return r;
+}
+
+// What the device info queries need, read once; none of these needs a context.
+void read_facts(int native, device_facts &f) {
+  const CUdevice d = native;
+  char name[256] = {};
+  if (cu().cuDeviceGetName(name, sizeof(name), d) == CUDA_SUCCESS) f.name = name;
+  cu().cuDeviceTotalMem(&f.total_mem, d);
+  CUuuid uuid{};
+  if (cu().cuDeviceGetUuid(&uuid, d) == CUDA_SUCCESS) std::memcpy(f.uuid, uuid.bytes, 16);
+  char pci[64] = {};
+  if (cu().cuDeviceGetPCIBusId(pci, sizeof(pci), d) == CUDA_SUCCESS) f.pci_address = pci;
+  auto attr = [&](CUdevice_attribute a) {
+    int v = 0;
+    return cu().cuDeviceGetAttribute(&v, a, d) == CUDA_SUCCESS ? v : 0;
+  };
+  const int major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  const int minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  f.version = std::to_string(major) + "." + std::to_string(minor);
+  f.arch_major = major;
+  f.vendor_id = 0x10de;
+  // The attribute packs the 16-bit PCI device and vendor ids together.
+  const uint32_t ids = static_cast<uint32_t>(attr(CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID));
+  f.pci_device_id = (ids & 0xffff) == 0x10de ? ids >> 16 : ids & 0xffff;
+  f.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  f.warp_size = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+  f.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  f.block_dim[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+  f.block_dim[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+  f.block_dim[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+  f.grid_dim[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+  f.grid_dim[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+  f.grid_dim[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+  f.shared_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  f.shared_per_block_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  f.regs_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+  f.clock_khz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  f.mem_clock_khz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+  f.bus_width = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  f.l2_size = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  f.const_mem = attr(CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+  f.ecc = attr(CU_DEVICE_ATTRIBUTE_ECC_ENABLED);
+  f.integrated = attr(CU_DEVICE_ATTRIBUTE_INTEGRATED);
+  f.managed = attr(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
+  f.concurrent_managed = attr(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS);
+  f.pageable_access = attr(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS);
+  f.host_native_atomics = attr(CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED);
+  f.cooperative = attr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
+  f.fp16 = major >= 6;
+  f.bf16 = f.async_barrier = major >= 8;
+  f.independent_forward_progress = f.seq_cst_atomics = major >= 7;
+}
+
+status primary_context(int native, dctx_t *out) {
+  CUcontext c = nullptr;
+  status r = status_of(cu().cuDevicePrimaryCtxRetain(&c, native));
+  *out = reinterpret_cast<dctx_t>(c);
+  return r;
+}
+status get_current(dctx_t *out) {
+  CUcontext c = nullptr;
+  status r = status_of(cu().cuCtxGetCurrent(&c));
+  *out = reinterpret_cast<dctx_t>(c);
+  return r;
+}
+status set_current(dctx_t ctx) { return status_of(cu().cuCtxSetCurrent(reinterpret_cast<CUcontext>(ctx))); }
+status synchronize_current() { return status_of(cu().cuCtxSynchronize()); }
+status mem_get_info(size_t *free_bytes, size_t *total) { return status_of(cu().cuMemGetInfo(free_bytes, total)); }
+
+status stream_priority_range(int *least, int *greatest) {
+  return status_of(cu().cuCtxGetStreamPriorityRange(least, greatest));
+}
+status stream_create(stream_t *out, bool sync_with_default, int priority) {
+  CUstream s = nullptr;
+  status r = status_of(
+      cu().cuStreamCreateWithPriority(&s, sync_with_default ? CU_STREAM_DEFAULT : CU_STREAM_NON_BLOCKING, priority));
+  *out = reinterpret_cast<stream_t>(s);
+  return r;
+}
+stream_t default_stream() { return reinterpret_cast<stream_t>(CU_STREAM_LEGACY); }
+status stream_destroy(stream_t s) { return status_of(cu().cuStreamDestroy(cs(s))); }
+status stream_synchronize(stream_t s) { return status_of(cu().cuStreamSynchronize(cs(s))); }
+status stream_query(stream_t s) { return status_of(cu().cuStreamQuery(cs(s))); }
+status stream_wait_event(stream_t s, event_t e) { return status_of(cu().cuStreamWaitEvent(cs(s), ce(e), 0)); }
+
+status event_create(event_t *out, bool timing) {
+  CUevent e = nullptr;
+  status r = status_of(cu().cuEventCreate(&e, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING));
+  *out = reinterpret_cast<event_t>(e);
+  return r;
+}
+status event_destroy(event_t e) { return status_of(cu().cuEventDestroy(ce(e))); }
+status event_record(event_t e, stream_t s) { return status_of(cu().cuEventRecord(ce(e), cs(s))); }
+status event_query(event_t e) { return status_of(cu().cuEventQuery(ce(e))); }
+status event_synchronize(event_t e) { return status_of(cu().cuEventSynchronize(ce(e))); }
+status event_elapsed_ms(float *ms, event_t from, event_t to) {
+  return status_of(cu().cuEventElapsedTime(ms, ce(from), ce(to)));
+}
+
+status alloc_device(void **out, size_t size) {
+  CUdeviceptr p = 0;
+  status r = status_of(cu().cuMemAlloc(&p, size));
+  *out = reinterpret_cast<void *>(p);
+  return r;
+}
+status alloc_host(void **out, size_t size) {
+  return status_of(cu().cuMemHostAlloc(out, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+}
+status alloc_managed(void **out, size_t size) {
+  CUdeviceptr p = 0;
+  status r = status_of(cu().cuMemAllocManaged(&p, size, CU_MEM_ATTACH_GLOBAL));
+  *out = reinterpret_cast<void *>(p);
+  return r;
+}
+status free_device(void *p) { return status_of(cu().cuMemFree(dptr(p))); }
+status free_host(void *p) { return status_of(cu().cuMemFreeHost(p)); }
+bool is_managed(const void *p) {
+  unsigned managed = 0;
+  return cu().cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, dptr(p)) == CUDA_SUCCESS && managed;
+}
+
+status memcpy_async(void *dst, const void *src, size_t size, stream_t s) {
+  return status_of(cu().cuMemcpyAsync(dptr(dst), dptr(src), size, cs(s)));
+}
+
+namespace {
+// A 2-D copy operand: memory the driver knows is addressed through UVA, anything
+// else (pageable host memory) as host memory.
+void set_operand(bool is_src, const void *ptr, size_t pitch, CUDA_MEMCPY2D &c) {
+  unsigned type = 0;
+  bool known = cu().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(ptr)) == CUDA_SUCCESS;
+  CUmemorytype t = known ? CU_MEMORYTYPE_UNIFIED : CU_MEMORYTYPE_HOST;
+  if (is_src) {
+    c.srcMemoryType = t;
+    c.srcPitch = pitch;
+    if (known) c.srcDevice = dptr(ptr);
+    else c.srcHost = ptr;
+  } else {
+    c.dstMemoryType = t;
+    c.dstPitch = pitch;
+    if (known) c.dstDevice = dptr(ptr);
+    else c.dstHost = const_cast<void *>(ptr);
+  }
+}
+} // namespace
+
+status memcpy_2d_async(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t width,
+                       size_t height, stream_t s) {
+  CUDA_MEMCPY2D c{};
+  set_operand(true, src, src_pitch, c);
+  set_operand(false, dst, dst_pitch, c);
+  c.WidthInBytes = width;
+  c.Height = height;
+  return status_of(cu().cuMemcpy2DAsync(&c, cs(s)));
+}
+status memset_8(void *dst, uint8_t v, size_t count, stream_t s) {
+  return status_of(cu().cuMemsetD8Async(dptr(dst), v, count, cs(s)));
+}
+status memset_16(void *dst, uint16_t v, size_t count, stream_t s) {
+  return status_of(cu().cuMemsetD16Async(dptr(dst), v, count, cs(s)));
+}
+status memset_32(void *dst, uint32_t v, size_t count, stream_t s) {
+  return status_of(cu().cuMemsetD32Async(dptr(dst), v, count, cs(s)));
+}
+status memset_2d8(void *dst, size_t pitch, uint8_t v, size_t width, size_t height, stream_t s) {
+  return status_of(cu().cuMemsetD2D8Async(dptr(dst), pitch, v, width, height, cs(s)));
+}
+status memset_2d16(void *dst, size_t pitch, uint16_t v, size_t width, size_t height, stream_t s) {
+  return status_of(cu().cuMemsetD2D16Async(dptr(dst), pitch, v, width, height, cs(s)));
+}
+status memset_2d32(void *dst, size_t pitch, uint32_t v, size_t width, size_t height, stream_t s) {
+  return status_of(cu().cuMemsetD2D32Async(dptr(dst), pitch, v, width, height, cs(s)));
+}
+
+namespace {
+CUmemLocation location(bool host, int device_ordinal) {
+  CUmemLocation loc{};
+  loc.type = host ? CU_MEM_LOCATION_TYPE_HOST : CU_MEM_LOCATION_TYPE_DEVICE;
+  loc.id = host ? 0 : device_ordinal;
+  return loc;
+}
+} // namespace
+
+status prefetch(const void *p, size_t size, bool to_host, int device_ordinal, stream_t s) {
+  return status_of(cu().cuMemPrefetchAsync(dptr(p), size, location(to_host, device_ordinal), 0, cs(s)));
+}
+status advise(const void *p, size_t size, mem_advice a, bool host, int device_ordinal) {
+  CUmem_advise advice = CU_MEM_ADVISE_SET_READ_MOSTLY;
+  switch (a) {
+  case mem_advice::set_read_mostly: advice = CU_MEM_ADVISE_SET_READ_MOSTLY; break;
+  case mem_advice::unset_read_mostly: advice = CU_MEM_ADVISE_UNSET_READ_MOSTLY; break;
+  case mem_advice::set_preferred_location: advice = CU_MEM_ADVISE_SET_PREFERRED_LOCATION; break;
+  case mem_advice::unset_preferred_location: advice = CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION; break;
+  case mem_advice::set_accessed_by: advice = CU_MEM_ADVISE_SET_ACCESSED_BY; break;
+  case mem_advice::unset_accessed_by: advice = CU_MEM_ADVISE_UNSET_ACCESSED_BY; break;
+  }
+  return status_of(cu().cuMemAdvise(dptr(p), size, advice, location(host, device_ordinal)));
+}
+
+status module_load(module_t *out, const std::vector<uint8_t> &image, bool, const std::string &options,
+                   std::string &log) {
+  constexpr size_t kLog = 16 * 1024;
+  std::vector<char> info_log(kLog, 0), error_log(kLog, 0);
+  std::vector<CUjit_option> keys = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                                    CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                                    CU_JIT_LOG_VERBOSE};
+  std::vector<void *> values = {info_log.data(), reinterpret_cast<void *>(kLog), error_log.data(),
+                                reinterpret_cast<void *>(kLog), reinterpret_cast<void *>(uintptr_t{1})};
+  // JIT options a UR caller may pass; everything else goes to the log as not used.
+  std::string ignored;
+  std::istringstream in(options);
+  std::string opt;
+  while (in >> opt) {
+    if (opt.size() == 3 && opt[0] == '-' && opt[1] == 'O' && opt[2] >= '0' && opt[2] <= '4') {
+      keys.push_back(CU_JIT_OPTIMIZATION_LEVEL);
+      values.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(opt[2] - '0')));
+    } else if (opt.rfind("--maxrregcount=", 0) == 0 || opt.rfind("-maxrregcount=", 0) == 0) {
+      keys.push_back(CU_JIT_MAX_REGISTERS);
+      values.push_back(reinterpret_cast<void *>(
+          static_cast<uintptr_t>(std::strtoul(opt.c_str() + opt.find('=') + 1, nullptr, 10))));
+    } else {
+      ignored += (ignored.empty() ? "" : " ") + opt;
+    }
+  }
+  CUmodule m = nullptr;
+  CUresult r = cu().cuModuleLoadDataEx(&m, image.data(), static_cast<unsigned>(keys.size()), keys.data(),
+                                       values.data());
+  log = info_log.data();
+  if (error_log[0]) log += (log.empty() ? "" : "\n") + std::string(error_log.data());
+  if (!ignored.empty()) log += (log.empty() ? "" : "\n") + ("options not used by the JIT: " + ignored);
+  if (r != CUDA_SUCCESS && log.empty()) log = "cuModuleLoadDataEx returned " + cuda::error_text(r);
+  *out = reinterpret_cast<module_t>(m);
+  return status_of(r);
+}
+status module_unload(module_t m) { return status_of(cu().cuModuleUnload(reinterpret_cast<CUmodule>(m))); }
+status module_get_function(function_t *out, module_t m, const char *name) {
+  CUfunction f = nullptr;
+  status r = status_of(cu().cuModuleGetFunction(&f, reinterpret_cast<CUmodule>(m), name));
+  *out = reinterpret_cast<function_t>(f);
+  return r;
+}
+status module_function_names(module_t m, std::vector<std::string> &names) {
+  CUmodule mod = reinterpret_cast<CUmodule>(m);
+  unsigned count = 0;
+  if (CUresult r = cu().cuModuleGetFunctionCount(&count, mod)) return status_of(r);
+  std::vector<CUfunction> funcs(count);
+  if (CUresult r = cu().cuModuleEnumerateFunctions(funcs.data(), count, mod)) return status_of(r);
+  for (CUfunction f : funcs) {
+    const char *name = nullptr;
+    if (cu().cuFuncGetName(&name, f) == CUDA_SUCCESS && name) names.push_back(name);
+  }
+  return status{};
+}
+status function_param_sizes(function_t f, std::vector<size_t> &sizes) {
+  for (size_t i = 0;; ++i) {
+    size_t offset = 0, size = 0;
+    // Past the last parameter the driver answers an error: that is the count.
+    if (cu().cuFuncGetParamInfo(cf(f), i, &offset, &size) != CUDA_SUCCESS) break;
+    sizes.push_back(size);
+  }
+  return status{};
+}
+int function_attribute(function_t f, func_attr a) {
+  CUfunction_attribute attr = CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
+  switch (a) {
+  case func_attr::max_threads_per_block: attr = CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK; break;
+  case func_attr::shared_size_bytes: attr = CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES; break;
+  case func_attr::local_size_bytes: attr = CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES; break;
+  case func_attr::num_regs: attr = CU_FUNC_ATTRIBUTE_NUM_REGS; break;
+  }
+  int v = 0;
+  cu().cuFuncGetAttribute(&v, attr, cf(f));
+  return v;
+}
+status function_set_max_dynamic_shared(function_t f, int bytes) {
+  return status_of(cu().cuFuncSetAttribute(cf(f), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes));
+}
+status launch(function_t f, const size_t grid[3], const size_t block[3], unsigned shared, stream_t s,
+              void **params, bool cooperative) {
+  if (cooperative)
+    return status_of(cu().cuLaunchCooperativeKernel(cf(f), unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
+                                                    unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
+                                                    shared, cs(s), params));
+  return status_of(cu().cuLaunchKernel(cf(f), unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
+                                       unsigned(block[0]), unsigned(block[1]), unsigned(block[2]), shared, cs(s),
+                                       params, nullptr));
+}
+status occupancy_max_blocks(int *blocks, function_t f, int threads, size_t shared) {
+  return status_of(cu().cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, cf(f), threads, shared));
+}
+
+} // namespace ordo::sb::drv
