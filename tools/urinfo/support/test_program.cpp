@@ -54,7 +54,19 @@ bool test_program_file(const std::string &kernel_dir, const FoundDevice &device,
   switch (device.backend) {
   case UR_BACKEND_NATIVE_CPU: path = base + ".so"; break;
   case UR_BACKEND_CUDA: path = base + ".ptx"; break;
-  case UR_BACKEND_LEVEL_ZERO: path = base + ".spv"; as_il = true; break;
+  case UR_BACKEND_HIP: {
+    // PTX on HIP's NVIDIA platform; an AMD GPU takes a code object (docs/hip.md).
+    uint32_t vendor = 0;
+    urDeviceGetInfo(device.device, UR_DEVICE_INFO_VENDOR_ID, sizeof(vendor), &vendor, nullptr);
+    path = base + (vendor == 0x10de ? ".ptx" : ".hsaco");
+    break;
+  }
+  case UR_BACKEND_LEVEL_ZERO:
+    // SPIR-V where the device takes IL; otherwise the native binary (on the CPU test
+    // driver, a native-CPU kernel program: docs/level-zero.md).
+    as_il = !device_string(device.device, UR_DEVICE_INFO_IL_VERSION).empty();
+    path = base + (as_il ? ".spv" : ".native");
+    break;
   case UR_BACKEND_OPENCL:
     // SPIR-V only where the device says it takes IL; PoCL, for one, takes SPIR bitcode.
     as_il = !device_string(device.device, UR_DEVICE_INFO_IL_VERSION).empty();

@@ -1,0 +1,275 @@
+// The adapter handle, platform discovery and the dispatch table.
+#include <cstring>
+
+#include "common.hpp"
+#include "entry_points.hpp"
+#include "ordo/adapter_logging.hpp"
+#include "ordo/ddi_fill.hpp"
+#include "ordo/info.hpp"
+
+namespace ordo::l0 {
+
+Logger &logger() {
+  static Logger *log = new Logger("level_zero");
+  return *log;
+}
+
+Object::Object(Tag t) : HandleBase(&adapter_ddi()), tag(t) {}
+
+Adapter *the_adapter() {
+  static Adapter *adapter = new Adapter();
+  return adapter;
+}
+
+namespace {
+
+// Reads what the device info queries need once.
+void read_facts(Device &d) {
+  Ze &z = ze();
+  DeviceFacts &f = d.facts;
+  f.props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+  z.zeDeviceGetProperties(d.ze, &f.props);
+  f.compute.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
+  z.zeDeviceGetComputeProperties(d.ze, &f.compute);
+  f.module.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
+  z.zeDeviceGetModuleProperties(d.ze, &f.module);
+  f.access.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES;
+  z.zeDeviceGetMemoryAccessProperties(d.ze, &f.access);
+  uint32_t n = 0;
+  if (z.zeDeviceGetMemoryProperties(d.ze, &n, nullptr) == ZE_RESULT_SUCCESS && n) {
+    std::vector<ze_device_memory_properties_t> mem(n);
+    for (auto &m : mem) m.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
+    if (z.zeDeviceGetMemoryProperties(d.ze, &n, mem.data()) == ZE_RESULT_SUCCESS)
+      for (uint32_t i = 0; i < n; ++i) f.total_mem += mem[i].totalSize;
+  }
+  n = 0;
+  if (z.zeDeviceGetCacheProperties(d.ze, &n, nullptr) == ZE_RESULT_SUCCESS && n) {
+    std::vector<ze_device_cache_properties_t> c(n);
+    for (auto &e : c) e.stype = ZE_STRUCTURE_TYPE_DEVICE_CACHE_PROPERTIES;
+    if (z.zeDeviceGetCacheProperties(d.ze, &n, c.data()) == ZE_RESULT_SUCCESS) f.cache_size = c[n - 1].cacheSize;
+  }
+  // Every list goes to the first group that can compute.
+  n = 0;
+  if (z.zeDeviceGetCommandQueueGroupProperties(d.ze, &n, nullptr) == ZE_RESULT_SUCCESS && n) {
+    std::vector<ze_command_queue_group_properties_t> g(n);
+    for (auto &e : g) e.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
+    if (z.zeDeviceGetCommandQueueGroupProperties(d.ze, &n, g.data()) == ZE_RESULT_SUCCESS)
+      for (uint32_t i = 0; i < n; ++i)
+        if (g[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) {
+          f.compute_ordinal = i;
+          f.fill_pattern_max = uint32_t(g[i].maxMemoryFillPatternSize);
+          break;
+        }
+  }
+}
+
+// Loads the Level Zero loader and builds one platform per driver that reports a
+// device. With none there is no platform, and one log line says why.
+std::vector<Platform *> *discover() {
+  auto *list = new std::vector<Platform *>();
+  Ze &z = ze();
+  if (!z.load()) {
+    ORDO_LOG(logger(), warning, "no Level Zero platform: %s", z.why().c_str());
+    return list;
+  }
+  uint32_t n = 0;
+  ze_result_t r = z.zeDriverGet(&n, nullptr);
+  std::vector<ze_driver_handle_t> drivers(n);
+  if (r == ZE_RESULT_SUCCESS && n) r = z.zeDriverGet(&n, drivers.data());
+  if (r != ZE_RESULT_SUCCESS || n == 0) {
+    ORDO_LOG(logger(), warning, "no Level Zero platform: %s",
+             r != ZE_RESULT_SUCCESS ? ("zeDriverGet returned " + error_text(r)).c_str() : "the loader reports no driver");
+    return list;
+  }
+  for (ze_driver_handle_t drv : drivers) {
+    uint32_t nd = 0;
+    if (z.zeDeviceGet(drv, &nd, nullptr) != ZE_RESULT_SUCCESS || nd == 0) continue;
+    std::vector<ze_device_handle_t> devs(nd);
+    if (z.zeDeviceGet(drv, &nd, devs.data()) != ZE_RESULT_SUCCESS) continue;
+    auto *platform = new Platform();
+    platform->driver = drv;
+    z.zeDriverGetApiVersion(drv, &platform->api_version);
+    ze_driver_properties_t props{};
+    props.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+    if (z.zeDriverGetProperties(drv, &props) == ZE_RESULT_SUCCESS) platform->driver_version = props.driverVersion;
+    for (ze_device_handle_t zd : devs) {
+      auto *d = new Device();
+      d->platform = platform;
+      d->ze = zd;
+      read_facts(*d);
+      platform->devices.push_back(d);
+    }
+    list->push_back(platform);
+    ORDO_LOG(logger(), info, "Level Zero driver %u (API %u.%u): %zu device(s), the first '%s'",
+             platform->driver_version, ZE_MAJOR_VERSION(platform->api_version),
+             ZE_MINOR_VERSION(platform->api_version), platform->devices.size(),
+             platform->devices[0]->facts.props.name);
+  }
+  if (list->empty()) ORDO_LOG(logger(), warning, "no Level Zero platform: no driver reports a device");
+  return list;
+}
+
+} // namespace
+
+const std::vector<Platform *> &platforms() {
+  static std::vector<Platform *> *list = discover();
+  return *list;
+}
+
+// ---- urAdapter* ---------------------------------------------------------------------
+
+ur_result_t UR_APICALL urAdapterGet(uint32_t NumEntries, ur_adapter_handle_t *phAdapters,
+                                    uint32_t *pNumAdapters) {
+  if (NumEntries == 0 && phAdapters) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (phAdapters) {
+    // Discovery runs here so its log line appears once, at the first get.
+    platforms();
+    the_adapter()->retain();
+    phAdapters[0] = reinterpret_cast<ur_adapter_handle_t>(the_adapter());
+  }
+  if (pNumAdapters) *pNumAdapters = 1;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urAdapterRelease(ur_adapter_handle_t hAdapter) {
+  ORDO_UNWRAP(Adapter, a, hAdapter);
+  // The adapter's state lives for the process: handles stay valid across gets.
+  if (a->count() == 0) return UR_RESULT_ERROR_INVALID_ARGUMENT;
+  a->release();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urAdapterRetain(ur_adapter_handle_t hAdapter) {
+  ORDO_UNWRAP(Adapter, a, hAdapter);
+  a->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urAdapterGetLastError(ur_adapter_handle_t hAdapter, const char **ppMessage,
+                                             int32_t *pError) {
+  ORDO_UNWRAP(Adapter, a, hAdapter);
+  (void)a;
+  if (!ppMessage || !pError) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  // No entry point returns UR_RESULT_ERROR_ADAPTER_SPECIFIC, so there is never one.
+  *ppMessage = "";
+  *pError = 0;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urAdapterGetInfo(ur_adapter_handle_t hAdapter, ur_adapter_info_t propName,
+                                        size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Adapter, a, hAdapter);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_ADAPTER_INFO_BACKEND: return out.value(UR_BACKEND_LEVEL_ZERO);
+  case UR_ADAPTER_INFO_REFERENCE_COUNT: return out.value(a->count());
+  case UR_ADAPTER_INFO_VERSION: return out.value(uint32_t{1});
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+} // namespace ordo::l0
+
+// ---- the dispatch table ---------------------------------------------------------------
+
+namespace {
+// Every slot the adapter implements; fill_unsupported() covers the rest.
+ur_dditable_t build_table() {
+  ur_dditable_t t;
+  std::memset(&t, 0, sizeof(t));
+  t.Adapter.pfnGet = ordo::l0::urAdapterGet;
+  t.Adapter.pfnRelease = ordo::l0::urAdapterRelease;
+  t.Adapter.pfnRetain = ordo::l0::urAdapterRetain;
+  t.Adapter.pfnGetLastError = ordo::l0::urAdapterGetLastError;
+  t.Adapter.pfnGetInfo = ordo::l0::urAdapterGetInfo;
+  // The runtime's urAdapterSetLoggerCallback: the adapter's log lines reach its callback.
+  ordo::adapter_logging how;
+  how.logger = ordo::l0::logger;
+  how.is_adapter = [](ur_adapter_handle_t h) {
+    return h == reinterpret_cast<ur_adapter_handle_t>(ordo::l0::the_adapter());
+  };
+  ordo::install_logger_entry_points(t, how);
+  t.Platform.pfnGet = ordo::l0::urPlatformGet;
+  t.Platform.pfnGetInfo = ordo::l0::urPlatformGetInfo;
+  t.Platform.pfnGetNativeHandle = ordo::l0::urPlatformGetNativeHandle;
+  t.Platform.pfnGetApiVersion = ordo::l0::urPlatformGetApiVersion;
+  t.Platform.pfnGetBackendOption = ordo::l0::urPlatformGetBackendOption;
+  t.Device.pfnGet = ordo::l0::urDeviceGet;
+  t.Device.pfnGetInfo = ordo::l0::urDeviceGetInfo;
+  t.Device.pfnRetain = ordo::l0::urDeviceRetain;
+  t.Device.pfnRelease = ordo::l0::urDeviceRelease;
+  t.Device.pfnSelectBinary = ordo::l0::urDeviceSelectBinary;
+  t.Device.pfnGetNativeHandle = ordo::l0::urDeviceGetNativeHandle;
+  t.Device.pfnGetGlobalTimestamps = ordo::l0::urDeviceGetGlobalTimestamps;
+  t.Context.pfnCreate = ordo::l0::urContextCreate;
+  t.Context.pfnRetain = ordo::l0::urContextRetain;
+  t.Context.pfnRelease = ordo::l0::urContextRelease;
+  t.Context.pfnGetInfo = ordo::l0::urContextGetInfo;
+  t.Context.pfnGetNativeHandle = ordo::l0::urContextGetNativeHandle;
+  t.Context.pfnSetExtendedDeleter = ordo::l0::urContextSetExtendedDeleter;
+  t.Queue.pfnGetInfo = ordo::l0::urQueueGetInfo;
+  t.Queue.pfnCreate = ordo::l0::urQueueCreate;
+  t.Queue.pfnRetain = ordo::l0::urQueueRetain;
+  t.Queue.pfnRelease = ordo::l0::urQueueRelease;
+  t.Queue.pfnGetNativeHandle = ordo::l0::urQueueGetNativeHandle;
+  t.Queue.pfnFinish = ordo::l0::urQueueFinish;
+  t.Queue.pfnFlush = ordo::l0::urQueueFlush;
+  t.Event.pfnGetInfo = ordo::l0::urEventGetInfo;
+  t.Event.pfnGetProfilingInfo = ordo::l0::urEventGetProfilingInfo;
+  t.Event.pfnWait = ordo::l0::urEventWait;
+  t.Event.pfnRetain = ordo::l0::urEventRetain;
+  t.Event.pfnRelease = ordo::l0::urEventRelease;
+  t.Event.pfnGetNativeHandle = ordo::l0::urEventGetNativeHandle;
+  t.Event.pfnCreateWithNativeHandle = ordo::l0::urEventCreateWithNativeHandle;
+  t.Event.pfnSetCallback = ordo::l0::urEventSetCallback;
+  t.Enqueue.pfnEventsWait = ordo::l0::urEnqueueEventsWait;
+  t.Enqueue.pfnEventsWaitWithBarrier = ordo::l0::urEnqueueEventsWaitWithBarrier;
+  t.Enqueue.pfnEventsWaitWithBarrierExt = ordo::l0::urEnqueueEventsWaitWithBarrierExt;
+  t.Enqueue.pfnUSMFill = ordo::l0::urEnqueueUSMFill;
+  t.Enqueue.pfnUSMMemcpy = ordo::l0::urEnqueueUSMMemcpy;
+  t.Enqueue.pfnUSMPrefetch = ordo::l0::urEnqueueUSMPrefetch;
+  t.Enqueue.pfnUSMAdvise = ordo::l0::urEnqueueUSMAdvise;
+  t.Enqueue.pfnUSMFill2D = ordo::l0::urEnqueueUSMFill2D;
+  t.Enqueue.pfnUSMMemcpy2D = ordo::l0::urEnqueueUSMMemcpy2D;
+  t.USM.pfnHostAlloc = ordo::l0::urUSMHostAlloc;
+  t.USM.pfnDeviceAlloc = ordo::l0::urUSMDeviceAlloc;
+  t.USM.pfnSharedAlloc = ordo::l0::urUSMSharedAlloc;
+  t.USM.pfnFree = ordo::l0::urUSMFree;
+  t.USM.pfnGetMemAllocInfo = ordo::l0::urUSMGetMemAllocInfo;
+  ordo::l0::install_pool_entry_points(t); // the twelve urUSMPool* of the stream-ordered layer
+  t.EnqueueExp.pfnUSMDeviceAllocExp = ordo::l0::urEnqueueUSMDeviceAllocExp;
+  t.EnqueueExp.pfnUSMSharedAllocExp = ordo::l0::urEnqueueUSMSharedAllocExp;
+  t.EnqueueExp.pfnUSMHostAllocExp = ordo::l0::urEnqueueUSMHostAllocExp;
+  t.EnqueueExp.pfnUSMFreeExp = ordo::l0::urEnqueueUSMFreeExp;
+  t.Program.pfnCreateWithIL = ordo::l0::urProgramCreateWithIL;
+  t.Program.pfnCreateWithBinary = ordo::l0::urProgramCreateWithBinary;
+  t.Program.pfnBuild = ordo::l0::urProgramBuild;
+  t.ProgramExp.pfnBuildExp = ordo::l0::urProgramBuildExp;
+  t.Program.pfnRetain = ordo::l0::urProgramRetain;
+  t.Program.pfnRelease = ordo::l0::urProgramRelease;
+  t.Program.pfnGetFunctionPointer = ordo::l0::urProgramGetFunctionPointer;
+  t.Program.pfnGetInfo = ordo::l0::urProgramGetInfo;
+  t.Program.pfnGetBuildInfo = ordo::l0::urProgramGetBuildInfo;
+  t.Program.pfnGetNativeHandle = ordo::l0::urProgramGetNativeHandle;
+  t.Kernel.pfnCreate = ordo::l0::urKernelCreate;
+  t.Kernel.pfnGetInfo = ordo::l0::urKernelGetInfo;
+  t.Kernel.pfnGetGroupInfo = ordo::l0::urKernelGetGroupInfo;
+  t.Kernel.pfnGetSubGroupInfo = ordo::l0::urKernelGetSubGroupInfo;
+  t.Kernel.pfnRetain = ordo::l0::urKernelRetain;
+  t.Kernel.pfnRelease = ordo::l0::urKernelRelease;
+  t.Kernel.pfnGetNativeHandle = ordo::l0::urKernelGetNativeHandle;
+  t.Kernel.pfnGetSuggestedLocalWorkSize = ordo::l0::urKernelGetSuggestedLocalWorkSize;
+  t.Kernel.pfnGetSuggestedLocalWorkSizeWithArgs = ordo::l0::urKernelGetSuggestedLocalWorkSizeWithArgs;
+  t.Kernel.pfnSetExecInfo = ordo::l0::urKernelSetExecInfo;
+  t.Kernel.pfnSuggestMaxCooperativeGroupCount = ordo::l0::urKernelSuggestMaxCooperativeGroupCount;
+  t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::l0::urEnqueueKernelLaunchWithArgsExp;
+  ordo::fill_unsupported(t);
+  return t;
+}
+} // namespace
+
+const ur_dditable_t &ordo::adapter_ddi() {
+  static const ur_dditable_t table = build_table();
+  return table;
+}

@@ -1,0 +1,383 @@
+// The Level Zero adapter's handle types and the helpers every file shares.
+//
+// Every handle derives from Object (ordo::HandleBase first, so a loader finds the
+// dispatch table in the first word) and carries a Tag right after it, so an entry
+// point can refuse a handle of the wrong kind instead of misreading it.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ordo/handle.hpp"
+#include "ordo/logger.hpp"
+#include "ordo_so/layer.hpp"
+#include "ur_ddi.h"
+#include "ze.hpp"
+
+namespace ordo::l0 {
+
+Logger &logger();
+
+enum class Tag : uint32_t {
+  dead = 0,
+  adapter = 0x1e0a0001,
+  platform,
+  device,
+  context,
+  queue,
+  event,
+  program,
+  kernel,
+};
+
+struct Object : HandleBase {
+  Tag tag;
+  explicit Object(Tag t);
+};
+
+// One holder stands for all of the user's references; every internal holder (a
+// queue's context, an event's queue, a user pool's context) adds one.
+struct Lifetime {
+  std::atomic<uint32_t> holders{1};
+  void hold() { holders.fetch_add(1, std::memory_order_relaxed); }
+  bool drop() { return holders.fetch_sub(1, std::memory_order_acq_rel) == 1; }
+};
+
+template <class T, class H> inline ur_result_t unwrap(H handle, T *&out) {
+  out = reinterpret_cast<T *>(handle);
+  if (!handle) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  return out->tag == T::kTag ? UR_RESULT_SUCCESS : T::kInvalid;
+}
+
+#define ORDO_UNWRAP(Type, var, handle)                                                 \
+  Type *var = nullptr;                                                                 \
+  do {                                                                                 \
+    ur_result_t unwrap_result_ = ::ordo::l0::unwrap(handle, var);                      \
+    if (unwrap_result_ != UR_RESULT_SUCCESS) return unwrap_result_;                    \
+  } while (0)
+
+#define ORDO_ZE(call)                                                                  \
+  do {                                                                                 \
+    ze_result_t ze_result_ = (call);                                                   \
+    if (ze_result_ != ZE_RESULT_SUCCESS) return ::ordo::l0::map_error(ze_result_);     \
+  } while (0)
+
+struct Platform;
+struct Device;
+struct Context;
+struct Queue;
+struct Event;
+
+struct Adapter : Object {
+  static constexpr Tag kTag = Tag::adapter;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_ARGUMENT;
+  Adapter() : Object(Tag::adapter) {}
+};
+ORDO_HANDLE_CHECK(Adapter);
+
+// Properties read once at discovery.
+struct DeviceFacts {
+  ze_device_properties_t props{};
+  ze_device_compute_properties_t compute{};
+  ze_device_module_properties_t module{};
+  ze_device_memory_access_properties_t access{};
+  uint64_t total_mem = 0;
+  uint64_t cache_size = 0;
+  uint32_t fill_pattern_max = 4;
+  uint32_t compute_ordinal = 0; // command queue group used for every list
+};
+
+struct Device : Object {
+  static constexpr Tag kTag = Tag::device;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_DEVICE;
+  Device() : Object(Tag::device) {}
+  Platform *platform = nullptr;
+  ze_device_handle_t ze = nullptr;
+  DeviceFacts facts;
+};
+ORDO_HANDLE_CHECK(Device);
+
+struct Platform : Object {
+  static constexpr Tag kTag = Tag::platform;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PLATFORM;
+  Platform() : Object(Tag::platform) {}
+  ze_driver_handle_t driver = nullptr;
+  ze_api_version_t api_version = ZE_API_VERSION_1_0;
+  uint32_t driver_version = 0;
+  std::vector<Device *> devices;
+};
+ORDO_HANDLE_CHECK(Platform);
+
+uint64_t host_now_ns();
+
+// A Level Zero event from a context's recycled event pools.
+struct ZeEvent {
+  ze_event_handle_t ev = nullptr;
+  bool timed = false;
+};
+
+// Level Zero events are made in pools of kEventsPerPool and recycled: an event goes
+// back (reset) once its UR event is gone, which happens only after every command that
+// waits for it has completed (Lane keeps those references), so no wait ever sees a
+// reused event.
+class EventPools {
+public:
+  explicit EventPools(Context *ctx) : ctx_(ctx) {}
+  ~EventPools() { clear(); }
+  // Destroys every event and pool (the context is going).
+  void clear();
+  ur_result_t get(bool timed, ZeEvent &out);
+  void put(const ZeEvent &e);
+
+private:
+  static constexpr uint32_t kEventsPerPool = 256;
+  Context *ctx_;
+  std::mutex mutex_;
+  std::vector<ze_event_pool_handle_t> pools_;
+  std::vector<ze_event_handle_t> all_;
+  std::vector<ze_event_handle_t> free_[2]; // untimed, timed
+};
+
+// ---- the stream-ordered layer's hooks (pool_hooks.cpp) ------------------------------
+
+class PoolHooks final : public ordo::so::context_hooks {
+public:
+  explicit PoolHooks(Context *ctx) : ctx_(ctx) {}
+  ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) override;
+  ur_usm_type_t primary_kind(const ordo::so::mem_class &c) override { return ur_usm_type_t(c.id); }
+  void *get_chunk(const ordo::so::mem_class &c, size_t size) override;
+  void put_chunk(const ordo::so::mem_class &c, void *base, size_t size) override;
+  bool event_complete(ur_event_handle_t ev) override;
+  void retain_event(ur_event_handle_t ev) override;
+  void release_event(ur_event_handle_t ev) override;
+  uint64_t event_node(ur_event_handle_t ev) override;
+  bool add_dependency(void *adapter_command, ur_event_handle_t ev) override;
+  bool has_device(ur_device_handle_t d) override;
+  ur_context_handle_t handle() override;
+  void retain_context() override;
+  void release_context() override;
+  ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override;
+
+private:
+  Context *ctx_;
+};
+
+// Driver memory of one kind (zeMemAllocDevice/Host/Shared) and its free.
+ze_result_t alloc_memory(Context *ctx, ur_usm_type_t kind, Device *dev, size_t size, size_t align, void **out);
+ze_result_t free_memory(Context *ctx, void *p);
+void install_pool_entry_points(ur_dditable_t &t);
+
+struct Context : Object {
+  static constexpr Tag kTag = Tag::context;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_CONTEXT;
+  Context() : Object(Tag::context) {}
+
+  Platform *platform = nullptr;
+  ze_context_handle_t ze = nullptr;
+  std::vector<Device *> devices;
+  Lifetime life;
+  EventPools events{this};
+
+  int index_of(const Device *dev) const {
+    for (size_t i = 0; i < devices.size(); ++i)
+      if (devices[i] == dev) return static_cast<int>(i);
+    return -1;
+  }
+
+  PoolHooks pool_hooks{this};
+  std::unique_ptr<ordo::so::context_pools> pools;
+
+  ur_context_extended_deleter_t deleter = nullptr;
+  void *deleter_data = nullptr;
+};
+ORDO_HANDLE_CHECK(Context);
+void context_hold(Context *ctx);
+void context_drop(Context *ctx);
+
+// ---- queues and commands ----------------------------------------------------------
+
+// One immediate command list of a queue: an in-order queue for the stream-ordered
+// layer, with an identity of its own. Every command on it signals an event of its own
+// and waits for the list's previous command (Level Zero lists need not run in order
+// without that). `inflight` keeps each command's event and the events it waits for
+// until it has completed; `mutex` serialises submission (command, event, ordering
+// record and pool call in one hold).
+struct Lane {
+  ze_command_list_handle_t list = nullptr;
+  const void *identity = nullptr;
+  std::mutex mutex;
+  uint64_t last_node = 0;
+  Event *last = nullptr; // the newest command's event (a reference)
+  struct InFlight {
+    Event *own;
+    std::vector<Event *> held;
+  };
+  std::deque<InFlight> inflight;
+  // Lets go of the references of completed commands (under mutex).
+  void sweep();
+};
+
+struct Queue : Object {
+  static constexpr Tag kTag = Tag::queue;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_QUEUE;
+  Queue() : Object(Tag::queue) {}
+
+  Context *ctx = nullptr;
+  Device *dev = nullptr;
+  ur_queue_flags_t flags = 0;
+  bool in_order = true;
+  bool profiling = false;
+  std::vector<std::unique_ptr<Lane>> lanes;
+  std::atomic<uint32_t> next_lane{0};
+  Lifetime life;
+
+  // In-order: the only list. Out-of-order: the list of a wait-list event of this
+  // queue when there is one (dependency affinity), otherwise the next in turn.
+  uint32_t pick_lane(uint32_t n, const ur_event_handle_t *waits);
+  // Waits for every command enqueued so far and drops their references.
+  ur_result_t finish_all();
+};
+ORDO_HANDLE_CHECK(Queue);
+void queue_hold(Queue *q);
+void queue_drop(Queue *q);
+
+struct Event : Object {
+  static constexpr Tag kTag = Tag::event;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_EVENT;
+  Event() : Object(Tag::event) {}
+
+  Queue *queue = nullptr; // null for events made from a native handle
+  Context *ctx = nullptr;
+  ur_command_t command = UR_COMMAND_EVENTS_WAIT;
+  uint32_t lane = 0;
+  ZeEvent ze;
+  bool pooled = true;       // return `ze` to the context's pools
+  bool owns_native = false; // made from a native handle that is ours to destroy
+  uint64_t queued_ns = 0;
+  uint64_t order_node = 0;
+  // Host memory a command reads from after its enqueue returned (a fill pattern
+  // spelled out): freed with the event, which outlives the command.
+  void *staging = nullptr;
+  bool complete() const;
+};
+ORDO_HANDLE_CHECK(Event);
+
+ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list);
+void event_destroy(Event *ev);
+inline void event_release(Event *e) {
+  if (e->release()) event_destroy(e);
+}
+
+// One enqueued command, the one place every command goes through: checks the wait
+// list, picks a list and takes its lock, makes the command's event and collects the
+// events it must wait for (the wait list, the list's previous command, the pool's
+// internal dependencies). The caller issues exactly one append that signals
+// signal() after waiting for waits(); finish() records the command in the context's
+// ordering knowledge and hands the event out.
+class Command {
+public:
+  Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
+          bool all_lanes = false);
+  ~Command();
+  Command(const Command &) = delete;
+  Command &operator=(const Command &) = delete;
+  ur_result_t status() const { return status_; }
+  ze_command_list_handle_t list() const;
+  const void *identity() const;
+  Event *event() const { return event_; }
+  ze_event_handle_t signal() const { return event_->ze.ev; }
+  uint32_t num_waits() const { return uint32_t(ze_waits_.size()); }
+  ze_event_handle_t *waits() { return ze_waits_.empty() ? nullptr : ze_waits_.data(); }
+  // Makes the command wait for `e` too (a pool's internal dependency).
+  bool wait_for(Event *e);
+  // On an out-of-order queue (all_lanes): waits for every other list's newest command.
+  void join_other_lanes();
+  // On an out-of-order queue (all_lanes): finish() makes every other list wait for
+  // this command before its next one (a barrier).
+  void order_other_lanes();
+  // Issues a barrier as the command's work (commands with no work of their own).
+  ur_result_t append_barrier();
+  // Records, hands out the event and unlocks (unless keep_lock); an error result is
+  // returned as is and nothing is handed out.
+  ur_result_t finish(ur_result_t result = UR_RESULT_SUCCESS, bool keep_lock = false);
+
+private:
+  static constexpr size_t kMaxPreds = 16;
+  void add_wait(Event *e);
+  void unlock();
+
+  Queue *queue_;
+  ur_command_t type_;
+  ur_event_handle_t *out_;
+  uint32_t lane_ = 0;
+  Event *event_ = nullptr;
+  ur_result_t status_ = UR_RESULT_SUCCESS;
+  bool all_lanes_ = false;
+  bool barrier_ = false;
+  size_t locked_ = 0;
+  std::vector<Event *> held_;
+  std::vector<ze_event_handle_t> ze_waits_;
+  size_t npreds_ = 0;
+  uint64_t preds_[kMaxPreds];
+};
+
+ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out);
+
+// ---- programs and kernels ----------------------------------------------------------
+
+struct Program : Object {
+  static constexpr Tag kTag = Tag::program;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PROGRAM;
+  Program() : Object(Tag::program) {}
+
+  struct PerDevice {
+    Device *dev = nullptr;
+    std::vector<uint8_t> image;
+    ze_module_handle_t module = nullptr;
+    ur_program_build_status_t status = UR_PROGRAM_BUILD_STATUS_NONE;
+    std::string log;
+    std::string options;
+  };
+  Context *ctx = nullptr;
+  bool from_il = false;
+  Lifetime life;
+  std::mutex mutex;
+  std::vector<PerDevice> per_device;
+  std::atomic<bool> built{false};
+  ze_module_handle_t module_for(const Device *dev);
+};
+ORDO_HANDLE_CHECK(Program);
+void program_hold(Program *p);
+void program_drop(Program *p);
+
+struct Kernel : Object {
+  static constexpr Tag kTag = Tag::kernel;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_KERNEL;
+  Kernel() : Object(Tag::kernel) {}
+
+  Program *program = nullptr;
+  std::string name;
+  std::vector<ze_kernel_handle_t> kernels; // per program device (null: not built there)
+  ze_kernel_properties_t props{};
+  // Launch state lives in the Level Zero kernel (arguments, group size, offset); the
+  // lock keeps one launch's settings and append together.
+  std::mutex mutex;
+  ze_kernel_handle_t kernel_for(const Device *dev) const;
+};
+ORDO_HANDLE_CHECK(Kernel);
+
+inline ur_result_t check_info_args(size_t size, void *value, size_t *size_ret) {
+  if (size == 0 && value) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (size != 0 && !value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!value && !size_ret) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  return UR_RESULT_SUCCESS;
+}
+
+Adapter *the_adapter();
+const std::vector<Platform *> &platforms();
+
+} // namespace ordo::l0

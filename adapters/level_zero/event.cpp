@@ -1,0 +1,292 @@
+// Events: a recycled Level Zero event signalled by the command's append (a
+// kernel-timestamp event on a profiling queue), status, waits, profiling and
+// completion callbacks.
+#include <time.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <thread>
+
+#include "common.hpp"
+#include "entry_points.hpp"
+#include "ordo/info.hpp"
+
+namespace ordo::l0 {
+
+uint64_t host_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// ---- EventPools ------------------------------------------------------------------------
+
+ur_result_t EventPools::get(bool timed, ZeEvent &out) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto &free = free_[timed ? 1 : 0];
+  if (free.empty()) {
+    ze_event_pool_desc_t desc{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr, ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+                              kEventsPerPool};
+    if (timed) desc.flags |= ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP;
+    std::vector<ze_device_handle_t> devices;
+    for (Device *d : ctx_->devices) devices.push_back(d->ze);
+    ze_event_pool_handle_t pool = nullptr;
+    ORDO_ZE(ze().zeEventPoolCreate(ctx_->ze, &desc, uint32_t(devices.size()), devices.data(), &pool));
+    pools_.push_back(pool);
+    for (uint32_t i = 0; i < kEventsPerPool; ++i) {
+      ze_event_desc_t ed{ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, i, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+      ze_event_handle_t ev = nullptr;
+      if (ze().zeEventCreate(pool, &ed, &ev) != ZE_RESULT_SUCCESS) break;
+      all_.push_back(ev);
+      free.push_back(ev);
+    }
+    if (free.empty()) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
+  }
+  out.ev = free.back();
+  out.timed = timed;
+  free.pop_back();
+  return UR_RESULT_SUCCESS;
+}
+
+void EventPools::put(const ZeEvent &e) {
+  ze().zeEventHostReset(e.ev);
+  std::lock_guard<std::mutex> lock(mutex_);
+  free_[e.timed ? 1 : 0].push_back(e.ev);
+}
+
+void EventPools::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (ze_event_handle_t e : all_) ze().zeEventDestroy(e);
+  for (ze_event_pool_handle_t p : pools_) ze().zeEventPoolDestroy(p);
+  all_.clear();
+  pools_.clear();
+  free_[0].clear();
+  free_[1].clear();
+}
+
+// ---- events ------------------------------------------------------------------------
+
+bool Event::complete() const { return !ze.ev || l0::ze().zeEventQueryStatus(ze.ev) == ZE_RESULT_SUCCESS; }
+
+ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out) {
+  auto *ev = new Event();
+  ev->queue = q;
+  ev->ctx = q->ctx;
+  ev->command = type;
+  ev->queued_ns = timed ? host_now_ns() : 0;
+  if (ur_result_t r = q->ctx->events.get(timed, ev->ze)) {
+    ev->tag = Tag::dead;
+    delete ev;
+    return r;
+  }
+  queue_hold(q);
+  *out = ev;
+  return UR_RESULT_SUCCESS;
+}
+
+void event_destroy(Event *ev) {
+  if (ev->staging) free_memory(ev->ctx, ev->staging);
+  if (ev->pooled && ev->ze.ev) ev->ctx->events.put(ev->ze);
+  else if (ev->owns_native && ev->ze.ev) ze().zeEventDestroy(ev->ze.ev);
+  Queue *q = ev->queue;
+  Context *ctx = q ? nullptr : ev->ctx;
+  ev->tag = Tag::dead;
+  delete ev;
+  if (q) queue_drop(q);
+  if (ctx) context_drop(ctx);
+}
+
+namespace {
+
+ur_event_status_t status_of(const Event *e) {
+  if (!e->ze.ev) return UR_EVENT_STATUS_COMPLETE;
+  ze_result_t r = ze().zeEventQueryStatus(e->ze.ev);
+  if (r == ZE_RESULT_SUCCESS) return UR_EVENT_STATUS_COMPLETE;
+  if (r != ZE_RESULT_NOT_READY) return UR_EVENT_STATUS_ERROR;
+  return UR_EVENT_STATUS_SUBMITTED;
+}
+
+// Completion callbacks run on one adapter thread, never inside an entry point and
+// never inside a driver callback (they may call UR functions themselves).
+class CallbackThread {
+public:
+  struct Pending {
+    Event *event;
+    ur_execution_info_t status;
+    ur_event_callback_t fn;
+    void *data;
+  };
+
+  void add(const Pending &p) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_.push_back(p);
+      if (!started_) {
+        started_ = true;
+        std::thread([this] { run(); }).detach();
+      }
+    }
+    wake_.notify_one();
+  }
+
+private:
+  static bool reached(const Pending &p) {
+    if (p.status == UR_EXECUTION_INFO_SUBMITTED) return true;
+    return status_of(p.event) != UR_EVENT_STATUS_SUBMITTED;
+  }
+
+  void run() {
+    auto idle = std::chrono::microseconds(50);
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [this] { return !pending_.empty(); });
+      std::deque<Pending> ready;
+      for (auto it = pending_.begin(); it != pending_.end();) {
+        if (reached(*it)) {
+          ready.push_back(*it);
+          it = pending_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      lock.unlock();
+      for (const Pending &p : ready) {
+        p.fn(reinterpret_cast<ur_event_handle_t>(p.event), p.status, p.data);
+        ordo::l0::urEventRelease(reinterpret_cast<ur_event_handle_t>(p.event));
+      }
+      // Poll with a growing pause while commands are still running.
+      idle = ready.empty() ? std::min(idle * 2, std::chrono::microseconds(2000))
+                           : std::chrono::microseconds(50);
+      if (ready.empty()) std::this_thread::sleep_for(idle);
+      lock.lock();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Pending> pending_;
+  bool started_ = false;
+};
+
+CallbackThread &callbacks() {
+  static auto *thread = new CallbackThread(); // outlives exit-time destructors
+  return *thread;
+}
+
+} // namespace
+
+ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
+                                      void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_EVENT_INFO_COMMAND_QUEUE: return out.value(reinterpret_cast<ur_queue_handle_t>(e->queue));
+  case UR_EVENT_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(e->ctx));
+  case UR_EVENT_INFO_COMMAND_TYPE: return out.value(e->command);
+  case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS: return out.value(status_of(e));
+  case UR_EVENT_INFO_REFERENCE_COUNT: return out.value(e->count());
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+// Kernel timestamps count device ticks (timerResolution: ns per tick before API 1.1's
+// cycles/s); start and end are mapped to host nanoseconds through the device's
+// global-timestamp pair.
+ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName,
+                                               size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!e->ze.timed || !e->ze.ev) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  if (propName == UR_PROFILING_INFO_COMMAND_QUEUED || propName == UR_PROFILING_INFO_COMMAND_SUBMIT)
+    return out.value(e->queued_ns);
+  if (!e->complete()) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
+  ze_kernel_timestamp_result_t ts{};
+  ORDO_ZE(ze().zeEventQueryKernelTimestamp(e->ze.ev, &ts));
+  const ze_device_properties_t &p = e->queue->dev->facts.props;
+  const double ns_per_tick = p.timerResolution ? double(p.timerResolution) : 1.0;
+  const uint64_t mask = p.kernelTimestampValidBits >= 64 ? ~0ull : (1ull << p.kernelTimestampValidBits) - 1;
+  uint64_t host = 0, device = 0;
+  ORDO_ZE(ze().zeDeviceGetGlobalTimestamps(e->queue->dev->ze, &host, &device));
+  auto to_host = [&](uint64_t ticks) {
+    const double now_dev_ns = double(device & mask) * ns_per_tick;
+    const double at_ns = double(ticks & mask) * ns_per_tick;
+    return uint64_t(double(host) - (now_dev_ns - at_ns));
+  };
+  uint64_t start_ns = to_host(ts.global.kernelStart), end_ns = to_host(ts.global.kernelEnd);
+  if (start_ns < e->queued_ns) start_ns = e->queued_ns;
+  if (end_ns < start_ns) end_ns = start_ns;
+  return out.value(propName == UR_PROFILING_INFO_COMMAND_START ? start_ns : end_ns);
+}
+
+ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
+  if (!phEventWaitList) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  for (uint32_t i = 0; i < numEvents; ++i) {
+    ORDO_UNWRAP(Event, e, phEventWaitList[i]);
+    (void)e;
+  }
+  for (uint32_t i = 0; i < numEvents; ++i) {
+    auto *e = reinterpret_cast<Event *>(phEventWaitList[i]);
+    if (e->ze.ev) ORDO_ZE(ze().zeEventHostSynchronize(e->ze.ev, UINT64_MAX));
+  }
+  // A synchronisation point of each context named.
+  Context *done = nullptr;
+  for (uint32_t i = 0; i < numEvents; ++i) {
+    Context *ctx = reinterpret_cast<Event *>(phEventWaitList[i])->ctx;
+    if (ctx && ctx != done) (done = ctx)->pools->sync_point();
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  e->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  event_release(e);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urEventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  if (!phNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  *phNativeEvent = reinterpret_cast<ur_native_handle_t>(e->ze.ev);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
+                                                     const ur_event_native_properties_t *pProperties,
+                                                     ur_event_handle_t *phEvent) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  if (!phEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!hNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  auto *e = new Event();
+  e->ctx = ctx;
+  e->ze.ev = reinterpret_cast<ze_event_handle_t>(hNativeEvent);
+  e->pooled = false;
+  e->owns_native = pProperties && pProperties->isNativeHandleOwned;
+  context_hold(ctx);
+  *phEvent = reinterpret_cast<ur_event_handle_t>(e);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
+                                          ur_event_callback_t pfnNotify, void *pUserData) {
+  ORDO_UNWRAP(Event, e, hEvent);
+  if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  e->retain(); // the callback thread releases it after the call
+  callbacks().add({e, execStatus, pfnNotify, pUserData});
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace ordo::l0

@@ -1,0 +1,129 @@
+// urEnqueueKernelLaunchWithArgsExp: the arguments, group size and global offset are
+// set on the device's Level Zero kernel and the launch appended, under the kernel's
+// lock (Level Zero captures a kernel's state when the launch is appended).
+#include <vector>
+
+#include "common.hpp"
+#include "entry_points.hpp"
+
+namespace ordo::l0 {
+
+namespace {
+
+ur_result_t check_shape(uint32_t dims, const size_t *gws, const size_t *lws) {
+  if (dims < 1 || dims > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  for (uint32_t i = 0; i < dims; ++i)
+    if (gws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  if (lws)
+    for (uint32_t i = 0; i < dims; ++i)
+      if (lws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+
+ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
+    ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
+    const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
+    const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
+    uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  if (!pGlobalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!pArgs && numArgs > 0) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (ur_result_t r = check_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+  if (ur_result_t r = check_shape(workDim, pGlobalWorkSize, pLocalWorkSize)) return r;
+  if (k->program->ctx != q->ctx) return UR_RESULT_ERROR_INVALID_KERNEL;
+  ze_kernel_handle_t zk = k->kernel_for(q->dev);
+  if (!zk) return UR_RESULT_ERROR_INVALID_KERNEL; // not built for the queue's device
+  if (launchPropList) {
+    if (launchPropList->flags & UR_KERNEL_LAUNCH_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    if (launchPropList->flags & UR_KERNEL_LAUNCH_FLAG_COOPERATIVE) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    for (auto *ext = static_cast<const ur_base_properties_t *>(launchPropList->pNext); ext;
+         ext = static_cast<const ur_base_properties_t *>(ext->pNext))
+      if (ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_WORKGROUP_PROPERTY ||
+          ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_CLUSTER_PROPERTY)
+        return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  }
+  // Every argument of the kernel is named, once or more (the last one counts).
+  const uint32_t nparams = k->props.numKernelArgs;
+  std::vector<bool> seen(nparams, false);
+  for (uint32_t a = 0; a < numArgs; ++a) {
+    const ur_exp_kernel_arg_properties_t &arg = pArgs[a];
+    if (arg.index >= nparams) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+    switch (arg.type) {
+    case UR_EXP_KERNEL_ARG_TYPE_VALUE:
+      if (!arg.value.value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+      break;
+    case UR_EXP_KERNEL_ARG_TYPE_POINTER: break;
+    case UR_EXP_KERNEL_ARG_TYPE_LOCAL:
+      if (arg.size == 0) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+      break;
+    case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ:
+    case UR_EXP_KERNEL_ARG_TYPE_SAMPLER: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // no buffers or samplers
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+    seen[arg.index] = true;
+  }
+  for (bool s : seen)
+    if (!s) return UR_RESULT_ERROR_INVALID_KERNEL_ARGS;
+
+  // The launch shape: Level Zero takes a group size and a group count per dimension.
+  const ze_device_compute_properties_t &c = q->dev->facts.compute;
+  const uint32_t max_size[3] = {c.maxGroupSizeX, c.maxGroupSizeY, c.maxGroupSizeZ};
+  const uint32_t max_count[3] = {c.maxGroupCountX, c.maxGroupCountY, c.maxGroupCountZ};
+  size_t global[3] = {1, 1, 1};
+  for (uint32_t i = 0; i < workDim; ++i) global[i] = pGlobalWorkSize[i];
+  uint32_t group[3] = {1, 1, 1};
+  if (pLocalWorkSize) {
+    size_t threads = 1;
+    for (uint32_t i = 0; i < workDim; ++i) {
+      if (pLocalWorkSize[i] > max_size[i] || global[i] % pLocalWorkSize[i] != 0)
+        return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
+      group[i] = uint32_t(pLocalWorkSize[i]);
+      threads *= group[i];
+    }
+    if (threads > c.maxTotalGroupSize) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
+  } else {
+    for (uint32_t i = 0; i < 3; ++i)
+      if (global[i] > UINT32_MAX) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+    ORDO_ZE(ze().zeKernelSuggestGroupSize(zk, uint32_t(global[0]), uint32_t(global[1]), uint32_t(global[2]), &group[0],
+                                          &group[1], &group[2]));
+  }
+  ze_group_count_t count{};
+  uint32_t *counts[3] = {&count.groupCountX, &count.groupCountY, &count.groupCountZ};
+  for (uint32_t i = 0; i < 3; ++i) {
+    size_t n = global[i] / group[i];
+    if (n > max_count[i] || n > UINT32_MAX) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+    *counts[i] = uint32_t(n);
+  }
+  uint32_t offset[3] = {0, 0, 0};
+  if (pGlobalWorkOffset)
+    for (uint32_t i = 0; i < workDim; ++i) {
+      if (pGlobalWorkOffset[i] > UINT32_MAX) return UR_RESULT_ERROR_INVALID_VALUE;
+      offset[i] = uint32_t(pGlobalWorkOffset[i]);
+    }
+
+  Command cmd(q, UR_COMMAND_KERNEL_LAUNCH, numEventsInWaitList, phEventWaitList, phEvent);
+  if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
+  std::lock_guard<std::mutex> lock(k->mutex);
+  auto set = [&]() -> ze_result_t {
+    for (uint32_t a = 0; a < numArgs; ++a) {
+      const ur_exp_kernel_arg_properties_t &arg = pArgs[a];
+      ze_result_t r = ZE_RESULT_SUCCESS;
+      if (arg.type == UR_EXP_KERNEL_ARG_TYPE_VALUE)
+        r = ze().zeKernelSetArgumentValue(zk, arg.index, arg.size, arg.value.value);
+      else if (arg.type == UR_EXP_KERNEL_ARG_TYPE_POINTER)
+        r = ze().zeKernelSetArgumentValue(zk, arg.index, sizeof(void *), &arg.value.pointer);
+      else
+        r = ze().zeKernelSetArgumentValue(zk, arg.index, arg.size, nullptr); // local memory
+      if (r != ZE_RESULT_SUCCESS) return r;
+    }
+    if (ze_result_t r = ze().zeKernelSetGroupSize(zk, group[0], group[1], group[2])) return r;
+    if (ze_result_t r = ze().zeKernelSetGlobalOffsetExp(zk, offset[0], offset[1], offset[2])) return r;
+    return ze().zeCommandListAppendLaunchKernel(cmd.list(), zk, &count, cmd.signal(), cmd.num_waits(), cmd.waits());
+  };
+  return cmd.finish(check(set()));
+}
+
+} // namespace ordo::l0

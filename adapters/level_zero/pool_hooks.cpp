@@ -1,0 +1,123 @@
+// The Level Zero adapter's hooks into the stream-ordered layer (common.hpp, PoolHooks;
+// docs/adapter-guide.md): every pool, default pools included, is the layer's, over
+// chunks of zeMemAllocDevice / zeMemAllocHost / zeMemAllocShared memory; a block's
+// release event is its free command's event (docs/level-zero.md).
+#include <cstring>
+
+#include "common.hpp"
+
+namespace ordo::l0 {
+
+namespace {
+Device *as_device(ur_device_handle_t d) { return reinterpret_cast<Device *>(d); }
+} // namespace
+
+ze_result_t alloc_memory(Context *ctx, ur_usm_type_t kind, Device *dev, size_t size, size_t align, void **out) {
+  ze_device_mem_alloc_desc_t ddesc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
+  ze_host_mem_alloc_desc_t hdesc{ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, nullptr, 0};
+  switch (kind) {
+  case UR_USM_TYPE_HOST: return ze().zeMemAllocHost(ctx->ze, &hdesc, size, align, out);
+  case UR_USM_TYPE_DEVICE: return ze().zeMemAllocDevice(ctx->ze, &ddesc, size, align, dev->ze, out);
+  case UR_USM_TYPE_SHARED: return ze().zeMemAllocShared(ctx->ze, &ddesc, &hdesc, size, align, dev->ze, out);
+  default: return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+ze_result_t free_memory(Context *ctx, void *p) { return ze().zeMemFree(ctx->ze, p); }
+
+// Memory classes: device and shared memory per device, host memory once.
+ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) {
+  if (kind == UR_USM_TYPE_HOST) {
+    out = ordo::so::mem_class{nullptr, UR_USM_TYPE_HOST};
+    return UR_RESULT_SUCCESS;
+  }
+  if (kind != UR_USM_TYPE_DEVICE && kind != UR_USM_TYPE_SHARED) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (!device || ctx_->index_of(as_device(device)) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  out = ordo::so::mem_class{device, unsigned(kind)};
+  return UR_RESULT_SUCCESS;
+}
+
+void *PoolHooks::get_chunk(const ordo::so::mem_class &c, size_t size) {
+  void *p = nullptr;
+  ze_result_t r = alloc_memory(ctx_, ur_usm_type_t(c.id), as_device(c.device), size, 0, &p);
+  if (r != ZE_RESULT_SUCCESS && r != ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY && r != ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)
+    ORDO_LOG(logger(), warning, "pool chunk of %zu bytes: %s", size, error_text(r).c_str());
+  return r == ZE_RESULT_SUCCESS ? p : nullptr;
+}
+
+// Only chunks with no live or pending block come back: nothing can still use them.
+void PoolHooks::put_chunk(const ordo::so::mem_class &, void *base, size_t) {
+  ze_result_t r = free_memory(ctx_, base);
+  if (r != ZE_RESULT_SUCCESS) ORDO_LOG(logger(), warning, "pool chunk %p not freed: %s", base, error_text(r).c_str());
+}
+
+bool PoolHooks::event_complete(ur_event_handle_t ev) { return reinterpret_cast<Event *>(ev)->complete(); }
+
+void PoolHooks::retain_event(ur_event_handle_t ev) { reinterpret_cast<Event *>(ev)->retain(); }
+
+// The last reference may destroy the event and its queue, never the context: whoever
+// calls into the layer holds the context through a queue, an event or its handle.
+void PoolHooks::release_event(ur_event_handle_t ev) { event_release(reinterpret_cast<Event *>(ev)); }
+
+uint64_t PoolHooks::event_node(ur_event_handle_t ev) {
+  auto *e = reinterpret_cast<Event *>(ev);
+  return e->ctx == ctx_ ? e->order_node : 0;
+}
+
+// Reuse rule 3: the alloc command also waits for the free's event.
+bool PoolHooks::add_dependency(void *adapter_command, ur_event_handle_t ev) {
+  return static_cast<Command *>(adapter_command)->wait_for(reinterpret_cast<Event *>(ev));
+}
+
+bool PoolHooks::has_device(ur_device_handle_t d) { return ctx_->index_of(as_device(d)) >= 0; }
+ur_context_handle_t PoolHooks::handle() { return reinterpret_cast<ur_context_handle_t>(ctx_); }
+void PoolHooks::retain_context() { context_hold(ctx_); }
+void PoolHooks::release_context() { context_drop(ctx_); }
+
+// urUSM*Alloc from a zero-initialising pool: host memory directly; device and shared
+// memory by a fill on a list of its own, waited for.
+ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) {
+  if (kind == UR_USM_TYPE_HOST) {
+    std::memset(p, 0, size);
+    return UR_RESULT_SUCCESS;
+  }
+  Device *d = as_device(device);
+  ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, d->facts.compute_ordinal, 0, 0,
+                               ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+  ze_command_list_handle_t list = nullptr;
+  ORDO_ZE(ze().zeCommandListCreateImmediate(ctx_->ze, d->ze, &desc, &list));
+  ZeEvent done;
+  ur_result_t r = ctx_->events.get(false, done);
+  const uint8_t zero = 0;
+  if (r == UR_RESULT_SUCCESS) {
+    r = check(ze().zeCommandListAppendMemoryFill(list, p, &zero, 1, size, done.ev, 0, nullptr));
+    if (r == UR_RESULT_SUCCESS) r = check(ze().zeEventHostSynchronize(done.ev, UINT64_MAX));
+    ctx_->events.put(done);
+  }
+  ze().zeCommandListDestroy(list);
+  return r;
+}
+
+namespace {
+ordo::so::context_pools *pools_of(ur_context_handle_t h, ur_result_t *err) {
+  Context *ctx = nullptr;
+  if (ur_result_t r = unwrap(h, ctx)) {
+    *err = r;
+    return nullptr;
+  }
+  return ctx->pools.get();
+}
+bool is_device(ur_device_handle_t h) {
+  Device *d = nullptr;
+  return unwrap(h, d) == UR_RESULT_SUCCESS;
+}
+} // namespace
+
+void install_pool_entry_points(ur_dditable_t &t) {
+  ordo::so::adapter_hooks hooks;
+  hooks.pools_of = pools_of;
+  hooks.is_device = is_device;
+  ordo::so::install_pool_entry_points(t, hooks);
+}
+
+} // namespace ordo::l0

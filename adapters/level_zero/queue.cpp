@@ -1,0 +1,343 @@
+// Queues and the command helper every enqueue uses.
+//
+// An in-order queue is one immediate command list. An out-of-order queue is a few
+// lists: a command whose wait list holds an event of this queue goes to that event's
+// list (the dependency then costs nothing), any other command to the next list in
+// turn. Each list is an in-order queue of its own for the stream-ordered layer
+// (common.hpp, Lane).
+#include <algorithm>
+#include <cstdlib>
+
+#include "common.hpp"
+#include "entry_points.hpp"
+#include "ordo/info.hpp"
+
+namespace ordo::l0 {
+
+namespace {
+// Lists behind an out-of-order queue (ORDO_L0_OOO_LISTS overrides, 1..16).
+size_t ooo_list_count() {
+  static size_t n = [] {
+    const char *env = std::getenv("ORDO_L0_OOO_LISTS");
+    long v = env ? std::strtol(env, nullptr, 10) : 3;
+    return static_cast<size_t>(v < 1 ? 1 : v > 16 ? 16 : v);
+  }();
+  return n;
+}
+} // namespace
+
+void queue_hold(Queue *q) { q->life.hold(); }
+
+void queue_drop(Queue *q) {
+  if (!q->life.drop()) return;
+  Context *ctx = q->ctx;
+  q->tag = Tag::dead;
+  delete q;
+  context_drop(ctx);
+}
+
+uint32_t Queue::pick_lane(uint32_t n, const ur_event_handle_t *waits) {
+  if (lanes.size() == 1) return 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    auto *e = reinterpret_cast<Event *>(waits[i]);
+    if (e->queue == this) return e->lane;
+  }
+  return next_lane.fetch_add(1, std::memory_order_relaxed) % uint32_t(lanes.size());
+}
+
+void Lane::sweep() {
+  while (!inflight.empty() && inflight.front().own->complete()) {
+    InFlight f = std::move(inflight.front());
+    inflight.pop_front();
+    for (Event *e : f.held) event_release(e);
+    event_release(f.own);
+  }
+}
+
+ur_result_t Queue::finish_all() {
+  ur_result_t result = UR_RESULT_SUCCESS;
+  for (auto &l : lanes) {
+    Event *last = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(l->mutex);
+      if ((last = l->last)) last->retain();
+    }
+    if (last) {
+      ze_result_t r = ze().zeEventHostSynchronize(last->ze.ev, UINT64_MAX);
+      if (r != ZE_RESULT_SUCCESS && result == UR_RESULT_SUCCESS) result = map_error(r);
+      event_release(last);
+    }
+    std::lock_guard<std::mutex> lock(l->mutex);
+    l->sweep();
+  }
+  return result;
+}
+
+ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
+  if ((n > 0) != (list != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+  for (uint32_t i = 0; i < n; ++i) {
+    auto *e = reinterpret_cast<const Event *>(list[i]);
+    if (!e || e->tag != Tag::event) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+// ---- Command ------------------------------------------------------------------------
+
+Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
+                 ur_event_handle_t *out_event, bool all_lanes)
+    : queue_(q), type_(type), out_(out_event), all_lanes_(all_lanes && q->lanes.size() > 1) {
+  status_ = check_wait_list(n, waits);
+  if (status_ != UR_RESULT_SUCCESS) return;
+  lane_ = q->pick_lane(n, waits);
+  if (all_lanes_) {
+    for (auto &l : q->lanes) l->mutex.lock(); // index order: no two commands deadlock
+    locked_ = q->lanes.size();
+  } else {
+    q->lanes[lane_]->mutex.lock();
+    locked_ = 1;
+  }
+  Lane &lane = *q->lanes[lane_];
+  lane.sweep();
+  status_ = event_create(q, type_, q->profiling, &event_);
+  if (status_ != UR_RESULT_SUCCESS) return;
+  event_->lane = lane_;
+  if (lane.last) add_wait(lane.last); // in order on the list
+  for (uint32_t i = 0; i < n; ++i) add_wait(reinterpret_cast<Event *>(waits[i]));
+}
+
+Command::~Command() {
+  unlock();
+  for (Event *e : held_) event_release(e); // a command never issued
+  if (event_) event_release(event_);
+}
+
+void Command::unlock() {
+  if (locked_ == 1)
+    queue_->lanes[lane_]->mutex.unlock();
+  else
+    for (size_t i = locked_; i-- > 0;) queue_->lanes[i]->mutex.unlock();
+  locked_ = 0;
+}
+
+ze_command_list_handle_t Command::list() const { return queue_->lanes[lane_]->list; }
+const void *Command::identity() const { return queue_->lanes[lane_]->identity; }
+
+// The command waits for `e` (already complete ones too: cheap, and never wrong) and
+// holds it until the command has completed, so its Level Zero event is not recycled
+// under the wait. Only nodes of this context's ordering knowledge are predecessors.
+void Command::add_wait(Event *e) {
+  if (std::find(held_.begin(), held_.end(), e) != held_.end()) return;
+  e->retain();
+  held_.push_back(e);
+  ze_waits_.push_back(e->ze.ev);
+  if (e->order_node && e->ctx == queue_->ctx && npreds_ < kMaxPreds) preds_[npreds_++] = e->order_node;
+}
+
+bool Command::wait_for(Event *e) {
+  add_wait(e);
+  return true;
+}
+
+void Command::join_other_lanes() {
+  if (!all_lanes_) return;
+  for (size_t i = 0; i < queue_->lanes.size(); ++i) {
+    Lane &l = *queue_->lanes[i];
+    if (i == lane_) continue;
+    l.sweep();
+    if (l.last) add_wait(l.last);
+    if (l.last_node && npreds_ < kMaxPreds) preds_[npreds_++] = l.last_node;
+  }
+}
+
+void Command::order_other_lanes() { barrier_ = all_lanes_; }
+
+ur_result_t Command::append_barrier() {
+  return check(ze().zeCommandListAppendBarrier(list(), signal(), num_waits(), waits()));
+}
+
+ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
+  if (result != UR_RESULT_SUCCESS) return result;
+  ordo::so::order_graph &order = queue_->ctx->pools->order();
+  Lane &lane = *queue_->lanes[lane_];
+  const uint64_t node = order.record(lane.identity, true, false, preds_, npreds_);
+  event_->order_node = node;
+  lane.last_node = node;
+  // The list keeps the command's event and what it waits for until it completes.
+  event_->retain();
+  if (lane.last) event_release(lane.last);
+  lane.last = event_;
+  event_->retain();
+  lane.inflight.push_back({event_, std::move(held_)});
+  held_.clear();
+  if (barrier_) {
+    // Every other list waits for the barrier before its next command: a marker on each.
+    for (size_t i = 0; i < queue_->lanes.size(); ++i) {
+      if (i == lane_) continue;
+      Lane &other = *queue_->lanes[i];
+      Event *marker = nullptr;
+      if (ur_result_t r = event_create(queue_, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, false, &marker)) return r;
+      marker->lane = uint32_t(i);
+      ze_event_handle_t wait = event_->ze.ev;
+      ze_result_t zr = ze().zeCommandListAppendBarrier(other.list, marker->ze.ev, 1, &wait);
+      if (zr != ZE_RESULT_SUCCESS) {
+        event_release(marker);
+        return map_error(zr);
+      }
+      marker->order_node = other.last_node = order.record(other.identity, true, false, &node, 1);
+      event_->retain();
+      std::vector<Event *> held{event_};
+      if (other.last) held.push_back(other.last); // the marker's reference to it moves here
+      other.last = marker;
+      marker->retain();
+      other.inflight.push_back({marker, std::move(held)});
+    }
+  }
+  if (out_) {
+    *out_ = reinterpret_cast<ur_event_handle_t>(event_);
+  } else {
+    event_release(event_);
+  }
+  event_ = nullptr;
+  if (!keep_lock) unlock();
+  return UR_RESULT_SUCCESS;
+}
+
+// ---- entry points ------------------------------------------------------------------
+
+ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                     const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(Device, dev, hDevice);
+  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
+  if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if ((flags & UR_QUEUE_FLAG_PRIORITY_HIGH) && (flags & UR_QUEUE_FLAG_PRIORITY_LOW))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  if ((flags & UR_QUEUE_FLAG_SUBMISSION_BATCHED) && (flags & UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  for (auto *ext = pProperties ? static_cast<const ur_base_properties_t *>(pProperties->pNext) : nullptr; ext;
+       ext = static_cast<const ur_base_properties_t *>(ext->pNext)) {
+    if (ext->stype == UR_STRUCTURE_TYPE_QUEUE_INDEX_PROPERTIES &&
+        reinterpret_cast<const ur_queue_index_properties_t *>(ext)->computeIndex != 0)
+      return UR_RESULT_ERROR_INVALID_VALUE;
+  }
+  auto *q = new Queue();
+  q->ctx = ctx;
+  q->dev = dev;
+  q->flags = flags;
+  q->in_order = !(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  q->profiling = (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) != 0;
+  ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, dev->facts.compute_ordinal, 0, 0,
+                               ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+  if (flags & UR_QUEUE_FLAG_PRIORITY_LOW) desc.priority = ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
+  if (flags & UR_QUEUE_FLAG_PRIORITY_HIGH) desc.priority = ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH;
+  size_t n = q->in_order ? 1 : ooo_list_count();
+  ur_result_t result = UR_RESULT_SUCCESS;
+  for (size_t i = 0; i < n && result == UR_RESULT_SUCCESS; ++i) {
+    ze_command_list_handle_t list = nullptr;
+    result = check(ze().zeCommandListCreateImmediate(ctx->ze, dev->ze, &desc, &list));
+    if (result != UR_RESULT_SUCCESS) break;
+    q->lanes.push_back(std::make_unique<Lane>());
+    q->lanes.back()->list = list;
+    q->lanes.back()->identity = ordo::so::new_queue_identity();
+  }
+  if (result != UR_RESULT_SUCCESS) {
+    for (auto &l : q->lanes) ze().zeCommandListDestroy(l->list);
+    q->tag = Tag::dead;
+    delete q;
+    return result;
+  }
+  context_hold(ctx);
+  *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  q->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  if (!q->release()) return UR_RESULT_SUCCESS;
+  // The last reference: finish the work (pending frees included), let go of every
+  // event the lists hold, then of the lists. Events of the queue keep the object.
+  ur_result_t result = q->finish_all();
+  ordo::so::context_pools &pools = *q->ctx->pools;
+  for (auto &l : q->lanes) pools.queue_released(l->identity);
+  pools.collect();
+  std::vector<std::unique_ptr<Lane>> lanes = std::move(q->lanes);
+  for (auto &l : lanes) {
+    std::deque<Lane::InFlight> rest;
+    Event *last = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(l->mutex);
+      rest.swap(l->inflight);
+      std::swap(last, l->last);
+    }
+    for (auto &f : rest) {
+      for (Event *e : f.held) event_release(e);
+      event_release(f.own);
+    }
+    if (last) event_release(last);
+    ze().zeCommandListDestroy(l->list);
+  }
+  queue_drop(q);
+  return result;
+}
+
+ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
+                                      void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_QUEUE_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(q->ctx));
+  case UR_QUEUE_INFO_DEVICE: return out.value(reinterpret_cast<ur_device_handle_t>(q->dev));
+  case UR_QUEUE_INFO_FLAGS: return out.value(q->flags);
+  case UR_QUEUE_INFO_REFERENCE_COUNT: return out.value(q->count());
+  case UR_QUEUE_INFO_EMPTY: {
+    bool empty = true;
+    for (auto &l : q->lanes) {
+      std::lock_guard<std::mutex> lock(l->mutex);
+      if (l->last && !l->last->complete()) empty = false;
+    }
+    return out.boolean(empty);
+  }
+  case UR_QUEUE_INFO_DEVICE_DEFAULT:
+  case UR_QUEUE_INFO_SIZE: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; // device-side queues
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *pDesc,
+                                              ur_native_handle_t *phNativeQueue) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  (void)pDesc;
+  if (!phNativeQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  // An out-of-order queue has several lists; the first stands for the queue.
+  *phNativeQueue = reinterpret_cast<ur_native_handle_t>(q->lanes.empty() ? nullptr : q->lanes[0]->list);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  if (ur_result_t r = q->finish_all()) return r;
+  // A synchronisation point: pools collect completed frees and give back memory
+  // above their release thresholds.
+  q->ctx->pools->sync_point();
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  (void)q; // immediate lists submit as they are fed
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace ordo::l0
