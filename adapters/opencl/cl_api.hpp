@@ -90,7 +90,9 @@ namespace ordo::ocl {
   X(clEnqueueSVMMigrateMem)                                                        \
   X(clGetDeviceAndHostTimer)                                                       \
   X(clGetHostTimer)                                                                 \
-  X(clCreateCommandQueue)
+  X(clCreateCommandQueue)                                                          \
+  X(clCreateSubDevices)                                                            \
+  X(clReleaseDevice)
 
 struct ClApi {
 #define ORDO_CL_DECLARE(name) decltype(&::name) name = nullptr;

@@ -1,13 +1,22 @@
-// urDevice* (all but GetInfo, in device_info.cpp): every OpenCL device is a UR device.
+// urDevice* (all but GetInfo, in device_info.cpp): every OpenCL device is a UR device,
+// and every OpenCL sub-device one made by urDevicePartition.
 #include <ctime>
 #include "device.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "platform.hpp"
 #include "tables.hpp"
 
+
+ur_device_handle_t_::~ur_device_handle_t_() {
+  // Sub-devices first: each holds an OpenCL reference of its own.
+  partitions.clear();
+  if (parent && ordo::ocl::cl.clReleaseDevice) ordo::ocl::cl.clReleaseDevice(cl);
+}
 
 bool ur_device_handle_t_::has_extension(const char *ext) const {
   size_t n = std::strlen(ext);
@@ -148,28 +157,135 @@ ur_result_t UR_APICALL DeviceGet(ur_platform_handle_t hPlatform, ur_device_type_
     }
     if (type_matches(*d, DeviceType)) found.push_back(d.get());
   }
-  for (uint32_t i = 0; phDevices && i < NumEntries && i < found.size(); ++i) {
-    found[i]->retain();
-    phDevices[i] = found[i];
-  }
+  // Root devices are not reference counted (UR): handing one out changes nothing.
+  for (uint32_t i = 0; phDevices && i < NumEntries && i < found.size(); ++i) phDevices[i] = found[i];
   if (pNumDevices) *pNumDevices = static_cast<uint32_t>(found.size());
   return UR_RESULT_SUCCESS;
 }
 
+// A root device's count never changes (UR: "the reference count remains unchanged");
+// a sub-device's counts its references, down to 0 (its object stays with its parent).
 ur_result_t UR_APICALL DeviceRetain(ur_device_handle_t hDevice) {
   ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
-  hDevice->retain();
+  if (!hDevice->is_root()) hDevice->retain();
   return UR_RESULT_SUCCESS;
 }
 
-// Root devices live as long as the process: their count only tracks references.
 ur_result_t UR_APICALL DeviceRelease(ur_device_handle_t hDevice) {
   ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  if (hDevice->is_root()) return UR_RESULT_SUCCESS;
   uint32_t n = hDevice->ref_count.load();
   do {
-    if (n <= 1) return UR_RESULT_SUCCESS; // the platform's own reference stays
+    if (n == 0) return UR_RESULT_ERROR_INVALID_DEVICE; // every reference was released already
   } while (!hDevice->ref_count.compare_exchange_weak(n, n - 1));
   return UR_RESULT_SUCCESS;
+}
+
+bool same_properties(const std::vector<ur_device_partition_property_t> &a, const ur_device_partition_property_t *b,
+                     size_t n) {
+  if (a.size() != n) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (a[i].type != b[i].type || a[i].value.count != b[i].value.count) return false;
+  return true;
+}
+
+// The OpenCL property list for a UR one: the type once, then each value, then 0.
+// OpenCL has no list of mixed types, and EQUALLY and BY_AFFINITY_DOMAIN take one value.
+ur_result_t to_cl_partition(const ur_device_partition_property_t *props, size_t n,
+                            std::vector<cl_device_partition_property> &out) {
+  if (n == 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  const ur_device_partition_t type = props[0].type;
+  switch (type) {
+  case UR_DEVICE_PARTITION_EQUALLY:
+  case UR_DEVICE_PARTITION_BY_COUNTS:
+  case UR_DEVICE_PARTITION_BY_AFFINITY_DOMAIN: break;
+  case UR_DEVICE_PARTITION_BY_CSLICE: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // no OpenCL equivalent
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  if (type != UR_DEVICE_PARTITION_BY_COUNTS && n != 1) return UR_RESULT_ERROR_INVALID_VALUE;
+  out.assign(1, static_cast<cl_device_partition_property>(type));
+  for (size_t i = 0; i < n; ++i) {
+    if (props[i].type != type) return UR_RESULT_ERROR_INVALID_VALUE;
+    if (type == UR_DEVICE_PARTITION_BY_AFFINITY_DOMAIN) {
+      if (props[i].value.affinity_domain & UR_DEVICE_AFFINITY_DOMAIN_FLAGS_MASK)
+        return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    } else if (props[i].value.count == 0) {
+      return UR_RESULT_ERROR_INVALID_DEVICE_PARTITION_COUNT;
+    }
+    // The UR affinity-domain bits and partition types are OpenCL's own values.
+    out.push_back(static_cast<cl_device_partition_property>(props[i].value.count));
+  }
+  if (type == UR_DEVICE_PARTITION_BY_COUNTS) out.push_back(CL_DEVICE_PARTITION_BY_COUNTS_LIST_END);
+  out.push_back(0);
+  return UR_RESULT_SUCCESS;
+}
+
+// The sub-devices of `d` for one partitioning, made on first request (under the
+// device's partitions lock). Null with *result set when OpenCL refuses.
+ur_device_handle_t_::Partition *find_or_make_partition(ur_device_handle_t d,
+                                                      const ur_device_partition_property_t *props, size_t n,
+                                                      ur_result_t *result) {
+  for (auto &p : d->partitions)
+    if (same_properties(p.properties, props, n)) return &p;
+  std::vector<cl_device_partition_property> list;
+  if ((*result = to_cl_partition(props, n, list))) return nullptr;
+  if (!cl.clCreateSubDevices) {
+    *result = UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    return nullptr;
+  }
+  cl_uint count = 0;
+  if (cl_int err = cl.clCreateSubDevices(d->cl, list.data(), 0, nullptr, &count)) {
+    *result = to_ur(err); // a type the device does not offer: CL_INVALID_VALUE
+    return nullptr;
+  }
+  std::vector<cl_device_id> ids(count);
+  if (cl_int err = cl.clCreateSubDevices(d->cl, list.data(), count, ids.data(), nullptr)) {
+    *result = to_ur(err); // a type the device does not offer: CL_INVALID_VALUE
+    return nullptr;
+  }
+  ur_device_handle_t_::Partition part;
+  part.properties.assign(props, props + n);
+  for (cl_device_id id : ids) {
+    auto sub = std::make_unique<ur_device_handle_t_>(id, d->platform);
+    sub->parent = d;
+    sub->partition_type = part.properties;
+    sub->ref_count.store(0); // counted as handed out
+    const bool usable = probe_device(*sub);
+    part.devices.push_back(std::move(sub)); // owns the OpenCL reference either way
+    if (!usable) {
+      *result = UR_RESULT_ERROR_DEVICE_PARTITION_FAILED;
+      return nullptr;
+    }
+  }
+  d->partitions.push_back(std::move(part));
+  return &d->partitions.back();
+}
+
+// Repeated requests answer the same sub-devices in the same order (UR); each one
+// handed out is one more reference of it.
+ur_result_t UR_APICALL DevicePartition(ur_device_handle_t hDevice, const ur_device_partition_properties_t *pProperties,
+                                       uint32_t NumDevices, ur_device_handle_t *phSubDevices,
+                                       uint32_t *pNumDevicesRet) {
+  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_PTR(pProperties);
+  ORDO_CHECK_PTR(pProperties->pProperties);
+  if (NumDevices > 0 && !phSubDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  try {
+    std::lock_guard<std::mutex> lock(hDevice->partitions_mutex);
+    ur_result_t r = UR_RESULT_SUCCESS;
+    ur_device_handle_t_::Partition *p =
+        find_or_make_partition(hDevice, pProperties->pProperties, pProperties->PropCount, &r);
+    if (!p) return r;
+    const size_t n = std::min<size_t>(NumDevices, p->devices.size());
+    for (size_t i = 0; phSubDevices && i < n; ++i) {
+      p->devices[i]->retain();
+      phSubDevices[i] = p->devices[i].get();
+    }
+    if (pNumDevicesRet) *pNumDevicesRet = static_cast<uint32_t>(p->devices.size());
+    return UR_RESULT_SUCCESS;
+  } catch (const std::bad_alloc &) {
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
 }
 
 ur_result_t UR_APICALL DeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
@@ -188,8 +304,7 @@ ur_result_t UR_APICALL DeviceCreateWithNativeHandle(ur_native_handle_t hNativeDe
   for (auto &p : the_adapter().platforms)
     for (auto &d : p->devices)
       if (reinterpret_cast<ur_native_handle_t>(d->cl) == hNativeDevice) {
-        d->retain();
-        *phDevice = d.get();
+        *phDevice = d.get(); // a root device: not reference counted
         return UR_RESULT_SUCCESS;
       }
   return UR_RESULT_ERROR_INVALID_DEVICE;
@@ -270,6 +385,7 @@ void fill_device_table(ur_dditable_t &t) {
   t.Device.pfnGetNativeHandle = DeviceGetNativeHandle;
   t.Device.pfnCreateWithNativeHandle = DeviceCreateWithNativeHandle;
   t.Device.pfnSelectBinary = DeviceSelectBinary;
+  t.Device.pfnPartition = DevicePartition;
   t.Device.pfnGetGlobalTimestamps = DeviceGetGlobalTimestamps;
 }
 

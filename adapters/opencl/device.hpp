@@ -1,6 +1,10 @@
 // A UR device: one OpenCL device, with the facts the adapter decides on read once.
+// Root devices belong to their platform; sub-devices (urDevicePartition) to their parent.
 #pragma once
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "common.hpp"
 
@@ -21,6 +25,22 @@ struct ur_device_handle_t_ : ordo::ocl::ObjectHead {
   bool intel_usm = false; // cl_intel_unified_shared_memory, with the platform's entry points
   cl_device_unified_shared_memory_capabilities_intel intel_caps[5] = {}; // host, device, single, cross, system
 
+  // A sub-device: the device it was made from and the properties that made it
+  // (UR_DEVICE_INFO_PARTITION_TYPE). Null and empty on a root device.
+  ur_device_handle_t parent = nullptr;
+  std::vector<ur_device_partition_property_t> partition_type;
+
+  // Sub-devices made from this one, one set per distinct partitioning: the same
+  // request answers the same handles in the same order. Kept for the process, as the
+  // platform keeps its root devices; a sub-device's count only tracks references.
+  struct Partition {
+    std::vector<ur_device_partition_property_t> properties;
+    std::vector<std::unique_ptr<ur_device_handle_t_>> devices;
+  };
+  std::mutex partitions_mutex;
+  std::vector<Partition> partitions;
+
+  bool is_root() const { return parent == nullptr; }
   bool has_extension(const char *ext) const;
   bool accepts_il() const { return !il_version.empty(); }
   bool accepts_spir() const { return has_extension("cl_khr_spir"); }
@@ -34,6 +54,7 @@ struct ur_device_handle_t_ : ordo::ocl::ObjectHead {
   ur_device_usm_access_capability_flags_t usm_system_caps() const;
   // Stream-ordered allocation works: chunks of USM memory and marker commands.
   bool async_alloc_supported() const;
+  ~ur_device_handle_t_();
 };
 ORDO_HANDLE_CHECK(ur_device_handle_t_);
 

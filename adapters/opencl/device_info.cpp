@@ -66,6 +66,23 @@ ur_memory_scope_capability_flags_t scope_flags(cl_device_atomic_capabilities c) 
   return f;
 }
 
+// The partition types the device offers that UR has (not Intel's "by names").
+std::vector<ur_device_partition_t> supported_partitions(const ur_device_handle_t_ *d) {
+  std::vector<ur_device_partition_t> out;
+  if (!cl.clCreateSubDevices) return out;
+  size_t size = 0;
+  if (cl.clGetDeviceInfo(d->cl, CL_DEVICE_PARTITION_PROPERTIES, 0, nullptr, &size) != CL_SUCCESS) return out;
+  std::vector<cl_device_partition_property> props(size / sizeof(cl_device_partition_property));
+  if (props.empty() ||
+      cl.clGetDeviceInfo(d->cl, CL_DEVICE_PARTITION_PROPERTIES, size, props.data(), nullptr) != CL_SUCCESS)
+    return {};
+  for (cl_device_partition_property p : props)
+    if (p == CL_DEVICE_PARTITION_EQUALLY || p == CL_DEVICE_PARTITION_BY_COUNTS ||
+        p == CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN)
+      out.push_back(static_cast<ur_device_partition_t>(p));
+  return out;
+}
+
 bool cl_at_least(const ur_device_handle_t_ *d, cl_uint major, cl_uint minor) {
   return d->cl_major > major || (d->cl_major == major && d->cl_minor >= minor);
 }
@@ -204,11 +221,17 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_PRINTF_BUFFER_SIZE: return sz(CL_DEVICE_PRINTF_BUFFER_SIZE);
   case UR_DEVICE_INFO_PREFERRED_INTEROP_USER_SYNC: return flag(CL_DEVICE_PREFERRED_INTEROP_USER_SYNC);
   // Partitioning is not implemented: every device is a root device with no sub-devices.
-  case UR_DEVICE_INFO_PARENT_DEVICE: return w.value<ur_device_handle_t>(nullptr);
-  case UR_DEVICE_INFO_SUPPORTED_PARTITIONS: return w.array<ur_device_partition_t>(nullptr, 0);
-  case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES: return w.value<uint32_t>(0);
-  case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN: return w.value<ur_device_affinity_domain_flags_t>(0);
-  case UR_DEVICE_INFO_PARTITION_TYPE: return w.array<ur_device_partition_property_t>(nullptr, 0);
+  case UR_DEVICE_INFO_PARENT_DEVICE: return w.value<ur_device_handle_t>(d->parent);
+  case UR_DEVICE_INFO_SUPPORTED_PARTITIONS: return w.array(supported_partitions(d));
+  case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES:
+    return w.value<uint32_t>(supported_partitions(d).empty() ? 0 : query<cl_uint>(d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES));
+  case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN:
+    // UR's affinity-domain bits are OpenCL's.
+    return w.value<ur_device_affinity_domain_flags_t>(
+        static_cast<ur_device_affinity_domain_flags_t>(query<cl_device_affinity_domain>(d, CL_DEVICE_PARTITION_AFFINITY_DOMAIN)) &
+        ~UR_DEVICE_AFFINITY_DOMAIN_FLAGS_MASK);
+  // Empty on a root device; on a sub-device, the properties urDevicePartition was given.
+  case UR_DEVICE_INFO_PARTITION_TYPE: return w.array(d->partition_type);
   // A device without sub-groups runs every work-item as a sub-group of its own: one
   // sub-group of size 1 (what SYCL requires at least).
   case UR_DEVICE_INFO_MAX_NUM_SUB_GROUPS: {

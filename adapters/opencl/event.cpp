@@ -13,7 +13,8 @@
 ur_event_handle_t_::~ur_event_handle_t_() {
   if (cl) ordo::ocl::cl.clReleaseEvent(cl);
   tag = ordo::ocl::Tag::dead;
-  if (queue) ordo::ocl::queue_unhold(queue);
+  if (queue && owns_queue) ordo::adapter_ddi().Queue.pfnRelease(queue);
+  else if (queue) ordo::ocl::queue_unhold(queue);
   if (context) ordo::ocl::context_unhold(context);
 }
 
@@ -229,6 +230,39 @@ ur_result_t UR_APICALL EventGetNativeHandle(ur_event_handle_t hEvent, ur_native_
   return UR_RESULT_SUCCESS;
 }
 
+// A hold on a queue of `c` that is not being destroyed, or false.
+bool try_hold(ur_queue_handle_t q) {
+  uint32_t n = q->holds.load();
+  do {
+    if (n == 0) return false; // its destructor waits for queues_mutex to unlist it
+  } while (!q->holds.compare_exchange_weak(n, n + 1));
+  return true;
+}
+
+// The UR queue a native event's command was enqueued on (UR_EVENT_INFO_COMMAND_QUEUE,
+// as UR answers it): a live queue of the context on that cl_command_queue, or a new
+// one wrapping it. Null for a user event.
+ur_result_t queue_of_native_event(cl_event native, ur_context_handle_t c, ur_event_handle_t_ &e) {
+  cl_command_queue clq = nullptr;
+  ORDO_CL_CHECK(cl.clGetEventInfo(native, CL_EVENT_COMMAND_QUEUE, sizeof clq, &clq, nullptr));
+  if (!clq) return UR_RESULT_SUCCESS;
+  {
+    std::lock_guard<std::mutex> lock(c->queues_mutex);
+    for (ur_queue_handle_t q : c->queues)
+      if (q->cl == clq && try_hold(q)) {
+        e.queue = q;
+        return UR_RESULT_SUCCESS;
+      }
+  }
+  ur_queue_handle_t q = nullptr;
+  if (ur_result_t r = ordo::adapter_ddi().Queue.pfnCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(clq),
+                                                                          c, nullptr, nullptr, &q))
+    return r;
+  e.queue = q;
+  e.owns_queue = true;
+  return UR_RESULT_SUCCESS;
+}
+
 ur_result_t UR_APICALL EventCreateWithNativeHandle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
                                                    const ur_event_native_properties_t *pProperties,
                                                    ur_event_handle_t *phEvent) {
@@ -239,11 +273,16 @@ ur_result_t UR_APICALL EventCreateWithNativeHandle(ur_native_handle_t hNativeEve
   cl_context owner = nullptr;
   ORDO_CL_CHECK(cl.clGetEventInfo(native, CL_EVENT_CONTEXT, sizeof owner, &owner, nullptr));
   if (owner != hContext->cl) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  auto *e = new ur_event_handle_t_();
-  if (!(pProperties && pProperties->isNativeHandleOwned)) cl.clRetainEvent(native);
-  e->cl = native;
+  auto *e = new (std::nothrow) ur_event_handle_t_();
+  if (!e) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   e->context = hContext;
   hContext->hold();
+  if (ur_result_t r = queue_of_native_event(native, hContext, *e)) {
+    delete e;
+    return r;
+  }
+  if (!(pProperties && pProperties->isNativeHandleOwned)) cl.clRetainEvent(native);
+  e->cl = native;
   *phEvent = e;
   return UR_RESULT_SUCCESS;
 }

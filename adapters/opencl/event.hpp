@@ -7,7 +7,11 @@ struct ur_event_handle_t_ : ordo::ocl::ObjectHead {
 
   cl_event cl = nullptr;
   ur_context_handle_t context = nullptr;
-  ur_queue_handle_t queue = nullptr; // null for an event made from a native handle
+  // Held. For an event made from a native handle: the live UR queue of this context
+  // on the cl_event's command queue, else one made for it (owns_queue); null for a
+  // user event, which has no queue.
+  ur_queue_handle_t queue = nullptr;
+  bool owns_queue = false; // `queue` was made for this event: holds its one reference
   ur_command_t command = UR_COMMAND_EVENTS_WAIT;
   // The command's node in its context's ordering knowledge (0: not made by a command).
   uint64_t order_node = 0;
