@@ -3,7 +3,7 @@
 ordo_install_deps() {
   local want=(cmake g++ make python3 python3-venv libgtest-dev libgmock-dev libbenchmark-dev
               ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo clang-15 llvm-spirv-15
-              libze-dev libze1)
+              libze-dev libze1 libamdhip64-5)
   [ -n "${ORDO_NO_APT:-}" ] && return 0
   local missing=()
   for p in "${want[@]}"; do

@@ -113,16 +113,17 @@ ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_typ
   return UR_RESULT_SUCCESS;
 }
 
+// Every device here is a root device: it lives as long as the process and, as UR
+// says for root devices, retain and release leave its reference count unchanged.
 ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
   ORDO_UNWRAP(Device, d, hDevice);
-  d->retain();
+  (void)d;
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
   ORDO_UNWRAP(Device, d, hDevice);
-  // Root devices live as long as the process; the count is kept for queries.
-  if (d->count() > 1) d->release();
+  (void)d;
   return UR_RESULT_SUCCESS;
 }
 

@@ -1,11 +1,14 @@
 // CUDA workloads for ordo-bench: each has an Ordo row (the CUDA adapter, called
 // through the dispatch table it hands a loader) and a raw CUDA driver API row
 // doing the same work in the same process, on the same device and primary
-// context. At exit the Ordo/raw time ratios are printed.
+// context; hip_* rows run the same Ordo workloads through the HIP adapter (on an
+// NVIDIA GPU through the HIP-on-CUDA test mapping, docs/hip.md). At exit the
+// Ordo/raw and HIP/raw time ratios are printed.
 //
 // Both libraries are opened at run time, so ordo-bench links everywhere; without
 // libcuda.so.1 (or without the adapter) each benchmark is skipped with the reason.
 //   ORDO_CUDA_ADAPTER  path of libur_adapter_cuda.so.0 (default: <bin>/../lib/)
+//   ORDO_HIP_ADAPTER   path of libur_adapter_hip.so.0 (default: <bin>/../lib/)
 //   ORDO_KERNEL_DIR    folder holding cuda/ordo_test_kernels.ptx (default: <bin>/../kernels)
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
@@ -184,6 +187,7 @@ Raw &raw() {
 // ---- Ordo ---------------------------------------------------------------------------------
 
 struct Ordo {
+  const char *side; // "ordo" (CUDA adapter) or "hip" (HIP adapter): which ratio a row feeds
   bool ok = false;
   std::string why;
   ur_dditable_t t{};
@@ -192,9 +196,9 @@ struct Ordo {
   ur_queue_handle_t queue = nullptr, queue2 = nullptr, ooq = nullptr;
   ur_kernel_handle_t fill = nullptr, empty = nullptr;
 
-  Ordo() {
-    const char *env = std::getenv("ORDO_CUDA_ADAPTER");
-    std::string path = env ? env : exe_dir() + "/../lib/libur_adapter_cuda.so.0";
+  Ordo(const char *which, const char *env_name, const char *library) : side(which) {
+    const char *env = std::getenv(env_name);
+    std::string path = env ? env : exe_dir() + "/../lib/" + library;
     void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
       why = "cannot open " + path + ": " + dlerror();
@@ -212,7 +216,7 @@ struct Ordo {
     uint32_t n = 0;
     if (!t.Adapter.pfnGet || t.Adapter.pfnGet(1, &adapter, nullptr) ||
         t.Platform.pfnGet(adapter, 1, &platform, &n) || n == 0) {
-      why = "the CUDA adapter reports no platform (no driver or no GPU)";
+      why = std::string("the adapter ") + library + " reports no platform (no driver or no GPU)";
       return;
     }
     if (t.Device.pfnGet(platform, UR_DEVICE_TYPE_GPU, 1, &dev, nullptr) ||
@@ -265,7 +269,11 @@ struct Ordo {
 };
 
 Ordo &ordo() {
-  static Ordo *o = new Ordo();
+  static Ordo *o = new Ordo("ordo", "ORDO_CUDA_ADAPTER", "libur_adapter_cuda.so.0");
+  return *o;
+}
+Ordo &hip() {
+  static Ordo *o = new Ordo("hip", "ORDO_HIP_ADAPTER", "libur_adapter_hip.so.0");
   return *o;
 }
 
@@ -273,19 +281,25 @@ Ordo &ordo() {
 
 class Ratios {
 public:
-  void put(const std::string &workload, bool is_ordo, int64_t iterations, double ns) {
+  void put(const std::string &workload, const char *side, int64_t iterations, double ns) {
     std::lock_guard<std::mutex> lock(mutex_);
-    (is_ordo ? ordo_ : raw_)[workload].push_back({iterations, ns});
+    sides_[side][workload].push_back({iterations, ns});
   }
   ~Ratios() {
-    if (ordo_.empty()) return;
-    std::printf("\nCUDA: Ordo time / raw CUDA time per operation, medians over repetitions (same run)\n");
-    for (auto &[name, runs] : ordo_) {
-      auto it = raw_.find(name);
-      if (it == raw_.end()) continue;
-      double ordo = median(runs), raw = median(it->second);
-      if (raw <= 0) continue;
-      std::printf("  %-52s ordo %10.1f ns  raw %10.1f ns  ratio %.3f\n", name.c_str(), ordo, raw, ordo / raw);
+    const auto &raw = sides_["raw"];
+    for (const char *side : {"ordo", "hip"}) {
+      const auto &rows = sides_[side];
+      if (rows.empty()) continue;
+      std::printf("\n%s: Ordo time / raw CUDA time per operation, medians over repetitions (same run)\n",
+                  side == std::string("hip") ? "HIP adapter" : "CUDA adapter");
+      for (auto &[name, runs] : rows) {
+        auto it = raw.find(name);
+        if (it == raw.end()) continue;
+        double ordo = median(runs), base = median(it->second);
+        if (base <= 0) continue;
+        std::printf("  %-52s %-4s %10.1f ns  raw %10.1f ns  ratio %.3f\n", name.c_str(), side, ordo, base,
+                    ordo / base);
+      }
     }
     std::fflush(stdout);
   }
@@ -307,19 +321,19 @@ private:
     return v[v.size() / 2];
   }
   std::mutex mutex_;
-  std::map<std::string, std::vector<Run>> ordo_, raw_;
+  std::map<std::string, std::map<std::string, std::vector<Run>>> sides_;
 };
 Ratios ratios;
 
 // Times the batches of a benchmark and reports nanoseconds per operation.
 struct PerOp {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  void report(benchmark::State &st, const char *workload, bool is_ordo, size_t ops_per_iteration) {
+  void report(benchmark::State &st, const char *workload, const char *side, size_t ops_per_iteration) {
     double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
     double per = ns / double(st.iterations() * ops_per_iteration);
     st.counters["ns_per_op"] = per;
     st.SetItemsProcessed(int64_t(st.iterations() * ops_per_iteration));
-    ratios.put(workload, is_ordo, int64_t(st.iterations()), per);
+    ratios.put(workload, side, int64_t(st.iterations()), per);
   }
 };
 
@@ -337,10 +351,12 @@ struct PerOp {
 // (a) stream-ordered alloc + free of 1 MiB, back to back on one in-order queue / stream.
 constexpr size_t kPairs = 256;
 
-void BM_cuda_a_async_alloc_free_1MiB_ordo(benchmark::State &st) {
-  REQUIRE(ordo);
+void BM_cuda_a_async_alloc_free_1MiB_ordo(benchmark::State &st, Ordo &o) {
+  if (!o.ok) {
+    st.SkipWithError(o.why.c_str());
+    return;
+  }
   REQUIRE(raw);
-  Ordo &o = ordo();
   PerOp timer;
   for (auto _ : st) {
     for (size_t i = 0; i < kPairs; ++i) {
@@ -350,7 +366,7 @@ void BM_cuda_a_async_alloc_free_1MiB_ordo(benchmark::State &st) {
     }
     o.t.Queue.pfnFinish(o.queue);
   }
-  timer.report(st, "a async alloc+free 1 MiB", true, kPairs);
+  timer.report(st, "a async alloc+free 1 MiB", o.side, kPairs);
 }
 
 void BM_cuda_a_async_alloc_free_1MiB_raw(benchmark::State &st) {
@@ -366,17 +382,19 @@ void BM_cuda_a_async_alloc_free_1MiB_raw(benchmark::State &st) {
     }
     r.StreamSynchronize(r.stream);
   }
-  timer.report(st, "a async alloc+free 1 MiB", false, kPairs);
+  timer.report(st, "a async alloc+free 1 MiB", "raw", kPairs);
 }
 
 // (b) alloc -> 1 MiB kernel -> free, in order. The sync rows show what
 // stream-ordering saves over cuMemAlloc/cuMemFree (urUSMDeviceAlloc/urUSMFree).
 constexpr size_t kRounds = 64;
 
-void BM_cuda_b_alloc_kernel_free_inorder_ordo(benchmark::State &st) {
-  REQUIRE(ordo);
+void BM_cuda_b_alloc_kernel_free_inorder_ordo(benchmark::State &st, Ordo &o) {
+  if (!o.ok) {
+    st.SkipWithError(o.why.c_str());
+    return;
+  }
   REQUIRE(raw);
-  Ordo &o = ordo();
   PerOp timer;
   uint32_t v = 1;
   for (auto _ : st) {
@@ -388,7 +406,7 @@ void BM_cuda_b_alloc_kernel_free_inorder_ordo(benchmark::State &st) {
     }
     o.t.Queue.pfnFinish(o.queue);
   }
-  timer.report(st, "b alloc->kernel->free in-order", true, kRounds);
+  timer.report(st, "b alloc->kernel->free in-order", o.side, kRounds);
 }
 
 void BM_cuda_b_alloc_kernel_free_inorder_raw(benchmark::State &st) {
@@ -405,13 +423,15 @@ void BM_cuda_b_alloc_kernel_free_inorder_raw(benchmark::State &st) {
     }
     r.StreamSynchronize(r.stream);
   }
-  timer.report(st, "b alloc->kernel->free in-order", false, kRounds);
+  timer.report(st, "b alloc->kernel->free in-order", "raw", kRounds);
 }
 
-void BM_cuda_b_sync_alloc_kernel_free_ordo(benchmark::State &st) {
-  REQUIRE(ordo);
+void BM_cuda_b_sync_alloc_kernel_free_ordo(benchmark::State &st, Ordo &o) {
+  if (!o.ok) {
+    st.SkipWithError(o.why.c_str());
+    return;
+  }
   REQUIRE(raw);
-  Ordo &o = ordo();
   PerOp timer;
   uint32_t v = 1;
   for (auto _ : st) {
@@ -423,7 +443,7 @@ void BM_cuda_b_sync_alloc_kernel_free_ordo(benchmark::State &st) {
     }
     o.t.Queue.pfnFinish(o.queue);
   }
-  timer.report(st, "b' sync alloc->kernel->free", true, kRounds / 8);
+  timer.report(st, "b' sync alloc->kernel->free", o.side, kRounds / 8);
 }
 
 void BM_cuda_b_sync_alloc_kernel_free_raw(benchmark::State &st) {
@@ -440,15 +460,17 @@ void BM_cuda_b_sync_alloc_kernel_free_raw(benchmark::State &st) {
     }
     r.StreamSynchronize(r.stream);
   }
-  timer.report(st, "b' sync alloc->kernel->free", false, kRounds / 8);
+  timer.report(st, "b' sync alloc->kernel->free", "raw", kRounds / 8);
 }
 
 // (c) the same on an out-of-order queue, ordered by explicit wait lists
 // (alloc -> kernel -> free through events), against raw CUDA on one stream.
-void BM_cuda_c_alloc_kernel_free_ooo_events_ordo(benchmark::State &st) {
-  REQUIRE(ordo);
+void BM_cuda_c_alloc_kernel_free_ooo_events_ordo(benchmark::State &st, Ordo &o) {
+  if (!o.ok) {
+    st.SkipWithError(o.why.c_str());
+    return;
+  }
   REQUIRE(raw);
-  Ordo &o = ordo();
   if (!o.ooq) {
     st.SkipWithError("no out-of-order queue");
     return;
@@ -468,7 +490,7 @@ void BM_cuda_c_alloc_kernel_free_ooo_events_ordo(benchmark::State &st) {
     }
     o.t.Queue.pfnFinish(o.ooq);
   }
-  timer.report(st, "c alloc->kernel->free out-of-order (vs raw in-order)", true, kRounds);
+  timer.report(st, "c alloc->kernel->free out-of-order (vs raw in-order)", o.side, kRounds);
 }
 
 void BM_cuda_c_alloc_kernel_free_ooo_events_raw_inorder(benchmark::State &st) {
@@ -485,7 +507,7 @@ void BM_cuda_c_alloc_kernel_free_ooo_events_raw_inorder(benchmark::State &st) {
     }
     r.StreamSynchronize(r.stream);
   }
-  timer.report(st, "c alloc->kernel->free out-of-order (vs raw in-order)", false, kRounds);
+  timer.report(st, "c alloc->kernel->free out-of-order (vs raw in-order)", "raw", kRounds);
 }
 
 // (c'') raw CUDA doing what an Ordo out-of-order queue does with the same program:
@@ -511,16 +533,18 @@ void BM_cuda_c_alloc_kernel_free_ooo_events_raw_4streams(benchmark::State &st) {
     }
     for (cu::Stream s : r.ooo) r.StreamSynchronize(s);
   }
-  timer.report(st, "c'' raw: same program on 4 streams", false, kRounds);
+  timer.report(st, "c'' raw: same program on 4 streams", "raw", kRounds);
 }
 
 // (d) empty-kernel launch throughput on one in-order queue.
 constexpr size_t kLaunches = 1024;
 
-void BM_cuda_d_empty_kernel_launch_ordo(benchmark::State &st) {
-  REQUIRE(ordo);
+void BM_cuda_d_empty_kernel_launch_ordo(benchmark::State &st, Ordo &o) {
+  if (!o.ok) {
+    st.SkipWithError(o.why.c_str());
+    return;
+  }
   REQUIRE(raw);
-  Ordo &o = ordo();
   PerOp timer;
   size_t one = 1;
   for (auto _ : st) {
@@ -529,7 +553,7 @@ void BM_cuda_d_empty_kernel_launch_ordo(benchmark::State &st) {
                                                          nullptr, 0, nullptr, nullptr));
     o.t.Queue.pfnFinish(o.queue);
   }
-  timer.report(st, "d empty kernel launch", true, kLaunches);
+  timer.report(st, "d empty kernel launch", o.side, kLaunches);
 }
 
 void BM_cuda_d_empty_kernel_launch_raw(benchmark::State &st) {
@@ -542,7 +566,7 @@ void BM_cuda_d_empty_kernel_launch_raw(benchmark::State &st) {
       CHECK_OK(r.LaunchKernel(r.empty, 1, 1, 1, 1, 1, 1, 0, r.stream, nullptr, nullptr));
     r.StreamSynchronize(r.stream);
   }
-  timer.report(st, "d empty kernel launch", false, kLaunches);
+  timer.report(st, "d empty kernel launch", "raw", kLaunches);
 }
 
 // (e) random allocation: 73% allocations / 27% frees, sizes log-uniform in
@@ -591,10 +615,12 @@ void report_pool(benchmark::State &st, size_t reserved_high, size_t used_high) {
   st.counters["reserved_over_used"] = used_high ? double(reserved_high) / double(used_high) : 0.0;
 }
 
-void BM_cuda_e_random_alloc_two_queues_ordo(benchmark::State &st) {
-  REQUIRE(ordo);
+void BM_cuda_e_random_alloc_two_queues_ordo(benchmark::State &st, Ordo &o) {
+  if (!o.ok) {
+    st.SkipWithError(o.why.c_str());
+    return;
+  }
   REQUIRE(raw);
-  Ordo &o = ordo();
   ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, nullptr, 0};
   ur_usm_pool_handle_t pool = nullptr;
   if (o.t.USMExp.pfnPoolCreateExp(o.ctx, o.dev, &desc, &pool)) {
@@ -623,7 +649,7 @@ void BM_cuda_e_random_alloc_two_queues_ordo(benchmark::State &st) {
     o.t.Queue.pfnFinish(o.queue);
     o.t.Queue.pfnFinish(o.queue2);
   }
-  timer.report(st, "e random alloc (per op)", true, ops.size());
+  timer.report(st, "e random alloc (per op)", o.side, ops.size());
   size_t reserved = 0, used = 0;
   o.t.USMExp.pfnPoolGetInfoExp(pool, UR_USM_POOL_INFO_RESERVED_HIGH_EXP, &reserved, nullptr);
   o.t.USMExp.pfnPoolGetInfoExp(pool, UR_USM_POOL_INFO_USED_HIGH_EXP, &used, nullptr);
@@ -667,7 +693,7 @@ void BM_cuda_e_random_alloc_two_queues_raw(benchmark::State &st) {
     r.StreamSynchronize(r.stream);
     r.StreamSynchronize(r.stream2);
   }
-  timer.report(st, "e random alloc (per op)", false, ops.size());
+  timer.report(st, "e random alloc (per op)", "raw", ops.size());
   uint64_t reserved = 0, used = 0;
   r.MemPoolGetAttribute(pool, cu::kReservedHigh, &reserved);
   r.MemPoolGetAttribute(pool, cu::kUsedHigh, &used);
@@ -677,16 +703,29 @@ void BM_cuda_e_random_alloc_two_queues_raw(benchmark::State &st) {
 
 } // namespace
 
-BENCHMARK(BM_cuda_a_async_alloc_free_1MiB_ordo)->UseRealTime();
+// Ordo rows keep their names; each also runs through the HIP adapter as BM_hip_*.
+#define ORDO_BENCH_CUDA_ROW(fn, name)                                                                \
+  benchmark::internal::Benchmark *const name##_reg =                                                 \
+      benchmark::RegisterBenchmark(#name, [](benchmark::State &st) { fn(st, ordo()); })
+#define ORDO_BENCH_HIP_ROW(fn, name)                                                                 \
+  benchmark::internal::Benchmark *const name##_reg =                                                 \
+      benchmark::RegisterBenchmark(#name, [](benchmark::State &st) { fn(st, hip()); })
+ORDO_BENCH_CUDA_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_cuda_a_async_alloc_free_1MiB_ordo)->UseRealTime();
 BENCHMARK(BM_cuda_a_async_alloc_free_1MiB_raw)->UseRealTime();
-BENCHMARK(BM_cuda_b_alloc_kernel_free_inorder_ordo)->UseRealTime();
+ORDO_BENCH_CUDA_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_cuda_b_alloc_kernel_free_inorder_ordo)->UseRealTime();
 BENCHMARK(BM_cuda_b_alloc_kernel_free_inorder_raw)->UseRealTime();
-BENCHMARK(BM_cuda_b_sync_alloc_kernel_free_ordo)->UseRealTime();
+ORDO_BENCH_CUDA_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_cuda_b_sync_alloc_kernel_free_ordo)->UseRealTime();
 BENCHMARK(BM_cuda_b_sync_alloc_kernel_free_raw)->UseRealTime();
-BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime();
+ORDO_BENCH_CUDA_ROW(BM_cuda_c_alloc_kernel_free_ooo_events_ordo, BM_cuda_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime();
 BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_raw_inorder)->UseRealTime();
 BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_raw_4streams)->UseRealTime();
-BENCHMARK(BM_cuda_d_empty_kernel_launch_ordo)->UseRealTime();
+ORDO_BENCH_CUDA_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_cuda_d_empty_kernel_launch_ordo)->UseRealTime();
 BENCHMARK(BM_cuda_d_empty_kernel_launch_raw)->UseRealTime();
-BENCHMARK(BM_cuda_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5);
+ORDO_BENCH_CUDA_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_cuda_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5);
 BENCHMARK(BM_cuda_e_random_alloc_two_queues_raw)->UseRealTime()->Iterations(5);
+ORDO_BENCH_HIP_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_hip_a_async_alloc_free_1MiB_ordo)->UseRealTime();
+ORDO_BENCH_HIP_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_hip_b_alloc_kernel_free_inorder_ordo)->UseRealTime();
+ORDO_BENCH_HIP_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_hip_b_sync_alloc_kernel_free_ordo)->UseRealTime();
+ORDO_BENCH_HIP_ROW(BM_cuda_c_alloc_kernel_free_ooo_events_ordo, BM_hip_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime();
+ORDO_BENCH_HIP_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_hip_d_empty_kernel_launch_ordo)->UseRealTime();
+ORDO_BENCH_HIP_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_hip_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5);
