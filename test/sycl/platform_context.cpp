@@ -109,6 +109,31 @@ int main() {
                    [&] { (void)dev.get_info<info::device::parent_device>(); });
   });
 
+  // Sub-devices (urDevicePartition) where the device offers equal partitions: each is a
+  // device of its own, with its parent, a queue and USM.
+  c.section("device.sub_devices", [&] {
+    const auto kinds = dev.get_info<info::device::partition_properties>();
+    const bool equally = std::find(kinds.begin(), kinds.end(), info::partition_property::partition_equally) != kinds.end();
+    if (!equally || dev.get_info<info::device::max_compute_units>() < 2) {
+      c.skip("device.create_sub_devices", "the device offers no equal partition of 2 or more compute units");
+      return;
+    }
+    std::vector<sycl::device> subs = dev.create_sub_devices<info::partition_property::partition_equally>(1);
+    c.check(subs.size() >= 2, "create_sub_devices<partition_equally>(1) gives one per compute unit",
+            std::to_string(subs.size()));
+    for (const sycl::device &s : subs) {
+      c.check(s.get_info<info::device::parent_device>() == dev, "sub-device's parent_device is the device");
+      c.check(s.get_info<info::device::max_compute_units>() == 1, "sub-device has 1 compute unit");
+    }
+    sycl::queue sq(subs.back());
+    int *p = sycl::malloc_device<int>(256, sq);
+    std::vector<int> host(256, 0);
+    sq.fill(p, 42, 256).wait();
+    sq.memcpy(host.data(), p, 256 * sizeof(int)).wait();
+    c.check(std::all_of(host.begin(), host.end(), [](int v) { return v == 42; }), "fill and memcpy on a sub-device's queue");
+    sycl::free(p, sq);
+  });
+
   c.section("context", [&] {
     sycl::context one(dev);
     std::vector<sycl::device> in = one.get_devices();
