@@ -1,6 +1,7 @@
 // Workers, command queues and command lists of the CPU test driver: commands run in
 // order on a worker thread; each waits for its wait events, does its work, and then
 // signals its event.
+#include <algorithm>
 #include <cstring>
 
 #include "driver.hpp"
@@ -250,7 +251,14 @@ ze_result_t ZE_APICALL AppendMemoryFill(ze_command_list_handle_t h, void *ptr, c
       std::memset(out, bytes[0], size);
       return;
     }
-    for (size_t i = 0; i < size; ++i) out[i] = bytes[i % psize];
+    // One pattern, then copies of what is written so far, doubling each time.
+    size_t done = std::min(size, psize);
+    std::memcpy(out, bytes.data(), done);
+    while (done < size) {
+      size_t n = std::min(done, size - done);
+      std::memcpy(out + done, out, n);
+      done += n;
+    }
   });
 }
 
