@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "driver.hpp"
@@ -138,7 +139,13 @@ ze_result_t ZE_APICALL DeviceGetProperties(ze_device_handle_t h, ze_device_prope
   Device *d = as<Device>(h);
   if (!d) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!p) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-  p->type = ZE_DEVICE_TYPE_CPU;
+  // A CPU; ORDO_ZE_CPU_AS_GPU=1 reports a GPU instead, for clients that take GPUs only
+  // (Intel's Level Zero UR adapter: docs/level-zero.md).
+  static const bool as_gpu = [] {
+    const char *e = std::getenv("ORDO_ZE_CPU_AS_GPU");
+    return e && std::strcmp(e, "1") == 0;
+  }();
+  p->type = as_gpu ? ZE_DEVICE_TYPE_GPU : ZE_DEVICE_TYPE_CPU;
   p->vendorId = 0x8086 ^ 0xffff; // no real vendor: not Intel's id
   p->deviceId = 0x0c9d;
   p->flags = ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;
