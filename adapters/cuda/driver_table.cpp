@@ -2,8 +2,8 @@
 // CUDA driver API: each function one driver call, its result translated.
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 
+#include "copy_2d.hpp"
 #include "driver.hpp"
 
 namespace ordo::sb::drv {
@@ -16,7 +16,9 @@ CUstream cs(stream_t s) { return reinterpret_cast<CUstream>(s); }
 CUevent ce(event_t e) { return reinterpret_cast<CUevent>(e); }
 CUfunction cf(function_t f) { return reinterpret_cast<CUfunction>(f); }
 
-backend_info make_info() {
+} // namespace
+
+backend_info describe() {
   backend_info i;
   i.log_name = "cuda";
   i.display_name = "CUDA";
@@ -31,23 +33,17 @@ backend_info make_info() {
   i.image_kinds = image_bit(image_kind::ptx) | image_bit(image_kind::elf) | image_bit(image_kind::fatbin);
   return i;
 }
-backend_info &mutable_info() {
-  static backend_info *i = new backend_info(make_info());
-  return *i;
-}
-} // namespace
 
-bool load(std::string &why) {
+bool load(std::string &why, std::string &runtime_version) {
   if (!cu().load()) {
     why = cu().why();
     return false;
   }
   int v = cu().driver_version;
-  mutable_info().runtime_version = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  runtime_version = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
   return true;
 }
 
-const backend_info &info() { return mutable_info(); }
 std::string error_text(status s) { return cuda::error_text(static_cast<CUresult>(s.code)); }
 
 status device_count(int *count) { return status_of(cu().cuDeviceGetCount(count)); }
@@ -181,34 +177,13 @@ status memcpy_async(void *dst, const void *src, size_t size, stream_t s) {
   return status_of(cu().cuMemcpyAsync(dptr(dst), dptr(src), size, cs(s)));
 }
 
-namespace {
-// A 2-D copy operand: memory the driver knows is addressed through UVA, anything
-// else (pageable host memory) as host memory.
-void set_operand(bool is_src, const void *ptr, size_t pitch, CUDA_MEMCPY2D &c) {
-  unsigned type = 0;
-  bool known = cu().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(ptr)) == CUDA_SUCCESS;
-  CUmemorytype t = known ? CU_MEMORYTYPE_UNIFIED : CU_MEMORYTYPE_HOST;
-  if (is_src) {
-    c.srcMemoryType = t;
-    c.srcPitch = pitch;
-    if (known) c.srcDevice = dptr(ptr);
-    else c.srcHost = ptr;
-  } else {
-    c.dstMemoryType = t;
-    c.dstPitch = pitch;
-    if (known) c.dstDevice = dptr(ptr);
-    else c.dstHost = const_cast<void *>(ptr);
-  }
-}
-} // namespace
-
 status memcpy_2d_async(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t width,
                        size_t height, stream_t s) {
-  CUDA_MEMCPY2D c{};
-  set_operand(true, src, src_pitch, c);
-  set_operand(false, dst, dst_pitch, c);
-  c.WidthInBytes = width;
-  c.Height = height;
+  auto known = [](const void *p) {
+    unsigned type = 0;
+    return cu().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(p)) == CUDA_SUCCESS;
+  };
+  CUDA_MEMCPY2D c = cuda::copy_2d(known, dst, dst_pitch, src, src_pitch, width, height);
   return status_of(cu().cuMemcpy2DAsync(&c, cs(s)));
 }
 status memset_8(void *dst, uint8_t v, size_t count, stream_t s) {
@@ -255,38 +230,23 @@ status advise(const void *p, size_t size, mem_advice a, bool host, int device_or
   return status_of(cu().cuMemAdvise(dptr(p), size, advice, location(host, device_ordinal)));
 }
 
-status module_load(module_t *out, const std::vector<uint8_t> &image, bool, const std::string &options,
-                   std::string &log) {
-  constexpr size_t kLog = 16 * 1024;
-  std::vector<char> info_log(kLog, 0), error_log(kLog, 0);
+status module_load(module_t *out, const std::vector<uint8_t> &image, const jit_request &jit) {
   std::vector<CUjit_option> keys = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
                                     CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                                     CU_JIT_LOG_VERBOSE};
-  std::vector<void *> values = {info_log.data(), reinterpret_cast<void *>(kLog), error_log.data(),
-                                reinterpret_cast<void *>(kLog), reinterpret_cast<void *>(uintptr_t{1})};
-  // JIT options a UR caller may pass; everything else goes to the log as not used.
-  std::string ignored;
-  std::istringstream in(options);
-  std::string opt;
-  while (in >> opt) {
-    if (opt.size() == 3 && opt[0] == '-' && opt[1] == 'O' && opt[2] >= '0' && opt[2] <= '4') {
-      keys.push_back(CU_JIT_OPTIMIZATION_LEVEL);
-      values.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(opt[2] - '0')));
-    } else if (opt.rfind("--maxrregcount=", 0) == 0 || opt.rfind("-maxrregcount=", 0) == 0) {
-      keys.push_back(CU_JIT_MAX_REGISTERS);
-      values.push_back(reinterpret_cast<void *>(
-          static_cast<uintptr_t>(std::strtoul(opt.c_str() + opt.find('=') + 1, nullptr, 10))));
-    } else {
-      ignored += (ignored.empty() ? "" : " ") + opt;
-    }
+  std::vector<void *> values = {jit.info_log, reinterpret_cast<void *>(jit.log_size), jit.error_log,
+                                reinterpret_cast<void *>(jit.log_size), reinterpret_cast<void *>(uintptr_t{1})};
+  if (jit.opt_level >= 0) {
+    keys.push_back(CU_JIT_OPTIMIZATION_LEVEL);
+    values.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(jit.opt_level)));
+  }
+  if (jit.max_registers) {
+    keys.push_back(CU_JIT_MAX_REGISTERS);
+    values.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(jit.max_registers)));
   }
   CUmodule m = nullptr;
   CUresult r = cu().cuModuleLoadDataEx(&m, image.data(), static_cast<unsigned>(keys.size()), keys.data(),
                                        values.data());
-  log = info_log.data();
-  if (error_log[0]) log += (log.empty() ? "" : "\n") + std::string(error_log.data());
-  if (!ignored.empty()) log += (log.empty() ? "" : "\n") + ("options not used by the JIT: " + ignored);
-  if (r != CUDA_SUCCESS && log.empty()) log = "cuModuleLoadDataEx returned " + cuda::error_text(r);
   *out = reinterpret_cast<module_t>(m);
   return status_of(r);
 }

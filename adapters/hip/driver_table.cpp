@@ -4,7 +4,6 @@
 // parameters: the backend reads the image instead; cooperative launches; 2-D memsets of
 // 2- and 4-byte words: the backend uses bytes).
 #include <cstring>
-#include <sstream>
 
 #include "driver.hpp"
 
@@ -18,7 +17,9 @@ hip::hipEvent_t he(event_t e) { return reinterpret_cast<hip::hipEvent_t>(e); }
 hip::hipFunction_t hf(function_t f) { return reinterpret_cast<hip::hipFunction_t>(f); }
 status unsupported() { return status{err::not_supported, hip::hipErrorNotSupported}; }
 
-backend_info make_info() {
+} // namespace
+
+backend_info describe() {
   backend_info i;
   i.log_name = "hip";
   i.display_name = "HIP";
@@ -35,25 +36,19 @@ backend_info make_info() {
                   image_bit(image_kind::fatbin);
   return i;
 }
-backend_info &mutable_info() {
-  static backend_info *i = new backend_info(make_info());
-  return *i;
-}
-} // namespace
 
-bool load(std::string &why) {
+bool load(std::string &why, std::string &runtime_version) {
   if (!rt().load()) {
     why = rt().why();
     return false;
   }
   // HIP encodes major * 10^7 + minor * 10^5 + patch; on NVIDIA it reports CUDA's 1000 * major + 10 * minor.
   int v = rt().runtime_version;
-  mutable_info().runtime_version = v >= 10000000 ? std::to_string(v / 10000000) + "." + std::to_string(v / 100000 % 100)
-                                                 : std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  runtime_version = v >= 10000000 ? std::to_string(v / 10000000) + "." + std::to_string(v / 100000 % 100)
+                                  : std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
   return true;
 }
 
-const backend_info &info() { return mutable_info(); }
 std::string error_text(status s) { return hip::error_text(s.code); }
 
 status device_count(int *count) { return status_of(rt().hipGetDeviceCount(count)); }
@@ -212,33 +207,23 @@ status advise(const void *p, size_t size, mem_advice a, bool host, int device_or
   return status_of(rt().hipMemAdvise(p, size, advice, host ? hip::hipCpuDeviceId : device_ordinal));
 }
 
-status module_load(module_t *out, const std::vector<uint8_t> &image, bool is_ptx, const std::string &options,
-                   std::string &log) {
-  constexpr size_t kLog = 16 * 1024;
-  std::vector<char> info_log(kLog, 0), error_log(kLog, 0);
+status module_load(module_t *out, const std::vector<uint8_t> &image, const jit_request &jit) {
   std::vector<hip::hipJitOption> keys = {hip::hipJitOptionInfoLogBuffer, hip::hipJitOptionInfoLogBufferSizeBytes,
                                          hip::hipJitOptionErrorLogBuffer, hip::hipJitOptionErrorLogBufferSizeBytes};
-  std::vector<void *> values = {info_log.data(), reinterpret_cast<void *>(kLog), error_log.data(),
-                                reinterpret_cast<void *>(kLog)};
-  // Options the JIT (PTX on NVIDIA) takes; a code object is finished, so none apply to it.
-  std::string ignored;
-  std::istringstream in(options);
-  std::string opt;
-  while (in >> opt) {
-    if (is_ptx && opt.size() == 3 && opt[0] == '-' && opt[1] == 'O' && opt[2] >= '0' && opt[2] <= '4') {
-      keys.push_back(hip::hipJitOptionOptimizationLevel);
-      values.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(opt[2] - '0')));
-    } else {
-      ignored += (ignored.empty() ? "" : " ") + opt;
-    }
+  std::vector<void *> values = {jit.info_log, reinterpret_cast<void *>(jit.log_size), jit.error_log,
+                                reinterpret_cast<void *>(jit.log_size)};
+  // The JIT (PTX on NVIDIA) takes these; a finished code object ignores them.
+  if (jit.opt_level >= 0) {
+    keys.push_back(hip::hipJitOptionOptimizationLevel);
+    values.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(jit.opt_level)));
+  }
+  if (jit.max_registers) {
+    keys.push_back(hip::hipJitOptionMaxRegisters);
+    values.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(jit.max_registers)));
   }
   hip::hipModule_t m = nullptr;
   hip::hipError_t r = rt().hipModuleLoadDataEx(&m, image.data(), static_cast<unsigned>(keys.size()), keys.data(),
                                                 values.data());
-  log = info_log.data();
-  if (error_log[0]) log += (log.empty() ? "" : "\n") + std::string(error_log.data());
-  if (!ignored.empty()) log += (log.empty() ? "" : "\n") + ("options not used by the loader: " + ignored);
-  if (r != hip::hipSuccess && log.empty()) log = "hipModuleLoadDataEx returned " + hip::error_text(r);
   *out = reinterpret_cast<module_t>(m);
   return status_of(r);
 }

@@ -14,11 +14,20 @@
 namespace ordo::sb {
 
 Logger &logger() {
-  static Logger *log = new Logger(drv::info().log_name);
+  static Logger *log = new Logger(info().log_name);
   return *log;
 }
 
 Object::Object(Tag t) : HandleBase(&adapter_ddi()), tag(t) {}
+
+namespace {
+backend_info &info_storage() {
+  static backend_info *i = new backend_info(drv::describe());
+  return *i;
+}
+} // namespace
+
+const backend_info &info() { return info_storage(); }
 
 ur_result_t to_ur(status s) {
   switch (s.kind) {
@@ -53,9 +62,9 @@ namespace {
 // driver or no device there is no platform, and one log line says why.
 std::vector<Platform *> *discover() {
   auto *list = new std::vector<Platform *>();
-  const char *backend = drv::info().display_name;
+  const char *backend = info().display_name;
   std::string why;
-  if (!drv::load(why)) {
+  if (!drv::load(why, info_storage().runtime_version)) {
     ORDO_LOG(logger(), warning, "no %s platform: %s", backend, why.c_str());
     return list;
   }
@@ -80,7 +89,7 @@ std::vector<Platform *> *discover() {
     platform->devices.push_back(d);
   }
   list->push_back(platform);
-  ORDO_LOG(logger(), info, "%s %s, %zu device(s)", backend, drv::info().runtime_version.c_str(),
+  ORDO_LOG(logger(), info, "%s %s, %zu device(s)", backend, info().runtime_version.c_str(),
            platform->devices.size());
   return list;
 }
@@ -138,7 +147,7 @@ ur_result_t UR_APICALL urAdapterGetInfo(ur_adapter_handle_t hAdapter, ur_adapter
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
   switch (propName) {
-  case UR_ADAPTER_INFO_BACKEND: return out.value(drv::info().backend);
+  case UR_ADAPTER_INFO_BACKEND: return out.value(info().backend);
   case UR_ADAPTER_INFO_REFERENCE_COUNT: return out.value(a->count());
   case UR_ADAPTER_INFO_VERSION: return out.value(uint32_t{1});
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;

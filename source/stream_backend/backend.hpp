@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,16 @@ struct Device : Object {
   int ordinal = 0;
   device_facts facts;
   EventPool events;
+
+  // Events whose native handle was handed out, with the queue and stream they ran on,
+  // so that an event made from that handle answers its queue. An entry lives as long
+  // as the UR event it came from (which holds the queue).
+  struct Exported {
+    Queue *queue;
+    uint32_t lane;
+  };
+  std::mutex exported_mutex;
+  std::unordered_map<event_t, Exported> exported;
 
   // The primary context, retained on first use (a context creation or a query that
   // needs one); nullptr with the error in `context_error` when that failed.
@@ -260,6 +271,7 @@ struct Event : Object {
   bool timed = false;      // `done`/`start` came from the timed pool
   bool pooled = true;      // return the driver events to the device pool on release
   bool owns_native = false; // made from a native handle that is ours to destroy
+  bool exported = false;    // its native handle went out (Device::exported)
   uint64_t queued_ns = 0;  // host time of the enqueue call
   uint64_t order_node = 0; // the command's node in ctx's ordering knowledge (0: none)
 };

@@ -144,7 +144,7 @@ ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice,
   if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   for (uint32_t i = 0; i < NumBinaries; ++i) {
     if (pBinaries[i].pDeviceTargetSpec &&
-        std::strcmp(pBinaries[i].pDeviceTargetSpec, drv::info().binary_target) == 0) {
+        std::strcmp(pBinaries[i].pDeviceTargetSpec, info().binary_target) == 0) {
       *pSelectedBinary = i;
       return UR_RESULT_SUCCESS;
     }
@@ -380,12 +380,12 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_BUILT_IN_KERNELS: return out.string("");
   case UR_DEVICE_INFO_PLATFORM: return out.value(reinterpret_cast<ur_platform_handle_t>(d->platform));
   case UR_DEVICE_INFO_REFERENCE_COUNT: return out.value(d->count());
-  case UR_DEVICE_INFO_IL_VERSION: return out.string(drv::info().il_version);
+  case UR_DEVICE_INFO_IL_VERSION: return out.string(info().il_version);
   case UR_DEVICE_INFO_NAME: return out.string(f.name);
-  case UR_DEVICE_INFO_VENDOR: return out.string(drv::info().vendor_name);
+  case UR_DEVICE_INFO_VENDOR: return out.string(info().vendor_name);
   case UR_DEVICE_INFO_DRIVER_VERSION:
-  case UR_DEVICE_INFO_BACKEND_RUNTIME_VERSION: return out.string(drv::info().runtime_version);
-  case UR_DEVICE_INFO_PROFILE: return out.string(drv::info().profile);
+  case UR_DEVICE_INFO_BACKEND_RUNTIME_VERSION: return out.string(info().runtime_version);
+  case UR_DEVICE_INFO_PROFILE: return out.string(info().profile);
   case UR_DEVICE_INFO_VERSION: return out.string(f.version);
   case UR_DEVICE_INFO_EXTENSIONS:
     return out.string(std::string("cl_khr_fp64 cl_khr_subgroups cl_khr_int64_base_atomics "

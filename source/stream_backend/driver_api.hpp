@@ -95,7 +95,7 @@ struct backend_info {
   const char *il_version;      // UR_DEVICE_INFO_IL_VERSION
   const char *profile;         // UR_DEVICE_INFO_PROFILE
   const char *ooo_streams_env; // overrides the streams per out-of-order queue
-  std::string runtime_version; // "13.0"
+  std::string runtime_version; // "13.0" (filled in at load)
   bool wide_2d_memset;         // memset_2d16/32 exist (else 2-D fills use bytes)
   unsigned image_kinds;        // bit (1 << image_kind) for each kind module_load takes
 };
@@ -110,13 +110,26 @@ enum class mem_advice {
   unset_accessed_by,
 };
 
+// The adapter's facts (drv::describe) with the runtime version found at load; valid
+// before the driver is loaded (the version is empty then).
+const backend_info &info();
+
+// What the driver's loader/JIT is asked for (program.cpp parses the UR build options).
+struct jit_request {
+  int opt_level = -1;         // -O0..-O4, or -1: the driver's default
+  unsigned max_registers = 0; // --maxrregcount=N, or 0: no limit
+  char *info_log = nullptr;   // buffers of log_size bytes for the driver's messages
+  char *error_log = nullptr;
+  size_t log_size = 0;
+};
+
 // Implemented by each adapter.
 namespace drv {
 
+backend_info describe();
 // Opens the driver library and initialises it; false with `why` (one line) when
-// there is no usable driver.
-bool load(std::string &why);
-const backend_info &info();
+// there is no usable driver. `runtime_version`: "13.0", for the info queries.
+bool load(std::string &why, std::string &runtime_version);
 std::string error_text(status s); // "CUDA_ERROR_OUT_OF_MEMORY (2)"
 
 status device_count(int *count);
@@ -163,10 +176,9 @@ status memset_2d32(void *dst, size_t pitch, uint32_t v, size_t width, size_t hei
 status prefetch(const void *p, size_t size, bool to_host, int device_ordinal, stream_t s);
 status advise(const void *p, size_t size, mem_advice a, bool host, int device_ordinal);
 
-// Loads an image (PTX NUL-terminated); `options` are UR build options, those the
-// driver does not use are named in `log`, with whatever the loader reported.
-status module_load(module_t *out, const std::vector<uint8_t> &image, bool is_ptx, const std::string &options,
-                   std::string &log);
+// Loads an image (PTX NUL-terminated); the driver writes its messages to the
+// request's log buffers.
+status module_load(module_t *out, const std::vector<uint8_t> &image, const jit_request &jit);
 status module_unload(module_t m);
 status module_get_function(function_t *out, module_t m, const char *name);
 // Every function of a module; err::not_supported where the driver cannot list them.

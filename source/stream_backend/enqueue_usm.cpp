@@ -41,7 +41,7 @@ status fill_patterns(uint8_t *dst, const uint8_t *pattern, size_t size, size_t c
     std::memcpy(&v, pattern, 4);
     return drv::memset_32(dst, v, words, s);
   }
-  const bool wide = drv::info().wide_2d_memset;
+  const bool wide = info().wide_2d_memset;
   size_t step = !wide ? 1 : (size % 4 == 0 && aligned(dst, 4)) ? 4 : (size % 2 == 0 && aligned(dst, 2)) ? 2 : 1;
   for (size_t off = 0; off < size; off += step) {
     status r;
@@ -109,7 +109,7 @@ ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, 
   auto pattern = static_cast<const uint8_t *>(pPattern);
   status r{};
   size_t period = pattern_period(pattern, patternSize);
-  const bool one_memset = period == 1 || drv::info().wide_2d_memset;
+  const bool one_memset = period == 1 || info().wide_2d_memset;
   if (one_memset && width % patternSize == 0 && period <= 4 && aligned(dst, period) && pitch % period == 0) {
     // One 2-D memset covers the whole region.
     size_t w = width / period;

@@ -32,6 +32,10 @@ ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out) {
 }
 
 void event_destroy(Event *ev) {
+  if (ev->exported) {
+    std::lock_guard<std::mutex> lock(ev->dev->exported_mutex);
+    ev->dev->exported.erase(ev->done);
+  }
   if (ev->pooled) {
     if (ev->done) ev->dev->events.put(ev->done, ev->timed);
     if (ev->start) ev->dev->events.put(ev->start, ev->timed);
@@ -218,6 +222,11 @@ ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
 ur_result_t UR_APICALL urEventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
   ORDO_UNWRAP(Event, e, hEvent);
   if (!phNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (e->queue && e->done && e->pooled) {
+    std::lock_guard<std::mutex> lock(e->dev->exported_mutex);
+    e->dev->exported[e->done] = Device::Exported{e->queue, e->lane};
+    e->exported = true;
+  }
   *phNativeEvent = reinterpret_cast<ur_native_handle_t>(e->done);
   return UR_RESULT_SUCCESS;
 }
@@ -235,7 +244,18 @@ ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeE
   e->done = reinterpret_cast<event_t>(hNativeEvent);
   e->pooled = false;
   e->owns_native = pProperties && pProperties->isNativeHandleOwned;
-  context_hold(ctx);
+  // A handle this adapter gave out names the queue and stream its command ran on.
+  for (Device *d : ctx->devices) {
+    std::lock_guard<std::mutex> lock(d->exported_mutex);
+    auto it = d->exported.find(e->done);
+    if (it == d->exported.end() || it->second.queue->ctx != ctx) continue;
+    e->queue = it->second.queue;
+    e->lane = it->second.lane;
+    e->dev = d;
+    queue_hold(e->queue); // instead of the context: the queue holds it
+    break;
+  }
+  if (!e->queue) context_hold(ctx);
   *phEvent = reinterpret_cast<ur_event_handle_t>(e);
   return UR_RESULT_SUCCESS;
 }

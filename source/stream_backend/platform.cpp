@@ -27,13 +27,13 @@ ur_result_t UR_APICALL urPlatformGetInfo(ur_platform_handle_t hPlatform, ur_plat
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
   switch (propName) {
-  case UR_PLATFORM_INFO_NAME: return out.string(drv::info().platform_name);
-  case UR_PLATFORM_INFO_VENDOR_NAME: return out.string(drv::info().vendor_name);
+  case UR_PLATFORM_INFO_NAME: return out.string(info().platform_name);
+  case UR_PLATFORM_INFO_VENDOR_NAME: return out.string(info().vendor_name);
   case UR_PLATFORM_INFO_VERSION:
-    return out.string(std::string(drv::info().display_name) + " " + drv::info().runtime_version);
+    return out.string(std::string(info().display_name) + " " + info().runtime_version);
   case UR_PLATFORM_INFO_EXTENSIONS: return out.string("");
   case UR_PLATFORM_INFO_PROFILE: return out.string("FULL_PROFILE");
-  case UR_PLATFORM_INFO_BACKEND: return out.value(drv::info().backend);
+  case UR_PLATFORM_INFO_BACKEND: return out.value(info().backend);
   case UR_PLATFORM_INFO_ADAPTER: return out.value(reinterpret_cast<ur_adapter_handle_t>(the_adapter()));
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }

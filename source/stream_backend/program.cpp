@@ -2,6 +2,7 @@
 // with what the driver's loader or JIT reports kept as the build log.
 #include <algorithm>
 #include <cstring>
+#include <sstream>
 
 #include "backend.hpp"
 #include "image.hpp"
@@ -32,7 +33,24 @@ module_t Program::module_for(const Device *dev) {
 namespace {
 
 // The kinds this driver loads (the driver itself decides whether the image fits the device).
-bool loadable(image_kind kind) { return (drv::info().image_kinds & (1u << unsigned(kind))) != 0; }
+bool loadable(image_kind kind) { return (info().image_kinds & (1u << unsigned(kind))) != 0; }
+
+// The build options a driver's JIT takes (-O0..-O4, --maxrregcount=N); the others
+// are returned, to be named in the build log.
+std::string parse_options(const std::string &options, jit_request &jit) {
+  std::string ignored;
+  std::istringstream in(options);
+  std::string opt;
+  while (in >> opt) {
+    if (opt.size() == 3 && opt[0] == '-' && opt[1] == 'O' && opt[2] >= '0' && opt[2] <= '4')
+      jit.opt_level = opt[2] - '0';
+    else if (opt.rfind("--maxrregcount=", 0) == 0 || opt.rfind("-maxrregcount=", 0) == 0)
+      jit.max_registers = unsigned(std::strtoul(opt.c_str() + opt.find('=') + 1, nullptr, 10));
+    else
+      ignored += (ignored.empty() ? "" : " ") + opt;
+  }
+  return ignored;
+}
 
 ur_result_t check_properties(const ur_program_properties_t *props) {
   if (!props) return UR_RESULT_SUCCESS;
@@ -75,13 +93,24 @@ ur_result_t build_one(Program::PerDevice &pd, const std::string &options) {
   pd.log.clear();
   if (!loadable(kind)) {
     pd.status = UR_PROGRAM_BUILD_STATUS_ERROR;
-    pd.log = kind == image_kind::spirv ? std::string("SPIR-V cannot be loaded by the ") + drv::info().display_name +
+    pd.log = kind == image_kind::spirv ? std::string("SPIR-V cannot be loaded by the ") + info().display_name +
                                              " driver"
-                                       : std::string("not an image the ") + drv::info().display_name + " driver loads";
+                                       : std::string("not an image the ") + info().display_name + " driver loads";
     return UR_RESULT_ERROR_INVALID_BINARY;
   }
   ORDO_DRV(pd.dev->make_current());
-  status r = drv::module_load(&pd.module, pd.image, pd.is_ptx, options, pd.log);
+  constexpr size_t kLog = 16 * 1024;
+  std::vector<char> info_log(kLog, 0), error_log(kLog, 0);
+  jit_request jit;
+  jit.info_log = info_log.data();
+  jit.error_log = error_log.data();
+  jit.log_size = kLog;
+  const std::string ignored = parse_options(options, jit);
+  status r = drv::module_load(&pd.module, pd.image, jit);
+  info_log.back() = error_log.back() = 0;
+  pd.log = info_log.data();
+  if (error_log[0]) pd.log += (pd.log.empty() ? "" : "\n") + std::string(error_log.data());
+  if (!ignored.empty()) pd.log += (pd.log.empty() ? "" : "\n") + ("options not used by the JIT: " + ignored);
   if (r) {
     pd.module = nullptr;
     pd.status = UR_PROGRAM_BUILD_STATUS_ERROR;

@@ -19,7 +19,7 @@ namespace {
 // override, 1..32).
 size_t ooo_stream_count() {
   static size_t n = [] {
-    const char *env = std::getenv(drv::info().ooo_streams_env);
+    const char *env = std::getenv(info().ooo_streams_env);
     long v = env ? std::strtol(env, nullptr, 10) : 4;
     return static_cast<size_t>(v < 1 ? 1 : v > 32 ? 32 : v);
   }();

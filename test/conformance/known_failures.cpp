@@ -17,12 +17,6 @@ namespace conf {
 const std::vector<KnownFailure> &known_failures() {
   static const std::vector<KnownFailure> list = {
       // {"native_cpu", "urEventTest.FailedDependency", "why, in one line"},
-      // A CUevent/hipEvent_t names no stream: an event made from a native handle cannot
-      // tell which UR queue its command ran on (source/stream_backend/event.cpp).
-      {"cuda", "urEventNativeTest.AnswersTheQueueItRanOn",
-       "a native CUDA event names no stream, so an event made from one answers no queue"},
-      {"hip", "urEventNativeTest.AnswersTheQueueItRanOn",
-       "a native HIP event names no stream, so an event made from one answers no queue"},
   };
   return list;
 }

@@ -5,6 +5,7 @@
 // semantics where no AMD GPU exists. It checks the adapter, not AMD's runtime (docs/hip.md).
 #include <cuda.h>
 
+#include "copy_2d.hpp"
 #include "hip_api.hpp"
 
 using namespace ordo::hip;
@@ -81,25 +82,6 @@ CUdevice_attribute cuda_attribute(hipDeviceAttribute_t a) {
   case hipDeviceAttributeWarpSize: return CU_DEVICE_ATTRIBUTE_WARP_SIZE;
   }
   return CU_DEVICE_ATTRIBUTE_MAX;
-}
-
-// A 2-D copy operand: memory the driver knows through UVA, else pageable host memory
-// (what hipMemcpyDefault means).
-void set_operand(bool is_src, const void *ptr, size_t pitch, CUDA_MEMCPY2D &c) {
-  unsigned type = 0;
-  bool known = cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(ptr)) == CUDA_SUCCESS;
-  CUmemorytype t = known ? CU_MEMORYTYPE_UNIFIED : CU_MEMORYTYPE_HOST;
-  if (is_src) {
-    c.srcMemoryType = t;
-    c.srcPitch = pitch;
-    if (known) c.srcDevice = dptr(ptr);
-    else c.srcHost = ptr;
-  } else {
-    c.dstMemoryType = t;
-    c.dstPitch = pitch;
-    if (known) c.dstDevice = dptr(ptr);
-    else c.dstHost = const_cast<void *>(ptr);
-  }
 }
 
 CUmemLocation location_of(int device) {
@@ -187,13 +169,14 @@ HIP_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t size, hi
 }
 HIP_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                        size_t height, hipMemcpyKind, hipStream_t s) {
-  CUDA_MEMCPY2D c{};
-  set_operand(true, src, spitch, c);
-  set_operand(false, dst, dpitch, c);
-  c.WidthInBytes = width;
-  c.Height = height;
+  auto known = [](const void *p) {
+    unsigned type = 0;
+    return cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(p)) == CUDA_SUCCESS;
+  };
+  CUDA_MEMCPY2D c = ordo::cuda::copy_2d(known, dst, dpitch, src, spitch, width, height);
   return to_hip(cuMemcpy2DAsync(&c, cs(s)));
 }
+
 HIP_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t p, unsigned char v, size_t n, hipStream_t s) {
   return to_hip(cuMemsetD8Async(dptr(p), v, n, cs(s)));
 }

@@ -72,6 +72,14 @@ if has "$stages" bench; then
   ORDO_HIP_LIBRARY=$hip_lib/libamdhip64.so.5 timeout 420 "$bin/ordo-bench" --benchmark_filter='cuda|hip' \
     --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true >"$out/bench.txt" 2>&1
-  echo "exit $?"
+  rc=$?
+  echo "exit $rc"
   grep -vE "^\*\*\*WARNING|^Run on|^CPU Caches|^  L[123]|^Load Average|_(mean|stddev|cv) " "$out/bench.txt" | cut -c1-160
+  if [ $rc -ge 128 ] && command -v gdb >/dev/null; then
+    echo "== the benchmarks died by a signal: again under gdb, for a backtrace"
+    ORDO_HIP_LIBRARY=$hip_lib/libamdhip64.so.5 timeout 420 gdb -batch -ex run -ex bt -ex 'info threads' \
+      --args "$bin/ordo-bench" --benchmark_filter='cuda|hip' --benchmark_repetitions=3 \
+      --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true >"$out/bench_gdb.txt" 2>&1
+    grep -A30 "SIGSEGV\|signal" "$out/bench_gdb.txt" | head -40
+  fi
 fi
