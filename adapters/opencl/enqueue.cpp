@@ -32,7 +32,7 @@ ur_result_t UR_APICALL EnqueueEventsWait(ur_queue_handle_t hQueue, uint32_t numE
                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
   return submit(hQueue, UR_COMMAND_EVENTS_WAIT, waits, phEvent, [&](cl_event *ev) {
-    return cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), ev);
+    return enqueue_marker(hQueue, waits.size(), waits.data(), ev);
   });
 }
 
@@ -93,7 +93,7 @@ ur_result_t UR_APICALL EnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (!fits_allocation(hQueue->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return submit(hQueue, UR_COMMAND_USM_PREFETCH, waits, phEvent, [&](cl_event *ev) {
-    return cl.clEnqueueMarkerWithWaitList(hQueue->cl, waits.size(), waits.data(), ev);
+    return enqueue_marker(hQueue, waits.size(), waits.data(), ev);
   });
 }
 

@@ -19,6 +19,7 @@ ur_queue_handle_t_::~ur_queue_handle_t_() {
     qs.erase(std::remove(qs.begin(), qs.end(), this), qs.end());
   }
   if (last_cl) ordo::ocl::cl.clReleaseEvent(last_cl);
+  if (last_barrier_cl) ordo::ocl::cl.clReleaseEvent(last_barrier_cl);
   if (cl) ordo::ocl::cl.clReleaseCommandQueue(cl);
   tag = Tag::dead;
   if (context) context_unhold(context);
@@ -60,6 +61,19 @@ void note_last(ur_queue_handle_t q, cl_event ev, uint64_t seq) {
     q->last_cl = ev;
   }
   q->last_cl_at = seq;
+}
+
+cl_int enqueue_marker(ur_queue_handle_t q, cl_uint n, const cl_event *waits, cl_event *ev) {
+  if (q->in_order || n == 0 || !q->last_barrier_cl) return cl.clEnqueueMarkerWithWaitList(q->cl, n, waits, ev);
+  std::vector<cl_event> list(waits, waits + n);
+  list.push_back(q->last_barrier_cl);
+  return cl.clEnqueueMarkerWithWaitList(q->cl, n + 1, list.data(), ev);
+}
+
+void note_barrier(ur_queue_handle_t q, cl_event ev) {
+  cl.clRetainEvent(ev);
+  if (q->last_barrier_cl) cl.clReleaseEvent(q->last_barrier_cl);
+  q->last_barrier_cl = ev;
 }
 
 void track_newest(ur_queue_handle_t q) {

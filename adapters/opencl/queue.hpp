@@ -43,6 +43,10 @@ struct ur_queue_handle_t_ : ordo::ocl::ObjectHead {
   uint32_t track_left = 0;
   cl_event last_cl = nullptr;
   uint64_t last_cl_at = 0;
+  // Out-of-order queues: the cl_event of the newest barrier (guarded by submit_mutex).
+  // Every marker with a wait list waits for it too: Intel's CPU runtime lets such a
+  // marker complete before an earlier barrier of its queue (docs/opencl.md).
+  cl_event last_barrier_cl = nullptr;
   ~ur_queue_handle_t_();
 };
 ORDO_HANDLE_CHECK(ur_queue_handle_t_);
@@ -63,6 +67,13 @@ void note_last(ur_queue_handle_t q, cl_event ev, uint64_t seq);
 // Under q->submit_mutex: a plain free on an in-order queue; keep (on) tracking.
 void track_newest(ur_queue_handle_t q);
 
+// Under q->submit_mutex: a marker waiting for `waits`, and on an out-of-order queue
+// with a wait list also for the newest barrier (last_barrier_cl), as OpenCL says every
+// command after a barrier does.
+cl_int enqueue_marker(ur_queue_handle_t q, cl_uint n, const cl_event *waits, cl_event *ev);
+// Under q->submit_mutex, after a barrier of an out-of-order queue entered it: keeps its event.
+void note_barrier(ur_queue_handle_t q, cl_event ev);
+
 // Every command but the stream-ordered alloc and free goes through here:
 // `enqueue(cl_event *ev)` calls OpenCL, never blocking (ev is null when nobody needs
 // the event), under the submission lock, where the command is also recorded; its
@@ -75,8 +86,10 @@ ur_result_t submit(ur_queue_handle_t q, ur_command_t command, const ClWaitList &
   {
     std::lock_guard<std::mutex> lock(q->submit_mutex);
     const bool track = q->track_last; // only ever set on in-order queues
-    cl_int err = enqueue(phEvent || blocking || track ? &ev : nullptr);
+    const bool keep_barrier = barrier && !q->in_order;
+    cl_int err = enqueue(phEvent || blocking || track || keep_barrier ? &ev : nullptr);
     if (err != CL_SUCCESS) return to_ur(err);
+    if (keep_barrier && ev) note_barrier(q, ev);
     node = record_command(q, barrier, waits, nullptr, &seq);
     if (track && ev) note_last(q, ev, seq);
   }

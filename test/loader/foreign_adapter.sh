@@ -2,10 +2,10 @@
 # Ordo's loader beside a real foreign adapter: the DPC++ runtime's wheel
 # (intel-cmplr-lib-ur, in the venv scripts/sycl_env.sh makes) puts Intel's Level Zero UR
 # adapter, libur_adapter_level_zero.so.0, in the venv's lib/. With that folder on the
-# library path and no Level Zero driver on the machine, its urAdapterGet fails: the
-# loader must skip it with one warning line and go on with every other adapter, in
-# urinfo and in the conformance suite (platform, device and context tests on every
-# device found: native CPU, PoCL, Intel's CPU OpenCL).
+# library path and the adapter search path, and no Level Zero driver on the machine, its
+# urAdapterGet fails: the loader must skip it with one warning line and go on with every
+# other adapter, in urinfo and in the conformance suite (platform, device and context
+# tests on every device found: native CPU, PoCL, Intel's CPU OpenCL).
 #
 #   foreign_adapter.sh <venv> <ordo lib dir> <urinfo> <ordo-conformance>
 #
@@ -28,25 +28,29 @@ if ldconfig -p 2>/dev/null | grep -q 'libze_intel_gpu\.so'; then
   skip "this machine has a Level Zero driver (libze_intel_gpu.so): Intel's adapter would load"
 fi
 
-# Ordo's lib/ first: the venv also holds the runtime's own libur_loader.so.0, which would
-# otherwise be found before Ordo's (LD_LIBRARY_PATH comes before a program's RUNPATH).
+# The venv's lib/ is the library path and comes first in UR_ADAPTERS_SEARCH_PATH: Ordo
+# builds a Level Zero adapter of its own under the same file name beside its loader, which
+# (found first, and usable with zero platforms) would otherwise keep Intel's from being
+# tried. The venv also holds the runtime's own libur_loader.so.0, which the library path
+# would put before the programs' RUNPATH: Ordo's is preloaded instead.
 icd=$venv/opencl-vendors
 [ -d "$icd" ] || icd=/etc/OpenCL/vendors
-run_env=(env -u UR_ADAPTERS_FORCE_LOAD -u UR_ADAPTERS_SEARCH_PATH -u ONEAPI_DEVICE_SELECTOR
-         LD_LIBRARY_PATH="$libdir:$venv/lib" OCL_ICD_VENDORS="$icd")
+run_env=(env -u UR_ADAPTERS_FORCE_LOAD -u ONEAPI_DEVICE_SELECTOR
+         LD_PRELOAD="$libdir/libur_loader.so.0" LD_LIBRARY_PATH="$venv/lib"
+         UR_ADAPTERS_SEARCH_PATH="$venv/lib" OCL_ICD_VENDORS="$icd")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The one line: the foreign adapter, found by the dynamic linker's search, skipped
-# because its urAdapterGet failed. A skipped adapter of Ordo's own build (named by its
-# path in $libdir) is not this test's business and is only shown.
+# The one line: the foreign adapter, found in the venv's lib/, skipped because its
+# urAdapterGet failed. A skipped adapter of Ordo's own build (named by its path in
+# $libdir) is not this test's business and is only shown.
 check_log() {  # check_log <what> <file>
   local what=$1 file=$2 lines n
   lines=$(grep 'skipping adapter' "$file")
   echo "-- $what: the loader's skip lines:"
   echo "${lines:-  (none)}"
-  n=$(grep -c 'skipping adapter libur_adapter_level_zero\.so\.0 (system search): urAdapterGet failed' "$file")
-  [ "$n" -eq 1 ] || fail "$what: expected one line skipping libur_adapter_level_zero.so.0 (system search), saw $n"
+  n=$(grep -cF "skipping adapter $foreign: urAdapterGet failed" "$file")
+  [ "$n" -eq 1 ] || fail "$what: expected one line skipping $foreign, saw $n"
   n=$(grep 'skipping adapter' "$file" | grep -vc "skipping adapter $libdir/")
   [ "$n" -eq 1 ] || fail "$what: expected no other skipped adapter outside $libdir, saw $((n - 1))"
 }
