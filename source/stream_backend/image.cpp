@@ -107,7 +107,8 @@ bool elf_kernel_names(const std::vector<uint8_t> &image, std::vector<std::string
   if (image.size() < sizeof(Elf64_Ehdr)) return false;
   Elf64_Ehdr eh;
   std::memcpy(&eh, image.data(), sizeof(eh));
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_shentsize != sizeof(Elf64_Shdr) ||
       eh.e_shoff + uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) > image.size())
     return false;
   auto section = [&](size_t i) {
