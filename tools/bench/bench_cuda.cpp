@@ -12,6 +12,9 @@
 //   ORDO_KERNEL_DIR    folder holding cuda/ordo_test_kernels.ptx (default: <bin>/../kernels)
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
+#include <execinfo.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <unistd.h>
@@ -267,6 +270,24 @@ struct Ordo {
                                                    waits, ev);
   }
 };
+
+// A crash of a GPU run leaves its stack on stderr (library + offset, for addr2line
+// against the build that ran), then dies of the same signal.
+void on_fatal_signal(int sig) {
+  static const char msg[] = "ordo-bench: fatal signal; stack:\n";
+  ssize_t ignored = write(2, msg, sizeof msg - 1);
+  (void)ignored;
+  void *frames[64];
+  backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+const bool fatal_signals_reported = [] {
+  std::signal(SIGSEGV, on_fatal_signal);
+  std::signal(SIGBUS, on_fatal_signal);
+  std::signal(SIGABRT, on_fatal_signal);
+  return true;
+}();
 
 Ordo &ordo() {
   static Ordo *o = new Ordo("ordo", "ORDO_CUDA_ADAPTER", "libur_adapter_cuda.so.0");
