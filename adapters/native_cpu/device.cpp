@@ -10,6 +10,7 @@
 #include "cpu_info.hpp"
 #include "memory.hpp"
 #include "ordo/info.hpp"
+#include "ordo_cb/command_buffer.hpp"
 #include "platform.hpp"
 
 namespace nc {
@@ -243,8 +244,8 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP: return out.boolean(true);
   case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP:
     return out.value(ur_exp_device_2d_block_array_capability_flags_t{0});
-  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
-    return out.value(ur_device_command_buffer_update_capability_flags_t{0});
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return out.boolean(true);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return out.value(ordo::cb::kUpdateCapabilities);
   case UR_DEVICE_INFO_BINDLESS_IMAGES_SUPPORT_EXP:
   case UR_DEVICE_INFO_BINDLESS_IMAGES_SHARED_USM_SUPPORT_EXP:
   case UR_DEVICE_INFO_BINDLESS_IMAGES_1D_USM_SUPPORT_EXP:
@@ -276,7 +277,6 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_MULTI_DEVICE_COMPILE_SUPPORT_EXP:
   case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP:
   case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP:
-  case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP:
   case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP:
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP:
   case UR_DEVICE_INFO_LOW_POWER_EVENTS_SUPPORT_EXP:
