@@ -1,6 +1,7 @@
 // The adapter's one dispatch table: every handle points at it (handle-first dispatch).
 #include "command_buffer.hpp"
 #include "entry_points.hpp"
+#include "physical_mem.hpp"
 #include "pool_hooks.hpp"
 #include "ordo/ddi_fill.hpp"
 
@@ -25,6 +26,8 @@ ur_dditable_t build_table() {
   nc::install_pool_entry_points(t); // the stream-ordered layer's (pool_hooks.cpp)
   nc::install_async_alloc_entry_points(t);
   nc::install_command_buffer_entry_points(t);
+  nc::install_physical_mem_entry_points(t);
+  nc::install_virtual_mem_entry_points(t);
   ordo::fill_unsupported(t); // everything else answers UR_RESULT_ERROR_UNSUPPORTED_FEATURE
   return t;
 }

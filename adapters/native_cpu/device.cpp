@@ -196,7 +196,7 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT: return out.value(kUsmAccess);
   case UR_DEVICE_INFO_USM_POOL_SUPPORT: return out.boolean(true);
   case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(true); // pool_hooks.cpp, async_alloc.cpp
-  case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT: return out.boolean(false);
+  case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT: return out.boolean(true); // virtual_mem.cpp, physical_mem.cpp
   case UR_DEVICE_INFO_GLOBAL_VARIABLE_SUPPORT: return out.boolean(false);
   case UR_DEVICE_INFO_ATOMIC_64: return out.boolean(true);
   case UR_DEVICE_INFO_ATOMIC_MEMORY_ORDER_CAPABILITIES:

@@ -5,7 +5,7 @@
 
 namespace nc {
 
-enum class Kind : uint8_t { Context, Queue, Event, Program, Kernel, Pool, Mem };
+enum class Kind : uint8_t { Context, Queue, Event, Program, Kernel, Pool, Mem, PhysicalMem };
 
 class HandleRegistry {
 public:

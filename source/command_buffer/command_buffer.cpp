@@ -658,6 +658,7 @@ struct Staged {
 };
 
 ur_result_t stage(CommandBuffer &cb, const ur_exp_command_buffer_update_kernel_launch_desc_t &d, Staged &s) {
+  if (!d.hCommand) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   Command *cmd = nullptr;
   {
     Hold owner(d.hCommand, &cmd);

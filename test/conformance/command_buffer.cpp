@@ -597,7 +597,7 @@ TEST_P(urCommandBufferKernelTest, UpdateArgumentsAndSize) {
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, urCommandBufferUpdateKernelLaunchExp(cb, 0, &update));
   bad = update;
   bad.hCommand = nullptr;
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_COMMAND_HANDLE_EXP, urCommandBufferUpdateKernelLaunchExp(cb, 1, &bad));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urCommandBufferUpdateKernelLaunchExp(cb, 1, &bad));
   set_all<uint32_t>(second, n2, 0);
   ASSERT_SUCCESS(run(cb));
   EXPECT_TRUE(all_equal(download(second, n2), seven));

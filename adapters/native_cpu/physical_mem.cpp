@@ -1,0 +1,91 @@
+// urPhysicalMem*: a memory file per allocation, so its pages can be mapped into any
+// reserved virtual range (virtual_mem.cpp) and stay shared between those mappings.
+#include "physical_mem.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "context.hpp"
+#include "ordo/info.hpp"
+#include "platform.hpp"
+
+namespace nc {
+
+size_t page_size() {
+  static const size_t p = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return p;
+}
+
+PhysicalMem::PhysicalMem(Context *ctx, int f, size_t s, ur_physical_mem_flags_t fl)
+    : context(ctx), fd(f), size(s), flags(fl) {
+  context->add_ref();
+}
+
+PhysicalMem::~PhysicalMem() {
+  close(fd);
+  context->drop_ref();
+}
+
+namespace {
+
+ur_result_t UR_APICALL physicalMemCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t size,
+                                         const ur_physical_mem_properties_t *pProperties,
+                                         ur_physical_mem_handle_t *phPhysicalMem) {
+  Context *ctx = lookup<Context>(hContext);
+  if (!ctx) return Context::invalid_handle(hContext);
+  if (!is_device(hDevice)) return device_error(hDevice);
+  if (!phPhysicalMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  ur_physical_mem_flags_t flags = pProperties ? pProperties->flags : 0;
+  if (flags & UR_PHYSICAL_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (size == 0 || size % page_size() != 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  // ENABLE_IPC needs nothing more: a memory file can be shared as it is.
+  int fd = memfd_create("ordo-physical-mem", MFD_CLOEXEC);
+  if (fd < 0) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
+  if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    close(fd);
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  return guarded([&] {
+    PhysicalMem *p = nullptr;
+    try {
+      p = new PhysicalMem(ctx, fd, size, flags);
+    } catch (...) {
+      close(fd);
+      throw;
+    }
+    *phPhysicalMem = publish(p);
+    return UR_RESULT_SUCCESS;
+  });
+}
+
+ur_result_t UR_APICALL physicalMemRetain(ur_physical_mem_handle_t h) { return user_retain<PhysicalMem>(h); }
+// Mappings hold the pages: they stay valid after the user's last release.
+ur_result_t UR_APICALL physicalMemRelease(ur_physical_mem_handle_t h) { return user_release<PhysicalMem>(h); }
+
+ur_result_t UR_APICALL physicalMemGetInfo(ur_physical_mem_handle_t h, ur_physical_mem_info_t propName, size_t propSize,
+                                          void *pPropValue, size_t *pPropSizeRet) {
+  PhysicalMem *p = lookup<PhysicalMem>(h);
+  if (!p) return PhysicalMem::invalid_handle(h);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_PHYSICAL_MEM_INFO_CONTEXT: return out.value(to_handle(p->context));
+  case UR_PHYSICAL_MEM_INFO_DEVICE: return out.value(device_handle());
+  case UR_PHYSICAL_MEM_INFO_SIZE: return out.value(p->size);
+  case UR_PHYSICAL_MEM_INFO_PROPERTIES:
+    return out.value(ur_physical_mem_properties_t{UR_STRUCTURE_TYPE_PHYSICAL_MEM_PROPERTIES, nullptr, p->flags});
+  case UR_PHYSICAL_MEM_INFO_REFERENCE_COUNT: return out.value(p->count());
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+} // namespace
+
+void install_physical_mem_entry_points(ur_dditable_t &t) {
+  t.PhysicalMem.pfnCreate = physicalMemCreate;
+  t.PhysicalMem.pfnRetain = physicalMemRetain;
+  t.PhysicalMem.pfnRelease = physicalMemRelease;
+  t.PhysicalMem.pfnGetInfo = physicalMemGetInfo;
+}
+
+} // namespace nc
