@@ -4,6 +4,7 @@
 #include "physical_mem.hpp"
 #include "pool_hooks.hpp"
 #include "ordo/ddi_fill.hpp"
+#include "ordo_derived/derived.hpp"
 
 namespace {
 
@@ -28,6 +29,7 @@ ur_dditable_t build_table() {
   nc::install_command_buffer_entry_points(t);
   nc::install_physical_mem_entry_points(t);
   nc::install_virtual_mem_entry_points(t);
+  ordo::derived::install_entry_points(t); // from the entry points above, where they leave a slot empty
   ordo::fill_unsupported(t); // everything else answers UR_RESULT_ERROR_UNSUPPORTED_FEATURE
   return t;
 }

@@ -1,5 +1,6 @@
 // The adapter's one dispatch table (docs/architecture.md, handle-first dispatch): every handle points at it.
 #include "ordo/ddi_fill.hpp"
+#include "ordo_derived/derived.hpp"
 #include "command_buffer.hpp"
 #include "tables.hpp"
 
@@ -20,6 +21,7 @@ const ur_dditable_t &ordo::adapter_ddi() {
     ordo::ocl::fill_usm_pool_table(t);
     ordo::ocl::fill_async_alloc_table(t);
     ordo::ocl::fill_command_buffer_table(t); // after fill_device_table: it adds device answers
+    ordo::derived::install_entry_points(t); // from the entry points above, where they leave a slot empty
     ordo::fill_unsupported(t);
     return t;
   }();

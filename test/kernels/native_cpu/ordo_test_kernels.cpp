@@ -45,3 +45,10 @@ static void fill_2d(const item &it, uint32_t *out, uint32_t width) {
   out[y * width + x] = static_cast<uint32_t>(y * width + x);
 }
 ORDO_NC_KERNEL(fill_2d);
+
+// A device global (urProgramGetGlobalVariablePointer, urEnqueueDeviceGlobalVariable*):
+// 16 words holding 1 to 16 when the program is loaded.
+extern "C" {
+__attribute__((visibility("default"))) uint32_t ordo_test_global[16] = {1, 2,  3,  4,  5,  6,  7,  8,
+                                                                        9, 10, 11, 12, 13, 14, 15, 16};
+}

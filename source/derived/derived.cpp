@@ -1,0 +1,235 @@
+// Entry points built from the adapter's own others (ordo_derived/derived.hpp), called
+// through ordo::adapter_ddi() so they see exactly what the adapter does.
+#include "ordo_derived/derived.hpp"
+
+#include <algorithm>
+#include <new>
+#include <vector>
+
+#include "ordo/ddi_fill.hpp"
+
+namespace ordo::derived {
+
+namespace {
+
+const ur_dditable_t &table() { return ordo::adapter_ddi(); }
+
+template <class F> ur_result_t guarded(F &&body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  } catch (...) {
+    return UR_RESULT_ERROR_UNKNOWN;
+  }
+}
+
+// ---- pitched USM ----
+
+// Rows start at a multiple of the element size and of 128 bytes (a cache-line pair), so
+// a row never shares a line with the next one.
+ur_result_t UR_APICALL usmPitchedAlloc(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                       const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t widthInBytes,
+                                       size_t height, size_t elementSizeBytes, void **ppMem, size_t *pResultPitch) {
+  if (!hContext || !hDevice) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!ppMem || !pResultPitch) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (widthInBytes == 0 || height == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+  if (elementSizeBytes != 1 && elementSizeBytes != 2 && elementSizeBytes != 4 && elementSizeBytes != 8 &&
+      elementSizeBytes != 16)
+    return UR_RESULT_ERROR_INVALID_VALUE;
+  const size_t step = std::max<size_t>(128, elementSizeBytes);
+  if (widthInBytes > SIZE_MAX - step) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+  const size_t pitch = (widthInBytes + step - 1) / step * step;
+  size_t bytes;
+  if (__builtin_mul_overflow(pitch, height, &bytes)) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+  void *p = nullptr;
+  if (ur_result_t r = table().USM.pfnDeviceAlloc(hContext, hDevice, pUSMDesc, pool, bytes, &p)) return r;
+  *ppMem = p;
+  *pResultPitch = pitch;
+  return UR_RESULT_SUCCESS;
+}
+
+// ---- programs for a list of devices ----
+
+// Every device must be one of the context's. The build covers all of the program's
+// devices: a superset of those asked for, whose results are the same.
+ur_result_t devices_in_context(ur_context_handle_t ctx, uint32_t n, const ur_device_handle_t *devices) {
+  if (n == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (!devices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  uint32_t count = 0;
+  if (table().Context.pfnGetInfo(ctx, UR_CONTEXT_INFO_NUM_DEVICES, sizeof count, &count, nullptr))
+    return UR_RESULT_ERROR_INVALID_CONTEXT;
+  std::vector<ur_device_handle_t> all(count);
+  if (table().Context.pfnGetInfo(ctx, UR_CONTEXT_INFO_DEVICES, count * sizeof(ur_device_handle_t), all.data(), nullptr))
+    return UR_RESULT_ERROR_INVALID_CONTEXT;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!devices[i]) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (std::find(all.begin(), all.end(), devices[i]) == all.end()) return UR_RESULT_ERROR_INVALID_DEVICE;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t program_context(ur_program_handle_t p, ur_context_handle_t &ctx) {
+  if (!p) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (table().Program.pfnGetInfo(p, UR_PROGRAM_INFO_CONTEXT, sizeof ctx, &ctx, nullptr))
+    return UR_RESULT_ERROR_INVALID_PROGRAM;
+  return UR_RESULT_SUCCESS;
+}
+
+template <bool kCompile>
+ur_result_t build_for(ur_program_handle_t hProgram, uint32_t numDevices, ur_device_handle_t *phDevices,
+                      ur_exp_program_flags_t flags, const char *pOptions) {
+  ur_context_handle_t ctx = nullptr;
+  if (ur_result_t r = program_context(hProgram, ctx)) return r;
+  if (flags & UR_EXP_PROGRAM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  return guarded([&] {
+    if (ur_result_t r = devices_in_context(ctx, numDevices, phDevices)) return r;
+    return kCompile ? table().Program.pfnCompile(ctx, hProgram, pOptions) : table().Program.pfnBuild(ctx, hProgram, pOptions);
+  });
+}
+
+ur_result_t UR_APICALL programBuildExp(ur_program_handle_t hProgram, uint32_t numDevices, ur_device_handle_t *phDevices,
+                                       ur_exp_program_flags_t flags, const char *pOptions) {
+  return build_for<false>(hProgram, numDevices, phDevices, flags, pOptions);
+}
+
+ur_result_t UR_APICALL programCompileExp(ur_program_handle_t hProgram, uint32_t numDevices,
+                                         ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
+                                         const char *pOptions) {
+  return build_for<true>(hProgram, numDevices, phDevices, flags, pOptions);
+}
+
+ur_result_t UR_APICALL programLinkExp(ur_context_handle_t hContext, uint32_t numDevices, ur_device_handle_t *phDevices,
+                                      ur_exp_program_flags_t flags, uint32_t count, const ur_program_handle_t *phPrograms,
+                                      const char *pOptions, ur_program_handle_t *phProgram) {
+  if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!phProgram || !phPrograms) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (flags & UR_EXP_PROGRAM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  return guarded([&] {
+    if (ur_result_t r = devices_in_context(hContext, numDevices, phDevices)) return r;
+    return table().Program.pfnLink(hContext, count, phPrograms, pOptions, phProgram);
+  });
+}
+
+// ---- native commands ----
+
+struct NativeCall {
+  ur_exp_enqueue_native_command_function_t fn;
+  ur_queue_handle_t queue;
+  void *data;
+};
+
+void run_native_call(void *p) {
+  NativeCall *call = static_cast<NativeCall *>(p);
+  call->fn(call->queue, call->data);
+  delete call;
+}
+
+ur_result_t check_native_args(ur_queue_handle_t q, ur_exp_enqueue_native_command_function_t fn, uint32_t numMems,
+                              const ur_mem_handle_t *mems, const ur_exp_enqueue_native_command_properties_t *props,
+                              uint32_t numEvents, const ur_event_handle_t *events) {
+  if (!q) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!fn) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (numMems > 0 && !mems) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (props && props->flags & UR_EXP_ENQUEUE_NATIVE_COMMAND_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if ((numEvents > 0) != (events != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+  return UR_RESULT_SUCCESS;
+}
+
+// Where the adapter runs host tasks, the function is one: it runs on the adapter's own
+// threads once the wait list (and the queue's order) allows.
+ur_result_t UR_APICALL enqueueNativeAsHostTask(ur_queue_handle_t hQueue, ur_exp_enqueue_native_command_function_t fn,
+                                               void *pData, uint32_t numMems, const ur_mem_handle_t *phMems,
+                                               const ur_exp_enqueue_native_command_properties_t *pProps,
+                                               uint32_t numEvents, const ur_event_handle_t *phEvents,
+                                               ur_event_handle_t *phEvent) {
+  if (ur_result_t r = check_native_args(hQueue, fn, numMems, phMems, pProps, numEvents, phEvents)) return r;
+  return guarded([&] {
+    auto *call = new NativeCall{fn, hQueue, pData};
+    ur_result_t r = table().EnqueueExp.pfnHostTaskExp(hQueue, run_native_call, call, nullptr, numEvents, phEvents, phEvent);
+    if (r != UR_RESULT_SUCCESS) delete call;
+    return r;
+  });
+}
+
+// Otherwise the function is called now, between a barrier that follows the wait list
+// and a marker after what it enqueued on the native queue (it submits native commands).
+ur_result_t UR_APICALL enqueueNativeInline(ur_queue_handle_t hQueue, ur_exp_enqueue_native_command_function_t fn,
+                                           void *pData, uint32_t numMems, const ur_mem_handle_t *phMems,
+                                           const ur_exp_enqueue_native_command_properties_t *pProps, uint32_t numEvents,
+                                           const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
+  if (ur_result_t r = check_native_args(hQueue, fn, numMems, phMems, pProps, numEvents, phEvents)) return r;
+  ur_event_handle_t before = nullptr;
+  if (ur_result_t r = table().Enqueue.pfnEventsWaitWithBarrier(hQueue, numEvents, phEvents, &before)) return r;
+  table().Event.pfnRelease(before);
+  fn(hQueue, pData);
+  return table().Enqueue.pfnEventsWaitWithBarrier(hQueue, 0, nullptr, phEvent);
+}
+
+// ---- device globals, copied through the pointer the program gives ----
+
+template <bool kRead>
+ur_result_t device_global_copy(ur_queue_handle_t hQueue, ur_program_handle_t hProgram, const char *name, bool blocking,
+                               size_t count, size_t offset, void *host, uint32_t numEvents,
+                               const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
+  if (!hQueue || !hProgram) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!name || !host) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  ur_device_handle_t device = nullptr;
+  if (table().Queue.pfnGetInfo(hQueue, UR_QUEUE_INFO_DEVICE, sizeof device, &device, nullptr))
+    return UR_RESULT_ERROR_INVALID_QUEUE;
+  size_t size = 0;
+  void *global = nullptr;
+  if (ur_result_t r = table().Program.pfnGetGlobalVariablePointer(device, hProgram, name, &size, &global)) return r;
+  if (count == 0 || offset > size || count > size - offset) return UR_RESULT_ERROR_INVALID_SIZE;
+  char *at = static_cast<char *>(global) + offset;
+  return kRead ? table().Enqueue.pfnUSMMemcpy(hQueue, blocking, host, at, count, numEvents, phEvents, phEvent)
+               : table().Enqueue.pfnUSMMemcpy(hQueue, blocking, at, host, count, numEvents, phEvents, phEvent);
+}
+
+ur_result_t UR_APICALL deviceGlobalRead(ur_queue_handle_t hQueue, ur_program_handle_t hProgram, const char *name,
+                                        bool blocking, size_t count, size_t offset, void *pDst, uint32_t numEvents,
+                                        const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
+  return device_global_copy<true>(hQueue, hProgram, name, blocking, count, offset, pDst, numEvents, phEvents, phEvent);
+}
+
+ur_result_t UR_APICALL deviceGlobalWrite(ur_queue_handle_t hQueue, ur_program_handle_t hProgram, const char *name,
+                                         bool blocking, size_t count, size_t offset, const void *pSrc,
+                                         uint32_t numEvents, const ur_event_handle_t *phEvents,
+                                         ur_event_handle_t *phEvent) {
+  return device_global_copy<false>(hQueue, hProgram, name, blocking, count, offset, const_cast<void *>(pSrc),
+                                   numEvents, phEvents, phEvent);
+}
+
+// ---- a copy without a queue: one made for it on the context's first device ----
+
+ur_result_t UR_APICALL usmContextMemcpy(ur_context_handle_t hContext, void *pDst, const void *pSrc, size_t size) {
+  if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  ur_device_handle_t device = nullptr;
+  if (table().Context.pfnGetInfo(hContext, UR_CONTEXT_INFO_DEVICES, sizeof device, &device, nullptr))
+    return UR_RESULT_ERROR_INVALID_CONTEXT;
+  ur_queue_handle_t q = nullptr;
+  if (ur_result_t r = table().Queue.pfnCreate(hContext, device, nullptr, &q)) return r;
+  ur_result_t r = table().Enqueue.pfnUSMMemcpy(q, true, pDst, pSrc, size, 0, nullptr, nullptr);
+  table().Queue.pfnRelease(q);
+  return r;
+}
+
+} // namespace
+
+void install_entry_points(ur_dditable_t &t) {
+  if (!t.USMExp.pfnPitchedAllocExp && t.USM.pfnDeviceAlloc) t.USMExp.pfnPitchedAllocExp = usmPitchedAlloc;
+  if (!t.ProgramExp.pfnBuildExp && t.Program.pfnBuild) t.ProgramExp.pfnBuildExp = programBuildExp;
+  if (!t.ProgramExp.pfnCompileExp && t.Program.pfnCompile) t.ProgramExp.pfnCompileExp = programCompileExp;
+  if (!t.ProgramExp.pfnLinkExp && t.Program.pfnLink) t.ProgramExp.pfnLinkExp = programLinkExp;
+  if (!t.EnqueueExp.pfnNativeCommandExp)
+    t.EnqueueExp.pfnNativeCommandExp = t.EnqueueExp.pfnHostTaskExp ? enqueueNativeAsHostTask : enqueueNativeInline;
+  if (!t.Enqueue.pfnDeviceGlobalVariableRead && t.Program.pfnGetGlobalVariablePointer) {
+    t.Enqueue.pfnDeviceGlobalVariableRead = deviceGlobalRead;
+    t.Enqueue.pfnDeviceGlobalVariableWrite = deviceGlobalWrite;
+  }
+  if (!t.USMExp.pfnContextMemcpyExp) t.USMExp.pfnContextMemcpyExp = usmContextMemcpy;
+}
+
+} // namespace ordo::derived
