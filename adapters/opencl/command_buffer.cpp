@@ -37,7 +37,8 @@ ur_result_t UR_APICALL deviceGetInfo(ur_device_handle_t hDevice, ur_device_info_
 } // namespace
 
 void fill_command_buffer_table(ur_dditable_t &t) {
-  ordo::cb::adapter_hooks hooks; // no host tasks here: no urCommandBufferAppendNativeCommandExp
+  ordo::cb::adapter_hooks hooks;
+  hooks.host_functions = true; // urEnqueueHostTaskExp (host_task.cpp)
   ordo::cb::install_entry_points(t, hooks);
   g_device_info = t.Device.pfnGetInfo;
   t.Device.pfnGetInfo = deviceGetInfo;

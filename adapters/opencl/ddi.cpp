@@ -2,6 +2,7 @@
 #include "ordo/ddi_fill.hpp"
 #include "ordo_derived/derived.hpp"
 #include "command_buffer.hpp"
+#include "host_task.hpp"
 #include "tables.hpp"
 
 const ur_dditable_t &ordo::adapter_ddi() {
@@ -22,6 +23,7 @@ const ur_dditable_t &ordo::adapter_ddi() {
     ordo::ocl::fill_async_alloc_table(t);
     ordo::ocl::fill_command_buffer_table(t); // after fill_device_table: it adds device answers
     ordo::derived::install_entry_points(t); // from the entry points above, where they leave a slot empty
+    ordo::ocl::fill_host_task_table(t); // after the derived ones: native commands stay inline
     ordo::fill_unsupported(t);
     return t;
   }();

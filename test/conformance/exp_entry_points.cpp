@@ -6,7 +6,9 @@
 // UR_RESULT_ERROR_UNSUPPORTED_FEATURE skips the test, saying so.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <numeric>
+#include <thread>
 
 #include "conformance.hpp"
 
@@ -209,9 +211,49 @@ TEST_P(urDeviceGlobalTest, ReadAndWrite) {
                                                     original, 0, nullptr, nullptr));
 }
 
+// ---- host tasks ----
+
+class urHostTaskTest : public conf::QueueTest {};
+
+struct HostTaskData {
+  std::atomic<int> runs{0};
+};
+void slow_host_task(void *p) {
+  auto *d = static_cast<HostTaskData *>(p);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  d->runs.fetch_add(1);
+}
+
+// On the in-order queue, a command after the host task completes only after it ran.
+TEST_P(urHostTaskTest, OrdersTheQueue) {
+  HostTaskData data;
+  ur_event_handle_t task = nullptr, after = nullptr;
+  ur_result_t r = urEnqueueHostTaskExp(queue, slow_host_task, &data, nullptr, 0, nullptr, &task);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << "urEnqueueHostTaskExp is not supported on " << found().label();
+  ASSERT_SUCCESS(r);
+  ASSERT_SUCCESS(urEnqueueEventsWait(queue, 0, nullptr, &after));
+  ASSERT_SUCCESS(urEventWait(1, &after));
+  EXPECT_EQ(1, data.runs.load()) << "the command after the host task completed first";
+  EXPECT_EQ(UR_EVENT_STATUS_COMPLETE, conf::event_status(task));
+  // The task's own event, and a second task that waits for it.
+  ur_event_handle_t second = nullptr;
+  ASSERT_SUCCESS(urEnqueueHostTaskExp(queue, slow_host_task, &data, nullptr, 1, &task, &second));
+  ASSERT_SUCCESS(urEventWait(1, &second));
+  EXPECT_EQ(2, data.runs.load());
+  EXPECT_SUCCESS(urEventRelease(task));
+  EXPECT_SUCCESS(urEventRelease(after));
+  EXPECT_SUCCESS(urEventRelease(second));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER, urEnqueueHostTaskExp(queue, nullptr, &data, nullptr, 0, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST,
+            urEnqueueHostTaskExp(queue, slow_host_task, &data, nullptr, 1, nullptr, nullptr));
+  ASSERT_SUCCESS(urQueueFinish(queue));
+  EXPECT_EQ(2, data.runs.load()) << "refused calls ran nothing";
+}
+
 CONF_INSTANTIATE_DEVICE_SUITE(urUSMExpTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urProgramExpTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urNativeCommandTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urDeviceGlobalTest);
+CONF_INSTANTIATE_DEVICE_SUITE(urHostTaskTest);
 
 }  // namespace

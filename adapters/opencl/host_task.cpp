@@ -1,0 +1,74 @@
+// urEnqueueHostTaskExp: a marker after the wait list says when the function may run; a
+// thread waits for it, runs the function and completes a user event; a second marker,
+// waiting for that user event, is the command the queue orders later commands after
+// (and the event the caller gets). A failed wait list fails the task without running it.
+#include "host_task.hpp"
+
+#include <thread>
+
+#include "cl_api.hpp"
+#include "context.hpp"
+#include "ordo/ddi_fill.hpp"
+
+namespace ordo::ocl {
+
+namespace {
+
+ur_result_t UR_APICALL enqueueHostTask(ur_queue_handle_t hQueue, ur_exp_host_task_function_t pfnHostTask, void *data,
+                                       const ur_exp_host_task_properties_t *pProperties, uint32_t numEvents,
+                                       const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
+  const ur_dditable_t &t = ordo::adapter_ddi();
+  if (!hQueue) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!pfnHostTask) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (pProperties && (pProperties->flags & UR_EXP_HOST_TASK_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if ((numEvents > 0) != (phEvents != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+  ur_context_handle_t ctx = nullptr;
+  if (t.Queue.pfnGetInfo(hQueue, UR_QUEUE_INFO_CONTEXT, sizeof ctx, &ctx, nullptr) != UR_RESULT_SUCCESS)
+    return UR_RESULT_ERROR_INVALID_QUEUE;
+  ur_event_handle_t ready = nullptr;
+  if (ur_result_t r = t.Enqueue.pfnEventsWait(hQueue, numEvents, phEvents, &ready)) return r;
+  cl_int err = CL_SUCCESS;
+  cl_event user = cl.clCreateUserEvent(ctx->cl, &err);
+  if (!user) {
+    t.Event.pfnRelease(ready);
+    return UR_RESULT_ERROR_OUT_OF_RESOURCES;
+  }
+  ur_event_native_properties_t owned{UR_STRUCTURE_TYPE_EVENT_NATIVE_PROPERTIES, nullptr, true};
+  ur_event_handle_t gate = nullptr;
+  if (ur_result_t r = t.Event.pfnCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(user), ctx, &owned, &gate)) {
+    cl.clReleaseEvent(user);
+    t.Event.pfnRelease(ready);
+    return r;
+  }
+  ur_event_handle_t done = nullptr;
+  ur_result_t r = t.Enqueue.pfnEventsWait(hQueue, 1, &gate, &done);
+  if (r == UR_RESULT_SUCCESS) {
+    try {
+      std::thread([&t, ready, gate, user, pfnHostTask, data] {
+        bool ok = t.Event.pfnWait(1, &ready) == UR_RESULT_SUCCESS;
+        if (ok) pfnHostTask(data);
+        cl.clSetUserEventStatus(user, ok ? CL_COMPLETE : CL_INVALID_EVENT_WAIT_LIST);
+        t.Event.pfnRelease(ready);
+        t.Event.pfnRelease(gate);
+      }).detach();
+    } catch (...) {
+      r = UR_RESULT_ERROR_OUT_OF_RESOURCES; // no thread: the task fails, nothing waits forever
+    }
+  }
+  if (r != UR_RESULT_SUCCESS) {
+    cl.clSetUserEventStatus(user, CL_OUT_OF_RESOURCES);
+    t.Event.pfnRelease(ready);
+    t.Event.pfnRelease(gate);
+    if (done) t.Event.pfnRelease(done);
+    return r;
+  }
+  if (phEvent) *phEvent = done;
+  else t.Event.pfnRelease(done);
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+
+void fill_host_task_table(ur_dditable_t &t) { t.EnqueueExp.pfnHostTaskExp = enqueueHostTask; }
+
+} // namespace ordo::ocl
