@@ -29,11 +29,19 @@ icd=$venv/opencl-vendors-intel
 # The venv's lib/ stays off the library path: it holds the DPC++ runtime's own
 # libur_loader.so.0, which would be found before Ordo's. libintelocl.so finds its own
 # dependencies through its RUNPATH ($ORIGIN).
+# Left out here: the multi-threaded stress tests. With eight threads waiting on events of
+# one out-of-order queue, Intel's runtime sometimes never returns from clWaitForEvents
+# (every thread inside its WaitForCompletion, one in its out-of-order command list's
+# WaitForIdle; seen on the 2-core machine under load, about one run in five). They run
+# on PoCL and native CPU. Arguments given to this script replace the filter.
+filter=(--gtest_filter='-urStressTest.*')
+[ $# -gt 0 ] && filter=()
+echo "conformance on Intel's CPU OpenCL: urStressTest.* left out (the runtime can hang in clWaitForEvents under many waiting threads; see $0)"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 env -u LD_LIBRARY_PATH -u UR_ADAPTERS_SEARCH_PATH \
   OCL_ICD_VENDORS="$icd" ONEAPI_DEVICE_SELECTOR='opencl:*' UR_ADAPTERS_FORCE_LOAD="$adapter" \
-  "$suite" "$@" 2>&1 | tee "$out"
+  "$suite" "${filter[@]}" "$@" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 if grep -q '^ordo-conformance: no devices' "$out"; then
   echo "FAIL: Intel's CPU OpenCL runtime is installed in $venv but Ordo's OpenCL adapter found no device"
