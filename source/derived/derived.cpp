@@ -2,7 +2,13 @@
 // through ordo::adapter_ddi() so they see exactly what the adapter does.
 #include "ordo_derived/derived.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -216,6 +222,71 @@ ur_result_t UR_APICALL usmContextMemcpy(ur_context_handle_t hContext, void *pDst
   return r;
 }
 
+// ---- importing host memory: its pages locked in memory (mlock) ----
+
+// Imported ranges, by first byte: the locked pages [lock_start, lock_end), the bytes'
+// end and the context. Imports never overlap in bytes but may share a page: a release
+// leaves locked the pages its neighbours still hold (mlock does not count).
+struct Imported {
+  ur_context_handle_t context;
+  uintptr_t lock_start, lock_end;
+  uintptr_t end; // of the bytes asked for
+};
+struct ImportTable {
+  std::mutex mu;
+  std::map<uintptr_t, Imported> by_start;
+};
+ImportTable &imports() {
+  static ImportTable *t = new ImportTable; // never destroyed: imports may outlive statics
+  return *t;
+}
+
+bool context_valid(ur_context_handle_t c) {
+  uint32_t n = 0;
+  return c && table().Context.pfnGetInfo(c, UR_CONTEXT_INFO_REFERENCE_COUNT, sizeof n, &n, nullptr) == UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL usmImport(ur_context_handle_t hContext, void *pMem, size_t size) {
+  if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!context_valid(hContext)) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(pMem);
+  if (size == 0 || p > UINTPTR_MAX - size) return UR_RESULT_ERROR_INVALID_SIZE;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t lo = p / page * page, hi = (p + size + page - 1) / page * page;
+  return guarded([&] {
+    ImportTable &it = imports();
+    std::lock_guard<std::mutex> lock(it.mu);
+    auto next = it.by_start.lower_bound(p);
+    if (next != it.by_start.end() && next->first < p + size) return UR_RESULT_ERROR_INVALID_VALUE; // overlaps
+    if (next != it.by_start.begin() && std::prev(next)->second.end > p) return UR_RESULT_ERROR_INVALID_VALUE;
+    if (mlock(reinterpret_cast<void *>(lo), hi - lo) != 0) return UR_RESULT_ERROR_OUT_OF_RESOURCES; // RLIMIT_MEMLOCK
+    try {
+      it.by_start.emplace(p, Imported{hContext, lo, hi, p + size});
+    } catch (...) {
+      munlock(reinterpret_cast<void *>(lo), hi - lo);
+      throw;
+    }
+    return UR_RESULT_SUCCESS;
+  });
+}
+
+ur_result_t UR_APICALL usmRelease(ur_context_handle_t hContext, void *pMem) {
+  if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!context_valid(hContext)) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  ImportTable &it = imports();
+  std::lock_guard<std::mutex> lock(it.mu);
+  auto found = it.by_start.find(reinterpret_cast<uintptr_t>(pMem));
+  if (found == it.by_start.end() || found->second.context != hContext) return UR_RESULT_ERROR_INVALID_VALUE;
+  uintptr_t lo = found->second.lock_start, hi = found->second.lock_end;
+  if (found != it.by_start.begin()) lo = std::max(lo, std::prev(found)->second.lock_end);
+  if (std::next(found) != it.by_start.end()) hi = std::min(hi, std::next(found)->second.lock_start);
+  if (lo < hi) munlock(reinterpret_cast<void *>(lo), hi - lo);
+  it.by_start.erase(found);
+  return UR_RESULT_SUCCESS;
+}
+
 } // namespace
 
 void install_entry_points(ur_dditable_t &t) {
@@ -230,6 +301,10 @@ void install_entry_points(ur_dditable_t &t) {
     t.Enqueue.pfnDeviceGlobalVariableWrite = deviceGlobalWrite;
   }
   if (!t.USMExp.pfnContextMemcpyExp) t.USMExp.pfnContextMemcpyExp = usmContextMemcpy;
+  if (!t.USMExp.pfnImportExp && !t.USMExp.pfnReleaseExp) {
+    t.USMExp.pfnImportExp = usmImport;
+    t.USMExp.pfnReleaseExp = usmRelease;
+  }
 }
 
 } // namespace ordo::derived

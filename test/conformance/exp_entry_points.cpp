@@ -67,6 +67,33 @@ TEST_P(urUSMExpTest, ContextMemcpyWithoutAQueue) {
   EXPECT_SUCCESS(urUSMFree(context, d));
 }
 
+// ---- importing host memory ----
+
+TEST_P(urUSMExpTest, ImportAndReleaseHostMemory) {
+  std::vector<uint32_t> host(8192), back(8192, 0);
+  std::iota(host.begin(), host.end(), 9u);
+  ur_result_t r = urUSMImportExp(context, host.data(), host.size() * 4);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << "urUSMImportExp is not supported on " << found().label();
+  ASSERT_SUCCESS(r);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, urUSMImportExp(context, host.data() + 16, 64)) << "overlaps an import";
+  // Imported memory is used by commands as before.
+  void *d = nullptr;
+  ASSERT_SUCCESS(conf::usm_alloc(context, device(), UR_USM_TYPE_DEVICE, host.size() * 4, &d));
+  ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue, true, d, host.data(), host.size() * 4, 0, nullptr, nullptr));
+  ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue, true, back.data(), d, host.size() * 4, 0, nullptr, nullptr));
+  EXPECT_EQ(host, back);
+  EXPECT_SUCCESS(urUSMFree(context, d));
+  ASSERT_SUCCESS(urUSMReleaseExp(context, host.data()));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, urUSMReleaseExp(context, host.data())) << "released already";
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, urUSMImportExp(context, host.data(), 0));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER, urUSMImportExp(context, nullptr, 64));
+  // Two imports sharing a page, released in either order.
+  ASSERT_SUCCESS(urUSMImportExp(context, host.data(), 64));
+  ASSERT_SUCCESS(urUSMImportExp(context, host.data() + 16, 64));
+  EXPECT_SUCCESS(urUSMReleaseExp(context, host.data()));
+  EXPECT_SUCCESS(urUSMReleaseExp(context, host.data() + 16));
+}
+
 // ---- programs for a list of devices ----
 
 class urProgramExpTest : public conf::QueueTest {
