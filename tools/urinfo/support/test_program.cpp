@@ -61,13 +61,6 @@ bool test_program_file(const std::string &kernel_dir, const FoundDevice &device,
     path = base + (vendor == 0x10de ? ".ptx" : ".hsaco");
     break;
   }
-  case UR_BACKEND_HIP: {
-    // PTX on HIP's NVIDIA platform; an AMD GPU takes a code object (docs/hip.md).
-    uint32_t vendor = 0;
-    urDeviceGetInfo(device.device, UR_DEVICE_INFO_VENDOR_ID, sizeof(vendor), &vendor, nullptr);
-    path = base + (vendor == 0x10de ? ".ptx" : ".hsaco");
-    break;
-  }
   case UR_BACKEND_LEVEL_ZERO:
     // SPIR-V where the device takes IL; otherwise the native binary (on the CPU test
     // driver, a native-CPU kernel program: docs/level-zero.md).
