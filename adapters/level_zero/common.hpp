@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ordo/handle.hpp"
@@ -191,6 +192,12 @@ struct Context : Object {
   PoolHooks pool_hooks{this};
   std::unique_ptr<ordo::so::context_pools> pools;
 
+  // The adapter's live events by their Level Zero event, so that an event made from a
+  // native handle of ours knows its queue and keeps the original (and its Level Zero
+  // event) alive.
+  std::mutex native_mutex;
+  std::unordered_map<ze_event_handle_t, Event *> events_by_native;
+
   ur_context_extended_deleter_t deleter = nullptr;
   void *deleter_data = nullptr;
 };
@@ -262,6 +269,7 @@ struct Event : Object {
   // Host memory a command reads from after its enqueue returned (a fill pattern
   // spelled out): freed with the event, which outlives the command.
   void *staging = nullptr;
+  Event *origin = nullptr; // made from the native handle of this event (a reference)
   bool complete() const;
 };
 ORDO_HANDLE_CHECK(Event);

@@ -311,14 +311,13 @@ ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_typ
 
 ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
   ORDO_UNWRAP(Device, d, hDevice);
-  d->retain();
+  (void)d; // root devices live as long as the process and are not counted
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
   ORDO_UNWRAP(Device, d, hDevice);
-  // Root devices live as long as the process; the count is kept for queries.
-  if (d->count() > 1) d->release();
+  (void)d; // root devices live as long as the process and are not counted
   return UR_RESULT_SUCCESS;
 }
 

@@ -80,6 +80,10 @@ ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out) {
     delete ev;
     return r;
   }
+  {
+    std::lock_guard<std::mutex> lock(q->ctx->native_mutex);
+    q->ctx->events_by_native[ev->ze.ev] = ev;
+  }
   queue_hold(q);
   *out = ev;
   return UR_RESULT_SUCCESS;
@@ -87,12 +91,20 @@ ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out) {
 
 void event_destroy(Event *ev) {
   if (ev->staging) free_memory(ev->ctx, ev->staging);
-  if (ev->pooled && ev->ze.ev) ev->ctx->events.put(ev->ze);
+  if (ev->pooled && ev->ze.ev) {
+    {
+      std::lock_guard<std::mutex> lock(ev->ctx->native_mutex);
+      ev->ctx->events_by_native.erase(ev->ze.ev);
+    }
+    ev->ctx->events.put(ev->ze);
+  }
   else if (ev->owns_native && ev->ze.ev) ze().zeEventDestroy(ev->ze.ev);
   Queue *q = ev->queue;
   Context *ctx = q ? nullptr : ev->ctx;
+  Event *origin = ev->origin;
   ev->tag = Tag::dead;
   delete ev;
+  if (origin) event_release(origin);
   if (q) queue_drop(q);
   if (ctx) context_drop(ctx);
 }
@@ -272,8 +284,25 @@ ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeE
   e->ctx = ctx;
   e->ze.ev = reinterpret_cast<ze_event_handle_t>(hNativeEvent);
   e->pooled = false;
-  e->owns_native = pProperties && pProperties->isNativeHandleOwned;
-  context_hold(ctx);
+  {
+    // One of this context's own events: the copy answers its queue and command and
+    // keeps it alive, so its Level Zero event is not recycled under the copy.
+    std::lock_guard<std::mutex> lock(ctx->native_mutex);
+    auto it = ctx->events_by_native.find(e->ze.ev);
+    if (it != ctx->events_by_native.end()) {
+      Event *o = it->second;
+      o->retain();
+      e->origin = o;
+      e->queue = o->queue;
+      e->command = o->command;
+      e->order_node = o->order_node;
+    }
+  }
+  e->owns_native = !e->origin && pProperties && pProperties->isNativeHandleOwned;
+  if (e->queue)
+    queue_hold(e->queue);
+  else
+    context_hold(ctx);
   *phEvent = reinterpret_cast<ur_event_handle_t>(e);
   return UR_RESULT_SUCCESS;
 }
