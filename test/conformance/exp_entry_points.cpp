@@ -127,14 +127,14 @@ TEST_P(urProgramExpTest, BuildForTheDevice) {
   ur_program_handle_t prog = unbuilt();
   if (!prog) GTEST_SKIP() << "no test program for " << found().label();
   ur_device_handle_t dev = device();
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, urProgramBuildExp(prog, 0, &dev, 0, nullptr));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_ENUMERATION, urProgramBuildExp(prog, 1, &dev, UR_EXP_PROGRAM_FLAGS_MASK, nullptr));
   ur_result_t r = urProgramBuildExp(prog, 1, &dev, 0, nullptr);
   if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
     EXPECT_SUCCESS(urProgramRelease(prog));
     GTEST_SKIP() << "urProgramBuildExp is not supported on " << found().label();
   }
   ASSERT_SUCCESS(r);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, urProgramBuildExp(prog, 0, &dev, 0, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_ENUMERATION, urProgramBuildExp(prog, 1, &dev, UR_EXP_PROGRAM_FLAGS_MASK, nullptr));
   check_fill(prog);
   EXPECT_SUCCESS(urProgramRelease(prog));
 }
@@ -143,7 +143,12 @@ TEST_P(urProgramExpTest, RefusesANullDevice) {
   ur_program_handle_t prog = unbuilt();
   if (!prog) GTEST_SKIP() << "no test program for " << found().label();
   ur_device_handle_t none = nullptr;
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urProgramBuildExp(prog, 1, &none, 0, nullptr));
+  ur_result_t r = urProgramBuildExp(prog, 1, &none, 0, nullptr);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+    EXPECT_SUCCESS(urProgramRelease(prog));
+    GTEST_SKIP() << "urProgramBuildExp is not supported on " << found().label();
+  }
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE, r);
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urProgramCompileExp(prog, 1, &none, 0, nullptr));
   EXPECT_SUCCESS(urProgramRelease(prog));
 }
