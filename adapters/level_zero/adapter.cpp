@@ -246,6 +246,7 @@ ur_dditable_t build_table() {
   t.Program.pfnCreateWithBinary = ordo::l0::urProgramCreateWithBinary;
   t.Program.pfnBuild = ordo::l0::urProgramBuild;
   t.ProgramExp.pfnBuildExp = ordo::l0::urProgramBuildExp;
+  t.ProgramExp.pfnCompileExp = ordo::l0::urProgramCompileExp;
   t.Program.pfnRetain = ordo::l0::urProgramRetain;
   t.Program.pfnRelease = ordo::l0::urProgramRelease;
   t.Program.pfnGetFunctionPointer = ordo::l0::urProgramGetFunctionPointer;
@@ -264,6 +265,7 @@ ur_dditable_t build_table() {
   t.Kernel.pfnSetExecInfo = ordo::l0::urKernelSetExecInfo;
   t.Kernel.pfnSuggestMaxCooperativeGroupCount = ordo::l0::urKernelSuggestMaxCooperativeGroupCount;
   t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::l0::urEnqueueKernelLaunchWithArgsExp;
+  t.EnqueueExp.pfnHostTaskExp = ordo::l0::urEnqueueHostTaskExp;
   ordo::fill_unsupported(t);
   return t;
 }

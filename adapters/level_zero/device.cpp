@@ -136,12 +136,13 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_IS_INTEGRATED_GPU:
     return out.boolean(p.type == ZE_DEVICE_TYPE_GPU && (p.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED));
   case UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION: return out.value(size_t(p.timerResolution ? p.timerResolution : 1));
+  case UR_DEVICE_INFO_ATOMIC_64: return out.boolean((f.module.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0);
   case UR_DEVICE_INFO_ENDIAN_LITTLE:
   case UR_DEVICE_INFO_AVAILABLE:
   case UR_DEVICE_INFO_COMPILER_AVAILABLE: // the driver builds modules
   case UR_DEVICE_INFO_PREFERRED_INTEROP_USER_SYNC:
-  case UR_DEVICE_INFO_ATOMIC_64: return out.boolean((f.module.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0);
   case UR_DEVICE_INFO_USM_POOL_SUPPORT:
+  case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP: return out.boolean(true); // host threads (host_task.cpp)
   case UR_DEVICE_INFO_DEVICE_WAIT_SUPPORT_EXP:
   case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return out.boolean(false);
   case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return out.boolean(true);
@@ -194,7 +195,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP:
   case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP:
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP:
-  case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP:
   case UR_DEVICE_INFO_LOW_POWER_EVENTS_SUPPORT_EXP:
   case UR_DEVICE_INFO_ENQUEUE_NATIVE_COMMAND_SUPPORT_EXP:
   case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP:

@@ -88,6 +88,7 @@ ur_result_t UR_APICALL urProgramCreateWithIL(ur_context_handle_t, const void *, 
 ur_result_t UR_APICALL urProgramCreateWithBinary(ur_context_handle_t, uint32_t, ur_device_handle_t *, size_t *, const uint8_t **, const ur_program_properties_t *, ur_program_handle_t *);
 ur_result_t UR_APICALL urProgramBuild(ur_context_handle_t, ur_program_handle_t, const char *);
 ur_result_t UR_APICALL urProgramBuildExp(ur_program_handle_t, uint32_t, ur_device_handle_t *, ur_exp_program_flags_t, const char *);
+ur_result_t UR_APICALL urProgramCompileExp(ur_program_handle_t, uint32_t, ur_device_handle_t *, ur_exp_program_flags_t, const char *);
 ur_result_t UR_APICALL urProgramRetain(ur_program_handle_t);
 ur_result_t UR_APICALL urProgramRelease(ur_program_handle_t);
 ur_result_t UR_APICALL urProgramGetFunctionPointer(ur_device_handle_t, ur_program_handle_t, const char *, void **);
@@ -110,5 +111,8 @@ ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_
 
 // launch.cpp
 ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(ur_queue_handle_t, ur_kernel_handle_t, uint32_t, const size_t *, const size_t *, const size_t *, uint32_t, const ur_exp_kernel_arg_properties_t *, const ur_kernel_launch_ext_properties_t *, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
+
+// host_task.cpp
+ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t, ur_exp_host_task_function_t, void *, const ur_exp_host_task_properties_t *, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
 
 } // namespace ordo::l0

@@ -175,6 +175,7 @@ ur_result_t UR_APICALL urProgramBuildExp(ur_program_handle_t hProgram, uint32_t 
   ORDO_UNWRAP(Program, p, hProgram);
   if (!phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_EXP_PROGRAM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (numDevices == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   std::vector<Device *> only;
   for (uint32_t i = 0; i < numDevices; ++i) {
     ORDO_UNWRAP(Device, d, phDevices[i]);
@@ -184,6 +185,25 @@ ur_result_t UR_APICALL urProgramBuildExp(ur_program_handle_t hProgram, uint32_t 
     only.push_back(d);
   }
   return build(p, &only, pOptions);
+}
+
+// Modules are built whole (zeModuleCreate); a separate compile step, and the link
+// after it, are not offered. The arguments are checked all the same.
+ur_result_t UR_APICALL urProgramCompileExp(ur_program_handle_t hProgram, uint32_t numDevices,
+                                           ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
+                                           const char *pOptions) {
+  ORDO_UNWRAP(Program, p, hProgram);
+  (void)pOptions;
+  if (!phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (flags & UR_EXP_PROGRAM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (numDevices == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  for (uint32_t i = 0; i < numDevices; ++i) {
+    ORDO_UNWRAP(Device, d, phDevices[i]);
+    bool mine = false;
+    for (auto &pd : p->per_device) mine = mine || pd.dev == d;
+    if (!mine) return UR_RESULT_ERROR_INVALID_DEVICE;
+  }
+  return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
 }
 
 ur_result_t UR_APICALL urProgramRetain(ur_program_handle_t hProgram) {

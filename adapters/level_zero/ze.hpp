@@ -47,6 +47,7 @@ namespace ordo::l0 {
   X(zeEventHostSynchronize)                                                            \
   X(zeEventQueryStatus)                                                                \
   X(zeEventHostReset)                                                                  \
+  X(zeEventHostSignal)                                                                 \
   X(zeEventQueryKernelTimestamp)                                                       \
   X(zeMemAllocDevice)                                                                  \
   X(zeMemAllocHost)                                                                    \
