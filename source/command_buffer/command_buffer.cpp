@@ -584,9 +584,13 @@ ur_result_t UR_APICALL getInfo(ur_exp_command_buffer_handle_t h, ur_exp_command_
   }
 }
 
-// Replays every command on the queue. Each waits for the enqueue's wait list, the
-// previous enqueue of this command buffer (runs do not overlap), its sync points and,
-// in an in-order command buffer, the command before it.
+// Replays every command on the queue. On an in-order queue the queue's own order covers
+// every sync point (commands are replayed in append order, and a sync point names an
+// earlier command), so only the first command waits for the enqueue's wait list and no
+// command needs an event. On an out-of-order queue each command waits for its sync
+// points (and, in an in-order command buffer, the command before it); commands that
+// follow nothing of the buffer wait for the enqueue's wait list and for the previous run
+// of this command buffer, so runs do not overlap.
 ur_result_t UR_APICALL enqueue(ur_queue_handle_t hQueue, ur_exp_command_buffer_handle_t h, uint32_t numEvents,
                                const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
   if (!hQueue) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -595,43 +599,55 @@ ur_result_t UR_APICALL enqueue(ur_queue_handle_t hQueue, ur_exp_command_buffer_h
   if ((numEvents > 0) != (phEvents != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
   ur_context_handle_t qc = nullptr;
   ur_device_handle_t qd = nullptr;
+  ur_queue_flags_t qflags = 0;
   if (table().Queue.pfnGetInfo(hQueue, UR_QUEUE_INFO_CONTEXT, sizeof qc, &qc, nullptr) != UR_RESULT_SUCCESS ||
-      table().Queue.pfnGetInfo(hQueue, UR_QUEUE_INFO_DEVICE, sizeof qd, &qd, nullptr) != UR_RESULT_SUCCESS)
+      table().Queue.pfnGetInfo(hQueue, UR_QUEUE_INFO_DEVICE, sizeof qd, &qd, nullptr) != UR_RESULT_SUCCESS ||
+      table().Queue.pfnGetInfo(hQueue, UR_QUEUE_INFO_FLAGS, sizeof qflags, &qflags, nullptr) != UR_RESULT_SUCCESS)
     return UR_RESULT_ERROR_INVALID_QUEUE;
   if (qc != cb->context || qd != cb->device) return UR_RESULT_ERROR_INVALID_QUEUE;
+  const bool queue_orders = !(qflags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   return guarded([&]() -> ur_result_t {
     std::lock_guard<std::mutex> lock(cb->mu);
     if (!cb->finalized) return UR_RESULT_ERROR_INVALID_OPERATION;
     const size_t count = cb->commands.size();
-    std::vector<ur_event_handle_t> done(count, nullptr);
+    std::vector<ur_event_handle_t> done(queue_orders ? 0 : count, nullptr);
     std::vector<ur_event_handle_t> waits;
     auto release_done = [&] {
       for (ur_event_handle_t e : done)
         if (e) table().Event.pfnRelease(e);
     };
+    auto add_external = [&] {
+      waits.insert(waits.end(), phEvents, phEvents + numEvents);
+      if (cb->last_run) waits.push_back(cb->last_run);
+    };
     for (size_t i = 0; i < count; ++i) {
       const Command &c = *cb->commands[i];
-      waits.assign(phEvents, phEvents + numEvents);
-      if (cb->last_run) waits.push_back(cb->last_run);
-      for (SyncPoint s : c.after) waits.push_back(done[s]);
-      if (cb->desc.isInOrder && i > 0) waits.push_back(done[i - 1]);
+      waits.clear();
+      ur_event_handle_t *out = nullptr;
+      if (queue_orders) {
+        if (i == 0) add_external();
+      } else {
+        for (SyncPoint s : c.after) waits.push_back(done[s]);
+        if (cb->desc.isInOrder && i > 0) waits.push_back(done[i - 1]);
+        if (waits.empty()) add_external(); // follows nothing of this buffer
+        out = &done[i];
+      }
       const uint32_t n = static_cast<uint32_t>(waits.size());
       const ur_event_handle_t *w = n ? waits.data() : nullptr;
-      ur_result_t r = c.launch ? c.launch->enqueue(hQueue, n, w, &done[i]) : c.replay(hQueue, n, w, &done[i]);
+      ur_result_t r = c.launch ? c.launch->enqueue(hQueue, n, w, out) : c.replay(hQueue, n, w, out);
       if (r != UR_RESULT_SUCCESS) {
         release_done(); // the commands before it have been submitted and run
         return r;
       }
     }
-    // The run's event: after every command (or, with none, after what they would wait for).
-    waits.assign(done.begin(), done.end());
-    if (waits.empty()) {
-      waits.assign(phEvents, phEvents + numEvents);
-      if (cb->last_run) waits.push_back(cb->last_run);
-    }
+    // The run's event: after every command (on an in-order queue, after the queue's
+    // newest command), or, with no commands, after what they would have waited for.
+    waits.clear();
+    if (count == 0) add_external();
+    else if (!queue_orders) waits.assign(done.begin(), done.end());
     ur_event_handle_t run = nullptr;
     ur_result_t r = table().Enqueue.pfnEventsWait(hQueue, static_cast<uint32_t>(waits.size()),
-                                                waits.empty() ? nullptr : waits.data(), &run);
+                                                  waits.empty() ? nullptr : waits.data(), &run);
     release_done();
     if (r != UR_RESULT_SUCCESS) return r;
     if (cb->last_run) table().Event.pfnRelease(cb->last_run);

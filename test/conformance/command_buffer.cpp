@@ -309,6 +309,30 @@ TEST_P(urCommandBufferOutOfOrderTest, RunsDoNotOverlap) {
   EXPECT_TRUE(all_equal(download(b, n), v)) << "the second run's copy saw the first run's fill";
 }
 
+// On an in-order queue the queue orders the replayed commands; the enqueue's wait list
+// (here an event of another queue) still holds back the first.
+TEST_P(urCommandBufferTest, WaitListFromAnotherQueue) {
+  const size_t n = 1 << 20;
+  uint32_t *a = usm<uint32_t>(n), *b = usm<uint32_t>(n);
+  auto cb = make_cb();
+  ASSERT_SUCCESS(urCommandBufferAppendUSMMemcpyExp(cb, b, a, n * 4, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
+  ASSERT_SUCCESS(urCommandBufferFinalizeExp(cb));
+  set_all<uint32_t>(a, n, 0);
+  set_all<uint32_t>(b, n, 0);
+  ur_queue_handle_t other = nullptr;
+  ASSERT_SUCCESS(urQueueCreate(context, device(), nullptr, &other));
+  const uint32_t v = 0x13572468;
+  ur_event_handle_t filled = nullptr, done = nullptr;
+  ASSERT_SUCCESS(urEnqueueUSMFill(other, a, 4, &v, n * 4, 0, nullptr, &filled));
+  ASSERT_SUCCESS(urEnqueueCommandBufferExp(queue, cb, 1, &filled, &done));
+  ASSERT_SUCCESS(urEventWait(1, &done));
+  EXPECT_TRUE(all_equal(download(b, n), v));
+  EXPECT_SUCCESS(urEventRelease(filled));
+  EXPECT_SUCCESS(urEventRelease(done));
+  EXPECT_SUCCESS(urQueueFinish(other));
+  EXPECT_SUCCESS(urQueueRelease(other));
+}
+
 // ---- finalize, sync points, events: what is refused, and nothing changes ---------------------
 
 TEST_P(urCommandBufferTest, FinalizeRules) {
