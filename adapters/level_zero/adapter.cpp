@@ -6,6 +6,8 @@
 #include "ordo/adapter_logging.hpp"
 #include "ordo/ddi_fill.hpp"
 #include "ordo/info.hpp"
+#include "ordo_cb/command_buffer.hpp"
+#include "ordo_derived/derived.hpp"
 
 namespace ordo::l0 {
 
@@ -266,6 +268,12 @@ ur_dditable_t build_table() {
   t.Kernel.pfnSuggestMaxCooperativeGroupCount = ordo::l0::urKernelSuggestMaxCooperativeGroupCount;
   t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::l0::urEnqueueKernelLaunchWithArgsExp;
   t.EnqueueExp.pfnHostTaskExp = ordo::l0::urEnqueueHostTaskExp;
+  // Command buffers recorded once and replayed through the entries above (host
+  // functions as host tasks), then the entry points derived from the others.
+  ordo::cb::adapter_hooks command_buffers;
+  command_buffers.host_functions = true;
+  ordo::cb::install_entry_points(t, command_buffers);
+  ordo::derived::install_entry_points(t);
   ordo::fill_unsupported(t);
   return t;
 }

@@ -5,6 +5,7 @@
 #include "common.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
+#include "ordo_cb/command_buffer.hpp"
 
 namespace ordo::l0 {
 
@@ -136,6 +137,11 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_IS_INTEGRATED_GPU:
     return out.boolean(p.type == ZE_DEVICE_TYPE_GPU && (p.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED));
   case UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION: return out.value(size_t(p.timerResolution ? p.timerResolution : 1));
+  // Command buffers: the shared recorder replays them through this adapter's entry points.
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return out.boolean(true);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::cb::kEventSupport);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP: return out.boolean(ordo::cb::kSubgraphSupport);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return out.value(ordo::cb::kUpdateCapabilities);
   case UR_DEVICE_INFO_ATOMIC_64: return out.boolean((f.module.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0);
   case UR_DEVICE_INFO_ENDIAN_LITTLE:
   case UR_DEVICE_INFO_AVAILABLE:
@@ -192,9 +198,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP:
   case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP:
   case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP:
-  case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP:
-  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP:
-  case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP:
   case UR_DEVICE_INFO_LOW_POWER_EVENTS_SUPPORT_EXP:
   case UR_DEVICE_INFO_ENQUEUE_NATIVE_COMMAND_SUPPORT_EXP:
   case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP:
@@ -205,7 +208,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_PER_EVENT_PROFILING_SUPPORT_EXP: return out.boolean(false);
   case UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP:
   case UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP:
-  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
   case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP: return out.value(uint32_t{0});
   case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_WIDTH_EXP:
   case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_HEIGHT_EXP:
