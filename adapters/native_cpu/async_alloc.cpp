@@ -11,7 +11,9 @@
 //
 // Queue order (docs/ordered-pool.md, "ordering contract"): each pool call happens in
 // the same hold of the queue's mutex as the linking of its command, so the pool sees
-// one queue's allocs and frees in the order their commands enter the queue.
+// one queue's allocs and frees in the order their commands enter the queue. Two
+// exceptions take no queue lock: an alloc that makes no command, and a free on an
+// in-order queue with nothing unfinished (docs/native-cpu.md, "Performance").
 #include <cstring>
 
 #include "entry_points.hpp"
@@ -50,25 +52,40 @@ ur_result_t enqueue_alloc(ur_queue_handle_t hQueue, ur_usm_pool_handle_t hPool, 
     ordo::so::alloc_command hooks{q->identity, q->in_order, phEvents, numEvents, &cmd};
     ordo::so::allocation block;
     Event *ev = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(q->mu);
-      if (ur_result_t r = pools.alloc_in_command(pool, kind, device_handle(), size, hooks, block)) return r;
+    auto make_command = [&] {
       try {
-        if (phEvent || numEvents || block.result.dependencies_added || block.needs_zero) {
-          if (block.needs_zero)
-            cmd.set_work(make_work([p = block.ptr, size] {
-              std::memset(p, 0, size);
-              return UR_RESULT_SUCCESS;
-            }));
-          ev = cmd.make_event(phEvent != nullptr);
-        }
+        if (block.needs_zero)
+          cmd.set_work(make_work([p = block.ptr, size] {
+            std::memset(p, 0, size);
+            return UR_RESULT_SUCCESS;
+          }));
+        ev = cmd.make_event(phEvent != nullptr);
       } catch (...) {
         pools.cancel(pool, block); // the command never existed: the pool is as before
         throw;
       }
-      if (ev) cmd.link_locked(*ev);
+    };
+    if (!phEvent && numEvents == 0) {
+      // Usually no command at all: then the pool call needs no queue lock. An alloc
+      // takes only what is free or freed before it (a free's pool call follows the
+      // linking of its command), and any command that uses the block is enqueued
+      // after this call returns; a command the pool makes necessary (an internal
+      // dependency, zeroing) is linked afterwards, before the block is handed out.
+      if (ur_result_t r = pools.alloc_in_command(pool, kind, device_handle(), size, hooks, block)) return r;
+      if (!block.result.dependencies_added && !block.needs_zero) {
+        *ppMem = block.ptr;
+        return UR_RESULT_SUCCESS;
+      }
+      make_command();
+      std::lock_guard<std::mutex> lock(q->mu);
+      cmd.link_locked(*ev);
+    } else {
+      std::lock_guard<std::mutex> lock(q->mu);
+      if (ur_result_t r = pools.alloc_in_command(pool, kind, device_handle(), size, hooks, block)) return r;
+      make_command();
+      cmd.link_locked(*ev);
     }
-    if (ev) cmd.start(*ev, phEvent);
+    cmd.start(*ev, phEvent);
     *ppMem = block.ptr;
     return UR_RESULT_SUCCESS;
   });
@@ -109,6 +126,14 @@ ur_result_t UR_APICALL enqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
     // Only the first byte of a live block of a pool of this context (of the pool
     // named, if one is) can be freed; refused before any command exists.
     ordo::so::context_pools &pools = *q->context->pools;
+    if (q->in_order && numEventsInWaitList == 0 && !phEvent &&
+        q->pending_count.load(std::memory_order_acquire) == 0) {
+      // Every earlier command of the queue has finished: no use of the block can be
+      // pending, so it is free at once and no queue order is involved.
+      ur_result_t r = pools.free_unused(pPool, pMem);
+      if (r != UR_RESULT_SUCCESS) NC_LOG(info, "urEnqueueUSMFreeExp: %p refused (%d)", pMem, static_cast<int>(r));
+      return r;
+    }
     ordo::so::pool_ref owner;
     if (ur_result_t r = pools.check_free(pPool, pMem, owner)) {
       NC_LOG(info, "urEnqueueUSMFreeExp: %p is not a live block of %s", pMem,

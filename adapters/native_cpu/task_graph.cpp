@@ -1,5 +1,6 @@
 // The task graph: dependency counting, hand-off of ready commands to the worker
 // pool, completion, failure propagation and callbacks.
+#include <chrono>
 #include <utility>
 
 #include "context.hpp"
@@ -176,6 +177,13 @@ void finish(Event &ev, ur_result_t result) {
 }
 
 bool wait(Event &ev) {
+  // A command about to finish is cheaper to watch for a moment than to sleep on:
+  // the finishing worker then need not wake this thread.
+  if (!ev.terminal() && spin_microseconds() > 0) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_microseconds());
+    for (uint32_t i = 1; !ev.terminal(); ++i, cpu_relax())
+      if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
+  }
   if (!ev.terminal()) {
     std::unique_lock<std::mutex> lock(ev.mu);
     ev.done_cv.wait(lock, [&] { return ev.terminal(); });

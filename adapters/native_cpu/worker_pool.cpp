@@ -2,6 +2,8 @@
 
 #include <sched.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 
 #include "logging.hpp"
@@ -37,6 +39,17 @@ uint32_t hardware_threads() {
     return hw ? hw : 1u;
   }();
   return n;
+}
+
+uint32_t spin_microseconds() {
+  static const uint32_t us = [] {
+    if (const char *env = std::getenv("ORDO_NATIVE_CPU_SPIN_US")) {
+      long v = std::strtol(env, nullptr, 10);
+      if (v >= 0 && v <= 100000) return static_cast<uint32_t>(v);
+    }
+    return 0u; // measured: no gain on a loaded 2-core VM (docs/performance.md)
+  }();
+  return us;
 }
 
 WorkerPool::WorkerPool() : size_(hardware_threads()) {}
@@ -76,26 +89,31 @@ void WorkerPool::release() {
   NC_LOG(info, "stopped the worker threads");
 }
 
+// A watching worker takes the first queued task without being woken; a sleeper is
+// woken for any task beyond what the watcher takes.
 void WorkerPool::push(TaskFn fn, void *ctx, uint32_t arg) {
   bool wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
     tasks_.push_back({fn, ctx, arg});
-    wake = idle_ > 0;
+    queued_.store(tasks_.size(), std::memory_order_release);
+    wake = idle_ > 0 && (!spinning_ || tasks_.size() > 1);
   }
   if (wake) wake_.notify_one();
 }
 
 void WorkerPool::push_range(TaskFn fn, void *ctx, uint32_t first, uint32_t count) {
   if (count == 0) return;
-  uint32_t idle;
+  uint32_t sleepers_needed;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (uint32_t i = 0; i < count; ++i) tasks_.push_back({fn, ctx, first + i});
-    idle = idle_;
+    queued_.store(tasks_.size(), std::memory_order_release);
+    const size_t beyond_watcher = spinning_ ? tasks_.size() - 1 : tasks_.size();
+    sleepers_needed = static_cast<uint32_t>(std::min<size_t>(idle_, beyond_watcher));
   }
-  if (idle >= count && count == 1) wake_.notify_one();
-  else if (idle > 0) wake_.notify_all();
+  if (sleepers_needed == 1) wake_.notify_one();
+  else if (sleepers_needed > 1) wake_.notify_all();
 }
 
 void WorkerPool::push_continuation(TaskFn fn, void *ctx, uint32_t arg) {
@@ -109,10 +127,26 @@ void WorkerPool::push_continuation(TaskFn fn, void *ctx, uint32_t arg) {
 void WorkerPool::run_worker() {
   t_is_worker = true;
   std::unique_lock<std::mutex> lock(mu_);
+  const auto spin_for = std::chrono::microseconds(spin_microseconds());
   for (;;) {
     if (tasks_.empty()) {
       // Stop only when nothing is queued and nothing running could queue more.
       if (stopping_ && running_ == 0) break;
+      if (!spinning_ && !stopping_ && spin_for.count() > 0) {
+        // Watch briefly without the lock: waking a sleeping thread costs more than a
+        // short command. One watcher at a time leaves the other cores to the rest.
+        spinning_ = true;
+        lock.unlock();
+        const auto until = std::chrono::steady_clock::now() + spin_for;
+        for (uint32_t i = 1; queued_.load(std::memory_order_acquire) == 0; ++i) {
+          cpu_relax();
+          if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
+        }
+        lock.lock();
+        spinning_ = false;
+        if (!tasks_.empty()) continue;
+        if (stopping_ && running_ == 0) break;
+      }
       ++idle_;
       wake_.wait(lock);
       --idle_;
@@ -120,6 +154,7 @@ void WorkerPool::run_worker() {
     }
     Task task = tasks_.front();
     tasks_.pop_front();
+    queued_.store(tasks_.size(), std::memory_order_release);
     ++running_;
     lock.unlock();
     task.fn(task.ctx, task.arg);

@@ -1,7 +1,10 @@
 // The fixed pool of worker threads that runs every ready task (docs/native-cpu.md,
 // "The scheduler").
-// Workers sleep on a condition variable when there is nothing to do; nothing spins.
+// Workers sleep on a condition variable when there is nothing to do; with
+// ORDO_NATIVE_CPU_SPIN_US set, one idle worker at a time first watches the queue that
+// long, so that a command submitted just after needs no wake-up.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -52,7 +55,9 @@ private:
   std::deque<Task> tasks_;
   std::vector<std::thread> threads_;
   uint32_t users_ = 0;
-  uint32_t idle_ = 0;
+  uint32_t idle_ = 0;      // workers asleep on wake_
+  bool spinning_ = false;  // a worker is watching for tasks (under mu_)
+  std::atomic<size_t> queued_{0}; // tasks_.size(), for the watching worker
   uint32_t running_ = 0;
   bool stopping_ = false;
   uint32_t size_;
@@ -61,5 +66,15 @@ private:
 // The number of hardware threads this process may run on (its CPU affinity), or
 // ORDO_NATIVE_CPU_WORKERS when set.
 uint32_t hardware_threads();
+// How long an idle worker watches for new tasks before it sleeps, in microseconds
+// (ORDO_NATIVE_CPU_SPIN_US; 0: sleep at once).
+uint32_t spin_microseconds();
+
+// One step of a watching loop: lets the sibling hardware thread run.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 
 } // namespace nc

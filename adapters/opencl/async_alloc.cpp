@@ -160,14 +160,17 @@ ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
   ur_result_t r = UR_RESULT_SUCCESS;
   {
     std::lock_guard<std::mutex> lock(hQueue->submit_mutex);
-    // Only the first byte of a live block of a pool of this context (of the pool
-    // named, if one is) can be freed; refused before any command exists.
-    if ((r = pools.check_free(pPool, pMem, owner))) return r;
     ur_event_handle_t freed = hQueue->last_free;
     const uint64_t now = hQueue->commands.load(std::memory_order_relaxed);
     // Nothing was enqueued since the last free's marker: it completes when this free's
-    // would, so it is this block's release event too.
-    if (phEvent || numEventsInWaitList || !freed || hQueue->last_free_at != now) {
+    // would, so it is this block's release event too; no command to make, so the
+    // check and the free are one pool call.
+    if (!phEvent && !numEventsInWaitList && freed && hQueue->last_free_at == now) {
+      r = pools.check_and_free(pPool, pMem, freed, hQueue->identity, hQueue->in_order);
+    } else {
+      // Only the first byte of a live block of a pool of this context (of the pool
+      // named, if one is) can be freed; refused before any command exists.
+      if ((r = pools.check_free(pPool, pMem, owner))) return r;
       // The free's event, and the block's release event, without a marker: the one
       // event it waits for, where can_share() allows; with no wait list on an in-order
       // queue, its newest command's event (newest_command(); a queue starts keeping
@@ -200,9 +203,9 @@ ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
         hQueue->last_free = made;
         hQueue->last_free_at = hQueue->commands.load(std::memory_order_relaxed);
       }
+      // A concurrent second free of the same block leaves a marker with no effect behind.
+      r = pools.free_in_command(owner, pMem, freed, hQueue->identity, hQueue->in_order);
     }
-    // A concurrent second free of the same block leaves a marker with no effect behind.
-    r = pools.free_in_command(owner, pMem, freed, hQueue->identity, hQueue->in_order);
   }
   if (made) {
     if (r == UR_RESULT_SUCCESS && phEvent)

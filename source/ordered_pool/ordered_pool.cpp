@@ -125,9 +125,9 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::si
     b->size = hi - lo;
     b->owner = c.get();
     c->first = b;
-    by_addr_.insert(b);
     free_.insert(b);
   }
+  chunk_at_.emplace(as_uint(mem), c.get());
   chunks_.push_back(c.release());
   budget_->try_reserve(size); // the user's memory is what the pool holds
 }
@@ -136,7 +136,7 @@ ordered_pool::impl::~impl() {
   for (chunk *c : chunks_) {
     for (block *b = c->first; b;) {
       block *n = b->next;
-      if (b->state == block_state::pending)
+      if (b->state == block_state::pending || (b->state == block_state::quick && b->event))
         be_.release_event(b->event);
       else if (b->state == block_state::live)
         drop_inherited(b);
@@ -153,7 +153,7 @@ ordered_pool::impl::~impl() {
     delete spare_;
     spare_ = n;
   }
-  by_addr_.clear();
+  chunk_at_.clear();
   free_.clear();
   pending_.clear();
   pending_queue_.clear();
@@ -176,34 +176,24 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   const std::size_t need = align_up(rq.size, block_granule);
 
   std::lock_guard<std::mutex> lock(mu_);
-  if (!stock_up(alloc_nodes, alloc_blocks))
+  if (!live_room())
     return status::out_of_memory;
-
-  search s{rq, need, align};
-  block *b = find_reusable(s);
-  if (!b && cfg_.reuse_completed && collect_locked()) {
-    b = fit(free_, need, align);
-    s.source = alloc_source::completed;
-  }
-  block *live = nullptr;
   alloc_undo undo;
-  if (b) {
-    unindex(b);
-    // A pending block (rule 1) hands its release over to the new owner.
-    live = take_range(b, b, align_up(b->addr, align), need, b->state == block_state::pending);
-  } else if (block *fresh = grow(need, align, undo)) {
-    s.source = alloc_source::new_chunk;
-    undo.grew = true;
-    live = take_range(fresh, fresh, align_up(fresh->addr, align), need);
-  } else if (cfg_.reuse_with_dependency) {
-    s.source = alloc_source::internal_dependency;
-    live = take_with_dependencies(s);
+  block *live = take_quick(rq, need, align);
+  search s{rq, need, align};
+  if (live && live->event) {
+    s.source = alloc_source::ordered;
+  } else if (!live) {
+    if (!flush_quick() || !stock_up(alloc_nodes, alloc_blocks))
+      return status::out_of_memory;
+    live = find_memory(s, undo);
+    if (!live)
+      return status::out_of_memory;
   }
-  if (!live)
-    return status::out_of_memory;
 
   live->state = block_state::live;
   live->requested = rq.size;
+  live_index_.insert(live);
   ++live_;
   budget_->add_used(live->size, &undo.used_high_before, &undo.used_high_set);
 
@@ -216,11 +206,54 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   return status::success;
 }
 
-status ordered_pool::impl::free(void *ptr, const release_info &rel) {
+block *ordered_pool::impl::find_memory(search &s, alloc_undo &undo) {
+  const std::size_t need = s.need, align = s.align;
+  auto grown = [&]() -> block * {
+    block *fresh = grow(need, align, undo);
+    if (!fresh)
+      return nullptr;
+    s.source = alloc_source::new_chunk;
+    undo.grew = true;
+    return take_range(fresh, fresh, align_up(fresh->addr, align), need);
+  };
+  block *b = find_reusable(s);
+  // Near the maximum, growing may give chunks back (make_room()): every completed
+  // free counts before that, as ever. Elsewhere a bounded look suffices first.
+  const bool near_limit = budget_->room() < need + align;
+  if (!b && cfg_.reuse_completed && (near_limit ? collect_locked() : collect_some(collect_limit))) {
+    b = fit(free_, need, align);
+    s.source = alloc_source::completed;
+  }
+  if (!b) {
+    if (block *live = grown())
+      return live;
+    // Cannot grow (the backend has no memory): now every completed free counts.
+    if (!near_limit && cfg_.reuse_completed && collect_locked()) {
+      b = fit(free_, need, align);
+      s.source = alloc_source::completed;
+      if (!b)
+        if (block *live = grown())
+          return live;
+    }
+  }
+  if (b) {
+    unindex(b);
+    // A pending block (rule 1) hands its release over to the new owner.
+    return take_range(b, b, align_up(b->addr, align), need, b->state == block_state::pending);
+  }
+  if (!cfg_.reuse_with_dependency)
+    return nullptr;
+  s.source = alloc_source::internal_dependency;
+  return take_with_dependencies(s);
+}
+
+status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_only) {
   std::lock_guard<std::mutex> lock(mu_);
+  const std::uintptr_t addr = as_uint(ptr);
+  if (live_only && !live_index_.find(addr))
+    return status::not_owned;
   if (!stock_up(free_nodes, 0))
     return status::out_of_memory;
-  const std::uintptr_t addr = as_uint(ptr);
   block *b = containing(addr);
   if (!b)
     return status::not_owned;
@@ -233,10 +266,20 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel) {
   const std::size_t k = inherited_count(b);
   if (!rel.event && k > 1 && !stock_up(free_nodes + 6 * k, 2 * k))
     return status::out_of_memory;
+  // A block that does not stay whole in the quick list merges with its neighbours
+  // as ever: they must be in the indexes first.
+  const bool quick = quick_eligible(b, rel);
+  if (!quick && !flush_quick())
+    return status::out_of_memory;
 
   --live_;
+  live_index_.erase(b->addr);
   budget_->sub_used(b->size);
   b->requested = 0;
+  if (quick) {
+    keep_quick(b, rel);
+    return status::success;
+  }
   if (!rel.event) {
     release_now(b);
     return status::success;
@@ -287,10 +330,11 @@ status ordered_pool::impl::cancel(const alloc_result &res) {
   if (b->addr != as_uint(res.ptr))
     return status::not_block_start;
   const std::size_t k = inherited_count(b);
-  if (!stock_up(free_nodes + 6 * k, 2 * k))
+  if (!stock_up(free_nodes + 6 * k, 2 * k) || !flush_quick())
     return status::out_of_memory;
   chunk *owner = b->owner;
   --live_;
+  live_index_.erase(b->addr);
   budget_->sub_used(b->size);
   b->requested = 0;
   release_now(b);
@@ -306,6 +350,7 @@ std::size_t ordered_pool::impl::release_to(std::size_t keep, bool use_threshold)
   std::lock_guard<std::mutex> lock(mu_);
   if (use_threshold)
     keep = budget_->release_threshold();
+  flush_quick(); // quick blocks keep their chunks from looking wholly free
   collect_locked();
   std::size_t released = 0;
   // Newest chunks first: older ones are more likely to be busy again soon.
@@ -321,6 +366,7 @@ std::size_t ordered_pool::impl::release_to(std::size_t keep, bool use_threshold)
 
 void ordered_pool::impl::forget_queue(queue_id q) {
   std::lock_guard<std::mutex> lock(mu_);
+  flush_quick(); // quick blocks carry their queue too
   auto it = pending_queue_.lower_bound(by_queue::type{as_uint(q), 0, 0});
   while (it != pending_queue_.end() && (*it)->queue == q) {
     block *b = *it;
@@ -359,6 +405,7 @@ status ordered_pool::alloc(const alloc_request &req, alloc_result &out) {
   return impl_->alloc(req, out);
 }
 status ordered_pool::free(void *ptr, const release_info &rel) { return impl_->free(ptr, rel); }
+status ordered_pool::free_if_live(void *ptr, const release_info &rel) { return impl_->free(ptr, rel, true); }
 status ordered_pool::cancel(const alloc_result &res) { return impl_->cancel(res); }
 void ordered_pool::collect() { impl_->collect(); }
 std::size_t ordered_pool::release_above_threshold() { return impl_->release_to(0, true); }

@@ -73,7 +73,6 @@ block *ordered_pool::impl::split_at(block *b, std::uintptr_t at) {
   if (b->next)
     b->next->prev = nb;
   b->next = nb;
-  by_addr_.insert(nb);
   return nb;
 }
 
@@ -82,7 +81,6 @@ void ordered_pool::impl::absorb(block *left, block *right) {
   left->next = right->next;
   if (right->next)
     right->next->prev = left;
-  by_addr_.erase(right);
   recycle(right);
 }
 
@@ -101,12 +99,85 @@ void ordered_pool::impl::coalesce_free(block *b) {
   free_.insert(b);
 }
 
+bool ordered_pool::impl::quick_eligible(const block *b, const release_info &rel) const {
+  if (quick_count_ == quick_slots || b->inherited_runs)
+    return false;
+  if (!rel.event)
+    return !b->event || be_.event_complete(b->event); // else release_now() decides
+  // Only what rule 1 can hand back without a question, and nothing free() would
+  // merge with (a neighbour pending, or kept, on the same queue).
+  auto same_queue = [&](const block *n) {
+    return n && (n->state == block_state::pending || n->state == block_state::quick) && n->event &&
+           n->in_order && n->queue == rel.queue;
+  };
+  return rel.queue && rel.in_order && !same_queue(b->prev) && !same_queue(b->next);
+}
+
+void ordered_pool::impl::keep_quick(block *b, const release_info &rel) {
+  if (!rel.event) {
+    drop_inherited(b);
+  } else {
+    // The free is ordered after the block's alloc, which was ordered after the
+    // releases it took over (see free()): they are no longer needed.
+    drop_inherited(b);
+    be_.retain_event(rel.event);
+    b->event = rel.event;
+    b->queue = rel.queue;
+    b->in_order = true;
+    ++pending_count_;
+  }
+  b->state = block_state::quick;
+  quick_[quick_count_++] = b;
+}
+
+block *ordered_pool::impl::take_quick(const alloc_request &rq, std::size_t need, std::size_t align) {
+  for (std::size_t i = quick_count_; i-- > 0;) {
+    block *b = quick_[i];
+    if (b->size != need || (b->addr & (align - 1)) != 0)
+      continue;
+    if (b->event && (!cfg_.reuse_ordered || !ordered_after(rq, b)))
+      continue;
+    quick_[i] = quick_[--quick_count_];
+    quick_[quick_count_] = nullptr;
+    if (b->event)
+      --pending_count_; // its release now belongs to the live block (rule 1)
+    return b;
+  }
+  return nullptr;
+}
+
+bool ordered_pool::impl::flush_quick() {
+  if (quick_count_ == 0)
+    return true;
+  if (!stock_up(3 * quick_count_, 0)) // index nodes: three per pending block at most
+    return false;
+  while (quick_count_) {
+    block *b = quick_[--quick_count_];
+    quick_[quick_count_] = nullptr;
+    if (b->event) {
+      b->state = block_state::pending; // already counted in pending_count_
+      index(b);
+    } else {
+      b->state = block_state::free;
+      coalesce_free(b);
+    }
+  }
+  return true;
+}
+
 const block *ordered_pool::impl::containing(std::uintptr_t addr) const {
-  auto it = by_addr_.upper_bound(addr);
-  if (it == by_addr_.begin())
+  if (const block *b = live_index_.find(addr))
+    return b;
+  auto it = chunk_at_.upper_bound(addr);
+  if (it == chunk_at_.begin())
     return nullptr;
-  --it;
-  return addr < (*it)->end() ? *it : nullptr;
+  const chunk *c = std::prev(it)->second;
+  if (addr - as_uint(c->raw) >= c->raw_size)
+    return nullptr;
+  for (const block *b = c->first; b; b = b->next)
+    if (addr < b->end())
+      return addr >= b->addr ? b : nullptr;
+  return nullptr;
 }
 
 void ordered_pool::impl::promote(block *b) {
@@ -143,6 +214,40 @@ bool ordered_pool::impl::collect_locked() {
           by_event::type{as_uint(ev), std::numeric_limits<std::uintptr_t>::max()});
     }
   }
+  return any;
+}
+
+bool ordered_pool::impl::collect_some(std::size_t max_events) {
+  if (pending_event_.empty())
+    return false;
+  const std::uintptr_t start = collect_cursor_;
+  auto it = pending_event_.lower_bound(by_event::type{start, 0});
+  bool any = false, wrapped = false;
+  for (std::size_t asked = 0; asked < max_events; ++asked) {
+    if (it == pending_event_.end()) {
+      if (wrapped || start == 0)
+        break;
+      wrapped = true;
+      it = pending_event_.begin();
+      if (it == pending_event_.end())
+        break; // every one was promoted
+    }
+    const event_handle ev = (*it)->event;
+    if (wrapped && as_uint(ev) >= start)
+      break; // came round to where this call began
+    if (be_.event_complete(ev)) {
+      any = true;
+      while (it != pending_event_.end() && (*it)->event == ev) {
+        block *b = *it;
+        it = pending_event_.erase(it);
+        promote(b);
+      }
+    } else {
+      it = pending_event_.upper_bound(
+          by_event::type{as_uint(ev), std::numeric_limits<std::uintptr_t>::max()});
+    }
+  }
+  collect_cursor_ = it == pending_event_.end() ? 0 : as_uint((*it)->event);
   return any;
 }
 
@@ -201,7 +306,16 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
   b->size = hi - lo;
   b->owner = c.get();
   c->first = b;
-  by_addr_.insert(b);
+  try {
+    chunk_at_.emplace(as_uint(p), c.get());
+  } catch (const std::bad_alloc &) {
+    recycle(b);
+    be_.put_chunk(p, size);
+    budget_->unreserve(size);
+    budget_->undo_reserved_high(hb, hs);
+    undo.reserved_high_before = undo.reserved_high_set = 0;
+    return nullptr;
+  }
   chunks_.push_back(c.release());
   return b;
 }
@@ -225,7 +339,7 @@ bool ordered_pool::impl::make_room(std::size_t want) {
 void ordered_pool::impl::drop_chunk(std::size_t i) {
   chunk *c = chunks_[i];
   free_.erase(c->first);
-  by_addr_.erase(c->first);
+  chunk_at_.erase(as_uint(c->raw));
   recycle(c->first);
   be_.put_chunk(c->raw, c->raw_size);
   budget_->unreserve(c->raw_size);

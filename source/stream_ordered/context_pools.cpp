@@ -149,18 +149,24 @@ void context_pools::reap_list(std::vector<pool *> &idle) {
 
 // Each pool collects completed frees (and, at a synchronisation point, gives back
 // memory above its threshold); destroyed pools with nothing left in use go.
+// The pools are listed (referenced) under the lock and visited outside it, so a
+// synchronisation point never holds up the context's other pool calls while it
+// walks every pool.
 void context_pools::sweep(bool release) {
   if (!any_pools()) return;
-  std::vector<pool *> idle;
+  std::vector<pool_ref> listed;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (pool *p : all_) {
-      if (release)
-        p->release_above_threshold();
-      else
-        p->collect();
-      if (p->destroyed() && p->live_allocations() == 0 && p->pending_blocks() == 0) idle.push_back(p);
-    }
+    listed.reserve(all_.size());
+    for (pool *p : all_) listed.emplace_back(p); // listed pools are alive here
+  }
+  std::vector<pool *> idle;
+  for (pool_ref &p : listed) {
+    if (release)
+      p->release_above_threshold();
+    else
+      p->collect();
+    if (p->destroyed() && p->live_allocations() == 0 && p->pending_blocks() == 0) idle.push_back(p.get());
   }
   reap_list(idle);
 }
@@ -317,6 +323,44 @@ ur_result_t context_pools::free_in_command(pool_ref &owner, void *ptr, ur_event_
   auto *c = static_cast<pool::core *>(core);
   owner->clear_kind(ptr);
   const status s = c->op->free(ptr, ordo::pool::release_info{release, queue, in_order});
+  if (s == status::success && owner->destroyed()) reap_if_idle(*owner); // its last allocation
+  return to_result(s, UR_USM_TYPE_HOST); // a free runs out of host memory only (bookkeeping)
+}
+
+ur_result_t context_pools::free_unused(ur_usm_pool_handle_t named, void *ptr) {
+  return check_and_free(named, ptr, nullptr, nullptr, false);
+}
+
+ur_result_t context_pools::check_and_free(ur_usm_pool_handle_t named, void *ptr, ur_event_handle_t release,
+                                          const void *queue, bool in_order) {
+  const ordo::pool::release_info rel{release, queue, in_order};
+  if (!named) {
+    // Most blocks are the default pools': ask their live tables first (O(1)), before
+    // the registry's lookup among every chunk of the context. A default pool lives as
+    // long as the context; a pointer starts a live block of one pool at most, so its
+    // kind entry (if any) can only be that pool's.
+    const size_t n = fast_count_.load(std::memory_order_acquire);
+    for (size_t i = 0; i < n; ++i) {
+      pool *p = fast_[i].p.load(std::memory_order_relaxed);
+      p->clear_kind(ptr);
+      const status s = p->free_if_live(ptr, rel);
+      if (s != status::not_owned) return to_result(s, UR_USM_TYPE_HOST);
+    }
+  }
+  if (named) {
+    pool_ref np;
+    if (ur_result_t r = acquire(named, np)) return r;
+    if (&np->context() != this) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  }
+  void *core = nullptr;
+  pool_ref owner = ref_at(ptr, &core);
+  if (!owner || (named && owner->handle() != named)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  // Before the block can be anyone else's (as free_in_command). The core refuses
+  // anything but the start of a live block (not_owned, not_block_start, double_free:
+  // all INVALID_MEM_OBJECT) and changes nothing then; only a live block's start has
+  // a kind entry.
+  owner->clear_kind(ptr);
+  const status s = static_cast<pool::core *>(core)->op->free(ptr, rel);
   if (s == status::success && owner->destroyed()) reap_if_idle(*owner); // its last allocation
   return to_result(s, UR_USM_TYPE_HOST); // a free runs out of host memory only (bookkeeping)
 }

@@ -160,6 +160,15 @@ pool::core *pool::core_for(const mem_class &c, ur_result_t &err) {
   return k;
 }
 
+status pool::free_if_live(void *ptr, const ordo::pool::release_info &rel) {
+  const size_t n = fast_core_count_.load(std::memory_order_acquire);
+  for (size_t i = 0; i < n; ++i) {
+    const status s = fast_cores_[i].load(std::memory_order_relaxed)->op->free_if_live(ptr, rel);
+    if (s != status::not_owned) return s;
+  }
+  return status::not_owned;
+}
+
 size_t pool::live_allocations() const {
   std::lock_guard<std::mutex> lock(cores_mu_);
   size_t n = 0;

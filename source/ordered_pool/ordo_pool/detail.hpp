@@ -13,7 +13,9 @@
 
 namespace ordo::pool::detail {
 
-enum class block_state : std::uint8_t { free, pending, live };
+// `quick`: freed with no pending use and kept whole, outside every index but the
+// address one, for the next alloc of exactly its size (see ordered_pool::impl).
+enum class block_state : std::uint8_t { free, pending, live, quick };
 
 struct chunk;
 
@@ -140,6 +142,81 @@ template <class T> struct recycling_allocator {
 };
 
 inline std::uintptr_t as_uint(const void *p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+// Live blocks by their start address: open addressing with linear probing, so a free
+// finds its block in O(1) whatever the number of blocks (a tree walk there costs a
+// cache miss per level once the pool holds many blocks). Only grow() allocates; the
+// pool calls it before an alloc that could need the room.
+class live_table {
+public:
+  bool has_room() const { return (count_ + 1) * 2 <= slots_.size(); }
+  void grow() { // may throw std::bad_alloc; nothing changes then
+    const std::size_t n = slots_.empty() ? 64 : slots_.size() * 2;
+    const unsigned shift = 64u - static_cast<unsigned>(__builtin_ctzll(n));
+    std::vector<slot> bigger(n);
+    for (const slot &e : slots_)
+      if (e.b)
+        bigger[probe_free(bigger, shift, e.addr)] = e;
+    slots_.swap(bigger);
+    shift_ = shift;
+  }
+  void insert(block *b) { // has_room() must hold
+    slots_[probe_free(slots_, shift_, b->addr)] = slot{b->addr, b};
+    ++count_;
+  }
+  block *find(std::uintptr_t addr) const {
+    if (slots_.empty())
+      return nullptr;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = home(addr, shift_);; i = (i + 1) & mask)
+      if (!slots_[i].b || slots_[i].addr == addr)
+        return slots_[i].b;
+  }
+  void erase(std::uintptr_t addr) {
+    if (slots_.empty())
+      return;
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = home(addr, shift_);
+    while (slots_[i].b && slots_[i].addr != addr)
+      i = (i + 1) & mask;
+    if (!slots_[i].b)
+      return;
+    --count_;
+    // Backward shift: later entries of the run move into the hole unless their home
+    // lies cyclically in (hole, their slot].
+    for (std::size_t j = i;;) {
+      j = (j + 1) & mask;
+      if (!slots_[j].b)
+        break;
+      const std::size_t h = home(slots_[j].addr, shift_);
+      const bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+      if (stays)
+        continue;
+      slots_[i] = slots_[j];
+      i = j;
+    }
+    slots_[i] = slot{};
+  }
+
+private:
+  struct slot {
+    std::uintptr_t addr = 0; // the key beside the block: a probe reads no block
+    block *b = nullptr;      // null: empty
+  };
+  static std::size_t home(std::uintptr_t addr, unsigned shift) {
+    return static_cast<std::size_t>(((addr >> 6) * 0x9E3779B97F4A7C15ull) >> shift);
+  }
+  static std::size_t probe_free(const std::vector<slot> &t, unsigned shift, std::uintptr_t addr) {
+    const std::size_t mask = t.size() - 1;
+    std::size_t i = home(addr, shift);
+    while (t[i].b)
+      i = (i + 1) & mask;
+    return i;
+  }
+  std::vector<slot> slots_;
+  std::size_t count_ = 0;
+  unsigned shift_ = 58; // 64 - log2(slots_.size())
+};
 
 // Orderings of the indexes. Each is total (the address breaks ties), so a
 // block is found again by its current key.

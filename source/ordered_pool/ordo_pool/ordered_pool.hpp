@@ -172,8 +172,10 @@ public:
   // Ordering contract: for one in-order queue, alloc() and free() calls
   // must reach the pool in the order their commands enter that queue (make
   // the pool call and the submission under the queue's submission lock).
-  // O(log n) when memory is found without growing; growing first asks every
-  // pending event once (O(pending)); rule 3 may walk all blocks.
+  // O(1) for the size of the previous free with nothing pending (the quick list),
+  // O(log n) when memory is found without growing; before growing it asks at most
+  // 32 pending events (round robin over calls), and every one only when the pool
+  // cannot grow; rule 3 may walk all blocks.
   status alloc(const alloc_request &req, alloc_result &out);
 
   // Stream-ordered free: the block becomes reusable per the reuse rules.
@@ -181,6 +183,10 @@ public:
   // not_block_start, double_free; out_of_memory only when the host has no
   // memory left for bookkeeping. The pool is unchanged on every error.
   status free(void *ptr, const release_info &rel);
+  // As free(), but only for the start of one of this pool's live blocks: anything
+  // else is not_owned at once, with nothing changed (a cheap probe, O(1), before
+  // looking the pointer up elsewhere).
+  status free_if_live(void *ptr, const release_info &rel);
   // Synchronous free: the caller promises no pending use *of its own*. A block
   // the alloc took over from an earlier owner's free that may not have completed
   // (rules 1 and 3) stays pending on that free: nobody else gets it before.

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -27,6 +28,11 @@ inline constexpr std::size_t align_tries = 4;
 // so that no operation can fail half-way through.
 inline constexpr std::size_t alloc_nodes = 12, alloc_blocks = 3;
 inline constexpr std::size_t free_nodes = 4;
+// Blocks kept whole after a free with no pending use (the quick list).
+inline constexpr std::size_t quick_slots = 4;
+// Pending events an alloc asks about before it grows (the rest wait for the next
+// alloc, which goes on from there, or for a synchronisation point's collect()).
+inline constexpr std::size_t collect_limit = 32;
 
 constexpr bool is_pow2(std::size_t v) { return v && !(v & (v - 1)); }
 constexpr std::uintptr_t align_up(std::uintptr_t v, std::size_t a) {
@@ -50,12 +56,13 @@ public:
 
   status alloc(const alloc_request &rq, alloc_result &out);
 
-  status free(void *ptr, const release_info &rel);
+  status free(void *ptr, const release_info &rel, bool live_only = false);
 
   status cancel(const alloc_result &res);
 
   void collect() {
     std::lock_guard<std::mutex> lock(mu_);
+    flush_quick();
     collect_locked();
   }
 
@@ -69,6 +76,17 @@ public:
     std::lock_guard<std::mutex> lock(mu_);
     return containing(as_uint(ptr)) != nullptr;
   }
+  // Under mu_: the live table has room for one more block (false: no memory).
+  bool live_room() {
+    if (live_index_.has_room())
+      return true;
+    try {
+      live_index_.grow();
+      return true;
+    } catch (const std::bad_alloc &) {
+      return false;
+    }
+  }
 
   pool_budget &budget() { return *budget_; }
   const pool_budget &budget() const { return *budget_; }
@@ -78,8 +96,9 @@ public:
     std::lock_guard<std::mutex> lock(mu_);
     return live_;
   }
-  std::size_t idle_bytes() const {
+  std::size_t idle_bytes() {
     std::lock_guard<std::mutex> lock(mu_);
+    flush_quick();
     std::size_t n = 0;
     for (const chunk *c : chunks_)
       if (!c->user_memory && c->wholly_free())
@@ -140,6 +159,8 @@ private:
     return n && n->state == block_state::pending && n->in_order && n->queue == b->queue;
   }
 
+  // The block holding `addr`: a live block's start from the live table (O(1)),
+  // anything else by walking its chunk's blocks (errors and interior pointers).
   const block *containing(std::uintptr_t addr) const;
   block *containing(std::uintptr_t addr) {
     return const_cast<block *>(static_cast<const impl *>(this)->containing(addr));
@@ -171,6 +192,10 @@ private:
   // Rules 1 and 2 plus plain free blocks.
   block *find_reusable(search &s);
 
+  // The search of alloc() past the quick list: reuse, growth, rule 3. The block
+  // comes back unindexed, or null with nothing changed.
+  block *find_memory(search &s, alloc_undo &undo);
+
   // Rule 3: a pending block (or a run of adjacent non-live blocks) whose
   // release events become dependencies of the alloc command.
   block *take_with_dependencies(search &s);
@@ -184,6 +209,22 @@ private:
   block *take_range(block *first, block *last, std::uintptr_t start, std::size_t need, bool inherit = false,
                     std::vector<inherited_release> *runs = nullptr);
 
+  // --- the quick list -------------------------------------------------------
+  // An alloc/free pair of one size is the common case: the free keeps the block
+  // whole (state quick), either free (no release event) or pending on an in-order
+  // queue's release, and the next alloc of exactly that size that may take it (no
+  // event, or rule 1 without asking the backend) does so without touching the
+  // size indexes. Everything else first flushes the list (the blocks become free
+  // and coalesce, or pending and indexed), so the indexes, chunk accounting and the
+  // other rules never see a quick block. A quick block with an event counts as
+  // pending (pending_blocks()) and holds its event reference.
+  // Whether free() may keep `b` (live) in the quick list for `rel`.
+  bool quick_eligible(const block *b, const release_info &rel) const;
+  void keep_quick(block *b, const release_info &rel);
+  block *take_quick(const alloc_request &rq, std::size_t need, std::size_t align);
+  // False only when the host has no memory for the index nodes (nothing changed).
+  bool flush_quick();
+
   // --- completion ----------------------------------------------------------
 
   // A pending block whose event completed (already out of pending_event_)
@@ -194,6 +235,10 @@ private:
 
   // Ask about every distinct pending event once; O(pending).
   bool collect_locked();
+  // Ask about at most `max_events` distinct pending events, going on from where the
+  // last call stopped (round robin), so that an alloc's cost does not grow with the
+  // number of pending frees. True when one had completed.
+  bool collect_some(std::size_t max_events);
 
   // --- chunks --------------------------------------------------------------
 
@@ -214,7 +259,8 @@ private:
   std::size_t spare_count_ = 0;
   std::vector<chunk *> chunks_;
   using alloc_t = recycling_allocator<block *>;
-  block_set<by_addr> by_addr_{key_less<by_addr>{}, alloc_t{&nodes_}};
+  live_table live_index_;                        // live blocks by start address
+  std::map<std::uintptr_t, chunk *> chunk_at_; // chunks by raw address
   block_set<by_size> free_{key_less<by_size>{}, alloc_t{&nodes_}};
   block_set<by_size> pending_{key_less<by_size>{}, alloc_t{&nodes_}};
   block_set<by_queue> pending_queue_{key_less<by_queue>{}, alloc_t{&nodes_}};
@@ -222,6 +268,9 @@ private:
   std::shared_ptr<pool_budget> budget_;
   std::size_t live_ = 0;
   std::size_t pending_count_ = 0;
+  block *quick_[quick_slots] = {};
+  std::size_t quick_count_ = 0;
+  std::uintptr_t collect_cursor_ = 0; // the event collect_some() asks about next
 };
 
 } // namespace ordo::pool

@@ -186,6 +186,16 @@ public:
   // released when `release` completes (null: now, no pending use).
   ur_result_t free_in_command(pool_ref &owner, void *ptr, ur_event_handle_t release, const void *queue,
                               bool in_order);
+  // A stream-ordered free that has nothing to wait for (no wait list, and nothing
+  // unfinished on its in-order queue): check_free() and free_in_command() with no
+  // release event in one step, one core call. Same results as that pair; needs no
+  // queue lock, since a block with no pending use has no place in a queue's order.
+  ur_result_t free_unused(ur_usm_pool_handle_t named, void *ptr);
+  // check_free() and free_in_command() in one step, one core call, for a free whose
+  // release event exists already (no command to make first); under the queue's
+  // submission lock like free_in_command(). Same results as that pair.
+  ur_result_t check_and_free(ur_usm_pool_handle_t named, void *ptr, ur_event_handle_t release, const void *queue,
+                             bool in_order);
 
   // --- synchronous USM (urUSM*Alloc with a pool, urUSMFree, queries) ---
   ur_result_t alloc_now(ur_usm_pool_handle_t hPool, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
@@ -307,6 +317,9 @@ public:
   ur_result_t serves(ur_usm_type_t kind, ur_device_handle_t device) const;
   ordo::pool::pool_budget &budget() { return *budget_; }
   size_t live_allocations() const;
+  // A stream-ordered free of `ptr` if it starts a live block of one of this pool's
+  // first cores (see ordered_pool::free_if_live); not_owned, nothing changed, if not.
+  ordo::pool::status free_if_live(void *ptr, const ordo::pool::release_info &rel);
   size_t pending_blocks() const;
   void collect();
   void release_above_threshold();

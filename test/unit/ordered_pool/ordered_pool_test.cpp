@@ -764,5 +764,129 @@ TEST_F(fixture, WhollyFreeChunksMakeRoomUnderTheMaximum) {
   ASSERT_EQ(p.free_now(b), status::success);
 }
 
+// The quick list (docs/ordered-pool.md): a pair of one size reuses the same block
+// with no index work, and everything observable stays as without it.
+TEST_F(fixture, QuickListPairReusesTheBlockAndKeepsEverythingExact) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(4 * KiB));
+  const pool_stats grown = p.stats();
+  ASSERT_EQ(p.free_now(a), status::success);
+  EXPECT_EQ(p.stats().used_current, 0u);               // not in use once freed
+  EXPECT_EQ(p.free_now(a), status::double_free);       // a kept block is freed memory
+  EXPECT_EQ(p.free(a, on(nullptr)), status::double_free);
+  block_info info;
+  EXPECT_FALSE(p.lookup(a, info));
+  alloc_result r;
+  EXPECT_EQ(must_alloc(p, req(4 * KiB, qb, false), &r), a); // any queue: nothing pending
+  EXPECT_EQ(r.source, alloc_source::free_block);
+  EXPECT_TRUE(same_stats(p.stats(), grown));
+  ASSERT_EQ(p.free_now(a), status::success);
+  // A kept block does not keep its chunk: trim flushes the list first.
+  EXPECT_EQ(p.idle_bytes(), p.stats().reserved_current);
+  p.trim_to(0);
+  EXPECT_EQ(p.chunk_count(), 0u);
+  EXPECT_EQ(p.stats().reserved_current, 0u);
+}
+
+TEST_F(fixture, QuickListPendingBlockGoesOnlyToWhatIsOrderedAfterItsFree) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(4 * KiB));
+  sim_event *e = be.make_event();
+  ASSERT_EQ(p.free(a, on(e, qa)), status::success);
+  EXPECT_EQ(p.pending_blocks(), 1u); // kept whole, still pending on e
+  EXPECT_EQ(e->pool_refs, 1);
+  alloc_result r;
+  void *other = must_alloc(p, req(4 * KiB, qb), &r); // another queue, not ordered
+  EXPECT_NE(other, a);
+  EXPECT_EQ(r.dependencies_added, 0u);
+  EXPECT_EQ(p.pending_blocks(), 1u);
+  void *again = must_alloc(p, req(4 * KiB, qa), &r); // same in-order queue: rule 1
+  EXPECT_EQ(again, a);
+  EXPECT_EQ(r.source, alloc_source::ordered);
+  EXPECT_EQ(p.pending_blocks(), 0u);
+  // A synchronous free leaves it pending on the previous owner's free again.
+  ASSERT_EQ(p.free_now(a), status::success);
+  EXPECT_EQ(p.pending_blocks(), 1u);
+  e->complete = true;
+  p.collect();
+  EXPECT_EQ(p.pending_blocks(), 0u);
+  EXPECT_EQ(be.total_pool_refs(), 0);
+  ASSERT_EQ(p.free_now(other), status::success);
+}
+
+TEST_F(fixture, FreeIfLiveTouchesOnlyLiveBlockStarts) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(4 * KiB));
+  const pool_stats before = p.stats();
+  int outside = 0;
+  EXPECT_EQ(p.free_if_live(&outside, release_info{}), status::not_owned);
+  EXPECT_EQ(p.free_if_live(static_cast<char *>(a) + 64, release_info{}), status::not_owned);
+  EXPECT_EQ(p.live_allocations(), 1u);
+  EXPECT_TRUE(same_stats(p.stats(), before));
+  EXPECT_EQ(p.free(static_cast<char *>(a) + 64, release_info{}), status::not_block_start);
+  EXPECT_EQ(p.free_if_live(a, release_info{}), status::success);
+  EXPECT_EQ(p.free_if_live(a, release_info{}), status::not_owned);
+  EXPECT_EQ(p.free(a, release_info{}), status::double_free);
+  EXPECT_EQ(p.live_allocations(), 0u);
+}
+
+// Many live blocks: the live table grows and still finds each one (and no other).
+TEST_F(fixture, ManyLiveBlocksAreFoundAndFreed) {
+  ordered_pool p(be, {});
+  std::vector<void *> live;
+  for (int i = 0; i < 5000; ++i)
+    live.push_back(must_alloc(p, req(64 + 64 * (i % 7))));
+  for (std::size_t i = 0; i < live.size(); i += 2) {
+    block_info info;
+    ASSERT_TRUE(p.lookup(static_cast<char *>(live[i]) + 1, info)); // interior pointer
+    EXPECT_EQ(info.base, live[i]);
+    ASSERT_EQ(p.free_now(live[i]), status::success);
+  }
+  for (std::size_t i = 0; i < live.size(); i += 2)
+    EXPECT_EQ(p.free_now(live[i]), status::double_free);
+  for (std::size_t i = 1; i < live.size(); i += 2)
+    ASSERT_EQ(p.free_now(live[i]), status::success);
+  EXPECT_EQ(p.live_allocations(), 0u);
+  EXPECT_EQ(p.stats().used_current, 0u);
+}
+
+// An alloc that misses asks a bounded number of pending events before growing, and
+// every one only when the pool cannot grow.
+TEST_F(fixture, MissAsksBoundedEventsButAllAtTheLimit) {
+  for (const bool at_limit : {false, true}) {
+    sim_backend sim;
+    pool_config cfg;
+    cfg.chunk_granularity = 64 * KiB;
+    cfg.max_size = at_limit ? 100 * 64 * KiB : 0;
+    ordered_pool p(sim, cfg);
+    std::vector<void *> blocks;
+    std::vector<sim_event *> events;
+    for (int i = 0; i < 100; ++i)
+      blocks.push_back(must_alloc(p, req(64 * KiB)));
+    for (int i = 0; i < 100; ++i) {
+      events.push_back(sim.make_event());
+      ASSERT_EQ(p.free(blocks[i], on(events.back(), qb, false)), status::success);
+    }
+    events[50]->complete = true;
+    const std::size_t asked_before = sim.complete_queries;
+    alloc_result r;
+    req other(64 * KiB, qc);
+    ASSERT_EQ(p.alloc(other.r, r), status::success) << "at the limit: " << at_limit;
+    if (at_limit) {
+      EXPECT_EQ(r.ptr, blocks[50]); // every pending free was asked: the completed one is reused
+      EXPECT_EQ(r.source, alloc_source::completed);
+    } else {
+      // 8 probes of the size index, then at most 32 events before growing.
+      EXPECT_LE(sim.complete_queries - asked_before, 8u + 32u);
+    }
+    ASSERT_EQ(p.free_now(r.ptr), status::success);
+    for (sim_event *e : events)
+      e->complete = true;
+    p.collect();
+    EXPECT_EQ(p.pending_blocks(), 0u);
+    EXPECT_EQ(sim.total_pool_refs(), 0);
+  }
+}
+
 } // namespace
 } // namespace ordo::pool::test
