@@ -32,6 +32,9 @@ namespace ordo::cuda {
   X(cuDeviceGetUuid)                                                                  \
   X(cuDeviceGetPCIBusId)                                                              \
   X(cuDeviceCanAccessPeer)                                                            \
+  X(cuDeviceGetP2PAttribute)                                                          \
+  X(cuCtxEnablePeerAccess)                                                            \
+  X(cuCtxDisablePeerAccess)                                                           \
   X(cuDevicePrimaryCtxRetain)                                                         \
   X(cuCtxGetCurrent)                                                                  \
   X(cuCtxSetCurrent)                                                                  \

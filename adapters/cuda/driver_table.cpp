@@ -214,6 +214,25 @@ CUmemLocation location(bool host, int device_ordinal) {
 }
 } // namespace
 
+status peer_query(int native, int peer, bool *access, bool *atomics) {
+  int can = 0, atom = 0;
+  if (status r = status_of(cu().cuDeviceCanAccessPeer(&can, native, peer))) return r;
+  if (can)
+    if (status r = status_of(
+            cu().cuDeviceGetP2PAttribute(&atom, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, native, peer)))
+      return r;
+  *access = can != 0;
+  *atomics = can && atom != 0;
+  return status{};
+}
+status peer_enable(int, dctx_t peer_ctx) {
+  CUresult r = cu().cuCtxEnablePeerAccess(reinterpret_cast<CUcontext>(peer_ctx), 0);
+  return status_of(r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED ? CUDA_SUCCESS : r);
+}
+status peer_disable(int, dctx_t peer_ctx) {
+  CUresult r = cu().cuCtxDisablePeerAccess(reinterpret_cast<CUcontext>(peer_ctx));
+  return status_of(r == CUDA_ERROR_PEER_ACCESS_NOT_ENABLED ? CUDA_SUCCESS : r);
+}
 status prefetch(const void *p, size_t size, bool to_host, int device_ordinal, stream_t s) {
   return status_of(cu().cuMemPrefetchAsync(dptr(p), size, location(to_host, device_ordinal), 0, cs(s)));
 }

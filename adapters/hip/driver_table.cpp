@@ -191,6 +191,24 @@ status memset_2d8(void *dst, size_t pitch, uint8_t v, size_t width, size_t heigh
 status memset_2d16(void *, size_t, uint16_t, size_t, size_t, stream_t) { return unsupported(); }
 status memset_2d32(void *, size_t, uint32_t, size_t, size_t, stream_t) { return unsupported(); }
 
+status peer_query(int native, int peer, bool *access, bool *atomics) {
+  int can = 0, atom = 0;
+  if (status r = status_of(rt().hipDeviceCanAccessPeer(&can, native, peer))) return r;
+  if (can)
+    if (status r = status_of(rt().hipDeviceGetP2PAttribute(&atom, hip::hipDevP2PAttrNativeAtomicSupported, native, peer)))
+      return r;
+  *access = can != 0;
+  *atomics = can && atom != 0;
+  return status{};
+}
+status peer_enable(int peer, dctx_t) {
+  hip::hipError_t r = rt().hipDeviceEnablePeerAccess(peer, 0);
+  return status_of(r == hip::hipErrorPeerAccessAlreadyEnabled ? hip::hipSuccess : r);
+}
+status peer_disable(int peer, dctx_t) {
+  hip::hipError_t r = rt().hipDeviceDisablePeerAccess(peer);
+  return status_of(r == hip::hipErrorPeerAccessNotEnabled ? hip::hipSuccess : r);
+}
 status prefetch(const void *p, size_t size, bool to_host, int device_ordinal, stream_t s) {
   return status_of(rt().hipMemPrefetchAsync(p, size, to_host ? hip::hipCpuDeviceId : device_ordinal, hs(s)));
 }

@@ -120,6 +120,16 @@ constexpr unsigned hipHostMallocMapped = 0x2;
 constexpr unsigned hipMemAttachGlobal = 0x1;
 constexpr int hipCpuDeviceId = -1;
 
+// hipDeviceP2PAttr (HIP 5.2's values).
+enum hipDeviceP2PAttr : int {
+  hipDevP2PAttrPerformanceRank = 0,
+  hipDevP2PAttrAccessSupported = 1,
+  hipDevP2PAttrNativeAtomicSupported = 2,
+  hipDevP2PAttrHipArrayAccessSupported = 3,
+};
+constexpr hipError_t hipErrorPeerAccessAlreadyEnabled = 704;
+constexpr hipError_t hipErrorPeerAccessNotEnabled = 705;
+
 // Every runtime function the adapter calls: X(name, return type, parameters).
 #define ORDO_HIP_FUNCTIONS(X)                                                                                  \
   X(hipGetErrorName, const char *, (hipError_t))                                                              \
@@ -162,6 +172,10 @@ constexpr int hipCpuDeviceId = -1;
   X(hipMemsetD16Async, hipError_t, (hipDeviceptr_t, unsigned short, size_t, hipStream_t))                     \
   X(hipMemsetD32Async, hipError_t, (hipDeviceptr_t, int, size_t, hipStream_t))                                \
   X(hipMemset2DAsync, hipError_t, (void *, size_t, int, size_t, size_t, hipStream_t))                         \
+  X(hipDeviceCanAccessPeer, hipError_t, (int *, int, int))                                                    \
+  X(hipDeviceGetP2PAttribute, hipError_t, (int *, hipDeviceP2PAttr, int, int))                                \
+  X(hipDeviceEnablePeerAccess, hipError_t, (int, unsigned))                                                   \
+  X(hipDeviceDisablePeerAccess, hipError_t, (int))                                                            \
   X(hipMemPrefetchAsync, hipError_t, (const void *, size_t, int, hipStream_t))                                \
   X(hipMemAdvise, hipError_t, (const void *, size_t, hipMemoryAdvise, int))                                   \
   X(hipModuleLoadDataEx, hipError_t, (hipModule_t *, const void *, unsigned, hipJitOption *, void **))        \

@@ -7,6 +7,8 @@
 #include "ordo/adapter_logging.hpp"
 #include "ordo/ddi_fill.hpp"
 #include "ordo/info.hpp"
+#include "ordo_cb/command_buffer.hpp"
+#include "ordo_derived/derived.hpp"
 
 // Per adapter: the table's getters (proc_addr_getters.gen.cpp) read ordo::adapter_ddi(),
 // which this file defines for whichever adapter links the backend.
@@ -233,6 +235,7 @@ ur_dditable_t build_table() {
   t.Program.pfnCreateWithBinary = ordo::sb::urProgramCreateWithBinary;
   t.Program.pfnBuild = ordo::sb::urProgramBuild;
   t.ProgramExp.pfnBuildExp = ordo::sb::urProgramBuildExp;
+  t.ProgramExp.pfnCompileExp = ordo::sb::urProgramCompileExp;
   t.Program.pfnRetain = ordo::sb::urProgramRetain;
   t.Program.pfnRelease = ordo::sb::urProgramRelease;
   t.Program.pfnGetFunctionPointer = ordo::sb::urProgramGetFunctionPointer;
@@ -251,6 +254,11 @@ ur_dditable_t build_table() {
   t.Kernel.pfnSetExecInfo = ordo::sb::urKernelSetExecInfo;
   t.Kernel.pfnSuggestMaxCooperativeGroupCount = ordo::sb::urKernelSuggestMaxCooperativeGroupCount;
   t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::sb::urEnqueueKernelLaunchWithArgsExp;
+  ordo::sb::install_memory_entry_points(t);
+  ordo::sb::install_enqueue_mem_entry_points(t);
+  ordo::sb::install_peer_entry_points(t);
+  ordo::cb::install_entry_points(t, ordo::cb::adapter_hooks{}); // no host tasks: no host functions
+  ordo::derived::install_entry_points(t);
   ordo::fill_unsupported(t);
   return t;
 }

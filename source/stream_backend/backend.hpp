@@ -33,6 +33,7 @@ enum class Tag : uint32_t {
   event,
   program,
   kernel,
+  mem,
 };
 
 struct Object : HandleBase {
@@ -78,6 +79,7 @@ struct Queue;
 struct Event;
 struct Program;
 struct Kernel;
+struct Mem;
 
 struct Adapter : Object {
   static constexpr Tag kTag = Tag::adapter;
@@ -211,6 +213,11 @@ struct Context : Object {
 
   ur_context_extended_deleter_t deleter = nullptr;
   void *deleter_data = nullptr;
+
+  // The context's buffers that own their memory (memory.cpp), so that a native
+  // handle into one becomes a view of it.
+  std::mutex buffers_mutex;
+  std::vector<Mem *> buffers;
 };
 ORDO_HANDLE_CHECK(Context);
 void context_hold(Context *ctx);
@@ -392,6 +399,60 @@ constexpr const char *kOffsetSuffix = "_with_offset";
 // A work-group shape for a launch that names none: per dimension the largest
 // divisor of the global size that fits the kernel's and the device's limits.
 void suggest_local_size(const Device *d, function_t f, uint32_t dims, const size_t *gws, size_t *lws);
+
+// ---- memory objects (memory.cpp, enqueue_mem.cpp; docs/cuda.md, "Memory objects") ----
+
+// A buffer, a sub-buffer, or a view made from a native handle. A buffer that owns its
+// memory ("root") holds device memory (a one-device context), managed memory (a
+// context of several devices with managed memory, so the data follows the device
+// that uses it) or pinned host memory (UR_MEM_FLAG_ALLOC_HOST_POINTER). Sub-buffers
+// and views hold their root and address its bytes at `origin`.
+struct Mem : Object {
+  static constexpr Tag kTag = Tag::mem;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  Mem() : Object(Tag::mem) {}
+
+  enum class Storage { device, managed, host, usm, alias };
+
+  Context *ctx = nullptr;  // held
+  Mem *root = nullptr;     // held; null for a root
+  size_t origin = 0;       // offset in the root's bytes
+  size_t size = 0;
+  uint8_t *ptr = nullptr;  // the first byte, as kernels and copies address it
+  ur_mem_flags_t access = UR_MEM_FLAG_READ_WRITE;
+  Storage storage = Storage::device;
+  bool sub_buffer = false;
+  bool free_usm = false;   // Storage::usm owned by the buffer (urUSMFree when it goes)
+  Device *home = nullptr;  // the device whose context allocated the root's memory
+  Lifetime life;           // the user's references are one holder; sub-buffers, views
+
+  // Roots only: the host copy maps go through. The caller's memory for
+  // USE_HOST_POINTER, the storage itself for host storage, otherwise pinned host
+  // memory made at the first map (`own_mirror`) and freed with the buffer.
+  std::mutex map_mutex;
+  uint8_t *mirror = nullptr;
+  bool own_mirror = false;
+
+  struct Mapping {
+    void *host;
+    size_t offset, size; // in this memory object
+    bool write_back;
+  };
+  std::vector<Mapping> mappings; // under the root's map_mutex
+
+  Mem *owner() { return root ? root : this; }
+  size_t root_offset() const { return root ? origin : 0; }
+};
+ORDO_HANDLE_CHECK(Mem);
+void install_memory_entry_points(ur_dditable_t &t);
+void install_enqueue_mem_entry_points(ur_dditable_t &t);
+void install_peer_entry_points(ur_dditable_t &t); // peer.cpp
+// A memory-object kernel argument: the address kernels use for `h` on the queue's
+// context; INVALID_MEM_OBJECT for a buffer of another context or another handle kind.
+ur_result_t kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *ctx, void **out);
+
+// Fills `count` back-to-back copies of a `size`-byte pattern (enqueue_usm.cpp).
+status fill_patterns(uint8_t *dst, const uint8_t *pattern, size_t size, size_t count, stream_t s);
 
 // Shared info-query argument rules.
 inline ur_result_t check_info_args(size_t size, void *value, size_t *size_ret) {

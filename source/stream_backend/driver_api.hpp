@@ -173,6 +173,14 @@ status memset_32(void *dst, uint32_t v, size_t count, stream_t s);
 status memset_2d8(void *dst, size_t pitch, uint8_t v, size_t width, size_t height, stream_t s);
 status memset_2d16(void *dst, size_t pitch, uint16_t v, size_t width, size_t height, stream_t s);
 status memset_2d32(void *dst, size_t pitch, uint32_t v, size_t width, size_t height, stream_t s);
+// Peer access between two devices (native handles): whether `native` can access `peer`'s
+// memory, and whether atomics work across that link.
+status peer_query(int native, int peer, bool *access, bool *atomics);
+// With `native`'s context current: maps all of `peer`'s memory into it, or unmaps it
+// (`peer_ctx`: the peer's primary context). The driver's "already enabled" and "not
+// enabled" answers are successes here: the backend keeps the state.
+status peer_enable(int peer, dctx_t peer_ctx);
+status peer_disable(int peer, dctx_t peer_ctx);
 status prefetch(const void *p, size_t size, bool to_host, int device_ordinal, stream_t s);
 status advise(const void *p, size_t size, mem_advice a, bool host, int device_ordinal);
 

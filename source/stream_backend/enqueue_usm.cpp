@@ -22,6 +22,8 @@ size_t pattern_period(const uint8_t *p, size_t size) {
 
 bool aligned(const uint8_t *p, size_t a) { return reinterpret_cast<uintptr_t>(p) % a == 0; }
 
+} // namespace
+
 // Fills `count` back-to-back copies of a `size`-byte pattern at `dst`. The
 // memset engines write 1, 2 or 4 bytes; longer patterns become one strided 2-D
 // memset per 4-, 2- or 1-byte word of the pattern (pitch = pattern size); a driver
@@ -60,6 +62,8 @@ status fill_patterns(uint8_t *dst, const uint8_t *pattern, size_t size, size_t c
   }
   return status{};
 }
+
+namespace {
 
 // Fills `len` bytes at `dst` with the pattern, starting `phase` bytes into it.
 status fill_run(uint8_t *dst, const uint8_t *pattern, size_t size, size_t phase, size_t len, stream_t s) {

@@ -90,6 +90,7 @@ ur_result_t UR_APICALL urProgramCreateWithIL(ur_context_handle_t, const void *, 
 ur_result_t UR_APICALL urProgramCreateWithBinary(ur_context_handle_t, uint32_t, ur_device_handle_t *, size_t *, const uint8_t **, const ur_program_properties_t *, ur_program_handle_t *);
 ur_result_t UR_APICALL urProgramBuild(ur_context_handle_t, ur_program_handle_t, const char *);
 ur_result_t UR_APICALL urProgramBuildExp(ur_program_handle_t, uint32_t, ur_device_handle_t *, ur_exp_program_flags_t, const char *);
+ur_result_t UR_APICALL urProgramCompileExp(ur_program_handle_t, uint32_t, ur_device_handle_t *, ur_exp_program_flags_t, const char *);
 ur_result_t UR_APICALL urProgramRetain(ur_program_handle_t);
 ur_result_t UR_APICALL urProgramRelease(ur_program_handle_t);
 ur_result_t UR_APICALL urProgramGetFunctionPointer(ur_device_handle_t, ur_program_handle_t, const char *, void **);

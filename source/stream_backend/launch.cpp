@@ -38,7 +38,8 @@ ur_result_t check_shape(uint32_t dims, const size_t *gws, const size_t *lws) {
 size_t implied_size(const ur_exp_kernel_arg_properties_t &arg) {
   switch (arg.type) {
   case UR_EXP_KERNEL_ARG_TYPE_VALUE: return arg.size;
-  case UR_EXP_KERNEL_ARG_TYPE_POINTER: return sizeof(void *);
+  case UR_EXP_KERNEL_ARG_TYPE_POINTER:
+  case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ: return sizeof(void *);
   default: return sizeof(size_t); // local memory: an offset
   }
 }
@@ -133,9 +134,18 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
       params[arg.index] = &storage[arg.index];
       break;
     }
-    case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ:
+    case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ: {
+      // A buffer is passed as the device address of its first byte (memory.cpp).
+      if (want != sizeof(void *)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+      void *p = nullptr;
+      if (ur_result_t r = kernel_mem_arg(arg.value.memObjTuple.hMem, arg.value.memObjTuple.flags, q->ctx, &p))
+        return r;
+      std::memcpy(&storage[arg.index], &p, sizeof(void *));
+      params[arg.index] = &storage[arg.index];
+      break;
+    }
     case UR_EXP_KERNEL_ARG_TYPE_SAMPLER:
-      return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // this adapter has no buffers or samplers
+      return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // this adapter has no samplers
     default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
     }
   }

@@ -197,6 +197,7 @@ ur_result_t UR_APICALL urProgramBuildExp(ur_program_handle_t hProgram, uint32_t 
                                          const char *pOptions) {
   ORDO_UNWRAP(Program, p, hProgram);
   if (!phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (numDevices == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (flags & UR_EXP_PROGRAM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   std::vector<Device *> only;
   for (uint32_t i = 0; i < numDevices; ++i) {
@@ -350,6 +351,25 @@ ur_result_t UR_APICALL urProgramGetNativeHandle(ur_program_handle_t hProgram,
     }
   }
   return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
+}
+
+// PTX, cubin and code objects are finished by the driver's loader in one step: there is
+// no separate compile and link. The arguments are still checked, so that a bad call gets
+// its own error rather than UNSUPPORTED_FEATURE.
+ur_result_t UR_APICALL urProgramCompileExp(ur_program_handle_t hProgram, uint32_t numDevices,
+                                           ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
+                                           const char *) {
+  ORDO_UNWRAP(Program, p, hProgram);
+  if (!phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (numDevices == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (flags & UR_EXP_PROGRAM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  for (uint32_t i = 0; i < numDevices; ++i) {
+    ORDO_UNWRAP(Device, d, phDevices[i]);
+    bool mine = false;
+    for (auto &pd : p->per_device) mine = mine || pd.dev == d;
+    if (!mine) return UR_RESULT_ERROR_INVALID_DEVICE;
+  }
+  return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
 }
 
 } // namespace ordo::sb

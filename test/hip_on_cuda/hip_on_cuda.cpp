@@ -35,7 +35,9 @@ hipError_t to_hip(CUresult r) {
   case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
   case CUDA_ERROR_CONTEXT_IS_DESTROYED:
   case CUDA_ERROR_LAUNCH_FAILED:
-  case CUDA_ERROR_NOT_SUPPORTED: return static_cast<hipError_t>(r);
+  case CUDA_ERROR_NOT_SUPPORTED:
+  case CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED:
+  case CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: return static_cast<hipError_t>(r);
   case CUDA_ERROR_UNSUPPORTED_PTX_VERSION: return hipErrorInvalidKernelFile;
   case CUDA_ERROR_ILLEGAL_INSTRUCTION:
   case CUDA_ERROR_MISALIGNED_ADDRESS:
@@ -188,6 +190,33 @@ HIP_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t p, int v, size_t n, hipSt
 }
 HIP_EXPORT hipError_t hipMemset2DAsync(void *p, size_t pitch, int v, size_t width, size_t height, hipStream_t s) {
   return to_hip(cuMemsetD2D8Async(dptr(p), pitch, static_cast<unsigned char>(v), width, height, cs(s)));
+}
+HIP_EXPORT hipError_t hipDeviceCanAccessPeer(int *can, int d, int peer) { return to_hip(cuDeviceCanAccessPeer(can, d, peer)); }
+HIP_EXPORT hipError_t hipDeviceGetP2PAttribute(int *v, hipDeviceP2PAttr a, int d, int peer) {
+  CUdevice_P2PAttribute ca = CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED;
+  switch (a) {
+  case hipDevP2PAttrPerformanceRank: ca = CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK; break;
+  case hipDevP2PAttrAccessSupported: ca = CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED; break;
+  case hipDevP2PAttrNativeAtomicSupported: ca = CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED; break;
+  case hipDevP2PAttrHipArrayAccessSupported: ca = CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED; break;
+  default: return hipErrorInvalidValue;
+  }
+  return to_hip(cuDeviceGetP2PAttribute(v, ca, d, peer));
+}
+// HIP names the peer by ordinal and acts on the current context; CUDA wants the peer's context.
+HIP_EXPORT hipError_t hipDeviceEnablePeerAccess(int peer, unsigned flags) {
+  CUcontext c = nullptr;
+  if (CUresult r = cuDevicePrimaryCtxRetain(&c, peer)) return to_hip(r);
+  CUresult r = cuCtxEnablePeerAccess(c, flags);
+  cuDevicePrimaryCtxRelease(peer);
+  return to_hip(r);
+}
+HIP_EXPORT hipError_t hipDeviceDisablePeerAccess(int peer) {
+  CUcontext c = nullptr;
+  if (CUresult r = cuDevicePrimaryCtxRetain(&c, peer)) return to_hip(r);
+  CUresult r = cuCtxDisablePeerAccess(c);
+  cuDevicePrimaryCtxRelease(peer);
+  return to_hip(r);
 }
 HIP_EXPORT hipError_t hipMemPrefetchAsync(const void *p, size_t n, int device, hipStream_t s) {
   return to_hip(cuMemPrefetchAsync(dptr(p), n, location_of(device), 0, cs(s)));

@@ -114,7 +114,11 @@ struct Raw {
   X(MemPoolSetAttribute, "cuMemPoolSetAttribute", cu::MemPool, int, void *)                       \
   X(MemPoolGetAttribute, "cuMemPoolGetAttribute", cu::MemPool, int, void *)                     \
   X(EventCreate, "cuEventCreate", cu::Event *, unsigned)                                          \
-  X(EventRecord, "cuEventRecord", cu::Event, cu::Stream)
+  X(EventRecord, "cuEventRecord", cu::Event, cu::Stream)                                          \
+  X(DeviceGetCount, "cuDeviceGetCount", int *)                                                    \
+  X(CtxEnablePeerAccess, "cuCtxEnablePeerAccess", cu::Context, unsigned)                          \
+  X(MemcpyPeerAsync, "cuMemcpyPeerAsync", cu::DevicePtr, cu::Context, cu::DevicePtr, cu::Context,  \
+    size_t, cu::Stream)
   RAW_FUNCTIONS(RAW_FN)
 #undef RAW_FN
 
@@ -212,7 +216,7 @@ struct Ordo {
     get(UR_API_VERSION_CURRENT, &t.name);
     GET_TABLE(Adapter) GET_TABLE(Platform) GET_TABLE(Device) GET_TABLE(Context) GET_TABLE(Queue)
     GET_TABLE(Program) GET_TABLE(Kernel) GET_TABLE(Enqueue) GET_TABLE(EnqueueExp) GET_TABLE(Event)
-    GET_TABLE(USM) GET_TABLE(USMExp)
+    GET_TABLE(USM) GET_TABLE(USMExp) GET_TABLE(UsmP2PExp)
 #undef GET_TABLE
     ur_adapter_handle_t adapter = nullptr;
     ur_platform_handle_t platform = nullptr;
@@ -722,6 +726,86 @@ void BM_cuda_e_random_alloc_two_queues_raw(benchmark::State &st) {
   r.MemPoolDestroy(pool);
 }
 
+// (f) peer copy (issue 15): 64 MiB from device 0's memory into device 1's, through
+// urEnqueueUSMMemcpy on device 1's queue in a context of both devices (peer access
+// enabled) vs cuMemcpyPeerAsync between the two primary contexts. Needs two GPUs.
+constexpr size_t kPeerBytes = 64 * kMiB;
+
+std::string two_gpus() {
+  int n = 0;
+  raw().DeviceGetCount(&n);
+  return n < 2 ? "needs two GPUs; found " + std::to_string(n) : std::string();
+}
+
+void BM_cuda_f_peer_copy_64MiB_ordo(benchmark::State &st, Ordo &o) {
+  if (!o.ok) {
+    st.SkipWithError(o.why.c_str());
+    return;
+  }
+  REQUIRE(raw);
+  const std::string why = two_gpus();
+  if (!why.empty()) {
+    st.SkipWithError(why.c_str());
+    return;
+  }
+  ur_platform_handle_t platform = nullptr;
+  ur_device_handle_t devs[2] = {};
+  ur_context_handle_t ctx = nullptr;
+  ur_queue_handle_t q = nullptr;
+  void *a = nullptr, *b = nullptr;
+  if (o.t.Device.pfnGetInfo(o.dev, UR_DEVICE_INFO_PLATFORM, sizeof platform, &platform, nullptr) ||
+      o.t.Device.pfnGet(platform, UR_DEVICE_TYPE_GPU, 2, devs, nullptr) ||
+      o.t.Context.pfnCreate(2, devs, nullptr, &ctx) || o.t.Queue.pfnCreate(ctx, devs[1], nullptr, &q) ||
+      o.t.USM.pfnDeviceAlloc(ctx, devs[0], nullptr, nullptr, kPeerBytes, &a) ||
+      o.t.USM.pfnDeviceAlloc(ctx, devs[1], nullptr, nullptr, kPeerBytes, &b) ||
+      o.t.UsmP2PExp.pfnEnablePeerAccessExp(devs[1], devs[0])) {
+    st.SkipWithError("cannot set up two devices with peer access");
+    return;
+  }
+  PerOp timer;
+  for (auto _ : st) {
+    CHECK_OK(o.t.Enqueue.pfnUSMMemcpy(q, false, b, a, kPeerBytes, 0, nullptr, nullptr));
+    o.t.Queue.pfnFinish(q);
+  }
+  timer.report(st, "f peer copy 64 MiB", o.side, 1);
+  st.SetBytesProcessed(int64_t(st.iterations() * kPeerBytes));
+  o.t.USM.pfnFree(ctx, a);
+  o.t.USM.pfnFree(ctx, b);
+  o.t.Queue.pfnRelease(q);
+  o.t.Context.pfnRelease(ctx);
+}
+
+void BM_cuda_f_peer_copy_64MiB_raw(benchmark::State &st) {
+  REQUIRE(raw);
+  const std::string why = two_gpus();
+  if (!why.empty()) {
+    st.SkipWithError(why.c_str());
+    return;
+  }
+  Raw &r = raw();
+  cu::Device d1 = 0;
+  cu::Context c1 = nullptr;
+  cu::Stream s1 = nullptr;
+  cu::DevicePtr a = 0, b = 0;
+  r.current();
+  if (r.MemAlloc(&a, kPeerBytes) || r.DeviceGet(&d1, 1) || r.PrimaryCtxRetain(&c1, d1) || r.CtxSetCurrent(c1) ||
+      r.MemAlloc(&b, kPeerBytes) || r.StreamCreate(&s1, cu::kStreamNonBlocking)) {
+    st.SkipWithError("cannot set up the second device");
+    return;
+  }
+  r.CtxEnablePeerAccess(r.ctx, 0); // already enabled is fine
+  PerOp timer;
+  for (auto _ : st) {
+    CHECK_OK(r.MemcpyPeerAsync(b, c1, a, r.ctx, kPeerBytes, s1));
+    r.StreamSynchronize(s1);
+  }
+  timer.report(st, "f peer copy 64 MiB", "raw", 1);
+  st.SetBytesProcessed(int64_t(st.iterations() * kPeerBytes));
+  r.MemFree(b);
+  r.current();
+  r.MemFree(a);
+}
+
 } // namespace
 
 // Ordo rows keep their names; each also runs through the HIP adapter as BM_hip_*.
@@ -744,9 +828,12 @@ ORDO_BENCH_CUDA_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_cuda_d_empty_kernel_l
 BENCHMARK(BM_cuda_d_empty_kernel_launch_raw)->UseRealTime();
 ORDO_BENCH_CUDA_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_cuda_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5);
 BENCHMARK(BM_cuda_e_random_alloc_two_queues_raw)->UseRealTime()->Iterations(5);
+ORDO_BENCH_CUDA_ROW(BM_cuda_f_peer_copy_64MiB_ordo, BM_cuda_f_peer_copy_64MiB_ordo)->UseRealTime();
+BENCHMARK(BM_cuda_f_peer_copy_64MiB_raw)->UseRealTime();
 ORDO_BENCH_HIP_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_hip_a_async_alloc_free_1MiB_ordo)->UseRealTime();
 ORDO_BENCH_HIP_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_hip_b_alloc_kernel_free_inorder_ordo)->UseRealTime();
 ORDO_BENCH_HIP_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_hip_b_sync_alloc_kernel_free_ordo)->UseRealTime();
 ORDO_BENCH_HIP_ROW(BM_cuda_c_alloc_kernel_free_ooo_events_ordo, BM_hip_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime();
 ORDO_BENCH_HIP_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_hip_d_empty_kernel_launch_ordo)->UseRealTime();
 ORDO_BENCH_HIP_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_hip_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5);
+ORDO_BENCH_HIP_ROW(BM_cuda_f_peer_copy_64MiB_ordo, BM_hip_f_peer_copy_64MiB_ordo)->UseRealTime();

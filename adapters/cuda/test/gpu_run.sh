@@ -54,8 +54,10 @@ for a in $adapters; do
   fi
   if has "$stages" conformance; then
     # Everything but the random programs, then urAsyncAllocRandomTest (ORDO_RANDOM_PROGRAMS).
-    for part in main random; do
-      filter='-*urAsyncAllocRandomTest*'; [ $part = random ] && filter='*urAsyncAllocRandomTest*'
+    # ORDO_GPU_FILTER narrows the main part (a gtest filter); ORDO_GPU_RANDOM=0 leaves out the random one.
+    parts="main random"; [ "${ORDO_GPU_RANDOM:-1}" = 0 ] && parts=main
+    for part in $parts; do
+      filter=${ORDO_GPU_FILTER:--*urAsyncAllocRandomTest*}; [ $part = random ] && filter='*urAsyncAllocRandomTest*'
       f="$out/${a}_conformance_$part.txt"
       ONEAPI_DEVICE_SELECTOR="$a:*" UR_ADAPTERS_FORCE_LOAD=$lib/libur_adapter_$a.so.0 \
         with $a timeout 240 "$bin/ordo-conformance" --gtest_filter="$filter" >"$f" 2>&1
