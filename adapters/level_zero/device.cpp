@@ -335,9 +335,11 @@ ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice,
                                             const ur_device_binary_t *pBinaries,
                                             uint32_t NumBinaries, uint32_t *pSelectedBinary) {
   ORDO_UNWRAP(Device, d, hDevice);
-  (void)d;
   if (!pBinaries || !pSelectedBinary) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  // Only a driver that compiles SPIR-V takes it; the ahead-of-time targets are device
+  // specific and not told apart here.
+  if (d->facts.module.spirvVersionSupported == 0) return UR_RESULT_ERROR_INVALID_BINARY;
   for (uint32_t i = 0; i < NumBinaries; ++i) {
     if (pBinaries[i].pDeviceTargetSpec &&
         std::strcmp(pBinaries[i].pDeviceTargetSpec, UR_DEVICE_BINARY_TARGET_SPIRV64) == 0) {
