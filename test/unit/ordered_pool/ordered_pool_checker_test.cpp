@@ -472,7 +472,10 @@ private:
     if (st != status::success) {
       world::require(st == status::out_of_memory, "unexpected alloc error");
       const pool_stats after = pool->stats();
-      world::require(after.reserved_current == before.reserved_current &&
+      // Reserved may only fall: at the maximum, wholly idle chunks go back to make room
+      // before the backend is asked, and stay gone if the backend then refuses
+      // (docs/async-alloc.md, "Limits"). Nothing in use changes.
+      world::require(after.reserved_current <= before.reserved_current &&
                          after.used_current == before.used_current &&
                          after.reserved_high == before.reserved_high &&
                          after.used_high == before.used_high &&
