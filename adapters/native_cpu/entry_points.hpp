@@ -19,5 +19,6 @@ void install_launch_entry_points(ur_dditable_t &t);       // launch.cpp
 void install_async_alloc_entry_points(ur_dditable_t &t);  // async_alloc.cpp
 void install_memory_entry_points(ur_dditable_t &t);       // memory.cpp
 void install_enqueue_mem_entry_points(ur_dditable_t &t);  // enqueue_mem.cpp
+void install_native_handle_entry_points(ur_dditable_t &t); // native_handles.cpp
 
 } // namespace nc

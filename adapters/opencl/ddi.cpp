@@ -21,9 +21,11 @@ const ur_dditable_t &ordo::adapter_ddi() {
     ordo::ocl::fill_enqueue_table(t);
     ordo::ocl::fill_usm_pool_table(t);
     ordo::ocl::fill_async_alloc_table(t);
-    ordo::ocl::fill_command_buffer_table(t); // after fill_device_table: it adds device answers
+    ordo::ocl::fill_command_buffer_table(t);
     ordo::derived::install_entry_points(t); // from the entry points above, where they leave a slot empty
     ordo::ocl::fill_host_task_table(t); // after the derived ones: native commands stay inline
+    ordo::derived::install_timestamp_recording(t); // over urEnqueueHostTaskExp
+    ordo::derived::install_peer_access(t);         // a device is its own only peer
     ordo::fill_unsupported(t);
     return t;
   }();

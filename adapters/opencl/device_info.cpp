@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "device.hpp"
+#include "ordo_cb/command_buffer.hpp"
 #include "platform.hpp"
 
 namespace ordo::ocl {
@@ -295,7 +296,15 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_IS_INTEGRATED_GPU:
     return w.boolean((d->type & CL_DEVICE_TYPE_GPU) && query<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY));
   case UR_DEVICE_INFO_KERNEL_LAUNCH_CAPABILITIES: return w.value<ur_kernel_launch_properties_flags_t>(0);
-  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
+  // Command buffers are recorded and replayed by source/command_buffer (command_buffer.cpp);
+  // host tasks by host_task.cpp.
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return w.boolean(true);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return w.value(ordo::cb::kUpdateCapabilities);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return w.boolean(ordo::cb::kEventSupport);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP: return w.boolean(ordo::cb::kSubgraphSupport);
+  case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP: return w.boolean(true);
+  case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return w.boolean(true); // source/derived/timestamp.cpp
+  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return w.boolean(true);               // source/derived/peer_access.cpp
   case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP:
   case UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP:
   case UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP: return w.value<uint32_t>(0);
@@ -316,9 +325,6 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_ESIMD_SUPPORT:
   case UR_DEVICE_INFO_GLOBAL_VARIABLE_SUPPORT:
   case UR_DEVICE_INFO_USE_NATIVE_ASSERT:
-  case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP:
-  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP:
-  case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP:
   case UR_DEVICE_INFO_BINDLESS_IMAGES_SUPPORT_EXP:
   case UR_DEVICE_INFO_BINDLESS_IMAGES_SHARED_USM_SUPPORT_EXP:
   case UR_DEVICE_INFO_BINDLESS_IMAGES_1D_USM_SUPPORT_EXP:
@@ -335,7 +341,6 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_2D_USM_SUPPORT_EXP:
   case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_2D_SUPPORT_EXP:
   case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_3D_SUPPORT_EXP:
-  case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP:
   case UR_DEVICE_INFO_IMAGE_ARRAY_SUPPORT_EXP:
   case UR_DEVICE_INFO_BINDLESS_UNIQUE_ADDRESSING_PER_DIM_SUPPORT_EXP:
   case UR_DEVICE_INFO_BINDLESS_SAMPLE_1D_USM_SUPPORT_EXP:
@@ -353,13 +358,11 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
   case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP:
   case UR_DEVICE_INFO_PER_EVENT_PROFILING_SUPPORT_EXP:
-  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP:
   case UR_DEVICE_INFO_MULTI_DEVICE_COMPILE_SUPPORT_EXP:
   case UR_DEVICE_INFO_DEVICE_WAIT_SUPPORT_EXP:
   case UR_DEVICE_INFO_DYNAMIC_LINK_SUPPORT_EXP:
   case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP:
-  case UR_DEVICE_INFO_MEMORY_EXPORT_EXPORTABLE_DEVICE_MEM_EXP:
-  case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP: return w.boolean(false);
+  case UR_DEVICE_INFO_MEMORY_EXPORT_EXPORTABLE_DEVICE_MEM_EXP: return w.boolean(false);
   // OpenCL has no query for these.
   default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   }

@@ -6,4 +6,12 @@
 
 namespace ordo::derived {
 void install_entry_points(ur_dditable_t &t);
+// urEnqueueTimestampRecordingExp from urEnqueueHostTaskExp and urDeviceGetGlobalTimestamps
+// (timestamp.cpp); wraps urEventGetProfilingInfo, urEventGetInfo and urEventRelease to
+// answer for its events. Call after urEnqueueHostTaskExp is installed; nothing happens
+// where the adapter has its own or lacks what it is built from.
+void install_timestamp_recording(ur_dditable_t &t);
+// urUsmP2P*Exp for an adapter whose platforms have one device each: a device is its own
+// only peer (peer_access.cpp). Nothing happens where the adapter has its own.
+void install_peer_access(ur_dditable_t &t);
 } // namespace ordo::derived
