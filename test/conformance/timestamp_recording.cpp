@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "conformance.hpp"
 
@@ -97,6 +98,37 @@ TEST_P(urTimestampRecordingTest, Refusals) {
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_END, 0, &t, nullptr));
   EXPECT_SUCCESS(urEventWait(1, &e));
   EXPECT_SUCCESS(urEventRelease(e));
+}
+
+// Free-threaded: threads record timestamps on one queue while others release theirs;
+// every event answers its own times and none is lost or answered twice.
+TEST_P(urTimestampRecordingTest, ThreadsRecordAndReleaseAtOnce) {
+  if (!supported()) GTEST_SKIP() << found().label() << " does not report UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP";
+  constexpr int kThreads = 4, kEach = 40;
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < kEach; ++i) {
+        ur_event_handle_t e = nullptr;
+        if (urEnqueueTimestampRecordingExp(queue, i % 4 == 0, 0, nullptr, &e) != UR_RESULT_SUCCESS) {
+          ++bad;
+          continue;
+        }
+        uint64_t start = 0, end = 0;
+        if (urEventWait(1, &e) != UR_RESULT_SUCCESS ||
+            urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_START, sizeof start, &start, nullptr) !=
+                UR_RESULT_SUCCESS ||
+            urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_END, sizeof end, &end, nullptr) !=
+                UR_RESULT_SUCCESS ||
+            start == 0 || end < start)
+          ++bad;
+        if (urEventRelease(e) != UR_RESULT_SUCCESS) ++bad;
+      }
+    });
+  for (auto &t : threads) t.join();
+  EXPECT_EQ(0, bad.load());
+  ASSERT_SUCCESS(urQueueFinish(queue));
 }
 
 // The device says what the entry points do.
