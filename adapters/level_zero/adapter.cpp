@@ -118,59 +118,6 @@ const std::vector<Platform *> &platforms() {
   return *list;
 }
 
-// ---- urAdapter* ---------------------------------------------------------------------
-
-ur_result_t UR_APICALL urAdapterGet(uint32_t NumEntries, ur_adapter_handle_t *phAdapters,
-                                    uint32_t *pNumAdapters) {
-  if (NumEntries == 0 && phAdapters) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (phAdapters) {
-    // Discovery runs here so its log line appears once, at the first get.
-    platforms();
-    the_adapter()->retain();
-    phAdapters[0] = reinterpret_cast<ur_adapter_handle_t>(the_adapter());
-  }
-  if (pNumAdapters) *pNumAdapters = 1;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urAdapterRelease(ur_adapter_handle_t hAdapter) {
-  ORDO_UNWRAP(Adapter, a, hAdapter);
-  // The adapter's state lives for the process: handles stay valid across gets.
-  if (a->count() == 0) return UR_RESULT_ERROR_INVALID_ARGUMENT;
-  a->release();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urAdapterRetain(ur_adapter_handle_t hAdapter) {
-  ORDO_UNWRAP(Adapter, a, hAdapter);
-  a->retain();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urAdapterGetLastError(ur_adapter_handle_t hAdapter, const char **ppMessage,
-                                             int32_t *pError) {
-  ORDO_UNWRAP(Adapter, a, hAdapter);
-  (void)a;
-  if (!ppMessage || !pError) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  // No entry point returns UR_RESULT_ERROR_ADAPTER_SPECIFIC, so there is never one.
-  *ppMessage = "";
-  *pError = 0;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urAdapterGetInfo(ur_adapter_handle_t hAdapter, ur_adapter_info_t propName,
-                                        size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Adapter, a, hAdapter);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_ADAPTER_INFO_BACKEND: return out.value(UR_BACKEND_LEVEL_ZERO);
-  case UR_ADAPTER_INFO_REFERENCE_COUNT: return out.value(a->count());
-  case UR_ADAPTER_INFO_VERSION: return out.value(uint32_t{1});
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-}
-
 } // namespace ordo::l0
 
 // ---- the dispatch table ---------------------------------------------------------------
@@ -180,23 +127,7 @@ namespace {
 ur_dditable_t build_table() {
   ur_dditable_t t;
   std::memset(&t, 0, sizeof(t));
-  t.Adapter.pfnGet = ordo::l0::urAdapterGet;
-  t.Adapter.pfnRelease = ordo::l0::urAdapterRelease;
-  t.Adapter.pfnRetain = ordo::l0::urAdapterRetain;
-  t.Adapter.pfnGetLastError = ordo::l0::urAdapterGetLastError;
-  t.Adapter.pfnGetInfo = ordo::l0::urAdapterGetInfo;
-  // The runtime's urAdapterSetLoggerCallback: the adapter's log lines reach its callback.
-  ordo::adapter_logging how;
-  how.logger = ordo::l0::logger;
-  how.is_adapter = [](ur_adapter_handle_t h) {
-    return h == reinterpret_cast<ur_adapter_handle_t>(ordo::l0::the_adapter());
-  };
-  ordo::install_logger_entry_points(t, how);
-  t.Platform.pfnGet = ordo::l0::urPlatformGet;
-  t.Platform.pfnGetInfo = ordo::l0::urPlatformGetInfo;
-  t.Platform.pfnGetNativeHandle = ordo::l0::urPlatformGetNativeHandle;
-  t.Platform.pfnGetApiVersion = ordo::l0::urPlatformGetApiVersion;
-  t.Platform.pfnGetBackendOption = ordo::l0::urPlatformGetBackendOption;
+  ordo::l0::install_adapter_entry_points(t); // urAdapter*, urPlatform*, the logger callback
   t.Device.pfnGet = ordo::l0::urDeviceGet;
   t.Device.pfnGetInfo = ordo::l0::urDeviceGetInfo;
   t.Device.pfnRetain = ordo::l0::urDeviceRetain;
@@ -204,12 +135,7 @@ ur_dditable_t build_table() {
   t.Device.pfnSelectBinary = ordo::l0::urDeviceSelectBinary;
   t.Device.pfnGetNativeHandle = ordo::l0::urDeviceGetNativeHandle;
   t.Device.pfnGetGlobalTimestamps = ordo::l0::urDeviceGetGlobalTimestamps;
-  t.Context.pfnCreate = ordo::l0::urContextCreate;
-  t.Context.pfnRetain = ordo::l0::urContextRetain;
-  t.Context.pfnRelease = ordo::l0::urContextRelease;
-  t.Context.pfnGetInfo = ordo::l0::urContextGetInfo;
-  t.Context.pfnGetNativeHandle = ordo::l0::urContextGetNativeHandle;
-  t.Context.pfnSetExtendedDeleter = ordo::l0::urContextSetExtendedDeleter;
+  ordo::l0::install_context_entry_points(t); // urContext*
   t.Queue.pfnGetInfo = ordo::l0::urQueueGetInfo;
   t.Queue.pfnCreate = ordo::l0::urQueueCreate;
   t.Queue.pfnRetain = ordo::l0::urQueueRetain;
@@ -234,27 +160,10 @@ ur_dditable_t build_table() {
   t.Enqueue.pfnUSMAdvise = ordo::l0::urEnqueueUSMAdvise;
   t.Enqueue.pfnUSMFill2D = ordo::l0::urEnqueueUSMFill2D;
   t.Enqueue.pfnUSMMemcpy2D = ordo::l0::urEnqueueUSMMemcpy2D;
-  t.USM.pfnHostAlloc = ordo::l0::urUSMHostAlloc;
-  t.USM.pfnDeviceAlloc = ordo::l0::urUSMDeviceAlloc;
-  t.USM.pfnSharedAlloc = ordo::l0::urUSMSharedAlloc;
-  t.USM.pfnFree = ordo::l0::urUSMFree;
-  t.USM.pfnGetMemAllocInfo = ordo::l0::urUSMGetMemAllocInfo;
+  ordo::l0::install_usm_entry_points(t); // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo
   ordo::l0::install_pool_entry_points(t); // the twelve urUSMPool* of the stream-ordered layer
-  t.EnqueueExp.pfnUSMDeviceAllocExp = ordo::l0::urEnqueueUSMDeviceAllocExp;
-  t.EnqueueExp.pfnUSMSharedAllocExp = ordo::l0::urEnqueueUSMSharedAllocExp;
-  t.EnqueueExp.pfnUSMHostAllocExp = ordo::l0::urEnqueueUSMHostAllocExp;
-  t.EnqueueExp.pfnUSMFreeExp = ordo::l0::urEnqueueUSMFreeExp;
-  t.Program.pfnCreateWithIL = ordo::l0::urProgramCreateWithIL;
-  t.Program.pfnCreateWithBinary = ordo::l0::urProgramCreateWithBinary;
-  t.Program.pfnBuild = ordo::l0::urProgramBuild;
-  t.ProgramExp.pfnBuildExp = ordo::l0::urProgramBuildExp;
-  t.ProgramExp.pfnCompileExp = ordo::l0::urProgramCompileExp;
-  t.Program.pfnRetain = ordo::l0::urProgramRetain;
-  t.Program.pfnRelease = ordo::l0::urProgramRelease;
-  t.Program.pfnGetFunctionPointer = ordo::l0::urProgramGetFunctionPointer;
-  t.Program.pfnGetInfo = ordo::l0::urProgramGetInfo;
-  t.Program.pfnGetBuildInfo = ordo::l0::urProgramGetBuildInfo;
-  t.Program.pfnGetNativeHandle = ordo::l0::urProgramGetNativeHandle;
+  ordo::l0::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
+  ordo::l0::install_program_entry_points(t); // urProgram*
   t.Kernel.pfnCreate = ordo::l0::urKernelCreate;
   t.Kernel.pfnGetInfo = ordo::l0::urKernelGetInfo;
   t.Kernel.pfnGetGroupInfo = ordo::l0::urKernelGetGroupInfo;

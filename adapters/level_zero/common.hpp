@@ -16,6 +16,7 @@
 #include "ordo/handle.hpp"
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
+#include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 #include "ze.hpp"
 
@@ -40,19 +41,9 @@ struct Object : HandleBase {
   explicit Object(Tag t);
 };
 
-// One holder stands for all of the user's references; every internal holder (a
-// queue's context, an event's queue, a user pool's context) adds one.
-struct Lifetime {
-  std::atomic<uint32_t> holders{1};
-  void hold() { holders.fetch_add(1, std::memory_order_relaxed); }
-  bool drop() { return holders.fetch_sub(1, std::memory_order_acq_rel) == 1; }
-};
+using ordo::uc::Lifetime; // one holder for the user's references, one per internal holder
 
-template <class T, class H> inline ur_result_t unwrap(H handle, T *&out) {
-  out = reinterpret_cast<T *>(handle);
-  if (!handle) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  return out->tag == T::kTag ? UR_RESULT_SUCCESS : T::kInvalid;
-}
+using ordo::uc::unwrap; // null: INVALID_NULL_HANDLE; another kind: T::kInvalid
 
 #define ORDO_UNWRAP(Type, var, handle)                                                 \
   Type *var = nullptr;                                                                 \
@@ -171,6 +162,11 @@ private:
 ze_result_t alloc_memory(Context *ctx, ur_usm_type_t kind, Device *dev, size_t size, size_t align, void **out);
 ze_result_t free_memory(Context *ctx, void *p);
 void install_pool_entry_points(ur_dditable_t &t);
+void install_adapter_entry_points(ur_dditable_t &t);     // platform.cpp
+void install_context_entry_points(ur_dditable_t &t);     // context.cpp
+void install_program_entry_points(ur_dditable_t &t);     // program.cpp
+void install_async_alloc_entry_points(ur_dditable_t &t); // async_alloc.cpp
+void install_usm_entry_points(ur_dditable_t &t);         // usm.cpp
 
 struct Context : Object {
   static constexpr Tag kTag = Tag::context;
@@ -378,12 +374,7 @@ struct Kernel : Object {
 };
 ORDO_HANDLE_CHECK(Kernel);
 
-inline ur_result_t check_info_args(size_t size, void *value, size_t *size_ret) {
-  if (size == 0 && value) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (size != 0 && !value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!value && !size_ret) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  return UR_RESULT_SUCCESS;
-}
+using ordo::uc::check_info_args;
 
 Adapter *the_adapter();
 const std::vector<Platform *> &platforms();

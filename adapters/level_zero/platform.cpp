@@ -1,76 +1,38 @@
 // Level Zero platforms: one per driver that reports a device (none without a driver).
-#include <cstring>
-
+// urAdapter* and urPlatform* are ur_common/adapter.hpp's; this file says what a Level
+// Zero platform answers.
 #include "common.hpp"
-#include "entry_points.hpp"
-#include "ordo/info.hpp"
+#include "ur_common/adapter.hpp"
 
 namespace ordo::l0 {
 
-ur_result_t UR_APICALL urPlatformGet(ur_adapter_handle_t hAdapter, uint32_t NumEntries,
-                                     ur_platform_handle_t *phPlatforms, uint32_t *pNumPlatforms) {
-  ORDO_UNWRAP(Adapter, a, hAdapter);
-  (void)a;
-  if (NumEntries == 0 && phPlatforms) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!pNumPlatforms && !phPlatforms) return UR_RESULT_ERROR_INVALID_VALUE;
-  const auto &list = platforms();
-  if (pNumPlatforms) *pNumPlatforms = static_cast<uint32_t>(list.size());
-  for (uint32_t i = 0; phPlatforms && i < NumEntries && i < list.size(); ++i)
-    phPlatforms[i] = reinterpret_cast<ur_platform_handle_t>(list[i]);
-  return UR_RESULT_SUCCESS;
-}
+namespace {
 
-ur_result_t UR_APICALL urPlatformGetInfo(ur_platform_handle_t hPlatform, ur_platform_info_t propName,
-                                         size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Platform, p, hPlatform);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_PLATFORM_INFO_NAME: return out.string("Level Zero (Ordo)");
-  case UR_PLATFORM_INFO_VENDOR_NAME: return out.string(p->devices[0]->facts.props.vendorId == 0x8086 ? "Intel(R) Corporation" : "unknown vendor");
-  case UR_PLATFORM_INFO_VERSION:
-    return out.string(std::to_string(ZE_MAJOR_VERSION(p->api_version)) + "." +
-                      std::to_string(ZE_MINOR_VERSION(p->api_version)) + " (driver " +
-                      std::to_string(p->driver_version) + ")");
-  case UR_PLATFORM_INFO_EXTENSIONS: return out.string("");
-  case UR_PLATFORM_INFO_PROFILE: return out.string("FULL_PROFILE");
-  case UR_PLATFORM_INFO_BACKEND: return out.value(UR_BACKEND_LEVEL_ZERO);
-  case UR_PLATFORM_INFO_ADAPTER: return out.value(reinterpret_cast<ur_adapter_handle_t>(the_adapter()));
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+struct adapter_hooks {
+  using Adapter = l0::Adapter;
+  using Platform = l0::Platform;
+  static ur_result_t unwrap(ur_adapter_handle_t h, Adapter *&a) { return l0::unwrap(h, a); }
+  static ur_result_t unwrap(ur_platform_handle_t h, Platform *&p) { return l0::unwrap(h, p); }
+  static Adapter *the_adapter() { return l0::the_adapter(); }
+  static const std::vector<Platform *> &platforms() { return l0::platforms(); }
+  static Logger &logger() { return l0::logger(); }
+  static ur_backend_t backend() { return UR_BACKEND_LEVEL_ZERO; }
+  static std::string name(const Platform *) { return "Level Zero (Ordo)"; }
+  static std::string vendor(const Platform *p) {
+    return p->devices[0]->facts.props.vendorId == 0x8086 ? "Intel(R) Corporation" : "unknown vendor";
   }
-}
-
-ur_result_t UR_APICALL urPlatformGetNativeHandle(ur_platform_handle_t hPlatform,
-                                                 ur_native_handle_t *phNativePlatform) {
-  ORDO_UNWRAP(Platform, p, hPlatform);
-  if (!phNativePlatform) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  *phNativePlatform = reinterpret_cast<ur_native_handle_t>(p->driver);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urPlatformGetApiVersion(ur_platform_handle_t hPlatform,
-                                               ur_api_version_t *pVersion) {
-  ORDO_UNWRAP(Platform, p, hPlatform);
-  (void)p;
-  if (!pVersion) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  *pVersion = UR_API_VERSION_CURRENT;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urPlatformGetBackendOption(ur_platform_handle_t hPlatform,
-                                                  const char *pFrontendOption,
-                                                  const char **ppPlatformOption) {
-  ORDO_UNWRAP(Platform, p, hPlatform);
-  (void)p;
-  if (!pFrontendOption || !ppPlatformOption) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  // The driver's compiler takes no options for these; an empty string means "nothing to add".
-  if (std::strcmp(pFrontendOption, "") == 0 || std::strcmp(pFrontendOption, "-O0") == 0 ||
-      std::strcmp(pFrontendOption, "-O1") == 0 || std::strcmp(pFrontendOption, "-O2") == 0 ||
-      std::strcmp(pFrontendOption, "-O3") == 0) {
-    *ppPlatformOption = "";
+  static std::string version(const Platform *p) {
+    return std::to_string(ZE_MAJOR_VERSION(p->api_version)) + "." + std::to_string(ZE_MINOR_VERSION(p->api_version)) +
+           " (driver " + std::to_string(p->driver_version) + ")";
+  }
+  static ur_result_t native_handle(Platform *p, ur_native_handle_t *out) {
+    *out = reinterpret_cast<ur_native_handle_t>(p->driver);
     return UR_RESULT_SUCCESS;
   }
-  return UR_RESULT_ERROR_INVALID_VALUE;
-}
+};
+
+} // namespace
+
+void install_adapter_entry_points(ur_dditable_t &t) { ordo::uc::adapter_entry_points<adapter_hooks>::install(t); }
 
 } // namespace ordo::l0

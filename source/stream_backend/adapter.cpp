@@ -103,59 +103,6 @@ const std::vector<Platform *> &platforms() {
   return *list;
 }
 
-// ---- urAdapter* ---------------------------------------------------------------------
-
-ur_result_t UR_APICALL urAdapterGet(uint32_t NumEntries, ur_adapter_handle_t *phAdapters,
-                                    uint32_t *pNumAdapters) {
-  if (NumEntries == 0 && phAdapters) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (phAdapters) {
-    // Discovery runs here so its log line appears once, at the first get.
-    platforms();
-    the_adapter()->retain();
-    phAdapters[0] = reinterpret_cast<ur_adapter_handle_t>(the_adapter());
-  }
-  if (pNumAdapters) *pNumAdapters = 1;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urAdapterRelease(ur_adapter_handle_t hAdapter) {
-  ORDO_UNWRAP(Adapter, a, hAdapter);
-  // The adapter's state lives for the process: handles stay valid across gets.
-  if (a->count() == 0) return UR_RESULT_ERROR_INVALID_ARGUMENT;
-  a->release();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urAdapterRetain(ur_adapter_handle_t hAdapter) {
-  ORDO_UNWRAP(Adapter, a, hAdapter);
-  a->retain();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urAdapterGetLastError(ur_adapter_handle_t hAdapter, const char **ppMessage,
-                                             int32_t *pError) {
-  ORDO_UNWRAP(Adapter, a, hAdapter);
-  (void)a;
-  if (!ppMessage || !pError) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  // No entry point returns UR_RESULT_ERROR_ADAPTER_SPECIFIC, so there is never one.
-  *ppMessage = "";
-  *pError = 0;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urAdapterGetInfo(ur_adapter_handle_t hAdapter, ur_adapter_info_t propName,
-                                        size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Adapter, a, hAdapter);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_ADAPTER_INFO_BACKEND: return out.value(info().backend);
-  case UR_ADAPTER_INFO_REFERENCE_COUNT: return out.value(a->count());
-  case UR_ADAPTER_INFO_VERSION: return out.value(uint32_t{1});
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-}
-
 } // namespace ordo::sb
 
 // ---- the dispatch table ---------------------------------------------------------------
@@ -165,23 +112,7 @@ namespace {
 ur_dditable_t build_table() {
   ur_dditable_t t;
   std::memset(&t, 0, sizeof(t));
-  t.Adapter.pfnGet = ordo::sb::urAdapterGet;
-  t.Adapter.pfnRelease = ordo::sb::urAdapterRelease;
-  t.Adapter.pfnRetain = ordo::sb::urAdapterRetain;
-  t.Adapter.pfnGetLastError = ordo::sb::urAdapterGetLastError;
-  t.Adapter.pfnGetInfo = ordo::sb::urAdapterGetInfo;
-  // The runtime's urAdapterSetLoggerCallback: the adapter's log lines reach its callback.
-  ordo::adapter_logging how;
-  how.logger = ordo::sb::logger;
-  how.is_adapter = [](ur_adapter_handle_t h) {
-    return h == reinterpret_cast<ur_adapter_handle_t>(ordo::sb::the_adapter());
-  };
-  ordo::install_logger_entry_points(t, how);
-  t.Platform.pfnGet = ordo::sb::urPlatformGet;
-  t.Platform.pfnGetInfo = ordo::sb::urPlatformGetInfo;
-  t.Platform.pfnGetNativeHandle = ordo::sb::urPlatformGetNativeHandle;
-  t.Platform.pfnGetApiVersion = ordo::sb::urPlatformGetApiVersion;
-  t.Platform.pfnGetBackendOption = ordo::sb::urPlatformGetBackendOption;
+  ordo::sb::install_adapter_entry_points(t); // urAdapter*, urPlatform*, the logger callback
   t.Device.pfnGet = ordo::sb::urDeviceGet;
   t.Device.pfnGetInfo = ordo::sb::urDeviceGetInfo;
   t.Device.pfnRetain = ordo::sb::urDeviceRetain;
@@ -190,12 +121,7 @@ ur_dditable_t build_table() {
   t.Device.pfnGetNativeHandle = ordo::sb::urDeviceGetNativeHandle;
   t.Device.pfnGetGlobalTimestamps = ordo::sb::urDeviceGetGlobalTimestamps;
   t.DeviceExp.pfnWaitExp = ordo::sb::urDeviceWaitExp;
-  t.Context.pfnCreate = ordo::sb::urContextCreate;
-  t.Context.pfnRetain = ordo::sb::urContextRetain;
-  t.Context.pfnRelease = ordo::sb::urContextRelease;
-  t.Context.pfnGetInfo = ordo::sb::urContextGetInfo;
-  t.Context.pfnGetNativeHandle = ordo::sb::urContextGetNativeHandle;
-  t.Context.pfnSetExtendedDeleter = ordo::sb::urContextSetExtendedDeleter;
+  ordo::sb::install_context_entry_points(t); // urContext*
   t.Queue.pfnGetInfo = ordo::sb::urQueueGetInfo;
   t.Queue.pfnCreate = ordo::sb::urQueueCreate;
   t.Queue.pfnRetain = ordo::sb::urQueueRetain;
@@ -221,27 +147,10 @@ ur_dditable_t build_table() {
   t.Enqueue.pfnUSMAdvise = ordo::sb::urEnqueueUSMAdvise;
   t.Enqueue.pfnUSMFill2D = ordo::sb::urEnqueueUSMFill2D;
   t.Enqueue.pfnUSMMemcpy2D = ordo::sb::urEnqueueUSMMemcpy2D;
-  t.USM.pfnHostAlloc = ordo::sb::urUSMHostAlloc;
-  t.USM.pfnDeviceAlloc = ordo::sb::urUSMDeviceAlloc;
-  t.USM.pfnSharedAlloc = ordo::sb::urUSMSharedAlloc;
-  t.USM.pfnFree = ordo::sb::urUSMFree;
-  t.USM.pfnGetMemAllocInfo = ordo::sb::urUSMGetMemAllocInfo;
+  ordo::sb::install_usm_entry_points(t); // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo
   ordo::sb::install_pool_entry_points(t); // the twelve urUSMPool* of the stream-ordered layer
-  t.EnqueueExp.pfnUSMDeviceAllocExp = ordo::sb::urEnqueueUSMDeviceAllocExp;
-  t.EnqueueExp.pfnUSMSharedAllocExp = ordo::sb::urEnqueueUSMSharedAllocExp;
-  t.EnqueueExp.pfnUSMHostAllocExp = ordo::sb::urEnqueueUSMHostAllocExp;
-  t.EnqueueExp.pfnUSMFreeExp = ordo::sb::urEnqueueUSMFreeExp;
-  t.Program.pfnCreateWithIL = ordo::sb::urProgramCreateWithIL;
-  t.Program.pfnCreateWithBinary = ordo::sb::urProgramCreateWithBinary;
-  t.Program.pfnBuild = ordo::sb::urProgramBuild;
-  t.ProgramExp.pfnBuildExp = ordo::sb::urProgramBuildExp;
-  t.ProgramExp.pfnCompileExp = ordo::sb::urProgramCompileExp;
-  t.Program.pfnRetain = ordo::sb::urProgramRetain;
-  t.Program.pfnRelease = ordo::sb::urProgramRelease;
-  t.Program.pfnGetFunctionPointer = ordo::sb::urProgramGetFunctionPointer;
-  t.Program.pfnGetInfo = ordo::sb::urProgramGetInfo;
-  t.Program.pfnGetBuildInfo = ordo::sb::urProgramGetBuildInfo;
-  t.Program.pfnGetNativeHandle = ordo::sb::urProgramGetNativeHandle;
+  ordo::sb::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
+  ordo::sb::install_program_entry_points(t); // urProgram*
   t.Kernel.pfnCreate = ordo::sb::urKernelCreate;
   t.Kernel.pfnGetInfo = ordo::sb::urKernelGetInfo;
   t.Kernel.pfnGetGroupInfo = ordo::sb::urKernelGetGroupInfo;

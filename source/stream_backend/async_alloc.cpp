@@ -1,114 +1,37 @@
 // Stream-ordered allocation: urEnqueueUSM{Device,Shared,Host}AllocExp and
-// urEnqueueUSMFreeExp on the stream-ordered layer (docs/async-alloc.md, docs/cuda.md).
+// urEnqueueUSMFreeExp on the stream-ordered layer (docs/async-alloc.md, docs/cuda.md),
+// through the shared entry points of ur_common/async_alloc.hpp.
 //
-// Each driver stream is an in-order queue for the layer. An alloc and a free are
-// commands on one stream of the queue; the pool call happens in the same hold of
-// that stream's lock as the command's stream operations, its event and its ordering
-// record (Command), so the pool sees the allocs and frees of a stream in the order
-// they enter it, whatever the number of threads. Reuse rule 3 becomes a stream
+// Each driver stream is an in-order queue for the layer. Reuse rule 3 becomes a stream
 // wait of the alloc's stream on the free's event; a zero-initialising pool's alloc
 // zeroes the block on its stream (a byte memset).
 #include "backend.hpp"
 #include "entry_points.hpp"
+#include "ur_common/async_alloc.hpp"
 
 namespace ordo::sb {
 
 namespace {
 
-ur_result_t enqueue_alloc(ur_usm_type_t kind, ur_command_t type, ur_queue_handle_t hQueue,
-                          ur_usm_pool_handle_t hPool, size_t size,
-                          const ur_exp_async_usm_alloc_properties_t *pProperties, uint32_t n,
-                          const ur_event_handle_t *waits, void **ppMem, ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!ppMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (pProperties && (pProperties->flags & UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK))
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  if (ur_result_t r = check_wait_list(n, waits)) return r;
-  ordo::so::context_pools &pools = *q->ctx->pools;
-  auto device = reinterpret_cast<ur_device_handle_t>(q->dev);
-  ordo::so::pool_ref pool; // declared before the command: let go outside its lock
-  if (ur_result_t r = pools.resolve(hPool, kind, device, pool)) return r;
-
-  Command cmd(q, type, n, waits, phEvent); // holds the stream's lock from here
-  if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  const ordo::so::alloc_command ac{cmd.identity(), true, waits, n, &cmd};
-  ordo::so::allocation block;
-  if (ur_result_t r = pools.alloc_in_command(pool, kind, device, size, ac, block)) return r;
-  ur_result_t r = UR_RESULT_SUCCESS;
-  if (block.needs_zero)
-    r = to_ur(drv::memset_8(block.ptr, 0, block.size, cmd.stream()));
-  if ((r = cmd.finish(r))) {
-    pools.cancel(pool, block); // no command for the caller: the pool is as before
-    return r;
+struct async_hooks {
+  using Queue = sb::Queue;
+  using Command = sb::Command;
+  static ur_result_t unwrap(ur_queue_handle_t h, Queue *&q) { return sb::unwrap(h, q); }
+  static ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *w) { return sb::check_wait_list(n, w); }
+  static ur_result_t alloc_work(Command &cmd, const ordo::so::allocation &block) {
+    if (!block.needs_zero) return UR_RESULT_SUCCESS;
+    return to_ur(drv::memset_8(block.ptr, 0, block.size, cmd.stream()));
   }
-  *ppMem = block.ptr;
-  return UR_RESULT_SUCCESS;
-}
+  // The event recorded on the stream orders the free: nothing else to issue.
+  static ur_result_t free_work(Command &) { return UR_RESULT_SUCCESS; }
+  static void release_event(ur_event_handle_t h) {
+    auto *ev = reinterpret_cast<Event *>(h);
+    if (ev->release()) event_destroy(ev);
+  }
+};
 
 } // namespace
 
-ur_result_t UR_APICALL urEnqueueUSMDeviceAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool,
-                                                  const size_t size,
-                                                  const ur_exp_async_usm_alloc_properties_t *pProperties,
-                                                  uint32_t numEventsInWaitList,
-                                                  const ur_event_handle_t *phEventWaitList, void **ppMem,
-                                                  ur_event_handle_t *phEvent) {
-  return enqueue_alloc(UR_USM_TYPE_DEVICE, UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP, hQueue, pPool, size,
-                       pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueUSMSharedAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool,
-                                                  const size_t size,
-                                                  const ur_exp_async_usm_alloc_properties_t *pProperties,
-                                                  uint32_t numEventsInWaitList,
-                                                  const ur_event_handle_t *phEventWaitList, void **ppMem,
-                                                  ur_event_handle_t *phEvent) {
-  return enqueue_alloc(UR_USM_TYPE_SHARED, UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP, hQueue, pPool, size,
-                       pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueUSMHostAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool,
-                                                const size_t size,
-                                                const ur_exp_async_usm_alloc_properties_t *pProperties,
-                                                uint32_t numEventsInWaitList,
-                                                const ur_event_handle_t *phEventWaitList, void **ppMem,
-                                                ur_event_handle_t *phEvent) {
-  return enqueue_alloc(UR_USM_TYPE_HOST, UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP, hQueue, pPool, size,
-                       pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
-}
-
-// The free command's own event (made even when the caller asks for none) is the
-// block's release event: recorded on the stream, then handed to the pool, in one
-// hold of the stream's lock.
-ur_result_t UR_APICALL urEnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool,
-                                           void *pMem, uint32_t numEventsInWaitList,
-                                           const ur_event_handle_t *phEventWaitList,
-                                           ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ur_result_t r = check_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-  ordo::so::context_pools &pools = *q->ctx->pools;
-  ordo::so::pool_ref owner; // let go outside the stream's lock
-  // A live block's first byte, of a pool of this context (of pPool, if named):
-  // refused before any command exists.
-  if (ur_result_t r = pools.check_free(pPool, pMem, owner)) return r;
-  ur_event_handle_t made = nullptr;
-  ur_result_t r = UR_RESULT_SUCCESS;
-  {
-    Command cmd(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, numEventsInWaitList, phEventWaitList, &made);
-    if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-    if ((r = cmd.finish(UR_RESULT_SUCCESS, /*keep_lock=*/true))) return r;
-    // Fails only if another thread freed the block meanwhile (or host memory ran
-    // out): the command then has no effect, and the caller gets no event for it.
-    r = pools.free_in_command(owner, pMem, made, cmd.identity(), true);
-  }
-  auto *ev = reinterpret_cast<Event *>(made);
-  if (r == UR_RESULT_SUCCESS && phEvent)
-    *phEvent = made;
-  else if (ev->release()) // the pool holds its own reference
-    event_destroy(ev);
-  return r;
-}
+void install_async_alloc_entry_points(ur_dditable_t &t) { ordo::uc::async_alloc<async_hooks>::install(t); }
 
 } // namespace ordo::sb

@@ -17,6 +17,7 @@
 #include "ordo/handle.hpp"
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
+#include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
 namespace ordo::sb {
@@ -41,23 +42,9 @@ struct Object : HandleBase {
   explicit Object(Tag t);
 };
 
-// Objects that others keep alive: one holder stands for all of the user's
-// references, every internal holder (a queue's context, an event's queue, a pool
-// the user made holding its context) adds one. The object is destroyed when the
-// last one drops.
-struct Lifetime {
-  std::atomic<uint32_t> holders{1};
-  void hold() { holders.fetch_add(1, std::memory_order_relaxed); }
-  bool drop() { return holders.fetch_sub(1, std::memory_order_acq_rel) == 1; }
-};
+using ordo::uc::Lifetime; // one holder for the user's references, one per internal holder
 
-// Resolves a handle to the adapter object it must be: null gives
-// INVALID_NULL_HANDLE, a handle of another kind gives T::kInvalid.
-template <class T, class H> inline ur_result_t unwrap(H handle, T *&out) {
-  out = reinterpret_cast<T *>(handle);
-  if (!handle) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  return out->tag == T::kTag ? UR_RESULT_SUCCESS : T::kInvalid;
-}
+using ordo::uc::unwrap; // null: INVALID_NULL_HANDLE; another kind: T::kInvalid
 
 #define ORDO_UNWRAP(Type, var, handle)                                                 \
   Type *var = nullptr;                                                                 \
@@ -190,6 +177,11 @@ private:
 status free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device);
 // The twelve urUSMPool* entry points of the layer, with this adapter's handle checks.
 void install_pool_entry_points(ur_dditable_t &t);
+void install_adapter_entry_points(ur_dditable_t &t);     // platform.cpp
+void install_context_entry_points(ur_dditable_t &t);     // context.cpp
+void install_program_entry_points(ur_dditable_t &t);     // program.cpp
+void install_async_alloc_entry_points(ur_dditable_t &t); // async_alloc.cpp
+void install_usm_entry_points(ur_dditable_t &t);         // usm.cpp
 
 struct Context : Object {
   static constexpr Tag kTag = Tag::context;
@@ -454,13 +446,7 @@ ur_result_t kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *ctx
 // Fills `count` back-to-back copies of a `size`-byte pattern (enqueue_usm.cpp).
 status fill_patterns(uint8_t *dst, const uint8_t *pattern, size_t size, size_t count, stream_t s);
 
-// Shared info-query argument rules.
-inline ur_result_t check_info_args(size_t size, void *value, size_t *size_ret) {
-  if (size == 0 && value) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (size != 0 && !value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!value && !size_ret) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  return UR_RESULT_SUCCESS;
-}
+using ordo::uc::check_info_args;
 
 // The adapter's one handle and its platforms (empty when there is no driver).
 Adapter *the_adapter();

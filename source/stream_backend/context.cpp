@@ -1,100 +1,42 @@
-// Contexts: a set of devices, each used through its primary context.
+// Contexts: a set of devices, each used through its primary context. urContext* are
+// ur_common/context.hpp's; this file says what the driver adds.
 #include "backend.hpp"
-#include "entry_points.hpp"
-#include "ordo/info.hpp"
+#include "ur_common/context.hpp"
 
 namespace ordo::sb {
 
+namespace {
+
+struct context_hooks {
+  using Context = sb::Context;
+  using Device = sb::Device;
+  static ur_result_t unwrap(ur_context_handle_t h, Context *&c) { return sb::unwrap(h, c); }
+  static ur_result_t unwrap(ur_device_handle_t h, Device *&d) { return sb::unwrap(h, d); }
+  static ur_result_t check_device(const std::vector<Device *> &, Device *d) {
+    return d->context() ? UR_RESULT_SUCCESS : to_ur(d->context_error);
+  }
+  static ur_result_t create(const std::vector<Device *> &, Context *&out) {
+    out = new Context();
+    return UR_RESULT_SUCCESS;
+  }
+  static void free_plain(Context *ctx, const ordo::so::context_pools::block_facts &a) {
+    sb::free_plain(ctx, a.base, a.kind, a.device);
+  }
+  static void destroy(Context *) {}
+  static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) {
+    // One dctx_t stands for one device: only a single-device context has one.
+    if (ctx->devices.size() != 1) return UR_RESULT_ERROR_INVALID_CONTEXT;
+    *out = reinterpret_cast<ur_native_handle_t>(ctx->devices[0]->context());
+    return UR_RESULT_SUCCESS;
+  }
+};
+
+using entry_points = ordo::uc::context_entry_points<context_hooks>;
+
+} // namespace
+
 void context_hold(Context *ctx) { ctx->life.hold(); }
-
-// The context goes: its default and host pools go with it (user pools are gone
-// already, each held the context), then any USM memory the user never freed (a
-// fixed pool may lie in a plain allocation, so the pools first).
-void context_drop(Context *ctx) {
-  if (!ctx->life.drop()) return;
-  ctx->pools->shutdown();
-  for (auto &a : ctx->pools->plain_allocations()) free_plain(ctx, a.base, a.kind, a.device);
-  ctx->pools.reset();
-  if (ctx->deleter) ctx->deleter(ctx->deleter_data);
-  ctx->tag = Tag::dead;
-  delete ctx;
-}
-
-ur_result_t UR_APICALL urContextCreate(uint32_t DeviceCount, const ur_device_handle_t *phDevices,
-                                       const ur_context_properties_t *pProperties,
-                                       ur_context_handle_t *phContext) {
-  if (!phDevices || !phContext) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (DeviceCount == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (pProperties && (pProperties->flags & UR_CONTEXT_FLAGS_MASK))
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  std::vector<Device *> devices;
-  for (uint32_t i = 0; i < DeviceCount; ++i) {
-    ORDO_UNWRAP(Device, d, phDevices[i]);
-    if (!d->context()) return to_ur(d->context_error);
-    bool seen = false;
-    for (Device *e : devices) seen = seen || e == d;
-    if (!seen) devices.push_back(d);
-  }
-  auto *ctx = new Context();
-  ctx->devices = std::move(devices);
-  ctx->pools = std::make_unique<ordo::so::context_pools>(ctx->pool_hooks);
-  *phContext = reinterpret_cast<ur_context_handle_t>(ctx);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urContextRetain(ur_context_handle_t hContext) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  ctx->retain();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urContextRelease(ur_context_handle_t hContext) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  if (ctx->release()) {
-    // Completed frees let their events go (events hold queues, queues the context).
-    ctx->pools->collect();
-    context_drop(ctx);
-  }
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urContextGetInfo(ur_context_handle_t hContext, ur_context_info_t propName,
-                                        size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_CONTEXT_INFO_NUM_DEVICES: return out.value(static_cast<uint32_t>(ctx->devices.size()));
-  case UR_CONTEXT_INFO_DEVICES: {
-    std::vector<ur_device_handle_t> list;
-    for (Device *d : ctx->devices) list.push_back(reinterpret_cast<ur_device_handle_t>(d));
-    return out.array(list);
-  }
-  case UR_CONTEXT_INFO_REFERENCE_COUNT: return out.value(ctx->count());
-  case UR_CONTEXT_INFO_USM_MEMCPY2D_SUPPORT:
-  case UR_CONTEXT_INFO_USM_FILL2D_SUPPORT: return out.boolean(true);
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-}
-
-ur_result_t UR_APICALL urContextGetNativeHandle(ur_context_handle_t hContext,
-                                                ur_native_handle_t *phNativeContext) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  if (!phNativeContext) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  // One dctx_t stands for one device: only a single-device context has one.
-  if (ctx->devices.size() != 1) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  *phNativeContext = reinterpret_cast<ur_native_handle_t>(ctx->devices[0]->context());
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urContextSetExtendedDeleter(ur_context_handle_t hContext,
-                                                   ur_context_extended_deleter_t pfnDeleter,
-                                                   void *pUserData) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  if (!pfnDeleter) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  ctx->deleter = pfnDeleter;
-  ctx->deleter_data = pUserData;
-  return UR_RESULT_SUCCESS;
-}
+void context_drop(Context *ctx) { entry_points::drop(ctx); }
+void install_context_entry_points(ur_dditable_t &t) { entry_points::install(t); }
 
 } // namespace ordo::sb

@@ -1,25 +1,13 @@
 // Every UR entry point the stream backend implements, grouped by the file that
 // defines it. adapter.cpp puts each into its slot of the dispatch table (the
-// urUSMPool* slots are the stream-ordered layer's, pool_hooks.cpp); every other
-// slot gets the generated "unsupported" stub.
+// urUSMPool* slots are the stream-ordered layer's, pool_hooks.cpp; urAdapter*,
+// urPlatform*, urContext*, urProgram*, urUSM* and the async allocs are ur_common's,
+// through install_*_entry_points); every other slot gets the generated
+// "unsupported" stub.
 #pragma once
 #include "ur_api.h"
 
 namespace ordo::sb {
-
-// adapter.cpp
-ur_result_t UR_APICALL urAdapterGet(uint32_t, ur_adapter_handle_t *, uint32_t *);
-ur_result_t UR_APICALL urAdapterRelease(ur_adapter_handle_t);
-ur_result_t UR_APICALL urAdapterRetain(ur_adapter_handle_t);
-ur_result_t UR_APICALL urAdapterGetLastError(ur_adapter_handle_t, const char **, int32_t *);
-ur_result_t UR_APICALL urAdapterGetInfo(ur_adapter_handle_t, ur_adapter_info_t, size_t, void *, size_t *);
-
-// platform.cpp
-ur_result_t UR_APICALL urPlatformGet(ur_adapter_handle_t, uint32_t, ur_platform_handle_t *, uint32_t *);
-ur_result_t UR_APICALL urPlatformGetInfo(ur_platform_handle_t, ur_platform_info_t, size_t, void *, size_t *);
-ur_result_t UR_APICALL urPlatformGetNativeHandle(ur_platform_handle_t, ur_native_handle_t *);
-ur_result_t UR_APICALL urPlatformGetApiVersion(ur_platform_handle_t, ur_api_version_t *);
-ur_result_t UR_APICALL urPlatformGetBackendOption(ur_platform_handle_t, const char *, const char **);
 
 // device.cpp
 ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t, ur_device_type_t, uint32_t, ur_device_handle_t *, uint32_t *);
@@ -30,14 +18,6 @@ ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t, const ur_device_
 ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t, ur_native_handle_t *);
 ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t, uint64_t *, uint64_t *);
 ur_result_t UR_APICALL urDeviceWaitExp(ur_device_handle_t);
-
-// context.cpp
-ur_result_t UR_APICALL urContextCreate(uint32_t, const ur_device_handle_t *, const ur_context_properties_t *, ur_context_handle_t *);
-ur_result_t UR_APICALL urContextRetain(ur_context_handle_t);
-ur_result_t UR_APICALL urContextRelease(ur_context_handle_t);
-ur_result_t UR_APICALL urContextGetInfo(ur_context_handle_t, ur_context_info_t, size_t, void *, size_t *);
-ur_result_t UR_APICALL urContextGetNativeHandle(ur_context_handle_t, ur_native_handle_t *);
-ur_result_t UR_APICALL urContextSetExtendedDeleter(ur_context_handle_t, ur_context_extended_deleter_t, void *);
 
 // queue.cpp
 ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t, ur_queue_info_t, size_t, void *, size_t *);
@@ -71,32 +51,6 @@ ur_result_t UR_APICALL urEnqueueUSMPrefetch(ur_queue_handle_t, const void *, siz
 ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t, const void *, size_t, ur_usm_advice_flags_t, ur_event_handle_t *);
 ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t, void *, size_t, size_t, const void *, size_t, size_t, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
 ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t, bool, void *, size_t, const void *, size_t, size_t, size_t, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
-
-// usm.cpp
-ur_result_t UR_APICALL urUSMHostAlloc(ur_context_handle_t, const ur_usm_desc_t *, ur_usm_pool_handle_t, size_t, void **);
-ur_result_t UR_APICALL urUSMDeviceAlloc(ur_context_handle_t, ur_device_handle_t, const ur_usm_desc_t *, ur_usm_pool_handle_t, size_t, void **);
-ur_result_t UR_APICALL urUSMSharedAlloc(ur_context_handle_t, ur_device_handle_t, const ur_usm_desc_t *, ur_usm_pool_handle_t, size_t, void **);
-ur_result_t UR_APICALL urUSMFree(ur_context_handle_t, void *);
-ur_result_t UR_APICALL urUSMGetMemAllocInfo(ur_context_handle_t, const void *, ur_usm_alloc_info_t, size_t, void *, size_t *);
-
-// async_alloc.cpp
-ur_result_t UR_APICALL urEnqueueUSMDeviceAllocExp(ur_queue_handle_t, ur_usm_pool_handle_t, const size_t, const ur_exp_async_usm_alloc_properties_t *, uint32_t, const ur_event_handle_t *, void **, ur_event_handle_t *);
-ur_result_t UR_APICALL urEnqueueUSMSharedAllocExp(ur_queue_handle_t, ur_usm_pool_handle_t, const size_t, const ur_exp_async_usm_alloc_properties_t *, uint32_t, const ur_event_handle_t *, void **, ur_event_handle_t *);
-ur_result_t UR_APICALL urEnqueueUSMHostAllocExp(ur_queue_handle_t, ur_usm_pool_handle_t, const size_t, const ur_exp_async_usm_alloc_properties_t *, uint32_t, const ur_event_handle_t *, void **, ur_event_handle_t *);
-ur_result_t UR_APICALL urEnqueueUSMFreeExp(ur_queue_handle_t, ur_usm_pool_handle_t, void *, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
-
-// program.cpp
-ur_result_t UR_APICALL urProgramCreateWithIL(ur_context_handle_t, const void *, size_t, const ur_program_properties_t *, ur_program_handle_t *);
-ur_result_t UR_APICALL urProgramCreateWithBinary(ur_context_handle_t, uint32_t, ur_device_handle_t *, size_t *, const uint8_t **, const ur_program_properties_t *, ur_program_handle_t *);
-ur_result_t UR_APICALL urProgramBuild(ur_context_handle_t, ur_program_handle_t, const char *);
-ur_result_t UR_APICALL urProgramBuildExp(ur_program_handle_t, uint32_t, ur_device_handle_t *, ur_exp_program_flags_t, const char *);
-ur_result_t UR_APICALL urProgramCompileExp(ur_program_handle_t, uint32_t, ur_device_handle_t *, ur_exp_program_flags_t, const char *);
-ur_result_t UR_APICALL urProgramRetain(ur_program_handle_t);
-ur_result_t UR_APICALL urProgramRelease(ur_program_handle_t);
-ur_result_t UR_APICALL urProgramGetFunctionPointer(ur_device_handle_t, ur_program_handle_t, const char *, void **);
-ur_result_t UR_APICALL urProgramGetInfo(ur_program_handle_t, ur_program_info_t, size_t, void *, size_t *);
-ur_result_t UR_APICALL urProgramGetBuildInfo(ur_program_handle_t, ur_device_handle_t, ur_program_build_info_t, size_t, void *, size_t *);
-ur_result_t UR_APICALL urProgramGetNativeHandle(ur_program_handle_t, ur_native_handle_t *);
 
 // kernel.cpp
 ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t, const char *, ur_kernel_handle_t *);

@@ -1,0 +1,167 @@
+// urAdapter* and urPlatform* written once for an adapter with one adapter handle and
+// a list of platforms found at the first urAdapterGet. The adapter says what differs:
+//
+//   struct hooks {
+//     using Adapter = ...;   // count(), retain(), release()
+//     using Platform = ...;
+//     static ur_result_t unwrap(ur_adapter_handle_t, Adapter *&);
+//     static ur_result_t unwrap(ur_platform_handle_t, Platform *&);
+//     static Adapter *the_adapter();
+//     static const std::vector<Platform *> &platforms();  // discovery, once
+//     static Logger &logger();
+//     static ur_backend_t backend();
+//     static std::string name(const Platform *), vendor(const Platform *), version(const Platform *);
+//     static ur_result_t native_handle(Platform *, ur_native_handle_t *out);
+//   };
+#pragma once
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ordo/adapter_logging.hpp"
+#include "ordo/info.hpp"
+#include "ur_common/handles.hpp"
+#include "ur_ddi.h"
+
+namespace ordo::uc {
+
+template <class H> struct adapter_entry_points {
+  using Adapter = typename H::Adapter;
+  using Platform = typename H::Platform;
+
+  static ur_result_t UR_APICALL get(uint32_t NumEntries, ur_adapter_handle_t *phAdapters, uint32_t *pNumAdapters) {
+    if (NumEntries == 0 && phAdapters) return UR_RESULT_ERROR_INVALID_SIZE;
+    if (phAdapters) {
+      // Discovery runs here so its log line appears once, at the first get.
+      H::platforms();
+      H::the_adapter()->retain();
+      phAdapters[0] = reinterpret_cast<ur_adapter_handle_t>(H::the_adapter());
+    }
+    if (pNumAdapters) *pNumAdapters = 1;
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL release(ur_adapter_handle_t hAdapter) {
+    Adapter *a = nullptr;
+    if (ur_result_t r = H::unwrap(hAdapter, a)) return r;
+    // The adapter's state lives for the process: handles stay valid across gets.
+    if (a->count() == 0) return UR_RESULT_ERROR_INVALID_ARGUMENT;
+    a->release();
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL retain(ur_adapter_handle_t hAdapter) {
+    Adapter *a = nullptr;
+    if (ur_result_t r = H::unwrap(hAdapter, a)) return r;
+    a->retain();
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL get_last_error(ur_adapter_handle_t hAdapter, const char **ppMessage,
+                                               int32_t *pError) {
+    Adapter *a = nullptr;
+    if (ur_result_t r = H::unwrap(hAdapter, a)) return r;
+    if (!ppMessage || !pError) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    // No entry point returns UR_RESULT_ERROR_ADAPTER_SPECIFIC, so there is never one.
+    *ppMessage = "";
+    *pError = 0;
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL get_info(ur_adapter_handle_t hAdapter, ur_adapter_info_t propName, size_t propSize,
+                                         void *pPropValue, size_t *pPropSizeRet) {
+    Adapter *a = nullptr;
+    if (ur_result_t r = H::unwrap(hAdapter, a)) return r;
+    if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+    InfoWriter out(propSize, pPropValue, pPropSizeRet);
+    switch (propName) {
+    case UR_ADAPTER_INFO_BACKEND: return out.value(H::backend());
+    case UR_ADAPTER_INFO_REFERENCE_COUNT: return out.value(a->count());
+    case UR_ADAPTER_INFO_VERSION: return out.value(uint32_t{1});
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+
+  static ur_result_t UR_APICALL platform_get(ur_adapter_handle_t hAdapter, uint32_t NumEntries,
+                                             ur_platform_handle_t *phPlatforms, uint32_t *pNumPlatforms) {
+    Adapter *a = nullptr;
+    if (ur_result_t r = H::unwrap(hAdapter, a)) return r;
+    if (NumEntries == 0 && phPlatforms) return UR_RESULT_ERROR_INVALID_SIZE;
+    if (!pNumPlatforms && !phPlatforms) return UR_RESULT_ERROR_INVALID_VALUE;
+    const auto &list = H::platforms();
+    if (pNumPlatforms) *pNumPlatforms = static_cast<uint32_t>(list.size());
+    for (uint32_t i = 0; phPlatforms && i < NumEntries && i < list.size(); ++i)
+      phPlatforms[i] = reinterpret_cast<ur_platform_handle_t>(list[i]);
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL platform_info(ur_platform_handle_t hPlatform, ur_platform_info_t propName,
+                                              size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+    Platform *p = nullptr;
+    if (ur_result_t r = H::unwrap(hPlatform, p)) return r;
+    if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+    InfoWriter out(propSize, pPropValue, pPropSizeRet);
+    switch (propName) {
+    case UR_PLATFORM_INFO_NAME: return out.string(H::name(p));
+    case UR_PLATFORM_INFO_VENDOR_NAME: return out.string(H::vendor(p));
+    case UR_PLATFORM_INFO_VERSION: return out.string(H::version(p));
+    case UR_PLATFORM_INFO_EXTENSIONS: return out.string("");
+    case UR_PLATFORM_INFO_PROFILE: return out.string("FULL_PROFILE");
+    case UR_PLATFORM_INFO_BACKEND: return out.value(H::backend());
+    case UR_PLATFORM_INFO_ADAPTER: return out.value(reinterpret_cast<ur_adapter_handle_t>(H::the_adapter()));
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+
+  static ur_result_t UR_APICALL platform_native(ur_platform_handle_t hPlatform, ur_native_handle_t *phNative) {
+    Platform *p = nullptr;
+    if (ur_result_t r = H::unwrap(hPlatform, p)) return r;
+    if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    return H::native_handle(p, phNative);
+  }
+
+  static ur_result_t UR_APICALL platform_api_version(ur_platform_handle_t hPlatform, ur_api_version_t *pVersion) {
+    Platform *p = nullptr;
+    if (ur_result_t r = H::unwrap(hPlatform, p)) return r;
+    if (!pVersion) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    *pVersion = UR_API_VERSION_CURRENT;
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL platform_backend_option(ur_platform_handle_t hPlatform, const char *pFrontendOption,
+                                                        const char **ppPlatformOption) {
+    Platform *p = nullptr;
+    if (ur_result_t r = H::unwrap(hPlatform, p)) return r;
+    if (!pFrontendOption || !ppPlatformOption) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    // The driver's compiler takes no options for these; an empty string means "nothing to add".
+    if (std::strcmp(pFrontendOption, "") == 0 || std::strcmp(pFrontendOption, "-O0") == 0 ||
+        std::strcmp(pFrontendOption, "-O1") == 0 || std::strcmp(pFrontendOption, "-O2") == 0 ||
+        std::strcmp(pFrontendOption, "-O3") == 0) {
+      *ppPlatformOption = "";
+      return UR_RESULT_SUCCESS;
+    }
+    return UR_RESULT_ERROR_INVALID_VALUE;
+  }
+
+  // The urAdapter* and urPlatform* slots, and the runtime's urAdapterSetLoggerCallback
+  // (the adapter's log lines reach its callback).
+  static void install(ur_dditable_t &t) {
+    t.Adapter.pfnGet = get;
+    t.Adapter.pfnRelease = release;
+    t.Adapter.pfnRetain = retain;
+    t.Adapter.pfnGetLastError = get_last_error;
+    t.Adapter.pfnGetInfo = get_info;
+    ordo::adapter_logging how;
+    how.logger = H::logger;
+    how.is_adapter = [](ur_adapter_handle_t h) { return h == reinterpret_cast<ur_adapter_handle_t>(H::the_adapter()); };
+    ordo::install_logger_entry_points(t, how);
+    t.Platform.pfnGet = platform_get;
+    t.Platform.pfnGetInfo = platform_info;
+    t.Platform.pfnGetNativeHandle = platform_native;
+    t.Platform.pfnGetApiVersion = platform_api_version;
+    t.Platform.pfnGetBackendOption = platform_backend_option;
+  }
+};
+
+} // namespace ordo::uc

@@ -1,0 +1,170 @@
+// Synchronous USM written once over the stream-ordered layer: urUSM{Host,Device,
+// Shared}Alloc (a block of the pool named, or a plain backend allocation registered
+// in the context's pointer registry), urUSMFree and urUSMGetMemAllocInfo. The adapter
+// says only how plain memory is made and given back:
+//
+//   struct hooks {
+//     using Context = ...;  // pools (context_pools *), devices, index_of(Device *)
+//     using Device = ...;
+//     static ur_result_t unwrap(ur_context_handle_t, Context *&);
+//     static ur_result_t unwrap(ur_device_handle_t, Device *&);
+//     static size_t max_alloc(const Device *);           // UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE
+//     static bool shared_supported(const Device *);
+//     static ur_result_t alloc_plain(Context *, ur_usm_type_t, Device * /*null: host*/, size_t size,
+//                                    size_t align /*0: any*/, void **out);
+//     static ur_result_t free_plain(Context *, void *, ur_usm_type_t, ur_device_handle_t);
+//   };
+#pragma once
+
+#include <cstdint>
+#include <new>
+
+#include "ordo/info.hpp"
+#include "ordo_so/layer.hpp"
+#include "ur_common/handles.hpp"
+#include "ur_ddi.h"
+
+namespace ordo::uc {
+
+inline size_t align_of(const ur_usm_desc_t *desc) { return desc && desc->align > 1 ? desc->align : 0; }
+
+template <class H> struct usm_entry_points {
+  using Context = typename H::Context;
+  using Device = typename H::Device;
+
+  static ur_result_t check_alloc_args(const ur_usm_desc_t *desc, size_t size, void **ppMem) {
+    if (!ppMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc && desc->align != 0 && (desc->align & (desc->align - 1)) != 0) return UR_RESULT_ERROR_INVALID_VALUE;
+    if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+    return UR_RESULT_SUCCESS;
+  }
+
+  // A block of `pool`, usable at once (no pending use; zeroed by a zero-initialising pool).
+  static ur_result_t pooled_alloc(Context *ctx, ur_usm_pool_handle_t pool, ur_usm_type_t kind, Device *dev,
+                                  size_t size, const ur_usm_desc_t *desc, void **ppMem) {
+    try {
+      return ctx->pools->alloc_now(pool, kind, reinterpret_cast<ur_device_handle_t>(dev), size, align_of(desc),
+                                   ppMem);
+    } catch (const std::bad_alloc &) {
+      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+  }
+
+  // A backend may not honour the alignment asked for: a pointer that misses it is
+  // given back. A pointer that is kept goes into the context's registry.
+  static ur_result_t plain_alloc(Context *ctx, const ur_usm_desc_t *desc, size_t size, ur_usm_type_t kind,
+                                 Device *dev, void **ppMem) {
+    void *p = nullptr;
+    if (ur_result_t r = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p)) return r;
+    ur_result_t r = UR_RESULT_SUCCESS;
+    if (desc && desc->align > 1 && reinterpret_cast<uintptr_t>(p) % desc->align != 0)
+      r = UR_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
+    auto device = reinterpret_cast<ur_device_handle_t>(dev);
+    if (r == UR_RESULT_SUCCESS) {
+      try {
+        ctx->pools->add_plain(p, size, kind, device);
+      } catch (...) {
+        r = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+      }
+    }
+    if (r != UR_RESULT_SUCCESS) {
+      H::free_plain(ctx, p, kind, device);
+      return r;
+    }
+    *ppMem = p;
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL host_alloc(ur_context_handle_t hContext, const ur_usm_desc_t *pUSMDesc,
+                                           ur_usm_pool_handle_t pool, size_t size, void **ppMem) {
+    Context *ctx = nullptr;
+    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = check_alloc_args(pUSMDesc, size, ppMem)) return r;
+    if (pool) return pooled_alloc(ctx, pool, UR_USM_TYPE_HOST, nullptr, size, pUSMDesc, ppMem);
+    // UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE bounds every kind of allocation.
+    if (size > H::max_alloc(ctx->devices[0])) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+    return plain_alloc(ctx, pUSMDesc, size, UR_USM_TYPE_HOST, nullptr, ppMem);
+  }
+
+  static ur_result_t device_alloc(ur_usm_type_t kind, ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                  const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size,
+                                  void **ppMem) {
+    Context *ctx = nullptr;
+    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    Device *dev = nullptr;
+    if (ur_result_t r = H::unwrap(hDevice, dev)) return r;
+    if (ur_result_t r = check_alloc_args(pUSMDesc, size, ppMem)) return r;
+    if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+    if (kind == UR_USM_TYPE_SHARED && !H::shared_supported(dev)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (pool) return pooled_alloc(ctx, pool, kind, dev, size, pUSMDesc, ppMem);
+    if (size > H::max_alloc(dev)) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+    return plain_alloc(ctx, pUSMDesc, size, kind, dev, ppMem);
+  }
+
+  static ur_result_t UR_APICALL device(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                       const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size,
+                                       void **ppMem) {
+    return device_alloc(UR_USM_TYPE_DEVICE, hContext, hDevice, pUSMDesc, pool, size, ppMem);
+  }
+  static ur_result_t UR_APICALL shared(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                       const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size,
+                                       void **ppMem) {
+    return device_alloc(UR_USM_TYPE_SHARED, hContext, hDevice, pUSMDesc, pool, size, ppMem);
+  }
+
+  // A pool block goes back to its pool at once (the caller promises no pending use);
+  // a plain allocation goes back to the backend. Unknown pointers, interior pointers
+  // and second frees are refused.
+  static ur_result_t UR_APICALL free(ur_context_handle_t hContext, void *pMem) {
+    Context *ctx = nullptr;
+    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    ur_result_t pooled = UR_RESULT_SUCCESS;
+    if (ctx->pools->free_now(pMem, pooled)) return pooled;
+    ordo::so::context_pools::block_facts a;
+    if (!ctx->pools->take_plain(pMem, &a)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    if (ur_result_t r = H::free_plain(ctx, a.base, a.kind, a.device)) {
+      try {
+        ctx->pools->add_plain(a.base, a.size, a.kind, a.device); // still the caller's
+      } catch (...) {
+      }
+      return r;
+    }
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL get_info(ur_context_handle_t hContext, const void *pMem,
+                                         ur_usm_alloc_info_t propName, size_t propSize, void *pPropValue,
+                                         size_t *pPropSizeRet) {
+    Context *ctx = nullptr;
+    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (propName > UR_USM_ALLOC_INFO_POOL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+    InfoWriter out(propSize, pPropValue, pPropSizeRet);
+    // Only this context's allocations are described (interior pointers too): pool
+    // blocks by the layer, plain allocations by its registry.
+    ordo::so::context_pools::block_facts a;
+    const bool known = ctx->pools->block_info(pMem, a) || ctx->pools->find_plain(pMem, a);
+    if (propName == UR_USM_ALLOC_INFO_TYPE) return out.value(known ? a.kind : UR_USM_TYPE_UNKNOWN);
+    if (!known) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    switch (propName) {
+    case UR_USM_ALLOC_INFO_BASE_PTR: return out.value(a.base);
+    case UR_USM_ALLOC_INFO_SIZE: return out.value(a.size);
+    case UR_USM_ALLOC_INFO_DEVICE: return out.value(a.device); // null for host memory
+    case UR_USM_ALLOC_INFO_POOL: return out.value(a.pool);     // null for a plain allocation
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+
+  // The five slots of ur_dditable_t::USM that are not pools.
+  static void install(ur_dditable_t &t) {
+    t.USM.pfnHostAlloc = host_alloc;
+    t.USM.pfnDeviceAlloc = device;
+    t.USM.pfnSharedAlloc = shared;
+    t.USM.pfnFree = free;
+    t.USM.pfnGetMemAllocInfo = get_info;
+  }
+};
+
+} // namespace ordo::uc
