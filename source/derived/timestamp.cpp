@@ -71,18 +71,25 @@ ur_result_t UR_APICALL enqueueTimestampRecording(ur_queue_handle_t hQueue, bool 
             table().Queue.pfnGetInfo(hQueue, UR_QUEUE_INFO_DEVICE, sizeof stamp->device, &stamp->device, nullptr))
       return r;
     stamp->queued = device_clock(stamp->device);
+    {
+      std::lock_guard<std::mutex> lock(g_mu);
+      g_stamps.reserve(g_stamps.size() + 1); // so that the emplace below cannot throw
+    }
     auto *arg = new std::shared_ptr<Stamp>(stamp);
-    std::unique_lock<std::mutex> lock(g_mu); // the entry exists before anyone can ask about the event
-    g_stamps.reserve(g_stamps.size() + 1);
+    // No lock held here: the enqueue may call back into the adapter. The entry is made
+    // before the handle is given out, so nobody can ask about the event without it; no
+    // entry can have this handle (each keeps its event, and so its handle, alive).
     ur_event_handle_t ev = nullptr;
     if (ur_result_t r = table().EnqueueExp.pfnHostTaskExp(hQueue, run_stamp, arg, nullptr, numEvents, phEvents, &ev)) {
       delete arg;
       return r;
     }
-    g_stamps.emplace(ev, stamp);
-    g_count.fetch_add(1, std::memory_order_release);
-    lock.unlock();
-    *phEvent = ev; // the user's reference; the table's is the host task's own
+    {
+      std::lock_guard<std::mutex> lock(g_mu);
+      g_stamps.emplace(ev, stamp);
+      g_count.fetch_add(1, std::memory_order_release);
+    }
+    *phEvent = ev; // the user's reference
     if (table().Event.pfnRetain(ev) != UR_RESULT_SUCCESS) {
       // Cannot hold the table's reference: the entry cannot stay safely.
       std::lock_guard<std::mutex> l(g_mu);
