@@ -13,10 +13,7 @@ namespace ordo::l0 {
 
 namespace {
 
-struct async_hooks {
-  using Queue = l0::Queue;
-  using Command = l0::Command;
-  static ur_result_t unwrap(ur_queue_handle_t h, Queue *&q) { return l0::unwrap(h, q); }
+struct async_hooks : handle_types {
   static ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *w) { return l0::check_wait_list(n, w); }
   static ur_result_t alloc_work(Command &cmd, const ordo::so::allocation &block) {
     if (!block.needs_zero) return cmd.append_barrier();

@@ -63,6 +63,20 @@ struct Device;
 struct Context;
 struct Queue;
 struct Event;
+struct Adapter;
+struct Program;
+class Command;
+
+// The handle types ur_common's templates work on; each hooks struct derives from it.
+struct handle_types {
+  using Adapter = l0::Adapter;
+  using Platform = l0::Platform;
+  using Device = l0::Device;
+  using Context = l0::Context;
+  using Queue = l0::Queue;
+  using Program = l0::Program;
+  using Command = l0::Command;
+};
 
 struct Adapter : Object {
   static constexpr Tag kTag = Tag::adapter;

@@ -7,11 +7,7 @@ namespace ordo::l0 {
 
 namespace {
 
-struct context_hooks {
-  using Context = l0::Context;
-  using Device = l0::Device;
-  static ur_result_t unwrap(ur_context_handle_t h, Context *&c) { return l0::unwrap(h, c); }
-  static ur_result_t unwrap(ur_device_handle_t h, Device *&d) { return l0::unwrap(h, d); }
+struct context_hooks : handle_types {
   static ur_result_t check_device(const std::vector<Device *> &taken, Device *d) {
     return !taken.empty() && d->platform != taken[0]->platform ? UR_RESULT_ERROR_INVALID_DEVICE : UR_RESULT_SUCCESS;
   }

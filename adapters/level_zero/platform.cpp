@@ -8,11 +8,7 @@ namespace ordo::l0 {
 
 namespace {
 
-struct adapter_hooks {
-  using Adapter = l0::Adapter;
-  using Platform = l0::Platform;
-  static ur_result_t unwrap(ur_adapter_handle_t h, Adapter *&a) { return l0::unwrap(h, a); }
-  static ur_result_t unwrap(ur_platform_handle_t h, Platform *&p) { return l0::unwrap(h, p); }
+struct adapter_hooks : handle_types {
   static Adapter *the_adapter() { return l0::the_adapter(); }
   static const std::vector<Platform *> &platforms() { return l0::platforms(); }
   static Logger &logger() { return l0::logger(); }

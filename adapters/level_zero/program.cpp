@@ -61,13 +61,7 @@ ur_result_t build_one(Program *p, Program::PerDevice &pd, const std::string &opt
   return UR_RESULT_SUCCESS;
 }
 
-struct program_hooks {
-  using Program = l0::Program;
-  using Context = l0::Context;
-  using Device = l0::Device;
-  static ur_result_t unwrap(ur_context_handle_t h, Context *&c) { return l0::unwrap(h, c); }
-  static ur_result_t unwrap(ur_device_handle_t h, Device *&d) { return l0::unwrap(h, d); }
-  static ur_result_t unwrap(ur_program_handle_t h, Program *&p) { return l0::unwrap(h, p); }
+struct program_hooks : handle_types {
   static constexpr bool flags_before_size = true;
   // SPIR-V is no device's native binary (the driver judges everything else).
   static ur_result_t check_binary(const uint8_t *data, size_t size) {

@@ -10,11 +10,7 @@ namespace ordo::l0 {
 
 namespace {
 
-struct usm_hooks {
-  using Context = l0::Context;
-  using Device = l0::Device;
-  static ur_result_t unwrap(ur_context_handle_t h, Context *&c) { return l0::unwrap(h, c); }
-  static ur_result_t unwrap(ur_device_handle_t h, Device *&d) { return l0::unwrap(h, d); }
+struct usm_hooks : handle_types {
   static size_t max_alloc(const Device *d) { return d->facts.props.maxMemAllocSize; }
   static bool shared_supported(const Device *) { return true; }
   // The driver honours the alignment asked for.

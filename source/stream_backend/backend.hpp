@@ -67,6 +67,19 @@ struct Event;
 struct Program;
 struct Kernel;
 struct Mem;
+struct Adapter;
+class Command;
+
+// The handle types ur_common's templates work on; each hooks struct derives from it.
+struct handle_types {
+  using Adapter = sb::Adapter;
+  using Platform = sb::Platform;
+  using Device = sb::Device;
+  using Context = sb::Context;
+  using Queue = sb::Queue;
+  using Program = sb::Program;
+  using Command = sb::Command;
+};
 
 struct Adapter : Object {
   static constexpr Tag kTag = Tag::adapter;

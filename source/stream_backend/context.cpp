@@ -7,11 +7,7 @@ namespace ordo::sb {
 
 namespace {
 
-struct context_hooks {
-  using Context = sb::Context;
-  using Device = sb::Device;
-  static ur_result_t unwrap(ur_context_handle_t h, Context *&c) { return sb::unwrap(h, c); }
-  static ur_result_t unwrap(ur_device_handle_t h, Device *&d) { return sb::unwrap(h, d); }
+struct context_hooks : handle_types {
   static ur_result_t check_device(const std::vector<Device *> &, Device *d) {
     return d->context() ? UR_RESULT_SUCCESS : to_ur(d->context_error);
   }

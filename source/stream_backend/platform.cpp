@@ -8,11 +8,7 @@ namespace ordo::sb {
 
 namespace {
 
-struct adapter_hooks {
-  using Adapter = sb::Adapter;
-  using Platform = sb::Platform;
-  static ur_result_t unwrap(ur_adapter_handle_t h, Adapter *&a) { return sb::unwrap(h, a); }
-  static ur_result_t unwrap(ur_platform_handle_t h, Platform *&p) { return sb::unwrap(h, p); }
+struct adapter_hooks : handle_types {
   static Adapter *the_adapter() { return sb::the_adapter(); }
   static const std::vector<Platform *> &platforms() { return sb::platforms(); }
   static Logger &logger() { return sb::logger(); }

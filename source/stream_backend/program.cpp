@@ -79,13 +79,7 @@ ur_result_t build_one(Program::PerDevice &pd, const std::string &options) {
   return UR_RESULT_SUCCESS;
 }
 
-struct program_hooks {
-  using Program = sb::Program;
-  using Context = sb::Context;
-  using Device = sb::Device;
-  static ur_result_t unwrap(ur_context_handle_t h, Context *&c) { return sb::unwrap(h, c); }
-  static ur_result_t unwrap(ur_device_handle_t h, Device *&d) { return sb::unwrap(h, d); }
-  static ur_result_t unwrap(ur_program_handle_t h, Program *&p) { return sb::unwrap(h, p); }
+struct program_hooks : handle_types {
   static constexpr bool flags_before_size = false;
   // Not an image the driver loads: no native binary for this device.
   static ur_result_t check_binary(const uint8_t *data, size_t size) {

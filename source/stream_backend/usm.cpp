@@ -10,11 +10,7 @@ namespace ordo::sb {
 
 namespace {
 
-struct usm_hooks {
-  using Context = sb::Context;
-  using Device = sb::Device;
-  static ur_result_t unwrap(ur_context_handle_t h, Context *&c) { return sb::unwrap(h, c); }
-  static ur_result_t unwrap(ur_device_handle_t h, Device *&d) { return sb::unwrap(h, d); }
+struct usm_hooks : handle_types {
   // Managed memory could oversubscribe; MAX_MEM_ALLOC_SIZE still bounds it.
   static size_t max_alloc(const Device *d) { return d->facts.total_mem; }
   static bool shared_supported(const Device *d) { return d->facts.managed; }

@@ -1,11 +1,9 @@
 // urAdapter* and urPlatform* written once for an adapter with one adapter handle and
 // a list of platforms found at the first urAdapterGet. The adapter says what differs:
 //
-//   struct hooks {
+//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
 //     using Adapter = ...;   // count(), retain(), release()
 //     using Platform = ...;
-//     static ur_result_t unwrap(ur_adapter_handle_t, Adapter *&);
-//     static ur_result_t unwrap(ur_platform_handle_t, Platform *&);
 //     static Adapter *the_adapter();
 //     static const std::vector<Platform *> &platforms();  // discovery, once
 //     static Logger &logger();
@@ -44,7 +42,7 @@ template <class H> struct adapter_entry_points {
 
   static ur_result_t UR_APICALL release(ur_adapter_handle_t hAdapter) {
     Adapter *a = nullptr;
-    if (ur_result_t r = H::unwrap(hAdapter, a)) return r;
+    if (ur_result_t r = unwrap(hAdapter, a)) return r;
     // The adapter's state lives for the process: handles stay valid across gets.
     if (a->count() == 0) return UR_RESULT_ERROR_INVALID_ARGUMENT;
     a->release();
@@ -53,7 +51,7 @@ template <class H> struct adapter_entry_points {
 
   static ur_result_t UR_APICALL retain(ur_adapter_handle_t hAdapter) {
     Adapter *a = nullptr;
-    if (ur_result_t r = H::unwrap(hAdapter, a)) return r;
+    if (ur_result_t r = unwrap(hAdapter, a)) return r;
     a->retain();
     return UR_RESULT_SUCCESS;
   }
@@ -61,7 +59,7 @@ template <class H> struct adapter_entry_points {
   static ur_result_t UR_APICALL get_last_error(ur_adapter_handle_t hAdapter, const char **ppMessage,
                                                int32_t *pError) {
     Adapter *a = nullptr;
-    if (ur_result_t r = H::unwrap(hAdapter, a)) return r;
+    if (ur_result_t r = unwrap(hAdapter, a)) return r;
     if (!ppMessage || !pError) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     // No entry point returns UR_RESULT_ERROR_ADAPTER_SPECIFIC, so there is never one.
     *ppMessage = "";
@@ -72,7 +70,7 @@ template <class H> struct adapter_entry_points {
   static ur_result_t UR_APICALL get_info(ur_adapter_handle_t hAdapter, ur_adapter_info_t propName, size_t propSize,
                                          void *pPropValue, size_t *pPropSizeRet) {
     Adapter *a = nullptr;
-    if (ur_result_t r = H::unwrap(hAdapter, a)) return r;
+    if (ur_result_t r = unwrap(hAdapter, a)) return r;
     if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
     InfoWriter out(propSize, pPropValue, pPropSizeRet);
     switch (propName) {
@@ -86,7 +84,7 @@ template <class H> struct adapter_entry_points {
   static ur_result_t UR_APICALL platform_get(ur_adapter_handle_t hAdapter, uint32_t NumEntries,
                                              ur_platform_handle_t *phPlatforms, uint32_t *pNumPlatforms) {
     Adapter *a = nullptr;
-    if (ur_result_t r = H::unwrap(hAdapter, a)) return r;
+    if (ur_result_t r = unwrap(hAdapter, a)) return r;
     if (NumEntries == 0 && phPlatforms) return UR_RESULT_ERROR_INVALID_SIZE;
     if (!pNumPlatforms && !phPlatforms) return UR_RESULT_ERROR_INVALID_VALUE;
     const auto &list = H::platforms();
@@ -99,7 +97,7 @@ template <class H> struct adapter_entry_points {
   static ur_result_t UR_APICALL platform_info(ur_platform_handle_t hPlatform, ur_platform_info_t propName,
                                               size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
     Platform *p = nullptr;
-    if (ur_result_t r = H::unwrap(hPlatform, p)) return r;
+    if (ur_result_t r = unwrap(hPlatform, p)) return r;
     if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
     InfoWriter out(propSize, pPropValue, pPropSizeRet);
     switch (propName) {
@@ -116,14 +114,14 @@ template <class H> struct adapter_entry_points {
 
   static ur_result_t UR_APICALL platform_native(ur_platform_handle_t hPlatform, ur_native_handle_t *phNative) {
     Platform *p = nullptr;
-    if (ur_result_t r = H::unwrap(hPlatform, p)) return r;
+    if (ur_result_t r = unwrap(hPlatform, p)) return r;
     if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     return H::native_handle(p, phNative);
   }
 
   static ur_result_t UR_APICALL platform_api_version(ur_platform_handle_t hPlatform, ur_api_version_t *pVersion) {
     Platform *p = nullptr;
-    if (ur_result_t r = H::unwrap(hPlatform, p)) return r;
+    if (ur_result_t r = unwrap(hPlatform, p)) return r;
     if (!pVersion) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     *pVersion = UR_API_VERSION_CURRENT;
     return UR_RESULT_SUCCESS;
@@ -132,7 +130,7 @@ template <class H> struct adapter_entry_points {
   static ur_result_t UR_APICALL platform_backend_option(ur_platform_handle_t hPlatform, const char *pFrontendOption,
                                                         const char **ppPlatformOption) {
     Platform *p = nullptr;
-    if (ur_result_t r = H::unwrap(hPlatform, p)) return r;
+    if (ur_result_t r = unwrap(hPlatform, p)) return r;
     if (!pFrontendOption || !ppPlatformOption) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     // The driver's compiler takes no options for these; an empty string means "nothing to add".
     if (std::strcmp(pFrontendOption, "") == 0 || std::strcmp(pFrontendOption, "-O0") == 0 ||

@@ -3,11 +3,10 @@
 // command object that holds one in-order lane's lock (the stream backend's streams,
 // Level Zero's immediate command lists). The adapter says only what a command does:
 //
-//   struct hooks {
+//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
 //     using Queue = ...;    // has ctx->pools (context_pools *) and dev
 //     using Command = ...;  // Command(q, type, n, waits, phEvent): takes the lane's lock;
 //                           // status(), identity(), finish(r, keep_lock = false)
-//     static ur_result_t unwrap(ur_queue_handle_t, Queue *&);
 //     static ur_result_t check_wait_list(uint32_t, const ur_event_handle_t *);
 //     static ur_result_t alloc_work(Command &, const ordo::so::allocation &);  // zeroing, if asked
 //     static ur_result_t free_work(Command &);         // what orders the free after its waits
@@ -33,7 +32,7 @@ template <class H> struct async_alloc {
                            const ur_exp_async_usm_alloc_properties_t *pProperties, uint32_t n,
                            const ur_event_handle_t *waits, void **ppMem, ur_event_handle_t *phEvent) {
     Queue *q = nullptr;
-    if (ur_result_t r = H::unwrap(hQueue, q)) return r;
+    if (ur_result_t r = unwrap(hQueue, q)) return r;
     if (!ppMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (pProperties && (pProperties->flags & UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK))
       return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -81,7 +80,7 @@ template <class H> struct async_alloc {
   static ur_result_t UR_APICALL free(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, void *pMem, uint32_t n,
                                      const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
     Queue *q = nullptr;
-    if (ur_result_t r = H::unwrap(hQueue, q)) return r;
+    if (ur_result_t r = unwrap(hQueue, q)) return r;
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (ur_result_t r = H::check_wait_list(n, waits)) return r;
     ordo::so::context_pools &pools = *q->ctx->pools;

@@ -2,12 +2,10 @@
 // stream-ordered layer's state (context_pools) and a user deleter. The adapter says
 // what its backend adds:
 //
-//   struct hooks {
+//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
 //     using Context = ...;  // Object with tag, life (Lifetime), devices, pools, pool_hooks,
 //                           // deleter, deleter_data; count(), retain(), release()
 //     using Device = ...;
-//     static ur_result_t unwrap(ur_context_handle_t, Context *&);
-//     static ur_result_t unwrap(ur_device_handle_t, Device *&);
 //     static ur_result_t check_device(const std::vector<Device *> &taken, Device *d);
 //     static ur_result_t create(const std::vector<Device *> &devices, Context *&out);  // new Context
 //     static void free_plain(Context *, const ordo::so::context_pools::block_facts &);
@@ -52,7 +50,7 @@ template <class H> struct context_entry_points {
     std::vector<Device *> devices;
     for (uint32_t i = 0; i < DeviceCount; ++i) {
       Device *d = nullptr;
-      if (ur_result_t r = H::unwrap(phDevices[i], d)) return r;
+      if (ur_result_t r = unwrap(phDevices[i], d)) return r;
       if (ur_result_t r = H::check_device(devices, d)) return r;
       bool seen = false;
       for (Device *e : devices) seen = seen || e == d;
@@ -68,14 +66,14 @@ template <class H> struct context_entry_points {
 
   static ur_result_t UR_APICALL retain(ur_context_handle_t hContext) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     ctx->retain();
     return UR_RESULT_SUCCESS;
   }
 
   static ur_result_t UR_APICALL release(ur_context_handle_t hContext) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (ctx->release()) {
       // Completed frees let their events go (events hold queues, queues the context).
       ctx->pools->collect();
@@ -87,7 +85,7 @@ template <class H> struct context_entry_points {
   static ur_result_t UR_APICALL get_info(ur_context_handle_t hContext, ur_context_info_t propName, size_t propSize,
                                          void *pPropValue, size_t *pPropSizeRet) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
     InfoWriter out(propSize, pPropValue, pPropSizeRet);
     switch (propName) {
@@ -106,7 +104,7 @@ template <class H> struct context_entry_points {
 
   static ur_result_t UR_APICALL native_handle(ur_context_handle_t hContext, ur_native_handle_t *phNativeContext) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (!phNativeContext) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     return H::native_handle(ctx, phNativeContext);
   }
@@ -114,7 +112,7 @@ template <class H> struct context_entry_points {
   static ur_result_t UR_APICALL set_extended_deleter(ur_context_handle_t hContext,
                                                      ur_context_extended_deleter_t pfnDeleter, void *pUserData) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (!pfnDeleter) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     ctx->deleter = pfnDeleter;
     ctx->deleter_data = pUserData;

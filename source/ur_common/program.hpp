@@ -2,11 +2,10 @@
 // status, options and log per device. The adapter says how images are judged and
 // built and what its modules answer:
 //
-//   struct hooks {
+//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
 //     using Program = ...;  // Object with tag, life, ctx, from_il, mutex, per_device, built,
 //                           // module_for(dev); PerDevice: dev, image, module, status, options, log
 //     using Context = ...; using Device = ...;
-//     static ur_result_t unwrap(ur_context_handle_t, Context *&);   // and Device, Program
 //     static constexpr bool flags_before_size;  // which refusal BuildExp/CompileExp give first
 //     static ur_result_t check_binary(const uint8_t *, size_t);  // a device's native binary?
 //     static bool check_il(const uint8_t *, size_t);
@@ -100,7 +99,7 @@ template <class H> struct program_entry_points {
                                                    const ur_program_properties_t *pProperties,
                                                    ur_program_handle_t *phProgram) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (!phDevices || !pLengths || !ppBinaries || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (ur_result_t r = check_properties(pProperties)) return r;
     if (numDevices == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -108,7 +107,7 @@ template <class H> struct program_entry_points {
     images_t images;
     for (uint32_t i = 0; i < numDevices; ++i) {
       Device *d = nullptr;
-      if (ur_result_t r = H::unwrap(phDevices[i], d)) return r;
+      if (ur_result_t r = unwrap(phDevices[i], d)) return r;
       if (ctx->index_of(d) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
       if (!ppBinaries[i]) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
       if (pLengths[i] == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -123,7 +122,7 @@ template <class H> struct program_entry_points {
                                                const ur_program_properties_t *pProperties,
                                                ur_program_handle_t *phProgram) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (!pIL || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (ur_result_t r = check_properties(pProperties)) return r;
     if (length == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -135,9 +134,9 @@ template <class H> struct program_entry_points {
   static ur_result_t UR_APICALL build_entry(ur_context_handle_t hContext, ur_program_handle_t hProgram,
                                             const char *pOptions) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     Program *p = nullptr;
-    if (ur_result_t r = H::unwrap(hProgram, p)) return r;
+    if (ur_result_t r = unwrap(hProgram, p)) return r;
     if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
     return build(p, nullptr, pOptions);
   }
@@ -152,7 +151,7 @@ template <class H> struct program_entry_points {
     if (bad_flags) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     for (uint32_t i = 0; i < numDevices; ++i) {
       Device *d = nullptr;
-      if (ur_result_t r = H::unwrap(phDevices[i], d)) return r;
+      if (ur_result_t r = unwrap(phDevices[i], d)) return r;
       bool mine = false;
       for (auto &pd : p->per_device) mine = mine || pd.dev == d;
       if (!mine) return UR_RESULT_ERROR_INVALID_DEVICE;
@@ -165,7 +164,7 @@ template <class H> struct program_entry_points {
                                           ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
                                           const char *pOptions) {
     Program *p = nullptr;
-    if (ur_result_t r = H::unwrap(hProgram, p)) return r;
+    if (ur_result_t r = unwrap(hProgram, p)) return r;
     std::vector<Device *> only;
     if (ur_result_t r = check_exp(p, numDevices, phDevices, flags, only)) return r;
     return build(p, &only, pOptions);
@@ -178,7 +177,7 @@ template <class H> struct program_entry_points {
                                             ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
                                             const char *) {
     Program *p = nullptr;
-    if (ur_result_t r = H::unwrap(hProgram, p)) return r;
+    if (ur_result_t r = unwrap(hProgram, p)) return r;
     std::vector<Device *> only;
     if (ur_result_t r = check_exp(p, numDevices, phDevices, flags, only)) return r;
     return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
@@ -186,14 +185,14 @@ template <class H> struct program_entry_points {
 
   static ur_result_t UR_APICALL retain(ur_program_handle_t hProgram) {
     Program *p = nullptr;
-    if (ur_result_t r = H::unwrap(hProgram, p)) return r;
+    if (ur_result_t r = unwrap(hProgram, p)) return r;
     p->retain();
     return UR_RESULT_SUCCESS;
   }
 
   static ur_result_t UR_APICALL release(ur_program_handle_t hProgram) {
     Program *p = nullptr;
-    if (ur_result_t r = H::unwrap(hProgram, p)) return r;
+    if (ur_result_t r = unwrap(hProgram, p)) return r;
     if (p->release()) drop(p);
     return UR_RESULT_SUCCESS;
   }
@@ -201,9 +200,9 @@ template <class H> struct program_entry_points {
   static ur_result_t UR_APICALL function_pointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
                                                  const char *pFunctionName, void **ppFunctionPointer) {
     Device *d = nullptr;
-    if (ur_result_t r = H::unwrap(hDevice, d)) return r;
+    if (ur_result_t r = unwrap(hDevice, d)) return r;
     Program *p = nullptr;
-    if (ur_result_t r = H::unwrap(hProgram, p)) return r;
+    if (ur_result_t r = unwrap(hProgram, p)) return r;
     if (!pFunctionName || !ppFunctionPointer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     std::lock_guard<std::mutex> lock(p->mutex);
     auto m = p->module_for(d);
@@ -214,7 +213,7 @@ template <class H> struct program_entry_points {
   static ur_result_t UR_APICALL get_info(ur_program_handle_t hProgram, ur_program_info_t propName, size_t propSize,
                                          void *pPropValue, size_t *pPropSizeRet) {
     Program *p = nullptr;
-    if (ur_result_t r = H::unwrap(hProgram, p)) return r;
+    if (ur_result_t r = unwrap(hProgram, p)) return r;
     if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
     InfoWriter out(propSize, pPropValue, pPropSizeRet);
     std::lock_guard<std::mutex> lock(p->mutex);
@@ -266,9 +265,9 @@ template <class H> struct program_entry_points {
                                            ur_program_build_info_t propName, size_t propSize, void *pPropValue,
                                            size_t *pPropSizeRet) {
     Program *p = nullptr;
-    if (ur_result_t r = H::unwrap(hProgram, p)) return r;
+    if (ur_result_t r = unwrap(hProgram, p)) return r;
     Device *d = nullptr;
-    if (ur_result_t r = H::unwrap(hDevice, d)) return r;
+    if (ur_result_t r = unwrap(hDevice, d)) return r;
     if (propName > UR_PROGRAM_BUILD_INFO_BINARY_TYPE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
     InfoWriter out(propSize, pPropValue, pPropSizeRet);
@@ -290,7 +289,7 @@ template <class H> struct program_entry_points {
 
   static ur_result_t UR_APICALL native_handle(ur_program_handle_t hProgram, ur_native_handle_t *phNativeProgram) {
     Program *p = nullptr;
-    if (ur_result_t r = H::unwrap(hProgram, p)) return r;
+    if (ur_result_t r = unwrap(hProgram, p)) return r;
     if (!phNativeProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     std::lock_guard<std::mutex> lock(p->mutex);
     for (auto &pd : p->per_device) {

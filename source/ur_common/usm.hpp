@@ -3,11 +3,9 @@
 // in the context's pointer registry), urUSMFree and urUSMGetMemAllocInfo. The adapter
 // says only how plain memory is made and given back:
 //
-//   struct hooks {
+//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
 //     using Context = ...;  // pools (context_pools *), devices, index_of(Device *)
 //     using Device = ...;
-//     static ur_result_t unwrap(ur_context_handle_t, Context *&);
-//     static ur_result_t unwrap(ur_device_handle_t, Device *&);
 //     static size_t max_alloc(const Device *);           // UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE
 //     static bool shared_supported(const Device *);
 //     static ur_result_t alloc_plain(Context *, ur_usm_type_t, Device * /*null: host*/, size_t size,
@@ -78,7 +76,7 @@ template <class H> struct usm_entry_points {
   static ur_result_t UR_APICALL host_alloc(ur_context_handle_t hContext, const ur_usm_desc_t *pUSMDesc,
                                            ur_usm_pool_handle_t pool, size_t size, void **ppMem) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (ur_result_t r = check_alloc_args(pUSMDesc, size, ppMem)) return r;
     if (pool) return pooled_alloc(ctx, pool, UR_USM_TYPE_HOST, nullptr, size, pUSMDesc, ppMem);
     // UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE bounds every kind of allocation.
@@ -90,9 +88,9 @@ template <class H> struct usm_entry_points {
                                   const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size,
                                   void **ppMem) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     Device *dev = nullptr;
-    if (ur_result_t r = H::unwrap(hDevice, dev)) return r;
+    if (ur_result_t r = unwrap(hDevice, dev)) return r;
     if (ur_result_t r = check_alloc_args(pUSMDesc, size, ppMem)) return r;
     if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
     if (kind == UR_USM_TYPE_SHARED && !H::shared_supported(dev)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
@@ -117,7 +115,7 @@ template <class H> struct usm_entry_points {
   // and second frees are refused.
   static ur_result_t UR_APICALL free(ur_context_handle_t hContext, void *pMem) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     ur_result_t pooled = UR_RESULT_SUCCESS;
     if (ctx->pools->free_now(pMem, pooled)) return pooled;
@@ -137,7 +135,7 @@ template <class H> struct usm_entry_points {
                                          ur_usm_alloc_info_t propName, size_t propSize, void *pPropValue,
                                          size_t *pPropSizeRet) {
     Context *ctx = nullptr;
-    if (ur_result_t r = H::unwrap(hContext, ctx)) return r;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (propName > UR_USM_ALLOC_INFO_POOL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
