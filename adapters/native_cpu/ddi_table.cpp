@@ -30,6 +30,7 @@ ur_dditable_t build_table() {
   nc::install_physical_mem_entry_points(t);
   nc::install_virtual_mem_entry_points(t);
   nc::install_native_handle_entry_points(t);
+  nc::install_ipc_physical_mem_entry_points(t);
   ordo::derived::install_entry_points(t); // from the entry points above, where they leave a slot empty
   ordo::derived::install_timestamp_recording(t); // over urEnqueueHostTaskExp
   ordo::derived::install_peer_access(t);         // one device: its own only peer

@@ -247,6 +247,7 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return out.boolean(true);
   case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return out.boolean(true); // source/derived/timestamp.cpp
   case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return out.boolean(true);               // source/derived/peer_access.cpp
+  case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP: return out.boolean(true);   // ipc_physical_mem.cpp
   case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return out.value(ordo::cb::kUpdateCapabilities);
   case UR_DEVICE_INFO_BINDLESS_IMAGES_SUPPORT_EXP:
   case UR_DEVICE_INFO_BINDLESS_IMAGES_SHARED_USM_SUPPORT_EXP:
@@ -272,7 +273,6 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_DEVICE_WAIT_SUPPORT_EXP:
   case UR_DEVICE_INFO_DYNAMIC_LINK_SUPPORT_EXP:
   case UR_DEVICE_INFO_IPC_MEMORY_SUPPORT_EXP:
-  case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP:
   case UR_DEVICE_INFO_IPC_EVENT_SUPPORT_EXP:
   case UR_DEVICE_INFO_MEMORY_EXPORT_EXPORTABLE_DEVICE_MEM_EXP:
   case UR_DEVICE_INFO_MULTI_DEVICE_COMPILE_SUPPORT_EXP:

@@ -20,5 +20,6 @@ void install_async_alloc_entry_points(ur_dditable_t &t);  // async_alloc.cpp
 void install_memory_entry_points(ur_dditable_t &t);       // memory.cpp
 void install_enqueue_mem_entry_points(ur_dditable_t &t);  // enqueue_mem.cpp
 void install_native_handle_entry_points(ur_dditable_t &t); // native_handles.cpp
+void install_ipc_physical_mem_entry_points(ur_dditable_t &t); // ipc_physical_mem.cpp
 
 } // namespace nc

@@ -1,0 +1,113 @@
+// urIPC*PhysMemHandleExp: physical memory is a memory file (physical_mem.cpp), which
+// another process of the same user can open through /proc/<pid>/fd/<fd>. The handle data
+// names the creating process, its file descriptor and the size; opening it opens that
+// path (a file descriptor of the opener's own on the same pages) and makes a physical
+// memory object of the opener's context over it: mappings of it and of the original
+// share the bytes. Only memory created with UR_PHYSICAL_MEM_FLAG_ENABLE_IPC is exported
+// (docs/native-cpu.md, "Virtual and physical memory").
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "context.hpp"
+#include "entry_points.hpp"
+#include "physical_mem.hpp"
+#include "platform.hpp"
+
+namespace nc {
+
+namespace {
+
+constexpr uint64_t kMagic = 0x4f52444f50484d31ull; // identifies this adapter's handle data
+
+struct IpcData {
+  uint64_t magic;
+  int64_t pid;
+  int64_t fd;
+  uint64_t size;
+  uint32_t flags;
+};
+
+ur_result_t UR_APICALL ipcGetPhysMemHandle(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem,
+                                           void **ppData, size_t *pSize) {
+  Context *ctx = lookup<Context>(hContext);
+  if (!ctx) return Context::invalid_handle(hContext);
+  PhysicalMem *p = lookup<PhysicalMem>(hPhysMem);
+  if (!p) return PhysicalMem::invalid_handle(hPhysMem);
+  if (!ppData || !pSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (p->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  if (!(p->flags & UR_PHYSICAL_MEM_FLAG_ENABLE_IPC)) return UR_RESULT_ERROR_INVALID_VALUE;
+  auto *d = static_cast<IpcData *>(std::malloc(sizeof(IpcData)));
+  if (!d) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  *d = IpcData{kMagic, static_cast<int64_t>(getpid()), p->fd, p->size, p->flags};
+  *ppData = d;
+  *pSize = sizeof(IpcData);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL ipcPutPhysMemHandle(ur_context_handle_t hContext, const void *pData) {
+  if (!lookup<Context>(hContext)) return Context::invalid_handle(hContext);
+  if (!pData) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (static_cast<const IpcData *>(pData)->magic != kMagic) return UR_RESULT_ERROR_INVALID_VALUE;
+  std::free(const_cast<void *>(pData));
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL ipcOpenPhysMemHandle(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                            const void *pData, size_t size, ur_physical_mem_handle_t *phPhysMem) {
+  Context *ctx = lookup<Context>(hContext);
+  if (!ctx) return Context::invalid_handle(hContext);
+  if (!is_device(hDevice)) return device_error(hDevice);
+  if (!pData || !phPhysMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (size != sizeof(IpcData)) return UR_RESULT_ERROR_INVALID_VALUE;
+  IpcData d;
+  std::memcpy(&d, pData, sizeof d);
+  if (d.magic != kMagic || d.pid <= 0 || d.fd < 0 || d.size == 0 || d.size % page_size() != 0)
+    return UR_RESULT_ERROR_INVALID_VALUE;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%lld/fd/%lld", static_cast<long long>(d.pid), static_cast<long long>(d.fd));
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return UR_RESULT_ERROR_INVALID_VALUE; // the process or its memory is gone, or not ours to open
+  struct stat st {};
+  // The file must be a memory file at least as large as the handle says.
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) < d.size) {
+    close(fd);
+    return UR_RESULT_ERROR_INVALID_VALUE;
+  }
+  return guarded([&] {
+    PhysicalMem *p = nullptr;
+    try {
+      p = new PhysicalMem(ctx, fd, static_cast<size_t>(d.size), d.flags);
+    } catch (...) {
+      close(fd);
+      throw;
+    }
+    *phPhysMem = publish(p);
+    return UR_RESULT_SUCCESS;
+  });
+}
+
+ur_result_t UR_APICALL ipcClosePhysMemHandle(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem) {
+  Context *ctx = lookup<Context>(hContext);
+  if (!ctx) return Context::invalid_handle(hContext);
+  PhysicalMem *p = lookup<PhysicalMem>(hPhysMem);
+  if (!p) return PhysicalMem::invalid_handle(hPhysMem);
+  if (p->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  return user_release<PhysicalMem>(hPhysMem);
+}
+
+} // namespace
+
+void install_ipc_physical_mem_entry_points(ur_dditable_t &t) {
+  t.IPCExp.pfnGetPhysMemHandleExp = ipcGetPhysMemHandle;
+  t.IPCExp.pfnPutPhysMemHandleExp = ipcPutPhysMemHandle;
+  t.IPCExp.pfnOpenPhysMemHandleExp = ipcOpenPhysMemHandle;
+  t.IPCExp.pfnClosePhysMemHandleExp = ipcClosePhysMemHandle;
+}
+
+} // namespace nc
