@@ -8,6 +8,7 @@
 #include "backend.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
+#include "ur_common/callbacks.hpp"
 
 namespace ordo::sb {
 
@@ -53,75 +54,20 @@ void event_destroy(Event *ev) {
 
 namespace {
 
-// Completion callbacks run on one adapter thread, never inside an entry point and
-// never inside a driver callback (they may call UR functions themselves).
-class CallbackThread {
-public:
-  struct Pending {
-    Event *event;
-    ur_execution_info_t status;
-    ur_event_callback_t fn;
-    void *data;
-  };
-
-  void add(const Pending &p) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      pending_.push_back(p);
-      if (!started_) {
-        started_ = true;
-        std::thread([this] { run(); }).detach();
-      }
-    }
-    wake_.notify_one();
-  }
-
-private:
-  static bool reached(const Pending &p) {
-    Event *e = p.event;
-    if (!e->done || p.status == UR_EXECUTION_INFO_SUBMITTED) return true;
+// Completion callbacks: ur_common/callbacks.hpp's thread; a status is reached when
+// the event says so.
+struct callback_hooks {
+  using Event = sb::Event;
+  static bool reached(Event *e, ur_execution_info_t status) {
+    if (!e->done || status == UR_EXECUTION_INFO_SUBMITTED) return true;
     e->dev->make_current();
-    if (p.status == UR_EXECUTION_INFO_RUNNING && e->start && !drv::event_query(e->start)) return true;
+    if (status == UR_EXECUTION_INFO_RUNNING && e->start && !drv::event_query(e->start)) return true;
     return drv::event_query(e->done).kind != err::not_ready;
   }
-
-  void run() {
-    auto idle = std::chrono::microseconds(50);
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      wake_.wait(lock, [this] { return !pending_.empty(); });
-      std::deque<Pending> ready;
-      for (auto it = pending_.begin(); it != pending_.end();) {
-        if (reached(*it)) {
-          ready.push_back(*it);
-          it = pending_.erase(it);
-        } else {
-          ++it;
-        }
-      }
-      lock.unlock();
-      for (const Pending &p : ready) {
-        p.fn(reinterpret_cast<ur_event_handle_t>(p.event), p.status, p.data);
-        ordo::sb::urEventRelease(reinterpret_cast<ur_event_handle_t>(p.event));
-      }
-      // Poll with a growing pause while commands are still running.
-      idle = ready.empty() ? std::min(idle * 2, std::chrono::microseconds(2000))
-                           : std::chrono::microseconds(50);
-      if (ready.empty()) std::this_thread::sleep_for(idle);
-      lock.lock();
-    }
-  }
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<Pending> pending_;
-  bool started_ = false;
+  static void release(Event *e) { ordo::sb::urEventRelease(reinterpret_cast<ur_event_handle_t>(e)); }
 };
 
-CallbackThread &callbacks() {
-  static auto *thread = new CallbackThread(); // outlives exit-time destructors
-  return *thread;
-}
+ordo::uc::callback_thread<callback_hooks> &callbacks() { return ordo::uc::callback_thread<callback_hooks>::instance(); }
 
 ur_event_status_t status_of(Event *e) {
   if (!e->done) return UR_EVENT_STATUS_COMPLETE;
