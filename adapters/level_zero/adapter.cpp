@@ -165,14 +165,7 @@ ur_dditable_t build_table() {
   ordo::l0::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
   ordo::l0::install_program_entry_points(t); // urProgram*
   t.Kernel.pfnCreate = ordo::l0::urKernelCreate;
-  t.Kernel.pfnGetInfo = ordo::l0::urKernelGetInfo;
-  t.Kernel.pfnGetGroupInfo = ordo::l0::urKernelGetGroupInfo;
-  t.Kernel.pfnGetSubGroupInfo = ordo::l0::urKernelGetSubGroupInfo;
-  t.Kernel.pfnRetain = ordo::l0::urKernelRetain;
-  t.Kernel.pfnRelease = ordo::l0::urKernelRelease;
-  t.Kernel.pfnGetNativeHandle = ordo::l0::urKernelGetNativeHandle;
-  t.Kernel.pfnGetSuggestedLocalWorkSize = ordo::l0::urKernelGetSuggestedLocalWorkSize;
-  t.Kernel.pfnGetSuggestedLocalWorkSizeWithArgs = ordo::l0::urKernelGetSuggestedLocalWorkSizeWithArgs;
+  ordo::l0::install_kernel_entry_points(t); // the bookkeeping urKernel*
   t.Kernel.pfnSetExecInfo = ordo::l0::urKernelSetExecInfo;
   t.Kernel.pfnSuggestMaxCooperativeGroupCount = ordo::l0::urKernelSuggestMaxCooperativeGroupCount;
   t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::l0::urEnqueueKernelLaunchWithArgsExp;

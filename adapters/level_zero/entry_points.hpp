@@ -52,14 +52,7 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t, bool, void *, siz
 
 // kernel.cpp
 ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t, const char *, ur_kernel_handle_t *);
-ur_result_t UR_APICALL urKernelGetInfo(ur_kernel_handle_t, ur_kernel_info_t, size_t, void *, size_t *);
-ur_result_t UR_APICALL urKernelGetGroupInfo(ur_kernel_handle_t, ur_device_handle_t, ur_kernel_group_info_t, size_t, void *, size_t *);
-ur_result_t UR_APICALL urKernelGetSubGroupInfo(ur_kernel_handle_t, ur_device_handle_t, ur_kernel_sub_group_info_t, size_t, void *, size_t *);
-ur_result_t UR_APICALL urKernelRetain(ur_kernel_handle_t);
-ur_result_t UR_APICALL urKernelRelease(ur_kernel_handle_t);
-ur_result_t UR_APICALL urKernelGetNativeHandle(ur_kernel_handle_t, ur_native_handle_t *);
 ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t, ur_queue_handle_t, uint32_t, const size_t *, const size_t *, size_t *);
-ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSizeWithArgs(ur_kernel_handle_t, ur_queue_handle_t, uint32_t, const size_t *, const size_t *, uint32_t, const ur_exp_kernel_arg_properties_t *, size_t *);
 ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t, ur_kernel_exec_info_t, size_t, const ur_kernel_exec_info_properties_t *, const void *);
 ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_t, ur_device_handle_t, uint32_t, const size_t *, size_t, uint32_t *);
 

@@ -6,6 +6,7 @@
 #include "common.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
+#include "ur_common/kernel.hpp"
 
 namespace ordo::l0 {
 
@@ -63,103 +64,6 @@ ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urKernelRetain(ur_kernel_handle_t hKernel) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  k->retain();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urKernelRelease(ur_kernel_handle_t hKernel) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  if (k->release()) kernel_destroy(k);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urKernelGetNativeHandle(ur_kernel_handle_t hKernel, ur_native_handle_t *phNativeKernel) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  if (!phNativeKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  for (ze_kernel_handle_t zk : k->kernels)
-    if (zk) {
-      *phNativeKernel = reinterpret_cast<ur_native_handle_t>(zk);
-      return UR_RESULT_SUCCESS;
-    }
-  return UR_RESULT_ERROR_INVALID_KERNEL;
-}
-
-ur_result_t UR_APICALL urKernelGetInfo(ur_kernel_handle_t hKernel, ur_kernel_info_t propName, size_t propSize,
-                                       void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_KERNEL_INFO_FUNCTION_NAME: return out.string(k->name);
-  case UR_KERNEL_INFO_NUM_ARGS: return out.value(k->props.numKernelArgs);
-  case UR_KERNEL_INFO_REFERENCE_COUNT: return out.value(k->count());
-  case UR_KERNEL_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(k->program->ctx));
-  case UR_KERNEL_INFO_PROGRAM: return out.value(reinterpret_cast<ur_program_handle_t>(k->program));
-  case UR_KERNEL_INFO_ATTRIBUTES: return out.string("");
-  case UR_KERNEL_INFO_NUM_REGS: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  case UR_KERNEL_INFO_SPILL_MEM_SIZE: {
-    std::vector<uint32_t> spill(k->kernels.size(), k->props.spillMemSize);
-    return out.array(spill);
-  }
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-}
-
-ur_result_t UR_APICALL urKernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
-                                            ur_kernel_group_info_t propName, size_t propSize, void *pPropValue,
-                                            size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (propName > UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  if (!k->kernel_for(d)) return UR_RESULT_ERROR_INVALID_DEVICE;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  const ze_device_compute_properties_t &c = d->facts.compute;
-  const ze_kernel_properties_t &p = k->props;
-  switch (propName) {
-  case UR_KERNEL_GROUP_INFO_GLOBAL_WORK_SIZE: {
-    size_t max[3] = {size_t(c.maxGroupCountX) * c.maxGroupSizeX, size_t(c.maxGroupCountY) * c.maxGroupSizeY,
-                     size_t(c.maxGroupCountZ) * c.maxGroupSizeZ};
-    return out.array(max, 3);
-  }
-  case UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE: return out.value(size_t(c.maxTotalGroupSize));
-  case UR_KERNEL_GROUP_INFO_COMPILE_WORK_GROUP_SIZE: {
-    size_t req[3] = {p.requiredGroupSizeX, p.requiredGroupSizeY, p.requiredGroupSizeZ};
-    return out.array(req, 3);
-  }
-  case UR_KERNEL_GROUP_INFO_COMPILE_MAX_WORK_GROUP_SIZE: {
-    size_t none[3] = {0, 0, 0};
-    return out.array(none, 3);
-  }
-  case UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE: return out.value(size_t{0});
-  case UR_KERNEL_GROUP_INFO_LOCAL_MEM_SIZE: return out.value(size_t(p.localMemSize));
-  case UR_KERNEL_GROUP_INFO_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-    return out.value(size_t(p.maxSubgroupSize ? p.maxSubgroupSize : 1));
-  case UR_KERNEL_GROUP_INFO_PRIVATE_MEM_SIZE: return out.value(size_t(p.privateMemSize));
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-}
-
-ur_result_t UR_APICALL urKernelGetSubGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
-                                               ur_kernel_sub_group_info_t propName, size_t propSize, void *pPropValue,
-                                               size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (propName > UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  if (!k->kernel_for(d)) return UR_RESULT_ERROR_INVALID_DEVICE;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE: return out.value(k->props.maxSubgroupSize);
-  case UR_KERNEL_SUB_GROUP_INFO_MAX_NUM_SUB_GROUPS: return out.value(k->props.maxNumSubgroups);
-  case UR_KERNEL_SUB_GROUP_INFO_COMPILE_NUM_SUB_GROUPS: return out.value(k->props.requiredNumSubGroups);
-  case UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL: return out.value(k->props.requiredSubgroupSize);
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-}
-
 ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
                                                          uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
                                                          const size_t *pGlobalWorkSize,
@@ -180,15 +84,6 @@ ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKer
   ORDO_ZE(ze().zeKernelSuggestGroupSize(zk, uint32_t(g[0]), uint32_t(g[1]), uint32_t(g[2]), &s[0], &s[1], &s[2]));
   for (uint32_t i = 0; i < numWorkDim; ++i) pSuggestedLocalWorkSize[i] = s[i];
   return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSizeWithArgs(
-    ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue, uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
-    const size_t *pGlobalWorkSize, uint32_t numArgs, const ur_exp_kernel_arg_properties_t *pArgs,
-    size_t *pSuggestedLocalWorkSize) {
-  if (!pArgs && numArgs > 0) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  return ordo::l0::urKernelGetSuggestedLocalWorkSize(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize,
-                                                     pSuggestedLocalWorkSize);
 }
 
 ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t propSize,
@@ -227,5 +122,61 @@ ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_
   if (workDim < 1 || workDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
   return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // cooperative launches are not offered
 }
+
+namespace {
+
+struct kernel_hooks : handle_types {
+  using Kernel = l0::Kernel;
+  static void destroy(Kernel *k) { kernel_destroy(k); }
+  static void *native(Kernel *k) {
+    for (ze_kernel_handle_t zk : k->kernels)
+      if (zk) return zk;
+    return nullptr;
+  }
+  static bool on_device(Kernel *k, Device *d) { return k->kernel_for(d) != nullptr; }
+  static uint32_t num_args(Kernel *k) { return k->props.numKernelArgs; }
+  static ur_result_t num_regs(Kernel *, InfoWriter &) { return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; }
+  static std::vector<uint32_t> spill(Kernel *k) { return std::vector<uint32_t>(k->kernels.size(), k->props.spillMemSize); }
+  static ur_result_t group_info(Kernel *k, Device *d, ur_kernel_group_info_t propName, InfoWriter &out) {
+    const ze_device_compute_properties_t &c = d->facts.compute;
+    const ze_kernel_properties_t &p = k->props;
+    switch (propName) {
+    case UR_KERNEL_GROUP_INFO_GLOBAL_WORK_SIZE: {
+      size_t max[3] = {size_t(c.maxGroupCountX) * c.maxGroupSizeX, size_t(c.maxGroupCountY) * c.maxGroupSizeY,
+                       size_t(c.maxGroupCountZ) * c.maxGroupSizeZ};
+      return out.array(max, 3);
+    }
+    case UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE: return out.value(size_t(c.maxTotalGroupSize));
+    case UR_KERNEL_GROUP_INFO_COMPILE_WORK_GROUP_SIZE: {
+      size_t req[3] = {p.requiredGroupSizeX, p.requiredGroupSizeY, p.requiredGroupSizeZ};
+      return out.array(req, 3);
+    }
+    case UR_KERNEL_GROUP_INFO_COMPILE_MAX_WORK_GROUP_SIZE: {
+      size_t none[3] = {0, 0, 0};
+      return out.array(none, 3);
+    }
+    case UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE: return out.value(size_t{0});
+    case UR_KERNEL_GROUP_INFO_LOCAL_MEM_SIZE: return out.value(size_t(p.localMemSize));
+    case UR_KERNEL_GROUP_INFO_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
+      return out.value(size_t(p.maxSubgroupSize ? p.maxSubgroupSize : 1));
+    case UR_KERNEL_GROUP_INFO_PRIVATE_MEM_SIZE: return out.value(size_t(p.privateMemSize));
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+  static ur_result_t sub_group_info(Kernel *k, Device *, ur_kernel_sub_group_info_t propName, InfoWriter &out) {
+    switch (propName) {
+    case UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE: return out.value(k->props.maxSubgroupSize);
+    case UR_KERNEL_SUB_GROUP_INFO_MAX_NUM_SUB_GROUPS: return out.value(k->props.maxNumSubgroups);
+    case UR_KERNEL_SUB_GROUP_INFO_COMPILE_NUM_SUB_GROUPS: return out.value(k->props.requiredNumSubGroups);
+    case UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL: return out.value(k->props.requiredSubgroupSize);
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+  static constexpr ur_pfnKernelGetSuggestedLocalWorkSize_t suggest = urKernelGetSuggestedLocalWorkSize;
+};
+
+} // namespace
+
+void install_kernel_entry_points(ur_dditable_t &t) { ordo::uc::kernel_entry_points<kernel_hooks>::install(t); }
 
 } // namespace ordo::l0

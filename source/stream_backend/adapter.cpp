@@ -152,14 +152,7 @@ ur_dditable_t build_table() {
   ordo::sb::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
   ordo::sb::install_program_entry_points(t); // urProgram*
   t.Kernel.pfnCreate = ordo::sb::urKernelCreate;
-  t.Kernel.pfnGetInfo = ordo::sb::urKernelGetInfo;
-  t.Kernel.pfnGetGroupInfo = ordo::sb::urKernelGetGroupInfo;
-  t.Kernel.pfnGetSubGroupInfo = ordo::sb::urKernelGetSubGroupInfo;
-  t.Kernel.pfnRetain = ordo::sb::urKernelRetain;
-  t.Kernel.pfnRelease = ordo::sb::urKernelRelease;
-  t.Kernel.pfnGetNativeHandle = ordo::sb::urKernelGetNativeHandle;
-  t.Kernel.pfnGetSuggestedLocalWorkSize = ordo::sb::urKernelGetSuggestedLocalWorkSize;
-  t.Kernel.pfnGetSuggestedLocalWorkSizeWithArgs = ordo::sb::urKernelGetSuggestedLocalWorkSizeWithArgs;
+  ordo::sb::install_kernel_entry_points(t); // the bookkeeping urKernel*
   t.Kernel.pfnSetExecInfo = ordo::sb::urKernelSetExecInfo;
   t.Kernel.pfnSuggestMaxCooperativeGroupCount = ordo::sb::urKernelSuggestMaxCooperativeGroupCount;
   t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::sb::urEnqueueKernelLaunchWithArgsExp;

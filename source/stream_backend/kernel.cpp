@@ -6,6 +6,7 @@
 #include "image.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
+#include "ur_common/kernel.hpp"
 
 namespace ordo::sb {
 
@@ -115,112 +116,6 @@ ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urKernelRetain(ur_kernel_handle_t hKernel) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  k->retain();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urKernelRelease(ur_kernel_handle_t hKernel) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  if (k->release()) kernel_destroy(k);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urKernelGetNativeHandle(ur_kernel_handle_t hKernel, ur_native_handle_t *phNativeKernel) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  if (!phNativeKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  for (function_t f : k->functions)
-    if (f) {
-      *phNativeKernel = reinterpret_cast<ur_native_handle_t>(f);
-      return UR_RESULT_SUCCESS;
-    }
-  return UR_RESULT_ERROR_INVALID_KERNEL;
-}
-
-ur_result_t UR_APICALL urKernelGetInfo(ur_kernel_handle_t hKernel, ur_kernel_info_t propName,
-                                       size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_KERNEL_INFO_FUNCTION_NAME: return out.string(k->name);
-  case UR_KERNEL_INFO_NUM_ARGS: return out.value(static_cast<uint32_t>(k->param_sizes.size()));
-  case UR_KERNEL_INFO_REFERENCE_COUNT: return out.value(k->count());
-  case UR_KERNEL_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(k->program->ctx));
-  case UR_KERNEL_INFO_PROGRAM: return out.value(reinterpret_cast<ur_program_handle_t>(k->program));
-  case UR_KERNEL_INFO_ATTRIBUTES: return out.string("");
-  case UR_KERNEL_INFO_NUM_REGS:
-    for (function_t f : k->functions)
-      if (f) return out.value(static_cast<uint32_t>(kernel_attr(f, func_attr::num_regs)));
-    return UR_RESULT_ERROR_INVALID_KERNEL;
-  case UR_KERNEL_INFO_SPILL_MEM_SIZE: {
-    // Per device of the program: the thread-local (spill) bytes of each function.
-    std::vector<uint32_t> spill;
-    for (function_t f : k->functions)
-      spill.push_back(f ? static_cast<uint32_t>(kernel_attr(f, func_attr::local_size_bytes)) : 0);
-    return out.array(spill);
-  }
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-}
-
-ur_result_t UR_APICALL urKernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
-                                            ur_kernel_group_info_t propName, size_t propSize,
-                                            void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (propName > UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE)
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  function_t f = k->function_for(d);
-  if (!f) return UR_RESULT_ERROR_INVALID_DEVICE;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  const device_facts &facts = d->facts;
-  switch (propName) {
-  case UR_KERNEL_GROUP_INFO_GLOBAL_WORK_SIZE: {
-    size_t max[3];
-    for (int i = 0; i < 3; ++i) max[i] = size_t(facts.grid_dim[i]) * size_t(facts.block_dim[i]);
-    return out.array(max, 3);
-  }
-  case UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE:
-    return out.value(size_t(kernel_attr(f, func_attr::max_threads_per_block)));
-  case UR_KERNEL_GROUP_INFO_COMPILE_WORK_GROUP_SIZE:
-  case UR_KERNEL_GROUP_INFO_COMPILE_MAX_WORK_GROUP_SIZE: {
-    size_t none[3] = {0, 0, 0}; // the test kernels declare no required or maximum shape
-    return out.array(none, 3);
-  }
-  case UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE: return out.value(size_t{0});
-  case UR_KERNEL_GROUP_INFO_LOCAL_MEM_SIZE:
-    return out.value(size_t(kernel_attr(f, func_attr::shared_size_bytes)));
-  case UR_KERNEL_GROUP_INFO_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.value(size_t(facts.warp_size));
-  case UR_KERNEL_GROUP_INFO_PRIVATE_MEM_SIZE:
-    return out.value(size_t(kernel_attr(f, func_attr::local_size_bytes)));
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-}
-
-ur_result_t UR_APICALL urKernelGetSubGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
-                                               ur_kernel_sub_group_info_t propName, size_t propSize,
-                                               void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (propName > UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  function_t f = k->function_for(d);
-  if (!f) return UR_RESULT_ERROR_INVALID_DEVICE;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  uint32_t warp = uint32_t(d->facts.warp_size);
-  switch (propName) {
-  case UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE: return out.value(warp);
-  case UR_KERNEL_SUB_GROUP_INFO_MAX_NUM_SUB_GROUPS:
-    return out.value(uint32_t(kernel_attr(f, func_attr::max_threads_per_block)) / warp);
-  case UR_KERNEL_SUB_GROUP_INFO_COMPILE_NUM_SUB_GROUPS:
-  case UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL: return out.value(uint32_t{0});
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-}
-
 ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
                                                          uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
                                                          const size_t *pGlobalWorkSize,
@@ -238,16 +133,6 @@ ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKer
   suggest_local_size(q->dev, f, numWorkDim, pGlobalWorkSize, lws);
   std::memcpy(pSuggestedLocalWorkSize, lws, numWorkDim * sizeof(size_t));
   return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSizeWithArgs(
-    ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue, uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
-    const size_t *pGlobalWorkSize, uint32_t numArgs, const ur_exp_kernel_arg_properties_t *pArgs,
-    size_t *pSuggestedLocalWorkSize) {
-  if (!pArgs && numArgs > 0) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  // The shape does not depend on the arguments here (local memory does not limit it).
-  return ordo::sb::urKernelGetSuggestedLocalWorkSize(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize,
-                                           pSuggestedLocalWorkSize);
 }
 
 ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName,
@@ -287,5 +172,74 @@ ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_
   *pGroupCountRet = uint32_t(per_sm) * uint32_t(d->facts.sm_count);
   return UR_RESULT_SUCCESS;
 }
+
+namespace {
+
+struct kernel_hooks : handle_types {
+  using Kernel = sb::Kernel;
+  static void destroy(Kernel *k) { kernel_destroy(k); }
+  static void *native(Kernel *k) {
+    for (function_t f : k->functions)
+      if (f) return reinterpret_cast<void *>(f);
+    return nullptr;
+  }
+  static bool on_device(Kernel *k, Device *d) { return k->function_for(d) != nullptr; }
+  static uint32_t num_args(Kernel *k) { return static_cast<uint32_t>(k->param_sizes.size()); }
+  static ur_result_t num_regs(Kernel *k, InfoWriter &out) {
+    for (function_t f : k->functions)
+      if (f) return out.value(static_cast<uint32_t>(kernel_attr(f, func_attr::num_regs)));
+    return UR_RESULT_ERROR_INVALID_KERNEL;
+  }
+  // Per device of the program: the thread-local (spill) bytes of each function.
+  static std::vector<uint32_t> spill(Kernel *k) {
+    std::vector<uint32_t> spill;
+    for (function_t f : k->functions)
+      spill.push_back(f ? static_cast<uint32_t>(kernel_attr(f, func_attr::local_size_bytes)) : 0);
+    return spill;
+  }
+  static ur_result_t group_info(Kernel *k, Device *d, ur_kernel_group_info_t propName, InfoWriter &out) {
+    function_t f = k->function_for(d);
+    const device_facts &facts = d->facts;
+    switch (propName) {
+    case UR_KERNEL_GROUP_INFO_GLOBAL_WORK_SIZE: {
+      size_t max[3];
+      for (int i = 0; i < 3; ++i) max[i] = size_t(facts.grid_dim[i]) * size_t(facts.block_dim[i]);
+      return out.array(max, 3);
+    }
+    case UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE:
+      return out.value(size_t(kernel_attr(f, func_attr::max_threads_per_block)));
+    case UR_KERNEL_GROUP_INFO_COMPILE_WORK_GROUP_SIZE:
+    case UR_KERNEL_GROUP_INFO_COMPILE_MAX_WORK_GROUP_SIZE: {
+      size_t none[3] = {0, 0, 0}; // the test kernels declare no required or maximum shape
+      return out.array(none, 3);
+    }
+    case UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE: return out.value(size_t{0});
+    case UR_KERNEL_GROUP_INFO_LOCAL_MEM_SIZE:
+      return out.value(size_t(kernel_attr(f, func_attr::shared_size_bytes)));
+    case UR_KERNEL_GROUP_INFO_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.value(size_t(facts.warp_size));
+    case UR_KERNEL_GROUP_INFO_PRIVATE_MEM_SIZE:
+      return out.value(size_t(kernel_attr(f, func_attr::local_size_bytes)));
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+  static ur_result_t sub_group_info(Kernel *k, Device *d, ur_kernel_sub_group_info_t propName, InfoWriter &out) {
+    function_t f = k->function_for(d);
+    uint32_t warp = uint32_t(d->facts.warp_size);
+    switch (propName) {
+    case UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE: return out.value(warp);
+    case UR_KERNEL_SUB_GROUP_INFO_MAX_NUM_SUB_GROUPS:
+      return out.value(uint32_t(kernel_attr(f, func_attr::max_threads_per_block)) / warp);
+    case UR_KERNEL_SUB_GROUP_INFO_COMPILE_NUM_SUB_GROUPS:
+    case UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL: return out.value(uint32_t{0});
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+  // The shape does not depend on the arguments here (local memory does not limit it).
+  static constexpr ur_pfnKernelGetSuggestedLocalWorkSize_t suggest = urKernelGetSuggestedLocalWorkSize;
+};
+
+} // namespace
+
+void install_kernel_entry_points(ur_dditable_t &t) { ordo::uc::kernel_entry_points<kernel_hooks>::install(t); }
 
 } // namespace ordo::sb

@@ -1,0 +1,124 @@
+// The urKernel* entry points that are bookkeeping, written once: retain, release, the
+// native handle, urKernelGetInfo, and the argument checks of the group and sub-group
+// queries. The adapter says what its per-device kernels answer:
+//
+//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
+//     using Kernel = ...;  // name, program (->ctx), count(), retain(), release()
+//     using Device = ...;
+//     static void destroy(Kernel *);                    // the last reference went
+//     static void *native(Kernel *);                    // the first device's, or null
+//     static bool on_device(Kernel *, Device *);
+//     static uint32_t num_args(Kernel *);
+//     static ur_result_t num_regs(Kernel *, InfoWriter &);
+//     static std::vector<uint32_t> spill(Kernel *);     // one per device of the program
+//     static ur_result_t group_info(Kernel *, Device *, ur_kernel_group_info_t, InfoWriter &);
+//     static ur_result_t sub_group_info(Kernel *, Device *, ur_kernel_sub_group_info_t, InfoWriter &);
+//     static ur_pfnKernelGetSuggestedLocalWorkSize_t suggest;  // the arguments do not change it
+//   };
+#pragma once
+
+#include <vector>
+
+#include "ordo/info.hpp"
+#include "ur_common/handles.hpp"
+#include "ur_ddi.h"
+
+namespace ordo::uc {
+
+template <class H> struct kernel_entry_points {
+  using Kernel = typename H::Kernel;
+  using Device = typename H::Device;
+
+  static ur_result_t UR_APICALL retain(ur_kernel_handle_t hKernel) {
+    Kernel *k = nullptr;
+    if (ur_result_t r = unwrap(hKernel, k)) return r;
+    k->retain();
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL release(ur_kernel_handle_t hKernel) {
+    Kernel *k = nullptr;
+    if (ur_result_t r = unwrap(hKernel, k)) return r;
+    if (k->release()) H::destroy(k);
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL native_handle(ur_kernel_handle_t hKernel, ur_native_handle_t *phNativeKernel) {
+    Kernel *k = nullptr;
+    if (ur_result_t r = unwrap(hKernel, k)) return r;
+    if (!phNativeKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    void *n = H::native(k);
+    if (!n) return UR_RESULT_ERROR_INVALID_KERNEL;
+    *phNativeKernel = reinterpret_cast<ur_native_handle_t>(n);
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL get_info(ur_kernel_handle_t hKernel, ur_kernel_info_t propName, size_t propSize,
+                                         void *pPropValue, size_t *pPropSizeRet) {
+    Kernel *k = nullptr;
+    if (ur_result_t r = unwrap(hKernel, k)) return r;
+    if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+    InfoWriter out(propSize, pPropValue, pPropSizeRet);
+    switch (propName) {
+    case UR_KERNEL_INFO_FUNCTION_NAME: return out.string(k->name);
+    case UR_KERNEL_INFO_NUM_ARGS: return out.value(H::num_args(k));
+    case UR_KERNEL_INFO_REFERENCE_COUNT: return out.value(k->count());
+    case UR_KERNEL_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(k->program->ctx));
+    case UR_KERNEL_INFO_PROGRAM: return out.value(reinterpret_cast<ur_program_handle_t>(k->program));
+    case UR_KERNEL_INFO_ATTRIBUTES: return out.string("");
+    case UR_KERNEL_INFO_NUM_REGS: return H::num_regs(k, out);
+    case UR_KERNEL_INFO_SPILL_MEM_SIZE: return out.array(H::spill(k));
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+
+  static ur_result_t UR_APICALL group_info(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
+                                           ur_kernel_group_info_t propName, size_t propSize, void *pPropValue,
+                                           size_t *pPropSizeRet) {
+    Kernel *k = nullptr;
+    if (ur_result_t r = unwrap(hKernel, k)) return r;
+    Device *d = nullptr;
+    if (ur_result_t r = unwrap(hDevice, d)) return r;
+    if (propName > UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+    if (!H::on_device(k, d)) return UR_RESULT_ERROR_INVALID_DEVICE;
+    InfoWriter out(propSize, pPropValue, pPropSizeRet);
+    return H::group_info(k, d, propName, out);
+  }
+
+  static ur_result_t UR_APICALL sub_group_info(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
+                                               ur_kernel_sub_group_info_t propName, size_t propSize,
+                                               void *pPropValue, size_t *pPropSizeRet) {
+    Kernel *k = nullptr;
+    if (ur_result_t r = unwrap(hKernel, k)) return r;
+    Device *d = nullptr;
+    if (ur_result_t r = unwrap(hDevice, d)) return r;
+    if (propName > UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+    if (!H::on_device(k, d)) return UR_RESULT_ERROR_INVALID_DEVICE;
+    InfoWriter out(propSize, pPropValue, pPropSizeRet);
+    return H::sub_group_info(k, d, propName, out);
+  }
+
+  static ur_result_t UR_APICALL suggest_with_args(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
+                                                  uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
+                                                  const size_t *pGlobalWorkSize, uint32_t numArgs,
+                                                  const ur_exp_kernel_arg_properties_t *pArgs,
+                                                  size_t *pSuggestedLocalWorkSize) {
+    if (!pArgs && numArgs > 0) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    return H::suggest(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize, pSuggestedLocalWorkSize);
+  }
+
+  static void install(ur_dditable_t &t) {
+    t.Kernel.pfnRetain = retain;
+    t.Kernel.pfnRelease = release;
+    t.Kernel.pfnGetNativeHandle = native_handle;
+    t.Kernel.pfnGetInfo = get_info;
+    t.Kernel.pfnGetGroupInfo = group_info;
+    t.Kernel.pfnGetSubGroupInfo = sub_group_info;
+    t.Kernel.pfnGetSuggestedLocalWorkSize = H::suggest;
+    t.Kernel.pfnGetSuggestedLocalWorkSizeWithArgs = suggest_with_args;
+  }
+};
+
+} // namespace ordo::uc
