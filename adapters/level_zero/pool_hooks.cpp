@@ -53,27 +53,6 @@ void PoolHooks::put_chunk(const ordo::so::mem_class &, void *base, size_t) {
 
 bool PoolHooks::event_complete(ur_event_handle_t ev) { return reinterpret_cast<Event *>(ev)->complete(); }
 
-void PoolHooks::retain_event(ur_event_handle_t ev) { reinterpret_cast<Event *>(ev)->retain(); }
-
-// The last reference may destroy the event and its queue, never the context: whoever
-// calls into the layer holds the context through a queue, an event or its handle.
-void PoolHooks::release_event(ur_event_handle_t ev) { event_release(reinterpret_cast<Event *>(ev)); }
-
-uint64_t PoolHooks::event_node(ur_event_handle_t ev) {
-  auto *e = reinterpret_cast<Event *>(ev);
-  return e->ctx == ctx_ ? e->order_node : 0;
-}
-
-// Reuse rule 3: the alloc command also waits for the free's event.
-bool PoolHooks::add_dependency(void *adapter_command, ur_event_handle_t ev) {
-  return static_cast<Command *>(adapter_command)->wait_for(reinterpret_cast<Event *>(ev));
-}
-
-bool PoolHooks::has_device(ur_device_handle_t d) { return ctx_->index_of(as_device(d)) >= 0; }
-ur_context_handle_t PoolHooks::handle() { return reinterpret_cast<ur_context_handle_t>(ctx_); }
-void PoolHooks::retain_context() { context_hold(ctx_); }
-void PoolHooks::release_context() { context_drop(ctx_); }
-
 // urUSM*Alloc from a zero-initialising pool: host memory directly; device and shared
 // memory by a fill on a list of its own, waited for.
 ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) {
@@ -98,26 +77,6 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, v
   return r;
 }
 
-namespace {
-ordo::so::context_pools *pools_of(ur_context_handle_t h, ur_result_t *err) {
-  Context *ctx = nullptr;
-  if (ur_result_t r = unwrap(h, ctx)) {
-    *err = r;
-    return nullptr;
-  }
-  return ctx->pools.get();
-}
-bool is_device(ur_device_handle_t h) {
-  Device *d = nullptr;
-  return unwrap(h, d) == UR_RESULT_SUCCESS;
-}
-} // namespace
-
-void install_pool_entry_points(ur_dditable_t &t) {
-  ordo::so::adapter_hooks hooks;
-  hooks.pools_of = pools_of;
-  hooks.is_device = is_device;
-  ordo::so::install_pool_entry_points(t, hooks);
-}
+void install_pool_entry_points(ur_dditable_t &t) { ordo::uc::install_pool_entry_points<Context, Device>(t); }
 
 } // namespace ordo::l0

@@ -18,6 +18,7 @@
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
 #include "ur_common/handles.hpp"
+#include "ur_common/pool_hooks.hpp"
 #include "ur_ddi.h"
 
 namespace ordo::sb {
@@ -164,26 +165,14 @@ uint64_t host_now_ns();
 // and plain USM) and the ordering knowledge; these hooks give it driver memory
 // (device, pinned host and managed chunks: memory classes are {device, kind}, host
 // memory is {null, host}), driver events and stream waits.
-class PoolHooks final : public ordo::so::context_hooks {
+class PoolHooks final : public ordo::uc::pool_hooks_base<Context, Device, Event, Command> {
 public:
-  explicit PoolHooks(Context *ctx) : ctx_(ctx) {}
+  using pool_hooks_base::pool_hooks_base;
   ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) override;
-  ur_usm_type_t primary_kind(const ordo::so::mem_class &c) override { return ur_usm_type_t(c.id); }
   void *get_chunk(const ordo::so::mem_class &c, size_t size) override;
   void put_chunk(const ordo::so::mem_class &c, void *base, size_t size) override;
   bool event_complete(ur_event_handle_t ev) override;
-  void retain_event(ur_event_handle_t ev) override;
-  void release_event(ur_event_handle_t ev) override;
-  uint64_t event_node(ur_event_handle_t ev) override;
-  bool add_dependency(void *adapter_command, ur_event_handle_t ev) override;
-  bool has_device(ur_device_handle_t d) override;
-  ur_context_handle_t handle() override;
-  void retain_context() override;
-  void release_context() override;
   ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override;
-
-private:
-  Context *ctx_;
 };
 
 // Frees a plain USM allocation (host or device/managed memory).

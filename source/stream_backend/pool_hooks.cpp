@@ -83,32 +83,6 @@ bool PoolHooks::event_complete(ur_event_handle_t ev) {
   return !drv::event_query(e->done); // an error never counts as done
 }
 
-void PoolHooks::retain_event(ur_event_handle_t ev) { reinterpret_cast<Event *>(ev)->retain(); }
-
-// The last reference may destroy the event and its queue (a queue's destruction
-// never calls the layer), never the context: whoever calls into the layer holds
-// the context through a queue, an event or the context handle itself.
-void PoolHooks::release_event(ur_event_handle_t ev) {
-  auto *e = reinterpret_cast<Event *>(ev);
-  if (e->release()) event_destroy(e);
-}
-
-uint64_t PoolHooks::event_node(ur_event_handle_t ev) {
-  auto *e = reinterpret_cast<Event *>(ev);
-  return e->ctx == ctx_ ? e->order_node : 0;
-}
-
-// Reuse rule 3: the alloc command's stream waits for the free's event (an order-only
-// edge, captured now, so no reference outlives the call).
-bool PoolHooks::add_dependency(void *adapter_command, ur_event_handle_t ev) {
-  return static_cast<Command *>(adapter_command)->wait_for(reinterpret_cast<Event *>(ev));
-}
-
-bool PoolHooks::has_device(ur_device_handle_t d) { return ctx_->index_of(as_device(d)) >= 0; }
-ur_context_handle_t PoolHooks::handle() { return reinterpret_cast<ur_context_handle_t>(ctx_); }
-void PoolHooks::retain_context() { context_hold(ctx_); }
-void PoolHooks::release_context() { context_drop(ctx_); }
-
 // urUSM*Alloc from a zero-initialising pool: host memory directly, device and
 // shared memory on the device's internal stream, waited for.
 ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) {
@@ -131,26 +105,6 @@ status free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t 
   return kind == UR_USM_TYPE_HOST ? drv::free_host(p) : drv::free_device(p);
 }
 
-namespace {
-ordo::so::context_pools *pools_of(ur_context_handle_t h, ur_result_t *err) {
-  Context *ctx = nullptr;
-  if (ur_result_t r = unwrap(h, ctx)) {
-    *err = r;
-    return nullptr;
-  }
-  return ctx->pools.get();
-}
-bool is_device(ur_device_handle_t h) {
-  Device *d = nullptr;
-  return unwrap(h, d) == UR_RESULT_SUCCESS;
-}
-} // namespace
-
-void install_pool_entry_points(ur_dditable_t &t) {
-  ordo::so::adapter_hooks hooks;
-  hooks.pools_of = pools_of;
-  hooks.is_device = is_device;
-  ordo::so::install_pool_entry_points(t, hooks);
-}
+void install_pool_entry_points(ur_dditable_t &t) { ordo::uc::install_pool_entry_points<Context, Device>(t); }
 
 } // namespace ordo::sb

@@ -1,0 +1,61 @@
+// The parts of the stream-ordered layer's context_hooks (docs/adapter-guide.md) that do
+// not depend on the backend, for adapters whose commands are `Cmd` objects with
+// wait_for(Ev *) and whose events are reference counted with an order_node: the
+// adapter's PoolHooks derives from pool_hooks_base and writes memory_class, get_chunk,
+// put_chunk, event_complete and zero_now. context_hold, context_drop and event_destroy
+// are the adapter's functions, found in its namespace.
+#pragma once
+
+#include "ordo_so/layer.hpp"
+#include "ur_common/handles.hpp"
+#include "ur_ddi.h"
+
+namespace ordo::uc {
+
+template <class Ctx, class Dev, class Ev, class Cmd> class pool_hooks_base : public ordo::so::context_hooks {
+public:
+  explicit pool_hooks_base(Ctx *ctx) : ctx_(ctx) {}
+  ur_usm_type_t primary_kind(const ordo::so::mem_class &c) override { return ur_usm_type_t(c.id); }
+  void retain_event(ur_event_handle_t ev) override { reinterpret_cast<Ev *>(ev)->retain(); }
+  // The last reference may destroy the event and its queue, never the context: whoever
+  // calls into the layer holds the context through a queue, an event or its handle.
+  void release_event(ur_event_handle_t ev) override {
+    auto *e = reinterpret_cast<Ev *>(ev);
+    if (e->release()) event_destroy(e);
+  }
+  uint64_t event_node(ur_event_handle_t ev) override {
+    auto *e = reinterpret_cast<Ev *>(ev);
+    return e->ctx == ctx_ ? e->order_node : 0;
+  }
+  // Reuse rule 3: the alloc command also waits for the free's event.
+  bool add_dependency(void *adapter_command, ur_event_handle_t ev) override {
+    return static_cast<Cmd *>(adapter_command)->wait_for(reinterpret_cast<Ev *>(ev));
+  }
+  bool has_device(ur_device_handle_t d) override { return ctx_->index_of(reinterpret_cast<Dev *>(d)) >= 0; }
+  ur_context_handle_t handle() override { return reinterpret_cast<ur_context_handle_t>(ctx_); }
+  void retain_context() override { context_hold(ctx_); }
+  void release_context() override { context_drop(ctx_); }
+
+protected:
+  Ctx *ctx_;
+};
+
+// The twelve urUSMPool* entry points of the layer, with this adapter's handle checks.
+template <class Ctx, class Dev> void install_pool_entry_points(ur_dditable_t &t) {
+  ordo::so::adapter_hooks hooks;
+  hooks.pools_of = [](ur_context_handle_t h, ur_result_t *err) -> ordo::so::context_pools * {
+    Ctx *ctx = nullptr;
+    if (ur_result_t r = unwrap(h, ctx)) {
+      *err = r;
+      return nullptr;
+    }
+    return ctx->pools.get();
+  };
+  hooks.is_device = [](ur_device_handle_t h) {
+    Dev *d = nullptr;
+    return unwrap(h, d) == UR_RESULT_SUCCESS;
+  };
+  ordo::so::install_pool_entry_points(t, hooks);
+}
+
+} // namespace ordo::uc
