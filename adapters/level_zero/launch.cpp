@@ -5,22 +5,9 @@
 
 #include "common.hpp"
 #include "entry_points.hpp"
+#include "ur_common/kernel.hpp"
 
 namespace ordo::l0 {
-
-namespace {
-
-ur_result_t check_shape(uint32_t dims, const size_t *gws, const size_t *lws) {
-  if (dims < 1 || dims > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  for (uint32_t i = 0; i < dims; ++i)
-    if (gws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  if (lws)
-    for (uint32_t i = 0; i < dims; ++i)
-      if (lws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
-  return UR_RESULT_SUCCESS;
-}
-
-} // namespace
 
 ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
@@ -29,11 +16,10 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   ORDO_UNWRAP(Kernel, k, hKernel);
-  if (!pGlobalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!pArgs && numArgs > 0) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ur_result_t r = check_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-  if (ur_result_t r = check_shape(workDim, pGlobalWorkSize, pLocalWorkSize)) return r;
-  if (k->program->ctx != q->ctx) return UR_RESULT_ERROR_INVALID_KERNEL;
+  if (ur_result_t r = ordo::uc::check_launch(workDim, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
+                                             [&] { return check_wait_list(numEventsInWaitList, phEventWaitList); },
+                                             k->program->ctx == q->ctx))
+    return r;
   ze_kernel_handle_t zk = k->kernel_for(q->dev);
   if (!zk) return UR_RESULT_ERROR_INVALID_KERNEL; // not built for the queue's device
   if (launchPropList) {

@@ -25,6 +25,23 @@
 
 namespace ordo::uc {
 
+// The checks every kernel launch starts with, in this order; `check_waits()` is the
+// adapter's wait-list check, `same_context` whether kernel and queue share a context.
+template <class WaitCheck>
+ur_result_t check_launch(uint32_t dims, const size_t *gws, const size_t *lws, uint32_t numArgs, const void *pArgs,
+                         WaitCheck check_waits, bool same_context) {
+  if (!gws) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!pArgs && numArgs > 0) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (ur_result_t r = check_waits()) return r;
+  if (dims < 1 || dims > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  for (uint32_t i = 0; i < dims; ++i)
+    if (gws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  if (lws)
+    for (uint32_t i = 0; i < dims; ++i)
+      if (lws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
+  return same_context ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_KERNEL;
+}
+
 template <class H> struct kernel_entry_points {
   using Kernel = typename H::Kernel;
   using Device = typename H::Device;
