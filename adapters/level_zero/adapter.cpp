@@ -151,9 +151,7 @@ ur_dditable_t build_table() {
   t.Event.pfnGetNativeHandle = ordo::l0::urEventGetNativeHandle;
   t.Event.pfnCreateWithNativeHandle = ordo::l0::urEventCreateWithNativeHandle;
   t.Event.pfnSetCallback = ordo::l0::urEventSetCallback;
-  t.Enqueue.pfnEventsWait = ordo::l0::urEnqueueEventsWait;
-  t.Enqueue.pfnEventsWaitWithBarrier = ordo::l0::urEnqueueEventsWaitWithBarrier;
-  t.Enqueue.pfnEventsWaitWithBarrierExt = ordo::l0::urEnqueueEventsWaitWithBarrierExt;
+  ordo::l0::install_wait_entry_points(t); // urEnqueueEventsWait*
   t.Enqueue.pfnUSMFill = ordo::l0::urEnqueueUSMFill;
   t.Enqueue.pfnUSMMemcpy = ordo::l0::urEnqueueUSMMemcpy;
   t.Enqueue.pfnUSMPrefetch = ordo::l0::urEnqueueUSMPrefetch;

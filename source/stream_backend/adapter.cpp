@@ -137,9 +137,7 @@ ur_dditable_t build_table() {
   t.Event.pfnGetNativeHandle = ordo::sb::urEventGetNativeHandle;
   t.Event.pfnCreateWithNativeHandle = ordo::sb::urEventCreateWithNativeHandle;
   t.Event.pfnSetCallback = ordo::sb::urEventSetCallback;
-  t.Enqueue.pfnEventsWait = ordo::sb::urEnqueueEventsWait;
-  t.Enqueue.pfnEventsWaitWithBarrier = ordo::sb::urEnqueueEventsWaitWithBarrier;
-  t.Enqueue.pfnEventsWaitWithBarrierExt = ordo::sb::urEnqueueEventsWaitWithBarrierExt;
+  ordo::sb::install_wait_entry_points(t); // urEnqueueEventsWait*
   t.EnqueueExp.pfnTimestampRecordingExp = ordo::sb::urEnqueueTimestampRecordingExp;
   t.Enqueue.pfnUSMFill = ordo::sb::urEnqueueUSMFill;
   t.Enqueue.pfnUSMMemcpy = ordo::sb::urEnqueueUSMMemcpy;

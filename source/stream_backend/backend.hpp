@@ -183,6 +183,7 @@ void install_adapter_entry_points(ur_dditable_t &t);     // platform.cpp
 void install_context_entry_points(ur_dditable_t &t);     // context.cpp
 void install_program_entry_points(ur_dditable_t &t);     // program.cpp
 void install_kernel_entry_points(ur_dditable_t &t);      // kernel.cpp
+void install_wait_entry_points(ur_dditable_t &t);        // enqueue.cpp
 void install_async_alloc_entry_points(ur_dditable_t &t); // async_alloc.cpp
 void install_usm_entry_points(ur_dditable_t &t);         // usm.cpp
 

@@ -1,6 +1,7 @@
 // Commands that only order: event waits, barriers, timestamps.
 #include "backend.hpp"
 #include "entry_points.hpp"
+#include "ur_common/wait.hpp"
 
 namespace ordo::sb {
 
@@ -23,36 +24,16 @@ ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n,
   return cmd.finish();
 }
 
+struct wait_hooks : handle_types {
+  static ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n, const ur_event_handle_t *waits,
+                                  ur_event_handle_t *phEvent) {
+    return sb::enqueue_wait(q, type, barrier, n, waits, phEvent);
+  }
+};
+
 } // namespace
 
-ur_result_t UR_APICALL urEnqueueEventsWait(ur_queue_handle_t hQueue, uint32_t numEventsInWaitList,
-                                           const ur_event_handle_t *phEventWaitList,
-                                           ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  return enqueue_wait(q, UR_COMMAND_EVENTS_WAIT, false, numEventsInWaitList, phEventWaitList, phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueEventsWaitWithBarrier(ur_queue_handle_t hQueue,
-                                                      uint32_t numEventsInWaitList,
-                                                      const ur_event_handle_t *phEventWaitList,
-                                                      ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  return enqueue_wait(q, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, true, numEventsInWaitList,
-                      phEventWaitList, phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueEventsWaitWithBarrierExt(ur_queue_handle_t hQueue,
-                                                         const ur_exp_enqueue_ext_properties_t *pProperties,
-                                                         uint32_t numEventsInWaitList,
-                                                         const ur_event_handle_t *phEventWaitList,
-                                                         ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (pProperties && (pProperties->flags & UR_EXP_ENQUEUE_EXT_FLAGS_MASK))
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  // The low-power flag is a hint; the drivers' events have no such mode to ask for.
-  return enqueue_wait(q, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, true, numEventsInWaitList,
-                      phEventWaitList, phEvent);
-}
+void install_wait_entry_points(ur_dditable_t &t) { ordo::uc::wait_entry_points<wait_hooks>::install(t); }
 
 ur_result_t UR_APICALL urEnqueueTimestampRecordingExp(ur_queue_handle_t hQueue, bool blocking,
                                                       uint32_t numEventsInWaitList,

@@ -39,9 +39,6 @@ ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t, ur_cont
 ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t, ur_execution_info_t, ur_event_callback_t, void *);
 
 // enqueue.cpp
-ur_result_t UR_APICALL urEnqueueEventsWait(ur_queue_handle_t, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
-ur_result_t UR_APICALL urEnqueueEventsWaitWithBarrier(ur_queue_handle_t, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
-ur_result_t UR_APICALL urEnqueueEventsWaitWithBarrierExt(ur_queue_handle_t, const ur_exp_enqueue_ext_properties_t *, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
 ur_result_t UR_APICALL urEnqueueTimestampRecordingExp(ur_queue_handle_t, bool, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
 
 // enqueue_usm.cpp
