@@ -13,6 +13,7 @@ namespace ordo {
 namespace loader {
 
 LoadedAdapter::~LoadedAdapter() {
+  if (held && ddi.Adapter.pfnRelease) ddi.Adapter.pfnRelease(held);
   if (library) dlclose(library);
 }
 
@@ -127,13 +128,15 @@ std::unique_ptr<LoadedAdapter> load_adapter(const std::string &path, const Adapt
   }
   // An adapter whose urAdapterGet fails (no driver, a version it refuses) is no
   // adapter for this process: asked once here, so that it never fails a caller's
-  // urAdapterGet and never drags the other adapters down with it.
-  ur_adapter_handle_t probe = nullptr;
-  if (ur_result_t r = adapter->ddi.Adapter.pfnGet(1, &probe, nullptr)) {
+  // urAdapterGet and never drags the other adapters down with it. The reference it
+  // hands out is kept until the loader unloads it (~LoadedAdapter): releasing it now
+  // would take the adapter through a whole init/teardown before the program's own
+  // urAdapterGet, which some adapters (Intel's Level Zero one) cannot survive.
+  if (ur_result_t r = adapter->ddi.Adapter.pfnGet(1, &adapter->held, nullptr)) {
+    adapter->held = nullptr; // nothing was taken
     why = "urAdapterGet failed with " + result_name(r);
     return nullptr;
   }
-  if (probe && adapter->ddi.Adapter.pfnRelease) adapter->ddi.Adapter.pfnRelease(probe);
   return adapter;
 }
 

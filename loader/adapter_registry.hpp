@@ -14,6 +14,11 @@ struct LoadedAdapter {
   std::string path;       // as opened (a full path, or a bare name for the system search)
   void *library = nullptr; // dlopen handle, closed on destruction
   ur_dditable_t ddi{};     // its 26 tables, from its urGet*ProcAddrTable getters
+  // The handle the probe's urAdapterGet returned: the loader's own reference, held from
+  // loading to unloading so that the adapter goes through one get/release cycle per
+  // loader life (an adapter may tear its state down on its last release and not come
+  // back). Released on destruction, before the library is closed.
+  ur_adapter_handle_t held = nullptr;
 
   LoadedAdapter() = default;
   LoadedAdapter(const LoadedAdapter &) = delete;

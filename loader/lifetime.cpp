@@ -40,8 +40,12 @@ struct LoaderState {
   // A program that never tears down still gets the leak report at exit.
   ~LoaderState() {
     if (references > 0) tear_down_layers();
-    // Adapters stay loaded: their exit-time destructors may still run after ours.
-    for (auto &a : adapters) a->library = nullptr;
+    // Adapters stay loaded, and keep the loader's reference: their exit-time
+    // destructors may still run after ours, and nothing of theirs is torn down now.
+    for (auto &a : adapters) {
+      a->held = nullptr;
+      a->library = nullptr;
+    }
   }
 };
 

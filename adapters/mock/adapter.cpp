@@ -1,10 +1,21 @@
 // The mock's adapter handle: one, reference-counted; its last release frees the
-// objects released meanwhile.
+// objects released meanwhile. It counts its cycles (0 -> 1 reference: "init", 1 -> 0:
+// "teardown") for tests (ordoMockAdapterCycles, ordo_mock.h).
+#include <atomic>
 #include <cstring>
 
 #include "mock.hpp"
 
 namespace mock {
+namespace {
+std::atomic<uint32_t> g_inits{0};
+std::atomic<uint32_t> g_teardowns{0};
+
+void take_reference(ur_adapter_handle_t h) {
+  if (h->ref_count.fetch_add(1, std::memory_order_acq_rel) == 0)
+    g_inits.fetch_add(1, std::memory_order_relaxed);
+}
+} // namespace
 
 ur_adapter_handle_t the_adapter() {
   static ur_adapter_handle_t_ adapter; // destroyed when the library is unloaded
@@ -30,7 +41,7 @@ ur_result_t UR_APICALL adapter_get(uint32_t NumEntries, ur_adapter_handle_t *phA
                                    uint32_t *pNumAdapters) {
   if (NumEntries == 0 && phAdapters) return UR_RESULT_ERROR_INVALID_SIZE;
   if (phAdapters) {
-    the_adapter()->retain();
+    take_reference(the_adapter());
     phAdapters[0] = the_adapter();
   }
   if (pNumAdapters) *pNumAdapters = 1;
@@ -45,7 +56,7 @@ ur_result_t check(ur_adapter_handle_t h) {
 
 ur_result_t UR_APICALL adapter_retain(ur_adapter_handle_t h) {
   if (ur_result_t r = check(h)) return r;
-  h->retain();
+  take_reference(h);
   return UR_RESULT_SUCCESS;
 }
 
@@ -56,7 +67,10 @@ ur_result_t UR_APICALL adapter_release(ur_adapter_handle_t h) {
   do {
     if (n == 0) return UR_RESULT_ERROR_INVALID_ARGUMENT;
   } while (!h->ref_count.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel));
-  if (n == 1) registry().purge_dead();
+  if (n == 1) {
+    g_teardowns.fetch_add(1, std::memory_order_relaxed);
+    registry().purge_dead();
+  }
   return UR_RESULT_SUCCESS;
 }
 
@@ -120,3 +134,8 @@ void fill_adapter(ur_dditable_t &t) {
 }
 
 } // namespace mock
+
+extern "C" UR_DLLEXPORT void ordoMockAdapterCycles(uint32_t *pInits, uint32_t *pTeardowns) {
+  if (pInits) *pInits = mock::g_inits.load(std::memory_order_relaxed);
+  if (pTeardowns) *pTeardowns = mock::g_teardowns.load(std::memory_order_relaxed);
+}

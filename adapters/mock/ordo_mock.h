@@ -22,6 +22,11 @@ extern "C" {
 typedef ur_result_t (*ordo_mock_replace_t)(const char *function, void *replacement, void **pPrevious);
 /* Restores every slot to the mock's own function. */
 typedef void (*ordo_mock_restore_all_t)(void);
+/* How many times, since this copy of the mock was loaded, its adapter went from 0
+ * references to 1 (*pInits) and from 1 to 0 (*pTeardowns); either pointer may be NULL.
+ * The counts live in the library: a test that reads them after urLoaderTearDown keeps the
+ * library loaded with its own dlopen. */
+typedef void (*ordo_mock_adapter_cycles_t)(uint32_t *pInits, uint32_t *pTeardowns);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -33,6 +38,7 @@ namespace ordo_mock {
 struct Api {
   ordo_mock_replace_t replace = nullptr;
   ordo_mock_restore_all_t restore_all = nullptr;
+  ordo_mock_adapter_cycles_t adapter_cycles = nullptr;
   explicit operator bool() const { return replace && restore_all; }
 };
 
@@ -48,6 +54,7 @@ inline Api api_of(const void *handle) {
   if (!lib) return api;
   api.replace = reinterpret_cast<ordo_mock_replace_t>(dlsym(lib, "ordoMockReplace"));
   api.restore_all = reinterpret_cast<ordo_mock_restore_all_t>(dlsym(lib, "ordoMockRestoreAll"));
+  api.adapter_cycles = reinterpret_cast<ordo_mock_adapter_cycles_t>(dlsym(lib, "ordoMockAdapterCycles"));
   dlclose(lib); // only drops the reference taken just now; the loader keeps it loaded
   return api;
 }

@@ -140,3 +140,98 @@ TEST_F(Lifetime, ConcurrentFirstInitsLoadOnce) {
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(urLoaderTearDown(), UR_RESULT_SUCCESS);
   EXPECT_EQ(urLoaderTearDown(), UR_RESULT_ERROR_UNINITIALIZED);
 }
+
+namespace {
+
+// The mock's count of its adapter's cycles: 0 -> 1 reference ("init") and 1 -> 0
+// ("teardown"). The test holds its own dlopen of the library the loader is forced to
+// load (the same file, so the same copy), so the counts outlive urLoaderTearDown.
+class AdapterCycles : public Lifetime {
+protected:
+  void SetUp() override {
+    Lifetime::SetUp();
+    library = dlopen(mock.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(library, nullptr) << dlerror();
+    read = reinterpret_cast<ordo_mock_adapter_cycles_t>(dlsym(library, "ordoMockAdapterCycles"));
+    ASSERT_NE(read, nullptr);
+    read(&inits0, &teardowns0);
+  }
+  void TearDown() override {
+    if (library) dlclose(library);
+    Lifetime::TearDown();
+  }
+  // {inits, teardowns} since SetUp.
+  std::pair<uint32_t, uint32_t> cycles() {
+    uint32_t inits = 0, teardowns = 0;
+    read(&inits, &teardowns);
+    return {inits - inits0, teardowns - teardowns0};
+  }
+  using Cycles = std::pair<uint32_t, uint32_t>;
+
+  void *library = nullptr;
+  ordo_mock_adapter_cycles_t read = nullptr;
+  uint32_t inits0 = 0, teardowns0 = 0;
+};
+
+} // namespace
+
+TEST_F(AdapterCycles, OneInitAndOneTearDownPerLoaderLife) {
+  ASSERT_EQ(urLoaderInit(0, nullptr), UR_RESULT_SUCCESS);
+  EXPECT_EQ(cycles(), Cycles(1, 0)) << "probing must not release the adapter again";
+  ur_adapter_handle_t a = nullptr;
+  ASSERT_EQ(urAdapterGet(1, &a, nullptr), UR_RESULT_SUCCESS);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(library_of(a), mock);
+  EXPECT_EQ(cycles(), Cycles(1, 0));
+  EXPECT_EQ(urAdapterRelease(a), UR_RESULT_SUCCESS);
+  EXPECT_EQ(cycles(), Cycles(1, 0)) << "the loader's own reference keeps the adapter up";
+  ASSERT_EQ(urLoaderTearDown(), UR_RESULT_SUCCESS);
+  EXPECT_EQ(cycles(), Cycles(1, 1)) << "urLoaderTearDown releases what the loader holds";
+}
+
+TEST_F(AdapterCycles, ApplicationRetainsAndGetsStayBalanced) {
+  ASSERT_EQ(urLoaderInit(0, nullptr), UR_RESULT_SUCCESS);
+  ur_adapter_handle_t a = nullptr, b = nullptr;
+  ASSERT_EQ(urAdapterGet(1, &a, nullptr), UR_RESULT_SUCCESS);
+  uint32_t before = 0;
+  ASSERT_EQ(urAdapterGetInfo(a, UR_ADAPTER_INFO_REFERENCE_COUNT, sizeof before, &before, nullptr),
+            UR_RESULT_SUCCESS);
+  ASSERT_EQ(urAdapterGet(1, &b, nullptr), UR_RESULT_SUCCESS);
+  EXPECT_EQ(a, b);
+  ASSERT_EQ(urAdapterRetain(a), UR_RESULT_SUCCESS);
+  uint32_t refs = 0;
+  ASSERT_EQ(urAdapterGetInfo(a, UR_ADAPTER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr),
+            UR_RESULT_SUCCESS);
+  EXPECT_EQ(refs, before + 2);
+  EXPECT_EQ(urAdapterRelease(a), UR_RESULT_SUCCESS);
+  EXPECT_EQ(urAdapterRelease(b), UR_RESULT_SUCCESS);
+  ASSERT_EQ(urAdapterGetInfo(a, UR_ADAPTER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr),
+            UR_RESULT_SUCCESS);
+  EXPECT_EQ(refs, before);
+  EXPECT_EQ(urAdapterRelease(a), UR_RESULT_SUCCESS);
+  EXPECT_EQ(cycles(), Cycles(1, 0));
+  ASSERT_EQ(urLoaderTearDown(), UR_RESULT_SUCCESS);
+  EXPECT_EQ(cycles(), Cycles(1, 1));
+}
+
+TEST_F(AdapterCycles, EachLoaderLifeIsOneCycleImplicitInitAndNoGetToo) {
+  // Implicit init by a first urAdapterGet.
+  ur_adapter_handle_t a = nullptr;
+  ASSERT_EQ(urAdapterGet(1, &a, nullptr), UR_RESULT_SUCCESS);
+  EXPECT_EQ(urAdapterRelease(a), UR_RESULT_SUCCESS);
+  ASSERT_EQ(urLoaderTearDown(), UR_RESULT_SUCCESS);
+  EXPECT_EQ(cycles(), Cycles(1, 1));
+  // A life in which the program never asks for the adapter.
+  ASSERT_EQ(urLoaderInit(0, nullptr), UR_RESULT_SUCCESS);
+  ASSERT_EQ(urLoaderTearDown(), UR_RESULT_SUCCESS);
+  EXPECT_EQ(cycles(), Cycles(2, 2));
+  // Nested inits: still one cycle, ended by the last tear-down.
+  ASSERT_EQ(urLoaderInit(0, nullptr), UR_RESULT_SUCCESS);
+  ASSERT_EQ(urLoaderInit(0, nullptr), UR_RESULT_SUCCESS);
+  ASSERT_EQ(urAdapterGet(1, &a, nullptr), UR_RESULT_SUCCESS);
+  EXPECT_EQ(urAdapterRelease(a), UR_RESULT_SUCCESS);
+  ASSERT_EQ(urLoaderTearDown(), UR_RESULT_SUCCESS);
+  EXPECT_EQ(cycles(), Cycles(3, 2));
+  ASSERT_EQ(urLoaderTearDown(), UR_RESULT_SUCCESS);
+  EXPECT_EQ(cycles(), Cycles(3, 3));
+}
