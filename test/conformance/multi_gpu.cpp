@@ -59,8 +59,11 @@ protected:
     ASSERT_SUCCESS(urUsmP2PEnablePeerAccessExp(dev[1], dev[0]));
   }
 
+  void run_kernel_on_second_device(ur_usm_pool_handle_t pool);
+
   ur_kernel_handle_t kernel(const char *name, ur_program_handle_t *program) {
-    urinfo::TestProgram p = urinfo::load_test_program(conf::kernel_dir(), context, found());
+    // Built for both devices: the kernel runs on either.
+    urinfo::TestProgram p = urinfo::load_test_program(conf::kernel_dir(), context, found(), {dev[0], dev[1]});
     if (!p.skip_reason.empty() || !p.ok()) return nullptr;
     *program = p.program;
     ur_kernel_handle_t k = nullptr;
@@ -102,14 +105,34 @@ TEST_P(urMultiGpuTest, PeerAccessInfoEnableDisable) {
   EXPECT_SUCCESS(urUsmP2PDisablePeerAccessExp(dev[1], dev[0]));
 }
 
-// A kernel on device 1 increments memory that device 0's default pool gave on queue 0.
+// A kernel on device 1 increments memory that a stream-ordered pool of device 0 gave on
+// queue 0: device 0's default pool (pool == nullptr) or a pool made for device 0.
 TEST_P(urMultiGpuTest, KernelOnSecondDeviceUsesFirstDevicesPoolMemory) {
   enable_1_to_0();
   if (IsSkipped() || HasFatalFailure()) return;
+  run_kernel_on_second_device(nullptr);
+}
+
+TEST_P(urMultiGpuTest, KernelOnSecondDeviceUsesFirstDevicesUserPoolMemory) {
+  enable_1_to_0();
+  if (IsSkipped() || HasFatalFailure()) return;
+  ur_usm_pool_desc_t desc{};
+  desc.stype = UR_STRUCTURE_TYPE_USM_POOL_DESC;
+  ur_usm_pool_handle_t pool = nullptr;
+  ASSERT_SUCCESS(urUSMPoolCreateExp(context, dev[0], &desc, &pool));
+  run_kernel_on_second_device(pool);
+  EXPECT_SUCCESS(urQueueFinish(queue[0]));
+  EXPECT_SUCCESS(urUSMPoolDestroyExp(context, dev[0], pool));
+}
+
+void urMultiGpuTest::run_kernel_on_second_device(ur_usm_pool_handle_t pool) {
   const size_t n = 1 << 16;
   void *p = nullptr;
   ur_event_handle_t allocated = nullptr, filled = nullptr, ran = nullptr;
-  ASSERT_SUCCESS(urEnqueueUSMDeviceAllocExp(queue[0], nullptr, n * 4, nullptr, 0, nullptr, &p, &allocated));
+  ASSERT_SUCCESS(urEnqueueUSMDeviceAllocExp(queue[0], pool, n * 4, nullptr, 0, nullptr, &p, &allocated));
+  ur_device_handle_t owner = nullptr;
+  ASSERT_SUCCESS(urUSMGetMemAllocInfo(context, p, UR_USM_ALLOC_INFO_DEVICE, sizeof owner, &owner, nullptr));
+  EXPECT_EQ(dev[0], owner);
   const uint32_t start = 41;
   ASSERT_SUCCESS(urEnqueueUSMFill(queue[0], p, 4, &start, n * 4, 1, &allocated, &filled));
   ur_program_handle_t program = nullptr;
@@ -121,7 +144,7 @@ TEST_P(urMultiGpuTest, KernelOnSecondDeviceUsesFirstDevicesPoolMemory) {
   std::vector<uint32_t> out(n);
   ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue[0], true, out.data(), p, n * 4, 1, &ran, nullptr));
   EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](uint32_t v) { return v == 42; }));
-  ASSERT_SUCCESS(urEnqueueUSMFreeExp(queue[0], nullptr, p, 0, nullptr, nullptr));
+  ASSERT_SUCCESS(urEnqueueUSMFreeExp(queue[0], pool, p, 0, nullptr, nullptr));
   for (ur_event_handle_t e : {allocated, filled, ran}) EXPECT_SUCCESS(urEventRelease(e));
   EXPECT_SUCCESS(urKernelRelease(k));
   EXPECT_SUCCESS(urProgramRelease(program));
@@ -173,6 +196,40 @@ TEST_P(urMultiGpuTest, ReuseAfterOtherDevicesUseWaitsForIt) {
   EXPECT_SUCCESS(urEventRelease(copied));
   EXPECT_SUCCESS(urQueueFinish(queue[0]));
   EXPECT_SUCCESS(urUSMFree(context, saved));
+}
+
+// A pool from urUSMPoolCreate serves every device of the context, each device from its
+// own memory (docs/async-alloc.md, "Pools"): a block freed on device 0's queue is never
+// handed to an alloc on device 1's queue, even one ordered after the free; that alloc
+// gets device 1 memory, and the pool's statistics count both devices.
+TEST_P(urMultiGpuTest, BlockFreedOnOneDeviceIsNotReusedOnTheOther) {
+  ur_usm_pool_desc_t desc{};
+  desc.stype = UR_STRUCTURE_TYPE_USM_POOL_DESC;
+  ur_usm_pool_handle_t pool = nullptr;
+  ASSERT_SUCCESS(urUSMPoolCreate(context, &desc, &pool));
+  const size_t n = 1 << 20;
+  void *p = nullptr, *q = nullptr;
+  ur_event_handle_t freed = nullptr;
+  ASSERT_SUCCESS(urEnqueueUSMDeviceAllocExp(queue[0], pool, n, nullptr, 0, nullptr, &p, nullptr));
+  ASSERT_SUCCESS(urEnqueueUSMFreeExp(queue[0], pool, p, 0, nullptr, &freed));
+  ASSERT_SUCCESS(urEnqueueUSMDeviceAllocExp(queue[1], pool, n, nullptr, 1, &freed, &q, nullptr));
+  ur_device_handle_t owner = nullptr;
+  ASSERT_SUCCESS(urUSMGetMemAllocInfo(context, q, UR_USM_ALLOC_INFO_DEVICE, sizeof owner, &owner, nullptr));
+  EXPECT_EQ(dev[1], owner) << "device 1's alloc was given another device's memory";
+  const uint8_t v = 0x5A;
+  ASSERT_SUCCESS(urEnqueueUSMFill(queue[1], q, 1, &v, n, 0, nullptr, nullptr));
+  std::vector<uint8_t> out(n);
+  ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue[1], true, out.data(), q, n, 0, nullptr, nullptr));
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(), [&](uint8_t x) { return x == v; }));
+  size_t used = 0, used_high = 0;
+  ASSERT_SUCCESS(urUSMPoolGetInfoExp(pool, UR_USM_POOL_INFO_USED_CURRENT_EXP, &used, nullptr));
+  ASSERT_SUCCESS(urUSMPoolGetInfoExp(pool, UR_USM_POOL_INFO_USED_HIGH_EXP, &used_high, nullptr));
+  EXPECT_EQ(n, used);
+  EXPECT_GE(used_high, n);
+  ASSERT_SUCCESS(urEnqueueUSMFreeExp(queue[1], pool, q, 0, nullptr, nullptr));
+  EXPECT_SUCCESS(urQueueFinish(queue[1]));
+  EXPECT_SUCCESS(urEventRelease(freed));
+  EXPECT_SUCCESS(urUSMPoolRelease(pool));
 }
 
 // A buffer in a context of two devices: written on device 0, incremented by a kernel

@@ -85,6 +85,12 @@ bool test_program_file(const std::string &kernel_dir, const FoundDevice &device,
 
 TestProgram load_test_program(const std::string &kernel_dir, ur_context_handle_t context,
                               const FoundDevice &device, bool build) {
+  return load_test_program(kernel_dir, context, device, {device.device}, build);
+}
+
+TestProgram load_test_program(const std::string &kernel_dir, ur_context_handle_t context,
+                              const FoundDevice &device, const std::vector<ur_device_handle_t> &devices,
+                              bool build) {
   TestProgram out;
   bool as_il = false;
   if (!test_program_file(kernel_dir, device, out.path, as_il, out.skip_reason)) return out;
@@ -99,10 +105,11 @@ TestProgram load_test_program(const std::string &kernel_dir, ur_context_handle_t
     out.result = urProgramCreateWithIL(context, bytes.data(), bytes.size(), nullptr, &program);
   } else {
     out.how = "urProgramCreateWithBinary";
-    ur_device_handle_t dev = device.device;
-    size_t length = bytes.size();
-    const uint8_t *data = bytes.data();
-    out.result = urProgramCreateWithBinary(context, 1, &dev, &length, &data, nullptr, &program);
+    std::vector<ur_device_handle_t> devs(devices);
+    std::vector<size_t> lengths(devices.size(), bytes.size());
+    std::vector<const uint8_t *> data(devices.size(), bytes.data());
+    out.result = urProgramCreateWithBinary(context, static_cast<uint32_t>(devs.size()), devs.data(),
+                                           lengths.data(), data.data(), nullptr, &program);
   }
   if (out.result != UR_RESULT_SUCCESS) return out;
   if (build) {

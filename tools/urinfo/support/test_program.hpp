@@ -3,6 +3,7 @@
 // Used by the demo and the conformance suite.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "discovery.hpp"
 
@@ -31,6 +32,11 @@ struct TestProgram {
 // `build` false stops after creating the program (for tests of urProgramBuild itself).
 TestProgram load_test_program(const std::string &kernel_dir, ur_context_handle_t context,
                               const FoundDevice &device, bool build = true);
+// The same for several devices of one backend in the context: a binary is given to each
+// of `devices` (an IL program is for every device of the context anyway).
+TestProgram load_test_program(const std::string &kernel_dir, ur_context_handle_t context,
+                              const FoundDevice &device, const std::vector<ur_device_handle_t> &devices,
+                              bool build = true);
 
 // The file load_test_program would use and how, or a reason there is none.
 bool test_program_file(const std::string &kernel_dir, const FoundDevice &device, std::string &path,
