@@ -276,6 +276,12 @@ status module_get_function(function_t *out, module_t m, const char *name) {
   *out = reinterpret_cast<function_t>(f);
   return r;
 }
+status module_get_global(void **out, size_t *size, module_t m, const char *name) {
+  CUdeviceptr at = 0;
+  status r = status_of(cu().cuModuleGetGlobal(&at, size, reinterpret_cast<CUmodule>(m), name));
+  *out = reinterpret_cast<void *>(at);
+  return r;
+}
 status module_function_names(module_t m, std::vector<std::string> &names) {
   CUmodule mod = reinterpret_cast<CUmodule>(m);
   unsigned count = 0;

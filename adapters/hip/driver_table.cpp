@@ -252,6 +252,9 @@ status module_get_function(function_t *out, module_t m, const char *name) {
   *out = reinterpret_cast<function_t>(f);
   return r;
 }
+status module_get_global(void **out, size_t *size, module_t m, const char *name) {
+  return status_of(rt().hipModuleGetGlobal(out, size, reinterpret_cast<hip::hipModule_t>(m), name));
+}
 status module_function_names(module_t, std::vector<std::string> &) { return unsupported(); }
 status function_param_sizes(function_t, std::vector<size_t> &) { return unsupported(); }
 int function_attribute(function_t f, func_attr a) {

@@ -181,6 +181,7 @@ constexpr hipError_t hipErrorPeerAccessNotEnabled = 705;
   X(hipModuleLoadDataEx, hipError_t, (hipModule_t *, const void *, unsigned, hipJitOption *, void **))        \
   X(hipModuleUnload, hipError_t, (hipModule_t))                                                               \
   X(hipModuleGetFunction, hipError_t, (hipFunction_t *, hipModule_t, const char *))                           \
+  X(hipModuleGetGlobal, hipError_t, (hipDeviceptr_t *, size_t *, hipModule_t, const char *))                  \
   X(hipFuncGetAttribute, hipError_t, (int *, hipFunction_attribute, hipFunction_t))                           \
   X(hipFuncSetAttribute, hipError_t, (const void *, hipFuncAttribute, int))                                   \
   X(hipModuleLaunchKernel, hipError_t,                                                                        \

@@ -189,6 +189,9 @@ status advise(const void *p, size_t size, mem_advice a, bool host, int device_or
 status module_load(module_t *out, const std::vector<uint8_t> &image, const jit_request &jit);
 status module_unload(module_t m);
 status module_get_function(function_t *out, module_t m, const char *name);
+// A global variable of a module: its device address and size; err::not_found where the
+// module has none of that name.
+status module_get_global(void **out, size_t *size, module_t m, const char *name);
 // Every function of a module; err::not_supported where the driver cannot list them.
 status module_function_names(module_t m, std::vector<std::string> &names);
 // Parameter sizes in order; err::not_supported where the driver cannot tell.

@@ -111,6 +111,12 @@ struct program_hooks : handle_types {
     *out = reinterpret_cast<void *>(f);
     return UR_RESULT_SUCCESS;
   }
+  static ur_result_t global_variable(Device *d, module_t m, const char *name, size_t *size, void **out) {
+    ORDO_DRV(d->make_current());
+    status r = drv::module_get_global(out, size, m, name);
+    if (r.kind == err::not_found) return UR_RESULT_ERROR_INVALID_VALUE;
+    return to_ur(r);
+  }
   static size_t image_size(const Program::PerDevice &pd) {
     return pd.is_ptx ? pd.image.size() - 1 : pd.image.size(); // without the NUL we added
   }

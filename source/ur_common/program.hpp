@@ -14,6 +14,8 @@
 //     static void unload(PerDevice &);                       // the module, at the end
 //     static void context_hold(Context *), context_drop(Context *);
 //     static ur_result_t function_pointer(Device *, module, const char *, void **);
+//     static ur_result_t global_variable(Device *, module, const char *, size_t *, void **);
+//                                     // INVALID_VALUE where the module has no such global
 //     static size_t image_size(const PerDevice &);           // as the user gave it
 //     static ur_result_t kernel_names(PerDevice &built, std::string &names, size_t &count);
 //   };
@@ -210,6 +212,24 @@ template <class H> struct program_entry_points {
     return H::function_pointer(d, m, pFunctionName, ppFunctionPointer);
   }
 
+  static ur_result_t UR_APICALL global_variable(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
+                                                const char *pName, size_t *pSizeRet, void **ppPointerRet) {
+    Device *d = nullptr;
+    if (ur_result_t r = unwrap(hDevice, d)) return r;
+    Program *p = nullptr;
+    if (ur_result_t r = unwrap(hProgram, p)) return r;
+    if (!pName || !ppPointerRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    std::lock_guard<std::mutex> lock(p->mutex);
+    auto m = p->module_for(d);
+    if (!m) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
+    size_t size = 0;
+    void *at = nullptr;
+    if (ur_result_t r = H::global_variable(d, m, pName, &size, &at)) return r;
+    if (pSizeRet) *pSizeRet = size;
+    *ppPointerRet = at;
+    return UR_RESULT_SUCCESS;
+  }
+
   static ur_result_t UR_APICALL get_info(ur_program_handle_t hProgram, ur_program_info_t propName, size_t propSize,
                                          void *pPropValue, size_t *pPropSizeRet) {
     Program *p = nullptr;
@@ -310,6 +330,7 @@ template <class H> struct program_entry_points {
     t.Program.pfnRetain = retain;
     t.Program.pfnRelease = release;
     t.Program.pfnGetFunctionPointer = function_pointer;
+    t.Program.pfnGetGlobalVariablePointer = global_variable;
     t.Program.pfnGetInfo = get_info;
     t.Program.pfnGetBuildInfo = build_info;
     t.Program.pfnGetNativeHandle = native_handle;

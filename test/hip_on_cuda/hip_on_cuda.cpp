@@ -235,6 +235,12 @@ HIP_EXPORT hipError_t hipModuleUnload(hipModule_t m) { return to_hip(cuModuleUnl
 HIP_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const char *name) {
   return to_hip(cuModuleGetFunction(reinterpret_cast<CUfunction *>(f), reinterpret_cast<CUmodule>(m), name));
 }
+HIP_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *p, size_t *bytes, hipModule_t m, const char *name) {
+  CUdeviceptr at = 0;
+  hipError_t r = to_hip(cuModuleGetGlobal(&at, bytes, reinterpret_cast<CUmodule>(m), name));
+  if (p) *p = reinterpret_cast<hipDeviceptr_t>(at);
+  return r;
+}
 HIP_EXPORT hipError_t hipFuncGetAttribute(int *v, hipFunction_attribute a, hipFunction_t f) {
   // hipFunction_attribute's values are CUfunction_attribute's.
   return to_hip(cuFuncGetAttribute(v, static_cast<CUfunction_attribute>(a), cf(f)));

@@ -59,6 +59,10 @@ __device__ inline void fill_2d_body(uint32_t *out, uint32_t width, ordo_offset o
 
 #define ORDO_NO_OFFSET ordo_offset{0, 0, 0}
 
+// A device global (urProgramGetGlobalVariablePointer, urEnqueueDeviceGlobalVariable*):
+// 16 words holding 1 to 16 when the module is loaded, as in native CPU's program.
+extern "C" __device__ uint32_t ordo_test_global[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
 extern "C" __global__ void empty() {}
 extern "C" __global__ void empty_with_offset(ordo_offset) {}
 
