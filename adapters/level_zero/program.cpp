@@ -81,6 +81,12 @@ struct program_hooks : handle_types {
     ORDO_ZE(r);
     return UR_RESULT_SUCCESS;
   }
+  static ur_result_t global_variable(Device *, ze_module_handle_t m, const char *name, size_t *size, void **out) {
+    ze_result_t r = ze().zeModuleGetGlobalPointer(m, name, size, out);
+    if (r == ZE_RESULT_ERROR_INVALID_GLOBAL_NAME) return UR_RESULT_ERROR_INVALID_VALUE;
+    ORDO_ZE(r);
+    return UR_RESULT_SUCCESS;
+  }
   static size_t image_size(const Program::PerDevice &pd) { return pd.image.size(); }
   static ur_result_t kernel_names(Program::PerDevice &built, std::string &names, size_t &kernels) {
     uint32_t count = 0;

@@ -60,6 +60,7 @@ namespace ordo::l0 {
   X(zeModuleGetKernelNames)                                                            \
   X(zeModuleGetNativeBinary)                                                           \
   X(zeModuleGetFunctionPointer)                                                        \
+  X(zeModuleGetGlobalPointer)                                                          \
   X(zeKernelCreate)                                                                    \
   X(zeKernelDestroy)                                                                   \
   X(zeKernelSetArgumentValue)                                                          \

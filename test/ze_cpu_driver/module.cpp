@@ -99,6 +99,19 @@ ze_result_t ZE_APICALL ModuleGetFunctionPointer(ze_module_handle_t h, const char
   return ZE_RESULT_SUCCESS;
 }
 
+// A global of the module's ELF image (the native CPU kernel ABI exports them by name).
+ze_result_t ZE_APICALL ModuleGetGlobalPointer(ze_module_handle_t h, const char *name, size_t *size, void **out) {
+  Module *m = as<Module>(h);
+  if (!m) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!name) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  size_t bytes = 0;
+  void *at = m->elf->symbol(name, &bytes);
+  if (!at) return ZE_RESULT_ERROR_INVALID_GLOBAL_NAME;
+  if (size) *size = bytes;
+  if (out) *out = at;
+  return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t ZE_APICALL BuildLogDestroy(ze_module_build_log_handle_t h) {
   BuildLog *l = as<BuildLog>(h);
   if (!l) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -332,6 +345,7 @@ void install(ze_module_dditable_t &t) {
   t.pfnGetKernelNames = ModuleGetKernelNames;
   t.pfnGetProperties = ModuleGetProperties;
   t.pfnGetFunctionPointer = ModuleGetFunctionPointer;
+  t.pfnGetGlobalPointer = ModuleGetGlobalPointer;
 }
 
 void install(ze_module_build_log_dditable_t &t) {
