@@ -98,6 +98,7 @@ struct Raw {
   X(CtxSetCurrent, "cuCtxSetCurrent", cu::Context)                                                \
   X(StreamCreate, "cuStreamCreate", cu::Stream *, unsigned)                                       \
   X(StreamSynchronize, "cuStreamSynchronize", cu::Stream)                                         \
+  X(StreamDestroy, "cuStreamDestroy_v2", cu::Stream)                                              \
   X(ModuleLoadData, "cuModuleLoadData", cu::Module *, const void *)                               \
   X(ModuleGetFunction, "cuModuleGetFunction", cu::Function *, cu::Module, const char *)           \
   X(LaunchKernel, "cuLaunchKernel", cu::Function, unsigned, unsigned, unsigned, unsigned,         \
@@ -356,7 +357,7 @@ struct PerOp {
   void report(benchmark::State &st, const char *workload, const char *side, size_t ops_per_iteration) {
     double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
     double per = ns / double(st.iterations() * ops_per_iteration);
-    st.counters["ns_per_op"] = per;
+    st.counters["ns_per_op"] = benchmark::Counter(per, benchmark::Counter::kAvgThreads); // per thread
     st.SetItemsProcessed(int64_t(st.iterations() * ops_per_iteration));
     ratios.put(workload, side, int64_t(st.iterations()), per);
   }
@@ -806,6 +807,62 @@ void BM_cuda_f_peer_copy_64MiB_raw(benchmark::State &st) {
   r.MemFree(a);
 }
 
+// (g) scale (issue 11): every thread allocates and frees 64 KiB blocks on its own queue
+// (its own stream) from the device's one default pool, at 1, 2, 4, 8 and 16 threads;
+// per pair and thread, so Ordo ÷ raw at a thread count is also the throughput ratio.
+constexpr size_t kScalePairs = 256;
+constexpr size_t kScaleBytes = 64 * 1024;
+
+std::string scale_workload(const benchmark::State &st) {
+  return "g alloc+free 64 KiB, " + std::to_string(st.threads()) + " threads";
+}
+
+void BM_cuda_g_threads_alloc_free_ordo(benchmark::State &st, Ordo &o) {
+  if (!o.ok) {
+    st.SkipWithError(o.why.c_str());
+    return;
+  }
+  REQUIRE(raw);
+  ur_queue_handle_t q = nullptr;
+  if (o.t.Queue.pfnCreate(o.ctx, o.dev, nullptr, &q)) {
+    st.SkipWithError("cannot create a queue");
+    return;
+  }
+  PerOp timer;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kScalePairs; ++i) {
+      void *p = nullptr;
+      CHECK_OK(o.t.EnqueueExp.pfnUSMDeviceAllocExp(q, nullptr, kScaleBytes, nullptr, 0, nullptr, &p, nullptr));
+      CHECK_OK(o.t.EnqueueExp.pfnUSMFreeExp(q, nullptr, p, 0, nullptr, nullptr));
+    }
+    o.t.Queue.pfnFinish(q);
+  }
+  timer.report(st, scale_workload(st).c_str(), o.side, kScalePairs);
+  o.t.Queue.pfnRelease(q);
+}
+
+void BM_cuda_g_threads_alloc_free_raw(benchmark::State &st) {
+  REQUIRE(raw);
+  Raw &r = raw();
+  r.current();
+  cu::Stream s = nullptr;
+  if (r.StreamCreate(&s, cu::kStreamNonBlocking)) {
+    st.SkipWithError("cannot create a stream");
+    return;
+  }
+  PerOp timer;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kScalePairs; ++i) {
+      cu::DevicePtr p = 0;
+      CHECK_OK(r.MemAllocAsync(&p, kScaleBytes, s));
+      CHECK_OK(r.MemFreeAsync(p, s));
+    }
+    r.StreamSynchronize(s);
+  }
+  timer.report(st, scale_workload(st).c_str(), "raw", kScalePairs);
+  r.StreamDestroy(s);
+}
+
 } // namespace
 
 // Ordo rows keep their names; each also runs through the HIP adapter as BM_hip_*.
@@ -830,6 +887,8 @@ ORDO_BENCH_CUDA_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_cuda_e_random_all
 BENCHMARK(BM_cuda_e_random_alloc_two_queues_raw)->UseRealTime()->Iterations(5);
 ORDO_BENCH_CUDA_ROW(BM_cuda_f_peer_copy_64MiB_ordo, BM_cuda_f_peer_copy_64MiB_ordo)->UseRealTime();
 BENCHMARK(BM_cuda_f_peer_copy_64MiB_raw)->UseRealTime();
+ORDO_BENCH_CUDA_ROW(BM_cuda_g_threads_alloc_free_ordo, BM_cuda_g_threads_alloc_free_ordo)->ThreadRange(1, 16)->UseRealTime();
+BENCHMARK(BM_cuda_g_threads_alloc_free_raw)->ThreadRange(1, 16)->UseRealTime();
 ORDO_BENCH_HIP_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_hip_a_async_alloc_free_1MiB_ordo)->UseRealTime();
 ORDO_BENCH_HIP_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_hip_b_alloc_kernel_free_inorder_ordo)->UseRealTime();
 ORDO_BENCH_HIP_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_hip_b_sync_alloc_kernel_free_ordo)->UseRealTime();
