@@ -69,6 +69,14 @@ namespace ordo::cuda {
   X(cuMemsetD2D32Async)                                                               \
   X(cuMemPrefetchAsync)                                                               \
   X(cuMemAdvise)                                                                      \
+  X(cuMemGetAllocationGranularity)                                                    \
+  X(cuMemAddressReserve)                                                              \
+  X(cuMemAddressFree)                                                                 \
+  X(cuMemCreate)                                                                      \
+  X(cuMemRelease)                                                                     \
+  X(cuMemMap)                                                                         \
+  X(cuMemUnmap)                                                                       \
+  X(cuMemSetAccess)                                                                   \
   X(cuModuleLoadDataEx)                                                               \
   X(cuModuleUnload)                                                                   \
   X(cuModuleGetFunction)                                                              \

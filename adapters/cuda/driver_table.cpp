@@ -30,6 +30,7 @@ backend_info describe() {
   i.profile = "CUDA";
   i.ooo_streams_env = "ORDO_CUDA_OOO_STREAMS";
   i.wide_2d_memset = true;
+  i.virtual_memory = true;
   i.image_kinds = image_bit(image_kind::ptx) | image_bit(image_kind::elf) | image_bit(image_kind::fatbin);
   return i;
 }
@@ -76,6 +77,7 @@ void read_facts(int native, device_facts &f) {
   // The attribute packs the 16-bit PCI device and vendor ids together.
   const uint32_t ids = static_cast<uint32_t>(attr(CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID));
   f.pci_device_id = (ids & 0xffff) == 0x10de ? ids >> 16 : ids & 0xffff;
+  f.virtual_memory = attr(CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED) != 0;
   f.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   f.warp_size = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
   f.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
@@ -276,6 +278,54 @@ status module_get_function(function_t *out, module_t m, const char *name) {
   *out = reinterpret_cast<function_t>(f);
   return r;
 }
+// ---- virtual memory ----
+
+namespace {
+CUmemAllocationProp device_memory(int native) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = native;
+  return prop;
+}
+} // namespace
+
+status vm_granularity(int native, bool recommended, size_t *out) {
+  CUmemAllocationProp prop = device_memory(native);
+  return status_of(cu().cuMemGetAllocationGranularity(
+      out, &prop, recommended ? CU_MEM_ALLOC_GRANULARITY_RECOMMENDED : CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+}
+status vm_reserve(void **out, size_t size, const void *hint) {
+  CUdeviceptr p = 0;
+  status r = status_of(cu().cuMemAddressReserve(&p, size, 0, dptr(hint), 0));
+  *out = reinterpret_cast<void *>(p);
+  return r;
+}
+status vm_free(void *p, size_t size) { return status_of(cu().cuMemAddressFree(dptr(p), size)); }
+status phys_create(phys_t *out, size_t size, int native) {
+  CUmemAllocationProp prop = device_memory(native);
+  CUmemGenericAllocationHandle h = 0;
+  status r = status_of(cu().cuMemCreate(&h, size, &prop, 0));
+  *out = reinterpret_cast<phys_t>(h);
+  return r;
+}
+status phys_release(phys_t h) {
+  return status_of(cu().cuMemRelease(reinterpret_cast<CUmemGenericAllocationHandle>(h)));
+}
+status vm_map(void *p, size_t size, phys_t h, size_t offset) {
+  return status_of(cu().cuMemMap(dptr(p), size, offset, reinterpret_cast<CUmemGenericAllocationHandle>(h), 0));
+}
+status vm_unmap(void *p, size_t size) { return status_of(cu().cuMemUnmap(dptr(p), size)); }
+status vm_set_access(void *p, size_t size, int native, int access) {
+  CUmemAccessDesc desc{};
+  desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  desc.location.id = native;
+  desc.flags = access == 3   ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+               : access == 1 ? CU_MEM_ACCESS_FLAGS_PROT_READ
+                             : CU_MEM_ACCESS_FLAGS_PROT_NONE;
+  return status_of(cu().cuMemSetAccess(dptr(p), size, &desc, 1));
+}
+
 status module_get_global(void **out, size_t *size, module_t m, const char *name) {
   CUdeviceptr at = 0;
   status r = status_of(cu().cuModuleGetGlobal(&at, size, reinterpret_cast<CUmodule>(m), name));

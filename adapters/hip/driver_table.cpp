@@ -31,6 +31,7 @@ backend_info describe() {
   i.profile = "HIP";
   i.ooo_streams_env = "ORDO_HIP_OOO_STREAMS";
   i.wide_2d_memset = false; // hipMemset2DAsync writes bytes only
+  i.virtual_memory = false; // HIP 5.2 has no virtual memory management
   // Code objects and offload bundles on AMD; PTX, cubin and fatbinaries on NVIDIA.
   i.image_kinds = image_bit(image_kind::elf) | image_bit(image_kind::offload_bundle) | image_bit(image_kind::ptx) |
                   image_bit(image_kind::fatbin);
@@ -252,6 +253,17 @@ status module_get_function(function_t *out, module_t m, const char *name) {
   *out = reinterpret_cast<function_t>(f);
   return r;
 }
+// No virtual memory: HIP 5.2 has none of hipMemAddressReserve, hipMemCreate, hipMemMap
+// (backend_info::virtual_memory is false, so urVirtualMem* are not offered).
+status vm_granularity(int, bool, size_t *) { return unsupported(); }
+status vm_reserve(void **, size_t, const void *) { return unsupported(); }
+status vm_free(void *, size_t) { return unsupported(); }
+status phys_create(phys_t *, size_t, int) { return unsupported(); }
+status phys_release(phys_t) { return unsupported(); }
+status vm_map(void *, size_t, phys_t, size_t) { return unsupported(); }
+status vm_unmap(void *, size_t) { return unsupported(); }
+status vm_set_access(void *, size_t, int, int) { return unsupported(); }
+
 status module_get_global(void **out, size_t *size, module_t m, const char *name) {
   return status_of(rt().hipModuleGetGlobal(out, size, reinterpret_cast<hip::hipModule_t>(m), name));
 }

@@ -5,12 +5,10 @@
 #include <sys/mman.h>
 
 #include <cstdint>
-#include <iterator>
-#include <map>
-#include <mutex>
 
 #include "context.hpp"
 #include "ordo/info.hpp"
+#include "ordo/virtual_ranges.hpp"
 #include "physical_mem.hpp"
 #include "platform.hpp"
 
@@ -18,37 +16,9 @@ namespace nc {
 
 namespace {
 
-// One mapped piece: `size` bytes of `phys` from `offset`, with its access.
-struct Mapping {
-  size_t size;
-  Ref<PhysicalMem> phys;
-  size_t offset;
-  ur_virtual_mem_access_flags_t access;
-};
-
-struct Reservation {
-  Context *context;
-  size_t size;
-  std::map<uintptr_t, Mapping> mappings; // by start address; never overlapping
-};
-
-struct Reservations {
-  std::mutex mu;
-  std::map<uintptr_t, Reservation> by_start;
-
-  // The reservation of `ctx` holding [p, p + size), or null.
-  Reservation *containing(Context *ctx, uintptr_t p, size_t size, uintptr_t *start) {
-    auto it = by_start.upper_bound(p);
-    if (it == by_start.begin()) return nullptr;
-    --it;
-    Reservation &r = it->second;
-    if (r.context != ctx || p - it->first > r.size || size > r.size - (p - it->first)) return nullptr;
-    *start = it->first;
-    return &r;
-  }
-};
-Reservations &reservations() {
-  static Reservations *r = new Reservations; // never destroyed: ranges may outlive statics
+using Ranges = ordo::virtual_ranges<Context, Ref<PhysicalMem>>;
+Ranges &ranges() {
+  static Ranges *r = new Ranges; // never destroyed: ranges may outlive statics
   return *r;
 }
 
@@ -90,10 +60,8 @@ ur_result_t UR_APICALL virtualMemReserve(ur_context_handle_t hContext, const voi
     // pStart is a hint: the kernel may place the range elsewhere.
     void *p = mmap(const_cast<void *>(pStart), size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    Reservations &rs = reservations();
     try {
-      std::lock_guard<std::mutex> lock(rs.mu);
-      rs.by_start.emplace(reinterpret_cast<uintptr_t>(p), Reservation{ctx, size, {}});
+      ranges().add(ctx, reinterpret_cast<uintptr_t>(p), size);
     } catch (...) {
       munmap(p, size);
       throw;
@@ -108,17 +76,15 @@ ur_result_t UR_APICALL virtualMemFree(ur_context_handle_t hContext, const void *
   Context *ctx = lookup<Context>(hContext);
   if (!ctx) return Context::invalid_handle(hContext);
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  Reservations &rs = reservations();
-  std::map<uintptr_t, Mapping> dropped; // released outside the lock
-  {
-    std::lock_guard<std::mutex> lock(rs.mu);
-    auto it = rs.by_start.find(reinterpret_cast<uintptr_t>(pStart));
-    if (it == rs.by_start.end() || it->second.context != ctx || it->second.size != size)
-      return UR_RESULT_ERROR_INVALID_VALUE; // only a whole reservation goes
-    munmap(const_cast<void *>(pStart), size);
-    dropped = std::move(it->second.mappings);
-    rs.by_start.erase(it);
-  }
+  Ranges::mapping_map dropped; // released outside the lock
+  ur_result_t r = ranges().remove(
+      ctx, reinterpret_cast<uintptr_t>(pStart), size,
+      [&](uintptr_t, size_t, Ranges::mapping_map &) {
+        munmap(const_cast<void *>(pStart), size);
+        return UR_RESULT_SUCCESS;
+      },
+      dropped);
+  if (r) return r; // only a whole reservation goes
   ctx->drop_ref();
   return UR_RESULT_SUCCESS;
 }
@@ -137,24 +103,13 @@ ur_result_t UR_APICALL virtualMemMap(ur_context_handle_t hContext, const void *p
   if (offset > phys->size || size > phys->size - offset) return UR_RESULT_ERROR_INVALID_SIZE;
   if (phys->context != ctx) return UR_RESULT_ERROR_INVALID_VALUE;
   return guarded([&] {
-    Reservations &rs = reservations();
-    std::lock_guard<std::mutex> lock(rs.mu);
-    uintptr_t start;
-    Reservation *r = rs.containing(ctx, p, size, &start);
-    if (!r) return UR_RESULT_ERROR_INVALID_VALUE; // not inside one reservation of this context
-    auto next = r->mappings.lower_bound(p);
-    if (next != r->mappings.end() && next->first < p + size) return UR_RESULT_ERROR_INVALID_VALUE; // already mapped
-    if (next != r->mappings.begin()) {
-      auto prev = std::prev(next);
-      if (prev->first + prev->second.size > p) return UR_RESULT_ERROR_INVALID_VALUE;
-    }
-    auto placed = r->mappings.emplace(p, Mapping{size, Ref<PhysicalMem>(phys), offset, flags}).first;
-    if (mmap(reinterpret_cast<void *>(p), size, protection(flags), MAP_SHARED | MAP_FIXED, phys->fd,
-             static_cast<off_t>(offset)) == MAP_FAILED) {
-      r->mappings.erase(placed);
-      return UR_RESULT_ERROR_OUT_OF_RESOURCES;
-    }
-    return UR_RESULT_SUCCESS;
+    // Inside one reservation of this context, over no mapping.
+    return ranges().map(ctx, p, size, Ref<PhysicalMem>(phys), offset, flags, [&] {
+      return mmap(reinterpret_cast<void *>(p), size, protection(flags), MAP_SHARED | MAP_FIXED, phys->fd,
+                  static_cast<off_t>(offset)) == MAP_FAILED
+                 ? UR_RESULT_ERROR_OUT_OF_RESOURCES
+                 : UR_RESULT_SUCCESS;
+    });
   });
 }
 
@@ -164,17 +119,13 @@ ur_result_t UR_APICALL virtualMemUnmap(ur_context_handle_t hContext, const void 
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
   Ref<PhysicalMem> released; // dropped outside the lock
-  Reservations &rs = reservations();
-  std::lock_guard<std::mutex> lock(rs.mu);
-  uintptr_t start;
-  Reservation *r = rs.containing(ctx, p, size, &start);
-  if (!r) return UR_RESULT_ERROR_INVALID_VALUE;
-  auto it = r->mappings.find(p);
-  if (it == r->mappings.end() || it->second.size != size) return UR_RESULT_ERROR_INVALID_VALUE; // one whole mapping
-  if (!back_to_reserved(p, size)) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
-  released = std::move(it->second.phys);
-  r->mappings.erase(it);
-  return UR_RESULT_SUCCESS;
+  // One whole mapping, given back to reserved, inaccessible address space.
+  return ranges().unmap(
+      ctx, p, size,
+      [&](const Ranges::mapping &) {
+        return back_to_reserved(p, size) ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_OUT_OF_RESOURCES;
+      },
+      released);
 }
 
 // Changes the access of mapped pages; a range inside one mapping splits it.
@@ -187,25 +138,10 @@ ur_result_t UR_APICALL virtualMemSetAccess(ur_context_handle_t hContext, const v
   const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
   if (!page_aligned(p, size)) return UR_RESULT_ERROR_INVALID_VALUE;
   return guarded([&] {
-    Reservations &rs = reservations();
-    std::lock_guard<std::mutex> lock(rs.mu);
-    uintptr_t start;
-    Reservation *r = rs.containing(ctx, p, size, &start);
-    if (!r) return UR_RESULT_ERROR_INVALID_VALUE;
-    auto it = r->mappings.upper_bound(p);
-    if (it == r->mappings.begin()) return UR_RESULT_ERROR_INVALID_VALUE;
-    --it;
-    const uintptr_t m_start = it->first;
-    Mapping m = it->second;
-    if (p + size > m_start + m.size) return UR_RESULT_ERROR_INVALID_VALUE; // not inside one mapping
-    if (mprotect(reinterpret_cast<void *>(p), size, protection(flags)) != 0) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
-    // Split the record: [m_start, p) as before, [p, p + size) with the new access, the rest as before.
-    r->mappings.erase(it);
-    if (p > m_start) r->mappings.emplace(m_start, Mapping{p - m_start, m.phys, m.offset, m.access});
-    r->mappings.emplace(p, Mapping{size, m.phys, m.offset + (p - m_start), flags});
-    if (p + size < m_start + m.size)
-      r->mappings.emplace(p + size, Mapping{m_start + m.size - (p + size), m.phys, m.offset + (p + size - m_start), m.access});
-    return UR_RESULT_SUCCESS;
+    return ranges().set_access(ctx, p, size, flags, [&](const Ranges::mapping &) {
+      return mprotect(reinterpret_cast<void *>(p), size, protection(flags)) == 0 ? UR_RESULT_SUCCESS
+                                                                                : UR_RESULT_ERROR_OUT_OF_RESOURCES;
+    });
   });
 }
 
@@ -219,18 +155,7 @@ ur_result_t UR_APICALL virtualMemGetInfo(ur_context_handle_t hContext, const voi
   if (propName != UR_VIRTUAL_MEM_INFO_ACCESS_MODE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
   ur_virtual_mem_access_flags_t access = UR_VIRTUAL_MEM_ACCESS_FLAG_NONE; // reserved, not mapped
-  {
-    Reservations &rs = reservations();
-    std::lock_guard<std::mutex> lock(rs.mu);
-    uintptr_t start;
-    Reservation *r = rs.containing(ctx, p, size == 0 ? 1 : size, &start);
-    if (!r) return UR_RESULT_ERROR_INVALID_VALUE;
-    auto it = r->mappings.upper_bound(p);
-    if (it != r->mappings.begin()) {
-      --it;
-      if (p < it->first + it->second.size) access = it->second.access;
-    }
-  }
+  if (ur_result_t r = ranges().access_at(ctx, p, size, &access)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
   return out.value(access);
 }

@@ -157,6 +157,7 @@ ur_dditable_t build_table() {
   ordo::sb::install_memory_entry_points(t);
   ordo::sb::install_enqueue_mem_entry_points(t);
   ordo::sb::install_peer_entry_points(t);
+  ordo::sb::install_virtual_mem_entry_points(t);
   ordo::cb::install_entry_points(t, ordo::cb::adapter_hooks{}); // no host tasks: no host functions
   ordo::derived::install_entry_points(t);
   ordo::fill_unsupported(t);

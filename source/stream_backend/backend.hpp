@@ -36,6 +36,7 @@ enum class Tag : uint32_t {
   program,
   kernel,
   mem,
+  physical_mem,
 };
 
 struct Object : HandleBase {
@@ -443,6 +444,7 @@ ORDO_HANDLE_CHECK(Mem);
 void install_memory_entry_points(ur_dditable_t &t);
 void install_enqueue_mem_entry_points(ur_dditable_t &t);
 void install_peer_entry_points(ur_dditable_t &t); // peer.cpp
+void install_virtual_mem_entry_points(ur_dditable_t &t); // virtual_mem.cpp: where the driver has it
 // A memory-object kernel argument: the address kernels use for `h` on the queue's
 // context; INVALID_MEM_OBJECT for a buffer of another context or another handle kind.
 ur_result_t kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *ctx, void **out);

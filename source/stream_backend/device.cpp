@@ -318,13 +318,13 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   // Stream-ordered allocation runs on the stream-ordered layer over plain driver
   // allocations, not on the driver's memory pools: every device has it.
   case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(true);
+  case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT: return out.boolean(info().virtual_memory && f.virtual_memory);
   case UR_DEVICE_INFO_LINKER_AVAILABLE:
   case UR_DEVICE_INFO_BUILD_ON_SUBDEVICE:
   case UR_DEVICE_INFO_KERNEL_SET_SPECIALIZATION_CONSTANTS:
   case UR_DEVICE_INFO_PROGRAM_SET_SPECIALIZATION_CONSTANTS:
   case UR_DEVICE_INFO_MEM_CHANNEL_SUPPORT:
   case UR_DEVICE_INFO_HOST_PIPE_READ_WRITE_SUPPORT:
-  case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT:
   case UR_DEVICE_INFO_ESIMD_SUPPORT:
   case UR_DEVICE_INFO_GLOBAL_VARIABLE_SUPPORT:
   case UR_DEVICE_INFO_USE_NATIVE_ASSERT:

@@ -22,11 +22,13 @@ struct native_stream;
 struct native_event;
 struct native_module;
 struct native_function;
+struct native_physical;
 using dctx_t = native_context *;
 using stream_t = native_stream *;
 using event_t = native_event *;
 using module_t = native_module *;
 using function_t = native_function *;
+using phys_t = native_physical *; // a driver handle of physical memory
 
 // What the backend needs to know of a driver error; the driver's own code stays in
 // `status::code` for log lines.
@@ -77,6 +79,7 @@ struct device_facts {
   int host_native_atomics = 0, cooperative = 0;
   bool fp16 = false, bf16 = false, async_barrier = false, independent_forward_progress = false;
   bool seq_cst_atomics = false;
+  bool virtual_memory = false; // address reservation, physical memory and mapping
 };
 
 // The kind of a program image, from its first bytes.
@@ -97,6 +100,7 @@ struct backend_info {
   const char *ooo_streams_env; // overrides the streams per out-of-order queue
   std::string runtime_version; // "13.0" (filled in at load)
   bool wide_2d_memset;         // memset_2d16/32 exist (else 2-D fills use bytes)
+  bool virtual_memory;         // the vm_* and phys_* calls exist (else urVirtualMem* are not offered)
   unsigned image_kinds;        // bit (1 << image_kind) for each kind module_load takes
 };
 
@@ -182,6 +186,19 @@ status peer_query(int native, int peer, bool *access, bool *atomics);
 status peer_enable(int peer, dctx_t peer_ctx);
 status peer_disable(int peer, dctx_t peer_ctx);
 status prefetch(const void *p, size_t size, bool to_host, int device_ordinal, stream_t s);
+
+// Virtual memory (where backend_info::virtual_memory): address ranges reserved without
+// backing, physical memory of one device, pieces of it mapped into reserved ranges, and
+// the access each device has to a mapped range. Sizes and offsets are multiples of
+// vm_granularity. Access: 0 none, 1 read, 3 read and write.
+status vm_granularity(int native, bool recommended, size_t *out);
+status vm_reserve(void **out, size_t size, const void *hint);
+status vm_free(void *p, size_t size);
+status phys_create(phys_t *out, size_t size, int native);
+status phys_release(phys_t h);
+status vm_map(void *p, size_t size, phys_t h, size_t offset);
+status vm_unmap(void *p, size_t size);
+status vm_set_access(void *p, size_t size, int native, int access);
 status advise(const void *p, size_t size, mem_advice a, bool host, int device_ordinal);
 
 // Loads an image (PTX NUL-terminated); the driver writes its messages to the

@@ -1,0 +1,344 @@
+// urVirtualMem* and urPhysicalMem* over the driver's virtual memory management
+// (cuMemAddressReserve, cuMemCreate, cuMemMap, cuMemSetAccess), offered only where the
+// driver has it (backend_info::virtual_memory and the device's attribute). The table of
+// reservations and mappings is ordo::virtual_ranges, shared with native CPU.
+//
+// Physical memory is one driver allocation per granule, and a mapping is made one
+// granule at a time: the driver maps an allocation only from its start (cuMemMap's
+// offset must be 0) and unmaps and sets access only on whole mappings it made, while UR
+// maps from any granule-aligned offset, lets urVirtualMemSetAccess split a mapping and
+// urVirtualMemUnmap then take one piece.
+#include <algorithm>
+#include <vector>
+
+#include "backend.hpp"
+#include "ordo/info.hpp"
+#include "ordo/virtual_ranges.hpp"
+
+namespace ordo::sb {
+
+namespace {
+
+struct PhysicalMem : Object {
+  static constexpr Tag kTag = Tag::physical_mem;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_VALUE;
+  PhysicalMem() : Object(Tag::physical_mem) {}
+  Context *ctx = nullptr; // held
+  Device *dev = nullptr;
+  std::vector<phys_t> granules; // one driver allocation per granule, in order
+  size_t size = 0;
+  ur_physical_mem_flags_t flags = 0;
+  Lifetime life; // the user's references, one per mapping
+};
+ORDO_HANDLE_CHECK(PhysicalMem);
+
+void drop(PhysicalMem *p) {
+  if (!p->life.drop()) return;
+  if (!p->dev->make_current())
+    for (phys_t h : p->granules) drv::phys_release(h); // the driver frees each once unmapped
+  context_drop(p->ctx);
+  p->tag = Tag::dead;
+  delete p;
+}
+
+// A mapping's reference to its physical memory.
+class PhysRef {
+public:
+  PhysRef() = default;
+  explicit PhysRef(PhysicalMem *p) : p_(p) { p_->life.hold(); }
+  PhysRef(const PhysRef &o) : p_(o.p_) {
+    if (p_) p_->life.hold();
+  }
+  PhysRef(PhysRef &&o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  PhysRef &operator=(PhysRef o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  ~PhysRef() {
+    if (p_) drop(p_);
+  }
+  PhysicalMem *get() const { return p_; }
+
+private:
+  PhysicalMem *p_ = nullptr;
+};
+
+using Ranges = ordo::virtual_ranges<Context, PhysRef>;
+Ranges &ranges() {
+  static Ranges *r = new Ranges; // never destroyed: ranges may outlive statics
+  return *r;
+}
+
+bool supported(const Device *d) { return info().virtual_memory && d->facts.virtual_memory; }
+
+// The granularity every range of the context follows: the largest of its devices'.
+ur_result_t granularity(Context *ctx, bool recommended, size_t *out) {
+  *out = 1;
+  for (Device *d : ctx->devices) {
+    size_t g = 0;
+    ORDO_DRV(drv::vm_granularity(d->native, recommended, &g));
+    *out = std::max(*out, g);
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+int access_of(ur_virtual_mem_access_flags_t flags) {
+  if (flags & UR_VIRTUAL_MEM_ACCESS_FLAG_READ_WRITE) return 3;
+  if (flags & UR_VIRTUAL_MEM_ACCESS_FLAG_READ_ONLY) return 1;
+  return 0;
+}
+
+// Gives [p, p + size) `access` for every device of the context that reaches `owner`'s
+// memory; granule by granule, as the pieces were mapped.
+ur_result_t set_access(Context *ctx, Device *owner, uintptr_t p, size_t size, size_t gran, int access) {
+  for (Device *d : ctx->devices) {
+    if (d != owner) {
+      bool reach = false, atomics = false;
+      if (drv::peer_query(d->native, owner->native, &reach, &atomics) || !reach) continue;
+    }
+    for (size_t done = 0; done < size; done += gran)
+      ORDO_DRV(drv::vm_set_access(reinterpret_cast<void *>(p + done), gran, d->native, access));
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t unmap_granules(uintptr_t p, size_t size, size_t gran) {
+  ur_result_t first = UR_RESULT_SUCCESS;
+  for (size_t done = 0; done < size; done += gran)
+    if (status s = drv::vm_unmap(reinterpret_cast<void *>(p + done), gran))
+      if (!first) first = to_ur(s);
+  return first;
+}
+
+ur_result_t context_of(ur_context_handle_t h, Context *&ctx) {
+  if (ur_result_t r = unwrap(h, ctx)) return r;
+  if (ctx->devices.empty() || !supported(ctx->devices.front())) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  ORDO_DRV(ctx->devices.front()->make_current());
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urVirtualMemGranularityGetInfo(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                                      size_t, ur_virtual_mem_granularity_info_t propName,
+                                                      size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+  Context *ctx = nullptr;
+  if (ur_result_t r = context_of(hContext, ctx)) return r;
+  if (hDevice) {
+    Device *d = nullptr;
+    if (ur_result_t r = unwrap(hDevice, d)) return r;
+    if (ctx->index_of(d) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  }
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  if (propName != UR_VIRTUAL_MEM_GRANULARITY_INFO_MINIMUM && propName != UR_VIRTUAL_MEM_GRANULARITY_INFO_RECOMMENDED)
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  size_t g = 0;
+  if (ur_result_t r = granularity(ctx, propName == UR_VIRTUAL_MEM_GRANULARITY_INFO_RECOMMENDED, &g)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  return out.value(g);
+}
+
+ur_result_t UR_APICALL urVirtualMemReserve(ur_context_handle_t hContext, const void *pStart, size_t size,
+                                           void **ppStart) {
+  Context *ctx = nullptr;
+  if (ur_result_t r = context_of(hContext, ctx)) return r;
+  if (!ppStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  size_t gran = 0;
+  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
+  if (size == 0 || size % gran != 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (reinterpret_cast<uintptr_t>(pStart) % gran != 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  void *p = nullptr;
+  ORDO_DRV(drv::vm_reserve(&p, size, pStart)); // pStart is a hint
+  try {
+    ranges().add(ctx, reinterpret_cast<uintptr_t>(p), size);
+  } catch (...) {
+    drv::vm_free(p, size);
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  context_hold(ctx); // the reservation's; dropped by urVirtualMemFree
+  *ppStart = p;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urVirtualMemFree(ur_context_handle_t hContext, const void *pStart, size_t size) {
+  Context *ctx = nullptr;
+  if (ur_result_t r = context_of(hContext, ctx)) return r;
+  if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  size_t gran = 0;
+  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
+  Ranges::mapping_map dropped; // their physical memory is released outside the lock
+  ur_result_t r = ranges().remove(
+      ctx, reinterpret_cast<uintptr_t>(pStart), size,
+      [&](uintptr_t, size_t, Ranges::mapping_map &mappings) {
+        for (auto &m : mappings) unmap_granules(m.first, m.second.size, gran);
+        return to_ur(drv::vm_free(const_cast<void *>(pStart), size));
+      },
+      dropped);
+  if (r) return r; // only a whole reservation goes
+  context_drop(ctx);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urVirtualMemMap(ur_context_handle_t hContext, const void *pStart, size_t size,
+                                       ur_physical_mem_handle_t hPhysicalMem, size_t offset,
+                                       ur_virtual_mem_access_flags_t flags) {
+  Context *ctx = nullptr;
+  if (ur_result_t r = context_of(hContext, ctx)) return r;
+  if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  PhysicalMem *phys = nullptr;
+  if (ur_result_t r = unwrap(hPhysicalMem, phys)) return r;
+  if (flags & UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  size_t gran = 0;
+  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
+  if (size == 0 || p % gran != 0 || size % gran != 0 || offset % gran != 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (offset > phys->size || size > phys->size - offset) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (phys->ctx != ctx) return UR_RESULT_ERROR_INVALID_VALUE;
+  return ranges().map(ctx, p, size, PhysRef(phys), offset, flags, [&]() -> ur_result_t {
+    for (size_t done = 0; done < size; done += gran)
+      if (status s = drv::vm_map(reinterpret_cast<void *>(p + done), gran, phys->granules[(offset + done) / gran], 0)) {
+        unmap_granules(p, done, gran);
+        return to_ur(s);
+      }
+    if (ur_result_t r = set_access(ctx, phys->dev, p, size, gran, access_of(flags))) {
+      unmap_granules(p, size, gran);
+      return r;
+    }
+    return UR_RESULT_SUCCESS;
+  });
+}
+
+ur_result_t UR_APICALL urVirtualMemUnmap(ur_context_handle_t hContext, const void *pStart, size_t size) {
+  Context *ctx = nullptr;
+  if (ur_result_t r = context_of(hContext, ctx)) return r;
+  if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  size_t gran = 0;
+  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
+  PhysRef released; // dropped outside the lock
+  return ranges().unmap(
+      ctx, p, size, [&](const Ranges::mapping &) { return unmap_granules(p, size, gran); }, released);
+}
+
+ur_result_t UR_APICALL urVirtualMemSetAccess(ur_context_handle_t hContext, const void *pStart, size_t size,
+                                             ur_virtual_mem_access_flags_t flags) {
+  Context *ctx = nullptr;
+  if (ur_result_t r = context_of(hContext, ctx)) return r;
+  if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (flags & UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  size_t gran = 0;
+  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
+  if (size == 0 || p % gran != 0 || size % gran != 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  return ranges().set_access(ctx, p, size, flags, [&](const Ranges::mapping &m) {
+    return set_access(ctx, m.phys.get()->dev, p, size, gran, access_of(flags));
+  });
+}
+
+ur_result_t UR_APICALL urVirtualMemGetInfo(ur_context_handle_t hContext, const void *pStart, size_t size,
+                                           ur_virtual_mem_info_t propName, size_t propSize, void *pPropValue,
+                                           size_t *pPropSizeRet) {
+  Context *ctx = nullptr;
+  if (ur_result_t r = context_of(hContext, ctx)) return r;
+  if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  if (propName != UR_VIRTUAL_MEM_INFO_ACCESS_MODE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  ur_virtual_mem_access_flags_t access = UR_VIRTUAL_MEM_ACCESS_FLAG_NONE;
+  if (ur_result_t r = ranges().access_at(ctx, reinterpret_cast<uintptr_t>(pStart), size, &access)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  return out.value(access);
+}
+
+ur_result_t UR_APICALL urPhysicalMemCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t size,
+                                           const ur_physical_mem_properties_t *pProperties,
+                                           ur_physical_mem_handle_t *phPhysicalMem) {
+  Context *ctx = nullptr;
+  if (ur_result_t r = context_of(hContext, ctx)) return r;
+  Device *d = nullptr;
+  if (ur_result_t r = unwrap(hDevice, d)) return r;
+  if (ctx->index_of(d) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  if (!phPhysicalMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  const ur_physical_mem_flags_t flags = pProperties ? pProperties->flags : 0;
+  if (flags & UR_PHYSICAL_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (flags & UR_PHYSICAL_MEM_FLAG_ENABLE_IPC) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // no IPC handles here
+  size_t gran = 0;
+  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
+  if (size == 0 || size % gran != 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  ORDO_DRV(d->make_current());
+  std::vector<phys_t> granules;
+  auto undo = [&] {
+    for (phys_t h : granules) drv::phys_release(h);
+  };
+  try {
+    granules.reserve(size / gran);
+  } catch (...) {
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  for (size_t done = 0; done < size; done += gran) {
+    phys_t h = nullptr;
+    if (status s = drv::phys_create(&h, gran, d->native)) {
+      undo();
+      return s.kind == err::out_of_memory ? UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY : to_ur(s);
+    }
+    granules.push_back(h);
+  }
+  PhysicalMem *p = new (std::nothrow) PhysicalMem();
+  if (!p) {
+    undo();
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  p->ctx = ctx;
+  p->dev = d;
+  p->granules = std::move(granules);
+  p->size = size;
+  p->flags = flags;
+  context_hold(ctx);
+  *phPhysicalMem = reinterpret_cast<ur_physical_mem_handle_t>(p);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urPhysicalMemRetain(ur_physical_mem_handle_t h) {
+  ORDO_UNWRAP(PhysicalMem, p, h);
+  p->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+// Mappings hold the memory: it stays mapped after the user's last release.
+ur_result_t UR_APICALL urPhysicalMemRelease(ur_physical_mem_handle_t h) {
+  ORDO_UNWRAP(PhysicalMem, p, h);
+  if (p->release()) drop(p);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urPhysicalMemGetInfo(ur_physical_mem_handle_t h, ur_physical_mem_info_t propName,
+                                            size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(PhysicalMem, p, h);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_PHYSICAL_MEM_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(p->ctx));
+  case UR_PHYSICAL_MEM_INFO_DEVICE: return out.value(reinterpret_cast<ur_device_handle_t>(p->dev));
+  case UR_PHYSICAL_MEM_INFO_SIZE: return out.value(p->size);
+  case UR_PHYSICAL_MEM_INFO_PROPERTIES:
+    return out.value(ur_physical_mem_properties_t{UR_STRUCTURE_TYPE_PHYSICAL_MEM_PROPERTIES, nullptr, p->flags});
+  case UR_PHYSICAL_MEM_INFO_REFERENCE_COUNT: return out.value(p->count());
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+} // namespace
+
+void install_virtual_mem_entry_points(ur_dditable_t &t) {
+  if (!info().virtual_memory) return;
+  t.VirtualMem.pfnGranularityGetInfo = urVirtualMemGranularityGetInfo;
+  t.VirtualMem.pfnReserve = urVirtualMemReserve;
+  t.VirtualMem.pfnFree = urVirtualMemFree;
+  t.VirtualMem.pfnMap = urVirtualMemMap;
+  t.VirtualMem.pfnUnmap = urVirtualMemUnmap;
+  t.VirtualMem.pfnSetAccess = urVirtualMemSetAccess;
+  t.VirtualMem.pfnGetInfo = urVirtualMemGetInfo;
+  t.PhysicalMem.pfnCreate = urPhysicalMemCreate;
+  t.PhysicalMem.pfnRetain = urPhysicalMemRetain;
+  t.PhysicalMem.pfnRelease = urPhysicalMemRelease;
+  t.PhysicalMem.pfnGetInfo = urPhysicalMemGetInfo;
+}
+
+} // namespace ordo::sb
