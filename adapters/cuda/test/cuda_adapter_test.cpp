@@ -109,7 +109,8 @@ TEST(Loading, ExportsOnlyTheGettersAndFillsEverySlot) {
   size_t n = sizeof(ur_dditable_t) / sizeof(void *);
   for (size_t i = 0; i < n; ++i) EXPECT_NE(nullptr, slots[i]) << "slot " << i;
   // An unimplemented function answers, it does not crash.
-  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE, T().VirtualMem.pfnFree(nullptr, nullptr, 0));
+  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE,
+            T().Enqueue.pfnReadHostPipe(nullptr, nullptr, nullptr, false, nullptr, 0, 0, nullptr, nullptr));
 }
 
 TEST(Loading, AdapterHandleAndInfo) {
