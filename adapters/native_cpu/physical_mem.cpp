@@ -7,6 +7,7 @@
 
 #include "context.hpp"
 #include "ordo/info.hpp"
+#include "ordo/virtual_ranges.hpp"
 #include "platform.hpp"
 
 namespace nc {
@@ -68,15 +69,8 @@ ur_result_t UR_APICALL physicalMemGetInfo(ur_physical_mem_handle_t h, ur_physica
   if (!p) return PhysicalMem::invalid_handle(h);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_PHYSICAL_MEM_INFO_CONTEXT: return out.value(to_handle(p->context));
-  case UR_PHYSICAL_MEM_INFO_DEVICE: return out.value(device_handle());
-  case UR_PHYSICAL_MEM_INFO_SIZE: return out.value(p->size);
-  case UR_PHYSICAL_MEM_INFO_PROPERTIES:
-    return out.value(ur_physical_mem_properties_t{UR_STRUCTURE_TYPE_PHYSICAL_MEM_PROPERTIES, nullptr, p->flags});
-  case UR_PHYSICAL_MEM_INFO_REFERENCE_COUNT: return out.value(p->count());
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
+  return ordo::physical_mem_info(out, propName, to_handle(p->context), device_handle(), p->size, p->flags,
+                                 p->count());
 }
 
 } // namespace

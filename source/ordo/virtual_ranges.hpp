@@ -10,9 +10,25 @@
 #include <mutex>
 #include <utility>
 
+#include "ordo/info.hpp"
 #include "ur_api.h"
 
 namespace ordo {
+
+// urPhysicalMemGetInfo's answers, the same on every adapter.
+inline ur_result_t physical_mem_info(InfoWriter &out, ur_physical_mem_info_t prop, ur_context_handle_t ctx,
+                                     ur_device_handle_t dev, size_t size, ur_physical_mem_flags_t flags,
+                                     uint32_t refs) {
+  switch (prop) {
+  case UR_PHYSICAL_MEM_INFO_CONTEXT: return out.value(ctx);
+  case UR_PHYSICAL_MEM_INFO_DEVICE: return out.value(dev);
+  case UR_PHYSICAL_MEM_INFO_SIZE: return out.value(size);
+  case UR_PHYSICAL_MEM_INFO_PROPERTIES:
+    return out.value(ur_physical_mem_properties_t{UR_STRUCTURE_TYPE_PHYSICAL_MEM_PROPERTIES, nullptr, flags});
+  case UR_PHYSICAL_MEM_INFO_REFERENCE_COUNT: return out.value(refs);
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
 
 // Context: the adapter's context type (compared by address). PhysRef: a counted
 // reference to the adapter's physical memory object (a mapping holds its memory).

@@ -313,15 +313,8 @@ ur_result_t UR_APICALL urPhysicalMemGetInfo(ur_physical_mem_handle_t h, ur_physi
   ORDO_UNWRAP(PhysicalMem, p, h);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_PHYSICAL_MEM_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(p->ctx));
-  case UR_PHYSICAL_MEM_INFO_DEVICE: return out.value(reinterpret_cast<ur_device_handle_t>(p->dev));
-  case UR_PHYSICAL_MEM_INFO_SIZE: return out.value(p->size);
-  case UR_PHYSICAL_MEM_INFO_PROPERTIES:
-    return out.value(ur_physical_mem_properties_t{UR_STRUCTURE_TYPE_PHYSICAL_MEM_PROPERTIES, nullptr, p->flags});
-  case UR_PHYSICAL_MEM_INFO_REFERENCE_COUNT: return out.value(p->count());
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
+  return ordo::physical_mem_info(out, propName, reinterpret_cast<ur_context_handle_t>(p->ctx),
+                                 reinterpret_cast<ur_device_handle_t>(p->dev), p->size, p->flags, p->count());
 }
 
 } // namespace
