@@ -160,7 +160,7 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
   if (result != UR_RESULT_SUCCESS) return result;
   ordo::so::order_graph &order = queue_->ctx->pools->order();
   Lane &lane = *queue_->lanes[lane_];
-  const uint64_t node = order.record(lane.identity, true, false, preds_, npreds_);
+  const uint64_t node = order.record(lane.identity, true, false, preds_, npreds_, npreds_ > 0);
   event_->order_node = node;
   lane.last_node = node;
   // The list keeps the command's event and what it waits for until it completes.
@@ -184,7 +184,7 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
         event_release(marker);
         return map_error(zr);
       }
-      marker->order_node = other.last_node = order.record(other.identity, true, false, &node, 1);
+      marker->order_node = other.last_node = order.record(other.identity, true, false, &node, 1, true);
       event_->retain();
       std::vector<Event *> held{event_};
       if (other.last) held.push_back(other.last); // the marker's reference to it moves here

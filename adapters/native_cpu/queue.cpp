@@ -140,7 +140,8 @@ void CommandBuilder::record_order(Event &ev) {
   for (auto &dep : extra_)
     if (uint64_t w = dep->order_node.load(std::memory_order_relaxed); w && n < kMax) waits[n++] = w;
   ev.order_node.store(queue_.context->pools->order().record(queue_.identity, queue_.in_order,
-                                                             ordering_ == Ordering::Barrier, waits, n),
+                                                             ordering_ == Ordering::Barrier, waits, n,
+                                                             num_waits_ > 0 || !extra_.empty()),
                       std::memory_order_relaxed);
 }
 

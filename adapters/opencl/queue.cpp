@@ -45,7 +45,8 @@ uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &wai
   const uint64_t at = q->commands.fetch_add(1, std::memory_order_relaxed) + 1;
   if (barrier) q->last_barrier_at = at;
   if (seq) *seq = at;
-  return q->context->pools->order().record(q->identity, q->in_order, barrier, nodes, n);
+  const bool has_wait_list = waits.ur_count() > 0 || (extra && !extra->empty());
+  return q->context->pools->order().record(q->identity, q->in_order, barrier, nodes, n, has_wait_list);
 }
 
 void note_last(ur_queue_handle_t q, cl_event ev, uint64_t seq) {

@@ -162,11 +162,11 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
   // its predecessors. After a barrier each other stream's next command follows it.
   ordo::so::order_graph &order = queue_->ctx->pools->order();
   Lane &lane = *queue_->lanes[lane_];
-  const uint64_t node = order.record(lane.identity, true, false, preds_, npreds_);
+  const uint64_t node = order.record(lane.identity, true, false, preds_, npreds_, npreds_ > 0);
   lane.last_node = node;
   if (barrier_)
     for (size_t i = 0; i < queue_->lanes.size(); ++i)
-      if (i != lane_) queue_->lanes[i]->last_node = order.record(queue_->lanes[i]->identity, true, false, &node, 1);
+      if (i != lane_) queue_->lanes[i]->last_node = order.record(queue_->lanes[i]->identity, true, false, &node, 1, true);
   if (event_) {
     event_->order_node = node;
     *out_ = reinterpret_cast<ur_event_handle_t>(event_);

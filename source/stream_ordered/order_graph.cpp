@@ -40,7 +40,8 @@ namespace {
 std::atomic<uint64_t> g_next_node{1};
 } // namespace
 
-uint64_t order_graph::record(const void *queue, bool in_order, bool barrier, const uint64_t *waits, size_t n) {
+uint64_t order_graph::record(const void *queue, bool in_order, bool barrier, const uint64_t *waits, size_t n,
+                            bool has_wait_list) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t id = g_next_node.fetch_add(1, std::memory_order_relaxed);
   node &nd = ring_[id % kRing];
@@ -58,7 +59,7 @@ uint64_t order_graph::record(const void *queue, bool in_order, bool barrier, con
     nd.add(in_order ? qs->last : qs->last_barrier);
     // A barrier with a wait list follows only that list (and the previous barrier);
     // without one it follows every earlier command of the queue.
-    if (barrier && !in_order && n == 0)
+    if (barrier && !in_order && !has_wait_list)
       for (uint64_t s : qs->since_barrier) nd.add(s);
   }
   for (size_t i = 0; i < n; ++i) nd.add(waits[i]);

@@ -114,8 +114,11 @@ public:
   ~order_graph();
   // Records a command; returns its node (store it in the command's event).
   // `barrier`: every later command of the queue comes after it (out-of-order queue);
-  // with no waits it also follows every earlier command, with waits only those.
-  uint64_t record(const void *queue, bool in_order, bool barrier, const uint64_t *waits, size_t n);
+  // without a wait list (`has_wait_list` false) it also follows every earlier command,
+  // with one only those events. `waits` are the nodes of the wait list that have one:
+  // a barrier whose list had only events without a node follows none of them, not all.
+  uint64_t record(const void *queue, bool in_order, bool barrier, const uint64_t *waits, size_t n,
+                  bool has_wait_list);
   // Is node `target` a predecessor (transitively) of a command that waits for
   // `waits` and is the next command of `queue`?
   bool ordered_after(uint64_t target, const void *queue, bool in_order, const uint64_t *waits, size_t n) const;
