@@ -165,6 +165,40 @@ TEST_F(AsyncAlloc, ReuseAcrossQueuesThroughTheWaitList) {
   OCL_ASSERT_OK(t().Queue.pfnFinish(queue));
 }
 
+// A barrier with a wait list follows only that list, also when the layer knows nothing
+// of its events (here: one made from a cl_event). Before the fix its empty list of known
+// events made it a barrier that follows everything before it on the queue, command C
+// included, which follows a still-pending free: the next alloc on the queue then took
+// the freed block while its old owner's last use had not run.
+TEST_F(AsyncAlloc, BarrierWaitingForAForeignEventDoesNotOrderAfterAFree) {
+  Gate hold = make_gate(), done = make_gate();
+  if (!hold.event || !done.event) GTEST_SKIP() << "no OpenCL user events to hold the free";
+  done.open(); // the barrier's only event: complete already
+  const size_t n = 1 << 14;
+  void *x = nullptr, *y = nullptr, *scratch = nullptr;
+  OCL_ASSERT_OK(t().USM.pfnDeviceAlloc(context, device, nullptr, nullptr, 64, &scratch));
+  ur_event_handle_t freed = nullptr;
+  OCL_ASSERT_OK(alloc(queue, n * 4, &x));
+  OCL_ASSERT_OK(fill_with(queue, x, n, 1, 1, &hold.event)); // x's last use, held
+  OCL_ASSERT_OK(free_async(queue, x, 0, nullptr, &freed));
+  OCL_ASSERT_OK(fill_with(ooo_queue, scratch, 16, 2, 1, &freed)); // C: after the free
+  OCL_ASSERT_OK(t().Enqueue.pfnEventsWaitWithBarrier(ooo_queue, 1, &done.event, nullptr));
+  OCL_ASSERT_OK(alloc(ooo_queue, n * 4, &y));
+  const bool pending = !complete(freed);
+  const char *xb = static_cast<const char *>(x), *yb = static_cast<const char *>(y);
+  const bool overlaps = yb < xb + n * 4 && xb < yb + n * 4;
+  if (pending) {
+    EXPECT_FALSE(overlaps) << "y got x's memory while x's free was pending: the barrier waits only for an event "
+                              "that had completed, so it does not order y after the free";
+  }
+  hold.open();
+  OCL_ASSERT_OK(free_async(ooo_queue, y));
+  OCL_ASSERT_OK(t().Queue.pfnFinish(ooo_queue));
+  OCL_ASSERT_OK(t().Queue.pfnFinish(queue));
+  for (ur_event_handle_t e : {freed, hold.event, done.event}) OCL_ASSERT_OK(t().Event.pfnRelease(e));
+  OCL_ASSERT_OK(t().USM.pfnFree(context, scratch));
+}
+
 // A pool at its maximum size makes an unordered alloc wait for the free that
 // releases the memory (rule 3), rather than fail or hand it out early.
 TEST_F(AsyncAlloc, FullPoolAddsTheFreeAsADependency) {
