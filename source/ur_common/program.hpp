@@ -199,35 +199,39 @@ template <class H> struct program_entry_points {
     return UR_RESULT_SUCCESS;
   }
 
-  static ur_result_t UR_APICALL function_pointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
-                                                 const char *pFunctionName, void **ppFunctionPointer) {
+  // The checks of a lookup by name in the device's module, then `find(device, module)`
+  // under the program's mutex.
+  template <class Find>
+  static ur_result_t in_module(ur_device_handle_t hDevice, ur_program_handle_t hProgram, bool pointers_given,
+                               Find &&find) {
     Device *d = nullptr;
     if (ur_result_t r = unwrap(hDevice, d)) return r;
     Program *p = nullptr;
     if (ur_result_t r = unwrap(hProgram, p)) return r;
-    if (!pFunctionName || !ppFunctionPointer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!pointers_given) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     std::lock_guard<std::mutex> lock(p->mutex);
     auto m = p->module_for(d);
     if (!m) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
-    return H::function_pointer(d, m, pFunctionName, ppFunctionPointer);
+    return find(d, m);
+  }
+
+  static ur_result_t UR_APICALL function_pointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
+                                                 const char *pFunctionName, void **ppFunctionPointer) {
+    return in_module(hDevice, hProgram, pFunctionName && ppFunctionPointer, [&](Device *d, auto m) {
+      return H::function_pointer(d, m, pFunctionName, ppFunctionPointer);
+    });
   }
 
   static ur_result_t UR_APICALL global_variable(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
                                                 const char *pName, size_t *pSizeRet, void **ppPointerRet) {
-    Device *d = nullptr;
-    if (ur_result_t r = unwrap(hDevice, d)) return r;
-    Program *p = nullptr;
-    if (ur_result_t r = unwrap(hProgram, p)) return r;
-    if (!pName || !ppPointerRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    std::lock_guard<std::mutex> lock(p->mutex);
-    auto m = p->module_for(d);
-    if (!m) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
-    size_t size = 0;
-    void *at = nullptr;
-    if (ur_result_t r = H::global_variable(d, m, pName, &size, &at)) return r;
-    if (pSizeRet) *pSizeRet = size;
-    *ppPointerRet = at;
-    return UR_RESULT_SUCCESS;
+    return in_module(hDevice, hProgram, pName && ppPointerRet, [&](Device *d, auto m) {
+      size_t size = 0;
+      void *at = nullptr;
+      if (ur_result_t r = H::global_variable(d, m, pName, &size, &at)) return r;
+      if (pSizeRet) *pSizeRet = size;
+      *ppPointerRet = at;
+      return UR_RESULT_SUCCESS;
+    });
   }
 
   static ur_result_t UR_APICALL get_info(ur_program_handle_t hProgram, ur_program_info_t propName, size_t propSize,
