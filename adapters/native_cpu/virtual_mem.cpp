@@ -79,7 +79,7 @@ ur_result_t UR_APICALL virtualMemFree(ur_context_handle_t hContext, const void *
   Ranges::mapping_map dropped; // released outside the lock
   ur_result_t r = ranges().remove(
       ctx, reinterpret_cast<uintptr_t>(pStart), size,
-      [&](uintptr_t, size_t, Ranges::mapping_map &) {
+      [&](Ranges::mapping_map &) {
         munmap(const_cast<void *>(pStart), size);
         return UR_RESULT_SUCCESS;
       },

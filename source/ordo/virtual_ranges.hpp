@@ -48,7 +48,7 @@ public:
     by_start_.emplace(p, reservation{ctx, size, {}});
   }
 
-  // Removes a whole reservation; `release(p, size, mappings)` gives the range back (its
+  // Removes a whole reservation; `release(mappings)` gives the range back (its
   // mappings are handed over, to be unmapped and dropped outside the lock by the caller
   // through `dropped`). INVALID_VALUE unless [p, p + size) is exactly one reservation of ctx.
   template <class Release> ur_result_t remove(Context *ctx, uintptr_t p, size_t size, Release &&release,
@@ -57,7 +57,7 @@ public:
     auto it = by_start_.find(p);
     if (it == by_start_.end() || it->second.context != ctx || it->second.size != size)
       return UR_RESULT_ERROR_INVALID_VALUE;
-    if (ur_result_t r = release(p, size, it->second.mappings)) return r;
+    if (ur_result_t r = release(it->second.mappings)) return r;
     dropped = std::move(it->second.mappings);
     by_start_.erase(it);
     return UR_RESULT_SUCCESS;

@@ -167,7 +167,7 @@ ur_result_t UR_APICALL urVirtualMemFree(ur_context_handle_t hContext, const void
   Ranges::mapping_map dropped; // their physical memory is released outside the lock
   ur_result_t r = ranges().remove(
       ctx, reinterpret_cast<uintptr_t>(pStart), size,
-      [&](uintptr_t, size_t, Ranges::mapping_map &mappings) {
+      [&](Ranges::mapping_map &mappings) {
         for (auto &m : mappings) unmap_granules(m.first, m.second.size, gran);
         return to_ur(drv::vm_free(const_cast<void *>(pStart), size));
       },

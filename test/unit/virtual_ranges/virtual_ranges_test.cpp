@@ -66,7 +66,7 @@ TEST(VirtualRanges, AFailedBackendStepChangesNothing) {
   EXPECT_EQ(kRW, access(r, &c, kBase)) << "the mapping was not split";
   Ranges::mapping_map dropped;
   EXPECT_EQ(UR_RESULT_ERROR_OUT_OF_RESOURCES,
-            r.remove(&c, kBase, 4 * kPage, [](uintptr_t, size_t, Ranges::mapping_map &) {
+            r.remove(&c, kBase, 4 * kPage, [](Ranges::mapping_map &) {
               return UR_RESULT_ERROR_OUT_OF_RESOURCES;
             }, dropped));
   EXPECT_EQ(kRW, access(r, &c, kBase)) << "still reserved and mapped";
@@ -114,7 +114,7 @@ TEST(VirtualRanges, OnlyAWholeReservationGoesAndItsMappingsWithIt) {
   r.add(&c, kBase, 2 * kPage);
   ASSERT_EQ(UR_RESULT_SUCCESS, r.map(&c, kBase, kPage, phys, 0, kRW, ok));
   Ranges::mapping_map dropped;
-  auto release = [](uintptr_t, size_t, Ranges::mapping_map &) { return UR_RESULT_SUCCESS; };
+  auto release = [](Ranges::mapping_map &) { return UR_RESULT_SUCCESS; };
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, r.remove(&c, kBase, kPage, release, dropped)) << "part of it";
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, r.remove(&other, kBase, 2 * kPage, release, dropped)) << "not its context";
   ASSERT_EQ(UR_RESULT_SUCCESS, r.remove(&c, kBase, 2 * kPage, release, dropped));
