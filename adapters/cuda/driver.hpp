@@ -54,6 +54,12 @@ namespace ordo::cuda {
   X(cuMemAlloc)                                                                       \
   X(cuMemFree)                                                                        \
   X(cuMemHostAlloc)                                                                   \
+  X(cuMemHostRegister)                                                                \
+  X(cuMemGetAddressRange)                                                             \
+  X(cuIpcGetMemHandle)                                                                \
+  X(cuIpcOpenMemHandle)                                                               \
+  X(cuIpcCloseMemHandle)                                                              \
+  X(cuMemHostUnregister)                                                              \
   X(cuMemFreeHost)                                                                    \
   X(cuMemAllocManaged)                                                                \
   X(cuMemGetInfo)                                                                     \
@@ -74,6 +80,8 @@ namespace ordo::cuda {
   X(cuMemAddressFree)                                                                 \
   X(cuMemCreate)                                                                      \
   X(cuMemRelease)                                                                     \
+  X(cuMemExportToShareableHandle)                                                     \
+  X(cuMemImportFromShareableHandle)                                                   \
   X(cuMemMap)                                                                         \
   X(cuMemUnmap)                                                                       \
   X(cuMemSetAccess)                                                                   \

@@ -170,6 +170,34 @@ status alloc_managed(void **out, size_t size) {
 }
 status free_device(void *p) { return status_of(cu().cuMemFree(dptr(p))); }
 status free_host(void *p) { return status_of(cu().cuMemFreeHost(p)); }
+status host_register(void *p, size_t size, bool read_only) {
+  unsigned flags = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP;
+  if (read_only) flags |= CU_MEMHOSTREGISTER_READ_ONLY;
+  return status_of(cu().cuMemHostRegister(p, size, flags));
+}
+status host_unregister(void *p) { return status_of(cu().cuMemHostUnregister(p)); }
+status address_range(const void *p, void **base, size_t *size) {
+  CUdeviceptr b = 0;
+  status r = status_of(cu().cuMemGetAddressRange(&b, size, dptr(p)));
+  *base = reinterpret_cast<void *>(b);
+  return r;
+}
+status ipc_get(void *base, unsigned char (&handle)[kIpcHandleBytes]) {
+  static_assert(sizeof(CUipcMemHandle) == kIpcHandleBytes, "CUDA's IPC handle is 64 bytes");
+  CUipcMemHandle h;
+  status r = status_of(cu().cuIpcGetMemHandle(&h, dptr(base)));
+  std::memcpy(handle, &h, kIpcHandleBytes);
+  return r;
+}
+status ipc_open(void **base, const unsigned char (&handle)[kIpcHandleBytes]) {
+  CUipcMemHandle h;
+  std::memcpy(&h, handle, kIpcHandleBytes);
+  CUdeviceptr b = 0;
+  status r = status_of(cu().cuIpcOpenMemHandle(&b, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+  *base = reinterpret_cast<void *>(b);
+  return r;
+}
+status ipc_close(void *base) { return status_of(cu().cuIpcCloseMemHandle(dptr(base))); }
 bool is_managed(const void *p) {
   unsigned managed = 0;
   return cu().cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, dptr(p)) == CUDA_SUCCESS && managed;
@@ -302,10 +330,22 @@ status vm_reserve(void **out, size_t size, const void *hint) {
   return r;
 }
 status vm_free(void *p, size_t size) { return status_of(cu().cuMemAddressFree(dptr(p), size)); }
-status phys_create(phys_t *out, size_t size, int native) {
+status phys_create(phys_t *out, size_t size, int native, bool shareable) {
   CUmemAllocationProp prop = device_memory(native);
+  if (shareable) prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
   CUmemGenericAllocationHandle h = 0;
   status r = status_of(cu().cuMemCreate(&h, size, &prop, 0));
+  *out = reinterpret_cast<phys_t>(h);
+  return r;
+}
+status phys_export_fd(phys_t h, int *fd) {
+  return status_of(cu().cuMemExportToShareableHandle(fd, reinterpret_cast<CUmemGenericAllocationHandle>(h),
+                                                     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+}
+status phys_import_fd(phys_t *out, int fd) {
+  CUmemGenericAllocationHandle h = 0;
+  status r = status_of(cu().cuMemImportFromShareableHandle(&h, reinterpret_cast<void *>(static_cast<uintptr_t>(fd)),
+                                                           CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
   *out = reinterpret_cast<phys_t>(h);
   return r;
 }

@@ -162,6 +162,28 @@ status alloc_managed(void **out, size_t size) {
 }
 status free_device(void *p) { return status_of(rt().hipFree(p)); }
 status free_host(void *p) { return status_of(rt().hipHostFree(p)); }
+status host_register(void *p, size_t size, bool read_only) {
+  // HIP 5.2 has no read-only registration flag; the pages are registered read-write.
+  (void)read_only;
+  const unsigned flags = hip::hipHostRegisterPortable | hip::hipHostRegisterMapped;
+  return status_of(rt().hipHostRegister(p, size, flags));
+}
+status host_unregister(void *p) { return status_of(rt().hipHostUnregister(p)); }
+status address_range(const void *p, void **base, size_t *size) {
+  return status_of(rt().hipMemGetAddressRange(base, size, const_cast<void *>(p)));
+}
+status ipc_get(void *base, unsigned char (&handle)[kIpcHandleBytes]) {
+  hip::hipIpcMemHandle_t h;
+  status r = status_of(rt().hipIpcGetMemHandle(&h, base));
+  std::memcpy(handle, h.reserved, kIpcHandleBytes);
+  return r;
+}
+status ipc_open(void **base, const unsigned char (&handle)[kIpcHandleBytes]) {
+  hip::hipIpcMemHandle_t h;
+  std::memcpy(h.reserved, handle, kIpcHandleBytes);
+  return status_of(rt().hipIpcOpenMemHandle(base, h, hip::hipIpcMemLazyEnablePeerAccess));
+}
+status ipc_close(void *base) { return status_of(rt().hipIpcCloseMemHandle(base)); }
 bool is_managed(const void *p) {
   int managed = 0;
   return rt().hipPointerGetAttribute(&managed, hip::HIP_POINTER_ATTRIBUTE_IS_MANAGED, const_cast<void *>(p)) ==
@@ -258,7 +280,9 @@ status module_get_function(function_t *out, module_t m, const char *name) {
 status vm_granularity(int, bool, size_t *) { return unsupported(); }
 status vm_reserve(void **, size_t, const void *) { return unsupported(); }
 status vm_free(void *, size_t) { return unsupported(); }
-status phys_create(phys_t *, size_t, int) { return unsupported(); }
+status phys_create(phys_t *, size_t, int, bool) { return unsupported(); }
+status phys_export_fd(phys_t, int *) { return unsupported(); }
+status phys_import_fd(phys_t *, int) { return unsupported(); }
 status phys_release(phys_t) { return unsupported(); }
 status vm_map(void *, size_t, phys_t, size_t) { return unsupported(); }
 status vm_unmap(void *, size_t) { return unsupported(); }

@@ -117,6 +117,13 @@ constexpr unsigned hipEventDefault = 0x0;
 constexpr unsigned hipEventDisableTiming = 0x2;
 constexpr unsigned hipHostMallocPortable = 0x1;
 constexpr unsigned hipHostMallocMapped = 0x2;
+// hipIpcMemHandle_t: 64 opaque bytes (HIP_IPC_HANDLE_SIZE).
+struct hipIpcMemHandle_t {
+  char reserved[64];
+};
+constexpr unsigned hipIpcMemLazyEnablePeerAccess = 0x1;
+constexpr unsigned hipHostRegisterPortable = 0x1;
+constexpr unsigned hipHostRegisterMapped = 0x2;
 constexpr unsigned hipMemAttachGlobal = 0x1;
 constexpr int hipCpuDeviceId = -1;
 
@@ -163,6 +170,12 @@ constexpr hipError_t hipErrorPeerAccessNotEnabled = 705;
   X(hipFree, hipError_t, (void *))                                                                            \
   X(hipHostMalloc, hipError_t, (void **, size_t, unsigned))                                                   \
   X(hipHostFree, hipError_t, (void *))                                                                        \
+  X(hipHostRegister, hipError_t, (void *, size_t, unsigned))                                                  \
+  X(hipMemGetAddressRange, hipError_t, (hipDeviceptr_t *, size_t *, hipDeviceptr_t))                          \
+  X(hipIpcGetMemHandle, hipError_t, (hipIpcMemHandle_t *, void *))                                            \
+  X(hipIpcOpenMemHandle, hipError_t, (void **, hipIpcMemHandle_t, unsigned))                                  \
+  X(hipIpcCloseMemHandle, hipError_t, (void *))                                                               \
+  X(hipHostUnregister, hipError_t, (void *))                                                                  \
   X(hipMallocManaged, hipError_t, (void **, size_t, unsigned))                                                \
   X(hipPointerGetAttribute, hipError_t, (void *, hipPointer_attribute, hipDeviceptr_t))                       \
   X(hipMemcpyAsync, hipError_t, (void *, const void *, size_t, hipMemcpyKind, hipStream_t))                   \

@@ -174,6 +174,7 @@ ur_dditable_t build_table() {
   command_buffers.host_functions = true;
   ordo::cb::install_entry_points(t, command_buffers);
   ordo::derived::install_entry_points(t);
+  ordo::cb::install_graph_capture(t); // wraps the enqueues above: last
   ordo::fill_unsupported(t);
   return t;
 }

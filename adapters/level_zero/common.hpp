@@ -350,6 +350,7 @@ struct Program : Object {
     ur_program_build_status_t status = UR_PROGRAM_BUILD_STATUS_NONE;
     std::string log;
     std::string options;
+    bool owned = true; // false: the caller's module (urProgramCreateWithNativeHandle), never destroyed here
   };
   Context *ctx = nullptr;
   bool from_il = false;

@@ -4,6 +4,7 @@
 #include "physical_mem.hpp"
 #include "pool_hooks.hpp"
 #include "ordo/ddi_fill.hpp"
+#include "ordo_cb/command_buffer.hpp"
 #include "ordo_derived/derived.hpp"
 
 namespace {
@@ -34,6 +35,7 @@ ur_dditable_t build_table() {
   ordo::derived::install_entry_points(t); // from the entry points above, where they leave a slot empty
   ordo::derived::install_timestamp_recording(t); // over urEnqueueHostTaskExp
   ordo::derived::install_peer_access(t);         // one device: its own only peer
+  ordo::cb::install_graph_capture(t);            // wraps the enqueues above: last
   ordo::fill_unsupported(t); // everything else answers UR_RESULT_ERROR_UNSUPPORTED_FEATURE
   return t;
 }

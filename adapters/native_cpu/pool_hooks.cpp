@@ -86,6 +86,7 @@ void install_pool_entry_points(ur_dditable_t &t) {
   ordo::so::adapter_hooks hooks;
   hooks.pools_of = pools_of;
   hooks.is_device = is_device;
+  hooks.host_registration = true;
   ordo::so::install_pool_entry_points(t, hooks);
 }
 

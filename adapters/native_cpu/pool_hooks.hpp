@@ -27,6 +27,8 @@ public:
   void retain_context() override;
   void release_context() override;
   ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override;
+  // The device is the host: registered pages need no pinning or mapping.
+  ur_result_t pin_host(void *, size_t, bool) override { return UR_RESULT_SUCCESS; }
 
 private:
   Context &ctx_;

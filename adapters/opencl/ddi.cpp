@@ -1,5 +1,6 @@
 // The adapter's one dispatch table (docs/architecture.md, handle-first dispatch): every handle points at it.
 #include "ordo/ddi_fill.hpp"
+#include "ordo_cb/command_buffer.hpp"
 #include "ordo_derived/derived.hpp"
 #include "command_buffer.hpp"
 #include "host_task.hpp"
@@ -26,6 +27,7 @@ const ur_dditable_t &ordo::adapter_ddi() {
     ordo::ocl::fill_host_task_table(t); // after the derived ones: native commands stay inline
     ordo::derived::install_timestamp_recording(t); // over urEnqueueHostTaskExp
     ordo::derived::install_peer_access(t);         // a device is its own only peer
+    ordo::cb::install_graph_capture(t);            // wraps the enqueues above: last
     ordo::fill_unsupported(t);
     return t;
   }();

@@ -298,9 +298,11 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_KERNEL_LAUNCH_CAPABILITIES: return w.value<ur_kernel_launch_properties_flags_t>(0);
   // Command buffers are recorded and replayed by source/command_buffer (command_buffer.cpp);
   // host tasks by host_task.cpp.
+  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP: return w.boolean(true); // source/command_buffer/graph_capture.cpp
+  case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP: return w.boolean(true); // source/command_buffer/bound_events.cpp
+  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return w.boolean(ordo::cb::kEventSupport);
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return w.boolean(true);
   case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return w.value(ordo::cb::kUpdateCapabilities);
-  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return w.boolean(ordo::cb::kEventSupport);
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP: return w.boolean(ordo::cb::kSubgraphSupport);
   case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP: return w.boolean(true);
   case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return w.boolean(true); // source/derived/timestamp.cpp
@@ -350,12 +352,10 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_LOW_POWER_EVENTS_SUPPORT_EXP:
   case UR_DEVICE_INFO_IPC_MEMORY_SUPPORT_EXP:
   case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP:
-  case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP:
   case UR_DEVICE_INFO_IPC_EVENT_SUPPORT_EXP:
   case UR_DEVICE_INFO_CLOCK_SUB_GROUP_SUPPORT_EXP:
   case UR_DEVICE_INFO_CLOCK_WORK_GROUP_SUPPORT_EXP:
   case UR_DEVICE_INFO_CLOCK_DEVICE_SUPPORT_EXP:
-  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
   case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP:
   case UR_DEVICE_INFO_PER_EVENT_PROFILING_SUPPORT_EXP:
   case UR_DEVICE_INFO_MULTI_DEVICE_COMPILE_SUPPORT_EXP:

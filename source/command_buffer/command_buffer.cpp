@@ -12,6 +12,7 @@
 
 #include "ordo/info.hpp"
 #include "ordo/rect.hpp"
+#include "bound_events.hpp"
 #include "records.hpp"
 
 namespace ordo::cb {
@@ -74,9 +75,10 @@ ur_result_t usm_range(const CommandBuffer &cb, const void *p, size_t size) {
   return range_inside(offset, size, total) ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_SIZE;
 }
 
-// The common part of every append: the handle, the wait lists, and events, which
-// appended commands do not have (kEventSupport). `fill` checks and records the
-// command's own arguments; then, under the buffer's lock, the command joins it.
+// The common part of every append: the handle, the wait lists, the events every run
+// waits for (held) and the command's signal event (a bound event, bound at each run).
+// `fill` checks and records the command's own arguments; then, under the buffer's
+// lock, the command joins it.
 template <class Fill>
 ur_result_t append(ur_exp_command_buffer_handle_t h, ur_command_t type, uint32_t numSync, const SyncPoint *pSync,
                    uint32_t numEvents, const ur_event_handle_t *phEvents, SyncPoint *pSyncPoint,
@@ -89,18 +91,31 @@ ur_result_t append(ur_exp_command_buffer_handle_t h, ur_command_t type, uint32_t
     auto cmd = std::make_unique<Command>();
     cmd->type = type;
     if (ur_result_t r = fill(*cb.get(), *cmd)) return r;
-    if (numEvents > 0 || phEvent) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // kEventSupport is false
     if (phCommand && !cb->desc.isUpdatable) return UR_RESULT_ERROR_INVALID_OPERATION;
+    for (uint32_t i = 0; i < numEvents; ++i)
+      if (!phEvents[i]) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
     cmd->after.assign(pSync, pSync + numSync);
     std::lock_guard<std::mutex> lock(cb->mu);
     if (cb->finalized) return UR_RESULT_ERROR_INVALID_OPERATION;
     for (SyncPoint s : cmd->after)
       if (s >= cb->commands.size()) return UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_EXP;
+    // Events last: nothing below fails once they are held.
+    cmd->waits.reserve(numEvents);
+    if (phEvent)
+      if (ur_result_t r = make_bound(cb->context, type, false, &cmd->signal)) return r;
     cmd->owner = cb.get();
     cb->commands.reserve(cb->commands.size() + 1);
     Command *c = cmd.get();
     register_command(c); // may throw: then the command is not in the buffer either
     cb->commands.push_back(std::move(cmd));
+    for (uint32_t i = 0; i < numEvents; ++i) {
+      table().Event.pfnRetain(phEvents[i]);
+      c->waits.push_back(phEvents[i]);
+    }
+    if (phEvent) {
+      table().Event.pfnRetain(c->signal); // the caller's; the command keeps its own
+      *phEvent = c->signal;
+    }
     if (pSyncPoint) *pSyncPoint = static_cast<SyncPoint>(cb->commands.size() - 1);
     if (phCommand) *phCommand = reinterpret_cast<ur_exp_command_buffer_command_handle_t>(c);
     return UR_RESULT_SUCCESS;
@@ -623,7 +638,8 @@ ur_result_t UR_APICALL enqueue(ur_queue_handle_t hQueue, ur_exp_command_buffer_h
     for (size_t i = 0; i < count; ++i) {
       const Command &c = *cb->commands[i];
       waits.clear();
-      ur_event_handle_t *out = nullptr;
+      ur_event_handle_t signalled = nullptr;
+      ur_event_handle_t *out = c.signal ? &signalled : nullptr;
       if (queue_orders) {
         if (i == 0) add_external();
       } else {
@@ -632,6 +648,7 @@ ur_result_t UR_APICALL enqueue(ur_queue_handle_t hQueue, ur_exp_command_buffer_h
         if (waits.empty()) add_external(); // follows nothing of this buffer
         out = &done[i];
       }
+      waits.insert(waits.end(), c.waits.begin(), c.waits.end()); // the command's own wait list
       const uint32_t n = static_cast<uint32_t>(waits.size());
       const ur_event_handle_t *w = n ? waits.data() : nullptr;
       ur_result_t r = c.launch ? c.launch->enqueue(hQueue, n, w, out) : c.replay(hQueue, n, w, out);
@@ -639,6 +656,9 @@ ur_result_t UR_APICALL enqueue(ur_queue_handle_t hQueue, ur_exp_command_buffer_h
         release_done(); // the commands before it have been submitted and run
         return r;
       }
+      // Its signal event now stands for this run's command.
+      if (c.signal && out && *out) bind(c.signal, *out);
+      if (signalled) unwrapped().Event.pfnRelease(signalled);
     }
     // The run's event: after every command (on an in-order queue, after the queue's
     // newest command), or, with no commands, after what they would have waited for.
@@ -804,7 +824,72 @@ ur_result_t UR_APICALL updateKernelLaunch(ur_exp_command_buffer_handle_t h, uint
   });
 }
 
+// The command a handle names and its buffer, for an event update: updatable and
+// finalized (INVALID_OPERATION otherwise).
+template <class F> ur_result_t update_command(ur_exp_command_buffer_command_handle_t h, F &&change) {
+  if (!h) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  Command *cmd = nullptr;
+  Hold cb(h, &cmd);
+  if (!cb) return UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_COMMAND_HANDLE_EXP;
+  return guarded([&]() -> ur_result_t {
+    std::lock_guard<std::mutex> lock(cb->mu);
+    if (!cb->desc.isUpdatable || !cb->finalized) return UR_RESULT_ERROR_INVALID_OPERATION;
+    return change(*cb.get(), *cmd);
+  });
+}
+
+// A new signal event for the command's next runs; the old one keeps its last binding.
+ur_result_t UR_APICALL updateSignalEvent(ur_exp_command_buffer_command_handle_t hCommand,
+                                         ur_event_handle_t *phSignalEvent) {
+  if (!hCommand) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!phSignalEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  return update_command(hCommand, [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
+    if (!cmd.signal) return UR_RESULT_ERROR_INVALID_OPERATION; // appended without an event
+    ur_event_handle_t fresh = nullptr;
+    if (ur_result_t r = make_bound(cb.context, cmd.type, false, &fresh)) return r;
+    table().Event.pfnRelease(cmd.signal);
+    cmd.signal = fresh;
+    table().Event.pfnRetain(fresh); // the caller's
+    *phSignalEvent = fresh;
+    return UR_RESULT_SUCCESS;
+  });
+}
+
+// New events for the command's next runs to wait for: as many as it was appended with.
+ur_result_t UR_APICALL updateWaitEvents(ur_exp_command_buffer_command_handle_t hCommand, uint32_t numEvents,
+                                        const ur_event_handle_t *phEvents) {
+  if (!hCommand) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if ((numEvents > 0) != (phEvents != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+  for (uint32_t i = 0; i < numEvents; ++i)
+    if (!phEvents[i]) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+  return update_command(hCommand, [&](CommandBuffer &, Command &cmd) -> ur_result_t {
+    if (numEvents != cmd.waits.size()) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+    for (uint32_t i = 0; i < numEvents; ++i) table().Event.pfnRetain(phEvents[i]);
+    for (ur_event_handle_t e : cmd.waits) table().Event.pfnRelease(e);
+    cmd.waits.assign(phEvents, phEvents + numEvents);
+    return UR_RESULT_SUCCESS;
+  });
+}
+
 } // namespace
+
+ur_result_t append_replay(ur_exp_command_buffer_handle_t h, ur_command_t type, const std::vector<SyncPoint> &after,
+                          Replay replay, SyncPoint *point) {
+  return append(h, type, static_cast<uint32_t>(after.size()), after.empty() ? nullptr : after.data(), 0, nullptr,
+                point, nullptr, nullptr, [&](CommandBuffer &, Command &cmd) -> ur_result_t {
+                  cmd.replay = std::move(replay);
+                  return UR_RESULT_SUCCESS;
+                });
+}
+
+std::vector<CommandShape> shape_of(ur_exp_command_buffer_handle_t h) {
+  std::vector<CommandShape> out;
+  Hold cb(h);
+  if (!cb) return out;
+  std::lock_guard<std::mutex> lock(cb->mu);
+  for (auto &c : cb->commands) out.push_back(CommandShape{c->type, c->after});
+  return out;
+}
 
 void install_entry_points(ur_dditable_t &t, const adapter_hooks &hooks) {
   ur_command_buffer_exp_dditable_t &c = t.CommandBufferExp;
@@ -827,6 +912,8 @@ void install_entry_points(ur_dditable_t &t, const adapter_hooks &hooks) {
   c.pfnAppendUSMAdviseExp = appendUSMAdvise;
   if (hooks.host_functions) c.pfnAppendNativeCommandExp = appendNativeCommand;
   c.pfnUpdateKernelLaunchExp = updateKernelLaunch;
+  c.pfnUpdateSignalEventExp = updateSignalEvent;
+  c.pfnUpdateWaitEventsExp = updateWaitEvents;
   c.pfnGetInfoExp = getInfo;
   t.EnqueueExp.pfnCommandBufferExp = enqueue;
 }

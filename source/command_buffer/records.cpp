@@ -53,6 +53,8 @@ ur_result_t LaunchRecord::enqueue(ur_queue_handle_t q, uint32_t n, const ur_even
 
 Command::~Command() {
   for (ur_mem_handle_t m : held) table().Mem.pfnRelease(m);
+  for (ur_event_handle_t e : waits) table().Event.pfnRelease(e);
+  if (signal) table().Event.pfnRelease(signal);
 }
 
 CommandBuffer::CommandBuffer(ur_context_handle_t c, ur_device_handle_t d, const ur_exp_command_buffer_desc_t &de)
@@ -63,7 +65,7 @@ CommandBuffer::CommandBuffer(ur_context_handle_t c, ur_device_handle_t d, const 
 
 CommandBuffer::~CommandBuffer() {
   commands.clear();
-  if (last_run) table().Event.pfnRelease(last_run);
+  if (last_run) unwrapped().Event.pfnRelease(last_run);
   table().Context.pfnRelease(context);
 }
 

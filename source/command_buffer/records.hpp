@@ -17,6 +17,9 @@ namespace ordo::cb {
 
 // The adapter's own table: every recorded command is replayed through it.
 inline const ur_dditable_t &table() { return ordo::adapter_ddi(); }
+// The same without graph capture's wrappers (graph_capture.cpp): for the adapter's own
+// events, where a wrapper's lock may be held already (a recording destroyed under it).
+const ur_dditable_t &unwrapped();
 
 // An argument of a recorded launch, its value copied at append (or update) time.
 struct ArgRecord {
@@ -59,6 +62,8 @@ struct Command : ordo::HandleBase {
   std::unique_ptr<LaunchRecord> launch; // kernel launches
   Replay replay;                        // every other command
   std::vector<ur_mem_handle_t> held;    // buffers the command uses, retained
+  std::vector<ur_event_handle_t> waits; // events every run of it waits for, retained
+  ur_event_handle_t signal = nullptr;   // its bound event (bound_events.hpp), one reference
 };
 ORDO_HANDLE_CHECK(Command);
 
@@ -77,6 +82,18 @@ struct CommandBuffer : ordo::HandleBase {
   ur_event_handle_t last_run = nullptr;           // the previous enqueue's event (held)
 };
 ORDO_HANDLE_CHECK(CommandBuffer);
+
+// ---- for graph capture (graph_capture.cpp) ----
+// Appends a command that `replay` runs, after the given sync points.
+ur_result_t append_replay(ur_exp_command_buffer_handle_t h, ur_command_t type,
+                          const std::vector<ur_exp_command_buffer_sync_point_t> &after, Replay replay,
+                          ur_exp_command_buffer_sync_point_t *point);
+// Each command's type and the sync points it follows, in append order.
+struct CommandShape {
+  ur_command_t type;
+  std::vector<uint32_t> after;
+};
+std::vector<CommandShape> shape_of(ur_exp_command_buffer_handle_t h);
 
 // ---- the live handles of this library ----
 // A command buffer kept alive for the duration of one call; empty for an unknown handle.

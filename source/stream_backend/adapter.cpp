@@ -119,6 +119,7 @@ ur_dditable_t build_table() {
   t.Device.pfnRelease = ordo::sb::urDeviceRelease;
   t.Device.pfnSelectBinary = ordo::sb::urDeviceSelectBinary;
   t.Device.pfnGetNativeHandle = ordo::sb::urDeviceGetNativeHandle;
+  t.Device.pfnCreateWithNativeHandle = ordo::sb::urDeviceCreateWithNativeHandle;
   t.Device.pfnGetGlobalTimestamps = ordo::sb::urDeviceGetGlobalTimestamps;
   t.DeviceExp.pfnWaitExp = ordo::sb::urDeviceWaitExp;
   ordo::sb::install_context_entry_points(t); // urContext*
@@ -127,6 +128,7 @@ ur_dditable_t build_table() {
   t.Queue.pfnRetain = ordo::sb::urQueueRetain;
   t.Queue.pfnRelease = ordo::sb::urQueueRelease;
   t.Queue.pfnGetNativeHandle = ordo::sb::urQueueGetNativeHandle;
+  t.Queue.pfnCreateWithNativeHandle = ordo::sb::urQueueCreateWithNativeHandle;
   t.Queue.pfnFinish = ordo::sb::urQueueFinish;
   t.Queue.pfnFlush = ordo::sb::urQueueFlush;
   t.Event.pfnGetInfo = ordo::sb::urEventGetInfo;
@@ -150,6 +152,7 @@ ur_dditable_t build_table() {
   ordo::sb::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
   ordo::sb::install_program_entry_points(t); // urProgram*
   t.Kernel.pfnCreate = ordo::sb::urKernelCreate;
+  t.Kernel.pfnCreateWithNativeHandle = ordo::sb::urKernelCreateWithNativeHandle;
   ordo::sb::install_kernel_entry_points(t); // the bookkeeping urKernel*
   t.Kernel.pfnSetExecInfo = ordo::sb::urKernelSetExecInfo;
   t.Kernel.pfnSuggestMaxCooperativeGroupCount = ordo::sb::urKernelSuggestMaxCooperativeGroupCount;
@@ -157,9 +160,11 @@ ur_dditable_t build_table() {
   ordo::sb::install_memory_entry_points(t);
   ordo::sb::install_enqueue_mem_entry_points(t);
   ordo::sb::install_peer_entry_points(t);
+  ordo::sb::install_ipc_entry_points(t);
   ordo::sb::install_virtual_mem_entry_points(t);
   ordo::cb::install_entry_points(t, ordo::cb::adapter_hooks{}); // no host tasks: no host functions
   ordo::derived::install_entry_points(t);
+  ordo::cb::install_graph_capture(t); // wraps the enqueues above: last
   ordo::fill_unsupported(t);
   return t;
 }

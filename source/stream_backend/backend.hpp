@@ -174,6 +174,8 @@ public:
   void put_chunk(const ordo::so::mem_class &c, void *base, size_t size) override;
   bool event_complete(ur_event_handle_t ev) override;
   ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override;
+  ur_result_t pin_host(void *p, size_t size, bool read_only) override;
+  void unpin_host(void *p, size_t size) override;
 };
 
 // Frees a plain USM allocation (host or device/managed memory).
@@ -355,6 +357,7 @@ struct Program : Object {
     ur_program_build_status_t status = UR_PROGRAM_BUILD_STATUS_NONE;
     std::string log;
     std::string options;
+    bool owned = true; // false: the caller's module (urProgramCreateWithNativeHandle), never unloaded here
   };
 
   Context *ctx = nullptr;
@@ -444,6 +447,7 @@ ORDO_HANDLE_CHECK(Mem);
 void install_memory_entry_points(ur_dditable_t &t);
 void install_enqueue_mem_entry_points(ur_dditable_t &t);
 void install_peer_entry_points(ur_dditable_t &t); // peer.cpp
+void install_ipc_entry_points(ur_dditable_t &t);  // ipc.cpp
 void install_virtual_mem_entry_points(ur_dditable_t &t); // virtual_mem.cpp: where the driver has it
 // A memory-object kernel argument: the address kernels use for `h` on the queue's
 // context; INVALID_MEM_OBJECT for a buffer of another context or another handle kind.

@@ -31,8 +31,40 @@ using entry_points = ordo::uc::context_entry_points<context_hooks>;
 
 } // namespace
 
+namespace {
+
+// A driver context this adapter can use is a device's primary context (the only kind
+// it makes or hands out): the new context holds that device, and any others listed.
+ur_result_t UR_APICALL urContextCreateWithNativeHandle(ur_native_handle_t hNativeContext, ur_adapter_handle_t hAdapter,
+                                                       uint32_t numDevices, const ur_device_handle_t *phDevices,
+                                                       const ur_context_native_properties_t *pProperties,
+                                                       ur_context_handle_t *phContext) {
+  ORDO_UNWRAP(Adapter, a, hAdapter);
+  (void)a, (void)pProperties; // a primary context is never the caller's to hand over
+  if (!phContext) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (numDevices && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  Device *owner = nullptr;
+  for (Platform *p : platforms())
+    for (Device *d : p->devices)
+      if (hNativeContext && reinterpret_cast<ur_native_handle_t>(d->context()) == hNativeContext) owner = d;
+  if (!owner) return UR_RESULT_ERROR_INVALID_CONTEXT; // not a primary context of this adapter's devices
+  if (numDevices == 0) {
+    ur_device_handle_t only = reinterpret_cast<ur_device_handle_t>(owner);
+    return entry_points::create(1, &only, nullptr, phContext);
+  }
+  bool listed = false;
+  for (uint32_t i = 0; i < numDevices; ++i) listed = listed || phDevices[i] == reinterpret_cast<ur_device_handle_t>(owner);
+  if (!listed) return UR_RESULT_ERROR_INVALID_DEVICE;
+  return entry_points::create(numDevices, phDevices, nullptr, phContext);
+}
+
+} // namespace
+
 void context_hold(Context *ctx) { ctx->life.hold(); }
 void context_drop(Context *ctx) { entry_points::drop(ctx); }
-void install_context_entry_points(ur_dditable_t &t) { entry_points::install(t); }
+void install_context_entry_points(ur_dditable_t &t) {
+  entry_points::install(t);
+  t.Context.pfnCreateWithNativeHandle = urContextCreateWithNativeHandle;
+}
 
 } // namespace ordo::sb

@@ -136,6 +136,22 @@ ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice,
   return UR_RESULT_SUCCESS;
 }
 
+// The root device whose driver handle this is (root devices are never made twice).
+ur_result_t UR_APICALL urDeviceCreateWithNativeHandle(ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter,
+                                                      const ur_device_native_properties_t *pProperties,
+                                                      ur_device_handle_t *phDevice) {
+  ORDO_UNWRAP(Adapter, a, hAdapter);
+  (void)a, (void)pProperties;
+  if (!phDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  for (Platform *p : platforms())
+    for (Device *d : p->devices)
+      if (static_cast<ur_native_handle_t>(d->native) == hNativeDevice) {
+        *phDevice = reinterpret_cast<ur_device_handle_t>(d);
+        return UR_RESULT_SUCCESS;
+      }
+  return UR_RESULT_ERROR_INVALID_DEVICE;
+}
+
 ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice,
                                             const ur_device_binary_t *pBinaries,
                                             uint32_t NumBinaries, uint32_t *pSelectedBinary) {
@@ -309,6 +325,7 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_ATOMIC_64:
   case UR_DEVICE_INFO_USM_POOL_SUPPORT:
   case UR_DEVICE_INFO_DEVICE_WAIT_SUPPORT_EXP:
+  case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP: // pinned by the layer's hooks (pool_hooks.cpp)
   case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return out.boolean(true);
   case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
     return out.boolean(f.independent_forward_progress);
@@ -319,6 +336,8 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   // allocations, not on the driver's memory pools: every device has it.
   case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(true);
   case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT: return out.boolean(info().virtual_memory && f.virtual_memory);
+  // Physical memory exported as file descriptors (virtual_mem.cpp).
+  case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP: return out.boolean(info().virtual_memory && f.virtual_memory);
   case UR_DEVICE_INFO_LINKER_AVAILABLE:
   case UR_DEVICE_INFO_BUILD_ON_SUBDEVICE:
   case UR_DEVICE_INFO_KERNEL_SET_SPECIALIZATION_CONSTANTS:
@@ -350,20 +369,14 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_BINDLESS_SAMPLE_2D_USM_SUPPORT_EXP:
   case UR_DEVICE_INFO_BINDLESS_IMAGES_GATHER_SUPPORT_EXP:
   case UR_DEVICE_INFO_DYNAMIC_LINK_SUPPORT_EXP:
-  case UR_DEVICE_INFO_IPC_MEMORY_SUPPORT_EXP:
-  case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP:
   case UR_DEVICE_INFO_IPC_EVENT_SUPPORT_EXP:
   case UR_DEVICE_INFO_MEMORY_EXPORT_EXPORTABLE_DEVICE_MEM_EXP:
   case UR_DEVICE_INFO_MULTI_DEVICE_COMPILE_SUPPORT_EXP:
   case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP:
-  case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP:
-  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP:
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP:
   case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP:
   case UR_DEVICE_INFO_LOW_POWER_EVENTS_SUPPORT_EXP:
   case UR_DEVICE_INFO_ENQUEUE_NATIVE_COMMAND_SUPPORT_EXP:
-  case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP:
-  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
   case UR_DEVICE_INFO_CLOCK_SUB_GROUP_SUPPORT_EXP:
   case UR_DEVICE_INFO_CLOCK_WORK_GROUP_SUPPORT_EXP:
   case UR_DEVICE_INFO_CLOCK_DEVICE_SUPPORT_EXP:
@@ -376,6 +389,10 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_PITCH_EXP: return out.value(size_t{0});
   // Command buffers are the shared recorder's (source/command_buffer), replayed
   // through this adapter's own entry points.
+  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP: return out.boolean(true); // source/command_buffer/graph_capture.cpp
+  case UR_DEVICE_INFO_IPC_MEMORY_SUPPORT_EXP: return out.boolean(true); // ipc.cpp
+  case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP: return out.boolean(true); // source/command_buffer/bound_events.cpp
+  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::cb::kEventSupport);
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return out.boolean(true);
   case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return out.boolean(true); // peer.cpp
   case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return out.value(ordo::cb::kUpdateCapabilities);

@@ -165,7 +165,18 @@ status alloc_host(void **out, size_t size); // pinned, portable, mapped
 status alloc_managed(void **out, size_t size);
 status free_device(void *p); // device and managed memory
 status free_host(void *p);
+// Page-locks the caller's memory, portable and mapped (read-only for devices if asked).
+status host_register(void *p, size_t size, bool read_only);
+status host_unregister(void *p);
 bool is_managed(const void *p);
+// The driver allocation holding `p`: its first byte and size.
+status address_range(const void *p, void **base, size_t *size);
+// Inter-process handles of device allocations (64 opaque bytes); opening one maps the
+// allocation of another process into the current context's address space.
+constexpr size_t kIpcHandleBytes = 64;
+status ipc_get(void *base, unsigned char (&handle)[kIpcHandleBytes]);
+status ipc_open(void **base, const unsigned char (&handle)[kIpcHandleBytes]);
+status ipc_close(void *base);
 
 status memcpy_async(void *dst, const void *src, size_t size, stream_t s);
 // Pageable host memory included on either side.
@@ -194,7 +205,10 @@ status prefetch(const void *p, size_t size, bool to_host, int device_ordinal, st
 status vm_granularity(int native, bool recommended, size_t *out);
 status vm_reserve(void **out, size_t size, const void *hint);
 status vm_free(void *p, size_t size);
-status phys_create(phys_t *out, size_t size, int native);
+// `shareable`: exportable as a file descriptor (phys_export_fd) for another process.
+status phys_create(phys_t *out, size_t size, int native, bool shareable);
+status phys_export_fd(phys_t h, int *fd);     // a new descriptor of this process
+status phys_import_fd(phys_t *out, int fd);   // the descriptor stays the caller's
 status phys_release(phys_t h);
 status vm_map(void *p, size_t size, phys_t h, size_t offset);
 status vm_unmap(void *p, size_t size);

@@ -16,6 +16,8 @@ ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t);
 ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t);
 ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t, const ur_device_binary_t *, uint32_t, uint32_t *);
 ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t, ur_native_handle_t *);
+ur_result_t UR_APICALL urDeviceCreateWithNativeHandle(ur_native_handle_t, ur_adapter_handle_t,
+                                                      const ur_device_native_properties_t *, ur_device_handle_t *);
 ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t, uint64_t *, uint64_t *);
 ur_result_t UR_APICALL urDeviceWaitExp(ur_device_handle_t);
 
@@ -25,6 +27,8 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t, ur_device_handle_t, co
 ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t);
 ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t);
 ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t, ur_queue_native_desc_t *, ur_native_handle_t *);
+ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t, ur_context_handle_t, ur_device_handle_t,
+                                                     const ur_queue_native_properties_t *, ur_queue_handle_t *);
 ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t);
 ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t);
 
@@ -51,6 +55,8 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t, bool, void *, siz
 
 // kernel.cpp
 ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t, const char *, ur_kernel_handle_t *);
+ur_result_t UR_APICALL urKernelCreateWithNativeHandle(ur_native_handle_t, ur_context_handle_t, ur_program_handle_t,
+                                                      const ur_kernel_native_properties_t *, ur_kernel_handle_t *);
 ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t, ur_queue_handle_t, uint32_t, const size_t *, const size_t *, size_t *);
 ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t, ur_kernel_exec_info_t, size_t, const ur_kernel_exec_info_properties_t *, const void *);
 ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_t, ur_device_handle_t, uint32_t, const size_t *, size_t, uint32_t *);

@@ -153,6 +153,45 @@ ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel
   }
 }
 
+// A kernel over a driver function of the program: found by name among the program's
+// functions (the driver gives no name for a function handle), then made as
+// urKernelCreate makes it.
+ur_result_t UR_APICALL urKernelCreateWithNativeHandle(ur_native_handle_t hNativeKernel, ur_context_handle_t hContext,
+                                                      ur_program_handle_t hProgram,
+                                                      const ur_kernel_native_properties_t *pProperties,
+                                                      ur_kernel_handle_t *phKernel) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  (void)pProperties; // a function belongs to its module: nothing to own
+  if (!phKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!hProgram) return UR_RESULT_ERROR_INVALID_NULL_HANDLE; // the function's program is needed
+  ORDO_UNWRAP(Program, p, hProgram);
+  if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  const function_t want = reinterpret_cast<function_t>(hNativeKernel);
+  std::string name;
+  {
+    std::lock_guard<std::mutex> lock(p->mutex);
+    for (auto &pd : p->per_device) {
+      if (!pd.module || !name.empty()) continue;
+      ORDO_DRV(pd.dev->make_current());
+      std::vector<std::string> names;
+      status listed = drv::module_function_names(pd.module, names);
+      if (listed.kind == err::not_supported && !pd.image.empty())
+        (pd.is_ptx ? ptx_kernel_names(pd.image, names) : elf_kernel_names(pd.image, names));
+      else if (listed)
+        return to_ur(listed);
+      for (const std::string &n : names) {
+        function_t f = nullptr;
+        if (!drv::module_get_function(&f, pd.module, n.c_str()) && f == want) {
+          name = n;
+          break;
+        }
+      }
+    }
+  }
+  if (name.empty()) return UR_RESULT_ERROR_INVALID_KERNEL; // no function of the program
+  return sb::urKernelCreate(hProgram, name.c_str(), phKernel);
+}
+
 ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_t hKernel,
                                                                ur_device_handle_t hDevice, uint32_t workDim,
                                                                const size_t *pLocalWorkSize,

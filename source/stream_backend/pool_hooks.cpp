@@ -99,12 +99,27 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, v
   return UR_RESULT_SUCCESS;
 }
 
+// urUSMHostAllocRegisterExp: the pages are page-locked, portable and mapped, like
+// the pool's host chunks, so every device of the context reaches them at one address.
+ur_result_t PoolHooks::pin_host(void *p, size_t size, bool read_only) {
+  CurrentFor current(ctx_->devices[0]);
+  if (!current.ok()) return UR_RESULT_ERROR_DEVICE_LOST;
+  ORDO_DRV(drv::host_register(p, size, read_only));
+  return UR_RESULT_SUCCESS;
+}
+
+void PoolHooks::unpin_host(void *p, size_t) {
+  CurrentFor current(ctx_->devices[0]);
+  status r = drv::host_unregister(p);
+  if (r) ORDO_LOG(logger(), warning, "registered host memory %p not unregistered: %s", p, drv::error_text(r).c_str());
+}
+
 status free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device) {
   Device *d = device ? as_device(device) : ctx->devices[0];
   if (status r = d->make_current()) return r;
   return kind == UR_USM_TYPE_HOST ? drv::free_host(p) : drv::free_device(p);
 }
 
-void install_pool_entry_points(ur_dditable_t &t) { ordo::uc::install_pool_entry_points<Context, Device>(t); }
+void install_pool_entry_points(ur_dditable_t &t) { ordo::uc::install_pool_entry_points<Context, Device>(t, true); }
 
 } // namespace ordo::sb

@@ -314,6 +314,35 @@ ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue
   return UR_RESULT_SUCCESS;
 }
 
+// A queue over the caller's stream: in order, one lane; the stream is destroyed with
+// the queue only when the caller hands it over (isNativeHandleOwned).
+ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
+                                                     ur_device_handle_t hDevice,
+                                                     const ur_queue_native_properties_t *pProperties,
+                                                     ur_queue_handle_t *phQueue) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  Device *dev = nullptr;
+  if (hDevice) {
+    ORDO_UNWRAP(Device, d, hDevice);
+    dev = d;
+  } else if (ctx->devices.size() == 1) {
+    dev = ctx->devices[0];
+  }
+  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!dev) return UR_RESULT_ERROR_INVALID_NULL_HANDLE; // which device's stream: several in the context
+  if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  auto *q = new Queue();
+  q->ctx = ctx;
+  q->dev = dev;
+  q->owns_streams = pProperties && pProperties->isNativeHandleOwned;
+  q->lanes.push_back(std::make_unique<Lane>());
+  q->lanes.back()->stream = reinterpret_cast<stream_t>(hNativeQueue); // null: the default stream
+  q->lanes.back()->identity = ordo::so::new_queue_identity();
+  context_hold(ctx);
+  *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
+  return UR_RESULT_SUCCESS;
+}
+
 ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
   ORDO_DRV(q->dev->make_current());

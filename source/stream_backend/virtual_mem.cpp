@@ -8,7 +8,14 @@
 // offset must be 0) and unmaps and sets access only on whole mappings it made, while UR
 // maps from any granule-aligned offset, lets urVirtualMemSetAccess split a mapping and
 // urVirtualMemUnmap then take one piece.
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "backend.hpp"
@@ -258,7 +265,6 @@ ur_result_t UR_APICALL urPhysicalMemCreate(ur_context_handle_t hContext, ur_devi
   if (!phPhysicalMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   const ur_physical_mem_flags_t flags = pProperties ? pProperties->flags : 0;
   if (flags & UR_PHYSICAL_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (flags & UR_PHYSICAL_MEM_FLAG_ENABLE_IPC) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // no IPC handles here
   size_t gran = 0;
   if (ur_result_t r = granularity(ctx, false, &gran)) return r;
   if (size == 0 || size % gran != 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -274,7 +280,7 @@ ur_result_t UR_APICALL urPhysicalMemCreate(ur_context_handle_t hContext, ur_devi
   }
   for (size_t done = 0; done < size; done += gran) {
     phys_t h = nullptr;
-    if (status s = drv::phys_create(&h, gran, d->native)) {
+    if (status s = drv::phys_create(&h, gran, d->native, flags & UR_PHYSICAL_MEM_FLAG_ENABLE_IPC)) {
       undo();
       return s.kind == err::out_of_memory ? UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY : to_ur(s);
     }
@@ -317,6 +323,139 @@ ur_result_t UR_APICALL urPhysicalMemGetInfo(ur_physical_mem_handle_t h, ur_physi
                                  reinterpret_cast<ur_device_handle_t>(p->dev), p->size, p->flags, p->count());
 }
 
+// ---- inter-process handles of physical memory (urIPC*PhysMemHandleExp) ----
+// Memory made with UR_PHYSICAL_MEM_FLAG_ENABLE_IPC is exportable: the handle data name
+// the creating process and one file descriptor per granule (cuMemExportToShareableHandle).
+// The opener takes its own copies of those descriptors (the same process: dup; another:
+// pidfd_getfd, which needs the right to trace it) and imports them as a physical memory
+// object of its context: mappings of both share the bytes (docs/cuda.md).
+
+constexpr uint64_t kIpcMagic = 0x4f52444f43504d31ull;
+
+struct IpcPhysData {
+  uint64_t magic;
+  int64_t pid;
+  uint64_t granule;
+  uint32_t flags;
+  uint32_t count;
+  int32_t fds[1]; // `count` of them
+};
+size_t ipc_data_size(uint32_t count) { return offsetof(IpcPhysData, fds) + sizeof(int32_t) * (count ? count : 1); }
+
+// A descriptor of this process for the creator's `fd`.
+int take_fd(int64_t pid, int fd) {
+  if (pid == static_cast<int64_t>(getpid())) return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0));
+  if (pidfd < 0) return -1;
+  int mine = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, fd, 0));
+  close(pidfd);
+  return mine;
+#else
+  return -1;
+#endif
+}
+
+ur_result_t UR_APICALL urIPCGetPhysMemHandleExp(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem,
+                                                void **ppData, size_t *pSize) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(PhysicalMem, p, hPhysMem);
+  if (!ppData || !pSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  if (!(p->flags & UR_PHYSICAL_MEM_FLAG_ENABLE_IPC)) return UR_RESULT_ERROR_INVALID_VALUE;
+  const uint32_t count = static_cast<uint32_t>(p->granules.size());
+  auto *d = static_cast<IpcPhysData *>(std::calloc(1, ipc_data_size(count)));
+  if (!d) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  ORDO_DRV(p->dev->make_current());
+  for (uint32_t i = 0; i < count; ++i) {
+    int fd = -1;
+    if (status s = drv::phys_export_fd(p->granules[i], &fd)) {
+      for (uint32_t j = 0; j < i; ++j) close(d->fds[j]);
+      std::free(d);
+      return to_ur(s);
+    }
+    d->fds[i] = fd;
+  }
+  d->magic = kIpcMagic;
+  d->pid = static_cast<int64_t>(getpid());
+  d->granule = count ? p->size / count : 0;
+  d->flags = p->flags;
+  d->count = count;
+  *ppData = d;
+  *pSize = ipc_data_size(count);
+  return UR_RESULT_SUCCESS;
+}
+
+// The creator's descriptors go with the data.
+ur_result_t UR_APICALL urIPCPutPhysMemHandleExp(ur_context_handle_t hContext, const void *pData) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  (void)ctx;
+  if (!pData) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  auto *d = static_cast<const IpcPhysData *>(pData);
+  if (d->magic != kIpcMagic || d->pid != static_cast<int64_t>(getpid())) return UR_RESULT_ERROR_INVALID_VALUE;
+  for (uint32_t i = 0; i < d->count; ++i) close(d->fds[i]);
+  std::free(const_cast<void *>(pData));
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urIPCOpenPhysMemHandleExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                                 const void *pData, size_t size, ur_physical_mem_handle_t *phPhysMem) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(Device, d, hDevice);
+  if (!pData || !phPhysMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (ctx->index_of(d) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  if (size < offsetof(IpcPhysData, fds)) return UR_RESULT_ERROR_INVALID_VALUE;
+  IpcPhysData head;
+  std::memcpy(&head, pData, offsetof(IpcPhysData, fds));
+  if (head.magic != kIpcMagic || head.pid <= 0 || head.count == 0 || size != ipc_data_size(head.count))
+    return UR_RESULT_ERROR_INVALID_VALUE;
+  size_t gran = 0;
+  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
+  if (head.granule != gran) return UR_RESULT_ERROR_INVALID_VALUE;
+  std::vector<int32_t> fds(head.count);
+  std::memcpy(fds.data(), static_cast<const char *>(pData) + offsetof(IpcPhysData, fds), sizeof(int32_t) * head.count);
+  ORDO_DRV(d->make_current());
+  std::vector<phys_t> granules;
+  auto undo = [&] {
+    for (phys_t h : granules) drv::phys_release(h);
+  };
+  for (int32_t theirs : fds) {
+    int mine = take_fd(head.pid, theirs);
+    if (mine < 0) {
+      undo();
+      return UR_RESULT_ERROR_INVALID_VALUE; // the process is gone, or not ours to take from
+    }
+    phys_t h = nullptr;
+    status s = drv::phys_import_fd(&h, mine);
+    close(mine);
+    if (s) {
+      undo();
+      return to_ur(s);
+    }
+    granules.push_back(h);
+  }
+  PhysicalMem *p = new (std::nothrow) PhysicalMem();
+  if (!p) {
+    undo();
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  p->ctx = ctx;
+  p->dev = d;
+  p->granules = std::move(granules);
+  p->size = size_t(head.count) * gran;
+  p->flags = head.flags;
+  context_hold(ctx);
+  *phPhysMem = reinterpret_cast<ur_physical_mem_handle_t>(p);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL urIPCClosePhysMemHandleExp(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(PhysicalMem, p, hPhysMem);
+  if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  return sb::urPhysicalMemRelease(hPhysMem);
+}
+
 } // namespace
 
 void install_virtual_mem_entry_points(ur_dditable_t &t) {
@@ -332,6 +471,10 @@ void install_virtual_mem_entry_points(ur_dditable_t &t) {
   t.PhysicalMem.pfnRetain = urPhysicalMemRetain;
   t.PhysicalMem.pfnRelease = urPhysicalMemRelease;
   t.PhysicalMem.pfnGetInfo = urPhysicalMemGetInfo;
+  t.IPCExp.pfnGetPhysMemHandleExp = urIPCGetPhysMemHandleExp;
+  t.IPCExp.pfnPutPhysMemHandleExp = urIPCPutPhysMemHandleExp;
+  t.IPCExp.pfnOpenPhysMemHandleExp = urIPCOpenPhysMemHandleExp;
+  t.IPCExp.pfnClosePhysMemHandleExp = urIPCClosePhysMemHandleExp;
 }
 
 } // namespace ordo::sb

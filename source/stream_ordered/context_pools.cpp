@@ -32,6 +32,13 @@ void context_pools::shutdown() {
     p->drop_ref(); // the list's
     if (p->is_default()) p->drop_ref(); // the context's user count
   }
+  // Registrations the user never undid: the pages stay the caller's, unpinned.
+  std::map<uintptr_t, range> registered;
+  {
+    std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+    registered.swap(registered_);
+  }
+  for (auto &kv : registered) hooks_.unpin_host(reinterpret_cast<void *>(kv.first), kv.second.size);
 }
 
 // ---- pools of the context ------------------------------------------------------------
@@ -230,9 +237,50 @@ bool context_pools::take_plain(const void *base, block_facts *out) {
 bool context_pools::find_plain(const void *p, block_facts &out) const {
   std::shared_lock<std::shared_mutex> lock(ranges_mu_);
   auto it = containing(plain_, reinterpret_cast<uintptr_t>(p));
-  if (it == plain_.end()) return false;
+  if (it == plain_.end()) {
+    it = containing(registered_, reinterpret_cast<uintptr_t>(p));
+    if (it == registered_.end()) return false;
+  }
   out = block_facts{reinterpret_cast<void *>(it->first), it->second.size, it->second.kind, it->second.device, nullptr};
   return true;
+}
+
+namespace {
+// Whether any range of `m` shares a byte with [lo, hi).
+template <class Map> bool overlaps(const Map &m, uintptr_t lo, uintptr_t hi) {
+  auto next = m.lower_bound(lo);
+  if (next != m.end() && next->first < hi) return true;
+  return next != m.begin() && std::prev(next)->first + std::prev(next)->second.size > lo;
+}
+} // namespace
+
+ur_result_t context_pools::register_host(void *p, size_t size, bool read_only) {
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + size;
+  std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+  if (overlaps(plain_, lo, hi) || overlaps(ranges_, lo, hi) || overlaps(registered_, lo, hi))
+    return UR_RESULT_ERROR_INVALID_VALUE;
+  range r;
+  r.size = size;
+  r.kind = UR_USM_TYPE_HOST;
+  auto slot = registered_.emplace(lo, r).first; // may throw: nothing pinned yet
+  if (ur_result_t err = hooks_.pin_host(p, size, read_only)) {
+    registered_.erase(slot);
+    return err;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t context_pools::unregister_host(void *p) {
+  size_t size = 0;
+  {
+    std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+    auto it = registered_.find(reinterpret_cast<uintptr_t>(p));
+    if (it == registered_.end()) return UR_RESULT_ERROR_INVALID_VALUE;
+    size = it->second.size;
+    registered_.erase(it);
+  }
+  hooks_.unpin_host(p, size);
+  return UR_RESULT_SUCCESS;
 }
 
 std::vector<context_pools::block_facts> context_pools::plain_allocations() const {

@@ -2,6 +2,7 @@
 // (urUSMPoolCreate/Retain/Release/GetInfo) and the stream-ordered pool family
 // (urUSMPool*Exp). Results for bad input: docs/async-alloc.md, "Errors".
 #include <exception>
+#include <unistd.h>
 #include <new>
 
 #include "ordo/info.hpp"
@@ -274,6 +275,32 @@ ur_result_t UR_APICALL usmPoolTrimToExp(ur_context_handle_t hContext, ur_device_
   return UR_RESULT_SUCCESS;
 }
 
+// ---- host memory registration (urUSMHostAllocRegisterExp) ----
+// Checks in the order of UR's parameter rules, then the range: whole pages, no wrap.
+
+ur_result_t UR_APICALL usmHostAllocRegisterExp(ur_context_handle_t hContext, void *pHostMem, size_t size,
+                                               const ur_exp_usm_host_alloc_register_properties_t *pProperties) {
+  if (!pHostMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (pProperties && (pProperties->flags & UR_EXP_USM_HOST_ALLOC_REGISTER_FLAGS_MASK))
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (size == 0) return UR_RESULT_ERROR_INVALID_VALUE;
+  context_pools *ctx = nullptr;
+  if (ur_result_t r = context_of(hContext, &ctx)) return r;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(pHostMem);
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  if (p % page != 0 || size % page != 0 || size > UINTPTR_MAX - p) return UR_RESULT_ERROR_INVALID_VALUE;
+  const bool read_only = pProperties && (pProperties->flags & UR_EXP_USM_HOST_ALLOC_REGISTER_FLAG_READ_ONLY);
+  return guarded([&] { return ctx->register_host(pHostMem, size, read_only); });
+}
+
+ur_result_t UR_APICALL usmHostAllocUnregisterExp(ur_context_handle_t hContext, void *pHostMem) {
+  if (!pHostMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  context_pools *ctx = nullptr;
+  if (ur_result_t r = context_of(hContext, &ctx)) return r;
+  return ctx->unregister_host(pHostMem);
+}
+
 } // namespace
 
 void install_pool_entry_points(ur_dditable_t &t, const adapter_hooks &hooks) {
@@ -290,6 +317,10 @@ void install_pool_entry_points(ur_dditable_t &t, const adapter_hooks &hooks) {
   t.USMExp.pfnPoolSetDevicePoolExp = usmPoolSetDevicePoolExp;
   t.USMExp.pfnPoolGetDevicePoolExp = usmPoolGetDevicePoolExp;
   t.USMExp.pfnPoolTrimToExp = usmPoolTrimToExp;
+  if (hooks.host_registration) {
+    t.USMExp.pfnHostAllocRegisterExp = usmHostAllocRegisterExp;
+    t.USMExp.pfnHostAllocUnregisterExp = usmHostAllocUnregisterExp;
+  }
 }
 
 } // namespace ordo::so

@@ -41,8 +41,10 @@ protected:
 };
 
 // The twelve urUSMPool* entry points of the layer, with this adapter's handle checks.
-template <class Ctx, class Dev> void install_pool_entry_points(ur_dditable_t &t) {
+// `host_registration`: the adapter's hooks pin host memory (context_hooks::pin_host).
+template <class Ctx, class Dev> void install_pool_entry_points(ur_dditable_t &t, bool host_registration = false) {
   ordo::so::adapter_hooks hooks;
+  hooks.host_registration = host_registration;
   hooks.pools_of = [](ur_context_handle_t h, ur_result_t *err) -> ordo::so::context_pools * {
     Ctx *ctx = nullptr;
     if (ur_result_t r = unwrap(h, ctx)) {

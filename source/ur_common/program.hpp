@@ -43,11 +43,35 @@ template <class H> struct program_entry_points {
   static void drop(Program *p) {
     if (!p->life.drop()) return;
     for (auto &pd : p->per_device)
-      if (pd.module) H::unload(pd);
+      if (pd.module && pd.owned) H::unload(pd);
     Context *ctx = p->ctx;
     p->tag = decltype(p->tag)::dead;
     delete p;
     H::context_drop(ctx);
+  }
+
+  // A program over the caller's loaded module: built, for the context's one device (a
+  // module belongs to one device); unloaded with the program only when handed over.
+  static ur_result_t UR_APICALL create_with_native(ur_native_handle_t hNative, ur_context_handle_t hContext,
+                                                   const ur_program_native_properties_t *pProperties,
+                                                   ur_program_handle_t *phProgram) {
+    Context *ctx = nullptr;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
+    if (!phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!hNative) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (ctx->devices.size() != 1) return UR_RESULT_ERROR_INVALID_CONTEXT; // which device's module
+    auto *p = new Program();
+    p->ctx = ctx;
+    PerDevice pd;
+    pd.dev = ctx->devices[0];
+    pd.module = reinterpret_cast<decltype(pd.module)>(hNative);
+    pd.status = UR_PROGRAM_BUILD_STATUS_SUCCESS;
+    pd.owned = pProperties && pProperties->isNativeHandleOwned;
+    p->per_device.push_back(std::move(pd));
+    p->built.store(true);
+    H::context_hold(ctx);
+    *phProgram = reinterpret_cast<ur_program_handle_t>(p);
+    return UR_RESULT_SUCCESS;
   }
 
   static ur_result_t check_properties(const ur_program_properties_t *props) {
@@ -338,6 +362,7 @@ template <class H> struct program_entry_points {
     t.Program.pfnGetInfo = get_info;
     t.Program.pfnGetBuildInfo = build_info;
     t.Program.pfnGetNativeHandle = native_handle;
+    t.Program.pfnCreateWithNativeHandle = create_with_native;
   }
 };
 

@@ -11,6 +11,8 @@ namespace {
 class urNativeHandleTest : public conf::ProgramTest {
 protected:
   bool native_cpu() const { return backend() == UR_BACKEND_NATIVE_CPU; }
+  // CUDA and HIP: native handles are driver handles the adapter can look up.
+  bool stream_backend() const { return backend() == UR_BACKEND_CUDA || backend() == UR_BACKEND_HIP; }
   int foreign_ = 0; // an address that is no object of any adapter
   ur_native_handle_t foreign() { return reinterpret_cast<ur_native_handle_t>(&foreign_); }
 };
@@ -21,6 +23,20 @@ protected:
     if (r_ == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << what << " has no native handle on " << found().label(); \
     ASSERT_SUCCESS(r_);                                                                                                \
   } while (0)
+
+TEST_P(urNativeHandleTest, Device) {
+  ur_native_handle_t nd = 0;
+  NATIVE_OR_SKIP(urDeviceGetNativeHandle(device(), &nd), "the device");
+  ur_device_handle_t d = nullptr;
+  NATIVE_OR_SKIP(urDeviceCreateWithNativeHandle(nd, adapter(), nullptr, &d), "the device");
+  EXPECT_EQ(device(), d) << "a root device is made once";
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER, urDeviceCreateWithNativeHandle(nd, adapter(), nullptr, nullptr));
+  if (stream_backend()) {
+    EXPECT_EQ(UR_RESULT_ERROR_INVALID_DEVICE,
+              urDeviceCreateWithNativeHandle(static_cast<ur_native_handle_t>(4096), adapter(), nullptr, &d))
+        << "no device has that driver ordinal";
+  }
+}
 
 TEST_P(urNativeHandleTest, PlatformAndDevice) {
   ur_native_handle_t np = 0, nd = 0;
@@ -56,6 +72,17 @@ TEST_P(urNativeHandleTest, Context) {
   EXPECT_SUCCESS(urContextRelease(c));
   ASSERT_SUCCESS(urContextGetInfo(context, UR_CONTEXT_INFO_NUM_DEVICES, sizeof num, &num, nullptr))
       << "releasing the handle made without ownership released the original";
+  if (stream_backend()) {
+    int not_a_context = 0;
+    EXPECT_EQ(UR_RESULT_ERROR_INVALID_CONTEXT,
+              urContextCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(&not_a_context), adapter(), 1, &dev,
+                                              &keep, &c))
+        << "only a device's primary context is taken";
+    ASSERT_SUCCESS(urContextCreateWithNativeHandle(n, adapter(), 0, nullptr, &keep, &c)) << "no device list: its device";
+    ASSERT_SUCCESS(urContextGetInfo(c, UR_CONTEXT_INFO_NUM_DEVICES, sizeof num, &num, nullptr));
+    EXPECT_EQ(1u, num);
+    EXPECT_SUCCESS(urContextRelease(c));
+  }
   if (!native_cpu()) return;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_CONTEXT, urContextCreateWithNativeHandle(foreign(), adapter(), 1, &dev, &keep, &c));
   // Ownership: with it, the new handle takes over the holder's reference.

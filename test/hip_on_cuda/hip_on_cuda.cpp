@@ -5,6 +5,8 @@
 // semantics where no AMD GPU exists. It checks the adapter, not AMD's runtime (docs/hip.md).
 #include <cuda.h>
 
+#include <cstring>
+
 #include "copy_2d.hpp"
 #include "hip_api.hpp"
 
@@ -158,6 +160,33 @@ HIP_EXPORT hipError_t hipHostMalloc(void **p, size_t size, unsigned flags) {
   return to_hip(cuMemHostAlloc(p, size, cu_flags));
 }
 HIP_EXPORT hipError_t hipHostFree(void *p) { return to_hip(cuMemFreeHost(p)); }
+HIP_EXPORT hipError_t hipHostRegister(void *p, size_t size, unsigned flags) {
+  unsigned cu_flags = (flags & hipHostRegisterPortable ? CU_MEMHOSTREGISTER_PORTABLE : 0) |
+                      (flags & hipHostRegisterMapped ? CU_MEMHOSTREGISTER_DEVICEMAP : 0);
+  return to_hip(cuMemHostRegister(p, size, cu_flags));
+}
+HIP_EXPORT hipError_t hipHostUnregister(void *p) { return to_hip(cuMemHostUnregister(p)); }
+HIP_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *base, size_t *size, hipDeviceptr_t p) {
+  CUdeviceptr b = 0;
+  hipError_t r = to_hip(cuMemGetAddressRange(&b, size, dptr(p)));
+  *base = reinterpret_cast<void *>(b);
+  return r;
+}
+HIP_EXPORT hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *h, void *p) {
+  CUipcMemHandle ch;
+  hipError_t r = to_hip(cuIpcGetMemHandle(&ch, dptr(p)));
+  std::memcpy(h->reserved, &ch, sizeof ch);
+  return r;
+}
+HIP_EXPORT hipError_t hipIpcOpenMemHandle(void **p, hipIpcMemHandle_t h, unsigned flags) {
+  CUipcMemHandle ch;
+  std::memcpy(&ch, h.reserved, sizeof ch);
+  CUdeviceptr b = 0;
+  hipError_t r = to_hip(cuIpcOpenMemHandle(&b, ch, flags & hipIpcMemLazyEnablePeerAccess ? CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS : 0));
+  *p = reinterpret_cast<void *>(b);
+  return r;
+}
+HIP_EXPORT hipError_t hipIpcCloseMemHandle(void *p) { return to_hip(cuIpcCloseMemHandle(dptr(p))); }
 HIP_EXPORT hipError_t hipMallocManaged(void **p, size_t size, unsigned flags) {
   return to_hip(cuMemAllocManaged(reinterpret_cast<CUdeviceptr *>(p), size,
                                   flags & hipMemAttachGlobal ? CU_MEM_ATTACH_GLOBAL : CU_MEM_ATTACH_HOST));

@@ -87,6 +87,15 @@ public:
   virtual void release_context() = 0;
   // Zero `size` bytes at `p` now (urUSM*Alloc from a zero-initialising pool).
   virtual ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) = 0;
+  // urUSMHostAllocRegisterExp: make the caller's pages [p, p + size) host memory every
+  // device of the context can use (pinned and mapped where the backend pins); undone
+  // by unpin_host. Called with the registry's lock held: must not call back into the
+  // layer. Only adapters that set adapter_hooks::host_registration are asked.
+  virtual ur_result_t pin_host(void *p, size_t size, bool read_only) {
+    (void)p, (void)size, (void)read_only;
+    return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  }
+  virtual void unpin_host(void *p, size_t size) { (void)p, (void)size; }
 };
 
 struct adapter_hooks {
@@ -94,9 +103,13 @@ struct adapter_hooks {
   context_pools *(*pools_of)(ur_context_handle_t ctx, ur_result_t *err) = nullptr;
   // Whether a device handle is valid at all (INVALID_DEVICE vs not in context).
   bool (*is_device)(ur_device_handle_t d) = nullptr;
+  // The adapter's context_hooks pin host memory: urUSMHostAllocRegisterExp and
+  // urUSMHostAllocUnregisterExp are installed with the pool entry points.
+  bool host_registration = false;
 };
 
-// Puts the twelve urUSMPool* / urUSMPool*Exp entry points into `t`.
+// Puts the twelve urUSMPool* / urUSMPool*Exp entry points into `t` (and the two
+// host-registration ones when the adapter asks for them).
 void install_pool_entry_points(ur_dditable_t &t, const adapter_hooks &hooks);
 
 // ---- queue identities and ordering knowledge ----------------------------------
@@ -224,6 +237,13 @@ public:
   bool find_plain(const void *p, block_facts &out) const;
   // Every plain allocation still registered (context teardown frees them).
   std::vector<block_facts> plain_allocations() const;
+  // --- host memory the user registered (urUSMHostAllocRegisterExp) ---
+  // Known to queries as host USM (find_plain), never freed by urUSMFree; pinned through
+  // context_hooks::pin_host. INVALID_VALUE for a range that overlaps USM memory of
+  // the context or another registration, or, on unregister, for anything but the
+  // first byte of a registration.
+  ur_result_t register_host(void *p, size_t size, bool read_only); // may throw
+  ur_result_t unregister_host(void *p);
 
   // --- synchronisation points and lifetime ---
   void sync_point() { sweep(true); } // urQueueFinish, urEventWait: collect, release above thresholds
@@ -278,6 +298,7 @@ private:
   mutable std::shared_mutex ranges_mu_;
   std::map<uintptr_t, range> ranges_; // pool chunks (and fixed pools' user memory)
   std::map<uintptr_t, range> plain_;  // plain USM allocations
+  std::map<uintptr_t, range> registered_; // host memory the user registered
 };
 
 // ---- pools ------------------------------------------------------------------------
