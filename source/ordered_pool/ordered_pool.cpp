@@ -102,8 +102,8 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg, std::shared_ptr<po
   cfg_.chunk_granularity = align_up(std::max(cfg_.chunk_granularity, block_granule), block_granule);
   // Teach the node recycler the node size (all sets share one node type).
   block probe;
-  free_.insert(&probe);
-  free_.erase(&probe);
+  pending_event_.insert(&probe);
+  pending_event_.erase(&probe);
 }
 
 ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::size_t size,

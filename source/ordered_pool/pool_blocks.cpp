@@ -269,7 +269,10 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
   std::unique_ptr<chunk> c;
   try {
     c = std::make_unique<chunk>();
-    chunks_.reserve(chunks_.size() + 1);
+    // Geometric: reserving exactly one more copied the whole list at every growth,
+    // quadratic in the number of chunks (~5·10^4 in the 100k random workload).
+    if (chunks_.size() == chunks_.capacity())
+      chunks_.reserve(std::max<std::size_t>(16, 2 * chunks_.size()));
   } catch (const std::bad_alloc &) {
     return nullptr;
   }

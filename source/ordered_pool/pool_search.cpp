@@ -7,15 +7,27 @@
 
 namespace ordo::pool {
 
-block *ordered_pool::impl::fit(block_set<by_size> &set, std::size_t need, std::size_t align) {
-  auto it = set.lower_bound(by_size::type{need, 0});
-  for (std::size_t k = 0; it != set.end() && k < align_tries; ++it, ++k)
-    if (fits(*it, need, align))
-      return *it;
+block *ordered_pool::impl::fit(const size_bins &bins, std::size_t need, std::size_t align) {
+  // The smallest fitting block among the first fit_looks of class c (lowest address
+  // on a tie, as the size tree had it).
+  auto best_in = [&](unsigned c, std::size_t at_least) {
+    block *best = nullptr;
+    std::size_t looks = 0;
+    for (block *b = bins.head(c); b && looks < fit_looks; b = b->bin_next, ++looks)
+      if (b->size >= at_least && fits(b, need, align) &&
+          (!best || b->size < best->size || (b->size == best->size && b->addr < best->addr)))
+        best = b;
+    return best;
+  };
+  // Need's own class may hold smaller blocks; every block of a class above is big enough.
+  unsigned c = bins.first_from(size_bins::class_of(need));
+  for (std::size_t tries = 0; c != size_bins::none && tries < 2; ++tries, c = bins.first_from(c + 1))
+    if (block *b = best_in(c, need))
+      return b;
   if (align == block_granule)
     return nullptr;
-  it = set.lower_bound(by_size::type{need + align - block_granule, 0});
-  return it == set.end() ? nullptr : *it;
+  c = bins.first_from(size_bins::class_at_least(need + align - block_granule));
+  return c == size_bins::none ? nullptr : best_in(c, 0);
 }
 
 block *ordered_pool::impl::fit_queue(queue_id q, std::size_t need, std::size_t align) {
@@ -75,28 +87,37 @@ block *ordered_pool::impl::find_reusable(search &s) {
   // reachability hook, or already complete. With a candidate in hand only
   // a tighter one is worth a question, and one question is enough.
   const std::size_t budget = best ? 1 : probe_limit;
-  auto it = pending_.lower_bound(by_size::type{need, 0});
-  for (std::size_t k = 0; k < budget && it != pending_.end(); ++k) {
-    block *c = *it;
-    if (best && c->size >= best->size)
-      break;
-    if (!fits(c, need, align)) {
-      ++it;
-      continue;
-    }
+  std::size_t asked = 0;
+  block *taken = nullptr;
+  bool promoted = false;
+  pending_.visit(need, 4 * probe_limit, [&](block *c) {
+    if (best && c->size >= best->size) // classes only grow: past best's, nothing is tighter
+      return size_bins::class_of(c->size) > size_bins::class_of(best->size);
+    if (asked++ == budget)
+      return true;
+    if (!fits(c, need, align))
+      return false;
     if (cfg_.reuse_ordered && be_.is_ordered_before(s.rq.command, c->event)) {
-      s.source = alloc_source::ordered;
-      return c;
+      taken = c;
+      return true;
     }
     if (cfg_.reuse_completed && be_.event_complete(c->event)) {
-      // Promotion coalesces, which may recycle `best`: search again.
       promote_event(c->event);
-      block *again = indexed_candidate(s);
-      if (again && s.source == alloc_source::free_block)
-        s.source = alloc_source::completed;
-      return again;
+      promoted = true;
+      return true;
     }
-    ++it;
+    return false;
+  });
+  if (taken) {
+    s.source = alloc_source::ordered;
+    return taken;
+  }
+  if (promoted) {
+    // Promotion coalesces, which may recycle `best`: search again.
+    block *again = indexed_candidate(s);
+    if (again && s.source == alloc_source::free_block)
+      s.source = alloc_source::completed;
+    return again;
   }
   return best;
 }

@@ -45,6 +45,9 @@ struct block {
   queue_id queue = nullptr;
   bool in_order = false;
   block_state state = block_state::free;
+  std::uint16_t bin = 0; // free / pending: the size class it is listed in (size_bins)
+  block *bin_prev = nullptr; // free / pending: the neighbours in that class's list
+  block *bin_next = nullptr;
   // Live blocks carved from several pending blocks at once (rule 3 runs): one
   // entry per piece, in address order; `event` is then null. Rare: heap-held.
   std::vector<inherited_release> *inherited_runs = nullptr;
@@ -223,10 +226,6 @@ private:
 struct by_addr {
   using type = std::uintptr_t;
   static type of(const block *b) { return b->addr; }
-};
-struct by_size {
-  using type = std::pair<std::size_t, std::uintptr_t>;
-  static type of(const block *b) { return {b->size, b->addr}; }
 };
 struct by_queue {
   using type = std::tuple<std::uintptr_t, std::size_t, std::uintptr_t>;

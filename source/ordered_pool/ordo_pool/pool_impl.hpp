@@ -12,6 +12,7 @@
 
 #include "ordo_pool/detail.hpp"
 #include "ordo_pool/ordered_pool.hpp"
+#include "ordo_pool/size_bins.hpp"
 
 namespace ordo::pool {
 namespace detail {
@@ -24,6 +25,8 @@ inline constexpr std::size_t per_event_limit = 16;
 // Candidates tried for a naturally aligned fit before asking for a block
 // that fits whatever its address.
 inline constexpr std::size_t align_tries = 4;
+// Blocks of one size class that fit() compares (each may be a cache miss).
+inline constexpr std::size_t fit_looks = 8;
 // Set nodes / block objects one operation may need at most; stocked up front
 // so that no operation can fail half-way through.
 inline constexpr std::size_t alloc_nodes = 12, alloc_blocks = 3;
@@ -172,9 +175,10 @@ private:
     return align_up(b->addr, align) + need <= b->end();
   }
 
-  // Best fit in a size-ordered set. A block of need + align - 64 bytes fits
-  // at any 64-aligned address, so the search stays O(log n).
-  static block *fit(block_set<by_size> &set, std::size_t need, std::size_t align);
+  // A good fit from size classes: the smallest fitting block among the first few of
+  // need's class, else of the next non-empty class. A block of need + align - 64
+  // bytes fits at any 64-aligned address, so an aligned search stays O(1) too.
+  static block *fit(const size_bins &bins, std::size_t need, std::size_t align);
 
   block *fit_queue(queue_id q, std::size_t need, std::size_t align);
 
@@ -261,8 +265,8 @@ private:
   using alloc_t = recycling_allocator<block *>;
   live_table live_index_;                        // live blocks by start address
   std::map<std::uintptr_t, chunk *> chunk_at_; // chunks by raw address
-  block_set<by_size> free_{key_less<by_size>{}, alloc_t{&nodes_}};
-  block_set<by_size> pending_{key_less<by_size>{}, alloc_t{&nodes_}};
+  size_bins free_;    // free blocks by size class
+  size_bins pending_; // pending blocks by size class
   block_set<by_queue> pending_queue_{key_less<by_queue>{}, alloc_t{&nodes_}};
   block_set<by_event> pending_event_{key_less<by_event>{}, alloc_t{&nodes_}};
   std::shared_ptr<pool_budget> budget_;
