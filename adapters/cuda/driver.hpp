@@ -81,6 +81,10 @@ namespace ordo::cuda {
   X(cuMemCreate)                                                                      \
   X(cuMemRelease)                                                                     \
   X(cuMemExportToShareableHandle)                                                     \
+  X(cuLinkCreate)                                                                     \
+  X(cuLinkAddData)                                                                    \
+  X(cuLinkComplete)                                                                   \
+  X(cuLinkDestroy)                                                                    \
   X(cuMemImportFromShareableHandle)                                                   \
   X(cuMemMap)                                                                         \
   X(cuMemUnmap)                                                                       \

@@ -31,6 +31,7 @@ backend_info describe() {
   i.ooo_streams_env = "ORDO_CUDA_OOO_STREAMS";
   i.wide_2d_memset = true;
   i.virtual_memory = true;
+  i.linking = true;
   i.image_kinds = image_bit(image_kind::ptx) | image_bit(image_kind::elf) | image_bit(image_kind::fatbin);
   return i;
 }
@@ -300,6 +301,29 @@ status module_load(module_t *out, const std::vector<uint8_t> &image, const jit_r
   return status_of(r);
 }
 status module_unload(module_t m) { return status_of(cu().cuModuleUnload(reinterpret_cast<CUmodule>(m))); }
+status link(const std::vector<const std::vector<uint8_t> *> &parts, const jit_request &jit, std::vector<uint8_t> &out) {
+  CUjit_option keys[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                         CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {jit.info_log, reinterpret_cast<void *>(jit.log_size), jit.error_log,
+                    reinterpret_cast<void *>(jit.log_size)};
+  CUlinkState state = nullptr;
+  if (CUresult r = cu().cuLinkCreate(4, keys, values, &state)) return status_of(r);
+  CUresult r = CUDA_SUCCESS;
+  for (const std::vector<uint8_t> *p : parts) {
+    image_kind kind = classify_image(p->data(), p->size());
+    CUjitInputType type = kind == image_kind::ptx ? CU_JIT_INPUT_PTX
+                          : kind == image_kind::fatbin ? CU_JIT_INPUT_FATBINARY
+                                                      : CU_JIT_INPUT_CUBIN;
+    r = cu().cuLinkAddData(state, type, const_cast<uint8_t *>(p->data()), p->size(), "ordo", 0, nullptr, nullptr);
+    if (r) break;
+  }
+  void *cubin = nullptr;
+  size_t size = 0;
+  if (!r) r = cu().cuLinkComplete(state, &cubin, &size);
+  if (!r) out.assign(static_cast<uint8_t *>(cubin), static_cast<uint8_t *>(cubin) + size); // the state owns it
+  cu().cuLinkDestroy(state);
+  return status_of(r);
+}
 status module_get_function(function_t *out, module_t m, const char *name) {
   CUfunction f = nullptr;
   status r = status_of(cu().cuModuleGetFunction(&f, reinterpret_cast<CUmodule>(m), name));

@@ -32,6 +32,7 @@ backend_info describe() {
   i.ooo_streams_env = "ORDO_HIP_OOO_STREAMS";
   i.wide_2d_memset = false; // hipMemset2DAsync writes bytes only
   i.virtual_memory = false; // HIP 5.2 has no virtual memory management
+  i.linking = false;        // nor a linker in libamdhip64 (hiprtc's is another library)
   // Code objects and offload bundles on AMD; PTX, cubin and fatbinaries on NVIDIA.
   i.image_kinds = image_bit(image_kind::elf) | image_bit(image_kind::offload_bundle) | image_bit(image_kind::ptx) |
                   image_bit(image_kind::fatbin);
@@ -281,6 +282,9 @@ status vm_granularity(int, bool, size_t *) { return unsupported(); }
 status vm_reserve(void **, size_t, const void *) { return unsupported(); }
 status vm_free(void *, size_t) { return unsupported(); }
 status phys_create(phys_t *, size_t, int, bool) { return unsupported(); }
+status link(const std::vector<const std::vector<uint8_t> *> &, const jit_request &, std::vector<uint8_t> &) {
+  return unsupported();
+}
 status phys_export_fd(phys_t, int *) { return unsupported(); }
 status phys_import_fd(phys_t *, int) { return unsupported(); }
 status phys_release(phys_t) { return unsupported(); }

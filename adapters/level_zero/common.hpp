@@ -351,6 +351,7 @@ struct Program : Object {
     std::string log;
     std::string options;
     bool owned = true; // false: the caller's module (urProgramCreateWithNativeHandle), never destroyed here
+    bool compiled = false; // made by urProgramCompile: a compiled object
   };
   Context *ctx = nullptr;
   bool from_il = false;

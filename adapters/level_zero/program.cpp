@@ -63,6 +63,12 @@ ur_result_t build_one(Program *p, Program::PerDevice &pd, const std::string &opt
 
 struct program_hooks : handle_types {
   static constexpr bool flags_before_size = true;
+  // Linking modules (zeModuleDynamicLink) is not offered: urProgramLink stays unsupported.
+  static bool links() { return false; }
+  static ur_result_t link(Device *, const std::vector<const Program::PerDevice *> &, const std::string &,
+                          std::vector<uint8_t> &, std::string &) {
+    return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  }
   // SPIR-V is no device's native binary (the driver judges everything else).
   static ur_result_t check_binary(const uint8_t *data, size_t size) {
     return is_spirv(data, size) ? UR_RESULT_ERROR_INVALID_NATIVE_BINARY : UR_RESULT_SUCCESS;

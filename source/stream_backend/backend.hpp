@@ -358,6 +358,7 @@ struct Program : Object {
     std::string log;
     std::string options;
     bool owned = true; // false: the caller's module (urProgramCreateWithNativeHandle), never unloaded here
+    bool compiled = false; // made by urProgramCompile: a compiled object
   };
 
   Context *ctx = nullptr;

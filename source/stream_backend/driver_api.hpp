@@ -101,6 +101,7 @@ struct backend_info {
   std::string runtime_version; // "13.0" (filled in at load)
   bool wide_2d_memset;         // memset_2d16/32 exist (else 2-D fills use bytes)
   bool virtual_memory;         // the vm_* and phys_* calls exist (else urVirtualMem* are not offered)
+  bool linking;                // link() exists (else urProgramLink is not offered)
   unsigned image_kinds;        // bit (1 << image_kind) for each kind module_load takes
 };
 
@@ -219,6 +220,9 @@ status advise(const void *p, size_t size, mem_advice a, bool host, int device_or
 // request's log buffers.
 status module_load(module_t *out, const std::vector<uint8_t> &image, const jit_request &jit);
 status module_unload(module_t m);
+// Links images (PTX NUL-terminated, cubins, fatbinaries) into one cubin; the driver
+// writes its messages to the request's log buffers.
+status link(const std::vector<const std::vector<uint8_t> *> &parts, const jit_request &jit, std::vector<uint8_t> &out);
 status module_get_function(function_t *out, module_t m, const char *name);
 // A global variable of a module: its device address and size; err::not_found where the
 // module has none of that name.

@@ -22,6 +22,9 @@ struct adapter_hooks : handle_types {
 
 } // namespace
 
-void install_adapter_entry_points(ur_dditable_t &t) { ordo::uc::adapter_entry_points<adapter_hooks>::install(t); }
+void install_adapter_entry_points(ur_dditable_t &t) {
+  ordo::uc::adapter_entry_points<adapter_hooks>::install(t);
+  t.Platform.pfnGetNativeHandle = nullptr; // no driver object stands for the platform: the unsupported stub
+}
 
 } // namespace ordo::sb

@@ -81,6 +81,26 @@ ur_result_t build_one(Program::PerDevice &pd, const std::string &options) {
 
 struct program_hooks : handle_types {
   static constexpr bool flags_before_size = false;
+  static bool links() { return info().linking; }
+  // The driver's linker over each part's image (PTX, cubin or fatbinary) for one device.
+  static ur_result_t link(Device *d, const std::vector<const Program::PerDevice *> &parts, const std::string &options,
+                          std::vector<uint8_t> &image, std::string &log) {
+    ORDO_DRV(d->make_current());
+    constexpr size_t kLog = 16 * 1024;
+    std::vector<char> info_log(kLog, 0), error_log(kLog, 0);
+    jit_request jit;
+    jit.info_log = info_log.data();
+    jit.error_log = error_log.data();
+    jit.log_size = kLog;
+    parse_options(options, jit);
+    std::vector<const std::vector<uint8_t> *> images;
+    for (const Program::PerDevice *pd : parts) images.push_back(&pd->image);
+    status r = drv::link(images, jit, image);
+    info_log.back() = error_log.back() = 0;
+    log = std::string(info_log.data()) + error_log.data();
+    if (r) return r.kind == err::out_of_memory ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY : UR_RESULT_ERROR_PROGRAM_LINK_FAILURE;
+    return UR_RESULT_SUCCESS;
+  }
   // Not an image the driver loads: no native binary for this device.
   static ur_result_t check_binary(const uint8_t *data, size_t size) {
     return loadable(classify_image(data, size)) ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_NATIVE_BINARY;

@@ -18,7 +18,12 @@
 //                                     // INVALID_VALUE where the module has no such global
 //     static size_t image_size(const PerDevice &);           // as the user gave it
 //     static ur_result_t kernel_names(PerDevice &built, std::string &names, size_t &count);
+//     static bool links();                                   // urProgramLink is offered
+//     static ur_result_t link(Device *, const std::vector<const PerDevice *> &parts,
+//                             const std::string &options, std::vector<uint8_t> &image, std::string &log);
 //   };
+// PerDevice also has `owned` (the module is unloaded with the program) and `compiled`
+// (urProgramCompile made it: a compiled object, for linking).
 #pragma once
 
 #include <cstring>
@@ -112,11 +117,79 @@ template <class H> struct program_entry_points {
         if (!listed) continue;
       }
       ur_result_t r = H::build_one(p, pd, opts);
+      pd.compiled = false; // a build makes an executable
       if (r != UR_RESULT_SUCCESS && result == UR_RESULT_SUCCESS) result = r;
       any = any || r == UR_RESULT_SUCCESS;
     }
     p->built.store(any);
     return result;
+  }
+
+  // A driver finishes a module in one step, so a compile is a build; what it made is a
+  // compiled object (BUILD_INFO_BINARY_TYPE) that runs as it is or is linked with others.
+  static ur_result_t compile(Program *p, const std::vector<Device *> *only, const char *options) {
+    ur_result_t r = build(p, only, options);
+    std::lock_guard<std::mutex> lock(p->mutex);
+    for (auto &pd : p->per_device) {
+      bool named = !only;
+      for (Device *d : only ? *only : std::vector<Device *>{}) named = named || d == pd.dev;
+      if (named) pd.compiled = pd.status == UR_PROGRAM_BUILD_STATUS_SUCCESS;
+    }
+    return r;
+  }
+
+  static ur_result_t UR_APICALL compile_entry(ur_context_handle_t hContext, ur_program_handle_t hProgram,
+                                              const char *pOptions) {
+    Context *ctx = nullptr;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
+    Program *p = nullptr;
+    if (ur_result_t r = unwrap(hProgram, p)) return r;
+    if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+    return compile(p, nullptr, pOptions);
+  }
+
+  // A new program: per device of the context, the backend's link of every input's image
+  // for that device, loaded as a build would.
+  static ur_result_t UR_APICALL link(ur_context_handle_t hContext, uint32_t count, const ur_program_handle_t *phPrograms,
+                                     const char *pOptions, ur_program_handle_t *phProgram) {
+    Context *ctx = nullptr;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r;
+    if (!phPrograms || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (count == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+    std::vector<Program *> inputs;
+    for (uint32_t i = 0; i < count; ++i) {
+      Program *p = nullptr;
+      if (ur_result_t r = unwrap(phPrograms[i], p)) return r;
+      if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+      inputs.push_back(p);
+    }
+    const std::string options = pOptions ? pOptions : "";
+    std::vector<std::vector<uint8_t>> linked(ctx->devices.size());
+    for (size_t i = 0; i < ctx->devices.size(); ++i) {
+      Device *d = ctx->devices[i];
+      std::vector<const PerDevice *> parts;
+      for (Program *p : inputs) {
+        const PerDevice *found = nullptr;
+        for (auto &pd : p->per_device)
+          if (pd.dev == d && !pd.image.empty()) found = &pd;
+        if (!found) return UR_RESULT_ERROR_INVALID_PROGRAM; // nothing to link for this device
+        parts.push_back(found);
+      }
+      std::string log;
+      if (ur_result_t r = H::link(d, parts, options, linked[i], log)) return r;
+    }
+    images_t images;
+    for (auto &img : linked) images.emplace_back(img.data(), img.size());
+    ur_program_handle_t out = nullptr;
+    if (ur_result_t r = make(ctx, ctx->devices, images, false, &out)) return r;
+    Program *made = nullptr;
+    unwrap(out, made);
+    if (ur_result_t r = build(made, nullptr, pOptions)) {
+      drop(made);
+      return r;
+    }
+    *phProgram = out;
+    return UR_RESULT_SUCCESS;
   }
 
   static ur_result_t UR_APICALL create_with_binary(ur_context_handle_t hContext, uint32_t numDevices,
@@ -196,17 +269,14 @@ template <class H> struct program_entry_points {
     return build(p, &only, pOptions);
   }
 
-  // Modules are finished by the driver in one step: there is no separate compile and
-  // link. The arguments are still checked, so that a bad call gets its own error
-  // rather than UNSUPPORTED_FEATURE.
   static ur_result_t UR_APICALL compile_exp(ur_program_handle_t hProgram, uint32_t numDevices,
                                             ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
-                                            const char *) {
+                                            const char *pOptions) {
     Program *p = nullptr;
     if (ur_result_t r = unwrap(hProgram, p)) return r;
     std::vector<Device *> only;
     if (ur_result_t r = check_exp(p, numDevices, phDevices, flags, only)) return r;
-    return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    return compile(p, &only, pOptions);
   }
 
   static ur_result_t UR_APICALL retain(ur_program_handle_t hProgram) {
@@ -327,8 +397,8 @@ template <class H> struct program_entry_points {
       case UR_PROGRAM_BUILD_INFO_OPTIONS: return out.string(pd.options);
       case UR_PROGRAM_BUILD_INFO_LOG: return out.string(pd.log);
       case UR_PROGRAM_BUILD_INFO_BINARY_TYPE:
-        // Modules are whole programs: nothing is left to link.
-        return out.value(pd.image.empty() ? UR_PROGRAM_BINARY_TYPE_NONE : UR_PROGRAM_BINARY_TYPE_EXECUTABLE);
+        if (pd.image.empty()) return out.value(UR_PROGRAM_BINARY_TYPE_NONE);
+        return out.value(pd.compiled ? UR_PROGRAM_BINARY_TYPE_COMPILED_OBJECT : UR_PROGRAM_BINARY_TYPE_EXECUTABLE);
       default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
       }
     }
@@ -355,6 +425,8 @@ template <class H> struct program_entry_points {
     t.Program.pfnBuild = build_entry;
     t.ProgramExp.pfnBuildExp = build_exp;
     t.ProgramExp.pfnCompileExp = compile_exp;
+    t.Program.pfnCompile = compile_entry;
+    if (H::links()) t.Program.pfnLink = link;
     t.Program.pfnRetain = retain;
     t.Program.pfnRelease = release;
     t.Program.pfnGetFunctionPointer = function_pointer;

@@ -164,10 +164,45 @@ TEST_P(urProgramExpTest, CompileThenLinkForTheDevice) {
                  << ")";
   }
   ASSERT_SUCCESS(r);
+  ur_program_binary_type_t type = UR_PROGRAM_BINARY_TYPE_NONE;
+  ASSERT_SUCCESS(urProgramGetBuildInfo(prog, dev, UR_PROGRAM_BUILD_INFO_BINARY_TYPE, sizeof type, &type, nullptr));
+  EXPECT_TRUE(type == UR_PROGRAM_BINARY_TYPE_COMPILED_OBJECT || type == UR_PROGRAM_BINARY_TYPE_EXECUTABLE)
+      << "after a compile: " << type;
   ur_program_handle_t linked = nullptr;
-  ASSERT_SUCCESS(urProgramLinkExp(context, 1, &dev, 0, 1, &prog, nullptr, &linked));
+  r = urProgramLinkExp(context, 1, &dev, 0, 1, &prog, nullptr, &linked);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+    EXPECT_SUCCESS(urProgramRelease(prog));
+    GTEST_SKIP() << "compiled; no linker on " << found().label();
+  }
+  ASSERT_SUCCESS(r);
   ASSERT_NE(nullptr, linked);
   check_fill(linked);
+  EXPECT_SUCCESS(urProgramRelease(linked));
+  EXPECT_SUCCESS(urProgramRelease(prog));
+}
+
+// urProgramCompile then urProgramLink of the compiled program (and refusals), where the
+// adapter links.
+TEST_P(urProgramExpTest, CompileThenLinkWithoutDeviceList) {
+  ur_program_handle_t prog = unbuilt();
+  if (!prog) GTEST_SKIP() << "no test program for " << found().label();
+  ur_result_t r = urProgramCompile(context, prog, nullptr);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE || r == UR_RESULT_ERROR_INVALID_OPERATION) {
+    EXPECT_SUCCESS(urProgramRelease(prog));
+    GTEST_SKIP() << "no urProgramCompile for this program on " << found().label() << " (" << urinfo::result_name(r)
+                 << ")";
+  }
+  ASSERT_SUCCESS(r);
+  ur_program_handle_t linked = nullptr;
+  r = urProgramLink(context, 1, &prog, nullptr, &linked);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+    EXPECT_SUCCESS(urProgramRelease(prog));
+    GTEST_SKIP() << "compiled; no linker on " << found().label();
+  }
+  ASSERT_SUCCESS(r);
+  check_fill(linked);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, urProgramLink(context, 0, &prog, nullptr, &linked));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER, urProgramLink(context, 1, nullptr, nullptr, &linked));
   EXPECT_SUCCESS(urProgramRelease(linked));
   EXPECT_SUCCESS(urProgramRelease(prog));
 }
