@@ -145,6 +145,7 @@ ur_result_t UR_APICALL enqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
       // Released when the queue's newest command completes: that event is the release event.
       std::lock_guard<std::mutex> lock(q->mu);
       Event *last = q->last && !q->last->terminal() ? q->last : nullptr;
+      if (last) q->order_node_locked(*last); // a launch without an event may have none yet
       r = pools.free_in_command(owner, pMem, last ? to_handle(last) : nullptr, q->identity, true);
       if (r == UR_RESULT_SUCCESS && last) q->has_async_frees.store(true, std::memory_order_release);
     } else {

@@ -30,8 +30,11 @@ template <class T> struct Object : ordo::HandleBase {
 
   void add_ref() noexcept { internal_refs.fetch_add(1, std::memory_order_relaxed); }
   void drop_ref() noexcept {
-    if (internal_refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete static_cast<T *>(this);
+    if (internal_refs.fetch_sub(1, std::memory_order_acq_rel) == 1) T::destroy(static_cast<T *>(this));
   }
+  // The last internal reference is gone. A class may hide this to recycle its objects
+  // (Event: its queue keeps it for the next command).
+  static void destroy(T *obj) noexcept { delete obj; }
 };
 
 // Owning pointer over internal_refs.

@@ -5,21 +5,49 @@
 #include "context.hpp"
 #include "ordo/info.hpp"
 #include "queue.hpp"
-#include "context.hpp"
 
 namespace nc {
 
 Event::Event(Context *ctx, Queue *q, ur_command_t cmd, bool profiled)
     : context(ctx), queue(q), command(cmd), profiling(profiled) {
   ref_count.store(0, std::memory_order_relaxed); // internal until published
-  context->add_ref();
-  if (queue) queue->add_ref();
+  queue->add_ref();
   if (profiling) t_queued.store(now_ns(), std::memory_order_relaxed);
 }
 
-Event::~Event() {
-  if (queue) queue->drop_ref();
-  context->drop_ref();
+// Holds nothing: destroy() dropped the queue, or the queue is deleting its free list.
+Event::~Event() = default;
+
+void Event::destroy(Event *ev) noexcept {
+  Queue *q = ev->queue;
+  // Nothing else can reach the event now: reset what a new command must not see here,
+  // on the thread that retired it rather than on the enqueuing one.
+  ev->more_successors.clear();
+  ev->callbacks.clear();
+  ev->has_callbacks.store(false, std::memory_order_relaxed);
+  ev->work.reset();
+  if (!q->give_back_event(*ev)) delete ev;
+  q->drop_ref(); // after give_back_event: the queue deletes its free events when it goes
+}
+
+void Event::reuse(ur_command_t cmd) {
+  command = cmd;
+  ref_count.store(0, std::memory_order_relaxed);
+  internal_refs.store(1, std::memory_order_relaxed);
+  status.store(UR_EVENT_STATUS_QUEUED, std::memory_order_relaxed);
+  result = UR_RESULT_SUCCESS;
+  waiting_on.store(1, std::memory_order_relaxed);
+  dependency_failed.store(false, std::memory_order_relaxed);
+  first_successor.store(nullptr, std::memory_order_relaxed);
+  order_node.store(0, std::memory_order_relaxed);
+  queue_prev = queue_next = free_next = nullptr;
+  if (profiling) {
+    t_submit.store(0, std::memory_order_relaxed);
+    t_start.store(0, std::memory_order_relaxed);
+    t_end.store(0, std::memory_order_relaxed);
+    t_queued.store(now_ns(), std::memory_order_relaxed);
+  }
+  queue->add_ref();
 }
 
 namespace {

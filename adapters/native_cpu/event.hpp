@@ -22,6 +22,11 @@ struct Event;
 struct Work {
   virtual ~Work() = default;
   virtual void execute(Event &ev) = 0;
+  // Called when the command has finished: drop what the command held and return true
+  // to be kept in the event (Event::spare) for the next command that reuses it.
+  virtual bool recycle() { return false; }
+  // Non-zero for a kind of work that a later command may rebuild in place.
+  virtual int reuse_kind() const { return 0; }
 };
 
 struct Event : Object<Event> {
@@ -36,24 +41,33 @@ struct Event : Object<Event> {
   Event(Context *ctx, Queue *q, ur_command_t cmd, bool profiled);
   ~Event();
   void on_user_released() {}
+  // The last internal reference is gone: the event goes back to its queue for a later
+  // command (Queue::take_free_event), or is deleted when the queue keeps enough.
+  static void destroy(Event *ev) noexcept;
+  // A recycled event as a new command of the same queue (as constructed: QUEUED, user
+  // count 0, one internal reference, a reference to its queue).
+  void reuse(ur_command_t cmd);
 
-  Context *const context; // internal reference
+  Context *const context; // the queue's: the event holds its queue, which holds it
   Queue *const queue;     // internal reference
-  const ur_command_t command;
+  ur_command_t command;   // changes only when recycled
   const bool profiling;
 
   // ---- scheduling state (task_graph.cpp) ----
   std::mutex mu;
   std::condition_variable done_cv;
+  uint32_t sleepers = 0; // threads asleep on done_cv (under mu): finish() notifies only then
   std::atomic<int> status{UR_EVENT_STATUS_QUEUED}; // ur_event_status_t; terminal values set under mu
   ur_result_t result = UR_RESULT_SUCCESS;          // set under mu when status turns terminal
   // Unfinished dependencies, plus one guard held while the command is being built.
   std::atomic<uint32_t> waiting_on{1};
   std::atomic<bool> dependency_failed{false};
-  // Commands waiting for this one (under mu; not owning: they wait for us, so they
-  // live). The first is kept inline: a chain of commands allocates nothing here.
-  // An entry's low bit marks an order-only edge (see graph::add_dependency).
-  Event *first_successor = nullptr;
+  // Commands waiting for this one (not owning: they wait for us, so they live). The
+  // first is kept inline and set without the lock (one CAS: a chain of commands takes
+  // no lock and allocates nothing per edge); finish() closes it (graph::kClosed). The
+  // others are under mu. An entry's low bit marks an order-only edge
+  // (see graph::add_dependency).
+  std::atomic<Event *> first_successor{nullptr};
   std::vector<Event *> more_successors;
   struct Callback {
     ur_execution_info_t when;
@@ -65,6 +79,10 @@ struct Event : Object<Event> {
   // steps of events without callbacks need no lock.
   std::atomic<bool> has_callbacks{false};
   std::unique_ptr<Work> work;
+  // The work of the finished command, kept for the next command that reuses this
+  // event (a launch rebuilds a LaunchWork in place: no allocation per launch).
+  std::unique_ptr<Work> spare;
+  Event *free_next = nullptr; // in its queue's list of free events
 
   // ---- profiling, nanoseconds of now_ns() ----
   std::atomic<uint64_t> t_queued{0}, t_submit{0}, t_start{0}, t_end{0};

@@ -57,15 +57,14 @@ struct Shard {
   }
 };
 
-// Never destroyed: entry points may still run during process exit.
-Shard *shards() {
-  static Shard *s = new Shard[kShards];
-  return s;
-}
+// Never destroyed: entry points may still run during process exit. Made when the
+// library is loaded (no initialisation guard on every look-up, so shard_of inlines);
+// no static initialiser of this library registers a handle.
+Shard *const g_shards = new Shard[kShards];
 
-Shard &shard_of(const void *h) {
+inline Shard &shard_of(const void *h) {
   auto v = reinterpret_cast<uintptr_t>(h);
-  return shards()[((v >> 4) ^ (v >> 12)) % kShards];
+  return g_shards[((v >> 4) ^ (v >> 12)) % kShards];
 }
 
 static_assert(static_cast<uintptr_t>(Kind::Pool) <= kKindBits, "a kind must fit in a handle's alignment bits");

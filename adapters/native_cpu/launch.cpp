@@ -102,7 +102,7 @@ ur_result_t capture_args(const ordo_nc_kernel_desc &desc, uint32_t numArgs, cons
     value_bytes = out.offsets[idx] + bytes;
   }
   if (value_bytes > kMaxParameterSize) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
-  out.storage.assign(value_bytes, 0);
+  if (value_bytes) out.storage.assign(value_bytes, 0);
   for (uint32_t idx = 0; idx < n; ++idx) {
     const ur_exp_kernel_arg_properties_t &a = pArgs[chosen[idx]];
     if (a.type == UR_EXP_KERNEL_ARG_TYPE_POINTER) {
@@ -120,12 +120,42 @@ ur_result_t capture_args(const ordo_nc_kernel_desc &desc, uint32_t numArgs, cons
 LaunchWork::LaunchWork(Kernel &kernel, const ordo_nc_range &range, LaunchArgs args, size_t work_group_memory)
     : kernel_(&kernel), desc_(kernel.desc), range_(range), args_(std::move(args)),
       work_group_memory_(work_group_memory) {
-  arg_ptrs_.resize(desc_->num_args, nullptr);
-  for (uint32_t i = 0; i < desc_->num_args; ++i)
-    if (!args_.storage.empty()) arg_ptrs_[i] = &args_.storage[args_.offsets[i]];
+  setup();
+}
+
+void LaunchWork::reset(Kernel &kernel, const ordo_nc_range &range, LaunchArgs &&args, size_t work_group_memory) {
+  kernel_ = Ref<Kernel>(&kernel);
+  desc_ = kernel.desc;
+  range_ = range;
+  // Swapped, not moved: the old buffers go with the caller's (empty, for most kernels)
+  // LaunchArgs, and this launch keeps the new ones with no allocation here.
+  args_.storage.swap(args.storage);
+  args_.offsets.swap(args.offsets);
+  args_.locals.swap(args.locals);
+  args_.local_block = args.local_block;
+  work_group_memory_ = work_group_memory;
+  event_ = nullptr;
+  next_group_.store(0, std::memory_order_relaxed);
+  failure_.store(0, std::memory_order_relaxed);
+  failed_group_.store(0, std::memory_order_relaxed);
+  setup();
+}
+
+bool LaunchWork::recycle() {
+  kernel_ = Ref<Kernel>(); // the kernel (and its program) may go now
+  arg_ptrs_.clear();
+  return true;
+}
+
+void LaunchWork::setup() {
+  if (desc_->num_args) {
+    arg_ptrs_.assign(desc_->num_args, nullptr);
+    if (!args_.storage.empty())
+      for (uint32_t i = 0; i < desc_->num_args; ++i) arg_ptrs_[i] = &args_.storage[args_.offsets[i]];
+  }
   total_groups_ = range_.num_groups[0] * range_.num_groups[1] * range_.num_groups[2];
   // Small grabs balance the load; enough of them per grab to keep the shared counter cool.
-  size_t workers = WorkerPool::instance().size();
+  static const size_t workers = WorkerPool::instance().size();
   grain_ = std::max<size_t>(1, total_groups_ / (workers * 16));
 }
 
@@ -303,12 +333,34 @@ ur_result_t UR_APICALL enqueueKernelLaunchWithArgsExp(
           return r;
     LaunchArgs args;
     if (ur_result_t r = capture_args(*k->desc, numArgs, pArgs, args)) return r;
-    if (args.local_block + wg_memory > local_memory_size()) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
+    if (args.local_block + wg_memory > 0 && args.local_block + wg_memory > local_memory_size())
+      return UR_RESULT_ERROR_OUT_OF_RESOURCES;
     CommandBuilder cmd(*q, UR_COMMAND_KERNEL_LAUNCH);
     if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    auto launch = std::make_unique<LaunchWork>(*k, range, std::move(args), wg_memory);
-    if (buffers.empty()) cmd.set_work(std::move(launch));
-    else cmd.set_work(std::make_unique<HoldingWork>(std::move(launch), std::move(buffers)));
+    struct Spec {
+      Kernel &k;
+      const ordo_nc_range &range;
+      LaunchArgs &args;
+      size_t wg_memory;
+    } spec{*k, range, args, wg_memory}; // lives until submit() returns
+    if (buffers.empty()) {
+      // Built in the event under the queue's mutex: a recycled event brings its last
+      // launch's LaunchWork, rebuilt in place (docs/native-cpu.md, "The scheduler").
+      cmd.set_work_maker(
+          [](Event &ev, void *ctx) -> std::unique_ptr<Work> {
+            Spec &s = *static_cast<Spec *>(ctx);
+            if (ev.spare && ev.spare->reuse_kind() == LaunchWork::kReuseKind) {
+              std::unique_ptr<Work> w = std::move(ev.spare);
+              static_cast<LaunchWork &>(*w).reset(s.k, s.range, std::move(s.args), s.wg_memory);
+              return w;
+            }
+            return std::make_unique<LaunchWork>(s.k, s.range, std::move(s.args), s.wg_memory);
+          },
+          &spec);
+    } else {
+      auto launch = std::make_unique<LaunchWork>(*k, range, std::move(args), wg_memory);
+      cmd.set_work(std::make_unique<HoldingWork>(std::move(launch), std::move(buffers)));
+    }
     return cmd.submit(phEvent);
   });
 }

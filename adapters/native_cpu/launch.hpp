@@ -28,10 +28,17 @@ ur_result_t capture_args(const ordo_nc_kernel_desc &desc, uint32_t numArgs, cons
 
 class LaunchWork final : public Work {
 public:
+  static constexpr int kReuseKind = 1;
   LaunchWork(Kernel &kernel, const ordo_nc_range &range, LaunchArgs args, size_t work_group_memory);
   void execute(Event &ev) override;
+  // Kept by a recycled event: drops the kernel, keeps the vectors' memory.
+  bool recycle() override;
+  int reuse_kind() const override { return kReuseKind; }
+  // A recycled launch as a new one (what the constructor does).
+  void reset(Kernel &kernel, const ordo_nc_range &range, LaunchArgs &&args, size_t work_group_memory);
 
 private:
+  void setup();
   static void chunk_task(void *self, uint32_t);
   void run_chunk();
 

@@ -20,7 +20,47 @@ Queue::Queue(Context *ctx, ur_queue_flags_t f)
 Queue::~Queue() {
   if (last) last->drop_ref();
   if (last_barrier) last_barrier->drop_ref();
+  for (Event *list : {free_taken, free_given.load(std::memory_order_acquire)})
+    while (list) delete std::exchange(list, list->free_next);
   context->drop_ref();
+}
+
+namespace {
+// Free events a queue keeps: enough for a burst of launches (the bench's 256 and more),
+// few enough that a queue's idle memory stays small.
+constexpr uint32_t kMaxFreeEvents = 1024;
+} // namespace
+
+bool Queue::give_back_event(Event &ev) noexcept {
+  if (free_count.fetch_add(1, std::memory_order_relaxed) >= kMaxFreeEvents) {
+    free_count.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
+  Event *head = free_given.load(std::memory_order_relaxed);
+  do ev.free_next = head;
+  while (!free_given.compare_exchange_weak(head, &ev, std::memory_order_release, std::memory_order_relaxed));
+  return true;
+}
+
+Event *Queue::take_free_event() {
+  if (!free_taken) free_taken = free_given.exchange(nullptr, std::memory_order_acquire);
+  Event *ev = free_taken;
+  if (ev) {
+    free_taken = ev->free_next;
+    free_count.fetch_sub(1, std::memory_order_relaxed);
+  }
+  return ev;
+}
+
+uint64_t Queue::order_node_locked(Event &ev) {
+  uint64_t node = ev.order_node.load(std::memory_order_relaxed);
+  if (node == 0) {
+    // Skipped when linked: its only predecessor was the queue's previous command, so it
+    // follows the queue's newest recorded node, as `ev` is still the queue's newest.
+    node = context->pools->order().record(identity, in_order, false, nullptr, 0, false);
+    ev.order_node.store(node, std::memory_order_relaxed);
+  }
+  return node;
 }
 
 void Queue::on_user_released() {
@@ -84,25 +124,35 @@ CommandBuilder::CommandBuilder(Queue &queue, ur_command_t type) : queue_(queue),
 CommandBuilder::~CommandBuilder() = default;
 
 ur_result_t CommandBuilder::set_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents) {
+  if (numEvents == 0 && !phEvents) return UR_RESULT_SUCCESS; // the common case, nothing to check
   if (ur_result_t r = check_wait_list(numEvents, phEvents)) return r;
   num_waits_ = numEvents;
   waits_ = phEvents;
   return UR_RESULT_SUCCESS;
 }
 
+void CommandBuilder::add_edges(Event &ev, bool user_event) {
+  if (user_event) {
+    ev.ref_count.store(1, std::memory_order_relaxed); // the user's reference...
+    ev.add_ref();                                     // ...keeps the memory too
+  }
+  for (uint32_t i = 0; i < num_waits_; ++i) graph::add_dependency(ev, *reinterpret_cast<Event *>(waits_[i]));
+  for (auto &dep : extra_) graph::add_dependency(ev, *dep, /*inherit_failure=*/false);
+}
+
 Event *CommandBuilder::make_event(bool user_event) {
   // Everything that can fail (allocation) happens before the command is linked.
-  auto owned = std::make_unique<Event>(queue_.context, &queue_, type_, queue_.profiling);
-  Event *ev = owned.get();
+  Event *ev = new Event(queue_.context, &queue_, type_, queue_.profiling);
   ev->work = std::move(work_);
   if (user_event) {
-    ev->ref_count.store(1, std::memory_order_relaxed); // the user's reference...
-    ev->add_ref();                                     // ...keeps the memory too
-    registry().add(ev, Kind::Event);
+    try {
+      registry().add(ev, Kind::Event);
+    } catch (...) {
+      Event::destroy(ev);
+      throw;
+    }
   }
-  owned.release(); // from here the scheduler's reference owns it
-  for (uint32_t i = 0; i < num_waits_; ++i) graph::add_dependency(*ev, *reinterpret_cast<Event *>(waits_[i]));
-  for (auto &dep : extra_) graph::add_dependency(*ev, *dep, /*inherit_failure=*/false);
+  add_edges(*ev, user_event);
   return ev;
 }
 
@@ -132,6 +182,14 @@ void CommandBuilder::link_locked(Event &e) {
 }
 
 void CommandBuilder::record_order(Event &ev) {
+  if (no_user_event_ && queue_.in_order && ordering_ == Ordering::Normal && num_waits_ == 0 && extra_.empty()) {
+    // Nobody can name this command's event, and its only predecessor is the previous
+    // command: a node would add nothing the queue's newest recorded node does not say.
+    // It can still be asked for as the release event of a later plain free, which
+    // records it then (Queue::order_node_locked). docs/native-cpu.md, "The scheduler".
+    ev.order_node.store(0, std::memory_order_relaxed);
+    return;
+  }
   constexpr size_t kMax = 8; // more only loses reuse
   uint64_t waits[kMax];
   size_t n = 0;
@@ -151,12 +209,27 @@ void CommandBuilder::start(Event &ev, ur_event_handle_t *phEvent) {
 }
 
 ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
-  Event *ev = make_event(phEvent != nullptr);
-  Ref<Event> keep_for_wait(blocking ? ev : nullptr);
+  const bool user_event = phEvent != nullptr;
+  no_user_event_ = !user_event;
+  Event *ev;
   {
+    // One hold of the queue's mutex: take a recycled event (or make one), build the
+    // work into it, add its edges and link it.
     std::lock_guard<std::mutex> lock(queue_.mu);
+    ev = queue_.take_free_event();
+    if (ev) ev->reuse(type_);
+    else ev = new Event(queue_.context, &queue_, type_, queue_.profiling);
+    try {
+      ev->work = maker_ ? maker_(*ev, maker_ctx_) : std::move(work_);
+      if (user_event) registry().add(ev, Kind::Event);
+    } catch (...) {
+      Event::destroy(ev); // not linked, not seen: back to the free list
+      throw;
+    }
+    add_edges(*ev, user_event);
     link_locked(*ev);
   }
+  Ref<Event> keep_for_wait(blocking ? ev : nullptr);
   start(*ev, phEvent);
   if (blocking && !graph::wait(*ev)) return ev->result;
   return UR_RESULT_SUCCESS;

@@ -29,6 +29,17 @@ struct Queue : Object<Queue> {
   // Blocks until every command enqueued before the call has finished (urQueueFinish).
   void wait_unfinished();
 
+  // Recycled events (docs/native-cpu.md, "The scheduler"): an event whose last internal
+  // reference went (the user's included) is kept for a later command of this queue, so
+  // that a command costs no allocation and no cross-thread free. Any thread gives back
+  // (a lock-free push); takers hold `mu` and take the whole given-back list at once, so
+  // no pop races another pop (no ABA). False: enough are kept, delete it.
+  bool give_back_event(Event &ev) noexcept;
+  Event *take_free_event(); // under mu; null when none
+  // The ordering node of the newest command `ev` (queue.mu held), recording it now if
+  // its record was skipped (CommandBuilder::record_order).
+  uint64_t order_node_locked(Event &ev);
+
   Context *const context; // internal reference
   const ur_queue_flags_t flags;
   const bool in_order;
@@ -40,6 +51,10 @@ struct Queue : Object<Queue> {
   Event *pending_head = nullptr; // out-of-order: unfinished commands, oldest first
   Event *pending_tail = nullptr;
   std::atomic<uint32_t> pending_count{0}; // unfinished commands (either kind)
+
+  Event *free_taken = nullptr;                 // under mu
+  std::atomic<Event *> free_given{nullptr};    // given back, not yet taken
+  std::atomic<uint32_t> free_count{0};         // in both lists
 
   // A stream-ordered free enqueued here may still be pending in a pool: releasing the
   // queue completes it. (The allocator's pool calls happen under `mu`, with the
@@ -87,6 +102,13 @@ public:
   // start() lets it run (queue.mu not held). A linked command must be started.
   Event *make_event(bool user_event);
   void link_locked(Event &ev);
+  // The work of a command built under queue.mu into its event (submit() only), so that a
+  // recycled event's spare work can be rebuilt in place. Replaces set_work.
+  using WorkMaker = std::unique_ptr<Work> (*)(Event &ev, void *ctx);
+  void set_work_maker(WorkMaker f, void *ctx) {
+    maker_ = f;
+    maker_ctx_ = ctx;
+  }
   // Stream-ordered commands: the pool call sees the command being built.
   uint32_t num_waits() const { return num_waits_; }
   const ur_event_handle_t *waits() const { return waits_; }
@@ -95,6 +117,9 @@ public:
 private:
   // The command's place in the context's ordering knowledge (queue.mu held).
   void record_order(Event &ev);
+  // The user's reference (when asked for) and the edges of the wait list and of the
+  // runtime's own dependencies.
+  void add_edges(Event &ev, bool user_event);
 
   Queue &queue_;
   ur_command_t type_;
@@ -103,6 +128,9 @@ private:
   const ur_event_handle_t *waits_ = nullptr;
   std::vector<Ref<Event>> extra_;
   std::unique_ptr<Work> work_;
+  WorkMaker maker_ = nullptr;
+  void *maker_ctx_ = nullptr;
+  bool no_user_event_ = false; // submit() without phEvent: nobody can name the event
 };
 
 // A command whose work is a function run on a worker.

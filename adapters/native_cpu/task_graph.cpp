@@ -89,22 +89,36 @@ Event *tag(Event *e, bool order_only) {
 }
 Event *untag(Event *e) { return reinterpret_cast<Event *>(reinterpret_cast<uintptr_t>(e) & ~kOrderOnly); }
 bool order_only(Event *e) { return reinterpret_cast<uintptr_t>(e) & kOrderOnly; }
+// first_successor once finish() has taken it: no more successors go there.
+Event *const kClosed = reinterpret_cast<Event *>(uintptr_t{2});
 
 } // namespace
 
 void add_dependency(Event &ev, Event &dep, bool inherit_failure) {
   if (&ev == &dep) return;
-  std::lock_guard<std::mutex> lock(dep.mu);
-  int s = dep.status.load(std::memory_order_acquire);
-  if (s == UR_EVENT_STATUS_COMPLETE) return;
-  if (s == UR_EVENT_STATUS_ERROR) {
-    if (inherit_failure) ev.dependency_failed.store(true, std::memory_order_release);
-    return;
-  }
   Event *entry = tag(&ev, !inherit_failure);
-  if (!dep.first_successor) dep.first_successor = entry;
-  else dep.more_successors.push_back(entry);
+  // Counted before dep can see the entry: finish(dep) may release it at once (the
+  // construction guard keeps the count above zero meanwhile).
   ev.waiting_on.fetch_add(1, std::memory_order_relaxed);
+  Event *first = nullptr;
+  if (dep.first_successor.compare_exchange_strong(first, entry, std::memory_order_acq_rel,
+                                                  std::memory_order_acquire))
+    return; // finish(dep) takes it with its exchange, whenever that comes
+  if (first != kClosed) {
+    std::lock_guard<std::mutex> lock(dep.mu);
+    if (!dep.terminal()) { // finish(dep) has not taken the list yet: it will take this entry
+      try {
+        dep.more_successors.push_back(entry);
+      } catch (...) {
+        ev.waiting_on.fetch_sub(1, std::memory_order_relaxed);
+        throw;
+      }
+      return;
+    }
+  }
+  // dep has finished (its status was set before first_successor was closed).
+  ev.waiting_on.fetch_sub(1, std::memory_order_relaxed);
+  if (inherit_failure && dep.failed()) ev.dependency_failed.store(true, std::memory_order_release);
 }
 
 // Holding from.mu keeps `from` unfinished, so none of the commands waiting for it
@@ -122,7 +136,8 @@ bool reaches(Event &from, const Event *const *targets, size_t num_targets, size_
   Event *frontier[64];
   size_t head = 0, tail = 0;
   auto push_successors = [&](Event &e) { // under e.mu
-    if (e.first_successor && tail < 64) frontier[tail++] = untag(e.first_successor);
+    Event *first = e.first_successor.load(std::memory_order_acquire);
+    if (first && first != kClosed && tail < 64) frontier[tail++] = untag(first);
     for (Event *s : e.more_successors)
       if (tail < 64) frontier[tail++] = untag(s);
   };
@@ -148,16 +163,19 @@ void finish(Event &ev, ur_result_t result) {
   Event *first = nullptr;
   std::vector<Event *> more;
   std::vector<Event::Callback> due;
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(ev.mu);
+    wake = ev.sleepers > 0;
     ev.result = result;
     ev.status.store(result == UR_RESULT_SUCCESS ? UR_EVENT_STATUS_COMPLETE : UR_EVENT_STATUS_ERROR,
                     std::memory_order_release);
-    first = std::exchange(ev.first_successor, nullptr);
     more.swap(ev.more_successors);
     due.swap(ev.callbacks); // every remaining callback is due at completion
   }
-  ev.done_cv.notify_all();
+  // After the status: an add_dependency that finds it closed sees the status too.
+  first = ev.first_successor.exchange(kClosed, std::memory_order_acq_rel);
+  if (wake) ev.done_cv.notify_all();
   if (result != UR_RESULT_SUCCESS && result != UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS)
     NC_LOG(info, "command of type %d (ur_command_t) failed: ur_result_t %d", static_cast<int>(ev.command),
            static_cast<int>(result));
@@ -171,7 +189,10 @@ void finish(Event &ev, ur_result_t result) {
   if (first) release(first);
   for (Event *s : more) release(s);
   for (auto &cb : due) cb.fn(to_handle(&ev), cb.when, cb.user);
-  work.reset(); // releases what the command held (a kernel, a program) before we let go
+  // Releases what the command held (a kernel, a program) before we let go; a launch's
+  // work stays with the event for the next launch that reuses it.
+  if (work && work->recycle()) ev.spare = std::move(work);
+  else work.reset();
   if (ev.queue) ev.queue->command_finished(ev);
   ev.drop_ref(); // the scheduler's reference
 }
@@ -186,7 +207,9 @@ bool wait(Event &ev) {
   }
   if (!ev.terminal()) {
     std::unique_lock<std::mutex> lock(ev.mu);
+    ++ev.sleepers; // seen by finish() under the same lock as the status change
     ev.done_cv.wait(lock, [&] { return ev.terminal(); });
+    --ev.sleepers;
   }
   return !ev.failed();
 }

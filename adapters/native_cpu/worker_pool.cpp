@@ -11,18 +11,23 @@
 namespace nc {
 
 namespace {
-thread_local bool t_is_worker = false;
 // The task this worker runs next, before taking one from the shared queue.
 struct Continuation {
   WorkerPool::TaskFn fn = nullptr;
   void *ctx = nullptr;
   uint32_t arg = 0;
 };
-thread_local Continuation t_next;
+// One thread_local for all of a thread's state: in a dlopen'ed library each distinct
+// thread_local costs a __tls_get_addr call per function that touches it.
+struct ThreadState {
+  bool is_worker = false;
+  int chain = 0;      // continuations run back to back so far
+  Continuation next;
+};
+thread_local ThreadState t_state;
 // Continuations run back to back; past this many the next one goes to the shared
 // queue, so that a long chain cannot keep this worker from other ready work.
 constexpr int kMaxContinuations = 64;
-thread_local int t_chain = 0;
 } // namespace
 
 uint32_t hardware_threads() {
@@ -59,7 +64,7 @@ WorkerPool &WorkerPool::instance() {
   return *pool;
 }
 
-bool WorkerPool::on_worker_thread() { return t_is_worker; }
+bool WorkerPool::on_worker_thread() { return t_state.is_worker; }
 
 void WorkerPool::acquire() {
   {
@@ -77,7 +82,7 @@ void WorkerPool::release() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (users_ == 0 || --users_ > 0) return;
-    if (t_is_worker) { // a worker cannot join itself: keep the threads (they idle)
+    if (t_state.is_worker) { // a worker cannot join itself: keep the threads (they idle)
       users_ = 1;
       return;
     }
@@ -117,15 +122,17 @@ void WorkerPool::push_range(TaskFn fn, void *ctx, uint32_t first, uint32_t count
 }
 
 void WorkerPool::push_continuation(TaskFn fn, void *ctx, uint32_t arg) {
-  if (t_is_worker && !t_next.fn && t_chain < kMaxContinuations) {
-    t_next = {fn, ctx, arg};
+  ThreadState &me = t_state;
+  if (me.is_worker && !me.next.fn && me.chain < kMaxContinuations) {
+    me.next = {fn, ctx, arg};
     return;
   }
   push(fn, ctx, arg);
 }
 
 void WorkerPool::run_worker() {
-  t_is_worker = true;
+  ThreadState &me = t_state;
+  me.is_worker = true;
   std::unique_lock<std::mutex> lock(mu_);
   const auto spin_for = std::chrono::microseconds(spin_microseconds());
   for (;;) {
@@ -158,9 +165,9 @@ void WorkerPool::run_worker() {
     ++running_;
     lock.unlock();
     task.fn(task.ctx, task.arg);
-    for (t_chain = 0; t_next.fn; ++t_chain) {
-      Continuation next = t_next;
-      t_next = {};
+    for (me.chain = 0; me.next.fn; ++me.chain) {
+      Continuation next = me.next;
+      me.next = {};
       next.fn(next.ctx, next.arg);
     }
     lock.lock();

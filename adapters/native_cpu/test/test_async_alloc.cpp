@@ -172,6 +172,34 @@ TEST_F(NativeCpuAsync, OrderThroughTheGraphCountsAsRuleOne) {
   release({held, freed, after});
 }
 
+// A launch without an event gets no ordering node when enqueued; a plain free that makes
+// it the block's release event records it then (docs/native-cpu.md, "The scheduler"). A
+// command after it on its queue carries the order to another queue; one before it not.
+TEST_F(NativeCpuAsync, LaunchWithoutEventIsOrderedWhenAFreeNeedsIt) {
+  ur_queue_handle_t a = make_queue(), b = make_queue();
+  Gate gate;
+  ur_event_handle_t held = gated_task(a, gate);
+  void *p = nullptr, *unordered = nullptr, *again = nullptr;
+  ASSERT_EQ(alloc(a, 1 << 16, &p), UR_RESULT_SUCCESS);
+  ASSERT_EQ(fill_with(a, p, (1 << 16) / 4, 7), UR_RESULT_SUCCESS); // no event
+  ASSERT_EQ(free_async(a, p), UR_RESULT_SUCCESS);                  // released when that launch completes
+  ur_event_handle_t after = nullptr;
+  ASSERT_EQ(T(a).Enqueue.pfnEventsWait(a, 0, nullptr, &after), UR_RESULT_SUCCESS);
+  ASSERT_EQ(alloc(b, 1 << 16, &unordered, nullptr, 1, &held), UR_RESULT_SUCCESS); // before the launch only
+  EXPECT_NE(unordered, p);
+  ASSERT_EQ(alloc(b, 1 << 16, &again, nullptr, 1, &after), UR_RESULT_SUCCESS); // after it
+  EXPECT_EQ(again, p);
+  ASSERT_EQ(fill_with(b, again, (1 << 16) / 4, 9), UR_RESULT_SUCCESS);
+  gate.open();
+  ASSERT_EQ(T(a).Queue.pfnFinish(a), UR_RESULT_SUCCESS);
+  ASSERT_EQ(T(b).Queue.pfnFinish(b), UR_RESULT_SUCCESS);
+  EXPECT_EQ(static_cast<uint32_t *>(again)[100], 9u);
+  ASSERT_EQ(free_async(b, again), UR_RESULT_SUCCESS);
+  ASSERT_EQ(free_async(b, unordered), UR_RESULT_SUCCESS);
+  ASSERT_EQ(T(b).Queue.pfnFinish(b), UR_RESULT_SUCCESS);
+  release({held, after});
+}
+
 // Rule 3: at its maximum size the pool hands an unordered alloc the block of a
 // pending free and makes the alloc wait for it; the data written after the alloc
 // is never overwritten by the block's previous user.

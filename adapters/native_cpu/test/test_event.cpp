@@ -150,6 +150,51 @@ TEST_F(NativeCpuEvent, CallbacksFireOnceFromAWorkerOrAtOnce) {
   T(ev).Event.pfnRelease(ev);
 }
 
+// Events go back to their queue once nothing holds them and are reused by later
+// commands (docs/native-cpu.md, "The scheduler"): a reused event starts as a new one,
+// and nothing of its previous command (its callbacks) comes with it.
+TEST_F(NativeCpuEvent, RecycledEventsStartFresh) {
+  ur_queue_handle_t q = make_queue();
+  ur_kernel_handle_t empty = kernel(build_program(test_kernels_path()), "empty");
+  const size_t one = 1;
+  constexpr int kRounds = 4, kPerRound = 64;
+  CallbackLog log;
+  for (int round = 0; round < kRounds; ++round) {
+    Gate gate;
+    ur_event_handle_t held = gated_task(q, gate);
+    std::vector<ur_event_handle_t> events(kPerRound, nullptr);
+    for (auto &ev : events) {
+      ASSERT_EQ(launch(q, empty, 1, &one, nullptr, {}), UR_RESULT_SUCCESS); // one without an event
+      ASSERT_EQ(launch(q, empty, 1, &one, nullptr, {}, 0, nullptr, &ev), UR_RESULT_SUCCESS);
+      EXPECT_EQ(status(ev), UR_EVENT_STATUS_QUEUED);
+      uint32_t refs = 0;
+      ASSERT_EQ(T(ev).Event.pfnGetInfo(ev, UR_EVENT_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr),
+                UR_RESULT_SUCCESS);
+      EXPECT_EQ(refs, 1u);
+      ur_command_t type{};
+      ASSERT_EQ(T(ev).Event.pfnGetInfo(ev, UR_EVENT_INFO_COMMAND_TYPE, sizeof type, &type, nullptr),
+                UR_RESULT_SUCCESS);
+      EXPECT_EQ(type, UR_COMMAND_KERNEL_LAUNCH);
+      if (round == 0) {
+        ASSERT_EQ(T(ev).Event.pfnSetCallback(ev, UR_EXECUTION_INFO_COMPLETE, CallbackLog::callback, &log),
+                  UR_RESULT_SUCCESS);
+      }
+    }
+    gate.open();
+    ASSERT_EQ(T(q).Queue.pfnFinish(q), UR_RESULT_SUCCESS);
+    for (auto ev : events) {
+      EXPECT_EQ(status(ev), UR_EVENT_STATUS_COMPLETE);
+      T(ev).Event.pfnRelease(ev);
+    }
+    T(held).Event.pfnRelease(held);
+  }
+  // Callbacks run on the worker just before their event's resources go.
+  for (int i = 0; i < 1000 && log.count.load() < kPerRound; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(log.count.load(), kPerRound);
+}
+
 TEST_F(NativeCpuEvent, CallbacksForEachStageFireInOrder) {
   ur_queue_handle_t q = make_queue();
   Gate before, task;
