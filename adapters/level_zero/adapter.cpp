@@ -165,7 +165,6 @@ ur_dditable_t build_table() {
   t.Kernel.pfnCreate = ordo::l0::urKernelCreate;
   ordo::l0::install_kernel_entry_points(t); // the bookkeeping urKernel*
   t.Kernel.pfnSetExecInfo = ordo::l0::urKernelSetExecInfo;
-  t.Kernel.pfnSuggestMaxCooperativeGroupCount = ordo::l0::urKernelSuggestMaxCooperativeGroupCount;
   t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::l0::urEnqueueKernelLaunchWithArgsExp;
   t.EnqueueExp.pfnHostTaskExp = ordo::l0::urEnqueueHostTaskExp;
   // Command buffers recorded once and replayed through the entries above (host

@@ -51,7 +51,6 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t, bool, void *, siz
 ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t, const char *, ur_kernel_handle_t *);
 ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t, ur_queue_handle_t, uint32_t, const size_t *, const size_t *, size_t *);
 ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t, ur_kernel_exec_info_t, size_t, const ur_kernel_exec_info_properties_t *, const void *);
-ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_t, ur_device_handle_t, uint32_t, const size_t *, size_t, uint32_t *);
 
 // launch.cpp
 ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(ur_queue_handle_t, ur_kernel_handle_t, uint32_t, const size_t *, const size_t *, const size_t *, uint32_t, const ur_exp_kernel_arg_properties_t *, const ur_kernel_launch_ext_properties_t *, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);

@@ -109,20 +109,6 @@ ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel
   }
 }
 
-ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
-                                                               uint32_t workDim, const size_t *pLocalWorkSize,
-                                                               size_t dynamicSharedMemorySize,
-                                                               uint32_t *pGroupCountRet) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  ORDO_UNWRAP(Device, d, hDevice);
-  (void)k;
-  (void)d;
-  (void)dynamicSharedMemorySize;
-  if (!pLocalWorkSize || !pGroupCountRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (workDim < 1 || workDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // cooperative launches are not offered
-}
-
 namespace {
 
 struct kernel_hooks : handle_types {
