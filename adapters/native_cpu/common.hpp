@@ -8,6 +8,7 @@
 #include <new>
 #include <utility>
 
+#include "ordo/guarded.hpp"
 #include "handle_registry.hpp"
 #include "ordo/ddi_fill.hpp"
 #include "ordo/handle.hpp"
@@ -108,15 +109,7 @@ inline ur_result_t check_info_args(size_t propSize, const void *pPropValue, cons
 }
 
 // Runs an entry point body, turning allocation failure into the API's error.
-template <class F> ur_result_t guarded(F &&body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  } catch (...) {
-    return UR_RESULT_ERROR_UNKNOWN;
-  }
-}
+using ordo::guarded;
 
 // Monotonic nanoseconds: profiling timestamps and urDeviceGetGlobalTimestamps.
 inline uint64_t now_ns() {

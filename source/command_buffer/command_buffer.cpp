@@ -3,6 +3,7 @@
 // check that can be known then, copies the arguments and holds the handles; enqueueing
 // replays the commands in order through the adapter's own entry points, each after its
 // sync points, and ends with a marker whose event is the command buffer's.
+#include "ordo/guarded.hpp"
 #include "ordo_cb/command_buffer.hpp"
 
 #include <algorithm>
@@ -21,15 +22,7 @@ namespace {
 
 using SyncPoint = ur_exp_command_buffer_sync_point_t;
 
-template <class F> ur_result_t guarded(F &&body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  } catch (...) {
-    return UR_RESULT_ERROR_UNKNOWN;
-  }
-}
+using ordo::guarded;
 
 ur_result_t bad_buffer(const void *h) {
   return h ? UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP : UR_RESULT_ERROR_INVALID_NULL_HANDLE;

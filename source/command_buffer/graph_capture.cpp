@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ordo/guarded.hpp"
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "bound_events.hpp"
@@ -30,15 +31,7 @@ using SyncPoint = ur_exp_command_buffer_sync_point_t;
 ur_dditable_t g_orig; // the adapter's entry points as they were before the wrapping
 std::atomic<bool> g_installed{false};
 
-template <class F> ur_result_t guarded(F &&body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  } catch (...) {
-    return UR_RESULT_ERROR_UNKNOWN;
-  }
-}
+using ordo::guarded;
 
 struct Graph : ordo::HandleBase {
   Graph(ur_context_handle_t c, uint64_t i) : HandleBase(&table()), context(c), id(i) {}

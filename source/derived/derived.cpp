@@ -1,5 +1,6 @@
 // Entry points built from the adapter's own others (ordo_derived/derived.hpp), called
 // through ordo::adapter_ddi() so they see exactly what the adapter does.
+#include "ordo/guarded.hpp"
 #include "ordo_derived/derived.hpp"
 
 #include <sys/mman.h>
@@ -20,15 +21,7 @@ namespace {
 
 const ur_dditable_t &table() { return ordo::adapter_ddi(); }
 
-template <class F> ur_result_t guarded(F &&body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  } catch (...) {
-    return UR_RESULT_ERROR_UNKNOWN;
-  }
-}
+using ordo::guarded;
 
 // ---- pitched USM ----
 

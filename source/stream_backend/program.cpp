@@ -39,6 +39,23 @@ std::string parse_options(const std::string &options, jit_request &jit) {
   return ignored;
 }
 
+// The driver's message buffers for one JIT or link, read back as one log.
+struct JitLogs {
+  static constexpr size_t kLog = 16 * 1024;
+  std::vector<char> info = std::vector<char>(kLog, 0), error = std::vector<char>(kLog, 0);
+  explicit JitLogs(jit_request &jit) {
+    jit.info_log = info.data();
+    jit.error_log = error.data();
+    jit.log_size = kLog;
+  }
+  std::string text() {
+    info.back() = error.back() = 0;
+    std::string out = info.data();
+    if (error[0]) out += (out.empty() ? "" : "\n") + std::string(error.data());
+    return out;
+  }
+};
+
 // Loads one device's image; the program mutex is held.
 ur_result_t build_one(Program::PerDevice &pd, const std::string &options) {
   if (pd.module) {
@@ -57,17 +74,11 @@ ur_result_t build_one(Program::PerDevice &pd, const std::string &options) {
     return UR_RESULT_ERROR_INVALID_BINARY;
   }
   ORDO_DRV(pd.dev->make_current());
-  constexpr size_t kLog = 16 * 1024;
-  std::vector<char> info_log(kLog, 0), error_log(kLog, 0);
   jit_request jit;
-  jit.info_log = info_log.data();
-  jit.error_log = error_log.data();
-  jit.log_size = kLog;
+  JitLogs logs(jit);
   const std::string ignored = parse_options(options, jit);
   status r = drv::module_load(&pd.module, pd.image, jit);
-  info_log.back() = error_log.back() = 0;
-  pd.log = info_log.data();
-  if (error_log[0]) pd.log += (pd.log.empty() ? "" : "\n") + std::string(error_log.data());
+  pd.log = logs.text();
   if (!ignored.empty()) pd.log += (pd.log.empty() ? "" : "\n") + ("options not used by the JIT: " + ignored);
   if (r) {
     pd.module = nullptr;
@@ -86,18 +97,13 @@ struct program_hooks : handle_types {
   static ur_result_t link(Device *d, const std::vector<const Program::PerDevice *> &parts, const std::string &options,
                           std::vector<uint8_t> &image, std::string &log) {
     ORDO_DRV(d->make_current());
-    constexpr size_t kLog = 16 * 1024;
-    std::vector<char> info_log(kLog, 0), error_log(kLog, 0);
     jit_request jit;
-    jit.info_log = info_log.data();
-    jit.error_log = error_log.data();
-    jit.log_size = kLog;
+    JitLogs logs(jit);
     parse_options(options, jit);
     std::vector<const std::vector<uint8_t> *> images;
     for (const Program::PerDevice *pd : parts) images.push_back(&pd->image);
     status r = drv::link(images, jit, image);
-    info_log.back() = error_log.back() = 0;
-    log = std::string(info_log.data()) + error_log.data();
+    log = logs.text();
     if (r) return r.kind == err::out_of_memory ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY : UR_RESULT_ERROR_PROGRAM_LINK_FAILURE;
     return UR_RESULT_SUCCESS;
   }

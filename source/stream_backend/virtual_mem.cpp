@@ -48,6 +48,21 @@ void drop(PhysicalMem *p) {
   delete p;
 }
 
+// A physical memory object over `granules` (taken over on success), holding its context.
+bool publish(Context *ctx, Device *d, std::vector<phys_t> &granules, size_t size, ur_physical_mem_flags_t flags,
+             ur_physical_mem_handle_t *out) {
+  PhysicalMem *p = new (std::nothrow) PhysicalMem();
+  if (!p) return false;
+  p->ctx = ctx;
+  p->dev = d;
+  p->granules = std::move(granules);
+  p->size = size;
+  p->flags = flags;
+  context_hold(ctx);
+  *out = reinterpret_cast<ur_physical_mem_handle_t>(p);
+  return true;
+}
+
 // A mapping's reference to its physical memory.
 class PhysRef {
 public:
@@ -286,18 +301,10 @@ ur_result_t UR_APICALL urPhysicalMemCreate(ur_context_handle_t hContext, ur_devi
     }
     granules.push_back(h);
   }
-  PhysicalMem *p = new (std::nothrow) PhysicalMem();
-  if (!p) {
+  if (!publish(ctx, d, granules, size, flags, phPhysicalMem)) {
     undo();
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
-  p->ctx = ctx;
-  p->dev = d;
-  p->granules = std::move(granules);
-  p->size = size;
-  p->flags = flags;
-  context_hold(ctx);
-  *phPhysicalMem = reinterpret_cast<ur_physical_mem_handle_t>(p);
   return UR_RESULT_SUCCESS;
 }
 
@@ -434,18 +441,10 @@ ur_result_t UR_APICALL urIPCOpenPhysMemHandleExp(ur_context_handle_t hContext, u
     }
     granules.push_back(h);
   }
-  PhysicalMem *p = new (std::nothrow) PhysicalMem();
-  if (!p) {
+  if (!publish(ctx, d, granules, size_t(head.count) * gran, head.flags, phPhysMem)) {
     undo();
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
-  p->ctx = ctx;
-  p->dev = d;
-  p->granules = std::move(granules);
-  p->size = size_t(head.count) * gran;
-  p->flags = head.flags;
-  context_hold(ctx);
-  *phPhysMem = reinterpret_cast<ur_physical_mem_handle_t>(p);
   return UR_RESULT_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <new>
 
+#include "ordo/guarded.hpp"
 #include "ordo/info.hpp"
 #include "pool_core.hpp"
 
@@ -14,16 +15,7 @@ namespace {
 
 adapter_hooks g_hooks; // set once by install_pool_entry_points (one per adapter library)
 
-// No exception crosses the C interface.
-template <class F> ur_result_t guarded(F f) {
-  try {
-    return f();
-  } catch (const std::bad_alloc &) {
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  } catch (...) {
-    return UR_RESULT_ERROR_UNKNOWN;
-  }
-}
+using ordo::guarded;
 
 ur_result_t context_of(ur_context_handle_t h, context_pools **out) {
   if (!h) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;

@@ -138,14 +138,16 @@ template <class H> struct program_entry_points {
     return r;
   }
 
-  static ur_result_t UR_APICALL compile_entry(ur_context_handle_t hContext, ur_program_handle_t hProgram,
+  // urProgramBuild / urProgramCompile: a program of the context, every device.
+  template <ur_result_t (*Step)(Program *, const std::vector<Device *> *, const char *)>
+  static ur_result_t UR_APICALL whole_program(ur_context_handle_t hContext, ur_program_handle_t hProgram,
                                               const char *pOptions) {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r;
     Program *p = nullptr;
     if (ur_result_t r = unwrap(hProgram, p)) return r;
     if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-    return compile(p, nullptr, pOptions);
+    return Step(p, nullptr, pOptions);
   }
 
   // A new program: per device of the context, the backend's link of every input's image
@@ -230,15 +232,6 @@ template <class H> struct program_entry_points {
     return make(ctx, ctx->devices, images, true, phProgram);
   }
 
-  static ur_result_t UR_APICALL build_entry(ur_context_handle_t hContext, ur_program_handle_t hProgram,
-                                            const char *pOptions) {
-    Context *ctx = nullptr;
-    if (ur_result_t r = unwrap(hContext, ctx)) return r;
-    Program *p = nullptr;
-    if (ur_result_t r = unwrap(hProgram, p)) return r;
-    if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-    return build(p, nullptr, pOptions);
-  }
 
   // The checks BuildExp and CompileExp share; `only` gets the devices named.
   static ur_result_t check_exp(Program *p, uint32_t numDevices, ur_device_handle_t *phDevices,
@@ -422,10 +415,10 @@ template <class H> struct program_entry_points {
   static void install(ur_dditable_t &t) {
     t.Program.pfnCreateWithIL = create_with_il;
     t.Program.pfnCreateWithBinary = create_with_binary;
-    t.Program.pfnBuild = build_entry;
+    t.Program.pfnBuild = whole_program<build>;
     t.ProgramExp.pfnBuildExp = build_exp;
     t.ProgramExp.pfnCompileExp = compile_exp;
-    t.Program.pfnCompile = compile_entry;
+    t.Program.pfnCompile = whole_program<compile>;
     if (H::links()) t.Program.pfnLink = link;
     t.Program.pfnRetain = retain;
     t.Program.pfnRelease = release;
