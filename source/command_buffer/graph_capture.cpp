@@ -791,6 +791,11 @@ ur_result_t UR_APICALL queueIsCapturing(ur_queue_handle_t q, bool *pResult) {
   uint32_t refs = 0;
   if (table().Queue.pfnGetInfo(q, UR_QUEUE_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr) != UR_RESULT_SUCCESS)
     return UR_RESULT_ERROR_INVALID_QUEUE;
+  // The DPC++ runtime asks before every queue operation: no lock while nothing captures.
+  if (!active()) {
+    *pResult = false;
+    return UR_RESULT_SUCCESS;
+  }
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   *pResult = s.captures.count(q) != 0;
