@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "ordo/guarded.hpp"
@@ -76,17 +77,31 @@ struct Capture {
 };
 
 // Everything graph capture knows (capture is not a hot path). `mu` guards graphs and
-// captures; `events_mu` the capture events, so that releasing an event never waits for
-// `mu` (a recording destroyed under `mu` releases events). Order: mu, then events_mu.
+// captures and is held while a capture appends to its recording (a recording's lock
+// after `mu`). `capturing_mu` guards only the set of capturing queues: a replay, which
+// holds its recording's lock, asks that set and never takes `mu`. `events_mu` guards
+// the capture events, so that releasing an event never waits for `mu`. Order: mu, then a
+// recording's lock or events_mu or capturing_mu; the last two take nothing after them.
 struct State {
   std::mutex mu;
   std::unordered_map<const void *, std::unique_ptr<Graph>> graphs;
   std::unordered_map<const void *, std::unique_ptr<ExecGraph>> execs;
   std::unordered_map<ur_queue_handle_t, Capture> captures;
   uint64_t next_id = 1;
+  std::mutex capturing_mu;
+  std::unordered_set<ur_queue_handle_t> capturing; // the keys of `captures`
   std::mutex events_mu;
   std::unordered_map<const void *, std::unique_ptr<CaptureEvent>> events;
 };
+bool is_capturing(State &s, ur_queue_handle_t q) {
+  std::lock_guard<std::mutex> lock(s.capturing_mu);
+  return s.capturing.count(q) != 0;
+}
+void set_capturing(State &s, ur_queue_handle_t q, bool on) { // under mu
+  std::lock_guard<std::mutex> lock(s.capturing_mu);
+  if (on) s.capturing.insert(q);
+  else s.capturing.erase(q);
+}
 State &state() {
   static State *s = new State; // never destroyed: handles may outlive static destruction
   return *s;
@@ -226,10 +241,13 @@ ur_result_t command(ur_queue_handle_t q, ur_command_t type, Kind kind, uint32_t 
   n = waits.n;
   w = waits.w;
   State &s = state();
+  if (!is_capturing(s, q)) {
+    if (names_capture_event(s, n, w)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST; // nodes never run
+    return run();
+  }
   std::unique_lock<std::mutex> lock(s.mu);
   auto it = s.captures.find(q);
-  if (it == s.captures.end()) {
-    if (names_capture_event(s, n, w)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST; // nodes never run
+  if (it == s.captures.end()) { // the capture ended meanwhile
     lock.unlock();
     return run();
   }
@@ -680,6 +698,7 @@ ur_result_t UR_APICALL queueRelease(ur_queue_handle_t q) {
       Graph *g = it->second.graph;
       --g->capturing;
       s.captures.erase(it);
+      set_capturing(s, q, false);
       g_active.fetch_sub(1, std::memory_order_acq_rel);
       if (!g->user_owned && g->capturing == 0) ended = destroy_graph(s, g);
     }
@@ -760,6 +779,11 @@ ur_result_t begin(ur_queue_handle_t q, ur_exp_graph_handle_t hGraph, bool into) 
     Capture &c = s.captures[q];
     c.graph = g;
     c.in_order = in_order;
+    try {
+      set_capturing(s, q, true);
+    } catch (...) {
+      return undo(UR_RESULT_ERROR_OUT_OF_HOST_MEMORY);
+    }
     ++g->capturing;
     g_active.fetch_add(1, std::memory_order_acq_rel);
     return UR_RESULT_SUCCESS;
@@ -780,6 +804,7 @@ ur_result_t UR_APICALL queueEndCapture(ur_queue_handle_t q, ur_exp_graph_handle_
   --g->capturing;
   g->user_owned = true;
   s.captures.erase(it);
+  set_capturing(s, q, false);
   g_active.fetch_sub(1, std::memory_order_acq_rel);
   *phGraph = reinterpret_cast<ur_exp_graph_handle_t>(g);
   return UR_RESULT_SUCCESS;
@@ -816,27 +841,33 @@ ur_result_t UR_APICALL graphInstantiate(ur_exp_graph_handle_t hGraph, ur_exp_exe
   if (!hGraph) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!phExec) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
-  Graph *g = graph_of(s, hGraph);
-  if (!g) return bad_graph(hGraph);
-  if (g->capturing) return UR_RESULT_ERROR_INVALID_OPERATION; // still being recorded
-  return guarded([&]() -> ur_result_t {
-    if (!g->recorded) return UR_RESULT_ERROR_INVALID_ARGUMENT; // nothing to run
-    auto e = std::make_unique<ExecGraph>(g->cb);
-    s.execs.emplace(e.get(), nullptr);
-    if (!g->instantiated) {
-      if (ur_result_t r = table().CommandBufferExp.pfnFinalizeExp(g->cb)) {
-        s.execs.erase(e.get());
-        return r;
-      }
-      g->instantiated = true;
-    }
-    table().CommandBufferExp.pfnRetainExp(g->cb);
-    ExecGraph *raw = e.get();
-    s.execs[raw] = std::move(e);
-    *phExec = reinterpret_cast<ur_exp_executable_graph_handle_t>(raw);
-    return UR_RESULT_SUCCESS;
-  });
+  ur_exp_command_buffer_handle_t cb = nullptr;
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    Graph *g = graph_of(s, hGraph);
+    if (!g) return bad_graph(hGraph);
+    if (g->capturing) return UR_RESULT_ERROR_INVALID_OPERATION; // still being recorded
+    if (!g->recorded) return UR_RESULT_ERROR_INVALID_ARGUMENT;  // nothing to run
+    cb = g->cb;
+    first = !g->instantiated;
+    g->instantiated = true; // no capture into it from now on
+    table().CommandBufferExp.pfnRetainExp(cb); // the executable graph's
+  }
+  // Finalizing takes the recording's lock, which is never taken under `mu` by a replay.
+  ur_result_t r = first ? table().CommandBufferExp.pfnFinalizeExp(cb) : UR_RESULT_SUCCESS;
+  if (r == UR_RESULT_SUCCESS)
+    r = guarded([&] {
+      auto e = std::make_unique<ExecGraph>(cb);
+      std::lock_guard<std::mutex> lock(s.mu);
+      s.execs.emplace(e.get(), nullptr);
+      ExecGraph *raw = e.get();
+      s.execs[raw] = std::move(e);
+      *phExec = reinterpret_cast<ur_exp_executable_graph_handle_t>(raw);
+      return UR_RESULT_SUCCESS;
+    });
+  if (r != UR_RESULT_SUCCESS) table().CommandBufferExp.pfnReleaseExp(cb);
+  return r;
 }
 
 ur_result_t UR_APICALL graphDestroy(ur_exp_graph_handle_t hGraph) {
