@@ -875,6 +875,20 @@ ur_result_t append_replay(ur_exp_command_buffer_handle_t h, ur_command_t type, c
                 });
 }
 
+void take_back(ur_exp_command_buffer_handle_t h, SyncPoint point) {
+  Hold cb(h);
+  if (!cb) return;
+  std::unique_ptr<Command> gone;
+  {
+    std::lock_guard<std::mutex> lock(cb->mu);
+    if (cb->finalized || cb->commands.empty() || cb->commands.size() - 1 != point) return;
+    gone = std::move(cb->commands.back());
+    cb->commands.pop_back();
+    unregister_command(gone.get());
+  }
+  // `gone` releases what it held here, outside the buffer's lock.
+}
+
 std::vector<CommandShape> shape_of(ur_exp_command_buffer_handle_t h) {
   std::vector<CommandShape> out;
   Hold cb(h);

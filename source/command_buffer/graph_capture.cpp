@@ -178,7 +178,7 @@ Replay wait_replay(std::shared_ptr<std::vector<ur_event_handle_t>> held) {
 // The sync points a command captured on `c` follows: its queue's order, the capture
 // events of its wait list, and, for real events in it, a recorded wait for them.
 ur_result_t dependencies(Capture &c, uint32_t n, const ur_event_handle_t *w, bool whole_queue,
-                         std::vector<SyncPoint> &after) {
+                         std::vector<SyncPoint> &after, bool &waits_recorded, SyncPoint &wait_point) {
   State &s = state();
   std::vector<ur_event_handle_t> real;
   {
@@ -198,6 +198,8 @@ ur_result_t dependencies(Capture &c, uint32_t n, const ur_event_handle_t *w, boo
     if (ur_result_t r = append_replay(c.graph->cb, UR_COMMAND_EVENTS_WAIT, {}, wait_replay(hold_events(real)), &p))
       return r;
     after.push_back(p);
+    waits_recorded = true;
+    wait_point = p;
   }
   if (c.in_order) {
     if (c.has_last) after.push_back(c.last);
@@ -255,9 +257,17 @@ ur_result_t command(ur_queue_handle_t q, ur_command_t type, Kind kind, uint32_t 
   Capture &c = it->second;
   return guarded([&]() -> ur_result_t {
     std::vector<SyncPoint> after;
-    if (ur_result_t r = dependencies(c, n, w, kind != Kind::command && n == 0, after)) return r;
+    bool waits_recorded = false;
+    SyncPoint wait_point = 0;
+    if (ur_result_t r =
+            dependencies(c, n, w, kind != Kind::command && n == 0, after, waits_recorded, wait_point))
+      return r;
     SyncPoint p = 0;
-    if (ur_result_t r = record(c.graph->cb, after, &p)) return r;
+    if (ur_result_t r = record(c.graph->cb, after, &p)) {
+      // Refused: the wait recorded for its real events goes too (it is the newest).
+      if (waits_recorded) take_back(c.graph->cb, wait_point);
+      return r;
+    }
     c.graph->recorded = size_t(p) + 1; // the newest sync point (a recorded wait may come before it)
     if (c.in_order) {
       c.has_last = true;

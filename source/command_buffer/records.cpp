@@ -81,6 +81,12 @@ void register_command(Command *c) {
   r.commands.emplace(c, c->owner);
 }
 
+void unregister_command(Command *c) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.commands.erase(c);
+}
+
 bool unregister_buffer(CommandBuffer *cb) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mu);

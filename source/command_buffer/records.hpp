@@ -88,6 +88,9 @@ ORDO_HANDLE_CHECK(CommandBuffer);
 ur_result_t append_replay(ur_exp_command_buffer_handle_t h, ur_command_t type,
                           const std::vector<ur_exp_command_buffer_sync_point_t> &after, Replay replay,
                           ur_exp_command_buffer_sync_point_t *point);
+// Takes back the newest command when it is the one at `point` (a wait graph capture
+// recorded for a command that was then refused).
+void take_back(ur_exp_command_buffer_handle_t h, ur_exp_command_buffer_sync_point_t point);
 // Each command's type and the sync points it follows, in append order.
 struct CommandShape {
   ur_command_t type;
@@ -113,6 +116,7 @@ private:
 };
 void register_buffer(CommandBuffer *cb);
 void register_command(Command *c);
+void unregister_command(Command *c);
 // The user's last release: unknown handles answer false.
 bool unregister_buffer(CommandBuffer *cb);
 void drop(CommandBuffer *cb); // one `alive` reference less

@@ -252,6 +252,12 @@ TEST_P(urGraphCaptureTest, RefusesWhatAGraphCannotHoldAndRecordsNothing) {
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER,
             urEnqueueUSMMemcpy(queue, false, nullptr, mem[0], 4, 0, nullptr, nullptr))
       << "captured commands are checked when captured";
+  // A refused command that waits for a real event leaves no recorded wait behind.
+  ur_event_handle_t real = nullptr;
+  ASSERT_SUCCESS(urEnqueueEventsWait(reader, 0, nullptr, &real));
+  EXPECT_EQ(UR_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
+            urEnqueueUSMMemcpy(queue, true, host.data(), mem[0], kWords * 4, 1, &real, nullptr));
+  EXPECT_SUCCESS(urEventRelease(real));
   ur_exp_graph_handle_t graph = nullptr;
   ASSERT_SUCCESS(urQueueGetGraphExp(queue, &graph));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_OPERATION, urGraphDestroyExp(graph)) << "a queue still captures into it";
@@ -261,6 +267,13 @@ TEST_P(urGraphCaptureTest, RefusesWhatAGraphCannotHoldAndRecordsNothing) {
   bool empty = false;
   ASSERT_SUCCESS(urGraphIsEmptyExp(graph, &empty));
   EXPECT_TRUE(empty) << "a refused command was recorded";
+  const std::string path = ::testing::TempDir() + "ordo_graph_refused.dot";
+  ASSERT_SUCCESS(urGraphDumpContentsExp(graph, path.c_str()));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(std::string::npos, text.str().find("n0")) << "the recording holds a command:\n" << text.str();
+  std::remove(path.c_str());
   ur_exp_executable_graph_handle_t exec = nullptr;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_ARGUMENT, urGraphInstantiateGraphExp(graph, &exec)) << "an empty graph";
 
