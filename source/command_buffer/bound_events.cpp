@@ -118,8 +118,6 @@ void bind(ur_event_handle_t bound, ur_event_handle_t real) {
   if (old) unwrapped().Event.pfnRelease(old);
 }
 
-bool is_bound(ur_event_handle_t e) { return static_cast<bool>(Ref(e)); }
-
 bool is_reusable(ur_event_handle_t e) {
   Ref b(e);
   return b && b->reusable;
@@ -158,15 +156,9 @@ bool bound_retain(ur_event_handle_t e, ur_result_t &r) {
 }
 
 bool bound_release(ur_event_handle_t e, ur_result_t &r) {
-  BoundEvent *raw = nullptr;
-  {
-    Ref b(e);
-    if (!b) return false;
-    raw = b.get();
-    raw->retain(); // survives the Ref's drop below
-  }
-  Ref::drop(raw); // the extra one
-  Ref::drop(raw); // the caller's
+  Ref b(e);
+  if (!b) return false;
+  Ref::drop(b.get()); // the caller's; the Ref's own hold goes last
   r = UR_RESULT_SUCCESS;
   return true;
 }

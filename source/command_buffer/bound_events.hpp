@@ -22,7 +22,6 @@ void note_activity(int delta);
 ur_result_t make_bound(ur_context_handle_t ctx, ur_command_t type, bool reusable, ur_event_handle_t *out);
 // Binds `real` (taking a reference to it) to `bound`, letting the previous one go.
 void bind(ur_event_handle_t bound, ur_event_handle_t real);
-bool is_bound(ur_event_handle_t e);
 bool is_reusable(ur_event_handle_t e);
 
 // A wait list with every bound event replaced by what it stands for now.

@@ -372,6 +372,9 @@ struct Program : Object {
   module_t module_for(const Device *dev);
 };
 ORDO_HANDLE_CHECK(Program);
+// The functions of a device's module: as the driver lists them, else as its image
+// names them (program.cpp); UNSUPPORTED_FEATURE when neither can.
+ur_result_t function_names(Program::PerDevice &pd, std::vector<std::string> &names);
 void program_hold(Program *p);
 void program_drop(Program *p);
 

@@ -172,13 +172,8 @@ ur_result_t UR_APICALL urKernelCreateWithNativeHandle(ur_native_handle_t hNative
     std::lock_guard<std::mutex> lock(p->mutex);
     for (auto &pd : p->per_device) {
       if (!pd.module || !name.empty()) continue;
-      ORDO_DRV(pd.dev->make_current());
       std::vector<std::string> names;
-      status listed = drv::module_function_names(pd.module, names);
-      if (listed.kind == err::not_supported && !pd.image.empty())
-        (pd.is_ptx ? ptx_kernel_names(pd.image, names) : elf_kernel_names(pd.image, names));
-      else if (listed)
-        return to_ur(listed);
+      if (ur_result_t r = function_names(pd, names)) return r; // UNSUPPORTED: nothing names them
       for (const std::string &n : names) {
         function_t f = nullptr;
         if (!drv::module_get_function(&f, pd.module, n.c_str()) && f == want) {

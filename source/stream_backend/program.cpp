@@ -90,6 +90,22 @@ ur_result_t build_one(Program::PerDevice &pd, const std::string &options) {
   return UR_RESULT_SUCCESS;
 }
 
+} // namespace
+
+ur_result_t function_names(Program::PerDevice &pd, std::vector<std::string> &names) {
+  ORDO_DRV(pd.dev->make_current());
+  status listed = drv::module_function_names(pd.module, names);
+  if (listed.kind == err::not_supported) {
+    // The driver cannot list them: the image can.
+    names.clear();
+    bool read = pd.is_ptx ? ptx_kernel_names(pd.image, names) : elf_kernel_names(pd.image, names);
+    return read ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  }
+  return to_ur(listed);
+}
+
+namespace {
+
 struct program_hooks : handle_types {
   static constexpr bool flags_before_size = false;
   static bool links() { return info().linking; }
@@ -147,17 +163,8 @@ struct program_hooks : handle_types {
     return pd.is_ptx ? pd.image.size() - 1 : pd.image.size(); // without the NUL we added
   }
   static ur_result_t kernel_names(Program::PerDevice &built, std::string &names, size_t &kernels) {
-    ORDO_DRV(built.dev->make_current());
     std::vector<std::string> all;
-    status listed = drv::module_function_names(built.module, all);
-    if (listed.kind == err::not_supported) {
-      // The driver cannot list them: the image can.
-      all.clear();
-      bool read = built.is_ptx ? ptx_kernel_names(built.image, all) : elf_kernel_names(built.image, all);
-      if (!read) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    } else if (listed) {
-      return to_ur(listed);
-    }
+    if (ur_result_t r = function_names(built, all)) return r;
     // A <name>_with_offset beside <name> is how <name> runs with a global offset,
     // not a kernel of its own.
     const std::string suffix = kOffsetSuffix;
