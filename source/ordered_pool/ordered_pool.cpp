@@ -175,7 +175,7 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
     return status::out_of_memory;
   const std::size_t need = align_up(rq.size, block_granule);
 
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   if (!live_room())
     return status::out_of_memory;
   alloc_undo undo;
@@ -248,7 +248,7 @@ block *ordered_pool::impl::find_memory(search &s, alloc_undo &undo) {
 }
 
 status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_only) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   const std::uintptr_t addr = as_uint(ptr);
   if (live_only && !live_index_.find(addr))
     return status::not_owned;
@@ -321,7 +321,7 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
 }
 
 status ordered_pool::impl::cancel(const alloc_result &res) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   block *b = containing(as_uint(res.ptr));
   if (!b)
     return status::not_owned;
@@ -347,7 +347,7 @@ status ordered_pool::impl::cancel(const alloc_result &res) {
 }
 
 std::size_t ordered_pool::impl::release_to(std::size_t keep, bool use_threshold) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   if (use_threshold)
     keep = budget_->release_threshold();
   flush_quick(); // quick blocks keep their chunks from looking wholly free
@@ -365,7 +365,7 @@ std::size_t ordered_pool::impl::release_to(std::size_t keep, bool use_threshold)
 }
 
 void ordered_pool::impl::forget_queue(queue_id q) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   flush_quick(); // quick blocks carry their queue too
   auto it = pending_queue_.lower_bound(by_queue::type{as_uint(q), 0, 0});
   while (it != pending_queue_.end() && (*it)->queue == q) {
@@ -377,7 +377,7 @@ void ordered_pool::impl::forget_queue(queue_id q) {
 }
 
 bool ordered_pool::impl::lookup(const void *ptr, block_info &out) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   const block *b = containing(as_uint(ptr));
   if (!b || b->state != block_state::live)
     return false;

@@ -344,7 +344,7 @@ void context_pools::cancel(pool_ref &p, const allocation &a) {
   c->op->cancel(a.result);
 }
 
-ur_result_t context_pools::check_free(ur_usm_pool_handle_t named, void *ptr, pool_ref &owner) {
+ur_result_t context_pools::find_owner(ur_usm_pool_handle_t named, void *ptr, pool_ref &owner) {
   if (named) { // a destroyed pool's blocks are freed naming no pool
     pool_ref np;
     if (ur_result_t r = acquire(named, np)) return r;
@@ -354,10 +354,15 @@ ur_result_t context_pools::check_free(ur_usm_pool_handle_t named, void *ptr, poo
   owner = ref_at(ptr, &core);
   if (!owner) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   if (named && owner->handle() != named) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  ordo::pool::block_info info;
-  if (!static_cast<pool::core *>(core)->op->lookup(ptr, info) || info.base != ptr)
-    return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   owner.core_hint = core;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t context_pools::check_free(ur_usm_pool_handle_t named, void *ptr, pool_ref &owner) {
+  if (ur_result_t r = find_owner(named, ptr, owner)) return r;
+  ordo::pool::block_info info;
+  if (!static_cast<pool::core *>(owner.core_hint)->op->lookup(ptr, info) || info.base != ptr)
+    return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   return UR_RESULT_SUCCESS;
 }
 

@@ -42,7 +42,7 @@ std::atomic<uint64_t> g_next_node{1};
 
 uint64_t order_graph::record(const void *queue, bool in_order, bool barrier, const uint64_t *waits, size_t n,
                             bool has_wait_list) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   const uint64_t id = g_next_node.fetch_add(1, std::memory_order_relaxed);
   node &nd = ring_[id % kRing];
   nd = node{};
@@ -88,7 +88,7 @@ uint64_t order_graph::record(const void *queue, bool in_order, bool barrier, con
 bool order_graph::ordered_after(uint64_t target, const void *queue, bool in_order, const uint64_t *waits,
                                 size_t n) const {
   if (!target) return false;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   uint64_t stack[kVisits];
   size_t top = 0, visits = 0;
   auto push = [&](uint64_t id) {
@@ -112,7 +112,7 @@ bool order_graph::ordered_after(uint64_t target, const void *queue, bool in_orde
 }
 
 void order_graph::forget_queue(const void *queue) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   queues_.erase(queue);
 }
 

@@ -85,9 +85,10 @@ template <class H> struct async_alloc {
     if (ur_result_t r = H::check_wait_list(n, waits)) return r;
     ordo::so::context_pools &pools = *q->ctx->pools;
     ordo::so::pool_ref owner; // let go outside the lane's lock
-    // A live block's first byte, of a pool of this context (of pPool, if named):
-    // refused before any command exists.
-    if (ur_result_t r = pools.check_free(pPool, pMem, owner)) return r;
+    // Memory of a pool of this context (of pPool, if named): refused before any
+    // command exists. Whether it is a live block's first byte the core answers once,
+    // in free_in_command: a refused free's command only ordered, and is forgotten.
+    if (ur_result_t r = pools.find_owner(pPool, pMem, owner)) return r;
     ur_event_handle_t made = nullptr;
     ur_result_t r = UR_RESULT_SUCCESS;
     {

@@ -13,6 +13,7 @@
 #include "ordo_pool/detail.hpp"
 #include "ordo_pool/ordered_pool.hpp"
 #include "ordo_pool/size_bins.hpp"
+#include "ordo_pool/adaptive_mutex.hpp"
 
 namespace ordo::pool {
 namespace detail {
@@ -64,7 +65,7 @@ public:
   status cancel(const alloc_result &res);
 
   void collect() {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
     flush_quick();
     collect_locked();
   }
@@ -76,7 +77,7 @@ public:
   bool lookup(const void *ptr, block_info &out) const;
 
   bool owns(const void *ptr) const {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
     return containing(as_uint(ptr)) != nullptr;
   }
   // Under mu_: the live table has room for one more block (false: no memory).
@@ -96,11 +97,11 @@ public:
   bool zero_init() const { return cfg_.zero_init; }
   bool is_fixed() const { return fixed_; }
   std::size_t live_allocations() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
     return live_;
   }
   std::size_t idle_bytes() {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
     flush_quick();
     std::size_t n = 0;
     for (const chunk *c : chunks_)
@@ -109,11 +110,11 @@ public:
     return n;
   }
   std::size_t pending_blocks() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
     return pending_count_;
   }
   std::size_t chunk_count() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
     return chunks_.size();
   }
 
@@ -257,7 +258,7 @@ private:
   backend &be_;
   pool_config cfg_;
   bool fixed_ = false;
-  mutable std::mutex mu_;
+  mutable ordo::pool::adaptive_mutex mu_; // every queue of the pool takes it (adaptive_mutex.hpp)
   node_recycler nodes_; // declared before the sets: it must outlive them
   block *spare_ = nullptr;
   std::size_t spare_count_ = 0;

@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ordo_pool/adaptive_mutex.hpp"
 #include "ordo/handle.hpp"
 #include "ordo_pool/ordered_pool.hpp"
 #include "ur_api.h"
@@ -146,7 +147,7 @@ private:
     bool since_overflow = false;
   };
   const node *find(uint64_t id) const;
-  mutable std::mutex mu_;
+  mutable ordo::pool::adaptive_mutex mu_; // every command of the context records here
   std::vector<node> ring_;
   std::unordered_map<const void *, queue_state> queues_;
 };
@@ -198,6 +199,11 @@ public:
   // Before making a free command: `ptr` must be the start of a live block of a pool
   // of this context (of `named`, if not null). INVALID_MEM_OBJECT otherwise.
   ur_result_t check_free(ur_usm_pool_handle_t named, void *ptr, pool_ref &owner);
+  // check_free() without asking the core about the block (one core lock fewer per
+  // free): the pool that holds `ptr`. For an adapter whose free command does nothing
+  // but order: free_in_command() still refuses a pointer that is not a live block's
+  // start, and the command it made then had no effect.
+  ur_result_t find_owner(ur_usm_pool_handle_t named, void *ptr, pool_ref &owner);
   // Under the queue's submission lock, after the free command exists: the block is
   // released when `release` completes (null: now, no pending use).
   ur_result_t free_in_command(pool_ref &owner, void *ptr, ur_event_handle_t release, const void *queue,
