@@ -24,6 +24,9 @@ struct async_hooks : handle_types {
   // A barrier after the wait list signals the free's event.
   static ur_result_t free_work(Command &cmd) { return cmd.append_barrier(); }
   static void release_event(ur_event_handle_t h) { event_release(reinterpret_cast<Event *>(h)); }
+  // No lane affinity: an alloc's list is chosen as any command's.
+  static ordo::uc::lane_hint alloc_lane(Queue *, size_t, uint32_t) { return {}; }
+  static void freed_on(Queue *, const Command &, size_t) {}
 };
 
 } // namespace

@@ -291,6 +291,10 @@ class Command {
 public:
   Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
           bool all_lanes = false);
+  // A stream-ordered alloc's command: Level Zero picks its list as for any command.
+  Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
+          ordo::uc::lane_hint)
+      : Command(q, type, n, waits, out_event) {}
   ~Command();
   Command(const Command &) = delete;
   Command &operator=(const Command &) = delete;

@@ -247,7 +247,7 @@ block *ordered_pool::impl::find_memory(search &s, alloc_undo &undo) {
   return take_with_dependencies(s);
 }
 
-status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_only) {
+status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_only, std::size_t *block_size) {
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   const std::uintptr_t addr = as_uint(ptr);
   if (live_only && !live_index_.find(addr))
@@ -275,6 +275,8 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
   --live_;
   live_index_.erase(b->addr);
   budget_->sub_used(b->size);
+  if (block_size)
+    *block_size = b->size;
   b->requested = 0;
   if (quick) {
     keep_quick(b, rel);
@@ -405,6 +407,9 @@ status ordered_pool::alloc(const alloc_request &req, alloc_result &out) {
   return impl_->alloc(req, out);
 }
 status ordered_pool::free(void *ptr, const release_info &rel) { return impl_->free(ptr, rel); }
+status ordered_pool::free(void *ptr, const release_info &rel, std::size_t &block_size) {
+  return impl_->free(ptr, rel, false, &block_size);
+}
 status ordered_pool::free_if_live(void *ptr, const release_info &rel) { return impl_->free(ptr, rel, true); }
 status ordered_pool::cancel(const alloc_result &res) { return impl_->cancel(res); }
 void ordered_pool::collect() { impl_->collect(); }

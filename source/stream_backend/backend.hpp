@@ -250,6 +250,10 @@ struct Queue : Object {
   bool owns_streams = true;
   std::vector<std::unique_ptr<Lane>> lanes; // one for an in-order queue
   std::atomic<uint32_t> next_lane{0};
+  // The newest stream-ordered free's lane + 1 (low 8 bits) and block size (the
+  // rest), 0 before any: an alloc of about that size goes to that lane
+  // (async_alloc.cpp; docs/cuda.md, "How UR maps onto CUDA").
+  std::atomic<uint64_t> newest_free{0};
   Lifetime life;
 
   // The stream a command goes to: on an in-order queue the only one; on an
@@ -299,12 +303,18 @@ public:
   // `all_lanes` (an out-of-order queue's barrier or wait for everything) holds the
   // lock of every stream of the queue, taken in index order.
   Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
-          ur_event_handle_t *out_event, bool timed = false, bool all_lanes = false);
+          ur_event_handle_t *out_event, bool timed = false, bool all_lanes = false,
+          ordo::uc::lane_hint hint = {});
+  // A stream-ordered alloc's command, on the lane `hint` names if it names one.
+  Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
+          ur_event_handle_t *out_event, ordo::uc::lane_hint hint)
+      : Command(q, type, n, waits, out_event, false, false, hint) {}
   ~Command(); // releases the lock(s); an event never handed out is destroyed
   Command(const Command &) = delete;
   Command &operator=(const Command &) = delete;
   ur_result_t status() const { return status_; }
   stream_t stream() const { return stream_; }
+  uint32_t lane() const { return lane_; }
   const void *identity() const;
   // Makes the stream wait for `e` too (a pool's internal dependency); `e`'s command
   // becomes a predecessor. False when the driver refuses.

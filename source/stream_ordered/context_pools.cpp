@@ -367,7 +367,7 @@ ur_result_t context_pools::check_free(ur_usm_pool_handle_t named, void *ptr, poo
 }
 
 ur_result_t context_pools::free_in_command(pool_ref &owner, void *ptr, ur_event_handle_t release, const void *queue,
-                                           bool in_order) {
+                                           bool in_order, size_t *block_size) {
   void *core = owner.core_hint; // found by check_free; the core checks the block again
   if (!core) {
     pool_ref again = ref_at(ptr, &core);
@@ -375,7 +375,9 @@ ur_result_t context_pools::free_in_command(pool_ref &owner, void *ptr, ur_event_
   }
   auto *c = static_cast<pool::core *>(core);
   owner->clear_kind(ptr);
-  const status s = c->op->free(ptr, ordo::pool::release_info{release, queue, in_order});
+  size_t bytes = 0;
+  const status s = c->op->free(ptr, ordo::pool::release_info{release, queue, in_order}, bytes);
+  if (s == status::success && block_size) *block_size = bytes;
   if (s == status::success && owner->destroyed()) reap_if_idle(*owner); // its last allocation
   return to_result(s, UR_USM_TYPE_HOST); // a free runs out of host memory only (bookkeeping)
 }

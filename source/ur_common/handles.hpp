@@ -19,6 +19,12 @@ struct Lifetime {
   bool drop() { return holders.fetch_sub(1, std::memory_order_acq_rel) == 1; }
 };
 
+// Where a command should go on a queue of several in-order lanes (streams, command
+// lists); a `lane` out of range means wherever the adapter would put it.
+struct lane_hint {
+  uint32_t lane = UINT32_MAX;
+};
+
 // Resolves a handle to the adapter object it must be (T has a `tag` and T::kTag,
 // T::kInvalid): null gives INVALID_NULL_HANDLE, a handle of another kind T::kInvalid.
 template <class T, class H> inline ur_result_t unwrap(H handle, T *&out) {

@@ -183,6 +183,8 @@ public:
   // not_block_start, double_free; out_of_memory only when the host has no
   // memory left for bookkeeping. The pool is unchanged on every error.
   status free(void *ptr, const release_info &rel);
+  // As free(), and on success `block_size` is the bytes the block held (a multiple of 64).
+  status free(void *ptr, const release_info &rel, std::size_t &block_size);
   // As free(), but only for the start of one of this pool's live blocks: anything
   // else is not_owned at once, with nothing changed (a cheap probe, O(1), before
   // looking the pointer up elsewhere).

@@ -60,7 +60,7 @@ public:
 
   status alloc(const alloc_request &rq, alloc_result &out);
 
-  status free(void *ptr, const release_info &rel, bool live_only = false);
+  status free(void *ptr, const release_info &rel, bool live_only = false, std::size_t *block_size = nullptr);
 
   status cancel(const alloc_result &res);
 

@@ -205,9 +205,10 @@ public:
   // start, and the command it made then had no effect.
   ur_result_t find_owner(ur_usm_pool_handle_t named, void *ptr, pool_ref &owner);
   // Under the queue's submission lock, after the free command exists: the block is
-  // released when `release` completes (null: now, no pending use).
+  // released when `release` completes (null: now, no pending use). On success
+  // `block_size`, if given, is the bytes the block held.
   ur_result_t free_in_command(pool_ref &owner, void *ptr, ur_event_handle_t release, const void *queue,
-                              bool in_order);
+                              bool in_order, size_t *block_size = nullptr);
   // A stream-ordered free that has nothing to wait for (no wait list, and nothing
   // unfinished on its in-order queue): check_free() and free_in_command() with no
   // release event in one step, one core call. Same results as that pair; needs no
