@@ -82,7 +82,8 @@ for a in $adapters; do
 done
 
 if has "$stages" bench; then
-  # ORDO_GPU_BENCH_RUNS runs of it (default 1), stopping at a crash; bench.txt is the last.
+  # ORDO_GPU_BENCH_RUNS runs of it (default 1), stopping at a crash; each run's ratios are
+  # printed and kept in bench.<run>.txt, and bench.txt is the last run whole.
   for run in $(seq "${ORDO_GPU_BENCH_RUNS:-1}"); do
     echo "== benchmarks, run $run (cuda and hip rows in one process, 3 repetitions interleaved)"
     ORDO_HIP_LIBRARY=$hip_lib/libamdhip64.so.5 timeout 420 "$bin/ordo-bench" \
@@ -91,6 +92,7 @@ if has "$stages" bench; then
       --benchmark_report_aggregates_only=true >"$out/bench.txt" 2>&1
     rc=$?
     echo "exit $rc"
+    grep -E "adapter:| ratio [0-9.]+$" "$out/bench.txt" | tee "$out/bench.$run.txt"
     [ $rc -ne 0 ] && break
   done
   grep -vE "^\*\*\*WARNING|^Run on|^CPU Caches|^  L[123]|^Load Average|_(mean|stddev|cv) " "$out/bench.txt" | cut -c1-160
