@@ -101,8 +101,9 @@ template <class H> struct async_alloc {
       Command cmd(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, n, waits, &made);
       if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
       if ((r = cmd.finish(H::free_work(cmd), /*keep_lock=*/true))) return r;
-      // Fails only if another thread freed the block meanwhile (or host memory ran
-      // out): the command then has no effect, and the caller gets no event for it.
+      // Fails for memory that is not a live block's first byte (a double free, an
+      // interior pointer, a block another thread freed meanwhile) or when host memory
+      // runs out: the command then has no effect, and the caller gets no event for it.
       size_t bytes = 0;
       r = pools.free_in_command(owner, pMem, made, cmd.identity(), true, &bytes);
       if (r == UR_RESULT_SUCCESS) H::freed_on(q, cmd, bytes);
