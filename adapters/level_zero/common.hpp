@@ -241,6 +241,7 @@ struct Queue : Object {
   bool profiling = false;
   std::vector<std::unique_ptr<Lane>> lanes;
   std::atomic<uint32_t> next_lane{0};
+  ordo::uc::alloc_affinity affinity; // which list a stream-ordered alloc goes to
   Lifetime life;
 
   // In-order: the only list. Out-of-order: the list of a wait-list event of this
@@ -290,17 +291,18 @@ inline void event_release(Event *e) {
 class Command {
 public:
   Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
-          bool all_lanes = false);
-  // A stream-ordered alloc's command: Level Zero picks its list as for any command.
+          bool all_lanes = false, ordo::uc::lane_hint hint = {});
+  // A stream-ordered alloc's command, on the list `hint` names if it names one.
   Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
-          ordo::uc::lane_hint)
-      : Command(q, type, n, waits, out_event) {}
+          ordo::uc::lane_hint hint)
+      : Command(q, type, n, waits, out_event, false, hint) {}
   ~Command();
   Command(const Command &) = delete;
   Command &operator=(const Command &) = delete;
   ur_result_t status() const { return status_; }
   ze_command_list_handle_t list() const;
   const void *identity() const;
+  uint32_t lane() const { return lane_; }
   Event *event() const { return event_; }
   ze_event_handle_t signal() const { return event_->ze.ev; }
   uint32_t num_waits() const { return uint32_t(ze_waits_.size()); }

@@ -85,11 +85,11 @@ ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
 // ---- Command ------------------------------------------------------------------------
 
 Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
-                 ur_event_handle_t *out_event, bool all_lanes)
+                 ur_event_handle_t *out_event, bool all_lanes, ordo::uc::lane_hint hint)
     : queue_(q), type_(type), out_(out_event), all_lanes_(all_lanes && q->lanes.size() > 1) {
   status_ = check_wait_list(n, waits);
   if (status_ != UR_RESULT_SUCCESS) return;
-  lane_ = q->pick_lane(n, waits);
+  lane_ = hint.lane < q->lanes.size() ? hint.lane : q->pick_lane(n, waits);
   if (all_lanes_) {
     for (auto &l : q->lanes) l->mutex.lock(); // index order: no two commands deadlock
     locked_ = q->lanes.size();

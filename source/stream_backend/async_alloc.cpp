@@ -25,23 +25,11 @@ struct async_hooks : handle_types {
     auto *ev = reinterpret_cast<Event *>(h);
     if (ev->release()) event_destroy(ev);
   }
-  // Dependency affinity for allocs: an alloc with no wait list goes to the stream of
-  // the queue's newest free when that block would serve it (at least the size, at
-  // most twice). There the pool hands the block over in stream order (rule 1): no
-  // question about the free's event, no wait across streams; round robin instead put
-  // each round of alloc -> kernel -> free on the next stream, behind a cross-stream
-  // wait for the previous round's free.
   static ordo::uc::lane_hint alloc_lane(Queue *q, size_t size, uint32_t n) {
-    if (n || q->lanes.size() == 1) return {};
-    const uint64_t v = q->newest_free.load(std::memory_order_relaxed);
-    const uint64_t lane = v & 0xff, bytes = v >> 8;
-    const uint64_t need = (uint64_t(size) + 63) & ~uint64_t(63);
-    if (!lane || bytes < need || bytes / 2 > need) return {};
-    return {uint32_t(lane - 1)};
+    return q->affinity.lane_for(size, n, q->lanes.size());
   }
   static void freed_on(Queue *q, const Command &cmd, size_t block_size) {
-    if (q->lanes.size() > 1 && cmd.lane() < 0xff)
-      q->newest_free.store((uint64_t(block_size) << 8) | (cmd.lane() + 1), std::memory_order_relaxed);
+    q->affinity.freed(cmd.lane(), block_size, q->lanes.size());
   }
 };
 

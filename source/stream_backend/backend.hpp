@@ -250,10 +250,7 @@ struct Queue : Object {
   bool owns_streams = true;
   std::vector<std::unique_ptr<Lane>> lanes; // one for an in-order queue
   std::atomic<uint32_t> next_lane{0};
-  // The newest stream-ordered free's lane + 1 (low 8 bits) and block size (the
-  // rest), 0 before any: an alloc of about that size goes to that lane
-  // (async_alloc.cpp; docs/cuda.md, "How UR maps onto CUDA").
-  std::atomic<uint64_t> newest_free{0};
+  ordo::uc::alloc_affinity affinity; // which stream a stream-ordered alloc goes to
   Lifetime life;
 
   // The stream a command goes to: on an in-order queue the only one; on an
