@@ -24,12 +24,6 @@ struct async_hooks : handle_types {
   // A barrier after the wait list signals the free's event.
   static ur_result_t free_work(Command &cmd) { return cmd.append_barrier(); }
   static void release_event(ur_event_handle_t h) { event_release(reinterpret_cast<Event *>(h)); }
-  static ordo::uc::lane_hint alloc_lane(Queue *q, size_t size, uint32_t n) {
-    return q->affinity.lane_for(size, n, q->lanes.size());
-  }
-  static void freed_on(Queue *q, const Command &cmd, size_t block_size) {
-    q->affinity.freed(cmd.lane(), block_size, q->lanes.size());
-  }
 };
 
 } // namespace

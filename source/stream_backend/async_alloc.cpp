@@ -25,12 +25,6 @@ struct async_hooks : handle_types {
     auto *ev = reinterpret_cast<Event *>(h);
     if (ev->release()) event_destroy(ev);
   }
-  static ordo::uc::lane_hint alloc_lane(Queue *q, size_t size, uint32_t n) {
-    return q->affinity.lane_for(size, n, q->lanes.size());
-  }
-  static void freed_on(Queue *q, const Command &cmd, size_t block_size) {
-    q->affinity.freed(cmd.lane(), block_size, q->lanes.size());
-  }
 };
 
 } // namespace

@@ -11,13 +11,9 @@
 //     static ur_result_t alloc_work(Command &, const ordo::so::allocation &);  // zeroing, if asked
 //     static ur_result_t free_work(Command &);         // what orders the free after its waits
 //     static void release_event(ur_event_handle_t);    // the adapter's reference to an event
-//     // Lane affinity on a queue of several in-order lanes: the lane an alloc of `size`
-//     // goes to (lane_hint{} for the adapter's usual choice), and the lane and block
-//     // size of each free that succeeded.
-//     static lane_hint alloc_lane(Queue *, size_t size, uint32_t n);
-//     static void freed_on(Queue *, const Command &, size_t block_size);
 //   };
-//   Command(q, type, n, waits, phEvent, lane_hint) builds an alloc's command.
+//   Queue has `lanes` and an alloc_affinity `affinity` (handles.hpp); Command has lane(),
+//   and Command(q, type, n, waits, phEvent, lane_hint) builds an alloc's command.
 //
 // The pool call happens in the same hold of the lane's lock as the command's work, its
 // event and its ordering record, so the pool sees one lane's allocs and frees in the
@@ -49,7 +45,7 @@ template <class H> struct async_alloc {
     ordo::so::pool_ref pool; // declared before the command: let go outside its lock
     if (ur_result_t r = pools.resolve(hPool, kind, device, pool)) return r;
 
-    Command cmd(q, type, n, waits, phEvent, H::alloc_lane(q, size, n)); // holds the lane's lock from here
+    Command cmd(q, type, n, waits, phEvent, q->affinity.lane_for(size, n, q->lanes.size())); // holds the lane's lock from here
     if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
     const ordo::so::alloc_command ac{cmd.identity(), true, waits, n, &cmd};
     ordo::so::allocation block;
@@ -106,7 +102,7 @@ template <class H> struct async_alloc {
       // runs out: the command then has no effect, and the caller gets no event for it.
       size_t bytes = 0;
       r = pools.free_in_command(owner, pMem, made, cmd.identity(), true, &bytes);
-      if (r == UR_RESULT_SUCCESS) H::freed_on(q, cmd, bytes);
+      if (r == UR_RESULT_SUCCESS) q->affinity.freed(cmd.lane(), bytes, q->lanes.size());
     }
     if (r == UR_RESULT_SUCCESS && phEvent)
       *phEvent = made;
