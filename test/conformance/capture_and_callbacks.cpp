@@ -1,0 +1,1 @@
+// placeholder: filled in by the capture_and_callbacks work (issues 21, 22)
