@@ -84,8 +84,8 @@ ur_result_t UR_APICALL ContextRetain(ur_context_handle_t hContext) {
 ur_result_t UR_APICALL ContextRelease(ur_context_handle_t hContext) {
   ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
   if (hContext->release()) {
-    // Completed frees drop their events, which hold the context.
-    hContext->pools->collect();
+    // Pools let go of events (which hold queues, and queues the context) they no longer need.
+    hContext->pools->user_released_context();
     context_unhold(hContext);
     reap_deferred_events();
   }

@@ -14,6 +14,7 @@ const char *to_string(status s) noexcept {
   case status::not_owned: return "pointer not owned by the pool";
   case status::not_block_start: return "pointer is not the start of its block";
   case status::double_free: return "double free";
+  case status::closed: return "pool closed";
   }
   return "unknown status";
 }
@@ -176,6 +177,8 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   const std::size_t need = align_up(rq.size, block_granule);
 
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
+  if (closed_)
+    return status::closed;
   if (!live_room())
     return status::out_of_memory;
   alloc_undo undo;
@@ -193,6 +196,8 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
 
   live->state = block_state::live;
   live->requested = rq.size;
+  if (live->event || live->inherited_runs)
+    inherited_live_ = true;
   live_index_.insert(live);
   ++live_;
   budget_->add_used(live->size, &undo.used_high_before, &undo.used_high_set);
@@ -413,6 +418,9 @@ status ordered_pool::free(void *ptr, const release_info &rel, std::size_t &block
 status ordered_pool::free_if_live(void *ptr, const release_info &rel) { return impl_->free(ptr, rel, true); }
 status ordered_pool::cancel(const alloc_result &res) { return impl_->cancel(res); }
 void ordered_pool::collect() { impl_->collect(); }
+bool ordered_pool::close_if_idle() { return impl_->close_if_idle(); }
+void ordered_pool::reopen() { impl_->reopen(); }
+void ordered_pool::forget_taken_over() { impl_->forget_taken_over(); }
 std::size_t ordered_pool::release_above_threshold() { return impl_->release_to(0, true); }
 std::size_t ordered_pool::trim_to(std::size_t keep) { return impl_->release_to(keep, false); }
 void ordered_pool::forget_queue(queue_id q) { impl_->forget_queue(q); }

@@ -373,6 +373,36 @@ void ordered_pool::impl::drop_inherited(block *b) {
   b->in_order = false;
 }
 
+void ordered_pool::impl::drop_completed_inherited(bool only_completed) {
+  if (!inherited_live_)
+    return;
+  bool left = false;
+  live_index_.for_each([&](block *b) {
+    if (b->inherited_runs) {
+      auto &runs = *b->inherited_runs;
+      auto keep = std::remove_if(runs.begin(), runs.end(), [&](const inherited_release &r) {
+        if (only_completed && !be_.event_complete(r.event))
+          return false;
+        be_.release_event(r.event);
+        return true;
+      });
+      runs.erase(keep, runs.end());
+      if (runs.empty()) {
+        delete b->inherited_runs;
+        b->inherited_runs = nullptr;
+      } else {
+        left = true;
+      }
+    } else if (b->event) {
+      if (!only_completed || be_.event_complete(b->event))
+        drop_inherited(b);
+      else
+        left = true;
+    }
+  });
+  inherited_live_ = left;
+}
+
 void ordered_pool::impl::release_now(block *b) {
   if (!b->inherited_runs) {
     if (b->event && !be_.event_complete(b->event)) {

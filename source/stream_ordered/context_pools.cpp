@@ -129,7 +129,7 @@ void context_pools::user_released(pool &p) {
 void context_pools::reap_if_idle(pool &p) {
   if (!p.destroyed() || p.live_allocations() != 0) return;
   p.collect();
-  if (p.pending_blocks() != 0) return; // a later synchronisation point reaps it
+  if (!p.close_if_idle()) return; // pending frees: a later synchronisation point reaps it
   std::vector<pool *> idle{&p};
   reap_list(idle);
 }
@@ -173,12 +173,23 @@ void context_pools::sweep(bool release) {
       p->release_above_threshold();
     else
       p->collect();
-    if (p->destroyed() && p->live_allocations() == 0 && p->pending_blocks() == 0) idle.push_back(p.get());
+    if (p->destroyed() && p->close_if_idle()) idle.push_back(p.get());
   }
   reap_list(idle);
 }
 
 void context_pools::queue_released(const void *queue) { order_.forget_queue(queue); }
+
+void context_pools::user_released_context() {
+  sweep(false);
+  if (!any_pools()) return;
+  std::vector<pool_ref> listed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (pool *p : all_) listed.emplace_back(p);
+  }
+  for (pool_ref &p : listed) p->forget_taken_over();
+}
 
 // ---- the pointer registry ----------------------------------------------------------
 
@@ -209,10 +220,16 @@ pool_ref context_pools::ref_at(const void *p, void **core) const {
   std::shared_lock<std::shared_mutex> lock(ranges_mu_);
   auto it = containing(ranges_, reinterpret_cast<uintptr_t>(p));
   if (it == ranges_.end()) return pool_ref();
-  *core = it->second.core;
-  // Ranges leave the map before their pool can go, so the pool is alive here.
+  // Ranges leave the map in the pool's destructor, so the object is alive here; but its
+  // last reference may be going (a reaped pool): then it holds no block anyway.
   pool *owner = it->second.owner;
-  return owner->is_default() ? pool_ref::borrowed(owner) : pool_ref(owner);
+  if (owner->is_default()) {
+    *core = it->second.core;
+    return pool_ref::borrowed(owner);
+  }
+  if (!owner->try_add_ref()) return pool_ref();
+  *core = it->second.core;
+  return pool_ref::adopt(owner);
 }
 
 void context_pools::add_plain(void *base, size_t size, ur_usm_type_t kind, ur_device_handle_t device) {
@@ -228,6 +245,7 @@ bool context_pools::take_plain(const void *base, block_facts *out) {
   std::unique_lock<std::shared_mutex> lock(ranges_mu_);
   auto it = plain_.find(reinterpret_cast<uintptr_t>(base));
   if (it == plain_.end()) return false;
+  if (it->second.fixed_pools) return false; // a live fixed pool is carved from it
   if (out) *out = block_facts{reinterpret_cast<void *>(it->first), it->second.size, it->second.kind, it->second.device,
                               nullptr};
   plain_.erase(it);
@@ -283,6 +301,30 @@ ur_result_t context_pools::unregister_host(void *p) {
   return UR_RESULT_SUCCESS;
 }
 
+ur_result_t context_pools::claim_user_memory(const void *base, size_t size, ur_usm_type_t kind, pool *p, void *core) {
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(base);
+  std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+  auto in = containing(plain_, lo); // registered host memory is not USM of the context
+  if (in == plain_.end() || in->second.kind != kind) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (size > in->second.size - (lo - in->first)) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (overlaps(ranges_, lo, lo + size)) return UR_RESULT_ERROR_INVALID_VALUE; // another pool's
+  range r;
+  r.size = size;
+  r.owner = p;
+  r.core = core;
+  ranges_.emplace(lo, r); // may throw: nothing changed yet
+  ++in->second.fixed_pools;
+  return UR_RESULT_SUCCESS;
+}
+
+void context_pools::unclaim_user_memory(const void *base) {
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(base);
+  std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+  ranges_.erase(lo);
+  auto in = containing(plain_, lo);
+  if (in != plain_.end() && in->second.fixed_pools) --in->second.fixed_pools;
+}
+
 std::vector<context_pools::block_facts> context_pools::plain_allocations() const {
   std::shared_lock<std::shared_mutex> lock(ranges_mu_);
   std::vector<block_facts> all;
@@ -297,7 +339,11 @@ std::vector<context_pools::block_facts> context_pools::plain_allocations() const
 
 ur_result_t context_pools::resolve(ur_usm_pool_handle_t named, ur_usm_type_t kind, ur_device_handle_t device,
                                    pool_ref &out) {
-  if (!named) return kind == UR_USM_TYPE_HOST ? host_pool(out) : current_pool(device, out);
+  if (!named) {
+    ur_result_t r = kind == UR_USM_TYPE_HOST ? host_pool(out) : current_pool(device, out);
+    out.via_current = true;
+    return r;
+  }
   if (ur_result_t r = acquire(named, out)) return r;
   if (&out->context() != this) return UR_RESULT_ERROR_INVALID_CONTEXT;
   return out->serves(kind, device);
@@ -308,9 +354,13 @@ ur_result_t context_pools::alloc_in_command(pool_ref &p, ur_usm_type_t kind, ur_
   if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   mem_class cls;
   if (ur_result_t r = hooks_.memory_class(kind, kind == UR_USM_TYPE_HOST ? nullptr : device, cls)) return r;
+  // The current pool was destroyed and closed after resolve() took it: it is no longer
+  // current, so the alloc goes where pPool == NULL points now (a named pool: refused).
+  while (p->closed() && p.via_current)
+    if (ur_result_t r = resolve(nullptr, kind, device, p)) return r;
   ur_result_t err = UR_RESULT_SUCCESS;
   pool::core *c = p->core_for(cls, err);
-  if (!c) return err;
+  if (!c) return p->closed() && p.via_current ? alloc_in_command(p, kind, device, size, cmd, out) : err;
   ordo::pool::alloc_request req;
   req.size = size;
   req.queue = cmd.queue;
@@ -322,6 +372,7 @@ ur_result_t context_pools::alloc_in_command(pool_ref &p, ur_usm_type_t kind, ur_
   ordo::pool::status st = c->op->alloc(req, res);
   if (st == status::out_of_memory && p->release_idle_except(c, (size + 63) / 64 * 64))
     st = c->op->alloc(req, res); // room made
+  if (st == status::closed && p.via_current) return alloc_in_command(p, kind, device, size, cmd, out);
   if (ur_result_t r = to_result(st, kind)) return r;
   try {
     p->set_kind(res.ptr, kind, hooks_.primary_kind(cls));
@@ -471,11 +522,6 @@ bool context_pools::free_now(void *ptr, ur_result_t &result) {
   result = to_result(s, UR_USM_TYPE_HOST); // a free runs out of host memory only (bookkeeping)
   if (s == status::success) reap_if_idle(*owner);
   return true;
-}
-
-bool context_pools::in_pool_memory(const void *ptr) const {
-  std::shared_lock<std::shared_mutex> lock(ranges_mu_);
-  return containing(ranges_, reinterpret_cast<uintptr_t>(ptr)) != ranges_.end();
 }
 
 bool context_pools::block_info(const void *ptr, block_facts &out) {

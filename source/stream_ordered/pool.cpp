@@ -53,7 +53,8 @@ ur_result_t to_result(status s, ur_usm_type_t kind) {
     return kind == UR_USM_TYPE_HOST ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY : UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
   case status::invalid_size: return UR_RESULT_ERROR_INVALID_USM_SIZE;
   case status::invalid_alignment: return UR_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
-  case status::invalid_argument: return UR_RESULT_ERROR_INVALID_VALUE;
+  case status::invalid_argument:
+  case status::closed: return UR_RESULT_ERROR_INVALID_VALUE; // a destroyed pool
   case status::not_owned:
   case status::not_block_start:
   case status::double_free: return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
@@ -84,7 +85,6 @@ pool::pool(context_pools &ctx, pool_scope scope, ur_device_handle_t device, bool
     cores_.push_back(std::move(c));
     fast_cores_[0].store(cores_.back().get(), std::memory_order_relaxed);
     fast_core_count_.store(1, std::memory_order_release);
-    ctx.add_range(s.user_memory, s.user_size, this, cores_.back().get());
   }
   register_handle(&handle_);
   if (!is_default_) ctx_.hooks().retain_context(); // last: nothing after it can throw
@@ -92,9 +92,37 @@ pool::pool(context_pools &ctx, pool_scope scope, ur_device_handle_t device, bool
 
 pool::~pool() {
   unregister_handle(&handle_);
-  if (settings_.user_memory) ctx_.remove_range(settings_.user_memory);
+  if (claimed_) ctx_.unclaim_user_memory(settings_.user_memory);
   cores_.clear(); // returns every chunk and every event
   if (!is_default_) ctx_.hooks().release_context();
+}
+
+ur_result_t pool::claim_user_memory() {
+  ur_result_t r = ctx_.claim_user_memory(settings_.user_memory, settings_.user_size, settings_.user_kind, this,
+                                         cores_.front().get());
+  claimed_ = r == UR_RESULT_SUCCESS;
+  return r;
+}
+
+bool pool::try_add_ref() {
+  uint32_t n = refs_.load(std::memory_order_acquire);
+  do {
+    if (n == 0) return false;
+  } while (!refs_.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel));
+  return true;
+}
+
+bool pool::close_if_idle() {
+  std::lock_guard<std::mutex> lock(cores_mu_);
+  if (closed_.load(std::memory_order_relaxed)) return true;
+  size_t done = 0;
+  while (done < cores_.size() && cores_[done]->op->close_if_idle()) ++done;
+  if (done != cores_.size()) { // something is live or pending again: not yet
+    for (size_t i = 0; i < done; ++i) cores_[i]->op->reopen();
+    return false;
+  }
+  closed_.store(true, std::memory_order_release);
+  return true;
 }
 
 void pool::drop_ref() {
@@ -139,6 +167,10 @@ pool::core *pool::core_for(const mem_class &c, ur_result_t &err) {
   std::lock_guard<std::mutex> lock(cores_mu_);
   for (auto &k : cores_)
     if (k->cls == c) return k.get();
+  if (closed_.load(std::memory_order_relaxed)) {
+    err = UR_RESULT_ERROR_INVALID_VALUE; // destroyed and reaped: see alloc_in_command
+    return nullptr;
+  }
   if (settings_.user_memory) {
     err = UR_RESULT_ERROR_INVALID_VALUE; // a fixed pool has no other memory
     return nullptr;
@@ -188,6 +220,11 @@ void pool::collect() {
   for (auto &k : cores_) k->op->collect();
 }
 
+void pool::forget_taken_over() {
+  std::lock_guard<std::mutex> lock(cores_mu_);
+  for (auto &k : cores_) k->op->forget_taken_over();
+}
+
 void pool::release_above_threshold() {
   std::lock_guard<std::mutex> lock(cores_mu_);
   for (auto &k : cores_) k->op->release_above_threshold();
@@ -199,17 +236,21 @@ void pool::trim_to(size_t keep) {
   for (auto &k : cores_) k->op->trim_to(keep);
 }
 
+// The requesting core's own idle chunks count too: they could not serve the request
+// (too small or badly placed), but giving them back makes room for a chunk that can.
+// Other classes give back first, the requester last.
 bool pool::release_idle_except(const core *except, size_t need) {
   const size_t max = budget_->max_size();
   if (!max || need > max) return false; // no maximum, or a request that can never fit
   std::lock_guard<std::mutex> lock(cores_mu_);
   size_t idle = 0;
-  for (auto &k : cores_)
-    if (k.get() != except) idle += k->op->idle_bytes();
+  for (auto &k : cores_) idle += k->op->idle_bytes();
   if (idle == 0 || budget_->room() + idle < need) return false;
   size_t released = 0;
   for (auto &k : cores_)
-    if (k.get() != except) released += k->op->trim_to(max - need); // only as much as needed
+    if (k.get() != except && budget_->room() < need) released += k->op->trim_to(max - need); // only as much as needed
+  for (auto &k : cores_)
+    if (k.get() == except && budget_->room() < need) released += k->op->trim_to(max - need);
   return released != 0;
 }
 

@@ -33,20 +33,16 @@ ur_result_t context_device(ur_context_handle_t hContext, ur_device_handle_t hDev
   return UR_RESULT_SUCCESS;
 }
 
-// A fixed pool must lie inside one plain USM allocation of the context, of the kind
-// it names, and overlap no other pool.
+// The descriptor of a fixed pool. Where its memory lies (inside one plain USM
+// allocation of the context, of the kind it names, sharing no byte with another pool)
+// is checked when the pool claims it (context_pools::claim_user_memory), in one step
+// with recording it.
 ur_result_t check_user_memory(context_pools &ctx, const ur_usm_pool_buffer_desc_t &buf) {
   if (!buf.pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (buf.size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (buf.memType != UR_USM_TYPE_HOST && buf.memType != UR_USM_TYPE_DEVICE && buf.memType != UR_USM_TYPE_SHARED)
     return UR_RESULT_ERROR_INVALID_VALUE;
   if (buf.device && !ctx.hooks().has_device(buf.device)) return UR_RESULT_ERROR_INVALID_DEVICE;
-  context_pools::block_facts a;
-  if (!ctx.find_plain(buf.pMem, a) || a.kind != buf.memType) return UR_RESULT_ERROR_INVALID_VALUE;
-  const size_t offset = static_cast<const char *>(buf.pMem) - static_cast<const char *>(a.base);
-  if (buf.size > a.size - offset) return UR_RESULT_ERROR_INVALID_VALUE;
-  const char *last = static_cast<const char *>(buf.pMem) + buf.size - 1;
-  if (ctx.in_pool_memory(buf.pMem) || ctx.in_pool_memory(last)) return UR_RESULT_ERROR_INVALID_VALUE;
   return UR_RESULT_SUCCESS;
 }
 
@@ -86,6 +82,8 @@ ur_result_t make_user_pool(context_pools &ctx, pool_scope scope, ur_device_handl
   pool_settings settings;
   if (ur_result_t r = read_desc(ctx, scope, device, desc, settings)) return r;
   auto made = std::make_unique<pool>(ctx, scope, device, false, settings);
+  if (settings.user_memory)
+    if (ur_result_t r = made->claim_user_memory()) return r;
   ctx.add_user_pool(*made); // the last step that can fail
   *out = made.release()->handle();
   return UR_RESULT_SUCCESS;

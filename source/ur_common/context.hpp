@@ -75,8 +75,8 @@ template <class H> struct context_entry_points {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (ctx->release()) {
-      // Completed frees let their events go (events hold queues, queues the context).
-      ctx->pools->collect();
+      // Pools let go of events (which hold queues, and queues the context) they no longer need.
+      ctx->pools->user_released_context();
       drop(ctx);
     }
     return UR_RESULT_SUCCESS;

@@ -167,6 +167,11 @@ public:
     slots_[probe_free(slots_, shift_, b->addr)] = slot{b->addr, b};
     ++count_;
   }
+  template <class F> void for_each(F &&f) const {
+    for (const slot &e : slots_)
+      if (e.b)
+        f(e.b);
+  }
   block *find(std::uintptr_t addr) const {
     if (slots_.empty())
       return nullptr;

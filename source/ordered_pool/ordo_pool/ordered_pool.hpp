@@ -24,6 +24,7 @@ enum class status : int {
   not_owned,         // pointer not inside any chunk of this pool
   not_block_start,   // pointer inside a live block but not its first byte
   double_free,       // pointer inside memory of this pool that is not allocated
+  closed,            // the pool was closed (close_if_idle): it makes no more blocks
 };
 
 const char *to_string(status s) noexcept;
@@ -197,8 +198,19 @@ public:
   // as free_now, and the statistics and a chunk grown for it are as before.
   status cancel(const alloc_result &res);
 
-  // Promote every pending block whose release event has completed.
+  // Promote every pending block whose release event has completed, and let go of
+  // completed releases that live blocks took over (an event can hold its queue and
+  // the queue its context: a block never freed must not keep them).
   void collect();
+  // Closes the pool when nothing is live or pending in it, atomically with respect to
+  // alloc(): afterwards every alloc() answers `closed` with nothing changed. True when
+  // closed (or closed already). reopen() undoes it.
+  bool close_if_idle();
+  void reopen();
+  // Live blocks let go of every release they took over, complete or not. Only for when
+  // no synchronous free or undone alloc of them can come any more (their context's
+  // last user handle is gone): a stream-ordered free never needs them.
+  void forget_taken_over();
   // At a synchronisation point: collect, then return wholly free chunks
   // while reserved > release threshold. Returns the bytes returned.
   std::size_t release_above_threshold();

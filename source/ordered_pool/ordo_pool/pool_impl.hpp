@@ -68,6 +68,25 @@ public:
     std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
     flush_quick();
     collect_locked();
+    drop_completed_inherited(true);
+  }
+  void forget_taken_over() {
+    std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
+    drop_completed_inherited(false);
+  }
+
+  bool close_if_idle() {
+    std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
+    if (closed_)
+      return true;
+    if (live_ != 0 || pending_count_ != 0)
+      return false;
+    closed_ = true;
+    return true;
+  }
+  void reopen() {
+    std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
+    closed_ = false;
   }
 
   std::size_t release_to(std::size_t keep, bool use_threshold);
@@ -143,6 +162,11 @@ private:
   // command releases it (that command is ordered after the alloc, which waited
   // for them), or turned back into pending pieces by a synchronous free.
   void drop_inherited(block *b);
+  // Under mu_: live blocks let go of taken-over releases that have completed
+  // (they order nothing any more). Walks the live blocks only after an alloc took
+  // one over since the last walk found none left.
+  // With `only_completed` false, every taken-over release goes (forget_taken_over).
+  void drop_completed_inherited(bool only_completed);
   // Turns the live, unindexed block `b` into free and pending pieces.
   void release_now(block *b);
   std::size_t inherited_count(const block *b) const {
@@ -276,6 +300,8 @@ private:
   block *quick_[quick_slots] = {};
   std::size_t quick_count_ = 0;
   std::uintptr_t collect_cursor_ = 0; // the event collect_some() asks about next
+  bool inherited_live_ = false; // some live block may hold a taken-over release
+  bool closed_ = false;         // close_if_idle(): no more allocs
 };
 
 } // namespace ordo::pool

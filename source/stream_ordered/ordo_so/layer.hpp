@@ -234,8 +234,6 @@ public:
   };
   // urUSMGetMemAllocInfo: the live pool block containing `ptr` (interior pointers too).
   bool block_info(const void *ptr, block_facts &out);
-  // Whether `ptr` lies in memory some pool of this context holds (live or not).
-  bool in_pool_memory(const void *ptr) const;
 
   // --- plain USM allocations (the one pointer registry) ---
   void add_plain(void *base, size_t size, ur_usm_type_t kind, ur_device_handle_t device); // may throw
@@ -251,10 +249,20 @@ public:
   // first byte of a registration.
   ur_result_t register_host(void *p, size_t size, bool read_only); // may throw
   ur_result_t unregister_host(void *p);
+  // --- a fixed pool's memory (ur_usm_pool_buffer_desc_t) ---
+  // Claims [base, base + size) for `p`: it must lie inside one plain USM allocation of
+  // the context, of `kind`, and share no byte with memory any pool holds; checked and
+  // recorded in one step, so two pools can never claim the same bytes. INVALID_VALUE
+  // otherwise. While claimed, take_plain() refuses the allocation it lies in.
+  ur_result_t claim_user_memory(const void *base, size_t size, ur_usm_type_t kind, pool *p, void *core);
+  void unclaim_user_memory(const void *base);
 
   // --- synchronisation points and lifetime ---
   void sync_point() { sweep(true); } // urQueueFinish, urEventWait: collect, release above thresholds
   void collect() { sweep(false); }   // promote completed frees (their events may hold the context)
+  // The user's last release of the context: collect(), and live blocks let go of the
+  // releases they took over (no urUSMFree naming the context can come any more).
+  void user_released_context();
   void queue_released(const void *queue); // forget its ordering state
   void shutdown();          // the context goes: its pools go with it
   bool any_pools() const { return any_.load(std::memory_order_acquire); }
@@ -277,6 +285,7 @@ private:
     void *core = nullptr;
     ur_usm_type_t kind = UR_USM_TYPE_UNKNOWN;
     ur_device_handle_t device = nullptr;
+    uint32_t fixed_pools = 0; // plain: fixed pools carved from it (it cannot be freed)
   };
   // The pool whose memory holds `p` (referenced) and the core that owns it.
   pool_ref ref_at(const void *p, void **core) const;
@@ -353,6 +362,7 @@ public:
   ordo::pool::status free_if_live(void *ptr, const ordo::pool::release_info &rel);
   size_t pending_blocks() const;
   void collect();
+  void forget_taken_over();
   void release_above_threshold();
   void trim_to(size_t keep);
   struct core; // an ordered_pool with its backend, per memory class
@@ -365,6 +375,16 @@ public:
   void drop_ref();
   // urUSMPoolDestroyExp / the user's last urUSMPoolRelease. False when already done.
   bool end_user_handle();
+  // A reference unless the pool is already going (no reference left): for finding a
+  // pool from its memory, which stays registered until the pool's destructor.
+  bool try_add_ref();
+  // A destroyed pool with nothing live or pending is closed before it is reaped: an
+  // alloc that took its reference earlier then answers `closed` instead of getting a
+  // block the pool's last reference would free (every core, and no new core after).
+  bool close_if_idle();
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+  // A fixed pool: its memory, claimed after construction (context_pools::claim_user_memory).
+  ur_result_t claim_user_memory();
 
   // --- used by context_pools ---
   core *core_for(const mem_class &c, ur_result_t &err); // makes it on first use
@@ -383,6 +403,8 @@ private:
   std::shared_ptr<ordo::pool::pool_budget> budget_;
   std::atomic<uint32_t> refs_{1};
   std::atomic<bool> destroyed_{false};
+  std::atomic<bool> closed_{false}; // under cores_mu_ when set
+  bool claimed_ = false;
   mutable std::mutex cores_mu_;
   std::vector<std::unique_ptr<core>> cores_;
   // The first cores, readable without the lock: only appended (under cores_mu_).
@@ -407,7 +429,14 @@ public:
     r.p_ = p;
     return r;
   }
-  pool_ref(const pool_ref &o) : p_(o.p_), counted_(o.counted_), core_hint(o.core_hint) {
+  // A counted reference taken with pool::try_add_ref() already.
+  static pool_ref adopt(pool *p) {
+    pool_ref r;
+    r.p_ = p;
+    r.counted_ = true;
+    return r;
+  }
+  pool_ref(const pool_ref &o) : p_(o.p_), counted_(o.counted_), core_hint(o.core_hint), via_current(o.via_current) {
     if (counted_) p_->add_ref();
   }
   pool_ref &operator=(const pool_ref &o) {
@@ -415,6 +444,7 @@ public:
     std::swap(p_, tmp.p_);
     std::swap(counted_, tmp.counted_);
     core_hint = o.core_hint;
+    via_current = o.via_current;
     return *this;
   }
   ~pool_ref() {
@@ -431,6 +461,7 @@ private:
 
 public:
   void *core_hint = nullptr; // internal: the core check_free found the block in
+  bool via_current = false;  // internal: resolve() found it as the current pool (pPool == NULL)
 };
 
 // A live, not destroyed pool handle of this adapter, referenced; INVALID_VALUE

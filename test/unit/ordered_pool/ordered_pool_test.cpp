@@ -888,5 +888,46 @@ TEST_F(fixture, MissAsksBoundedEventsButAllAtTheLimit) {
   }
 }
 
+
+// A live block lets go of the release it took over once that release completes
+// (collect), so a block never freed holds no event (docs/async-alloc.md, "Lifetime").
+TEST_F(fixture, CollectDropsCompletedTakenOverReleases) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(4 * KiB, qa));
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  EXPECT_EQ(must_alloc(p, req(4 * KiB, qa)), a); // rule 1: takes f over
+  EXPECT_EQ(f->pool_refs, 1);
+  p.collect();
+  EXPECT_EQ(f->pool_refs, 1) << "not complete yet: still needed";
+  f->complete = true;
+  p.collect();
+  EXPECT_EQ(f->pool_refs, 0) << "a completed release orders nothing";
+  ASSERT_EQ(p.free_now(a), status::success);
+  EXPECT_EQ(p.pending_blocks(), 0u);
+}
+
+// close_if_idle() refuses while anything is live or pending; once closed, every alloc
+// answers `closed` with nothing changed, until reopen().
+TEST_F(fixture, CloseIfIdleShutsOutAllocs) {
+  ordered_pool p(be, {});
+  void *a = must_alloc(p, req(4 * KiB, qa));
+  EXPECT_FALSE(p.close_if_idle()) << "a live block";
+  sim_event *f = be.make_event();
+  ASSERT_EQ(p.free(a, on(f, qa)), status::success);
+  EXPECT_FALSE(p.close_if_idle()) << "a pending block";
+  f->complete = true;
+  p.collect();
+  EXPECT_TRUE(p.close_if_idle());
+  const pool_stats before = p.stats();
+  alloc_result r;
+  req q(4 * KiB, qa);
+  EXPECT_EQ(p.alloc(q.r, r), status::closed);
+  EXPECT_EQ(p.live_allocations(), 0u);
+  EXPECT_EQ(p.stats().used_current, before.used_current);
+  p.reopen();
+  EXPECT_NE(must_alloc(p, req(4 * KiB, qa)), nullptr);
+}
+
 } // namespace
 } // namespace ordo::pool::test
