@@ -1,6 +1,7 @@
 #include "adapter_registry.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include "loader_state.hpp"
+#include "ordo/secure_env.hpp"
 
 namespace ordo {
 namespace loader {
@@ -83,6 +85,21 @@ static_assert(sizeof(kGetters) / sizeof(kGetters[0]) == 26, "one getter per tabl
 // Every getter has the same shape: (version, pointer to its table).
 using AnyGetter = ur_result_t(UR_APICALL *)(ur_api_version_t, void *);
 
+// Whether `lib` itself (not a library it depends on) defines urLoaderInit, which only a
+// loader does. When the dynamic linker cannot say where the symbol lives, the answer
+// errs on the side of "a loader": skipping a library is safe, calling a loader is not.
+bool is_a_loader(void *lib) {
+  void *entry = dlsym(lib, "urLoaderInit");
+  if (!entry) return false;
+  struct link_map *own = nullptr;
+  if (dlinfo(lib, RTLD_DI_LINKMAP, &own) != 0 || !own) return true;
+  Dl_info info;
+  struct link_map *defining = nullptr;
+  if (!dladdr1(entry, &info, reinterpret_cast<void **>(&defining), RTLD_DL_LINKMAP) || !defining)
+    return true;
+  return defining == own;
+}
+
 } // namespace
 
 std::unique_ptr<LoadedAdapter> load_adapter(const std::string &path, const AdapterList &already,
@@ -97,6 +114,13 @@ std::unique_ptr<LoadedAdapter> load_adapter(const std::string &path, const Adapt
   auto adapter = std::make_unique<LoadedAdapter>();
   adapter->path = path;
   adapter->library = lib;
+  // Asking a loader (this one, or a copy of it) for its adapters from inside discovery
+  // would re-enter urLoaderInit's lock (this copy) or start a second discovery that may
+  // come back here (a copy): a loader is never an adapter.
+  if (is_a_loader(lib)) {
+    why = "it is a UR loader (it defines urLoaderInit), not an adapter";
+    return nullptr; // the destructor drops the extra dlopen reference
+  }
   // One library reached under two names (a symlink, a repeated path) is loaded once.
   for (auto &other : already) {
     if (other->library == lib) {
@@ -153,7 +177,7 @@ AdapterList discover_adapters(bool mock_only) {
   AdapterList loaded;
   Logger &l = log();
 
-  const char *forced = std::getenv("UR_ADAPTERS_FORCE_LOAD");
+  const char *forced = secure_env("UR_ADAPTERS_FORCE_LOAD");
   if (forced && *forced && !mock_only) {
     for (const std::string &path : split(forced, ',')) {
       std::string why;
@@ -171,7 +195,7 @@ AdapterList discover_adapters(bool mock_only) {
     ORDO_LOG(l, info, "mocking is enabled: UR_ADAPTERS_FORCE_LOAD is ignored");
 
   std::vector<std::string> dirs;
-  if (const char *sp = std::getenv("UR_ADAPTERS_SEARCH_PATH"))
+  if (const char *sp = secure_env("UR_ADAPTERS_SEARCH_PATH"))
     for (const std::string &d : split(sp, ':')) dirs.push_back(d);
   std::string own = loader_directory();
   if (!own.empty()) dirs.push_back(own);

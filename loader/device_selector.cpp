@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "loader_state.hpp"
+#include "ordo/secure_env.hpp"
 #include "param_checks.gen.hpp"
 
 namespace ordo {
@@ -211,7 +212,7 @@ extern "C" UR_APIEXPORT ur_result_t UR_APICALL urDeviceGetSelected(ur_platform_h
 
   std::vector<Term> terms;
   bool any_accept = false; // in the whole string, for any backend
-  const char *env = std::getenv("ONEAPI_DEVICE_SELECTOR");
+  const char *env = ordo::secure_env("ONEAPI_DEVICE_SELECTOR");
   const bool have_selector = env != nullptr;
   if (have_selector) {
     if (ur_result_t r = parse(env, backend, terms, any_accept)) return r;

@@ -7,6 +7,7 @@
 
 #include "layers_internal.hpp"
 #include "loader_state.hpp"
+#include "ordo/secure_env.hpp"
 #include "tracing.hpp"
 
 namespace ordo {
@@ -43,7 +44,7 @@ bool is_layer_name(const std::string &name) {
 
 std::set<std::string> layers_from_environment() {
   std::set<std::string> out;
-  const char *env = std::getenv("UR_ENABLE_LAYERS");
+  const char *env = secure_env("UR_ENABLE_LAYERS");
   if (!env) return out;
   std::string s(env);
   for (char &c : s)
@@ -70,6 +71,8 @@ const ur_dditable_t *build_layer_chain(const std::set<std::string> &names,
     top = &g_leak_table;
   }
   g_leak_checking_on = leak;
+  // Released handles can only be told when leak checking counts every reference.
+  set_released_handle_checks(validation && leak);
   if (validation) {
     init_validation_layer(*top, g_validation_table);
     top = &g_validation_table;
@@ -87,6 +90,7 @@ const ur_dditable_t *build_layer_chain(const std::set<std::string> &names,
 
 void tear_down_layers() {
   g_layer_top.store(nullptr, std::memory_order_release);
+  set_released_handle_checks(false);
   if (g_leak_checking_on) {
     leak_report();
     g_leak_checking_on = false;
@@ -97,6 +101,15 @@ void tear_down_layers() {
 ur_result_t validation_refused(const char *function, ur_result_t result, const char *why) {
   ORDO_LOG(validation_log(), warning, "%s: %s because `%s`", function, result_name(result).c_str(),
            why ? why : "?");
+  return result;
+}
+
+ur_result_t released_handle_refused(const char *function, ur_result_t result, const char *param,
+                                    const void *handle) {
+  ORDO_LOG(validation_log(), warning,
+           "%s: %s because %s (%p) was released: its reference count, as counted through the loader, "
+           "reached 0",
+           function, result_name(result).c_str(), param, handle);
   return result;
 }
 

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <map>
 #include <mutex>
+#include <unordered_set>
 
 #include "layers_internal.hpp"
 #include "loader_state.hpp"
@@ -15,12 +16,22 @@ struct Tracked {
   const char *type;
   uint64_t references;
   uint64_t order; // creation order, so the report lists handles oldest first
+  bool nameable_after_release = false;
 };
 
 struct Registry {
   std::mutex mutex;
   std::map<const void *, Tracked> handles;
   uint64_t next_order = 0;
+  // Handles whose count reached zero, while released-handle checks are on. An address
+  // leaves the set when a call hands it out again (the adapter reused the memory).
+  std::unordered_set<const void *> released;
+  bool checks_on = false;
+
+  // Caller holds the mutex.
+  void forget_released(const void *handle) {
+    if (released.erase(handle)) g_released_handles.store(released.size(), std::memory_order_relaxed);
+  }
 };
 
 Registry &registry() { return immortal<Registry>(); }
@@ -28,10 +39,13 @@ Logger &leak_log() { return immortal<Logger>("leak_checking"); }
 
 } // namespace
 
+std::atomic<size_t> g_released_handles{0};
+
 void leak_created(const char *type, const void *handle) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   // Getters such as urAdapterGet hand out the same handle again with one more reference.
+  r.forget_released(handle);
   auto it = r.handles.find(handle);
   if (it != r.handles.end()) ++it->second.references;
   else r.handles.emplace(handle, Tracked{type, 1, r.next_order++});
@@ -41,6 +55,7 @@ void leak_adopted(const char *type, const void *handle) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   // An alive handle handed back is the caller's own reference, not a second one.
+  r.forget_released(handle);
   if (!r.handles.count(handle)) r.handles.emplace(handle, Tracked{type, 1, r.next_order++});
 }
 
@@ -67,7 +82,36 @@ void leak_released(const char *type, const void *handle) {
              type, handle);
     return;
   }
-  if (--it->second.references == 0) r.handles.erase(it);
+  if (--it->second.references > 0) return;
+  if (r.checks_on && !it->second.nameable_after_release) {
+    r.released.insert(handle);
+    g_released_handles.store(r.released.size(), std::memory_order_relaxed);
+  }
+  r.handles.erase(it);
+}
+
+void set_released_handle_checks(bool on) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.checks_on = on;
+  if (!on) {
+    r.released.clear();
+    g_released_handles.store(0, std::memory_order_relaxed);
+  }
+}
+
+bool handle_released(const void *handle) {
+  if (!handle) return false;
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.released.count(handle) != 0;
+}
+
+void handle_nameable_after_release(const void *handle) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.handles.find(handle);
+  if (it != r.handles.end()) it->second.nameable_after_release = true;
 }
 
 size_t leak_report() {

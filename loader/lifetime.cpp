@@ -100,24 +100,41 @@ ur_result_t UR_APICALL adapter_get(uint32_t NumEntries, ur_adapter_handle_t *phA
   if (NumEntries == 0 && phAdapters) return UR_RESULT_ERROR_INVALID_SIZE;
   LoaderState &s = state();
   std::shared_lock<std::shared_mutex> lock(s.mutex);
-  uint32_t total = static_cast<uint32_t>(s.adapters.size());
-  if (phAdapters) {
-    // Each adapter returns its one handle and counts the reference. One that fails
-    // now (it passed when loaded) is left out with a log line; the others still work.
-    uint32_t written = 0;
-    for (uint32_t i = 0; i < total && written < NumEntries; ++i) {
-      ur_result_t r = s.adapters[i]->ddi.Adapter.pfnGet(1, &phAdapters[written], nullptr);
-      if (r != UR_RESULT_SUCCESS) {
-        ORDO_LOG(log(), warning, "urAdapterGet of %s failed with %s; leaving it out", s.adapters[i]->path.c_str(),
-                 result_name(r).c_str());
-        --total;
-        continue;
-      }
-      ++written;
-    }
-    for (uint32_t i = written; i < NumEntries && i < total; ++i) phAdapters[i] = nullptr;
+  const uint32_t loaded = static_cast<uint32_t>(s.adapters.size());
+  if (!phAdapters) {
+    if (pNumAdapters) *pNumAdapters = loaded;
+    return UR_RESULT_SUCCESS;
   }
-  if (pNumAdapters) *pNumAdapters = total;
+  // Each adapter returns its one handle and counts the reference. Every loaded adapter
+  // passed urAdapterGet when it was loaded, and the loader still holds the handle it
+  // gave then: one whose urAdapterGet fails now hands out that handle, retained, so the
+  // caller gets the adapters a count query promised, none null (docs/loader.md,
+  // "Dispatch"). Only an adapter that refuses the retain too is left out, and the rest
+  // move up; *pNumAdapters then says how many were written.
+  uint32_t written = 0, asked = 0;
+  for (const auto &adapter : s.adapters) {
+    if (written == NumEntries) break;
+    ++asked;
+    ur_adapter_handle_t handle = nullptr;
+    ur_result_t r = adapter->ddi.Adapter.pfnGet(1, &handle, nullptr);
+    if (r == UR_RESULT_SUCCESS && handle) {
+      phAdapters[written++] = handle;
+      continue;
+    }
+    if (r == UR_RESULT_SUCCESS) r = UR_RESULT_ERROR_INVALID_NULL_HANDLE; // success without a handle
+    if (adapter->held && adapter->ddi.Adapter.pfnRetain &&
+        adapter->ddi.Adapter.pfnRetain(adapter->held) == UR_RESULT_SUCCESS) {
+      ORDO_LOG(log(), warning, "urAdapterGet of %s failed with %s; handing out the handle it gave when loaded",
+               adapter->path.c_str(), result_name(r).c_str());
+      phAdapters[written++] = adapter->held;
+      continue;
+    }
+    ORDO_LOG(log(), warning, "urAdapterGet of %s failed with %s; leaving it out", adapter->path.c_str(),
+             result_name(r).c_str());
+  }
+  for (uint32_t i = written; i < NumEntries && i < loaded; ++i) phAdapters[i] = nullptr;
+  // The adapters not asked (NumEntries was reached) still count as available.
+  if (pNumAdapters) *pNumAdapters = written + (loaded - asked);
   return UR_RESULT_SUCCESS;
 }
 

@@ -6,6 +6,7 @@
 
 #include "enum_names.gen.hpp"
 #include "loader_state.hpp"
+#include "ordo/secure_env.hpp"
 
 namespace ordo {
 namespace loader {
@@ -17,7 +18,7 @@ Logger &trace_log() {
   static Logger *l = [] {
     Logger *logger = &immortal<Logger>("tracing");
     logger->configure("level:info;output:stdout;flush:info");
-    if (const char *cfg = std::getenv("UR_LOG_TRACING")) logger->configure(cfg);
+    if (const char *cfg = secure_env("UR_LOG_TRACING")) logger->configure(cfg);
     return logger;
   }();
   return *l;

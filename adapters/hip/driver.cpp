@@ -1,4 +1,5 @@
 #include "driver.hpp"
+#include "ordo/secure_env.hpp"
 
 #include <cstdlib>
 
@@ -12,7 +13,7 @@ Driver &drv() {
 }
 
 bool Driver::load() {
-  const char *forced = std::getenv("ORDO_HIP_LIBRARY");
+  const char *forced = ordo::secure_env("ORDO_HIP_LIBRARY");
   const char *candidates[] = {forced && *forced ? forced : "libamdhip64.so.5", "libamdhip64.so"};
   bool opened = false;
   for (const char *name : candidates) {

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "ordo/dynlib.hpp"
+#include "ordo/secure_env.hpp"
 
 namespace ordo::ocl {
 
@@ -20,7 +21,7 @@ DynLib &opencl_library() {
 bool load_once(std::string &why) {
   // ORDO_OPENCL_LIBRARY points the adapter at another ICD loader (or at nothing,
   // to test the "no OpenCL" path).
-  const char *name = std::getenv("ORDO_OPENCL_LIBRARY");
+  const char *name = ordo::secure_env("ORDO_OPENCL_LIBRARY");
   if (!name || !*name) name = "libOpenCL.so.1";
   DynLib &lib = opencl_library();
   if (!lib.open(name)) {

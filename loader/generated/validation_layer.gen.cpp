@@ -19,6 +19,10 @@ ur_result_t UR_APICALL validate_urAdapterRelease(ur_adapter_handle_t hAdapter) {
   const char *why = nullptr;
   if (ur_result_t r = check_urAdapterRelease(&why, hAdapter))
     return validation_refused("urAdapterRelease", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hAdapter))
+      return released_handle_refused("urAdapterRelease", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hAdapter", hAdapter);
+  }
   return g_next.Adapter.pfnRelease(hAdapter);
 }
 
@@ -26,6 +30,10 @@ ur_result_t UR_APICALL validate_urAdapterRetain(ur_adapter_handle_t hAdapter) {
   const char *why = nullptr;
   if (ur_result_t r = check_urAdapterRetain(&why, hAdapter))
     return validation_refused("urAdapterRetain", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hAdapter))
+      return released_handle_refused("urAdapterRetain", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hAdapter", hAdapter);
+  }
   return g_next.Adapter.pfnRetain(hAdapter);
 }
 
@@ -33,6 +41,10 @@ ur_result_t UR_APICALL validate_urAdapterGetLastError(ur_adapter_handle_t hAdapt
   const char *why = nullptr;
   if (ur_result_t r = check_urAdapterGetLastError(&why, hAdapter, ppMessage, pError))
     return validation_refused("urAdapterGetLastError", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hAdapter))
+      return released_handle_refused("urAdapterGetLastError", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hAdapter", hAdapter);
+  }
   return g_next.Adapter.pfnGetLastError(hAdapter, ppMessage, pError);
 }
 
@@ -40,6 +52,10 @@ ur_result_t UR_APICALL validate_urAdapterGetInfo(ur_adapter_handle_t hAdapter, u
   const char *why = nullptr;
   if (ur_result_t r = check_urAdapterGetInfo(&why, hAdapter, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urAdapterGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hAdapter))
+      return released_handle_refused("urAdapterGetInfo", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hAdapter", hAdapter);
+  }
   return g_next.Adapter.pfnGetInfo(hAdapter, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -47,6 +63,10 @@ ur_result_t UR_APICALL validate_urAdapterSetLoggerCallback(ur_adapter_handle_t h
   const char *why = nullptr;
   if (ur_result_t r = check_urAdapterSetLoggerCallback(&why, hAdapter, pfnLoggerCallback, pUserData, level))
     return validation_refused("urAdapterSetLoggerCallback", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hAdapter))
+      return released_handle_refused("urAdapterSetLoggerCallback", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hAdapter", hAdapter);
+  }
   return g_next.Adapter.pfnSetLoggerCallback(hAdapter, pfnLoggerCallback, pUserData, level);
 }
 
@@ -54,6 +74,10 @@ ur_result_t UR_APICALL validate_urAdapterSetLoggerCallbackLevel(ur_adapter_handl
   const char *why = nullptr;
   if (ur_result_t r = check_urAdapterSetLoggerCallbackLevel(&why, hAdapter, level))
     return validation_refused("urAdapterSetLoggerCallbackLevel", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hAdapter))
+      return released_handle_refused("urAdapterSetLoggerCallbackLevel", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hAdapter", hAdapter);
+  }
   return g_next.Adapter.pfnSetLoggerCallbackLevel(hAdapter, level);
 }
 
@@ -61,6 +85,10 @@ ur_result_t UR_APICALL validate_urPlatformGet(ur_adapter_handle_t hAdapter, uint
   const char *why = nullptr;
   if (ur_result_t r = check_urPlatformGet(&why, hAdapter, NumEntries, phPlatforms, pNumPlatforms))
     return validation_refused("urPlatformGet", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hAdapter))
+      return released_handle_refused("urPlatformGet", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hAdapter", hAdapter);
+  }
   return g_next.Platform.pfnGet(hAdapter, NumEntries, phPlatforms, pNumPlatforms);
 }
 
@@ -82,6 +110,10 @@ ur_result_t UR_APICALL validate_urPlatformCreateWithNativeHandle(ur_native_handl
   const char *why = nullptr;
   if (ur_result_t r = check_urPlatformCreateWithNativeHandle(&why, hNativePlatform, hAdapter, pProperties, phPlatform))
     return validation_refused("urPlatformCreateWithNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hAdapter))
+      return released_handle_refused("urPlatformCreateWithNativeHandle", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hAdapter", hAdapter);
+  }
   return g_next.Platform.pfnCreateWithNativeHandle(hNativePlatform, hAdapter, pProperties, phPlatform);
 }
 
@@ -110,6 +142,10 @@ ur_result_t UR_APICALL validate_urContextRetain(ur_context_handle_t hContext) {
   const char *why = nullptr;
   if (ur_result_t r = check_urContextRetain(&why, hContext))
     return validation_refused("urContextRetain", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urContextRetain", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Context.pfnRetain(hContext);
 }
 
@@ -117,6 +153,10 @@ ur_result_t UR_APICALL validate_urContextRelease(ur_context_handle_t hContext) {
   const char *why = nullptr;
   if (ur_result_t r = check_urContextRelease(&why, hContext))
     return validation_refused("urContextRelease", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urContextRelease", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Context.pfnRelease(hContext);
 }
 
@@ -124,6 +164,10 @@ ur_result_t UR_APICALL validate_urContextGetInfo(ur_context_handle_t hContext, u
   const char *why = nullptr;
   if (ur_result_t r = check_urContextGetInfo(&why, hContext, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urContextGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urContextGetInfo", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Context.pfnGetInfo(hContext, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -131,6 +175,10 @@ ur_result_t UR_APICALL validate_urContextGetNativeHandle(ur_context_handle_t hCo
   const char *why = nullptr;
   if (ur_result_t r = check_urContextGetNativeHandle(&why, hContext, phNativeContext))
     return validation_refused("urContextGetNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urContextGetNativeHandle", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Context.pfnGetNativeHandle(hContext, phNativeContext);
 }
 
@@ -138,6 +186,10 @@ ur_result_t UR_APICALL validate_urContextCreateWithNativeHandle(ur_native_handle
   const char *why = nullptr;
   if (ur_result_t r = check_urContextCreateWithNativeHandle(&why, hNativeContext, hAdapter, numDevices, phDevices, pProperties, phContext))
     return validation_refused("urContextCreateWithNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hAdapter))
+      return released_handle_refused("urContextCreateWithNativeHandle", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hAdapter", hAdapter);
+  }
   return g_next.Context.pfnCreateWithNativeHandle(hNativeContext, hAdapter, numDevices, phDevices, pProperties, phContext);
 }
 
@@ -145,6 +197,10 @@ ur_result_t UR_APICALL validate_urContextSetExtendedDeleter(ur_context_handle_t 
   const char *why = nullptr;
   if (ur_result_t r = check_urContextSetExtendedDeleter(&why, hContext, pfnDeleter, pUserData))
     return validation_refused("urContextSetExtendedDeleter", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urContextSetExtendedDeleter", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Context.pfnSetExtendedDeleter(hContext, pfnDeleter, pUserData);
 }
 
@@ -152,6 +208,10 @@ ur_result_t UR_APICALL validate_urEventGetInfo(ur_event_handle_t hEvent, ur_even
   const char *why = nullptr;
   if (ur_result_t r = check_urEventGetInfo(&why, hEvent, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urEventGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hEvent))
+      return released_handle_refused("urEventGetInfo", UR_RESULT_ERROR_INVALID_EVENT, "hEvent", hEvent);
+  }
   return g_next.Event.pfnGetInfo(hEvent, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -159,6 +219,10 @@ ur_result_t UR_APICALL validate_urEventGetProfilingInfo(ur_event_handle_t hEvent
   const char *why = nullptr;
   if (ur_result_t r = check_urEventGetProfilingInfo(&why, hEvent, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urEventGetProfilingInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hEvent))
+      return released_handle_refused("urEventGetProfilingInfo", UR_RESULT_ERROR_INVALID_EVENT, "hEvent", hEvent);
+  }
   return g_next.Event.pfnGetProfilingInfo(hEvent, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -166,6 +230,12 @@ ur_result_t UR_APICALL validate_urEventWait(uint32_t numEvents, const ur_event_h
   const char *why = nullptr;
   if (ur_result_t r = check_urEventWait(&why, numEvents, phEventWaitList))
     return validation_refused("urEventWait", r, why);
+  if (released_handles_to_check()) {
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEvents; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEventWait", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Event.pfnWait(numEvents, phEventWaitList);
 }
 
@@ -173,6 +243,10 @@ ur_result_t UR_APICALL validate_urEventRetain(ur_event_handle_t hEvent) {
   const char *why = nullptr;
   if (ur_result_t r = check_urEventRetain(&why, hEvent))
     return validation_refused("urEventRetain", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hEvent))
+      return released_handle_refused("urEventRetain", UR_RESULT_ERROR_INVALID_EVENT, "hEvent", hEvent);
+  }
   return g_next.Event.pfnRetain(hEvent);
 }
 
@@ -180,6 +254,10 @@ ur_result_t UR_APICALL validate_urEventRelease(ur_event_handle_t hEvent) {
   const char *why = nullptr;
   if (ur_result_t r = check_urEventRelease(&why, hEvent))
     return validation_refused("urEventRelease", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hEvent))
+      return released_handle_refused("urEventRelease", UR_RESULT_ERROR_INVALID_EVENT, "hEvent", hEvent);
+  }
   return g_next.Event.pfnRelease(hEvent);
 }
 
@@ -187,6 +265,10 @@ ur_result_t UR_APICALL validate_urEventGetNativeHandle(ur_event_handle_t hEvent,
   const char *why = nullptr;
   if (ur_result_t r = check_urEventGetNativeHandle(&why, hEvent, phNativeEvent))
     return validation_refused("urEventGetNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hEvent))
+      return released_handle_refused("urEventGetNativeHandle", UR_RESULT_ERROR_INVALID_EVENT, "hEvent", hEvent);
+  }
   return g_next.Event.pfnGetNativeHandle(hEvent, phNativeEvent);
 }
 
@@ -194,6 +276,10 @@ ur_result_t UR_APICALL validate_urEventCreateWithNativeHandle(ur_native_handle_t
   const char *why = nullptr;
   if (ur_result_t r = check_urEventCreateWithNativeHandle(&why, hNativeEvent, hContext, pProperties, phEvent))
     return validation_refused("urEventCreateWithNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urEventCreateWithNativeHandle", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Event.pfnCreateWithNativeHandle(hNativeEvent, hContext, pProperties, phEvent);
 }
 
@@ -201,13 +287,23 @@ ur_result_t UR_APICALL validate_urEventSetCallback(ur_event_handle_t hEvent, ur_
   const char *why = nullptr;
   if (ur_result_t r = check_urEventSetCallback(&why, hEvent, execStatus, pfnNotify, pUserData))
     return validation_refused("urEventSetCallback", r, why);
-  return g_next.Event.pfnSetCallback(hEvent, execStatus, pfnNotify, pUserData);
+  if (released_handles_to_check()) {
+    if (handle_released(hEvent))
+      return released_handle_refused("urEventSetCallback", UR_RESULT_ERROR_INVALID_EVENT, "hEvent", hEvent);
+  }
+  const ur_result_t result = g_next.Event.pfnSetCallback(hEvent, execStatus, pfnNotify, pUserData);
+  if (result == UR_RESULT_SUCCESS) handle_nameable_after_release(hEvent);
+  return result;
 }
 
 ur_result_t UR_APICALL validate_urEventCreateExp(ur_context_handle_t hContext, ur_device_handle_t hDevice, const ur_exp_event_desc_t * pEventDesc, ur_event_handle_t * phEvent) {
   const char *why = nullptr;
   if (ur_result_t r = check_urEventCreateExp(&why, hContext, hDevice, pEventDesc, phEvent))
     return validation_refused("urEventCreateExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urEventCreateExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.EventExp.pfnCreateExp(hContext, hDevice, pEventDesc, phEvent);
 }
 
@@ -215,6 +311,10 @@ ur_result_t UR_APICALL validate_urProgramCreateWithIL(ur_context_handle_t hConte
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramCreateWithIL(&why, hContext, pIL, length, pProperties, phProgram))
     return validation_refused("urProgramCreateWithIL", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urProgramCreateWithIL", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Program.pfnCreateWithIL(hContext, pIL, length, pProperties, phProgram);
 }
 
@@ -222,6 +322,10 @@ ur_result_t UR_APICALL validate_urProgramCreateWithBinary(ur_context_handle_t hC
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramCreateWithBinary(&why, hContext, numDevices, phDevices, pLengths, ppBinaries, pProperties, phProgram))
     return validation_refused("urProgramCreateWithBinary", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urProgramCreateWithBinary", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Program.pfnCreateWithBinary(hContext, numDevices, phDevices, pLengths, ppBinaries, pProperties, phProgram);
 }
 
@@ -229,6 +333,12 @@ ur_result_t UR_APICALL validate_urProgramBuild(ur_context_handle_t hContext, ur_
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramBuild(&why, hContext, hProgram, pOptions))
     return validation_refused("urProgramBuild", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urProgramBuild", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramBuild", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Program.pfnBuild(hContext, hProgram, pOptions);
 }
 
@@ -236,6 +346,12 @@ ur_result_t UR_APICALL validate_urProgramCompile(ur_context_handle_t hContext, u
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramCompile(&why, hContext, hProgram, pOptions))
     return validation_refused("urProgramCompile", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urProgramCompile", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramCompile", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Program.pfnCompile(hContext, hProgram, pOptions);
 }
 
@@ -243,6 +359,14 @@ ur_result_t UR_APICALL validate_urProgramLink(ur_context_handle_t hContext, uint
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramLink(&why, hContext, count, phPrograms, pOptions, phProgram))
     return validation_refused("urProgramLink", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urProgramLink", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (phPrograms)
+      for (uint32_t i = 0; i < count; ++i)
+        if (handle_released(phPrograms[i]))
+          return released_handle_refused("urProgramLink", UR_RESULT_ERROR_INVALID_PROGRAM, "phPrograms[i]", phPrograms[i]);
+  }
   return g_next.Program.pfnLink(hContext, count, phPrograms, pOptions, phProgram);
 }
 
@@ -250,6 +374,10 @@ ur_result_t UR_APICALL validate_urProgramRetain(ur_program_handle_t hProgram) {
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramRetain(&why, hProgram))
     return validation_refused("urProgramRetain", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramRetain", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Program.pfnRetain(hProgram);
 }
 
@@ -257,6 +385,10 @@ ur_result_t UR_APICALL validate_urProgramRelease(ur_program_handle_t hProgram) {
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramRelease(&why, hProgram))
     return validation_refused("urProgramRelease", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramRelease", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Program.pfnRelease(hProgram);
 }
 
@@ -264,6 +396,10 @@ ur_result_t UR_APICALL validate_urProgramGetFunctionPointer(ur_device_handle_t h
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramGetFunctionPointer(&why, hDevice, hProgram, pFunctionName, ppFunctionPointer))
     return validation_refused("urProgramGetFunctionPointer", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramGetFunctionPointer", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Program.pfnGetFunctionPointer(hDevice, hProgram, pFunctionName, ppFunctionPointer);
 }
 
@@ -271,6 +407,10 @@ ur_result_t UR_APICALL validate_urProgramGetGlobalVariablePointer(ur_device_hand
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramGetGlobalVariablePointer(&why, hDevice, hProgram, pGlobalVariableName, pGlobalVariableSizeRet, ppGlobalVariablePointerRet))
     return validation_refused("urProgramGetGlobalVariablePointer", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramGetGlobalVariablePointer", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Program.pfnGetGlobalVariablePointer(hDevice, hProgram, pGlobalVariableName, pGlobalVariableSizeRet, ppGlobalVariablePointerRet);
 }
 
@@ -278,6 +418,10 @@ ur_result_t UR_APICALL validate_urProgramGetInfo(ur_program_handle_t hProgram, u
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramGetInfo(&why, hProgram, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urProgramGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramGetInfo", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Program.pfnGetInfo(hProgram, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -285,6 +429,10 @@ ur_result_t UR_APICALL validate_urProgramGetBuildInfo(ur_program_handle_t hProgr
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramGetBuildInfo(&why, hProgram, hDevice, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urProgramGetBuildInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramGetBuildInfo", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Program.pfnGetBuildInfo(hProgram, hDevice, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -292,6 +440,10 @@ ur_result_t UR_APICALL validate_urProgramSetSpecializationConstants(ur_program_h
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramSetSpecializationConstants(&why, hProgram, count, pSpecConstants))
     return validation_refused("urProgramSetSpecializationConstants", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramSetSpecializationConstants", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Program.pfnSetSpecializationConstants(hProgram, count, pSpecConstants);
 }
 
@@ -299,6 +451,10 @@ ur_result_t UR_APICALL validate_urProgramGetNativeHandle(ur_program_handle_t hPr
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramGetNativeHandle(&why, hProgram, phNativeProgram))
     return validation_refused("urProgramGetNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramGetNativeHandle", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Program.pfnGetNativeHandle(hProgram, phNativeProgram);
 }
 
@@ -306,6 +462,10 @@ ur_result_t UR_APICALL validate_urProgramCreateWithNativeHandle(ur_native_handle
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramCreateWithNativeHandle(&why, hNativeProgram, hContext, pProperties, phProgram))
     return validation_refused("urProgramCreateWithNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urProgramCreateWithNativeHandle", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Program.pfnCreateWithNativeHandle(hNativeProgram, hContext, pProperties, phProgram);
 }
 
@@ -313,6 +473,14 @@ ur_result_t UR_APICALL validate_urProgramDynamicLinkExp(ur_context_handle_t hCon
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramDynamicLinkExp(&why, hContext, count, phPrograms))
     return validation_refused("urProgramDynamicLinkExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urProgramDynamicLinkExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (phPrograms)
+      for (uint32_t i = 0; i < count; ++i)
+        if (handle_released(phPrograms[i]))
+          return released_handle_refused("urProgramDynamicLinkExp", UR_RESULT_ERROR_INVALID_PROGRAM, "phPrograms[i]", phPrograms[i]);
+  }
   return g_next.ProgramExp.pfnDynamicLinkExp(hContext, count, phPrograms);
 }
 
@@ -320,6 +488,10 @@ ur_result_t UR_APICALL validate_urProgramBuildExp(ur_program_handle_t hProgram, 
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramBuildExp(&why, hProgram, numDevices, phDevices, flags, pOptions))
     return validation_refused("urProgramBuildExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramBuildExp", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.ProgramExp.pfnBuildExp(hProgram, numDevices, phDevices, flags, pOptions);
 }
 
@@ -327,6 +499,10 @@ ur_result_t UR_APICALL validate_urProgramCompileExp(ur_program_handle_t hProgram
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramCompileExp(&why, hProgram, numDevices, phDevices, flags, pOptions))
     return validation_refused("urProgramCompileExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hProgram))
+      return released_handle_refused("urProgramCompileExp", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.ProgramExp.pfnCompileExp(hProgram, numDevices, phDevices, flags, pOptions);
 }
 
@@ -334,6 +510,14 @@ ur_result_t UR_APICALL validate_urProgramLinkExp(ur_context_handle_t hContext, u
   const char *why = nullptr;
   if (ur_result_t r = check_urProgramLinkExp(&why, hContext, numDevices, phDevices, flags, count, phPrograms, pOptions, phProgram))
     return validation_refused("urProgramLinkExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urProgramLinkExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (phPrograms)
+      for (uint32_t i = 0; i < count; ++i)
+        if (handle_released(phPrograms[i]))
+          return released_handle_refused("urProgramLinkExp", UR_RESULT_ERROR_INVALID_PROGRAM, "phPrograms[i]", phPrograms[i]);
+  }
   return g_next.ProgramExp.pfnLinkExp(hContext, numDevices, phDevices, flags, count, phPrograms, pOptions, phProgram);
 }
 
@@ -341,6 +525,10 @@ ur_result_t UR_APICALL validate_urKernelCreate(ur_program_handle_t hProgram, con
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelCreate(&why, hProgram, pKernelName, phKernel))
     return validation_refused("urKernelCreate", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hProgram))
+      return released_handle_refused("urKernelCreate", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Kernel.pfnCreate(hProgram, pKernelName, phKernel);
 }
 
@@ -348,6 +536,10 @@ ur_result_t UR_APICALL validate_urKernelGetInfo(ur_kernel_handle_t hKernel, ur_k
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelGetInfo(&why, hKernel, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urKernelGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hKernel))
+      return released_handle_refused("urKernelGetInfo", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+  }
   return g_next.Kernel.pfnGetInfo(hKernel, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -355,6 +547,10 @@ ur_result_t UR_APICALL validate_urKernelGetGroupInfo(ur_kernel_handle_t hKernel,
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelGetGroupInfo(&why, hKernel, hDevice, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urKernelGetGroupInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hKernel))
+      return released_handle_refused("urKernelGetGroupInfo", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+  }
   return g_next.Kernel.pfnGetGroupInfo(hKernel, hDevice, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -362,6 +558,10 @@ ur_result_t UR_APICALL validate_urKernelGetSubGroupInfo(ur_kernel_handle_t hKern
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelGetSubGroupInfo(&why, hKernel, hDevice, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urKernelGetSubGroupInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hKernel))
+      return released_handle_refused("urKernelGetSubGroupInfo", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+  }
   return g_next.Kernel.pfnGetSubGroupInfo(hKernel, hDevice, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -369,6 +569,10 @@ ur_result_t UR_APICALL validate_urKernelRetain(ur_kernel_handle_t hKernel) {
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelRetain(&why, hKernel))
     return validation_refused("urKernelRetain", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hKernel))
+      return released_handle_refused("urKernelRetain", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+  }
   return g_next.Kernel.pfnRetain(hKernel);
 }
 
@@ -376,6 +580,10 @@ ur_result_t UR_APICALL validate_urKernelRelease(ur_kernel_handle_t hKernel) {
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelRelease(&why, hKernel))
     return validation_refused("urKernelRelease", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hKernel))
+      return released_handle_refused("urKernelRelease", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+  }
   return g_next.Kernel.pfnRelease(hKernel);
 }
 
@@ -383,6 +591,10 @@ ur_result_t UR_APICALL validate_urKernelGetNativeHandle(ur_kernel_handle_t hKern
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelGetNativeHandle(&why, hKernel, phNativeKernel))
     return validation_refused("urKernelGetNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hKernel))
+      return released_handle_refused("urKernelGetNativeHandle", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+  }
   return g_next.Kernel.pfnGetNativeHandle(hKernel, phNativeKernel);
 }
 
@@ -390,6 +602,12 @@ ur_result_t UR_APICALL validate_urKernelCreateWithNativeHandle(ur_native_handle_
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelCreateWithNativeHandle(&why, hNativeKernel, hContext, hProgram, pProperties, phKernel))
     return validation_refused("urKernelCreateWithNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urKernelCreateWithNativeHandle", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hProgram))
+      return released_handle_refused("urKernelCreateWithNativeHandle", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+  }
   return g_next.Kernel.pfnCreateWithNativeHandle(hNativeKernel, hContext, hProgram, pProperties, phKernel);
 }
 
@@ -397,6 +615,12 @@ ur_result_t UR_APICALL validate_urKernelGetSuggestedLocalWorkSize(ur_kernel_hand
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelGetSuggestedLocalWorkSize(&why, hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize, pSuggestedLocalWorkSize))
     return validation_refused("urKernelGetSuggestedLocalWorkSize", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hKernel))
+      return released_handle_refused("urKernelGetSuggestedLocalWorkSize", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+    if (handle_released(hQueue))
+      return released_handle_refused("urKernelGetSuggestedLocalWorkSize", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.Kernel.pfnGetSuggestedLocalWorkSize(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize, pSuggestedLocalWorkSize);
 }
 
@@ -404,6 +628,12 @@ ur_result_t UR_APICALL validate_urKernelGetSuggestedLocalWorkSizeWithArgs(ur_ker
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelGetSuggestedLocalWorkSizeWithArgs(&why, hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize, numArgs, pArgs, pSuggestedLocalWorkSize))
     return validation_refused("urKernelGetSuggestedLocalWorkSizeWithArgs", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hKernel))
+      return released_handle_refused("urKernelGetSuggestedLocalWorkSizeWithArgs", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+    if (handle_released(hQueue))
+      return released_handle_refused("urKernelGetSuggestedLocalWorkSizeWithArgs", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.Kernel.pfnGetSuggestedLocalWorkSizeWithArgs(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize, numArgs, pArgs, pSuggestedLocalWorkSize);
 }
 
@@ -411,6 +641,10 @@ ur_result_t UR_APICALL validate_urKernelSetExecInfo(ur_kernel_handle_t hKernel, 
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelSetExecInfo(&why, hKernel, propName, propSize, pProperties, pPropValue))
     return validation_refused("urKernelSetExecInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hKernel))
+      return released_handle_refused("urKernelSetExecInfo", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+  }
   return g_next.Kernel.pfnSetExecInfo(hKernel, propName, propSize, pProperties, pPropValue);
 }
 
@@ -418,6 +652,10 @@ ur_result_t UR_APICALL validate_urKernelSetSpecializationConstants(ur_kernel_han
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelSetSpecializationConstants(&why, hKernel, count, pSpecConstants))
     return validation_refused("urKernelSetSpecializationConstants", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hKernel))
+      return released_handle_refused("urKernelSetSpecializationConstants", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+  }
   return g_next.Kernel.pfnSetSpecializationConstants(hKernel, count, pSpecConstants);
 }
 
@@ -425,6 +663,10 @@ ur_result_t UR_APICALL validate_urKernelSuggestMaxCooperativeGroupCount(ur_kerne
   const char *why = nullptr;
   if (ur_result_t r = check_urKernelSuggestMaxCooperativeGroupCount(&why, hKernel, hDevice, workDim, pLocalWorkSize, dynamicSharedMemorySize, pGroupCountRet))
     return validation_refused("urKernelSuggestMaxCooperativeGroupCount", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hKernel))
+      return released_handle_refused("urKernelSuggestMaxCooperativeGroupCount", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+  }
   return g_next.Kernel.pfnSuggestMaxCooperativeGroupCount(hKernel, hDevice, workDim, pLocalWorkSize, dynamicSharedMemorySize, pGroupCountRet);
 }
 
@@ -432,6 +674,10 @@ ur_result_t UR_APICALL validate_urQueueGetInfo(ur_queue_handle_t hQueue, ur_queu
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueGetInfo(&why, hQueue, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urQueueGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urQueueGetInfo", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.Queue.pfnGetInfo(hQueue, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -439,6 +685,10 @@ ur_result_t UR_APICALL validate_urQueueCreate(ur_context_handle_t hContext, ur_d
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueCreate(&why, hContext, hDevice, pProperties, phQueue))
     return validation_refused("urQueueCreate", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urQueueCreate", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Queue.pfnCreate(hContext, hDevice, pProperties, phQueue);
 }
 
@@ -446,6 +696,10 @@ ur_result_t UR_APICALL validate_urQueueRetain(ur_queue_handle_t hQueue) {
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueRetain(&why, hQueue))
     return validation_refused("urQueueRetain", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urQueueRetain", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.Queue.pfnRetain(hQueue);
 }
 
@@ -453,6 +707,10 @@ ur_result_t UR_APICALL validate_urQueueRelease(ur_queue_handle_t hQueue) {
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueRelease(&why, hQueue))
     return validation_refused("urQueueRelease", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urQueueRelease", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.Queue.pfnRelease(hQueue);
 }
 
@@ -460,6 +718,10 @@ ur_result_t UR_APICALL validate_urQueueGetNativeHandle(ur_queue_handle_t hQueue,
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueGetNativeHandle(&why, hQueue, pDesc, phNativeQueue))
     return validation_refused("urQueueGetNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urQueueGetNativeHandle", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.Queue.pfnGetNativeHandle(hQueue, pDesc, phNativeQueue);
 }
 
@@ -467,6 +729,10 @@ ur_result_t UR_APICALL validate_urQueueCreateWithNativeHandle(ur_native_handle_t
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueCreateWithNativeHandle(&why, hNativeQueue, hContext, hDevice, pProperties, phQueue))
     return validation_refused("urQueueCreateWithNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urQueueCreateWithNativeHandle", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Queue.pfnCreateWithNativeHandle(hNativeQueue, hContext, hDevice, pProperties, phQueue);
 }
 
@@ -474,6 +740,10 @@ ur_result_t UR_APICALL validate_urQueueFinish(ur_queue_handle_t hQueue) {
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueFinish(&why, hQueue))
     return validation_refused("urQueueFinish", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urQueueFinish", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.Queue.pfnFinish(hQueue);
 }
 
@@ -481,6 +751,10 @@ ur_result_t UR_APICALL validate_urQueueFlush(ur_queue_handle_t hQueue) {
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueFlush(&why, hQueue))
     return validation_refused("urQueueFlush", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urQueueFlush", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.Queue.pfnFlush(hQueue);
 }
 
@@ -488,6 +762,10 @@ ur_result_t UR_APICALL validate_urQueueBeginGraphCaptureExp(ur_queue_handle_t hQ
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueBeginGraphCaptureExp(&why, hQueue))
     return validation_refused("urQueueBeginGraphCaptureExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urQueueBeginGraphCaptureExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.QueueExp.pfnBeginGraphCaptureExp(hQueue);
 }
 
@@ -495,6 +773,12 @@ ur_result_t UR_APICALL validate_urQueueBeginCaptureIntoGraphExp(ur_queue_handle_
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueBeginCaptureIntoGraphExp(&why, hQueue, hGraph))
     return validation_refused("urQueueBeginCaptureIntoGraphExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urQueueBeginCaptureIntoGraphExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hGraph))
+      return released_handle_refused("urQueueBeginCaptureIntoGraphExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hGraph", hGraph);
+  }
   return g_next.QueueExp.pfnBeginCaptureIntoGraphExp(hQueue, hGraph);
 }
 
@@ -502,6 +786,10 @@ ur_result_t UR_APICALL validate_urQueueEndGraphCaptureExp(ur_queue_handle_t hQue
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueEndGraphCaptureExp(&why, hQueue, phGraph))
     return validation_refused("urQueueEndGraphCaptureExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urQueueEndGraphCaptureExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.QueueExp.pfnEndGraphCaptureExp(hQueue, phGraph);
 }
 
@@ -509,6 +797,10 @@ ur_result_t UR_APICALL validate_urQueueIsGraphCaptureEnabledExp(ur_queue_handle_
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueIsGraphCaptureEnabledExp(&why, hQueue, pResult))
     return validation_refused("urQueueIsGraphCaptureEnabledExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urQueueIsGraphCaptureEnabledExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.QueueExp.pfnIsGraphCaptureEnabledExp(hQueue, pResult);
 }
 
@@ -516,6 +808,10 @@ ur_result_t UR_APICALL validate_urQueueGetGraphExp(ur_queue_handle_t hQueue, ur_
   const char *why = nullptr;
   if (ur_result_t r = check_urQueueGetGraphExp(&why, hQueue, phGraph))
     return validation_refused("urQueueGetGraphExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urQueueGetGraphExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.QueueExp.pfnGetGraphExp(hQueue, phGraph);
 }
 
@@ -523,6 +819,10 @@ ur_result_t UR_APICALL validate_urSamplerCreate(ur_context_handle_t hContext, co
   const char *why = nullptr;
   if (ur_result_t r = check_urSamplerCreate(&why, hContext, pDesc, phSampler))
     return validation_refused("urSamplerCreate", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urSamplerCreate", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Sampler.pfnCreate(hContext, pDesc, phSampler);
 }
 
@@ -530,6 +830,10 @@ ur_result_t UR_APICALL validate_urSamplerRetain(ur_sampler_handle_t hSampler) {
   const char *why = nullptr;
   if (ur_result_t r = check_urSamplerRetain(&why, hSampler))
     return validation_refused("urSamplerRetain", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hSampler))
+      return released_handle_refused("urSamplerRetain", UR_RESULT_ERROR_INVALID_SAMPLER, "hSampler", hSampler);
+  }
   return g_next.Sampler.pfnRetain(hSampler);
 }
 
@@ -537,6 +841,10 @@ ur_result_t UR_APICALL validate_urSamplerRelease(ur_sampler_handle_t hSampler) {
   const char *why = nullptr;
   if (ur_result_t r = check_urSamplerRelease(&why, hSampler))
     return validation_refused("urSamplerRelease", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hSampler))
+      return released_handle_refused("urSamplerRelease", UR_RESULT_ERROR_INVALID_SAMPLER, "hSampler", hSampler);
+  }
   return g_next.Sampler.pfnRelease(hSampler);
 }
 
@@ -544,6 +852,10 @@ ur_result_t UR_APICALL validate_urSamplerGetInfo(ur_sampler_handle_t hSampler, u
   const char *why = nullptr;
   if (ur_result_t r = check_urSamplerGetInfo(&why, hSampler, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urSamplerGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hSampler))
+      return released_handle_refused("urSamplerGetInfo", UR_RESULT_ERROR_INVALID_SAMPLER, "hSampler", hSampler);
+  }
   return g_next.Sampler.pfnGetInfo(hSampler, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -551,6 +863,10 @@ ur_result_t UR_APICALL validate_urSamplerGetNativeHandle(ur_sampler_handle_t hSa
   const char *why = nullptr;
   if (ur_result_t r = check_urSamplerGetNativeHandle(&why, hSampler, phNativeSampler))
     return validation_refused("urSamplerGetNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hSampler))
+      return released_handle_refused("urSamplerGetNativeHandle", UR_RESULT_ERROR_INVALID_SAMPLER, "hSampler", hSampler);
+  }
   return g_next.Sampler.pfnGetNativeHandle(hSampler, phNativeSampler);
 }
 
@@ -558,6 +874,10 @@ ur_result_t UR_APICALL validate_urSamplerCreateWithNativeHandle(ur_native_handle
   const char *why = nullptr;
   if (ur_result_t r = check_urSamplerCreateWithNativeHandle(&why, hNativeSampler, hContext, pProperties, phSampler))
     return validation_refused("urSamplerCreateWithNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urSamplerCreateWithNativeHandle", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Sampler.pfnCreateWithNativeHandle(hNativeSampler, hContext, pProperties, phSampler);
 }
 
@@ -565,6 +885,10 @@ ur_result_t UR_APICALL validate_urMemImageCreate(ur_context_handle_t hContext, u
   const char *why = nullptr;
   if (ur_result_t r = check_urMemImageCreate(&why, hContext, flags, pImageFormat, pImageDesc, pHost, phMem))
     return validation_refused("urMemImageCreate", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urMemImageCreate", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Mem.pfnImageCreate(hContext, flags, pImageFormat, pImageDesc, pHost, phMem);
 }
 
@@ -572,6 +896,10 @@ ur_result_t UR_APICALL validate_urMemBufferCreate(ur_context_handle_t hContext, 
   const char *why = nullptr;
   if (ur_result_t r = check_urMemBufferCreate(&why, hContext, flags, size, pProperties, phBuffer))
     return validation_refused("urMemBufferCreate", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urMemBufferCreate", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Mem.pfnBufferCreate(hContext, flags, size, pProperties, phBuffer);
 }
 
@@ -579,6 +907,10 @@ ur_result_t UR_APICALL validate_urMemRetain(ur_mem_handle_t hMem) {
   const char *why = nullptr;
   if (ur_result_t r = check_urMemRetain(&why, hMem))
     return validation_refused("urMemRetain", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hMem))
+      return released_handle_refused("urMemRetain", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hMem", hMem);
+  }
   return g_next.Mem.pfnRetain(hMem);
 }
 
@@ -586,6 +918,10 @@ ur_result_t UR_APICALL validate_urMemRelease(ur_mem_handle_t hMem) {
   const char *why = nullptr;
   if (ur_result_t r = check_urMemRelease(&why, hMem))
     return validation_refused("urMemRelease", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hMem))
+      return released_handle_refused("urMemRelease", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hMem", hMem);
+  }
   return g_next.Mem.pfnRelease(hMem);
 }
 
@@ -593,6 +929,10 @@ ur_result_t UR_APICALL validate_urMemBufferPartition(ur_mem_handle_t hBuffer, ur
   const char *why = nullptr;
   if (ur_result_t r = check_urMemBufferPartition(&why, hBuffer, flags, bufferCreateType, pRegion, phMem))
     return validation_refused("urMemBufferPartition", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hBuffer))
+      return released_handle_refused("urMemBufferPartition", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+  }
   return g_next.Mem.pfnBufferPartition(hBuffer, flags, bufferCreateType, pRegion, phMem);
 }
 
@@ -600,6 +940,10 @@ ur_result_t UR_APICALL validate_urMemGetNativeHandle(ur_mem_handle_t hMem, ur_de
   const char *why = nullptr;
   if (ur_result_t r = check_urMemGetNativeHandle(&why, hMem, hDevice, phNativeMem))
     return validation_refused("urMemGetNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hMem))
+      return released_handle_refused("urMemGetNativeHandle", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hMem", hMem);
+  }
   return g_next.Mem.pfnGetNativeHandle(hMem, hDevice, phNativeMem);
 }
 
@@ -607,6 +951,10 @@ ur_result_t UR_APICALL validate_urMemBufferCreateWithNativeHandle(ur_native_hand
   const char *why = nullptr;
   if (ur_result_t r = check_urMemBufferCreateWithNativeHandle(&why, hNativeMem, hContext, pProperties, phMem))
     return validation_refused("urMemBufferCreateWithNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urMemBufferCreateWithNativeHandle", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Mem.pfnBufferCreateWithNativeHandle(hNativeMem, hContext, pProperties, phMem);
 }
 
@@ -614,6 +962,10 @@ ur_result_t UR_APICALL validate_urMemImageCreateWithNativeHandle(ur_native_handl
   const char *why = nullptr;
   if (ur_result_t r = check_urMemImageCreateWithNativeHandle(&why, hNativeMem, hContext, pImageFormat, pImageDesc, pProperties, phMem))
     return validation_refused("urMemImageCreateWithNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urMemImageCreateWithNativeHandle", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.Mem.pfnImageCreateWithNativeHandle(hNativeMem, hContext, pImageFormat, pImageDesc, pProperties, phMem);
 }
 
@@ -621,6 +973,10 @@ ur_result_t UR_APICALL validate_urMemGetInfo(ur_mem_handle_t hMemory, ur_mem_inf
   const char *why = nullptr;
   if (ur_result_t r = check_urMemGetInfo(&why, hMemory, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urMemGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hMemory))
+      return released_handle_refused("urMemGetInfo", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hMemory", hMemory);
+  }
   return g_next.Mem.pfnGetInfo(hMemory, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -628,6 +984,10 @@ ur_result_t UR_APICALL validate_urMemImageGetInfo(ur_mem_handle_t hMemory, ur_im
   const char *why = nullptr;
   if (ur_result_t r = check_urMemImageGetInfo(&why, hMemory, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urMemImageGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hMemory))
+      return released_handle_refused("urMemImageGetInfo", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hMemory", hMemory);
+  }
   return g_next.Mem.pfnImageGetInfo(hMemory, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -635,6 +995,10 @@ ur_result_t UR_APICALL validate_urPhysicalMemCreate(ur_context_handle_t hContext
   const char *why = nullptr;
   if (ur_result_t r = check_urPhysicalMemCreate(&why, hContext, hDevice, size, pProperties, phPhysicalMem))
     return validation_refused("urPhysicalMemCreate", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urPhysicalMemCreate", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.PhysicalMem.pfnCreate(hContext, hDevice, size, pProperties, phPhysicalMem);
 }
 
@@ -642,6 +1006,10 @@ ur_result_t UR_APICALL validate_urPhysicalMemRetain(ur_physical_mem_handle_t hPh
   const char *why = nullptr;
   if (ur_result_t r = check_urPhysicalMemRetain(&why, hPhysicalMem))
     return validation_refused("urPhysicalMemRetain", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hPhysicalMem))
+      return released_handle_refused("urPhysicalMemRetain", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPhysicalMem", hPhysicalMem);
+  }
   return g_next.PhysicalMem.pfnRetain(hPhysicalMem);
 }
 
@@ -649,6 +1017,10 @@ ur_result_t UR_APICALL validate_urPhysicalMemRelease(ur_physical_mem_handle_t hP
   const char *why = nullptr;
   if (ur_result_t r = check_urPhysicalMemRelease(&why, hPhysicalMem))
     return validation_refused("urPhysicalMemRelease", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hPhysicalMem))
+      return released_handle_refused("urPhysicalMemRelease", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPhysicalMem", hPhysicalMem);
+  }
   return g_next.PhysicalMem.pfnRelease(hPhysicalMem);
 }
 
@@ -656,6 +1028,10 @@ ur_result_t UR_APICALL validate_urPhysicalMemGetInfo(ur_physical_mem_handle_t hP
   const char *why = nullptr;
   if (ur_result_t r = check_urPhysicalMemGetInfo(&why, hPhysicalMem, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urPhysicalMemGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hPhysicalMem))
+      return released_handle_refused("urPhysicalMemGetInfo", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPhysicalMem", hPhysicalMem);
+  }
   return g_next.PhysicalMem.pfnGetInfo(hPhysicalMem, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -663,6 +1039,14 @@ ur_result_t UR_APICALL validate_urEnqueueEventsWait(ur_queue_handle_t hQueue, ui
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueEventsWait(&why, hQueue, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueEventsWait", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueEventsWait", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueEventsWait", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnEventsWait(hQueue, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -670,6 +1054,14 @@ ur_result_t UR_APICALL validate_urEnqueueEventsWaitWithBarrier(ur_queue_handle_t
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueEventsWaitWithBarrier(&why, hQueue, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueEventsWaitWithBarrier", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueEventsWaitWithBarrier", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueEventsWaitWithBarrier", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnEventsWaitWithBarrier(hQueue, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -677,6 +1069,16 @@ ur_result_t UR_APICALL validate_urEnqueueMemBufferRead(ur_queue_handle_t hQueue,
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemBufferRead(&why, hQueue, hBuffer, blockingRead, offset, size, pDst, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueMemBufferRead", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemBufferRead", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hBuffer))
+      return released_handle_refused("urEnqueueMemBufferRead", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemBufferRead", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemBufferRead(hQueue, hBuffer, blockingRead, offset, size, pDst, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -684,6 +1086,16 @@ ur_result_t UR_APICALL validate_urEnqueueMemBufferWrite(ur_queue_handle_t hQueue
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemBufferWrite(&why, hQueue, hBuffer, blockingWrite, offset, size, pSrc, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueMemBufferWrite", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemBufferWrite", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hBuffer))
+      return released_handle_refused("urEnqueueMemBufferWrite", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemBufferWrite", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemBufferWrite(hQueue, hBuffer, blockingWrite, offset, size, pSrc, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -691,6 +1103,16 @@ ur_result_t UR_APICALL validate_urEnqueueMemBufferReadRect(ur_queue_handle_t hQu
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemBufferReadRect(&why, hQueue, hBuffer, blockingRead, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pDst, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueMemBufferReadRect", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemBufferReadRect", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hBuffer))
+      return released_handle_refused("urEnqueueMemBufferReadRect", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemBufferReadRect", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemBufferReadRect(hQueue, hBuffer, blockingRead, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pDst, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -698,6 +1120,16 @@ ur_result_t UR_APICALL validate_urEnqueueMemBufferWriteRect(ur_queue_handle_t hQ
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemBufferWriteRect(&why, hQueue, hBuffer, blockingWrite, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pSrc, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueMemBufferWriteRect", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemBufferWriteRect", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hBuffer))
+      return released_handle_refused("urEnqueueMemBufferWriteRect", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemBufferWriteRect", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemBufferWriteRect(hQueue, hBuffer, blockingWrite, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pSrc, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -705,6 +1137,18 @@ ur_result_t UR_APICALL validate_urEnqueueMemBufferCopy(ur_queue_handle_t hQueue,
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemBufferCopy(&why, hQueue, hBufferSrc, hBufferDst, srcOffset, dstOffset, size, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueMemBufferCopy", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemBufferCopy", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hBufferSrc))
+      return released_handle_refused("urEnqueueMemBufferCopy", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBufferSrc", hBufferSrc);
+    if (handle_released(hBufferDst))
+      return released_handle_refused("urEnqueueMemBufferCopy", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBufferDst", hBufferDst);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemBufferCopy", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemBufferCopy(hQueue, hBufferSrc, hBufferDst, srcOffset, dstOffset, size, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -712,6 +1156,18 @@ ur_result_t UR_APICALL validate_urEnqueueMemBufferCopyRect(ur_queue_handle_t hQu
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemBufferCopyRect(&why, hQueue, hBufferSrc, hBufferDst, srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch, dstRowPitch, dstSlicePitch, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueMemBufferCopyRect", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemBufferCopyRect", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hBufferSrc))
+      return released_handle_refused("urEnqueueMemBufferCopyRect", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBufferSrc", hBufferSrc);
+    if (handle_released(hBufferDst))
+      return released_handle_refused("urEnqueueMemBufferCopyRect", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBufferDst", hBufferDst);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemBufferCopyRect", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemBufferCopyRect(hQueue, hBufferSrc, hBufferDst, srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch, dstRowPitch, dstSlicePitch, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -719,6 +1175,16 @@ ur_result_t UR_APICALL validate_urEnqueueMemBufferFill(ur_queue_handle_t hQueue,
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemBufferFill(&why, hQueue, hBuffer, pPattern, patternSize, offset, size, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueMemBufferFill", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemBufferFill", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hBuffer))
+      return released_handle_refused("urEnqueueMemBufferFill", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemBufferFill", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemBufferFill(hQueue, hBuffer, pPattern, patternSize, offset, size, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -726,6 +1192,16 @@ ur_result_t UR_APICALL validate_urEnqueueMemImageRead(ur_queue_handle_t hQueue, 
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemImageRead(&why, hQueue, hImage, blockingRead, origin, region, rowPitch, slicePitch, pDst, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueMemImageRead", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemImageRead", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hImage))
+      return released_handle_refused("urEnqueueMemImageRead", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hImage", hImage);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemImageRead", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemImageRead(hQueue, hImage, blockingRead, origin, region, rowPitch, slicePitch, pDst, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -733,6 +1209,16 @@ ur_result_t UR_APICALL validate_urEnqueueMemImageWrite(ur_queue_handle_t hQueue,
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemImageWrite(&why, hQueue, hImage, blockingWrite, origin, region, rowPitch, slicePitch, pSrc, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueMemImageWrite", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemImageWrite", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hImage))
+      return released_handle_refused("urEnqueueMemImageWrite", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hImage", hImage);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemImageWrite", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemImageWrite(hQueue, hImage, blockingWrite, origin, region, rowPitch, slicePitch, pSrc, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -740,6 +1226,18 @@ ur_result_t UR_APICALL validate_urEnqueueMemImageCopy(ur_queue_handle_t hQueue, 
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemImageCopy(&why, hQueue, hImageSrc, hImageDst, srcOrigin, dstOrigin, region, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueMemImageCopy", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemImageCopy", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hImageSrc))
+      return released_handle_refused("urEnqueueMemImageCopy", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hImageSrc", hImageSrc);
+    if (handle_released(hImageDst))
+      return released_handle_refused("urEnqueueMemImageCopy", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hImageDst", hImageDst);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemImageCopy", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemImageCopy(hQueue, hImageSrc, hImageDst, srcOrigin, dstOrigin, region, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -747,6 +1245,16 @@ ur_result_t UR_APICALL validate_urEnqueueMemBufferMap(ur_queue_handle_t hQueue, 
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemBufferMap(&why, hQueue, hBuffer, blockingMap, mapFlags, offset, size, numEventsInWaitList, phEventWaitList, phEvent, ppRetMap))
     return validation_refused("urEnqueueMemBufferMap", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemBufferMap", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hBuffer))
+      return released_handle_refused("urEnqueueMemBufferMap", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemBufferMap", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemBufferMap(hQueue, hBuffer, blockingMap, mapFlags, offset, size, numEventsInWaitList, phEventWaitList, phEvent, ppRetMap);
 }
 
@@ -754,6 +1262,16 @@ ur_result_t UR_APICALL validate_urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_m
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueMemUnmap(&why, hQueue, hMem, pMappedPtr, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueMemUnmap", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueMemUnmap", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hMem))
+      return released_handle_refused("urEnqueueMemUnmap", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hMem", hMem);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueMemUnmap", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnMemUnmap(hQueue, hMem, pMappedPtr, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -761,6 +1279,14 @@ ur_result_t UR_APICALL validate_urEnqueueUSMFill(ur_queue_handle_t hQueue, void 
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueUSMFill(&why, hQueue, pMem, patternSize, pPattern, size, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueUSMFill", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueUSMFill", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueUSMFill", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnUSMFill(hQueue, pMem, patternSize, pPattern, size, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -768,6 +1294,14 @@ ur_result_t UR_APICALL validate_urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, boo
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueUSMMemcpy(&why, hQueue, blocking, pDst, pSrc, size, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueUSMMemcpy", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueUSMMemcpy", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueUSMMemcpy", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnUSMMemcpy(hQueue, blocking, pDst, pSrc, size, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -775,6 +1309,14 @@ ur_result_t UR_APICALL validate_urEnqueueUSMPrefetch(ur_queue_handle_t hQueue, c
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueUSMPrefetch(&why, hQueue, pMem, size, flags, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueUSMPrefetch", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueUSMPrefetch", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueUSMPrefetch", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnUSMPrefetch(hQueue, pMem, size, flags, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -782,6 +1324,10 @@ ur_result_t UR_APICALL validate_urEnqueueUSMAdvise(ur_queue_handle_t hQueue, con
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueUSMAdvise(&why, hQueue, pMem, size, advice, phEvent))
     return validation_refused("urEnqueueUSMAdvise", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueUSMAdvise", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+  }
   return g_next.Enqueue.pfnUSMAdvise(hQueue, pMem, size, advice, phEvent);
 }
 
@@ -789,6 +1335,14 @@ ur_result_t UR_APICALL validate_urEnqueueUSMFill2D(ur_queue_handle_t hQueue, voi
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueUSMFill2D(&why, hQueue, pMem, pitch, patternSize, pPattern, width, height, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueUSMFill2D", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueUSMFill2D", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueUSMFill2D", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnUSMFill2D(hQueue, pMem, pitch, patternSize, pPattern, width, height, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -796,6 +1350,14 @@ ur_result_t UR_APICALL validate_urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, b
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueUSMMemcpy2D(&why, hQueue, blocking, pDst, dstPitch, pSrc, srcPitch, width, height, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueUSMMemcpy2D", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueUSMMemcpy2D", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueUSMMemcpy2D", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnUSMMemcpy2D(hQueue, blocking, pDst, dstPitch, pSrc, srcPitch, width, height, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -803,6 +1365,16 @@ ur_result_t UR_APICALL validate_urEnqueueDeviceGlobalVariableWrite(ur_queue_hand
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueDeviceGlobalVariableWrite(&why, hQueue, hProgram, name, blockingWrite, count, offset, pSrc, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueDeviceGlobalVariableWrite", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueDeviceGlobalVariableWrite", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hProgram))
+      return released_handle_refused("urEnqueueDeviceGlobalVariableWrite", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueDeviceGlobalVariableWrite", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnDeviceGlobalVariableWrite(hQueue, hProgram, name, blockingWrite, count, offset, pSrc, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -810,6 +1382,16 @@ ur_result_t UR_APICALL validate_urEnqueueDeviceGlobalVariableRead(ur_queue_handl
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueDeviceGlobalVariableRead(&why, hQueue, hProgram, name, blockingRead, count, offset, pDst, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueDeviceGlobalVariableRead", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueDeviceGlobalVariableRead", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hProgram))
+      return released_handle_refused("urEnqueueDeviceGlobalVariableRead", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueDeviceGlobalVariableRead", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnDeviceGlobalVariableRead(hQueue, hProgram, name, blockingRead, count, offset, pDst, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -817,6 +1399,16 @@ ur_result_t UR_APICALL validate_urEnqueueReadHostPipe(ur_queue_handle_t hQueue, 
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueReadHostPipe(&why, hQueue, hProgram, pipe_symbol, blocking, pDst, size, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueReadHostPipe", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueReadHostPipe", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hProgram))
+      return released_handle_refused("urEnqueueReadHostPipe", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueReadHostPipe", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnReadHostPipe(hQueue, hProgram, pipe_symbol, blocking, pDst, size, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -824,6 +1416,16 @@ ur_result_t UR_APICALL validate_urEnqueueWriteHostPipe(ur_queue_handle_t hQueue,
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueWriteHostPipe(&why, hQueue, hProgram, pipe_symbol, blocking, pSrc, size, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueWriteHostPipe", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueWriteHostPipe", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hProgram))
+      return released_handle_refused("urEnqueueWriteHostPipe", UR_RESULT_ERROR_INVALID_PROGRAM, "hProgram", hProgram);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueWriteHostPipe", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnWriteHostPipe(hQueue, hProgram, pipe_symbol, blocking, pSrc, size, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -831,6 +1433,14 @@ ur_result_t UR_APICALL validate_urEnqueueEventsWaitWithBarrierExt(ur_queue_handl
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueEventsWaitWithBarrierExt(&why, hQueue, pProperties, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueEventsWaitWithBarrierExt", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueEventsWaitWithBarrierExt", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueEventsWaitWithBarrierExt", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.Enqueue.pfnEventsWaitWithBarrierExt(hQueue, pProperties, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -838,6 +1448,16 @@ ur_result_t UR_APICALL validate_urEnqueueKernelLaunchWithArgsExp(ur_queue_handle
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueKernelLaunchWithArgsExp(&why, hQueue, hKernel, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs, launchPropList, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueKernelLaunchWithArgsExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueKernelLaunchWithArgsExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hKernel))
+      return released_handle_refused("urEnqueueKernelLaunchWithArgsExp", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueKernelLaunchWithArgsExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.EnqueueExp.pfnKernelLaunchWithArgsExp(hQueue, hKernel, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs, launchPropList, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -845,6 +1465,16 @@ ur_result_t UR_APICALL validate_urEnqueueUSMDeviceAllocExp(ur_queue_handle_t hQu
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueUSMDeviceAllocExp(&why, hQueue, pPool, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent))
     return validation_refused("urEnqueueUSMDeviceAllocExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueUSMDeviceAllocExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(pPool))
+      return released_handle_refused("urEnqueueUSMDeviceAllocExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "pPool", pPool);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueUSMDeviceAllocExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.EnqueueExp.pfnUSMDeviceAllocExp(hQueue, pPool, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
 }
 
@@ -852,6 +1482,16 @@ ur_result_t UR_APICALL validate_urEnqueueUSMSharedAllocExp(ur_queue_handle_t hQu
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueUSMSharedAllocExp(&why, hQueue, pPool, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent))
     return validation_refused("urEnqueueUSMSharedAllocExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueUSMSharedAllocExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(pPool))
+      return released_handle_refused("urEnqueueUSMSharedAllocExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "pPool", pPool);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueUSMSharedAllocExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.EnqueueExp.pfnUSMSharedAllocExp(hQueue, pPool, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
 }
 
@@ -859,6 +1499,16 @@ ur_result_t UR_APICALL validate_urEnqueueUSMHostAllocExp(ur_queue_handle_t hQueu
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueUSMHostAllocExp(&why, hQueue, pPool, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent))
     return validation_refused("urEnqueueUSMHostAllocExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueUSMHostAllocExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(pPool))
+      return released_handle_refused("urEnqueueUSMHostAllocExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "pPool", pPool);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueUSMHostAllocExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.EnqueueExp.pfnUSMHostAllocExp(hQueue, pPool, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
 }
 
@@ -866,6 +1516,16 @@ ur_result_t UR_APICALL validate_urEnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueUSMFreeExp(&why, hQueue, pPool, pMem, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueUSMFreeExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueUSMFreeExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(pPool))
+      return released_handle_refused("urEnqueueUSMFreeExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "pPool", pPool);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueUSMFreeExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.EnqueueExp.pfnUSMFreeExp(hQueue, pPool, pMem, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -873,6 +1533,14 @@ ur_result_t UR_APICALL validate_urEnqueueTimestampRecordingExp(ur_queue_handle_t
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueTimestampRecordingExp(&why, hQueue, blocking, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueTimestampRecordingExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueTimestampRecordingExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueTimestampRecordingExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.EnqueueExp.pfnTimestampRecordingExp(hQueue, blocking, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -880,6 +1548,16 @@ ur_result_t UR_APICALL validate_urEnqueueCommandBufferExp(ur_queue_handle_t hQue
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueCommandBufferExp(&why, hQueue, hCommandBuffer, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueCommandBufferExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueCommandBufferExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urEnqueueCommandBufferExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueCommandBufferExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.EnqueueExp.pfnCommandBufferExp(hQueue, hCommandBuffer, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -887,6 +1565,14 @@ ur_result_t UR_APICALL validate_urEnqueueHostTaskExp(ur_queue_handle_t hQueue, u
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueHostTaskExp(&why, hQueue, pfnHostTask, data, pProperties, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueHostTaskExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueHostTaskExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueHostTaskExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.EnqueueExp.pfnHostTaskExp(hQueue, pfnHostTask, data, pProperties, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -894,6 +1580,18 @@ ur_result_t UR_APICALL validate_urEnqueueNativeCommandExp(ur_queue_handle_t hQue
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueNativeCommandExp(&why, hQueue, pfnNativeEnqueue, data, numMemsInMemList, phMemList, pProperties, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueNativeCommandExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueNativeCommandExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phMemList)
+      for (uint32_t i = 0; i < numMemsInMemList; ++i)
+        if (handle_released(phMemList[i]))
+          return released_handle_refused("urEnqueueNativeCommandExp", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "phMemList[i]", phMemList[i]);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueNativeCommandExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.EnqueueExp.pfnNativeCommandExp(hQueue, pfnNativeEnqueue, data, numMemsInMemList, phMemList, pProperties, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -901,6 +1599,16 @@ ur_result_t UR_APICALL validate_urEnqueueGraphExp(ur_queue_handle_t hQueue, ur_e
   const char *why = nullptr;
   if (ur_result_t r = check_urEnqueueGraphExp(&why, hQueue, hGraph, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urEnqueueGraphExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urEnqueueGraphExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hGraph))
+      return released_handle_refused("urEnqueueGraphExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hGraph", hGraph);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urEnqueueGraphExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.EnqueueExp.pfnGraphExp(hQueue, hGraph, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -908,6 +1616,12 @@ ur_result_t UR_APICALL validate_urUSMHostAlloc(ur_context_handle_t hContext, con
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMHostAlloc(&why, hContext, pUSMDesc, pool, size, ppMem))
     return validation_refused("urUSMHostAlloc", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMHostAlloc", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(pool))
+      return released_handle_refused("urUSMHostAlloc", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "pool", pool);
+  }
   return g_next.USM.pfnHostAlloc(hContext, pUSMDesc, pool, size, ppMem);
 }
 
@@ -915,6 +1629,12 @@ ur_result_t UR_APICALL validate_urUSMDeviceAlloc(ur_context_handle_t hContext, u
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMDeviceAlloc(&why, hContext, hDevice, pUSMDesc, pool, size, ppMem))
     return validation_refused("urUSMDeviceAlloc", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMDeviceAlloc", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(pool))
+      return released_handle_refused("urUSMDeviceAlloc", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "pool", pool);
+  }
   return g_next.USM.pfnDeviceAlloc(hContext, hDevice, pUSMDesc, pool, size, ppMem);
 }
 
@@ -922,6 +1642,12 @@ ur_result_t UR_APICALL validate_urUSMSharedAlloc(ur_context_handle_t hContext, u
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMSharedAlloc(&why, hContext, hDevice, pUSMDesc, pool, size, ppMem))
     return validation_refused("urUSMSharedAlloc", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMSharedAlloc", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(pool))
+      return released_handle_refused("urUSMSharedAlloc", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "pool", pool);
+  }
   return g_next.USM.pfnSharedAlloc(hContext, hDevice, pUSMDesc, pool, size, ppMem);
 }
 
@@ -929,6 +1655,10 @@ ur_result_t UR_APICALL validate_urUSMFree(ur_context_handle_t hContext, void * p
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMFree(&why, hContext, pMem))
     return validation_refused("urUSMFree", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMFree", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.USM.pfnFree(hContext, pMem);
 }
 
@@ -936,6 +1666,10 @@ ur_result_t UR_APICALL validate_urUSMGetMemAllocInfo(ur_context_handle_t hContex
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMGetMemAllocInfo(&why, hContext, pMem, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urUSMGetMemAllocInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMGetMemAllocInfo", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.USM.pfnGetMemAllocInfo(hContext, pMem, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -943,6 +1677,10 @@ ur_result_t UR_APICALL validate_urUSMPoolCreate(ur_context_handle_t hContext, ur
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolCreate(&why, hContext, pPoolDesc, ppPool))
     return validation_refused("urUSMPoolCreate", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMPoolCreate", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.USM.pfnPoolCreate(hContext, pPoolDesc, ppPool);
 }
 
@@ -950,6 +1688,10 @@ ur_result_t UR_APICALL validate_urUSMPoolRetain(ur_usm_pool_handle_t pPool) {
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolRetain(&why, pPool))
     return validation_refused("urUSMPoolRetain", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(pPool))
+      return released_handle_refused("urUSMPoolRetain", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "pPool", pPool);
+  }
   return g_next.USM.pfnPoolRetain(pPool);
 }
 
@@ -957,6 +1699,10 @@ ur_result_t UR_APICALL validate_urUSMPoolRelease(ur_usm_pool_handle_t pPool) {
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolRelease(&why, pPool))
     return validation_refused("urUSMPoolRelease", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(pPool))
+      return released_handle_refused("urUSMPoolRelease", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "pPool", pPool);
+  }
   return g_next.USM.pfnPoolRelease(pPool);
 }
 
@@ -964,6 +1710,10 @@ ur_result_t UR_APICALL validate_urUSMPoolGetInfo(ur_usm_pool_handle_t hPool, ur_
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolGetInfo(&why, hPool, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urUSMPoolGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hPool))
+      return released_handle_refused("urUSMPoolGetInfo", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPool", hPool);
+  }
   return g_next.USM.pfnPoolGetInfo(hPool, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -971,6 +1721,10 @@ ur_result_t UR_APICALL validate_urUSMPoolCreateExp(ur_context_handle_t hContext,
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolCreateExp(&why, hContext, hDevice, pPoolDesc, pPool))
     return validation_refused("urUSMPoolCreateExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMPoolCreateExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.USMExp.pfnPoolCreateExp(hContext, hDevice, pPoolDesc, pPool);
 }
 
@@ -978,6 +1732,12 @@ ur_result_t UR_APICALL validate_urUSMPoolDestroyExp(ur_context_handle_t hContext
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolDestroyExp(&why, hContext, hDevice, hPool))
     return validation_refused("urUSMPoolDestroyExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMPoolDestroyExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hPool))
+      return released_handle_refused("urUSMPoolDestroyExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPool", hPool);
+  }
   return g_next.USMExp.pfnPoolDestroyExp(hContext, hDevice, hPool);
 }
 
@@ -985,6 +1745,10 @@ ur_result_t UR_APICALL validate_urUSMPoolGetDefaultDevicePoolExp(ur_context_hand
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolGetDefaultDevicePoolExp(&why, hContext, hDevice, pPool))
     return validation_refused("urUSMPoolGetDefaultDevicePoolExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMPoolGetDefaultDevicePoolExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.USMExp.pfnPoolGetDefaultDevicePoolExp(hContext, hDevice, pPool);
 }
 
@@ -992,6 +1756,10 @@ ur_result_t UR_APICALL validate_urUSMPoolGetInfoExp(ur_usm_pool_handle_t hPool, 
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolGetInfoExp(&why, hPool, propName, pPropValue, pPropSizeRet))
     return validation_refused("urUSMPoolGetInfoExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hPool))
+      return released_handle_refused("urUSMPoolGetInfoExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPool", hPool);
+  }
   return g_next.USMExp.pfnPoolGetInfoExp(hPool, propName, pPropValue, pPropSizeRet);
 }
 
@@ -999,6 +1767,10 @@ ur_result_t UR_APICALL validate_urUSMPoolSetInfoExp(ur_usm_pool_handle_t hPool, 
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolSetInfoExp(&why, hPool, propName, pPropValue, propSize))
     return validation_refused("urUSMPoolSetInfoExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hPool))
+      return released_handle_refused("urUSMPoolSetInfoExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPool", hPool);
+  }
   return g_next.USMExp.pfnPoolSetInfoExp(hPool, propName, pPropValue, propSize);
 }
 
@@ -1006,6 +1778,12 @@ ur_result_t UR_APICALL validate_urUSMPoolSetDevicePoolExp(ur_context_handle_t hC
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolSetDevicePoolExp(&why, hContext, hDevice, hPool))
     return validation_refused("urUSMPoolSetDevicePoolExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMPoolSetDevicePoolExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hPool))
+      return released_handle_refused("urUSMPoolSetDevicePoolExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPool", hPool);
+  }
   return g_next.USMExp.pfnPoolSetDevicePoolExp(hContext, hDevice, hPool);
 }
 
@@ -1013,6 +1791,10 @@ ur_result_t UR_APICALL validate_urUSMPoolGetDevicePoolExp(ur_context_handle_t hC
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolGetDevicePoolExp(&why, hContext, hDevice, pPool))
     return validation_refused("urUSMPoolGetDevicePoolExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMPoolGetDevicePoolExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.USMExp.pfnPoolGetDevicePoolExp(hContext, hDevice, pPool);
 }
 
@@ -1020,6 +1802,12 @@ ur_result_t UR_APICALL validate_urUSMPoolTrimToExp(ur_context_handle_t hContext,
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPoolTrimToExp(&why, hContext, hDevice, hPool, minBytesToKeep))
     return validation_refused("urUSMPoolTrimToExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMPoolTrimToExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hPool))
+      return released_handle_refused("urUSMPoolTrimToExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPool", hPool);
+  }
   return g_next.USMExp.pfnPoolTrimToExp(hContext, hDevice, hPool, minBytesToKeep);
 }
 
@@ -1027,6 +1815,12 @@ ur_result_t UR_APICALL validate_urUSMPitchedAllocExp(ur_context_handle_t hContex
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMPitchedAllocExp(&why, hContext, hDevice, pUSMDesc, pool, widthInBytes, height, elementSizeBytes, ppMem, pResultPitch))
     return validation_refused("urUSMPitchedAllocExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMPitchedAllocExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(pool))
+      return released_handle_refused("urUSMPitchedAllocExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "pool", pool);
+  }
   return g_next.USMExp.pfnPitchedAllocExp(hContext, hDevice, pUSMDesc, pool, widthInBytes, height, elementSizeBytes, ppMem, pResultPitch);
 }
 
@@ -1034,6 +1828,10 @@ ur_result_t UR_APICALL validate_urUSMContextMemcpyExp(ur_context_handle_t hConte
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMContextMemcpyExp(&why, hContext, pDst, pSrc, size))
     return validation_refused("urUSMContextMemcpyExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMContextMemcpyExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.USMExp.pfnContextMemcpyExp(hContext, pDst, pSrc, size);
 }
 
@@ -1041,6 +1839,10 @@ ur_result_t UR_APICALL validate_urUSMHostAllocUnregisterExp(ur_context_handle_t 
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMHostAllocUnregisterExp(&why, hContext, pHostMem))
     return validation_refused("urUSMHostAllocUnregisterExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMHostAllocUnregisterExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.USMExp.pfnHostAllocUnregisterExp(hContext, pHostMem);
 }
 
@@ -1048,6 +1850,10 @@ ur_result_t UR_APICALL validate_urUSMHostAllocRegisterExp(ur_context_handle_t hC
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMHostAllocRegisterExp(&why, hContext, pHostMem, size, pProperties))
     return validation_refused("urUSMHostAllocRegisterExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMHostAllocRegisterExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.USMExp.pfnHostAllocRegisterExp(hContext, pHostMem, size, pProperties);
 }
 
@@ -1055,6 +1861,10 @@ ur_result_t UR_APICALL validate_urUSMImportExp(ur_context_handle_t hContext, voi
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMImportExp(&why, hContext, pMem, size))
     return validation_refused("urUSMImportExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMImportExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.USMExp.pfnImportExp(hContext, pMem, size);
 }
 
@@ -1062,6 +1872,10 @@ ur_result_t UR_APICALL validate_urUSMReleaseExp(ur_context_handle_t hContext, vo
   const char *why = nullptr;
   if (ur_result_t r = check_urUSMReleaseExp(&why, hContext, pMem))
     return validation_refused("urUSMReleaseExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urUSMReleaseExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.USMExp.pfnReleaseExp(hContext, pMem);
 }
 
@@ -1069,6 +1883,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesUnsampledImageHandleDestroyExp(u
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesUnsampledImageHandleDestroyExp(&why, hContext, hDevice, hImage))
     return validation_refused("urBindlessImagesUnsampledImageHandleDestroyExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesUnsampledImageHandleDestroyExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnUnsampledImageHandleDestroyExp(hContext, hDevice, hImage);
 }
 
@@ -1076,6 +1894,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesSampledImageHandleDestroyExp(ur_
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesSampledImageHandleDestroyExp(&why, hContext, hDevice, hImage))
     return validation_refused("urBindlessImagesSampledImageHandleDestroyExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesSampledImageHandleDestroyExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnSampledImageHandleDestroyExp(hContext, hDevice, hImage);
 }
 
@@ -1083,6 +1905,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesImageAllocateExp(ur_context_hand
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesImageAllocateExp(&why, hContext, hDevice, pImageFormat, pImageDesc, phImageMem))
     return validation_refused("urBindlessImagesImageAllocateExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesImageAllocateExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnImageAllocateExp(hContext, hDevice, pImageFormat, pImageDesc, phImageMem);
 }
 
@@ -1090,6 +1916,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesImageFreeExp(ur_context_handle_t
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesImageFreeExp(&why, hContext, hDevice, hImageMem))
     return validation_refused("urBindlessImagesImageFreeExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesImageFreeExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnImageFreeExp(hContext, hDevice, hImageMem);
 }
 
@@ -1097,6 +1927,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesUnsampledImageCreateExp(ur_conte
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesUnsampledImageCreateExp(&why, hContext, hDevice, hImageMem, pImageFormat, pImageDesc, phImage))
     return validation_refused("urBindlessImagesUnsampledImageCreateExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesUnsampledImageCreateExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnUnsampledImageCreateExp(hContext, hDevice, hImageMem, pImageFormat, pImageDesc, phImage);
 }
 
@@ -1104,6 +1938,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesSampledImageCreateExp(ur_context
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesSampledImageCreateExp(&why, hContext, hDevice, hImageMem, pImageFormat, pImageDesc, pSamplerDesc, phImage))
     return validation_refused("urBindlessImagesSampledImageCreateExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesSampledImageCreateExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnSampledImageCreateExp(hContext, hDevice, hImageMem, pImageFormat, pImageDesc, pSamplerDesc, phImage);
 }
 
@@ -1111,6 +1949,14 @@ ur_result_t UR_APICALL validate_urBindlessImagesImageCopyExp(ur_queue_handle_t h
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesImageCopyExp(&why, hQueue, pSrc, pDst, pSrcImageDesc, pDstImageDesc, pSrcImageFormat, pDstImageFormat, pCopyRegion, imageCopyFlags, imageCopyInputTypes, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urBindlessImagesImageCopyExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urBindlessImagesImageCopyExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urBindlessImagesImageCopyExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.BindlessImagesExp.pfnImageCopyExp(hQueue, pSrc, pDst, pSrcImageDesc, pDstImageDesc, pSrcImageFormat, pDstImageFormat, pCopyRegion, imageCopyFlags, imageCopyInputTypes, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -1118,6 +1964,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesImageGetInfoExp(ur_context_handl
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesImageGetInfoExp(&why, hContext, hImageMem, propName, pPropValue, pPropSizeRet))
     return validation_refused("urBindlessImagesImageGetInfoExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesImageGetInfoExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnImageGetInfoExp(hContext, hImageMem, propName, pPropValue, pPropSizeRet);
 }
 
@@ -1125,6 +1975,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesGetImageMemoryHandleTypeSupportE
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesGetImageMemoryHandleTypeSupportExp(&why, hContext, hDevice, pImageDesc, pImageFormat, imageMemHandleType, pSupportedRet))
     return validation_refused("urBindlessImagesGetImageMemoryHandleTypeSupportExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesGetImageMemoryHandleTypeSupportExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnGetImageMemoryHandleTypeSupportExp(hContext, hDevice, pImageDesc, pImageFormat, imageMemHandleType, pSupportedRet);
 }
 
@@ -1132,6 +1986,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesGetImageUnsampledHandleSupportEx
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesGetImageUnsampledHandleSupportExp(&why, hContext, hDevice, pImageDesc, pImageFormat, imageMemHandleType, pSupportedRet))
     return validation_refused("urBindlessImagesGetImageUnsampledHandleSupportExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesGetImageUnsampledHandleSupportExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnGetImageUnsampledHandleSupportExp(hContext, hDevice, pImageDesc, pImageFormat, imageMemHandleType, pSupportedRet);
 }
 
@@ -1139,6 +1997,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesGetImageSampledHandleSupportExp(
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesGetImageSampledHandleSupportExp(&why, hContext, hDevice, pImageDesc, pImageFormat, imageMemHandleType, pSupportedRet))
     return validation_refused("urBindlessImagesGetImageSampledHandleSupportExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesGetImageSampledHandleSupportExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnGetImageSampledHandleSupportExp(hContext, hDevice, pImageDesc, pImageFormat, imageMemHandleType, pSupportedRet);
 }
 
@@ -1146,6 +2008,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesMipmapGetLevelExp(ur_context_han
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesMipmapGetLevelExp(&why, hContext, hDevice, hImageMem, mipmapLevel, phImageMem))
     return validation_refused("urBindlessImagesMipmapGetLevelExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesMipmapGetLevelExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnMipmapGetLevelExp(hContext, hDevice, hImageMem, mipmapLevel, phImageMem);
 }
 
@@ -1153,6 +2019,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesMipmapFreeExp(ur_context_handle_
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesMipmapFreeExp(&why, hContext, hDevice, hMem))
     return validation_refused("urBindlessImagesMipmapFreeExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesMipmapFreeExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnMipmapFreeExp(hContext, hDevice, hMem);
 }
 
@@ -1160,6 +2030,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesImportExternalMemoryExp(ur_conte
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesImportExternalMemoryExp(&why, hContext, hDevice, size, memHandleType, pExternalMemDesc, phExternalMem))
     return validation_refused("urBindlessImagesImportExternalMemoryExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesImportExternalMemoryExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnImportExternalMemoryExp(hContext, hDevice, size, memHandleType, pExternalMemDesc, phExternalMem);
 }
 
@@ -1167,6 +2041,12 @@ ur_result_t UR_APICALL validate_urBindlessImagesMapExternalArrayExp(ur_context_h
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesMapExternalArrayExp(&why, hContext, hDevice, pImageFormat, pImageDesc, hExternalMem, phImageMem))
     return validation_refused("urBindlessImagesMapExternalArrayExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesMapExternalArrayExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hExternalMem))
+      return released_handle_refused("urBindlessImagesMapExternalArrayExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hExternalMem", hExternalMem);
+  }
   return g_next.BindlessImagesExp.pfnMapExternalArrayExp(hContext, hDevice, pImageFormat, pImageDesc, hExternalMem, phImageMem);
 }
 
@@ -1174,6 +2054,12 @@ ur_result_t UR_APICALL validate_urBindlessImagesMapExternalLinearMemoryExp(ur_co
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesMapExternalLinearMemoryExp(&why, hContext, hDevice, offset, size, hExternalMem, ppRetMem))
     return validation_refused("urBindlessImagesMapExternalLinearMemoryExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesMapExternalLinearMemoryExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hExternalMem))
+      return released_handle_refused("urBindlessImagesMapExternalLinearMemoryExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hExternalMem", hExternalMem);
+  }
   return g_next.BindlessImagesExp.pfnMapExternalLinearMemoryExp(hContext, hDevice, offset, size, hExternalMem, ppRetMem);
 }
 
@@ -1181,6 +2067,12 @@ ur_result_t UR_APICALL validate_urBindlessImagesReleaseExternalMemoryExp(ur_cont
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesReleaseExternalMemoryExp(&why, hContext, hDevice, hExternalMem))
     return validation_refused("urBindlessImagesReleaseExternalMemoryExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesReleaseExternalMemoryExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hExternalMem))
+      return released_handle_refused("urBindlessImagesReleaseExternalMemoryExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hExternalMem", hExternalMem);
+  }
   return g_next.BindlessImagesExp.pfnReleaseExternalMemoryExp(hContext, hDevice, hExternalMem);
 }
 
@@ -1188,6 +2080,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesFreeMappedLinearMemoryExp(ur_con
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesFreeMappedLinearMemoryExp(&why, hContext, hDevice, pMem))
     return validation_refused("urBindlessImagesFreeMappedLinearMemoryExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesFreeMappedLinearMemoryExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnFreeMappedLinearMemoryExp(hContext, hDevice, pMem);
 }
 
@@ -1202,6 +2098,10 @@ ur_result_t UR_APICALL validate_urBindlessImagesImportExternalSemaphoreExp(ur_co
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesImportExternalSemaphoreExp(&why, hContext, hDevice, semHandleType, pExternalSemaphoreDesc, phExternalSemaphore))
     return validation_refused("urBindlessImagesImportExternalSemaphoreExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesImportExternalSemaphoreExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.BindlessImagesExp.pfnImportExternalSemaphoreExp(hContext, hDevice, semHandleType, pExternalSemaphoreDesc, phExternalSemaphore);
 }
 
@@ -1209,6 +2109,12 @@ ur_result_t UR_APICALL validate_urBindlessImagesReleaseExternalSemaphoreExp(ur_c
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesReleaseExternalSemaphoreExp(&why, hContext, hDevice, hExternalSemaphore))
     return validation_refused("urBindlessImagesReleaseExternalSemaphoreExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urBindlessImagesReleaseExternalSemaphoreExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hExternalSemaphore))
+      return released_handle_refused("urBindlessImagesReleaseExternalSemaphoreExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hExternalSemaphore", hExternalSemaphore);
+  }
   return g_next.BindlessImagesExp.pfnReleaseExternalSemaphoreExp(hContext, hDevice, hExternalSemaphore);
 }
 
@@ -1216,6 +2122,16 @@ ur_result_t UR_APICALL validate_urBindlessImagesWaitExternalSemaphoreExp(ur_queu
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesWaitExternalSemaphoreExp(&why, hQueue, hSemaphore, hasWaitValue, waitValue, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urBindlessImagesWaitExternalSemaphoreExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urBindlessImagesWaitExternalSemaphoreExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hSemaphore))
+      return released_handle_refused("urBindlessImagesWaitExternalSemaphoreExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hSemaphore", hSemaphore);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urBindlessImagesWaitExternalSemaphoreExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.BindlessImagesExp.pfnWaitExternalSemaphoreExp(hQueue, hSemaphore, hasWaitValue, waitValue, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -1223,6 +2139,16 @@ ur_result_t UR_APICALL validate_urBindlessImagesSignalExternalSemaphoreExp(ur_qu
   const char *why = nullptr;
   if (ur_result_t r = check_urBindlessImagesSignalExternalSemaphoreExp(&why, hQueue, hSemaphore, hasSignalValue, signalValue, numEventsInWaitList, phEventWaitList, phEvent))
     return validation_refused("urBindlessImagesSignalExternalSemaphoreExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hQueue))
+      return released_handle_refused("urBindlessImagesSignalExternalSemaphoreExp", UR_RESULT_ERROR_INVALID_QUEUE, "hQueue", hQueue);
+    if (handle_released(hSemaphore))
+      return released_handle_refused("urBindlessImagesSignalExternalSemaphoreExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hSemaphore", hSemaphore);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urBindlessImagesSignalExternalSemaphoreExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.BindlessImagesExp.pfnSignalExternalSemaphoreExp(hQueue, hSemaphore, hasSignalValue, signalValue, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
@@ -1230,6 +2156,10 @@ ur_result_t UR_APICALL validate_urCommandBufferCreateExp(ur_context_handle_t hCo
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferCreateExp(&why, hContext, hDevice, pCommandBufferDesc, phCommandBuffer))
     return validation_refused("urCommandBufferCreateExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urCommandBufferCreateExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.CommandBufferExp.pfnCreateExp(hContext, hDevice, pCommandBufferDesc, phCommandBuffer);
 }
 
@@ -1237,6 +2167,10 @@ ur_result_t UR_APICALL validate_urCommandBufferRetainExp(ur_exp_command_buffer_h
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferRetainExp(&why, hCommandBuffer))
     return validation_refused("urCommandBufferRetainExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferRetainExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+  }
   return g_next.CommandBufferExp.pfnRetainExp(hCommandBuffer);
 }
 
@@ -1244,6 +2178,10 @@ ur_result_t UR_APICALL validate_urCommandBufferReleaseExp(ur_exp_command_buffer_
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferReleaseExp(&why, hCommandBuffer))
     return validation_refused("urCommandBufferReleaseExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferReleaseExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+  }
   return g_next.CommandBufferExp.pfnReleaseExp(hCommandBuffer);
 }
 
@@ -1251,6 +2189,10 @@ ur_result_t UR_APICALL validate_urCommandBufferFinalizeExp(ur_exp_command_buffer
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferFinalizeExp(&why, hCommandBuffer))
     return validation_refused("urCommandBufferFinalizeExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferFinalizeExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+  }
   return g_next.CommandBufferExp.pfnFinalizeExp(hCommandBuffer);
 }
 
@@ -1258,6 +2200,16 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendKernelLaunchExp(ur_exp_comm
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendKernelLaunchExp(&why, hCommandBuffer, hKernel, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numKernelAlternatives, phKernelAlternatives, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendKernelLaunchExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendKernelLaunchExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (handle_released(hKernel))
+      return released_handle_refused("urCommandBufferAppendKernelLaunchExp", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendKernelLaunchExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendKernelLaunchExp(hCommandBuffer, hKernel, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numKernelAlternatives, phKernelAlternatives, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1265,6 +2217,16 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendKernelLaunchWithArgsExp(ur_
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendKernelLaunchWithArgsExp(&why, hCommandBuffer, hKernel, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs, numKernelAlternatives, phKernelAlternatives, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendKernelLaunchWithArgsExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendKernelLaunchWithArgsExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (handle_released(hKernel))
+      return released_handle_refused("urCommandBufferAppendKernelLaunchWithArgsExp", UR_RESULT_ERROR_INVALID_KERNEL, "hKernel", hKernel);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendKernelLaunchWithArgsExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendKernelLaunchWithArgsExp(hCommandBuffer, hKernel, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs, numKernelAlternatives, phKernelAlternatives, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1272,6 +2234,14 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendUSMMemcpyExp(ur_exp_command
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendUSMMemcpyExp(&why, hCommandBuffer, pDst, pSrc, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendUSMMemcpyExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendUSMMemcpyExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendUSMMemcpyExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendUSMMemcpyExp(hCommandBuffer, pDst, pSrc, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1279,6 +2249,14 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendUSMFillExp(ur_exp_command_b
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendUSMFillExp(&why, hCommandBuffer, pMemory, pPattern, patternSize, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendUSMFillExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendUSMFillExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendUSMFillExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendUSMFillExp(hCommandBuffer, pMemory, pPattern, patternSize, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1286,6 +2264,18 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendMemBufferCopyExp(ur_exp_com
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendMemBufferCopyExp(&why, hCommandBuffer, hSrcMem, hDstMem, srcOffset, dstOffset, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendMemBufferCopyExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferCopyExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (handle_released(hSrcMem))
+      return released_handle_refused("urCommandBufferAppendMemBufferCopyExp", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hSrcMem", hSrcMem);
+    if (handle_released(hDstMem))
+      return released_handle_refused("urCommandBufferAppendMemBufferCopyExp", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hDstMem", hDstMem);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendMemBufferCopyExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendMemBufferCopyExp(hCommandBuffer, hSrcMem, hDstMem, srcOffset, dstOffset, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1293,6 +2283,16 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendMemBufferWriteExp(ur_exp_co
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendMemBufferWriteExp(&why, hCommandBuffer, hBuffer, offset, size, pSrc, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendMemBufferWriteExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferWriteExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (handle_released(hBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferWriteExp", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendMemBufferWriteExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendMemBufferWriteExp(hCommandBuffer, hBuffer, offset, size, pSrc, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1300,6 +2300,16 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendMemBufferReadExp(ur_exp_com
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendMemBufferReadExp(&why, hCommandBuffer, hBuffer, offset, size, pDst, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendMemBufferReadExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferReadExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (handle_released(hBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferReadExp", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendMemBufferReadExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendMemBufferReadExp(hCommandBuffer, hBuffer, offset, size, pDst, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1307,6 +2317,18 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendMemBufferCopyRectExp(ur_exp
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendMemBufferCopyRectExp(&why, hCommandBuffer, hSrcMem, hDstMem, srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch, dstRowPitch, dstSlicePitch, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendMemBufferCopyRectExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferCopyRectExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (handle_released(hSrcMem))
+      return released_handle_refused("urCommandBufferAppendMemBufferCopyRectExp", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hSrcMem", hSrcMem);
+    if (handle_released(hDstMem))
+      return released_handle_refused("urCommandBufferAppendMemBufferCopyRectExp", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hDstMem", hDstMem);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendMemBufferCopyRectExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendMemBufferCopyRectExp(hCommandBuffer, hSrcMem, hDstMem, srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch, dstRowPitch, dstSlicePitch, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1314,6 +2336,16 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendMemBufferWriteRectExp(ur_ex
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendMemBufferWriteRectExp(&why, hCommandBuffer, hBuffer, bufferOffset, hostOffset, region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pSrc, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendMemBufferWriteRectExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferWriteRectExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (handle_released(hBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferWriteRectExp", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendMemBufferWriteRectExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendMemBufferWriteRectExp(hCommandBuffer, hBuffer, bufferOffset, hostOffset, region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pSrc, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1321,6 +2353,16 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendMemBufferReadRectExp(ur_exp
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendMemBufferReadRectExp(&why, hCommandBuffer, hBuffer, bufferOffset, hostOffset, region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pDst, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendMemBufferReadRectExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferReadRectExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (handle_released(hBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferReadRectExp", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendMemBufferReadRectExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendMemBufferReadRectExp(hCommandBuffer, hBuffer, bufferOffset, hostOffset, region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pDst, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1328,6 +2370,16 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendMemBufferFillExp(ur_exp_com
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendMemBufferFillExp(&why, hCommandBuffer, hBuffer, pPattern, patternSize, offset, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendMemBufferFillExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferFillExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (handle_released(hBuffer))
+      return released_handle_refused("urCommandBufferAppendMemBufferFillExp", UR_RESULT_ERROR_INVALID_MEM_OBJECT, "hBuffer", hBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendMemBufferFillExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendMemBufferFillExp(hCommandBuffer, hBuffer, pPattern, patternSize, offset, size, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1335,6 +2387,14 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendUSMPrefetchExp(ur_exp_comma
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendUSMPrefetchExp(&why, hCommandBuffer, pMemory, size, flags, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendUSMPrefetchExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendUSMPrefetchExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendUSMPrefetchExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendUSMPrefetchExp(hCommandBuffer, pMemory, size, flags, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1342,6 +2402,14 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendUSMAdviseExp(ur_exp_command
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendUSMAdviseExp(&why, hCommandBuffer, pMemory, size, advice, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand))
     return validation_refused("urCommandBufferAppendUSMAdviseExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendUSMAdviseExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferAppendUSMAdviseExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnAppendUSMAdviseExp(hCommandBuffer, pMemory, size, advice, numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand);
 }
 
@@ -1349,6 +2417,12 @@ ur_result_t UR_APICALL validate_urCommandBufferAppendNativeCommandExp(ur_exp_com
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferAppendNativeCommandExp(&why, hCommandBuffer, pfnNativeCommand, pData, hChildCommandBuffer, numSyncPointsInWaitList, pSyncPointWaitList, pSyncPoint))
     return validation_refused("urCommandBufferAppendNativeCommandExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendNativeCommandExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+    if (handle_released(hChildCommandBuffer))
+      return released_handle_refused("urCommandBufferAppendNativeCommandExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hChildCommandBuffer", hChildCommandBuffer);
+  }
   return g_next.CommandBufferExp.pfnAppendNativeCommandExp(hCommandBuffer, pfnNativeCommand, pData, hChildCommandBuffer, numSyncPointsInWaitList, pSyncPointWaitList, pSyncPoint);
 }
 
@@ -1356,6 +2430,10 @@ ur_result_t UR_APICALL validate_urCommandBufferUpdateKernelLaunchExp(ur_exp_comm
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferUpdateKernelLaunchExp(&why, hCommandBuffer, numKernelUpdates, pUpdateKernelLaunch))
     return validation_refused("urCommandBufferUpdateKernelLaunchExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferUpdateKernelLaunchExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+  }
   return g_next.CommandBufferExp.pfnUpdateKernelLaunchExp(hCommandBuffer, numKernelUpdates, pUpdateKernelLaunch);
 }
 
@@ -1370,6 +2448,12 @@ ur_result_t UR_APICALL validate_urCommandBufferUpdateWaitEventsExp(ur_exp_comman
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferUpdateWaitEventsExp(&why, hCommand, numEventsInWaitList, phEventWaitList))
     return validation_refused("urCommandBufferUpdateWaitEventsExp", r, why);
+  if (released_handles_to_check()) {
+    if (phEventWaitList)
+      for (uint32_t i = 0; i < numEventsInWaitList; ++i)
+        if (handle_released(phEventWaitList[i]))
+          return released_handle_refused("urCommandBufferUpdateWaitEventsExp", UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, "phEventWaitList[i]", phEventWaitList[i]);
+  }
   return g_next.CommandBufferExp.pfnUpdateWaitEventsExp(hCommand, numEventsInWaitList, phEventWaitList);
 }
 
@@ -1377,6 +2461,10 @@ ur_result_t UR_APICALL validate_urCommandBufferGetInfoExp(ur_exp_command_buffer_
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferGetInfoExp(&why, hCommandBuffer, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urCommandBufferGetInfoExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferGetInfoExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+  }
   return g_next.CommandBufferExp.pfnGetInfoExp(hCommandBuffer, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -1384,6 +2472,10 @@ ur_result_t UR_APICALL validate_urCommandBufferGetNativeHandleExp(ur_exp_command
   const char *why = nullptr;
   if (ur_result_t r = check_urCommandBufferGetNativeHandleExp(&why, hCommandBuffer, phNativeCommandBuffer))
     return validation_refused("urCommandBufferGetNativeHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hCommandBuffer))
+      return released_handle_refused("urCommandBufferGetNativeHandleExp", UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP, "hCommandBuffer", hCommandBuffer);
+  }
   return g_next.CommandBufferExp.pfnGetNativeHandleExp(hCommandBuffer, phNativeCommandBuffer);
 }
 
@@ -1391,6 +2483,10 @@ ur_result_t UR_APICALL validate_urGraphCreateExp(ur_context_handle_t hContext, u
   const char *why = nullptr;
   if (ur_result_t r = check_urGraphCreateExp(&why, hContext, phGraph))
     return validation_refused("urGraphCreateExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urGraphCreateExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.GraphExp.pfnCreateExp(hContext, phGraph);
 }
 
@@ -1398,6 +2494,10 @@ ur_result_t UR_APICALL validate_urGraphInstantiateGraphExp(ur_exp_graph_handle_t
   const char *why = nullptr;
   if (ur_result_t r = check_urGraphInstantiateGraphExp(&why, hGraph, phExecGraph))
     return validation_refused("urGraphInstantiateGraphExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hGraph))
+      return released_handle_refused("urGraphInstantiateGraphExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hGraph", hGraph);
+  }
   return g_next.GraphExp.pfnInstantiateGraphExp(hGraph, phExecGraph);
 }
 
@@ -1405,6 +2505,10 @@ ur_result_t UR_APICALL validate_urGraphDestroyExp(ur_exp_graph_handle_t hGraph) 
   const char *why = nullptr;
   if (ur_result_t r = check_urGraphDestroyExp(&why, hGraph))
     return validation_refused("urGraphDestroyExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hGraph))
+      return released_handle_refused("urGraphDestroyExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hGraph", hGraph);
+  }
   return g_next.GraphExp.pfnDestroyExp(hGraph);
 }
 
@@ -1412,6 +2516,10 @@ ur_result_t UR_APICALL validate_urGraphExecutableGraphDestroyExp(ur_exp_executab
   const char *why = nullptr;
   if (ur_result_t r = check_urGraphExecutableGraphDestroyExp(&why, hExecutableGraph))
     return validation_refused("urGraphExecutableGraphDestroyExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hExecutableGraph))
+      return released_handle_refused("urGraphExecutableGraphDestroyExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hExecutableGraph", hExecutableGraph);
+  }
   return g_next.GraphExp.pfnExecutableGraphDestroyExp(hExecutableGraph);
 }
 
@@ -1419,6 +2527,10 @@ ur_result_t UR_APICALL validate_urGraphIsEmptyExp(ur_exp_graph_handle_t hGraph, 
   const char *why = nullptr;
   if (ur_result_t r = check_urGraphIsEmptyExp(&why, hGraph, pResult))
     return validation_refused("urGraphIsEmptyExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hGraph))
+      return released_handle_refused("urGraphIsEmptyExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hGraph", hGraph);
+  }
   return g_next.GraphExp.pfnIsEmptyExp(hGraph, pResult);
 }
 
@@ -1426,6 +2538,10 @@ ur_result_t UR_APICALL validate_urGraphGetIdExp(ur_exp_graph_handle_t hGraph, ui
   const char *why = nullptr;
   if (ur_result_t r = check_urGraphGetIdExp(&why, hGraph, pGraphId))
     return validation_refused("urGraphGetIdExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hGraph))
+      return released_handle_refused("urGraphGetIdExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hGraph", hGraph);
+  }
   return g_next.GraphExp.pfnGetIdExp(hGraph, pGraphId);
 }
 
@@ -1433,6 +2549,10 @@ ur_result_t UR_APICALL validate_urGraphSetDestructionCallbackExp(ur_exp_graph_ha
   const char *why = nullptr;
   if (ur_result_t r = check_urGraphSetDestructionCallbackExp(&why, hGraph, pfnCallback, pUserData))
     return validation_refused("urGraphSetDestructionCallbackExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hGraph))
+      return released_handle_refused("urGraphSetDestructionCallbackExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hGraph", hGraph);
+  }
   return g_next.GraphExp.pfnSetDestructionCallbackExp(hGraph, pfnCallback, pUserData);
 }
 
@@ -1440,6 +2560,10 @@ ur_result_t UR_APICALL validate_urGraphDumpContentsExp(ur_exp_graph_handle_t hGr
   const char *why = nullptr;
   if (ur_result_t r = check_urGraphDumpContentsExp(&why, hGraph, filePath))
     return validation_refused("urGraphDumpContentsExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hGraph))
+      return released_handle_refused("urGraphDumpContentsExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hGraph", hGraph);
+  }
   return g_next.GraphExp.pfnDumpContentsExp(hGraph, filePath);
 }
 
@@ -1447,6 +2571,10 @@ ur_result_t UR_APICALL validate_urGraphGetNativeHandleExp(ur_exp_graph_handle_t 
   const char *why = nullptr;
   if (ur_result_t r = check_urGraphGetNativeHandleExp(&why, hGraph, phNativeGraph))
     return validation_refused("urGraphGetNativeHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hGraph))
+      return released_handle_refused("urGraphGetNativeHandleExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hGraph", hGraph);
+  }
   return g_next.GraphExp.pfnGetNativeHandleExp(hGraph, phNativeGraph);
 }
 
@@ -1454,6 +2582,10 @@ ur_result_t UR_APICALL validate_urGraphExecutableGraphGetNativeHandleExp(ur_exp_
   const char *why = nullptr;
   if (ur_result_t r = check_urGraphExecutableGraphGetNativeHandleExp(&why, hExecutableGraph, phNativeExecutableGraph))
     return validation_refused("urGraphExecutableGraphGetNativeHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hExecutableGraph))
+      return released_handle_refused("urGraphExecutableGraphGetNativeHandleExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hExecutableGraph", hExecutableGraph);
+  }
   return g_next.GraphExp.pfnExecutableGraphGetNativeHandleExp(hExecutableGraph, phNativeExecutableGraph);
 }
 
@@ -1461,6 +2593,10 @@ ur_result_t UR_APICALL validate_urIPCGetMemHandleExp(ur_context_handle_t hContex
   const char *why = nullptr;
   if (ur_result_t r = check_urIPCGetMemHandleExp(&why, hContext, pMem, ppIPCMemHandleData, pIPCMemHandleDataSizeRet))
     return validation_refused("urIPCGetMemHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urIPCGetMemHandleExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.IPCExp.pfnGetMemHandleExp(hContext, pMem, ppIPCMemHandleData, pIPCMemHandleDataSizeRet);
 }
 
@@ -1468,6 +2604,10 @@ ur_result_t UR_APICALL validate_urIPCPutMemHandleExp(ur_context_handle_t hContex
   const char *why = nullptr;
   if (ur_result_t r = check_urIPCPutMemHandleExp(&why, hContext, pIPCMemHandleData))
     return validation_refused("urIPCPutMemHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urIPCPutMemHandleExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.IPCExp.pfnPutMemHandleExp(hContext, pIPCMemHandleData);
 }
 
@@ -1475,6 +2615,10 @@ ur_result_t UR_APICALL validate_urIPCOpenMemHandleExp(ur_context_handle_t hConte
   const char *why = nullptr;
   if (ur_result_t r = check_urIPCOpenMemHandleExp(&why, hContext, hDevice, pIPCMemHandleData, ipcMemHandleDataSize, ppMem))
     return validation_refused("urIPCOpenMemHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urIPCOpenMemHandleExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.IPCExp.pfnOpenMemHandleExp(hContext, hDevice, pIPCMemHandleData, ipcMemHandleDataSize, ppMem);
 }
 
@@ -1482,6 +2626,10 @@ ur_result_t UR_APICALL validate_urIPCCloseMemHandleExp(ur_context_handle_t hCont
   const char *why = nullptr;
   if (ur_result_t r = check_urIPCCloseMemHandleExp(&why, hContext, pMem))
     return validation_refused("urIPCCloseMemHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urIPCCloseMemHandleExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.IPCExp.pfnCloseMemHandleExp(hContext, pMem);
 }
 
@@ -1489,6 +2637,12 @@ ur_result_t UR_APICALL validate_urIPCGetPhysMemHandleExp(ur_context_handle_t hCo
   const char *why = nullptr;
   if (ur_result_t r = check_urIPCGetPhysMemHandleExp(&why, hContext, hPhysMem, ppIPCPhysMemHandleData, pIPCPhysMemHandleDataSizeRet))
     return validation_refused("urIPCGetPhysMemHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urIPCGetPhysMemHandleExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hPhysMem))
+      return released_handle_refused("urIPCGetPhysMemHandleExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPhysMem", hPhysMem);
+  }
   return g_next.IPCExp.pfnGetPhysMemHandleExp(hContext, hPhysMem, ppIPCPhysMemHandleData, pIPCPhysMemHandleDataSizeRet);
 }
 
@@ -1496,6 +2650,10 @@ ur_result_t UR_APICALL validate_urIPCPutPhysMemHandleExp(ur_context_handle_t hCo
   const char *why = nullptr;
   if (ur_result_t r = check_urIPCPutPhysMemHandleExp(&why, hContext, pIPCPhysMemHandleData))
     return validation_refused("urIPCPutPhysMemHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urIPCPutPhysMemHandleExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.IPCExp.pfnPutPhysMemHandleExp(hContext, pIPCPhysMemHandleData);
 }
 
@@ -1503,6 +2661,10 @@ ur_result_t UR_APICALL validate_urIPCOpenPhysMemHandleExp(ur_context_handle_t hC
   const char *why = nullptr;
   if (ur_result_t r = check_urIPCOpenPhysMemHandleExp(&why, hContext, hDevice, pIPCPhysMemHandleData, ipcPhysMemHandleDataSize, phPhysMem))
     return validation_refused("urIPCOpenPhysMemHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urIPCOpenPhysMemHandleExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.IPCExp.pfnOpenPhysMemHandleExp(hContext, hDevice, pIPCPhysMemHandleData, ipcPhysMemHandleDataSize, phPhysMem);
 }
 
@@ -1510,6 +2672,12 @@ ur_result_t UR_APICALL validate_urIPCClosePhysMemHandleExp(ur_context_handle_t h
   const char *why = nullptr;
   if (ur_result_t r = check_urIPCClosePhysMemHandleExp(&why, hContext, hPhysMem))
     return validation_refused("urIPCClosePhysMemHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urIPCClosePhysMemHandleExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hPhysMem))
+      return released_handle_refused("urIPCClosePhysMemHandleExp", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPhysMem", hPhysMem);
+  }
   return g_next.IPCExp.pfnClosePhysMemHandleExp(hContext, hPhysMem);
 }
 
@@ -1517,6 +2685,10 @@ ur_result_t UR_APICALL validate_urIPCGetEventHandleExp(ur_event_handle_t hEvent,
   const char *why = nullptr;
   if (ur_result_t r = check_urIPCGetEventHandleExp(&why, hEvent, ppIPCEventHandleData, pIPCEventHandleDataSizeRet))
     return validation_refused("urIPCGetEventHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hEvent))
+      return released_handle_refused("urIPCGetEventHandleExp", UR_RESULT_ERROR_INVALID_EVENT, "hEvent", hEvent);
+  }
   return g_next.IPCExp.pfnGetEventHandleExp(hEvent, ppIPCEventHandleData, pIPCEventHandleDataSizeRet);
 }
 
@@ -1524,6 +2696,10 @@ ur_result_t UR_APICALL validate_urIPCPutEventHandleExp(ur_context_handle_t hCont
   const char *why = nullptr;
   if (ur_result_t r = check_urIPCPutEventHandleExp(&why, hContext, pIPCEventHandleData))
     return validation_refused("urIPCPutEventHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urIPCPutEventHandleExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.IPCExp.pfnPutEventHandleExp(hContext, pIPCEventHandleData);
 }
 
@@ -1531,6 +2707,10 @@ ur_result_t UR_APICALL validate_urIPCOpenEventHandleExp(ur_context_handle_t hCon
   const char *why = nullptr;
   if (ur_result_t r = check_urIPCOpenEventHandleExp(&why, hContext, pIPCEventHandleData, ipcEventHandleDataSize, phEvent))
     return validation_refused("urIPCOpenEventHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urIPCOpenEventHandleExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.IPCExp.pfnOpenEventHandleExp(hContext, pIPCEventHandleData, ipcEventHandleDataSize, phEvent);
 }
 
@@ -1538,6 +2718,10 @@ ur_result_t UR_APICALL validate_urMemoryExportAllocExportableMemoryExp(ur_contex
   const char *why = nullptr;
   if (ur_result_t r = check_urMemoryExportAllocExportableMemoryExp(&why, hContext, hDevice, alignment, size, handleTypeToExport, ppMem))
     return validation_refused("urMemoryExportAllocExportableMemoryExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urMemoryExportAllocExportableMemoryExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.MemoryExportExp.pfnAllocExportableMemoryExp(hContext, hDevice, alignment, size, handleTypeToExport, ppMem);
 }
 
@@ -1545,6 +2729,10 @@ ur_result_t UR_APICALL validate_urMemoryExportFreeExportableMemoryExp(ur_context
   const char *why = nullptr;
   if (ur_result_t r = check_urMemoryExportFreeExportableMemoryExp(&why, hContext, hDevice, pMem))
     return validation_refused("urMemoryExportFreeExportableMemoryExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urMemoryExportFreeExportableMemoryExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.MemoryExportExp.pfnFreeExportableMemoryExp(hContext, hDevice, pMem);
 }
 
@@ -1552,6 +2740,10 @@ ur_result_t UR_APICALL validate_urMemoryExportExportMemoryHandleExp(ur_context_h
   const char *why = nullptr;
   if (ur_result_t r = check_urMemoryExportExportMemoryHandleExp(&why, hContext, hDevice, handleTypeToExport, pMem, pMemHandleRet))
     return validation_refused("urMemoryExportExportMemoryHandleExp", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urMemoryExportExportMemoryHandleExp", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.MemoryExportExp.pfnExportMemoryHandleExp(hContext, hDevice, handleTypeToExport, pMem, pMemHandleRet);
 }
 
@@ -1580,6 +2772,10 @@ ur_result_t UR_APICALL validate_urVirtualMemGranularityGetInfo(ur_context_handle
   const char *why = nullptr;
   if (ur_result_t r = check_urVirtualMemGranularityGetInfo(&why, hContext, hDevice, allocationSize, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urVirtualMemGranularityGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urVirtualMemGranularityGetInfo", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.VirtualMem.pfnGranularityGetInfo(hContext, hDevice, allocationSize, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -1587,6 +2783,10 @@ ur_result_t UR_APICALL validate_urVirtualMemReserve(ur_context_handle_t hContext
   const char *why = nullptr;
   if (ur_result_t r = check_urVirtualMemReserve(&why, hContext, pStart, size, ppStart))
     return validation_refused("urVirtualMemReserve", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urVirtualMemReserve", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.VirtualMem.pfnReserve(hContext, pStart, size, ppStart);
 }
 
@@ -1594,6 +2794,10 @@ ur_result_t UR_APICALL validate_urVirtualMemFree(ur_context_handle_t hContext, c
   const char *why = nullptr;
   if (ur_result_t r = check_urVirtualMemFree(&why, hContext, pStart, size))
     return validation_refused("urVirtualMemFree", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urVirtualMemFree", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.VirtualMem.pfnFree(hContext, pStart, size);
 }
 
@@ -1601,6 +2805,12 @@ ur_result_t UR_APICALL validate_urVirtualMemMap(ur_context_handle_t hContext, co
   const char *why = nullptr;
   if (ur_result_t r = check_urVirtualMemMap(&why, hContext, pStart, size, hPhysicalMem, offset, flags))
     return validation_refused("urVirtualMemMap", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urVirtualMemMap", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+    if (handle_released(hPhysicalMem))
+      return released_handle_refused("urVirtualMemMap", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hPhysicalMem", hPhysicalMem);
+  }
   return g_next.VirtualMem.pfnMap(hContext, pStart, size, hPhysicalMem, offset, flags);
 }
 
@@ -1608,6 +2818,10 @@ ur_result_t UR_APICALL validate_urVirtualMemUnmap(ur_context_handle_t hContext, 
   const char *why = nullptr;
   if (ur_result_t r = check_urVirtualMemUnmap(&why, hContext, pStart, size))
     return validation_refused("urVirtualMemUnmap", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urVirtualMemUnmap", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.VirtualMem.pfnUnmap(hContext, pStart, size);
 }
 
@@ -1615,6 +2829,10 @@ ur_result_t UR_APICALL validate_urVirtualMemSetAccess(ur_context_handle_t hConte
   const char *why = nullptr;
   if (ur_result_t r = check_urVirtualMemSetAccess(&why, hContext, pStart, size, flags))
     return validation_refused("urVirtualMemSetAccess", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urVirtualMemSetAccess", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.VirtualMem.pfnSetAccess(hContext, pStart, size, flags);
 }
 
@@ -1622,6 +2840,10 @@ ur_result_t UR_APICALL validate_urVirtualMemGetInfo(ur_context_handle_t hContext
   const char *why = nullptr;
   if (ur_result_t r = check_urVirtualMemGetInfo(&why, hContext, pStart, size, propName, propSize, pPropValue, pPropSizeRet))
     return validation_refused("urVirtualMemGetInfo", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hContext))
+      return released_handle_refused("urVirtualMemGetInfo", UR_RESULT_ERROR_INVALID_CONTEXT, "hContext", hContext);
+  }
   return g_next.VirtualMem.pfnGetInfo(hContext, pStart, size, propName, propSize, pPropValue, pPropSizeRet);
 }
 
@@ -1678,6 +2900,10 @@ ur_result_t UR_APICALL validate_urDeviceCreateWithNativeHandle(ur_native_handle_
   const char *why = nullptr;
   if (ur_result_t r = check_urDeviceCreateWithNativeHandle(&why, hNativeDevice, hAdapter, pProperties, phDevice))
     return validation_refused("urDeviceCreateWithNativeHandle", r, why);
+  if (released_handles_to_check()) {
+    if (handle_released(hAdapter))
+      return released_handle_refused("urDeviceCreateWithNativeHandle", UR_RESULT_ERROR_INVALID_NULL_HANDLE, "hAdapter", hAdapter);
+  }
   return g_next.Device.pfnCreateWithNativeHandle(hNativeDevice, hAdapter, pProperties, phDevice);
 }
 
@@ -1697,7 +2923,7 @@ ur_result_t UR_APICALL validate_urDeviceWaitExp(ur_device_handle_t hDevice) {
 
 } // namespace
 
-// Slots without rules are the next table's own: no cost for them.
+// Slots without checks are the next table's own: no cost for them.
 void init_validation_layer(const ur_dditable_t &next, ur_dditable_t &layer) {
   g_next = next;
   layer = next;

@@ -5,11 +5,68 @@
                              rule's "check" is a C expression over the parameter names),
                              then a null check of every wait-list entry; shared with the
                              hand-written loader functions
-  validation_layer.gen.cpp   a table whose slots run those checks and call the next table
+  validation_layer.gen.cpp   a table whose slots run those checks and call the next table;
+                             with leak checking on too (UR_LAYER_FULL_VALIDATION), they then
+                             refuse a handle the program already released (docs/loader.md,
+                             "Released handles")
 """
 import re
 
+from layer_leak_checking import trackable_types
 from spec import BANNER, decl_params
+
+# What a released handle of each type is refused with: the spec's INVALID_<OBJECT> result
+# where ur_result_t has one, else the INVALID_NULL_HANDLE the spec gives any bad handle.
+# Wait-list entries answer INVALID_EVENT_WAIT_LIST, as a null entry does.
+RELEASED_RESULT = {
+    "ur_platform_handle_t": "UR_RESULT_ERROR_INVALID_PLATFORM",
+    "ur_context_handle_t": "UR_RESULT_ERROR_INVALID_CONTEXT",
+    "ur_event_handle_t": "UR_RESULT_ERROR_INVALID_EVENT",
+    "ur_program_handle_t": "UR_RESULT_ERROR_INVALID_PROGRAM",
+    "ur_kernel_handle_t": "UR_RESULT_ERROR_INVALID_KERNEL",
+    "ur_queue_handle_t": "UR_RESULT_ERROR_INVALID_QUEUE",
+    "ur_sampler_handle_t": "UR_RESULT_ERROR_INVALID_SAMPLER",
+    "ur_mem_handle_t": "UR_RESULT_ERROR_INVALID_MEM_OBJECT",
+    "ur_exp_command_buffer_handle_t": "UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP",
+    "ur_exp_command_buffer_command_handle_t": "UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_COMMAND_HANDLE_EXP",
+}
+
+# Handle types never refused as released, with the reason.
+NEVER_RELEASED = {
+    "ur_device_handle_t": "a root device outlives its last urDeviceRelease (the spec leaves "
+                          "its count unchanged), and the layer does not ask which are roots",
+}
+
+# Handles that the program may still be handed, and may use, after its last release.
+# Their last release does not make them refused.
+NAMEABLE_AFTER_RELEASE = {
+    # The adapter passes the event to its callbacks, which may run after the program's
+    # own last urEventRelease (the usual pattern: set a callback, release, wait).
+    "urEventSetCallback": "hEvent",
+}
+
+
+def released_checks(spec, fn):
+    """(param, count or None, result) for each handle parameter the call reads that the
+    layer can know to be released: scalar [in] handles of a type the leak checker counts,
+    and the entries of [in] handle arrays."""
+    counted = trackable_types(spec) - set(NEVER_RELEASED)
+    out = []
+    for p in fn["params"]:
+        if "in" not in p["tags"]:
+            continue
+        if p["type"] in counted:
+            out.append((p, None, RELEASED_RESULT.get(p["type"], "UR_RESULT_ERROR_INVALID_NULL_HANDLE")))
+            continue
+        m = re.fullmatch(r"const (\w+) \*", p["type"])
+        rng = [t for t in p["tags"] if t.startswith("range(")]
+        count = re.fullmatch(r"range\(0, (\w+)\)", rng[0]) if rng else None
+        if m and m.group(1) in counted and count:
+            result = RELEASED_RESULT.get(m.group(1), "UR_RESULT_ERROR_INVALID_NULL_HANDLE")
+            if m.group(1) == "ur_event_handle_t" and "WaitList" in p["name"]:
+                result = "UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST"
+            out.append((p, count.group(1), result))
+    return out
 
 
 def wait_lists(fn):
@@ -69,6 +126,8 @@ def param_checks(spec):
 
 
 def validation_layer(spec):
+    for name, param in NAMEABLE_AFTER_RELEASE.items():
+        assert any(p["name"] == param for p in spec.fn[name]["params"]), name
     o = [BANNER.rstrip(), '#include "layers_internal.hpp"', '#include "param_checks.gen.hpp"', "",
          "namespace ordo {", "namespace loader {", "namespace {", "",
          "ur_dditable_t g_next; // the table below this layer", ""]
@@ -76,19 +135,44 @@ def validation_layer(spec):
     for t in spec.tables:
         for s in t["slots"]:
             fn = spec.slot_function(s)
-            if not has_checks(fn):
+            released = released_checks(spec, fn)
+            if not has_checks(fn) and not released:
                 continue
             slots.append((t, s, fn))
+            name = fn["name"]
             args = ", ".join(p["name"] for p in fn["params"])
-            o.append("ur_result_t UR_APICALL validate_%s(%s) {" % (fn["name"], decl_params(fn)))
-            o.append("  const char *why = nullptr;")
-            o.append("  if (ur_result_t r = check_%s(&why%s))" % (fn["name"], (", " + args) if args else ""))
-            o.append('    return validation_refused("%s", r, why);' % fn["name"])
-            o.append("  return g_next.%s.%s(%s);" % (t["field"], s["name"], args))
+            o.append("ur_result_t UR_APICALL validate_%s(%s) {" % (name, decl_params(fn)))
+            if has_checks(fn):
+                o.append("  const char *why = nullptr;")
+                o.append("  if (ur_result_t r = check_%s(&why%s))" % (name, (", " + args) if args else ""))
+                o.append('    return validation_refused("%s", r, why);' % name)
+            if released:
+                o.append("  if (released_handles_to_check()) {")
+                for p, count, result in released:
+                    n = p["name"]
+                    if count:
+                        o.append("    if (%s)" % n)
+                        o.append("      for (uint32_t i = 0; i < %s; ++i)" % count)
+                        o.append("        if (handle_released(%s[i]))" % n)
+                        o.append('          return released_handle_refused("%s", %s, "%s[i]", %s[i]);'
+                                 % (name, result, n, n))
+                    else:
+                        o.append("    if (handle_released(%s))" % n)
+                        o.append('      return released_handle_refused("%s", %s, "%s", %s);'
+                                 % (name, result, n, n))
+                o.append("  }")
+            call = "g_next.%s.%s(%s)" % (t["field"], s["name"], args)
+            if name in NAMEABLE_AFTER_RELEASE:
+                o.append("  const ur_result_t result = %s;" % call)
+                o.append("  if (result == UR_RESULT_SUCCESS) handle_nameable_after_release(%s);"
+                         % NAMEABLE_AFTER_RELEASE[name])
+                o.append("  return result;")
+            else:
+                o.append("  return %s;" % call)
             o.append("}")
             o.append("")
     o += ["} // namespace", "",
-          "// Slots without rules are the next table's own: no cost for them.",
+          "// Slots without checks are the next table's own: no cost for them.",
           "void init_validation_layer(const ur_dditable_t &next, ur_dditable_t &layer) {",
           "  g_next = next;", "  layer = next;"]
     for t, s, fn in slots:

@@ -1,4 +1,5 @@
 #include "ordo/logger.hpp"
+#include "ordo/secure_env.hpp"
 
 #include <cctype>
 #include <cstdlib>
@@ -25,7 +26,7 @@ const char *level_name(LogLevel l) {
 Logger::Logger(const std::string &name) : name_(name) {
   std::string var = "UR_LOG_";
   for (char c : name) var += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (const char *cfg = std::getenv(var.c_str())) {
+  if (const char *cfg = secure_env(var.c_str())) {
     if (!configure(cfg))
       std::fprintf(stderr, "<%s>[WARNING]: ignoring malformed %s=\"%s\"\n", name_.c_str(),
                    var.c_str(), cfg);

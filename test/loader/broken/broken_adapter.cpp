@@ -5,6 +5,9 @@
 //   ORDO_BROKEN_WRONG_VERSION   every getter refuses the caller's API version
 //   ORDO_BROKEN_ADAPTER_GET     every getter works, but urAdapterGet fails (an adapter
 //                               with no driver behind it)
+//   ORDO_BROKEN_ADAPTER_GET_ONCE urAdapterGet succeeds once (the loader's probe) and fails
+//                               from then on; its handle's retain fails too while
+//                               ORDO_TEST_BROKEN_RETAIN_FAILS is set
 #include "ur_ddi.h"
 
 #ifdef ORDO_BROKEN_NO_GETTERS
@@ -13,7 +16,7 @@ extern "C" UR_DLLEXPORT int ordo_not_an_adapter(void) { return 42; }
 
 #else
 
-#ifdef ORDO_BROKEN_ADAPTER_GET
+#if defined(ORDO_BROKEN_ADAPTER_GET) || defined(ORDO_BROKEN_ADAPTER_GET_ONCE)
 #define ORDO_ADAPTER_GETTER(X)
 #else
 #define ORDO_ADAPTER_GETTER(X) X(urGetAdapterProcAddrTable, ur_adapter_dditable_t)
@@ -69,6 +72,39 @@ extern "C" UR_DLLEXPORT ur_result_t UR_APICALL urGetAdapterProcAddrTable(ur_api_
     *pDdiTable = ur_adapter_dditable_t{};
     pDdiTable->pfnGet = failing_adapter_get;
   }
+  return UR_RESULT_SUCCESS;
+}
+#endif
+
+#ifdef ORDO_BROKEN_ADAPTER_GET_ONCE
+#include <atomic>
+#include <cstdlib>
+
+// Handle-first dispatch: the adapter handle starts with a pointer to this table.
+static ur_dditable_t g_table;
+static struct {
+  const ur_dditable_t *table = &g_table;
+} g_adapter;
+static std::atomic<int> g_gets{0};
+
+static ur_result_t UR_APICALL get_once(uint32_t NumEntries, ur_adapter_handle_t *phAdapters,
+                                       uint32_t *pNumAdapters) {
+  if (g_gets.fetch_add(1) > 0) return UR_RESULT_ERROR_DEVICE_LOST;
+  if (phAdapters && NumEntries) phAdapters[0] = reinterpret_cast<ur_adapter_handle_t>(&g_adapter);
+  if (pNumAdapters) *pNumAdapters = 1;
+  return UR_RESULT_SUCCESS;
+}
+static ur_result_t UR_APICALL retain(ur_adapter_handle_t) {
+  return std::getenv("ORDO_TEST_BROKEN_RETAIN_FAILS") ? UR_RESULT_ERROR_OUT_OF_RESOURCES : UR_RESULT_SUCCESS;
+}
+static ur_result_t UR_APICALL release(ur_adapter_handle_t) { return UR_RESULT_SUCCESS; }
+
+extern "C" UR_DLLEXPORT ur_result_t UR_APICALL urGetAdapterProcAddrTable(ur_api_version_t,
+                                                                         ur_adapter_dditable_t *pDdiTable) {
+  g_table.Adapter.pfnGet = get_once;
+  g_table.Adapter.pfnRetain = retain;
+  g_table.Adapter.pfnRelease = release;
+  if (pDdiTable) *pDdiTable = g_table.Adapter;
   return UR_RESULT_SUCCESS;
 }
 #endif
