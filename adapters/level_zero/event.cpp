@@ -121,7 +121,8 @@ ur_event_status_t status_of(const Event *e) {
 }
 
 // Completion callbacks: ur_common/callbacks.hpp's thread; a status is reached when
-// the event says so.
+// the event says so. Level Zero tells only completion, so RUNNING is reached with
+// COMPLETE; the thread runs an event's RUNNING callbacks before its COMPLETE ones.
 struct callback_hooks {
   using Event = l0::Event;
   static bool reached(Event *e, ur_execution_info_t status) {

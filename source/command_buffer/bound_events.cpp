@@ -22,6 +22,9 @@ struct BoundEvent : ordo::HandleBase {
   bool reusable = false;
   std::mutex mu;
   ur_event_handle_t current = nullptr; // the adapter's event it stands for now (held)
+  // References held for callbacks that have not run yet: not the user's, so left out
+  // of REFERENCE_COUNT.
+  std::atomic<uint32_t> callback_holds{0};
 };
 ORDO_HANDLE_CHECK(BoundEvent);
 
@@ -180,7 +183,9 @@ bool bound_get_info(ur_event_handle_t e, ur_event_info_t prop, size_t size, void
   switch (prop) {
   case UR_EVENT_INFO_CONTEXT: r = out.value(b->context); break;
   case UR_EVENT_INFO_COMMAND_TYPE: r = out.value(b->type); break;
-  case UR_EVENT_INFO_REFERENCE_COUNT: r = out.value(b->count() - 1); break; // less this call's hold
+  case UR_EVENT_INFO_REFERENCE_COUNT: // less this call's hold and the callbacks'
+    r = out.value(b->count() - 1 - b->callback_holds.load());
+    break;
   case UR_EVENT_INFO_COMMAND_QUEUE:
   case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS:
     if (cur) {
@@ -208,14 +213,59 @@ bool bound_profiling_info(ur_event_handle_t e, ur_profiling_info_t prop, size_t 
   return true;
 }
 
+namespace {
+
+// A user's callback on a bound event, set on the adapter's event bound at the time.
+// It holds both until it has run: the bound event, so that the user's handle it passes
+// stays valid even after the user's last release, and the adapter's event, which the
+// next signal lets go.
+struct ForwardedCallback {
+  BoundEvent *bound;
+  ur_event_handle_t real;
+  ur_event_callback_t fn;
+  void *data;
+};
+
+void release_forwarded(ForwardedCallback *c) {
+  unwrapped().Event.pfnRelease(c->real);
+  c->bound->callback_holds.fetch_sub(1);
+  Ref::drop(c->bound);
+  delete c;
+}
+
+void UR_APICALL forward_callback(ur_event_handle_t, ur_execution_info_t status, void *p) {
+  auto *c = static_cast<ForwardedCallback *>(p);
+  c->fn(reinterpret_cast<ur_event_handle_t>(c->bound), status, c->data); // the handle the user has
+  release_forwarded(c);
+}
+
+} // namespace
+
 bool bound_set_callback(ur_event_handle_t e, ur_execution_info_t status, ur_event_callback_t fn, void *data,
                         ur_result_t &r) {
   Ref b(e);
   if (!b) return false;
-  ur_event_handle_t cur = current_of(b.get());
   // The callback watches the signal bound now: a later signal is another event.
-  r = cur ? unwrapped().Event.pfnSetCallback(cur, status, fn, data) : UR_RESULT_ERROR_INVALID_EVENT;
-  if (cur) unwrapped().Event.pfnRelease(cur);
+  ur_event_handle_t cur = current_of(b.get());
+  if (!cur) {
+    r = UR_RESULT_ERROR_INVALID_EVENT;
+    return true;
+  }
+  if (!fn) { // the adapter's own checks come first for everything else
+    unwrapped().Event.pfnRelease(cur);
+    r = UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    return true;
+  }
+  auto *c = new (std::nothrow) ForwardedCallback{b.get(), cur, fn, data}; // takes current_of's hold on cur
+  if (!c) {
+    unwrapped().Event.pfnRelease(cur);
+    r = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    return true;
+  }
+  b->retain();
+  b->callback_holds.fetch_add(1);
+  r = unwrapped().Event.pfnSetCallback(cur, status, forward_callback, c);
+  if (r != UR_RESULT_SUCCESS) release_forwarded(c); // never set: nothing will call it
   return true;
 }
 

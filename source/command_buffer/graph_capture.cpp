@@ -152,20 +152,24 @@ bool queue_facts(ur_queue_handle_t q, ur_context_handle_t &ctx, ur_device_handle
   return true;
 }
 
-// Events released when the last copy of a recorded command goes. They are the
-// adapter's own (never capture events), so the unwrapped entry points serve, and
-// these may run under the state's lock.
+// Events released when the last copy of a recorded command goes: the adapter's own and
+// bound events (never capture events). A bound event is held as itself, not as what it
+// stands for at capture, so that each replay waits for its signal current then. The
+// wrapped entry points serve both; they take events_mu and the bound-event registry's
+// lock, never `mu`, so these may run under `mu`.
 std::shared_ptr<std::vector<ur_event_handle_t>> hold_events(std::vector<ur_event_handle_t> evs) {
   auto held = std::shared_ptr<std::vector<ur_event_handle_t>>(
       new std::vector<ur_event_handle_t>(std::move(evs)), [](std::vector<ur_event_handle_t> *v) {
-        for (ur_event_handle_t e : *v) g_orig.Event.pfnRelease(e);
+        for (ur_event_handle_t e : *v) table().Event.pfnRelease(e);
         delete v;
       });
-  for (ur_event_handle_t e : *held) g_orig.Event.pfnRetain(e);
+  for (ur_event_handle_t e : *held) table().Event.pfnRetain(e);
   return held;
 }
 
-// A replayed wait: for the run's own wait list and the events the command held.
+// A replayed wait: for the run's own wait list and the events the command held. It is
+// enqueued through the wrapped entry point, which replaces each bound event by what it
+// stands for at that replay.
 Replay wait_replay(std::shared_ptr<std::vector<ur_event_handle_t>> held) {
   return [held](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
     std::vector<ur_event_handle_t> all(w, w + n);
@@ -232,26 +236,28 @@ ur_result_t make_capture_event(Capture &c, ur_queue_handle_t q, ur_command_t typ
 enum class Kind { command, wait_all, barrier };
 
 // The common path of every wrapped enqueue. `run` is the adapter's own call; `record`
-// appends the command after the given sync points (or refuses it). Bound events in
-// the wait list are replaced (in the caller's `n` and `w`, which `run` reads) by what
-// they stand for.
+// appends the command after the given sync points (or refuses it). A command that runs
+// now has the bound events of its wait list replaced (in the caller's `n` and `w`, which
+// `run` reads) by what they stand for now; a captured one keeps them, to be resolved at
+// each replay (docs/command-buffers.md, "Graph capture").
 template <class Record, class Run>
 ur_result_t command(ur_queue_handle_t q, ur_command_t type, Kind kind, uint32_t &n, const ur_event_handle_t *&w,
                     ur_event_handle_t *out, Record &&record, Run &&run) {
   if (!active()) return run();
-  SubstitutedWaits waits(n, w);
-  n = waits.n;
-  w = waits.w;
   State &s = state();
-  if (!is_capturing(s, q)) {
+  auto run_now = [&]() -> ur_result_t {
+    SubstitutedWaits waits(n, w);
+    n = waits.n;
+    w = waits.w;
     if (names_capture_event(s, n, w)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST; // nodes never run
     return run();
-  }
+  };
+  if (!is_capturing(s, q)) return run_now();
   std::unique_lock<std::mutex> lock(s.mu);
   auto it = s.captures.find(q);
   if (it == s.captures.end()) { // the capture ended meanwhile
     lock.unlock();
-    return run();
+    return run_now();
   }
   if ((n > 0) != (w != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
   Capture &c = it->second;

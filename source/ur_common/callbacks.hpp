@@ -1,6 +1,7 @@
 // urEventSetCallback's completion callbacks, run on one adapter thread, never inside an
 // entry point and never inside a driver callback (they may call UR functions
-// themselves). The adapter says when a status is reached and how its reference goes:
+// themselves), those of one event in status order (SUBMITTED, RUNNING, COMPLETE). The
+// adapter says when a status is reached and how its reference goes:
 //
 //   struct hooks {
 //     using Event = ...;
@@ -63,6 +64,24 @@ private:
           ++it;
         }
       }
+      // An event that reached a status has passed every earlier one (statuses count
+      // down: SUBMITTED 2, RUNNING 1, COMPLETE 0), even where the adapter can only tell
+      // completion, or the event moved on between two `reached` calls of this pass.
+      for (auto it = pending_.begin(); it != pending_.end();) {
+        const bool passed = std::any_of(ready.begin(), ready.end(), [&](const Pending &r) {
+          return r.event == it->event && it->status > r.status;
+        });
+        if (passed) {
+          ready.push_back(*it);
+          it = pending_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      // The callbacks of one event run SUBMITTED, RUNNING, COMPLETE, whatever order
+      // they were registered in (registration order within one status).
+      std::stable_sort(ready.begin(), ready.end(),
+                       [](const Pending &a, const Pending &b) { return a.status > b.status; });
       lock.unlock();
       for (const Pending &p : ready) {
         p.fn(reinterpret_cast<ur_event_handle_t>(p.event), p.status, p.data);
