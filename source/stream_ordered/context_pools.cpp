@@ -532,6 +532,9 @@ bool context_pools::block_info(const void *ptr, block_facts &out) {
   auto *c = static_cast<pool::core *>(core);
   ordo::pool::block_info info;
   if (!c->op->lookup(ptr, info)) return false;
+  // The block's rounding past the size asked for is not part of the allocation.
+  if (static_cast<const char *>(ptr) - static_cast<const char *>(info.base) >= static_cast<ptrdiff_t>(info.size))
+    return false;
   out.base = info.base;
   out.size = info.size;
   out.kind = owner->kind_of(info.base, hooks_.primary_kind(c->cls));

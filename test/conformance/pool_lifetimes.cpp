@@ -281,6 +281,27 @@ TEST_P(urPoolLifetimeTest, NeverFreedReusedBlockLetsTheContextGo) {
   EXPECT_EQ(1, deleted.calls.load()) << "the context stayed alive for a block nobody freed";
 }
 
+// A pool rounds blocks up to 64 bytes; the bytes past the size asked for are not part
+// of the allocation: urUSMGetMemAllocInfo does not report them as such.
+TEST_P(urPoolLifetimeTest, RoundingIsNotPartOfTheAllocation) {
+  ur_queue_handle_t q = nullptr;
+  ASSERT_SUCCESS(urQueueCreate(context, device(), nullptr, &q));
+  void *p = nullptr;
+  ASSERT_SUCCESS(enqueue_alloc(kind, q, nullptr, 100, 0, nullptr, &p, nullptr));
+  ASSERT_SUCCESS(urQueueFinish(q));
+  ur_usm_type_t type = UR_USM_TYPE_UNKNOWN;
+  ASSERT_SUCCESS(urUSMGetMemAllocInfo(context, static_cast<char *>(p) + 99, UR_USM_ALLOC_INFO_TYPE, sizeof type,
+                                      &type, nullptr));
+  EXPECT_EQ(kind, type) << "the last byte asked for";
+  type = UR_USM_TYPE_HOST;
+  ASSERT_SUCCESS(urUSMGetMemAllocInfo(context, static_cast<char *>(p) + 100, UR_USM_ALLOC_INFO_TYPE, sizeof type,
+                                      &type, nullptr));
+  EXPECT_EQ(UR_USM_TYPE_UNKNOWN, type) << "one past the size asked for, inside the block's rounding";
+  EXPECT_SUCCESS(urEnqueueUSMFreeExp(q, nullptr, p, 0, nullptr, nullptr));
+  EXPECT_SUCCESS(urQueueFinish(q));
+  EXPECT_SUCCESS(urQueueRelease(q));
+}
+
 CONF_INSTANTIATE_DEVICE_SUITE(urPoolLifetimeTest);
 
 } // namespace

@@ -232,7 +232,8 @@ public:
     ur_device_handle_t device = nullptr;
     ur_usm_pool_handle_t pool = nullptr;
   };
-  // urUSMGetMemAllocInfo: the live pool block containing `ptr` (interior pointers too).
+  // urUSMGetMemAllocInfo: the live pool block containing `ptr` (interior pointers too, up to
+  // the size asked for: the block's rounding beyond it is no part of the allocation).
   bool block_info(const void *ptr, block_facts &out);
 
   // --- plain USM allocations (the one pointer registry) ---
