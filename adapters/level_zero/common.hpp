@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ordo/handle.hpp"
+#include "ordo/retired_handles.hpp"
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
 #include "ur_common/handles.hpp"

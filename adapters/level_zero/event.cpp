@@ -103,8 +103,7 @@ void event_destroy(Event *ev) {
   Queue *q = ev->queue;
   Context *ctx = q ? nullptr : ev->ctx;
   Event *origin = ev->origin;
-  ev->tag = Tag::dead;
-  delete ev;
+  ordo::retire(ev);
   if (origin) event_release(origin);
   if (q) queue_drop(q);
   if (ctx) context_drop(ctx);

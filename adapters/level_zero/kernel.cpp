@@ -22,8 +22,7 @@ void kernel_destroy(Kernel *k) {
   for (ze_kernel_handle_t zk : k->kernels)
     if (zk) ze().zeKernelDestroy(zk);
   Program *p = k->program;
-  k->tag = Tag::dead;
-  delete k;
+  ordo::retire(k);
   program_drop(p);
 }
 } // namespace

@@ -4,6 +4,8 @@
 // word of whatever handle it is given. So every handle type derives from HandleBase,
 // whose first member is that pointer, and has no virtual functions (a vtable pointer
 // would take the first word). ORDO_HANDLE_CHECK(T) enforces both at compile time.
+// An object model destroys a handle object with ordo::retire (retired_handles.hpp), not
+// `delete`, so the first word of a released handle is never freed memory.
 #pragma once
 #include <atomic>
 #include <cstdint>

@@ -15,6 +15,7 @@
 
 #include "driver_api.hpp"
 #include "ordo/handle.hpp"
+#include "ordo/retired_handles.hpp"
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
 #include "ur_common/handles.hpp"

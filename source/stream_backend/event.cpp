@@ -46,8 +46,7 @@ void event_destroy(Event *ev) {
   }
   Queue *q = ev->queue;
   Context *ctx = q ? nullptr : ev->ctx;
-  ev->tag = Tag::dead;
-  delete ev;
+  ordo::retire(ev);
   if (q) queue_drop(q);
   if (ctx) context_drop(ctx);
 }

@@ -28,8 +28,7 @@ namespace {
 
 void kernel_destroy(Kernel *k) {
   Program *p = k->program;
-  k->tag = Tag::dead;
-  delete k;
+  ordo::retire(k);
   program_drop(p);
 }
 

@@ -67,8 +67,7 @@ void destroy(Mem *m) {
     if (m->own_mirror) drv::free_host(m->mirror);
   }
   Mem *root = m->root;
-  m->tag = Tag::dead;
-  delete m;
+  ordo::retire(m);
   if (root) drop(root);
   context_drop(ctx);
 }

@@ -32,8 +32,7 @@ void queue_hold(Queue *q) { q->life.hold(); }
 void queue_drop(Queue *q) {
   if (!q->life.drop()) return;
   Context *ctx = q->ctx;
-  q->tag = Tag::dead;
-  delete q;
+  ordo::retire(q);
   context_drop(ctx);
 }
 

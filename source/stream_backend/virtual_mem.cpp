@@ -44,8 +44,7 @@ void drop(PhysicalMem *p) {
   if (!p->dev->make_current())
     for (phys_t h : p->granules) drv::phys_release(h); // the driver frees each once unmapped
   context_drop(p->ctx);
-  p->tag = Tag::dead;
-  delete p;
+  ordo::retire(p);
 }
 
 // A physical memory object over `granules` (taken over on success), holding its context.

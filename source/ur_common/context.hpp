@@ -19,6 +19,7 @@
 
 #include "ordo/info.hpp"
 #include "ordo_so/layer.hpp"
+#include "ordo/retired_handles.hpp"
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
@@ -38,8 +39,7 @@ template <class H> struct context_entry_points {
     ctx->pools.reset();
     H::destroy(ctx);
     if (ctx->deleter) ctx->deleter(ctx->deleter_data);
-    ctx->tag = decltype(ctx->tag)::dead;
-    delete ctx;
+    ordo::retire(ctx); // its handle is refused from now on (docs/adapter-guide.md)
   }
 
   static ur_result_t UR_APICALL create(uint32_t DeviceCount, const ur_device_handle_t *phDevices,

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "ordo/info.hpp"
+#include "ordo/retired_handles.hpp"
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
@@ -50,8 +51,7 @@ template <class H> struct program_entry_points {
     for (auto &pd : p->per_device)
       if (pd.module && pd.owned) H::unload(pd);
     Context *ctx = p->ctx;
-    p->tag = decltype(p->tag)::dead;
-    delete p;
+    ordo::retire(p);
     H::context_drop(ctx);
   }
 
