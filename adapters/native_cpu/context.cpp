@@ -13,11 +13,30 @@ Context::Context() : pools(std::make_unique<ordo::so::context_pools>(pool_hooks)
 
 Context::~Context() {
   pools->shutdown(); // before the plain allocations: a fixed pool may lie in one
-  for (auto &a : pools->plain_allocations()) std::free(a.base);
+  for (auto &a : pools->plain_allocations()) {
+    forget_usm_memory(a.base);
+    std::free(a.base);
+  }
   if (deleter) deleter(deleter_data);
 }
 
-void Context::on_user_released() { pools->collect(); }
+void Context::on_user_released() { pools->user_released_context(); }
+
+// seq_cst on both counters: a finisher that reads no waiter after its decrement is
+// ordered before the waiter's own check of the count (no lost wake-up).
+void Context::command_finished() noexcept {
+  if (unfinished.fetch_sub(1, std::memory_order_seq_cst) == 1 && idle_waiters.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> lock(idle_mu);
+    idle_cv.notify_all();
+  }
+}
+
+void Context::wait_idle() {
+  std::unique_lock<std::mutex> lock(idle_mu);
+  idle_waiters.fetch_add(1, std::memory_order_seq_cst);
+  idle_cv.wait(lock, [&] { return unfinished.load(std::memory_order_seq_cst) == 0; });
+  idle_waiters.fetch_sub(1, std::memory_order_seq_cst);
+}
 
 namespace {
 

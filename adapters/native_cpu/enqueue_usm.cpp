@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "entry_points.hpp"
+#include "ordo/checked_math.hpp"
 #include "queue.hpp"
 #include "context.hpp"
 
@@ -30,8 +31,14 @@ void fill_pattern(char *dst, size_t bytes, const std::vector<char> &pattern, siz
   }
 }
 
-// The span a 2-D region covers: full pitches for all rows but the last.
-size_t span_2d(size_t pitch, size_t width, size_t height) { return (height - 1) * pitch + width; }
+// A 2-D region at `p` of `height` rows, `pitch` apart: its span (full pitches for all
+// rows but the last) must be a size_t, lie in the address space and stay inside the
+// allocation p is in, when it is one of the context's (docs/native-cpu.md).
+ur_result_t check_region_2d(Context &ctx, const void *p, size_t pitch, size_t width, size_t height) {
+  size_t span;
+  if (!ordo::checked::span_2d(pitch, width, height, span)) return UR_RESULT_ERROR_INVALID_SIZE;
+  return check_usm_range(ctx, p, span);
+}
 
 ur_result_t UR_APICALL enqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
                                       size_t size, uint32_t numEventsInWaitList,
@@ -41,7 +48,7 @@ ur_result_t UR_APICALL enqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!usm_range_ok(*q->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm_range(*q->context, pMem, size)) return r;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_FILL);
     if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
@@ -62,7 +69,8 @@ ur_result_t UR_APICALL enqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking,
   if (!q) return Queue::invalid_handle(hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!usm_range_ok(*q->context, pDst, size) || !usm_range_ok(*q->context, pSrc, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm_range(*q->context, pDst, size)) return r;
+  if (ur_result_t r = check_usm_range(*q->context, pSrc, size)) return r;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_MEMCPY);
     if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
@@ -82,9 +90,11 @@ ur_result_t UR_APICALL enqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, si
   if (!q) return Queue::invalid_handle(hQueue);
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (pitch == 0 || width == 0 || height == 0 || pitch < width || patternSize == 0 ||
-      (patternSize & (patternSize - 1)) != 0 || patternSize > width * height || (width * height) % patternSize != 0)
+      (patternSize & (patternSize - 1)) != 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!usm_range_ok(*q->context, pMem, span_2d(pitch, width, height))) return UR_RESULT_ERROR_INVALID_SIZE;
+  // The span check comes first: it also bounds width * height (pitch >= width).
+  if (ur_result_t r = check_region_2d(*q->context, pMem, pitch, width, height)) return r;
+  if (patternSize > width * height || (width * height) % patternSize != 0) return UR_RESULT_ERROR_INVALID_SIZE;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_FILL_2D);
     if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
@@ -109,8 +119,8 @@ ur_result_t UR_APICALL enqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blockin
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (srcPitch == 0 || dstPitch == 0 || srcPitch < width || dstPitch < width || height == 0 || width == 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!usm_range_ok(*q->context, pDst, span_2d(dstPitch, width, height)) || !usm_range_ok(*q->context, pSrc, span_2d(srcPitch, width, height)))
-    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_region_2d(*q->context, pDst, dstPitch, width, height)) return r;
+  if (ur_result_t r = check_region_2d(*q->context, pSrc, srcPitch, width, height)) return r;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_MEMCPY_2D);
     if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
@@ -133,7 +143,8 @@ ur_result_t UR_APICALL enqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *
   if (!q) return Queue::invalid_handle(hQueue);
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0 || !usm_range_ok(*q->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm_range(*q->context, pMem, size)) return r;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_PREFETCH);
     if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
@@ -147,7 +158,8 @@ ur_result_t UR_APICALL enqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pM
   if (!q) return Queue::invalid_handle(hQueue);
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0 || !usm_range_ok(*q->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm_range(*q->context, pMem, size)) return r;
   return guarded([&] {
     CommandBuilder cmd(*q, UR_COMMAND_USM_ADVISE);
     return cmd.submit(phEvent);

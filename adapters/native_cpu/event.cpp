@@ -24,6 +24,8 @@ void Event::destroy(Event *ev) noexcept {
   // on the thread that retired it rather than on the enqueuing one.
   ev->more_successors.clear();
   ev->callbacks.clear();
+  ev->callbacks_running = 0;
+  ev->unregister_after_callbacks = false;
   ev->has_callbacks.store(false, std::memory_order_relaxed);
   ev->work.reset();
   if (!q->give_back_event(*ev)) delete ev;
@@ -117,7 +119,24 @@ ur_result_t UR_APICALL eventWait(uint32_t numEvents, const ur_event_handle_t *ph
 
 ur_result_t UR_APICALL eventRetain(ur_event_handle_t hEvent) { return user_retain<Event>(hEvent); }
 // The command of a released event still runs; the scheduler keeps its node alive.
-ur_result_t UR_APICALL eventRelease(ur_event_handle_t hEvent) { return user_release<Event>(hEvent); }
+// While callbacks of the event are due or running the handle stays registered (they
+// may query it); the last of them unregisters it (task_graph.cpp, callbacks_done).
+ur_result_t UR_APICALL eventRelease(ur_event_handle_t hEvent) {
+  Event *ev = lookup<Event>(hEvent);
+  if (!ev) return Event::invalid_handle(hEvent);
+  if (!ev->release()) return UR_RESULT_SUCCESS;
+  {
+    std::lock_guard<std::mutex> lock(ev->mu);
+    if (!ev->callbacks.empty() || ev->callbacks_running > 0) {
+      ev->unregister_after_callbacks = true;
+      return UR_RESULT_SUCCESS;
+    }
+  }
+  registry().remove(ev);
+  ev->on_user_released();
+  ev->drop_ref();
+  return UR_RESULT_SUCCESS;
+}
 
 ur_result_t UR_APICALL eventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
                                         ur_event_callback_t pfnNotify, void *pUserData) {

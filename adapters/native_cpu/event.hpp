@@ -75,6 +75,12 @@ struct Event : Object<Event> {
     void *user;
   };
   std::vector<Callback> callbacks; // under mu
+  // Callbacks taken from `callbacks` and not yet returned from (under mu). While any
+  // is waiting or running, the user's last release leaves the handle registered, so
+  // a callback may still query it (docs/native-cpu.md, "Callbacks");
+  // `unregister_after_callbacks` says that release happened.
+  uint32_t callbacks_running = 0;
+  bool unregister_after_callbacks = false;
   // Set (before the status is read) by the first urEventSetCallback, so that status
   // steps of events without callbacks need no lock.
   std::atomic<bool> has_callbacks{false};
@@ -124,6 +130,9 @@ void finish(Event &ev, ur_result_t result);
 bool wait(Event &ev);
 // Registers fn for when ev reaches `when` (or calls it now if it already has).
 void add_callback(Event &ev, ur_execution_info_t when, ur_event_callback_t fn, void *user);
+// True on a thread that is running an event callback (it must not wait for that
+// event's command, which finishes only after its callbacks).
+bool in_callback();
 
 } // namespace graph
 

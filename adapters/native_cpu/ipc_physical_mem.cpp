@@ -4,7 +4,8 @@
 // path (a file descriptor of the opener's own on the same pages) and makes a physical
 // memory object of the opener's context over it: mappings of it and of the original
 // share the bytes. Only memory created with UR_PHYSICAL_MEM_FLAG_ENABLE_IPC is exported
-// (docs/native-cpu.md, "Virtual and physical memory").
+// (docs/native-cpu.md, "Virtual and physical memory"). Each handle holds a descriptor
+// of its own until urIPCPutPhysMemHandleExp.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,12 +26,18 @@ namespace {
 
 constexpr uint64_t kMagic = 0x4f52444f50484d31ull; // identifies this adapter's handle data
 
+// Each handle names a descriptor of its own (a dup of the memory file's), closed by
+// urIPCPutPhysMemHandleExp: a copy of the data kept past the put is stale and opens
+// nothing. The file's identity (device and inode) guards against the descriptor's
+// number being reused for another file by then.
 struct IpcData {
   uint64_t magic;
   int64_t pid;
   int64_t fd;
   uint64_t size;
   uint32_t flags;
+  uint64_t dev;
+  uint64_t ino;
 };
 
 ur_result_t UR_APICALL ipcGetPhysMemHandle(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem,
@@ -41,10 +48,19 @@ ur_result_t UR_APICALL ipcGetPhysMemHandle(ur_context_handle_t hContext, ur_phys
   if (!p) return PhysicalMem::invalid_handle(hPhysMem);
   if (!ppData || !pSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (p->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  if (!(p->flags & UR_PHYSICAL_MEM_FLAG_ENABLE_IPC)) return UR_RESULT_ERROR_INVALID_VALUE;
+  // The spec's code for memory made without the flag.
+  if (!(p->flags & UR_PHYSICAL_MEM_FLAG_ENABLE_IPC)) return UR_RESULT_ERROR_INVALID_ARGUMENT;
+  struct stat st {};
+  if (fstat(p->fd, &st) != 0) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
   auto *d = static_cast<IpcData *>(std::malloc(sizeof(IpcData)));
   if (!d) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  *d = IpcData{kMagic, static_cast<int64_t>(getpid()), p->fd, p->size, p->flags};
+  int fd = fcntl(p->fd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) {
+    std::free(d);
+    return UR_RESULT_ERROR_OUT_OF_RESOURCES;
+  }
+  *d = IpcData{kMagic,   static_cast<int64_t>(getpid()),   fd, p->size, p->flags, static_cast<uint64_t>(st.st_dev),
+               static_cast<uint64_t>(st.st_ino)};
   *ppData = d;
   *pSize = sizeof(IpcData);
   return UR_RESULT_SUCCESS;
@@ -53,7 +69,9 @@ ur_result_t UR_APICALL ipcGetPhysMemHandle(ur_context_handle_t hContext, ur_phys
 ur_result_t UR_APICALL ipcPutPhysMemHandle(ur_context_handle_t hContext, const void *pData) {
   if (!lookup<Context>(hContext)) return Context::invalid_handle(hContext);
   if (!pData) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (static_cast<const IpcData *>(pData)->magic != kMagic) return UR_RESULT_ERROR_INVALID_VALUE;
+  const auto *d = static_cast<const IpcData *>(pData);
+  if (d->magic != kMagic || d->pid != static_cast<int64_t>(getpid())) return UR_RESULT_ERROR_INVALID_VALUE;
+  close(static_cast<int>(d->fd)); // the handle's own descriptor (urIPCGetPhysMemHandleExp)
   std::free(const_cast<void *>(pData));
   return UR_RESULT_SUCCESS;
 }
@@ -75,7 +93,8 @@ ur_result_t UR_APICALL ipcOpenPhysMemHandle(ur_context_handle_t hContext, ur_dev
   if (fd < 0) return UR_RESULT_ERROR_INVALID_VALUE; // the process or its memory is gone, or not ours to open
   struct stat st {};
   // The file must be a memory file at least as large as the handle says.
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) < d.size) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) < d.size ||
+      static_cast<uint64_t>(st.st_dev) != d.dev || static_cast<uint64_t>(st.st_ino) != d.ino) {
     close(fd);
     return UR_RESULT_ERROR_INVALID_VALUE;
   }

@@ -1,17 +1,43 @@
 // The native CPU adapter's stream-ordered layer hooks (pool_hooks.hpp).
 #include "pool_hooks.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <shared_mutex>
 
 #include "context.hpp"
 #include "event.hpp"
+#include "ordo/checked_math.hpp"
 #include "platform.hpp"
 #include "queue.hpp"
 
 namespace nc {
 
 namespace {
+
+// Base address -> (size, owner) of every context's USM memory, adapter-wide.
+struct UsmOwners {
+  std::shared_mutex mu;
+  std::map<uintptr_t, std::pair<size_t, const Context *>> ranges;
+};
+UsmOwners &usm_owners() {
+  static UsmOwners *owners = new UsmOwners; // never destroyed: contexts may outlive statics
+  return *owners;
+}
+
+// The context whose USM memory holds p, or null.
+const Context *usm_owner_of(const void *p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  UsmOwners &o = usm_owners();
+  std::shared_lock<std::shared_mutex> lock(o.mu);
+  auto it = o.ranges.upper_bound(a);
+  if (it == o.ranges.begin()) return nullptr;
+  --it;
+  return a - it->first < it->second.first ? it->second.second : nullptr;
+}
+
 // Chunks start on a page: big ones are mapped memory, and blocks never straddle
 // another allocation's cache lines.
 constexpr size_t kChunkAlign = 4096;
@@ -24,10 +50,20 @@ ur_result_t PoolHooks::memory_class(ur_usm_type_t, ur_device_handle_t, ordo::so:
 
 void *PoolHooks::get_chunk(const ordo::so::mem_class &, size_t size) {
   void *p = nullptr;
-  return posix_memalign(&p, kChunkAlign, size) == 0 ? p : nullptr;
+  if (posix_memalign(&p, kChunkAlign, size) != 0) return nullptr;
+  try {
+    note_usm_memory(p, size, ctx_);
+  } catch (...) {
+    std::free(p);
+    return nullptr;
+  }
+  return p;
 }
 
-void PoolHooks::put_chunk(const ordo::so::mem_class &, void *base, size_t) { std::free(base); }
+void PoolHooks::put_chunk(const ordo::so::mem_class &, void *base, size_t) {
+  forget_usm_memory(base);
+  std::free(base);
+}
 
 bool PoolHooks::event_complete(ur_event_handle_t ev) { return reinterpret_cast<Event *>(ev)->terminal(); }
 
@@ -64,11 +100,27 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t, ur_device_handle_t, void *p, size
   return UR_RESULT_SUCCESS;
 }
 
-bool usm_range_ok(Context &ctx, const void *p, size_t bytes) {
+void note_usm_memory(const void *base, size_t size, const Context &owner) {
+  UsmOwners &o = usm_owners();
+  std::unique_lock<std::shared_mutex> lock(o.mu);
+  o.ranges[reinterpret_cast<uintptr_t>(base)] = {size, &owner};
+}
+
+void forget_usm_memory(const void *base) {
+  UsmOwners &o = usm_owners();
+  std::unique_lock<std::shared_mutex> lock(o.mu);
+  o.ranges.erase(reinterpret_cast<uintptr_t>(base));
+}
+
+ur_result_t check_usm_range(Context &ctx, const void *p, size_t bytes) {
+  if (!ordo::checked::fits_address_space(p, bytes)) return UR_RESULT_ERROR_INVALID_SIZE;
   ordo::so::context_pools::block_facts a;
-  if (!ctx.pools->find_plain(p, a)) return true;
-  size_t offset = static_cast<const char *>(p) - static_cast<const char *>(a.base);
-  return bytes <= a.size - offset;
+  if (ctx.pools->find_plain(p, a)) {
+    size_t offset = static_cast<const char *>(p) - static_cast<const char *>(a.base);
+    return bytes <= a.size - offset ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_SIZE;
+  }
+  const Context *owner = usm_owner_of(p);
+  return owner && owner != &ctx ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
 }
 
 namespace {

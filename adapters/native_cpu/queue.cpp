@@ -90,6 +90,7 @@ void Queue::command_finished(Event &ev) {
     ev.queue_prev = ev.queue_next = nullptr;
   }
   pending_count.fetch_sub(1, std::memory_order_acq_rel);
+  context->command_finished();
 }
 
 // The newest command on an in-order queue (the chain finishes in order), all
@@ -179,6 +180,7 @@ void CommandBuilder::link_locked(Event &e) {
     queue_.pending_tail = ev;
   }
   queue_.pending_count.fetch_add(1, std::memory_order_relaxed);
+  queue_.context->command_started();
 }
 
 void CommandBuilder::record_order(Event &ev) {

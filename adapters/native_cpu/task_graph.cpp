@@ -44,12 +44,39 @@ std::vector<Event::Callback> advance(Event &ev, int status) {
         ++i;
       }
     }
+    if (!due.empty()) ++ev.callbacks_running; // fire() ends it
   }
   return due;
 }
 
+thread_local uint32_t callback_depth = 0;
+
+// The user's last urEventRelease came while callbacks were due or running: the
+// handle leaves the registry now, after the last of them (unless a callback retained
+// it again).
+void callbacks_done(Event &ev) {
+  bool unregister = false;
+  {
+    std::lock_guard<std::mutex> lock(ev.mu);
+    if (--ev.callbacks_running == 0 && ev.callbacks.empty() && ev.unregister_after_callbacks) {
+      ev.unregister_after_callbacks = false;
+      unregister = ev.count() == 0;
+    }
+  }
+  if (unregister) {
+    registry().remove(&ev);
+    ev.on_user_released();
+    ev.drop_ref(); // the user's handle
+  }
+}
+
+// Runs the callbacks taken under ev.mu (which counted one callbacks_running).
 void fire(Event &ev, const std::vector<Event::Callback> &due) {
+  if (due.empty()) return;
+  ++callback_depth;
   for (const auto &cb : due) cb.fn(to_handle(&ev), cb.when, cb.user);
+  --callback_depth;
+  callbacks_done(ev);
 }
 
 void run_on_worker(void *ctx, uint32_t) {
@@ -172,6 +199,7 @@ void finish(Event &ev, ur_result_t result) {
                     std::memory_order_release);
     more.swap(ev.more_successors);
     due.swap(ev.callbacks); // every remaining callback is due at completion
+    if (!due.empty()) ++ev.callbacks_running;
   }
   // After the status: an add_dependency that finds it closed sees the status too.
   first = ev.first_successor.exchange(kClosed, std::memory_order_acq_rel);
@@ -188,7 +216,7 @@ void finish(Event &ev, ur_result_t result) {
   };
   if (first) release(first);
   for (Event *s : more) release(s);
-  for (auto &cb : due) cb.fn(to_handle(&ev), cb.when, cb.user);
+  fire(ev, due);
   // Releases what the command held (a kernel, a program) before we let go; a launch's
   // work stays with the event for the next launch that reuses it.
   if (work && work->recycle()) ev.spare = std::move(work);
@@ -224,8 +252,12 @@ void add_callback(Event &ev, ur_execution_info_t when, ur_event_callback_t fn, v
       return;
     }
   }
-  fn(to_handle(&ev), when, user);
+  ++callback_depth;
+  fn(to_handle(&ev), when, user); // the caller holds the handle: it stays registered
+  --callback_depth;
 }
+
+bool in_callback() { return callback_depth > 0; }
 
 } // namespace graph
 } // namespace nc

@@ -6,9 +6,11 @@
 
 #include "entry_points.hpp"
 #include "context.hpp"
+#include "event.hpp"
 #include "logging.hpp"
 #include "ordo/info.hpp"
 #include "platform.hpp"
+#include "worker_pool.hpp"
 
 namespace nc {
 
@@ -55,6 +57,13 @@ ur_result_t allocate(ur_context_handle_t hContext, ur_device_handle_t hDevice, b
       std::free(p);
       throw;
     }
+    try {
+      note_usm_memory(p, size, *ctx);
+    } catch (...) {
+      ctx->pools->take_plain(p);
+      std::free(p);
+      throw;
+    }
     *ppMem = p;
     return UR_RESULT_SUCCESS;
   });
@@ -79,7 +88,10 @@ ur_result_t UR_APICALL usmSharedAlloc(ur_context_handle_t hContext, ur_device_ha
 
 // Only the exact base of an allocation of this context may be freed; anything
 // else (an interior pointer, a double free, a foreign pointer) is refused. A pool
-// block (stream-ordered or not) goes back to its pool at once.
+// block (stream-ordered or not) goes back to its pool at once, its pending uses
+// ordered by the pool. A plain allocation goes back to the C heap, where anything may
+// reuse it: the spec has urUSMFree wait for enqueued commands that may use it, so we
+// wait until no command of the context is unfinished (docs/native-cpu.md).
 ur_result_t UR_APICALL usmFree(ur_context_handle_t hContext, void *pMem) {
   Context *ctx = lookup<Context>(hContext);
   if (!ctx) return Context::invalid_handle(hContext);
@@ -87,10 +99,14 @@ ur_result_t UR_APICALL usmFree(ur_context_handle_t hContext, void *pMem) {
   ur_result_t pooled = UR_RESULT_SUCCESS;
   if (ctx->pools->free_now(pMem, pooled)) return pooled;
   ordo::so::context_pools::block_facts a;
+  // A host task or callback would wait for its own command: it frees at once.
+  if (ctx->pools->find_plain(pMem, a) && a.base == pMem && !WorkerPool::on_worker_thread() && !graph::in_callback())
+    ctx->wait_idle();
   if (!ctx->pools->take_plain(pMem, &a)) {
     NC_LOG(info, "urUSMFree: %p is not the start of a live USM allocation of this context", pMem);
     return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   }
+  forget_usm_memory(a.base);
   std::free(a.base);
   return UR_RESULT_SUCCESS;
 }
@@ -122,7 +138,8 @@ ur_result_t UR_APICALL usmContextMemcpyExp(ur_context_handle_t hContext, void *p
   if (!ctx) return Context::invalid_handle(hContext);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!usm_range_ok(*ctx, pDst, size) || !usm_range_ok(*ctx, pSrc, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm_range(*ctx, pDst, size)) return r;
+  if (ur_result_t r = check_usm_range(*ctx, pSrc, size)) return r;
   std::memmove(pDst, pSrc, size);
   return UR_RESULT_SUCCESS;
 }

@@ -6,6 +6,7 @@
 #include "device.hpp"
 #include "event.hpp"
 #include "kernel.hpp"
+#include "ordo/checked_math.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
 #include "usm.hpp"
@@ -20,12 +21,12 @@ namespace {
   ClWaitList waits;                                                                 \
   if (ur_result_t r_ = waits.assign(n, list)) return r_
 
-// A USM range must stay inside the allocation it starts in (when we know it).
-bool fits_allocation(ur_context_handle_t c, const void *p, size_t size) {
-  ordo::so::context_pools::block_facts a;
-  if (!c->pools->block_info(p, a) && !c->pools->find_plain(p, a))
-    return true; // host memory or foreign: OpenCL will judge
-  return size <= a.size - size_t(static_cast<const char *>(p) - static_cast<const char *>(a.base));
+// A 2-D region's span, (height - 1) * pitch + width, in checked arithmetic, then the
+// range check of check_usm_range (usm.hpp).
+ur_result_t check_region_2d(ur_context_handle_t c, const void *p, size_t pitch, size_t width, size_t height) {
+  size_t span;
+  if (!ordo::checked::span_2d(pitch, width, height, span)) return UR_RESULT_ERROR_INVALID_SIZE;
+  return check_usm_range(c, p, span);
 }
 
 ur_result_t UR_APICALL EnqueueEventsWait(ur_queue_handle_t hQueue, uint32_t numEventsInWaitList,
@@ -61,8 +62,8 @@ ur_result_t UR_APICALL EnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking,
   ORDO_CHECK_PTR(pSrc);
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!fits_allocation(hQueue->context, pDst, size) || !fits_allocation(hQueue->context, pSrc, size))
-    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm_range(hQueue->context, pDst, size)) return r;
+  if (ur_result_t r = check_usm_range(hQueue->context, pSrc, size)) return r;
   return submit(
       hQueue, UR_COMMAND_USM_MEMCPY, waits, phEvent,
       [&](cl_event *ev) { return usm_enqueue_memcpy(hQueue, false, pDst, pSrc, size, waits.size(), waits.data(), ev); },
@@ -77,7 +78,7 @@ ur_result_t UR_APICALL EnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
   if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!fits_allocation(hQueue->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm_range(hQueue->context, pMem, size)) return r;
   return submit(hQueue, UR_COMMAND_USM_FILL, waits, phEvent, [&](cl_event *ev) {
     return usm_enqueue_fill(hQueue, pMem, pPattern, patternSize, size, waits.size(), waits.data(), ev);
   });
@@ -91,7 +92,7 @@ ur_result_t UR_APICALL EnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *
   if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!fits_allocation(hQueue->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm_range(hQueue->context, pMem, size)) return r;
   return submit(hQueue, UR_COMMAND_USM_PREFETCH, waits, phEvent, [&](cl_event *ev) {
     return enqueue_marker(hQueue, waits.size(), waits.data(), ev);
   });
@@ -103,7 +104,7 @@ ur_result_t UR_APICALL EnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pM
   ORDO_CHECK_PTR(pMem);
   if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!fits_allocation(hQueue->context, pMem, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm_range(hQueue->context, pMem, size)) return r;
   // Advice is a hint these devices do not use.
   ClWaitList none;
   return submit(hQueue, UR_COMMAND_USM_ADVISE, none, phEvent,
@@ -141,12 +142,13 @@ ur_result_t UR_APICALL EnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, si
   ORDO_CHECK_PTR(pMem);
   ORDO_CHECK_PTR(pPattern);
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  if (pitch == 0 || width == 0 || height == 0 || patternSize == 0 || pitch < width ||
-      patternSize > width * height || (patternSize & (patternSize - 1)) || (width * height) % patternSize)
+  if (pitch == 0 || width == 0 || height == 0 || patternSize == 0 || pitch < width || (patternSize & (patternSize - 1)))
     return UR_RESULT_ERROR_INVALID_SIZE;
+  // The span check comes first: it also bounds width * height (pitch >= width).
+  if (ur_result_t r = check_region_2d(hQueue->context, pMem, pitch, width, height)) return r;
+  if (patternSize > width * height || (width * height) % patternSize) return UR_RESULT_ERROR_INVALID_SIZE;
   // Each row starts the pattern afresh, so a row must hold whole patterns.
   if (width % patternSize) return UR_RESULT_ERROR_UNSUPPORTED_SIZE;
-  if (!fits_allocation(hQueue->context, pMem, pitch * (height - 1) + width)) return UR_RESULT_ERROR_INVALID_SIZE;
   auto *base = static_cast<char *>(pMem);
   if (pitch == width) { // one contiguous range
     return submit(hQueue, UR_COMMAND_USM_FILL_2D, waits, phEvent, [&](cl_event *ev) {
@@ -168,9 +170,8 @@ ur_result_t UR_APICALL EnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blockin
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
   if (srcPitch == 0 || dstPitch == 0 || srcPitch < width || dstPitch < width || height == 0 || width == 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!fits_allocation(hQueue->context, pDst, dstPitch * (height - 1) + width) ||
-      !fits_allocation(hQueue->context, pSrc, srcPitch * (height - 1) + width))
-    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_region_2d(hQueue->context, pDst, dstPitch, width, height)) return r;
+  if (ur_result_t r = check_region_2d(hQueue->context, pSrc, srcPitch, width, height)) return r;
   auto *dst = static_cast<char *>(pDst);
   auto *src = static_cast<const char *>(pSrc);
   if (dstPitch == width && srcPitch == width) { // one contiguous range

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <new>
+#include <shared_mutex>
 #include <vector>
 
 #include "context.hpp"
+#include "ordo/checked_math.hpp"
 #include "device.hpp"
 #include "event.hpp"
 #include "platform.hpp"
@@ -53,8 +56,64 @@ bool usm_kind_supported(ur_context_handle_t c, ur_usm_type_t kind, ur_device_han
   }
 }
 
+namespace {
+
+// Base address -> (size, context) of the memory every context got from OpenCL, so
+// that another context's pointer is told from system memory (check_usm_range).
+struct UsmOwners {
+  std::shared_mutex mu;
+  std::map<uintptr_t, std::pair<size_t, ur_context_handle_t>> ranges;
+};
+UsmOwners &usm_owners() {
+  static UsmOwners *owners = new UsmOwners; // never destroyed: contexts may outlive statics
+  return *owners;
+}
+
+ur_context_handle_t usm_owner_of(const void *p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  UsmOwners &o = usm_owners();
+  std::shared_lock<std::shared_mutex> lock(o.mu);
+  auto it = o.ranges.upper_bound(a);
+  if (it == o.ranges.begin()) return nullptr;
+  --it;
+  return a - it->first < it->second.first ? it->second.second : nullptr;
+}
+
+void *usm_get_memory_unrecorded(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
+                                size_t alignment, ur_result_t &err);
+
+} // namespace
+
 void *usm_get_memory(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
                      size_t alignment, ur_result_t &err) {
+  void *p = usm_get_memory_unrecorded(c, kind, device, size, alignment, err);
+  if (!p) return nullptr;
+  try {
+    UsmOwners &o = usm_owners();
+    std::unique_lock<std::shared_mutex> lock(o.mu);
+    o.ranges[reinterpret_cast<uintptr_t>(p)] = {size, c};
+  } catch (...) {
+    usm_release_memory(c, p);
+    err = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    return nullptr;
+  }
+  return p;
+}
+
+ur_result_t check_usm_range(ur_context_handle_t c, const void *p, size_t size) {
+  if (!ordo::checked::fits_address_space(p, size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  ordo::so::context_pools::block_facts a;
+  if (c->pools->block_info(p, a) || c->pools->find_plain(p, a))
+    return size <= a.size - size_t(static_cast<const char *>(p) - static_cast<const char *>(a.base))
+               ? UR_RESULT_SUCCESS
+               : UR_RESULT_ERROR_INVALID_SIZE;
+  ur_context_handle_t owner = usm_owner_of(p);
+  return owner && owner != c ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
+}
+
+namespace {
+void *usm_get_memory_unrecorded(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
+                                size_t alignment, ur_result_t &err) {
   void *p = nullptr;
   if (c->intel_usm) {
     const IntelUsmFunctions &f = c->platform->intel_usm;
@@ -85,7 +144,14 @@ void *usm_get_memory(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle
   return p;
 }
 
+} // namespace
+
 void usm_release_memory(ur_context_handle_t c, void *p) {
+  {
+    UsmOwners &o = usm_owners();
+    std::unique_lock<std::shared_mutex> lock(o.mu);
+    o.ranges.erase(reinterpret_cast<uintptr_t>(p));
+  }
   if (c->intel_usm)
     c->platform->intel_usm.blocking_free(c->cl, p);
   else

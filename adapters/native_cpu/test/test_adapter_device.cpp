@@ -98,6 +98,21 @@ struct LogCapture {
   }
 };
 
+// UR's urDeviceGetInfoComponentDevicesTest (issue 23): the device is not composite, so
+// its component list is empty; sized by that answer, the second call passes no buffer
+// and no size pointer, and there is nothing to refuse.
+TEST_F(NativeCpuInfo, EmptyComponentDeviceListWithNoSizePointer) {
+  size_t size = 999;
+  ASSERT_EQ(T(device).Device.pfnGetInfo(device, UR_DEVICE_INFO_COMPONENT_DEVICES, 0, nullptr, &size),
+            UR_RESULT_SUCCESS);
+  EXPECT_EQ(size, 0u);
+  EXPECT_EQ(T(device).Device.pfnGetInfo(device, UR_DEVICE_INFO_COMPONENT_DEVICES, 0, nullptr, nullptr),
+            UR_RESULT_SUCCESS);
+  // Other queries keep the spec's rule.
+  EXPECT_EQ(T(device).Device.pfnGetInfo(device, UR_DEVICE_INFO_TYPE, 0, nullptr, nullptr),
+            UR_RESULT_ERROR_INVALID_NULL_POINTER);
+}
+
 TEST_F(NativeCpuInfo, LoggerCallbackReceivesMessagesUntilQuiet) {
   LogCapture cap;
   ASSERT_EQ(T(adapter).Adapter.pfnSetLoggerCallback(adapter, LogCapture::callback, &cap, UR_LOGGER_LEVEL_INFO),
