@@ -106,6 +106,7 @@ ordo::sb::status status_of(CUresult r) {
   case CUDA_ERROR_ILLEGAL_INSTRUCTION:
   case CUDA_ERROR_MISALIGNED_ADDRESS: kind = err::device_lost; break;
   case CUDA_ERROR_NOT_SUPPORTED: kind = err::not_supported; break;
+  case CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: kind = err::already_registered; break;
   default: break;
   }
   return ordo::sb::status{kind, static_cast<int>(r)};

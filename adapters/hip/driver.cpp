@@ -76,6 +76,7 @@ ordo::sb::status status_of(hipError_t r) {
   case hipErrorIllegalAddress:
   case hipErrorLaunchFailure: kind = err::device_lost; break;
   case hipErrorNotSupported: kind = err::not_supported; break;
+  case hipErrorHostMemoryAlreadyRegistered: kind = err::already_registered; break;
   default: break;
   }
   return ordo::sb::status{kind, r};

@@ -29,6 +29,7 @@ constexpr hipError_t hipErrorNotReady = 600;
 constexpr hipError_t hipErrorIllegalAddress = 700;
 constexpr hipError_t hipErrorLaunchOutOfResources = 701;
 constexpr hipError_t hipErrorContextIsDestroyed = 709;
+constexpr hipError_t hipErrorHostMemoryAlreadyRegistered = 712;
 constexpr hipError_t hipErrorLaunchFailure = 719;
 constexpr hipError_t hipErrorNotSupported = 801;
 

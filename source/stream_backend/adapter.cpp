@@ -48,6 +48,7 @@ ur_result_t to_ur(status s) {
   case err::out_of_resources: return UR_RESULT_ERROR_OUT_OF_RESOURCES;
   case err::device_lost: return UR_RESULT_ERROR_DEVICE_LOST;
   case err::not_supported: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  case err::already_registered:
   case err::other: break;
   }
   return UR_RESULT_ERROR_UNKNOWN;

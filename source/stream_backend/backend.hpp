@@ -417,14 +417,15 @@ void suggest_local_size(const Device *d, function_t f, uint32_t dims, const size
 // A buffer, a sub-buffer, or a view made from a native handle. A buffer that owns its
 // memory ("root") holds device memory (a one-device context), managed memory (a
 // context of several devices with managed memory, so the data follows the device
-// that uses it) or pinned host memory (UR_MEM_FLAG_ALLOC_HOST_POINTER). Sub-buffers
+// that uses it), pinned host memory (UR_MEM_FLAG_ALLOC_HOST_POINTER) or the caller's
+// own memory registered with the driver (UR_MEM_FLAG_USE_HOST_POINTER). Sub-buffers
 // and views hold their root and address its bytes at `origin`.
 struct Mem : Object {
   static constexpr Tag kTag = Tag::mem;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   Mem() : Object(Tag::mem) {}
 
-  enum class Storage { device, managed, host, usm, alias };
+  enum class Storage { device, managed, host, registered, usm, alias };
 
   Context *ctx = nullptr;  // held
   Mem *root = nullptr;     // held; null for a root

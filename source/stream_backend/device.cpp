@@ -216,6 +216,11 @@ uint32_t usm_flags(bool access, bool atomic, bool concurrent, bool atomic_concur
 ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName,
                                        size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Device, d, hDevice);
+  // No device here is composite, so its component list is empty: a caller that sizes
+  // its array by that (empty) answer asks with no buffer and no size pointer, and
+  // there is nothing to write (UR's conformance suite does; docs/cuda.md).
+  if (propName == UR_DEVICE_INFO_COMPONENT_DEVICES && propSize == 0 && !pPropValue && !pPropSizeRet)
+    return UR_RESULT_SUCCESS;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
   const device_facts &f = d->facts;
@@ -372,7 +377,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_IPC_EVENT_SUPPORT_EXP:
   case UR_DEVICE_INFO_MEMORY_EXPORT_EXPORTABLE_DEVICE_MEM_EXP:
   case UR_DEVICE_INFO_MULTI_DEVICE_COMPILE_SUPPORT_EXP:
-  case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP:
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP:
   case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP:
   case UR_DEVICE_INFO_LOW_POWER_EVENTS_SUPPORT_EXP:
@@ -395,6 +399,7 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::cb::kEventSupport);
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return out.boolean(true);
   case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return out.boolean(true); // peer.cpp
+  case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP: return out.boolean(true); // usm.cpp
   case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return out.value(ordo::cb::kUpdateCapabilities);
   case UR_DEVICE_INFO_EXECUTION_CAPABILITIES: return out.value(uint32_t(UR_DEVICE_EXEC_CAPABILITY_FLAG_KERNEL));
   case UR_DEVICE_INFO_BUILT_IN_KERNELS: return out.string("");

@@ -48,6 +48,7 @@ enum class err : uint8_t {
   out_of_resources,
   device_lost,
   not_supported,
+  already_registered, // host memory registered before (by the caller or another buffer)
   other,
 };
 

@@ -15,10 +15,13 @@ namespace ordo::sb {
 
 namespace {
 
+// A buffer of another context is taken when that context has the queue's device: every
+// context of a device allocates in the device's one primary context, so the bytes are
+// the device's own memory (docs/cuda.md, "Memory objects"). Any other is refused.
 ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m) {
   if (ur_result_t r = unwrap(hQueue, q)) return r;
   if (ur_result_t r = unwrap(hMem, m)) return r;
-  if (m->ctx != q->ctx) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  if (m->ctx != q->ctx && m->ctx->index_of(q->dev) < 0) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   return UR_RESULT_SUCCESS;
 }
 

@@ -54,6 +54,11 @@ void destroy(Mem *m) {
     case Mem::Storage::device:
     case Mem::Storage::managed: drv::free_device(m->ptr); break;
     case Mem::Storage::host: drv::free_host(m->ptr); break;
+    case Mem::Storage::registered: {
+      status r = drv::host_unregister(m->ptr);
+      if (r) ORDO_LOG(logger(), warning, "USE_HOST_POINTER memory %p not unregistered: %s", m->ptr, drv::error_text(r).c_str());
+      break;
+    }
     case Mem::Storage::usm: {
       if (!m->free_usm) break;
       ur_result_t pooled = UR_RESULT_SUCCESS;
@@ -115,6 +120,24 @@ ur_result_t publish(Mem *m, ur_mem_handle_t *out) {
   return UR_RESULT_SUCCESS;
 }
 
+// USE_HOST_POINTER: the caller's memory is the buffer's storage (the spec's "storage
+// bits"), so what the host writes there later is what commands read. The pages are
+// registered with the driver (portable, mapped) and used in place; memory the caller
+// already registered is used in place and left registered. False when the driver
+// registers nothing (then the caller falls back to a device copy).
+bool use_host_memory(Mem *m, void *host) {
+  status r = drv::host_register(host, m->size, false);
+  if (r && r.kind != err::already_registered) {
+    ORDO_LOG(logger(), warning, "USE_HOST_POINTER memory %p (%zu bytes) not registered (%s): the buffer is a device copy",
+             host, m->size, drv::error_text(r).c_str());
+    return false;
+  }
+  m->storage = r ? Mem::Storage::alias : Mem::Storage::registered; // alias: not ours to unregister
+  m->ptr = static_cast<uint8_t *>(host);
+  m->mirror = m->ptr;
+  return true;
+}
+
 // Allocates a root's memory and makes its first bytes the host memory's, if any.
 ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
   Context *ctx = m->ctx;
@@ -122,6 +145,8 @@ ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
   for (Device *d : ctx->devices) all_managed = all_managed && d->facts.managed;
   m->home = ctx->devices[0];
   ORDO_DRV(m->home->make_current());
+  if ((flags & UR_MEM_FLAG_USE_HOST_POINTER) && use_host_memory(m, const_cast<void *>(host)))
+    return UR_RESULT_SUCCESS;
   void *p = nullptr;
   status r;
   if (flags & UR_MEM_FLAG_ALLOC_HOST_POINTER) {

@@ -368,7 +368,8 @@ ur_result_t UR_APICALL urIPCGetPhysMemHandleExp(ur_context_handle_t hContext, ur
   ORDO_UNWRAP(PhysicalMem, p, hPhysMem);
   if (!ppData || !pSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  if (!(p->flags & UR_PHYSICAL_MEM_FLAG_ENABLE_IPC)) return UR_RESULT_ERROR_INVALID_VALUE;
+  // The spec's code for memory made without the flag.
+  if (!(p->flags & UR_PHYSICAL_MEM_FLAG_ENABLE_IPC)) return UR_RESULT_ERROR_INVALID_ARGUMENT;
   const uint32_t count = static_cast<uint32_t>(p->granules.size());
   auto *d = static_cast<IpcPhysData *>(std::calloc(1, ipc_data_size(count)));
   if (!d) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;

@@ -1,0 +1,203 @@
+// What UR's own conformance suite found on Ordo's adapters (issue 23; docs/conformance.md,
+// "UR's own conformance suite"), each kept fixed here through the public API:
+// - a USE_HOST_POINTER buffer is the caller's memory: host writes made after creation
+//   are what a read returns;
+// - a buffer of another context of the same device, on the CUDA and HIP adapters
+//   (docs/cuda.md, "Memory objects"): copies between contexts, chained by events;
+// - UR_DEVICE_INFO_COMPONENT_DEVICES asked with no buffer and no size pointer (the
+//   adapter's own answer: the validation layer refuses the call by the spec's rules);
+// - urIPCGetPhysMemHandleExp on memory made without UR_PHYSICAL_MEM_FLAG_ENABLE_IPC;
+// - urUSMContextMemcpyExp where the device reports it, and reported on CUDA and HIP.
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <vector>
+
+#include "conformance.hpp"
+
+namespace {
+
+bool is_stream_backend(const urinfo::FoundDevice &d) { return d.backend_name == "cuda" || d.backend_name == "hip"; }
+
+class urURCtsRegressionTest : public conf::QueueTest {};
+
+// UR's urMemBufferCreateTest.UseHostPointer: the buffer shows what the host memory holds
+// when the command runs, not what it held at creation.
+TEST_P(urURCtsRegressionTest, UseHostPointerShowsLaterHostWrites) {
+  std::vector<uint8_t> host(4096), back(4096, 1);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = uint8_t(i & 0xff);
+  ur_buffer_properties_t props{UR_STRUCTURE_TYPE_BUFFER_PROPERTIES, nullptr, host.data()};
+  ur_mem_handle_t buffer = nullptr;
+  ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(urMemBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER, host.size(), &props, &buffer));
+  for (size_t i = 0; i < host.size(); ++i) host[i] = uint8_t(i & 0x0f);
+  ASSERT_SUCCESS(urEnqueueMemBufferRead(queue, buffer, true, 0, back.size(), back.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(host, back) << "the buffer must read the host memory's bytes as they are now";
+  // And the other way: a command's write lands in the caller's memory.
+  std::vector<uint8_t> pattern(256, 0xA5);
+  ASSERT_SUCCESS(urEnqueueMemBufferWrite(queue, buffer, true, 512, pattern.size(), pattern.data(), 0, nullptr, nullptr));
+  ASSERT_SUCCESS(urQueueFinish(queue));
+  ASSERT_SUCCESS(urEnqueueMemBufferRead(queue, buffer, true, 0, back.size(), back.data(), 0, nullptr, nullptr));
+  EXPECT_TRUE(std::equal(pattern.begin(), pattern.end(), back.begin() + 512));
+  EXPECT_SUCCESS(urMemRelease(buffer));
+}
+
+// Two USE_HOST_POINTER buffers over the two halves of one allocation (they share a page
+// when the halves are not page-aligned): each shows its own half's later host writes.
+TEST_P(urURCtsRegressionTest, UseHostPointerBuffersSharingAPage) {
+  std::vector<uint8_t> host(6000, 0);
+  const size_t half = host.size() / 2;
+  ur_buffer_properties_t first{UR_STRUCTURE_TYPE_BUFFER_PROPERTIES, nullptr, host.data()};
+  ur_buffer_properties_t second{UR_STRUCTURE_TYPE_BUFFER_PROPERTIES, nullptr, host.data() + half};
+  ur_mem_handle_t a = nullptr, b = nullptr;
+  ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(urMemBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER, half, &first, &a));
+  ASSERT_SUCCESS(urMemBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER, half, &second, &b));
+  std::iota(host.begin(), host.end(), uint8_t{7});
+  std::vector<uint8_t> back(half, 0);
+  ASSERT_SUCCESS(urEnqueueMemBufferRead(queue, a, true, 0, half, back.data(), 0, nullptr, nullptr));
+  EXPECT_TRUE(std::equal(back.begin(), back.end(), host.begin())) << "first half";
+  ASSERT_SUCCESS(urEnqueueMemBufferRead(queue, b, true, 0, half, back.data(), 0, nullptr, nullptr));
+  EXPECT_TRUE(std::equal(back.begin(), back.end(), host.begin() + half)) << "second half";
+  EXPECT_SUCCESS(urMemRelease(b));
+  EXPECT_SUCCESS(urMemRelease(a));
+}
+
+// UR's urEventWaitTest.WithCrossContextDependencies, on three contexts of the device: on
+// context i's queue, a copy from context i's buffer into context i+1's, each waiting for
+// the previous copy's event. The UR spec names no error for a buffer of another context
+// (urEnqueueMemBufferCopy lists INVALID_MEM_OBJECT with no condition); the CUDA and HIP
+// adapters take one whose context has the queue's device (docs/cuda.md). The other
+// adapters refuse it with INVALID_MEM_OBJECT (mem_buffer.cpp) and skip here.
+TEST_P(urURCtsRegressionTest, CopyBetweenContextsOfOneDevice) {
+  if (!is_stream_backend(found()))
+    GTEST_SKIP() << found().backend_name << " refuses a buffer of another context (INVALID_MEM_OBJECT), as the spec "
+                 << "allows; only the CUDA and HIP adapters take one of the same device";
+  constexpr size_t kContexts = 3, kCount = 1024, kBytes = kCount * sizeof(uint32_t);
+  ur_device_handle_t dev = device();
+  std::vector<ur_context_handle_t> contexts(kContexts, nullptr);
+  std::vector<ur_queue_handle_t> queues(kContexts, nullptr);
+  std::vector<ur_mem_handle_t> buffers(kContexts, nullptr);
+  std::vector<ur_event_handle_t> events;
+  // Released however the test ends (an ASSERT returns early).
+  struct Cleanup {
+    std::function<void()> run;
+    ~Cleanup() { run(); }
+  } cleanup{[&] {
+    for (ur_event_handle_t e : events) EXPECT_SUCCESS(urEventRelease(e));
+    for (size_t i = 0; i < kContexts; ++i) {
+      if (buffers[i]) { EXPECT_SUCCESS(urMemRelease(buffers[i])); }
+      if (queues[i]) { EXPECT_SUCCESS(urQueueRelease(queues[i])); }
+      if (contexts[i]) { EXPECT_SUCCESS(urContextRelease(contexts[i])); }
+    }
+  }};
+  for (size_t i = 0; i < kContexts; ++i) {
+    ASSERT_SUCCESS(urContextCreate(1, &dev, nullptr, &contexts[i]));
+    ASSERT_SUCCESS(urQueueCreate(contexts[i], dev, nullptr, &queues[i]));
+    ASSERT_SUCCESS(urMemBufferCreate(contexts[i], UR_MEM_FLAG_READ_WRITE, kBytes, nullptr, &buffers[i]));
+    std::vector<uint32_t> fill(kCount, uint32_t(100 + i));
+    ASSERT_SUCCESS(urEnqueueMemBufferWrite(queues[i], buffers[i], true, 0, kBytes, fill.data(), 0, nullptr, nullptr));
+  }
+  for (size_t i = 0; i + 1 < kContexts; ++i) {
+    ur_event_handle_t done = nullptr;
+    ur_result_t r = urEnqueueMemBufferCopy(queues[i], buffers[i], buffers[i + 1], 0, 0, kBytes,
+                                           events.empty() ? 0 : 1, events.empty() ? nullptr : &events.back(), &done);
+    EXPECT_SUCCESS(r) << "copy on context " << i << "'s queue into context " << i + 1 << "'s buffer";
+    if (r != UR_RESULT_SUCCESS) break;
+    events.push_back(done);
+  }
+  if (events.size() == kContexts - 1) {
+    ASSERT_SUCCESS(urEventWait(static_cast<uint32_t>(events.size()), events.data()));
+    // Context 0's bytes went through every buffer.
+    std::vector<uint32_t> out(kCount, 1);
+    ASSERT_SUCCESS(urEnqueueMemBufferRead(queues.back(), buffers.back(), true, 0, kBytes, out.data(), 0, nullptr, nullptr));
+    EXPECT_EQ(std::vector<uint32_t>(kCount, 100u), out);
+    // A read of another context's buffer on this queue, too.
+    ASSERT_SUCCESS(urEnqueueMemBufferRead(queues[0], buffers[1], true, 0, kBytes, out.data(), 0, nullptr, nullptr));
+    EXPECT_EQ(std::vector<uint32_t>(kCount, 100u), out);
+  }
+}
+
+// UR's urDeviceGetInfoComponentDevicesTest.SuccessComponentDevices: a device that is not
+// composite has no component devices, and a caller that sized its array by that answer
+// asks with (0, NULL, NULL). Only the adapter's own answer is checked: the validation
+// layer refuses the call (the spec's rule: pPropValue and pPropSizeRet both null).
+TEST_P(urURCtsRegressionTest, ComponentDevicesOfANonCompositeDevice) {
+  ur_device_handle_t composite = nullptr;
+  ur_result_t r = urDeviceGetInfo(device(), UR_DEVICE_INFO_COMPOSITE_DEVICE, sizeof composite, &composite, nullptr);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION) GTEST_SKIP() << "no UR_DEVICE_INFO_COMPOSITE_DEVICE";
+  ASSERT_SUCCESS(r);
+  size_t size = 999;
+  r = urDeviceGetInfo(device(), UR_DEVICE_INFO_COMPONENT_DEVICES, 0, nullptr, &size);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION) GTEST_SKIP() << "no UR_DEVICE_INFO_COMPONENT_DEVICES";
+  ASSERT_SUCCESS(r);
+  if (size != 0) GTEST_SKIP() << found().label() << " is composite: it has component devices";
+  if (found().backend_name == "level_zero")
+    GTEST_SKIP() << "the Level Zero adapter answers INVALID_NULL_POINTER, as UR's own Level Zero adapter does (UR's "
+                 << "suite lists this as a known failure there)";
+  if (conf::validation_enabled())
+    GTEST_SKIP() << "the validation layer refuses (0, NULL, NULL) by the spec's parameter rules; the adapter's "
+                 << "own answer is checked with ORDO_CONFORMANCE_NO_VALIDATION=1";
+  EXPECT_SUCCESS(urDeviceGetInfo(device(), UR_DEVICE_INFO_COMPONENT_DEVICES, 0, nullptr, nullptr));
+}
+
+// UR's urIPCGetPhysMemHandleExpNoIpcTest.InvalidArgumentNoIpcFlag: the spec's code for
+// memory made without UR_PHYSICAL_MEM_FLAG_ENABLE_IPC is INVALID_ARGUMENT.
+TEST_P(urURCtsRegressionTest, IpcHandleOfMemoryWithoutTheIpcFlag) {
+  ur_bool_t yes = false;
+  if (conf::info(device(), UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP, yes) != UR_RESULT_SUCCESS || !yes)
+    GTEST_SKIP() << found().label() << " reports no UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP";
+  size_t page = 0;
+  ASSERT_SUCCESS(urVirtualMemGranularityGetInfo(context, device(), 1, UR_VIRTUAL_MEM_GRANULARITY_INFO_MINIMUM,
+                                                sizeof page, &page, nullptr));
+  ur_physical_mem_handle_t plain = nullptr;
+  ASSERT_SUCCESS(urPhysicalMemCreate(context, device(), page, nullptr, &plain));
+  void *data = nullptr;
+  size_t size = 0;
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_ARGUMENT, urIPCGetPhysMemHandleExp(context, plain, &data, &size));
+  EXPECT_EQ(nullptr, data);
+  EXPECT_SUCCESS(urPhysicalMemRelease(plain));
+}
+
+// UR's exp_usm_context_memcpy group: a copy without a queue between USM allocations of
+// the context (device, host, shared where the device has them), done on return; a size
+// past either allocation is INVALID_SIZE (the spec's). CUDA and HIP must report it.
+TEST_P(urURCtsRegressionTest, ContextMemcpyBetweenAllocations) {
+  ur_bool_t supported = false;
+  ASSERT_SUCCESS(conf::info(device(), UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP, supported));
+  if (is_stream_backend(found())) {
+    EXPECT_TRUE(supported) << "the stream backend implements urUSMContextMemcpyExp";
+  }
+  if (!supported) GTEST_SKIP() << found().label() << " reports no UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP";
+  constexpr size_t kCount = 4096, kBytes = kCount * sizeof(uint32_t);
+  for (ur_usm_type_t kind : {UR_USM_TYPE_DEVICE, UR_USM_TYPE_HOST, UR_USM_TYPE_SHARED}) {
+    if (!conf::usm_supported(device(), kind)) continue;
+    SCOPED_TRACE(conf::usm_kind_name(kind));
+    void *src = nullptr, *dst = nullptr;
+    ASSERT_SUCCESS(conf::usm_alloc(context, device(), kind, kBytes, &src));
+    ASSERT_SUCCESS(conf::usm_alloc(context, device(), kind, kBytes, &dst));
+    std::vector<uint32_t> in(kCount), out(kCount, 0);
+    std::iota(in.begin(), in.end(), 3u);
+    ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue, true, src, in.data(), kBytes, 0, nullptr, nullptr));
+    const uint32_t zero = 0;
+    ASSERT_SUCCESS(urEnqueueUSMFill(queue, dst, sizeof zero, &zero, kBytes, 0, nullptr, nullptr));
+    ASSERT_SUCCESS(urQueueFinish(queue));
+    // Unaligned on both sides, all but the first 7 bytes.
+    ASSERT_SUCCESS(urUSMContextMemcpyExp(context, static_cast<char *>(dst) + 7, static_cast<char *>(src) + 7, kBytes - 7));
+    ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue, true, out.data(), dst, kBytes, 0, nullptr, nullptr));
+    std::vector<uint32_t> expect = in;
+    std::memset(expect.data(), 0, 7);
+    EXPECT_EQ(expect, out);
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urUSMContextMemcpyExp(context, dst, src, kBytes + 1))
+        << "one byte past both allocations";
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                     urUSMContextMemcpyExp(context, static_cast<char *>(dst) + 8, src, kBytes - 4))
+        << "past the destination's end";
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urUSMContextMemcpyExp(context, dst, src, 0));
+    EXPECT_SUCCESS(urUSMFree(context, src));
+    EXPECT_SUCCESS(urUSMFree(context, dst));
+  }
+}
+
+CONF_INSTANTIATE_DEVICE_SUITE(urURCtsRegressionTest);
+
+} // namespace
