@@ -68,6 +68,7 @@ void run_command(const Command &c) {
 ze_result_t CommandList::append(Command c) {
   if (immediate) {
     worker->push([c = std::move(c)] { run_command(c); });
+    if (synchronous) worker->drain(UINT64_MAX); // ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS: done on return
     return ZE_RESULT_SUCCESS;
   }
   std::lock_guard<std::mutex> lock(mutex);
@@ -111,6 +112,7 @@ ze_result_t ZE_APICALL CommandQueueCreate(ze_context_handle_t hc, ze_device_hand
   auto *q = new CommandQueue();
   q->context = c;
   q->device = d;
+  q->synchronous = desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
   *out = reinterpret_cast<ze_command_queue_handle_t>(q);
   return ZE_RESULT_SUCCESS;
 }
@@ -155,6 +157,7 @@ ze_result_t ZE_APICALL CommandQueueExecuteCommandLists(ze_command_queue_handle_t
     f->signalled.store(1, std::memory_order_release);
     signals().notify();
   });
+  if (q->synchronous) q->worker.drain(UINT64_MAX);
   return ZE_RESULT_SUCCESS;
 }
 
@@ -189,6 +192,7 @@ ze_result_t ZE_APICALL CommandListCreateImmediate(ze_context_handle_t hc, ze_dev
   l->context = c;
   l->device = d;
   l->immediate = true;
+  l->synchronous = desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
   l->worker = std::make_unique<Worker>();
   *out = reinterpret_cast<ze_command_list_handle_t>(l);
   return ZE_RESULT_SUCCESS;

@@ -57,6 +57,16 @@ const char *const kDeviceName = "Ordo CPU test device (Level Zero)";
 
 std::atomic<bool> initialised{false};
 
+// A CPU; ORDO_ZE_CPU_AS_GPU=1 reports a GPU instead, for clients that take GPUs only
+// (Intel's Level Zero UR adapter: docs/level-zero.md).
+bool reports_gpu() {
+  static const bool as_gpu = [] {
+    const char *e = std::getenv("ORDO_ZE_CPU_AS_GPU");
+    return e && std::strcmp(e, "1") == 0;
+  }();
+  return as_gpu;
+}
+
 ze_result_t ZE_APICALL Init(ze_init_flags_t flags) {
   if (flags & ~(ZE_INIT_FLAG_GPU_ONLY | ZE_INIT_FLAG_VPU_ONLY)) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
   initialised = true;
@@ -75,6 +85,26 @@ ze_result_t ZE_APICALL DriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers
   *pCount = 1;
   return ZE_RESULT_SUCCESS;
 }
+
+#if ORDO_ZE_HEADERS_AT_LEAST(1, 10)
+// zeInitDrivers (1.10): initialises like zeInit and lists the driver when its device is
+// of a type the caller asks for (a GPU only with ORDO_ZE_CPU_AS_GPU=1; there are no CPU
+// flags, so a CPU device answers no request).
+ze_result_t ZE_APICALL InitDrivers(uint32_t *pCount, ze_driver_handle_t *phDrivers, ze_init_driver_type_desc_t *desc) {
+  if (!pCount || !desc) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (desc->flags == 0) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+  initialised = true;
+  const bool wanted = reports_gpu() && (desc->flags & ZE_INIT_DRIVER_TYPE_FLAG_GPU);
+  const uint32_t available = wanted ? 1 : 0;
+  if (*pCount == 0 || !phDrivers) {
+    *pCount = available;
+    return ZE_RESULT_SUCCESS;
+  }
+  if (available) phDrivers[0] = reinterpret_cast<ze_driver_handle_t>(&the_driver());
+  *pCount = available;
+  return ZE_RESULT_SUCCESS;
+}
+#endif
 
 ze_result_t ZE_APICALL DriverGetApiVersion(ze_driver_handle_t h, ze_api_version_t *v) {
   if (!as<DriverObj>(h)) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -135,23 +165,28 @@ ze_result_t ZE_APICALL DeviceGetSubDevices(ze_device_handle_t h, uint32_t *pCoun
   return ZE_RESULT_SUCCESS;
 }
 
+#if ORDO_ZE_HEADERS_AT_LEAST(1, 7)
+// zeDeviceGetRootDevice (1.7): the device has no sub-devices, so it is a root device,
+// which answers a null root.
+ze_result_t ZE_APICALL DeviceGetRootDevice(ze_device_handle_t h, ze_device_handle_t *phRootDevice) {
+  if (!as<Device>(h)) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!phRootDevice) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  *phRootDevice = nullptr;
+  return ZE_RESULT_SUCCESS;
+}
+#endif
+
 ze_result_t ZE_APICALL DeviceGetProperties(ze_device_handle_t h, ze_device_properties_t *p) {
   Device *d = as<Device>(h);
   if (!d) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!p) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-  // A CPU; ORDO_ZE_CPU_AS_GPU=1 reports a GPU instead, for clients that take GPUs only
-  // (Intel's Level Zero UR adapter: docs/level-zero.md).
-  static const bool as_gpu = [] {
-    const char *e = std::getenv("ORDO_ZE_CPU_AS_GPU");
-    return e && std::strcmp(e, "1") == 0;
-  }();
-  p->type = as_gpu ? ZE_DEVICE_TYPE_GPU : ZE_DEVICE_TYPE_CPU;
+  p->type = reports_gpu() ? ZE_DEVICE_TYPE_GPU : ZE_DEVICE_TYPE_CPU;
   p->vendorId = 0x8086 ^ 0xffff; // no real vendor: not Intel's id
   p->deviceId = 0x0c9d;
   p->flags = ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;
   p->subdeviceId = 0;
   p->coreClockRate = 1000;
-  p->maxMemAllocSize = std::min<uint64_t>(d->memory_size, 4ull << 30);
+  p->maxMemAllocSize = d->max_alloc_size();
   p->maxHardwareContexts = 64;
   p->maxCommandQueuePriority = 0;
   p->numThreadsPerEU = 1;
@@ -362,7 +397,12 @@ ze_result_t ZE_APICALL ContextSystemBarrier(ze_context_handle_t h, ze_device_han
 
 } // namespace
 
-void install(ze_global_dditable_t &t) { t.pfnInit = Init; }
+void install(ze_global_dditable_t &t) {
+  t.pfnInit = Init;
+#if ORDO_ZE_HEADERS_AT_LEAST(1, 10)
+  t.pfnInitDrivers = InitDrivers;
+#endif
+}
 
 void install(ze_driver_dditable_t &t) {
   t.pfnGet = DriverGet;
@@ -388,6 +428,9 @@ void install(ze_device_dditable_t &t) {
   t.pfnCanAccessPeer = DeviceCanAccessPeer;
   t.pfnGetStatus = DeviceGetStatus;
   t.pfnGetGlobalTimestamps = DeviceGetGlobalTimestamps;
+#if ORDO_ZE_HEADERS_AT_LEAST(1, 7)
+  t.pfnGetRootDevice = DeviceGetRootDevice;
+#endif
 }
 
 void install(ze_context_dditable_t &t) {

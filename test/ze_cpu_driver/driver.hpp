@@ -59,6 +59,9 @@ struct Device {
   uint32_t ordinal = 0;
   uint64_t memory_size = 0;            // what zeDeviceGetMemoryProperties reports
   std::atomic<uint64_t> memory_used{0}; // device and shared allocations of it
+  // ze_device_properties_t::maxMemAllocSize: the largest device or shared allocation
+  // without ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE.
+  uint64_t max_alloc_size() const { return memory_size < (4ull << 30) ? memory_size : (4ull << 30); }
 };
 
 struct Context {
@@ -150,6 +153,7 @@ struct CommandQueue {
   uint32_t magic = kMagic;
   Context *context = nullptr;
   Device *device = nullptr;
+  bool synchronous = false; // ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS: execution returns when done
   Worker worker;
 };
 
@@ -159,6 +163,7 @@ struct CommandList {
   Context *context = nullptr;
   Device *device = nullptr;
   bool immediate = false;
+  bool synchronous = false;        // an immediate list in ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS
   std::unique_ptr<Worker> worker; // immediate lists: their own
   std::vector<Command> recorded;  // regular lists
   bool closed = false;

@@ -2,10 +2,12 @@
 // test's environment names the driver in ZE_ENABLE_ALT_DRIVERS): what the adapter
 // does not use (regular command lists, command queues, fences) and what must really
 // happen (waits that wait, kernels that run over their group counts).
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <level_zero/ze_api.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -16,6 +18,13 @@
 namespace {
 
 #define ZE_OK(call) ASSERT_EQ(ZE_RESULT_SUCCESS, (call))
+
+// As in tables.hpp: whether the headers built against declare a version's functions.
+#ifdef ZE_API_VERSION_CURRENT_M
+#define ORDO_ZE_HEADERS_AT_LEAST(major, minor) (ZE_API_VERSION_CURRENT_M >= ZE_MAKE_VERSION(major, minor))
+#else
+#define ORDO_ZE_HEADERS_AT_LEAST(major, minor) 0
+#endif
 
 // A descriptor or property struct with its type set and everything else zero.
 template <class T> T make(ze_structure_type_t type) {
@@ -117,6 +126,117 @@ TEST_F(Driver, MemoryOfThreeKindsIsDescribed) {
   EXPECT_EQ(ZE_MEMORY_TYPE_UNKNOWN, p.type);
   for (auto &c : cases) ZE_OK(zeMemFree(ctx(), c.p));
   EXPECT_NE(ZE_RESULT_SUCCESS, zeMemFree(ctx(), d)); // a second free is refused
+}
+
+// Memory belongs to the context it was allocated in: another context of the same driver
+// does not know it (Intel's UR adapter asks this; Ordo's keeps its own registry).
+TEST_F(Driver, AnotherContextsMemoryIsUnknown) {
+  ze_context_desc_t cd{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
+  ze_context_handle_t other = nullptr;
+  ZE_OK(zeContextCreate(env().driver, &cd, &other));
+  auto dd = make<ze_device_mem_alloc_desc_t>(ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC);
+  void *d = nullptr;
+  ZE_OK(zeMemAllocDevice(ctx(), &dd, 1000, 0, dev(), &d));
+  auto p = make<ze_memory_allocation_properties_t>(ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES);
+  ze_device_handle_t owner = dev();
+  ZE_OK(zeMemGetAllocProperties(other, d, &p, &owner));
+  EXPECT_EQ(ZE_MEMORY_TYPE_UNKNOWN, p.type);
+  EXPECT_EQ(nullptr, owner);
+  void *base = nullptr;
+  size_t size = 0;
+  EXPECT_NE(ZE_RESULT_SUCCESS, zeMemGetAddressRange(other, d, &base, &size));
+  ZE_OK(zeMemGetAddressRange(ctx(), d, &base, &size));
+  EXPECT_EQ(d, base);
+  ZE_OK(zeMemFree(ctx(), d));
+  ZE_OK(zeContextDestroy(other));
+}
+
+// A caller of an older API version passes a smaller table: the driver fills only the
+// slots of that version (Debian's loader 1.8.12 asks for 1.4, whose device table has 18
+// slots; zeDeviceGetRootDevice came at 1.7) and never writes past them.
+TEST_F(Driver, TableGettersKeepToTheAskedVersion) {
+#if !ORDO_ZE_HEADERS_AT_LEAST(1, 10)
+  GTEST_SKIP() << "built on old headers without the pinned loader's per-slot versions (docs/level-zero.md)";
+#endif
+  const char *path = std::getenv("ZE_ENABLE_ALT_DRIVERS");
+  ASSERT_NE(nullptr, path);
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(nullptr, lib) << dlerror();
+  using getter_t = ze_result_t(ZE_APICALL *)(ze_api_version_t, void *);
+  auto get = reinterpret_cast<getter_t>(dlsym(lib, "zeGetDeviceProcAddrTable"));
+  ASSERT_NE(nullptr, get);
+  void *const canary = reinterpret_cast<void *>(uintptr_t(0x0dd5ea1));
+  struct Case {
+    ze_api_version_t version;
+    size_t slots;
+  } cases[] = {{ZE_API_VERSION_1_0, 14}, {ZE_API_VERSION_1_4, 18}};
+  for (const Case &c : cases) {
+    void *table[64];
+    for (void *&slot : table) slot = canary;
+    ZE_OK(get(c.version, table));
+    for (size_t i = 0; i < c.slots; ++i) EXPECT_NE(canary, table[i]) << "slot " << i << " at 1." << ZE_MINOR_VERSION(c.version);
+    for (size_t i = c.slots; i < 64; ++i) EXPECT_EQ(canary, table[i]) << "slot " << i << " written at 1." << ZE_MINOR_VERSION(c.version);
+  }
+  dlclose(lib);
+}
+
+#if ORDO_ZE_HEADERS_AT_LEAST(1, 10)
+// Functions a current client (Intel's UR adapter through loader 1.32.0) calls. Looked up
+// in the loader at run time: the same binary also runs on Debian's 1.8.12, which lacks them.
+TEST_F(Driver, RootDeviceAndInitDrivers) {
+  auto root_of = reinterpret_cast<decltype(&zeDeviceGetRootDevice)>(dlsym(RTLD_DEFAULT, "zeDeviceGetRootDevice"));
+  auto init_drivers = reinterpret_cast<decltype(&zeInitDrivers)>(dlsym(RTLD_DEFAULT, "zeInitDrivers"));
+  if (!root_of || !init_drivers) GTEST_SKIP() << "the Level Zero loader is older than 1.19 (no zeInitDrivers)";
+  ze_device_handle_t root = dev();
+  ZE_OK(root_of(dev(), &root));
+  EXPECT_EQ(nullptr, root); // a root device itself
+  ze_init_driver_type_desc_t desc{ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC, nullptr, ZE_INIT_DRIVER_TYPE_FLAG_GPU};
+  uint32_t n = 0;
+  ZE_OK(init_drivers(&n, nullptr, &desc));
+  const char *as_gpu = std::getenv("ORDO_ZE_CPU_AS_GPU");
+  EXPECT_EQ(as_gpu && std::strcmp(as_gpu, "1") == 0 ? 1u : 0u, n) << "a CPU device is no GPU";
+}
+#endif
+
+// A synchronous immediate list has finished a command when the append returns, even one
+// that waits for an event signalled from another thread a little later.
+TEST_F(Driver, SynchronousImmediateListFinishesOnReturn) {
+  ze_command_queue_desc_t qd{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0,
+                             ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+  ze_command_list_handle_t l = nullptr;
+  ZE_OK(zeCommandListCreateImmediate(ctx(), dev(), &qd, &l));
+  std::vector<char> src(1 << 20, 7), dst(1 << 20, 0);
+  std::thread signaller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    zeEventHostSignal(events[0]);
+  });
+  ZE_OK(zeCommandListAppendMemoryCopy(l, dst.data(), src.data(), src.size(), nullptr, 1, &events[0]));
+  EXPECT_EQ(ZE_RESULT_SUCCESS, zeEventQueryStatus(events[0]));
+  EXPECT_TRUE(dst == src) << "the copy had not run when the append returned";
+  signaller.join();
+  ZE_OK(zeCommandListDestroy(l));
+}
+
+// Device memory past maxMemAllocSize is refused unless the caller relaxes the limit
+// (Intel's UR adapter relies on the driver for this; Ordo's adapter checks it first).
+TEST_F(Driver, AllocationsPastMaxMemAllocSize) {
+  auto p = make<ze_device_properties_t>(ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES);
+  ZE_OK(zeDeviceGetProperties(dev(), &p));
+  auto m = make<ze_device_memory_properties_t>(ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES);
+  uint32_t n = 1;
+  ZE_OK(zeDeviceGetMemoryProperties(dev(), &n, &m));
+  if (p.maxMemAllocSize >= m.totalSize) GTEST_SKIP() << "maxMemAllocSize is the whole memory here";
+  const size_t too_big = p.maxMemAllocSize + 1;
+  auto dd = make<ze_device_mem_alloc_desc_t>(ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC);
+  auto hd = make<ze_host_mem_alloc_desc_t>(ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC);
+  void *ptr = nullptr;
+  EXPECT_EQ(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, zeMemAllocDevice(ctx(), &dd, too_big, 0, dev(), &ptr));
+  EXPECT_EQ(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, zeMemAllocShared(ctx(), &dd, &hd, too_big, 0, dev(), &ptr));
+  ze_relaxed_allocation_limits_exp_desc_t relaxed{ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXP_DESC, nullptr,
+                                                  ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE};
+  dd.pNext = &relaxed;
+  ZE_OK(zeMemAllocDevice(ctx(), &dd, too_big, 0, dev(), &ptr)); // host memory here: pages untouched
+  ZE_OK(zeMemFree(ctx(), ptr));
 }
 
 // A command waiting for an event signalled later by the host really waits.

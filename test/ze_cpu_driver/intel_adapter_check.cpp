@@ -1,6 +1,7 @@
 // Intel's Level Zero UR adapter (from the DPC++ runtime wheel; its path in
 // ORDO_INTEL_L0_ADAPTER) running a small USM / queue / event program on the CPU test
-// driver through the system's Level Zero loader. A second client of the driver: what it
+// driver through the Level Zero loader the dynamic linker finds (the pinned 1.32.0 under
+// ctest, docs/level-zero.md). A second client of the driver: what it
 // needs that Ordo's adapter does not use shows up here. The adapter is opened and its
 // tables read as a UR loader does, and asked for once: it tears its Level Zero loader
 // down on its last release and cannot start again in the same process.
@@ -33,10 +34,21 @@ int fail(const char *what, ur_result_t r) {
     if (r_ != UR_RESULT_SUCCESS) return fail(#call, r_);                               \
   } while (0)
 
-// The system loader's own version, as Intel's adapter reads it.
+// The loader's own version (the one the dynamic linker finds: the pinned loader through
+// LD_LIBRARY_PATH, or the system's). zelGetLoaderVersion (newer loaders) answers before
+// zeInit; zelLoaderGetVersions lists no component until zeInit has run.
 bool loader_version(int &major, int &minor, int &patch) {
   void *lib = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) return false;
+  using get_one_t = ze_result_t(ZE_APICALL *)(zel_component_version_t *);
+  if (auto one = reinterpret_cast<get_one_t>(dlsym(lib, "zelGetLoaderVersion"))) {
+    zel_component_version_t c{};
+    if (one(&c) != ZE_RESULT_SUCCESS) return false;
+    major = c.component_lib_version.major;
+    minor = c.component_lib_version.minor;
+    patch = c.component_lib_version.patch;
+    return true;
+  }
   auto get = reinterpret_cast<decltype(&zelLoaderGetVersions)>(dlsym(lib, "zelLoaderGetVersions"));
   size_t n = 0;
   if (!get || get(&n, nullptr) != ZE_RESULT_SUCCESS) return false;

@@ -20,6 +20,16 @@ uint64_t next_id = 1;
 
 bool power_of_two(size_t v) { return v && !(v & (v - 1)); }
 
+// Whether a device memory descriptor's chain lifts the maxMemAllocSize limit.
+bool relaxed_max_size(const ze_device_mem_alloc_desc_t *desc) {
+  for (auto *ext = static_cast<const ze_base_desc_t *>(desc->pNext); ext;
+       ext = static_cast<const ze_base_desc_t *>(ext->pNext))
+    if (ext->stype == ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXP_DESC)
+      return reinterpret_cast<const ze_relaxed_allocation_limits_exp_desc_t *>(ext)->flags &
+             ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE;
+  return false;
+}
+
 ze_result_t allocate(Context *c, ze_memory_type_t type, Device *d, size_t size, size_t align, void **out) {
   if (!out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
@@ -50,6 +60,8 @@ ze_result_t ZE_APICALL MemAllocDevice(ze_context_handle_t hc, const ze_device_me
   Device *d = as<Device>(hd);
   if (!c || !d) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!desc) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  // Past maxMemAllocSize only when the caller relaxes the limit, as on a GPU driver.
+  if (size > d->max_alloc_size() && !relaxed_max_size(desc)) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
   return allocate(c, ZE_MEMORY_TYPE_DEVICE, d, size, align, out);
 }
 
@@ -61,6 +73,7 @@ ze_result_t ZE_APICALL MemAllocShared(ze_context_handle_t hc, const ze_device_me
   if (!ddesc || !hdesc) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   Device *d = hd ? as<Device>(hd) : nullptr;
   if (hd && !d) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (d && size > d->max_alloc_size() && !relaxed_max_size(ddesc)) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
   return allocate(c, ZE_MEMORY_TYPE_SHARED, d, size, align, out);
 }
 
@@ -94,6 +107,7 @@ ze_result_t ZE_APICALL MemGetAllocProperties(ze_context_handle_t hc, const void 
   if (!props) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   uintptr_t base = 0;
   const Allocation *a = find_allocation(p, &base);
+  if (a && a->context != as<Context>(hc)) a = nullptr; // another context's memory is unknown here
   props->type = a ? a->type : ZE_MEMORY_TYPE_UNKNOWN;
   props->id = a ? a->id : 0;
   props->pageSize = a ? 4096 : 0;
@@ -105,7 +119,7 @@ ze_result_t ZE_APICALL MemGetAddressRange(ze_context_handle_t hc, const void *p,
   if (!as<Context>(hc)) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   uintptr_t base = 0;
   const Allocation *a = find_allocation(p, &base);
-  if (!a) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  if (!a || a->context != as<Context>(hc)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
   if (pBase) *pBase = reinterpret_cast<void *>(base);
   if (pSize) *pSize = a->size;
   return ZE_RESULT_SUCCESS;
