@@ -13,6 +13,9 @@ from spec import BANNER
 # Types the validation layer never refuses as released, but whose retired handle has a code.
 EXTRA_RESULT = {
     "ur_device_handle_t": "UR_RESULT_ERROR_INVALID_DEVICE",
+    # What a destroyed pool handle gets from the stream-ordered layer while the pool's
+    # memory still waits for its blocks (docs/async-alloc.md, "Errors"): the same after.
+    "ur_usm_pool_handle_t": "UR_RESULT_ERROR_INVALID_VALUE",
 }
 
 

@@ -137,14 +137,14 @@ ur_result_t UR_APICALL retired_urUSMSharedAlloc(ur_context_handle_t, ur_device_h
 ur_result_t UR_APICALL retired_urUSMFree(ur_context_handle_t, void *) { return UR_RESULT_ERROR_INVALID_CONTEXT; }
 ur_result_t UR_APICALL retired_urUSMGetMemAllocInfo(ur_context_handle_t, const void *, ur_usm_alloc_info_t, size_t, void *, size_t *) { return UR_RESULT_ERROR_INVALID_CONTEXT; }
 ur_result_t UR_APICALL retired_urUSMPoolCreate(ur_context_handle_t, ur_usm_pool_desc_t *, ur_usm_pool_handle_t *) { return UR_RESULT_ERROR_INVALID_CONTEXT; }
-ur_result_t UR_APICALL retired_urUSMPoolRetain(ur_usm_pool_handle_t) { return UR_RESULT_ERROR_INVALID_NULL_HANDLE; }
-ur_result_t UR_APICALL retired_urUSMPoolRelease(ur_usm_pool_handle_t) { return UR_RESULT_ERROR_INVALID_NULL_HANDLE; }
-ur_result_t UR_APICALL retired_urUSMPoolGetInfo(ur_usm_pool_handle_t, ur_usm_pool_info_t, size_t, void *, size_t *) { return UR_RESULT_ERROR_INVALID_NULL_HANDLE; }
+ur_result_t UR_APICALL retired_urUSMPoolRetain(ur_usm_pool_handle_t) { return UR_RESULT_ERROR_INVALID_VALUE; }
+ur_result_t UR_APICALL retired_urUSMPoolRelease(ur_usm_pool_handle_t) { return UR_RESULT_ERROR_INVALID_VALUE; }
+ur_result_t UR_APICALL retired_urUSMPoolGetInfo(ur_usm_pool_handle_t, ur_usm_pool_info_t, size_t, void *, size_t *) { return UR_RESULT_ERROR_INVALID_VALUE; }
 ur_result_t UR_APICALL retired_urUSMPoolCreateExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_desc_t *, ur_usm_pool_handle_t *) { return UR_RESULT_ERROR_INVALID_CONTEXT; }
 ur_result_t UR_APICALL retired_urUSMPoolDestroyExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_handle_t) { return UR_RESULT_ERROR_INVALID_CONTEXT; }
 ur_result_t UR_APICALL retired_urUSMPoolGetDefaultDevicePoolExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_handle_t *) { return UR_RESULT_ERROR_INVALID_CONTEXT; }
-ur_result_t UR_APICALL retired_urUSMPoolGetInfoExp(ur_usm_pool_handle_t, ur_usm_pool_info_t, void *, size_t *) { return UR_RESULT_ERROR_INVALID_NULL_HANDLE; }
-ur_result_t UR_APICALL retired_urUSMPoolSetInfoExp(ur_usm_pool_handle_t, ur_usm_pool_info_t, void *, size_t) { return UR_RESULT_ERROR_INVALID_NULL_HANDLE; }
+ur_result_t UR_APICALL retired_urUSMPoolGetInfoExp(ur_usm_pool_handle_t, ur_usm_pool_info_t, void *, size_t *) { return UR_RESULT_ERROR_INVALID_VALUE; }
+ur_result_t UR_APICALL retired_urUSMPoolSetInfoExp(ur_usm_pool_handle_t, ur_usm_pool_info_t, void *, size_t) { return UR_RESULT_ERROR_INVALID_VALUE; }
 ur_result_t UR_APICALL retired_urUSMPoolSetDevicePoolExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_handle_t) { return UR_RESULT_ERROR_INVALID_CONTEXT; }
 ur_result_t UR_APICALL retired_urUSMPoolGetDevicePoolExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_handle_t *) { return UR_RESULT_ERROR_INVALID_CONTEXT; }
 ur_result_t UR_APICALL retired_urUSMPoolTrimToExp(ur_context_handle_t, ur_device_handle_t, ur_usm_pool_handle_t, size_t) { return UR_RESULT_ERROR_INVALID_CONTEXT; }

@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include <cstring>
+
 #include "ordo/ddi_fill.hpp"
+#include "ordo/retired_handles.hpp"
 #include "pool_core.hpp"
 
 ur_usm_pool_handle_t_::ur_usm_pool_handle_t_(ordo::so::pool *p) : ordo::HandleBase(&ordo::adapter_ddi()), owner(p) {}
@@ -125,8 +128,17 @@ bool pool::close_if_idle() {
   return true;
 }
 
+// The last reference: the pool goes, but its handle's storage is retired, not freed
+// (docs/adapter-guide.md, "Released handles"), so a call on a destroyed pool's handle
+// gets INVALID_VALUE from the retired table instead of a jump through freed memory.
 void pool::drop_ref() {
-  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  void *storage = this;
+  ur_usm_pool_handle_t_ *h = &handle_;
+  this->~pool();
+  std::memset(storage, 0, sizeof(pool));
+  ::new (h) const ur_dditable_t *(&ordo::retired_ddi());
+  ordo::keep_retired_storage(storage, sizeof(pool), alignof(pool));
 }
 
 bool pool::end_user_handle() {
