@@ -28,16 +28,29 @@
 // At its end a program finishes its queues, frees what is left, destroys its pool and
 // releases everything, so it leaks nothing (the suite runs under ASan/TSan too).
 //
+// About one seed in eight runs a program of the lifetime mode instead
+// (async_alloc_random_lifetimes.cpp): pools made current, trimmed and destroyed while
+// threads allocate through them, fixed pools over every kind of memory, registered host
+// memory, pools at their maximum, frees of inner pointers, and teardown with blocks left
+// live and the context's extended deleter checked.
+//
 // ORDO_RANDOM_PROGRAMS sets how many programs run (default 200, seeds 1..N);
 // ORDO_RANDOM_SEED=N starts at seed N and runs that program alone unless
-// ORDO_RANDOM_PROGRAMS says more, to replay a failure. The seed fixes the program;
+// ORDO_RANDOM_PROGRAMS says more, to replay a failure. ORDO_RANDOM_MODE=lifetimes runs
+// every seed in the lifetime mode, =classic none (default: the mix, by seed; a seed's
+// program is the same in the mix and in its own mode). The run stops after 3 failed
+// programs, or ORDO_RANDOM_MAX_FAILURES. The seed fixes the program;
 // the interleaving of its threaded phases, the timing of commands and the addresses
 // the backend gives the pools (where best fits can tie) are up to the machine.
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -61,6 +74,43 @@ std::string hex(uint32_t v) {
   std::snprintf(buf, sizeof buf, "%08x", v);
   return buf;
 }
+
+// A program that crashes the process (a use-after-free in the layer, say) still names
+// its seed: the handler writes it and hands the signal on to the one before it (ASan's
+// where it runs).
+std::atomic<uint64_t> g_running_seed{0};
+struct sigaction g_previous_segv, g_previous_bus;
+
+void name_the_seed(int sig) {
+  char buf[64] = "\n[ random   ] crashed in the program of seed ";
+  size_t n = std::strlen(buf);
+  char digits[24];
+  size_t d = 0;
+  for (uint64_t v = g_running_seed.load(); d == 0 || v; v /= 10) digits[d++] = char('0' + v % 10);
+  while (d && n + 2 < sizeof buf) buf[n++] = digits[--d];
+  buf[n++] = '\n';
+  ssize_t ignored = write(2, buf, n);
+  (void)ignored;
+  sigaction(sig, sig == SIGSEGV ? &g_previous_segv : &g_previous_bus, nullptr); // the fault repeats there
+}
+
+// Only while the programs run: a crash in a later test is not theirs.
+class SeedReporter {
+public:
+  SeedReporter() {
+    struct sigaction sa {};
+    sa.sa_handler = name_the_seed;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &g_previous_segv);
+    sigaction(SIGBUS, &sa, &g_previous_bus);
+  }
+  ~SeedReporter() {
+    sigaction(SIGSEGV, &g_previous_segv, nullptr);
+    sigaction(SIGBUS, &g_previous_bus, nullptr);
+  }
+  SeedReporter(const SeedReporter &) = delete;
+  SeedReporter &operator=(const SeedReporter &) = delete;
+};
 
 uint64_t env_number(const char *name, uint64_t fallback, bool *given = nullptr) {
   const char *v = std::getenv(name);
@@ -891,19 +941,46 @@ TEST_P(urAsyncAllocRandomTest, RandomProgramsFollowTheContract) {
   const uint64_t first = env_number("ORDO_RANDOM_SEED", 1, &replay);
   const uint64_t count = env_number("ORDO_RANDOM_PROGRAMS", replay ? 1 : 200);
   Totals totals;
+  LifetimeTotals lifetime_totals;
+  const char *mode_env = std::getenv("ORDO_RANDOM_MODE");
+  const std::string mode = mode_env ? mode_env : "";
+  if (!mode.empty() && mode != "lifetimes" && mode != "classic")
+    FAIL() << "ORDO_RANDOM_MODE is '" << mode << "': lifetimes, classic or unset (the mix)";
+  // The mix: a seed's mode comes from the seed alone, so a replay finds it again.
+  auto lifetime_mode = [&](uint64_t seed) {
+    if (!mode.empty()) return mode == "lifetimes";
+    return ((seed * 0x2545f4914f6cdd1dull) >> 40) % 8 == 0;
+  };
   int failures = 0;
+  const uint64_t max_failures = env_number("ORDO_RANDOM_MAX_FAILURES", 3);
   const auto t0 = std::chrono::steady_clock::now();
-  for (uint64_t i = 0; i < count && failures < 3; ++i) {
-    Program program(found(), facts, first + i, totals);
-    if (!program.run()) {
-      ++failures;
-      ADD_FAILURE() << "random program " << first + i << " on " << found().label() << " failed after "
-                    << program.ops_done() << " operations: " << program.failure()
-                    << "\n  replay it: ORDO_RANDOM_SEED=" << first + i << " ONEAPI_DEVICE_SELECTOR='"
-                    << found().backend_name << ":*' ordo-conformance --gtest_filter='urAsyncAllocRandomTest.*'"
-                    << "\n  or the run up to it (pools may choose by address, and addresses depend on what ran "
-                       "before): ORDO_RANDOM_SEED="
-                    << first << " ORDO_RANDOM_PROGRAMS=" << i + 1;
+  {
+    const SeedReporter reporter;
+    for (uint64_t i = 0; i < count && uint64_t(failures) < max_failures; ++i) {
+      g_running_seed = first + i;
+      if (lifetime_mode(first + i)) {
+        std::string why;
+        size_t calls = 0;
+        if (!run_lifetime_program(found(), first + i, lifetime_totals, why, calls)) {
+          ++failures;
+          ADD_FAILURE() << "random program " << first + i << " on " << found().label() << " failed after " << calls
+                        << " operations: " << why << "\n  replay it: ORDO_RANDOM_SEED=" << first + i
+                        << " ORDO_RANDOM_MODE=lifetimes ONEAPI_DEVICE_SELECTOR='" << found().backend_name
+                        << ":*' ordo-conformance --gtest_filter='urAsyncAllocRandomTest.*'";
+        }
+        continue;
+      }
+      Program program(found(), facts, first + i, totals);
+      if (!program.run()) {
+        ++failures;
+        ADD_FAILURE() << "random program " << first + i << " on " << found().label() << " failed after "
+                      << program.ops_done() << " operations: " << program.failure()
+                      << "\n  replay it: ORDO_RANDOM_SEED=" << first + i << " ONEAPI_DEVICE_SELECTOR='"
+                      << found().backend_name << ":*' ordo-conformance --gtest_filter='urAsyncAllocRandomTest.*'"
+                      << "\n  or the run up to it (pools may choose by address, and addresses depend on what ran "
+                         "before): ORDO_RANDOM_SEED="
+                      << first << " ORDO_RANDOM_PROGRAMS=" << i + 1;
+      }
     }
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -917,6 +994,7 @@ TEST_P(urAsyncAllocRandomTest, RandomProgramsFollowTheContract) {
               (unsigned long long)totals.orderings.load(), (unsigned long long)totals.syncs.load(),
               (unsigned long long)totals.refused.load(), (unsigned long long)totals.full.load(),
               (unsigned long long)totals.threaded.load(), failures, s);
+  std::printf("[ random   ] %s: and %s\n", found().label().c_str(), describe(lifetime_totals).c_str());
   std::fflush(stdout);
 }
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -159,5 +160,23 @@ private:
   ur_context_handle_t ctx_ = nullptr;
   unsigned fills_ = 0;
 };
+
+// ---- the lifetime mode of the random checker (async_alloc_random_lifetimes.cpp) ----
+
+// What the lifetime programs did, over a run.
+struct LifetimeTotals {
+  std::atomic<uint64_t> programs{0}, calls{0}, churns{0}, pools_destroyed{0}, fixed_tried{0}, fixed_made{0},
+      backing_refused{0}, registered{0}, limit_checks{0}, offset_frees{0}, left_live{0}, deleter_checks{0};
+};
+
+// One program of the lifetime mode for `seed`: pools created, made current, trimmed and
+// destroyed while threads allocate through them, fixed pools, registered host memory,
+// pools at their maximum, frees at every offset of a block, and a teardown with blocks
+// left live that the context's extended deleter must see through. False when a check
+// failed; `failure` says which and what led to it, `calls` how many operations ran.
+bool run_lifetime_program(const urinfo::FoundDevice &dev, uint64_t seed, LifetimeTotals &totals,
+                          std::string &failure, size_t &calls);
+// One line for the run's summary.
+std::string describe(const LifetimeTotals &t);
 
 } // namespace conf::async
