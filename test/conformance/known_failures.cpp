@@ -21,9 +21,6 @@ const std::vector<KnownFailure> &known_failures() {
        "the Level Zero adapter has no memory objects (urMemBufferCreate: UNSUPPORTED_FEATURE) and the test needs buffers"},
       {"level_zero", "urCommandBufferTest.BufferRectangles",
        "the Level Zero adapter has no memory objects (urMemBufferCreate: UNSUPPORTED_FEATURE) and the test needs buffers"},
-      {"opencl", "urPoolLifetimeTest.NeverFreedReusedBlockLetsTheContextGo",
-       "on PoCL the context outlives its last handle in about one run of three, also when the block is freed: an "
-       "OpenCL-adapter hold not found yet (docs/opencl.md, 'Limitations on PoCL')"},
   };
   return list;
 }
