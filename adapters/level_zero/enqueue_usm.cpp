@@ -2,6 +2,7 @@
 #include <cstring>
 #include <vector>
 
+#include "ordo/usm_2d_rules.hpp"
 #include "common.hpp"
 #include "entry_points.hpp"
 
@@ -78,9 +79,7 @@ ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, 
                                           ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (pitch == 0 || pitch < width || patternSize == 0 || width == 0 || height == 0 || patternSize > width * height ||
-      (patternSize & (patternSize - 1)) != 0 || (width * height) % patternSize != 0)
-    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = ordo::usm_2d::fill_sizes(pMem, pitch, patternSize, width, height)) return r;
   Command cmd(q, UR_COMMAND_USM_FILL_2D, numEventsInWaitList, phEventWaitList, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   auto pattern = static_cast<const uint8_t *>(pPattern);
@@ -137,8 +136,7 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool block
                                             ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (srcPitch == 0 || dstPitch == 0 || srcPitch < width || dstPitch < width || height == 0)
-    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
   if (dstPitch > UINT32_MAX || srcPitch > UINT32_MAX || width > UINT32_MAX || height > UINT32_MAX)
     return UR_RESULT_ERROR_INVALID_SIZE; // Level Zero regions are 32-bit
   ur_event_handle_t own = nullptr;

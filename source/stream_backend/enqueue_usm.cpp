@@ -2,6 +2,7 @@
 #include <cstring>
 #include <vector>
 
+#include "ordo/usm_2d_rules.hpp"
 #include "backend.hpp"
 #include "entry_points.hpp"
 
@@ -103,10 +104,7 @@ ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, 
                                           const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (pitch == 0 || pitch < width || patternSize == 0 || width == 0 || height == 0 ||
-      patternSize > width * height || (patternSize & (patternSize - 1)) != 0 ||
-      (width * height) % patternSize != 0)
-    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = ordo::usm_2d::fill_sizes(pMem, pitch, patternSize, width, height)) return r;
   Command cmd(q, UR_COMMAND_USM_FILL_2D, numEventsInWaitList, phEventWaitList, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   auto dst = static_cast<uint8_t *>(pMem);
@@ -157,8 +155,7 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool block
                                             const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (srcPitch == 0 || dstPitch == 0 || srcPitch < width || dstPitch < width || height == 0)
-    return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
   Command cmd(q, UR_COMMAND_USM_MEMCPY_2D, numEventsInWaitList, phEventWaitList, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   stream_t stream = cmd.stream();
