@@ -59,11 +59,6 @@ protected:
 
   void SetUp() override {
     CONF_BASE_SETUP(conf::QueueTest);
-    const std::string &b = found().backend_name;
-    // The stream backend checks the same rules (source/ordo/usm_2d_rules.hpp) but has not
-    // been run with these tests on a GPU yet.
-    if (b == "cuda" || b == "hip")
-      GTEST_SKIP() << "not yet run on a GPU with the stream backend's 2-D checks (issue 22, item 1)";
     ASSERT_SUCCESS(conf::usm_alloc(context, device(), UR_USM_TYPE_DEVICE, kBlock, &block));
     ASSERT_SUCCESS(conf::usm_alloc(context, device(), UR_USM_TYPE_DEVICE, kBlock, &other));
     ASSERT_SUCCESS(urEnqueueUSMFill(queue, block, 1, &kOld, kBlock, 0, nullptr, nullptr));
