@@ -8,6 +8,7 @@
 #include <new>
 #include <utility>
 
+#include "ordo/retired_handles.hpp"
 #include "ordo/guarded.hpp"
 #include "handle_registry.hpp"
 #include "ordo/ddi_fill.hpp"
@@ -35,7 +36,9 @@ template <class T> struct Object : ordo::HandleBase {
   }
   // The last internal reference is gone. A class may hide this to recycle its objects
   // (Event: its queue keeps it for the next command).
-  static void destroy(T *obj) noexcept { delete obj; }
+  // Retired, not freed (docs/adapter-guide.md, "Released handles"): a later call on the
+  // handle reaches the retired table instead of freed memory.
+  static void destroy(T *obj) noexcept { ordo::retire(obj); }
 };
 
 // Owning pointer over internal_refs.

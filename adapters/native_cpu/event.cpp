@@ -1,4 +1,5 @@
 // urEvent*: status, waiting, callbacks and profiling of commands.
+#include "ordo/retired_handles.hpp"
 #include "entry_points.hpp"
 #include "event.hpp"
 
@@ -28,7 +29,7 @@ void Event::destroy(Event *ev) noexcept {
   ev->unregister_after_callbacks = false;
   ev->has_callbacks.store(false, std::memory_order_relaxed);
   ev->work.reset();
-  if (!q->give_back_event(*ev)) delete ev;
+  if (!q->give_back_event(*ev)) ordo::retire(ev);
   q->drop_ref(); // after give_back_event: the queue deletes its free events when it goes
 }
 

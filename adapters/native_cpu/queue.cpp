@@ -1,4 +1,5 @@
 // urQueue* and the command builder every enqueue goes through.
+#include "ordo/retired_handles.hpp"
 #include "entry_points.hpp"
 #include "queue.hpp"
 
@@ -21,7 +22,7 @@ Queue::~Queue() {
   if (last) last->drop_ref();
   if (last_barrier) last_barrier->drop_ref();
   for (Event *list : {free_taken, free_given.load(std::memory_order_acquire)})
-    while (list) delete std::exchange(list, list->free_next);
+    while (list) ordo::retire(std::exchange(list, list->free_next));
   context->drop_ref();
 }
 

@@ -1,4 +1,5 @@
 // urContext*: a UR context wraps one cl_context.
+#include "ordo/retired_handles.hpp"
 #include "context.hpp"
 
 #include "device.hpp"
@@ -28,7 +29,7 @@ ur_context_handle_t_::~ur_context_handle_t_() {
 namespace ordo::ocl {
 
 void context_unhold(ur_context_handle_t c) {
-  if (c->unhold()) delete c;
+  if (c->unhold()) ordo::retire(c);
 }
 
 ur_result_t context_wait_all_queues(ur_context_handle_t c) {

@@ -1,4 +1,5 @@
 // urEvent*: events on cl_event (status, wait, profiling, callbacks).
+#include "ordo/retired_handles.hpp"
 #include "event.hpp"
 
 #include <atomic>
@@ -41,7 +42,7 @@ void reap_deferred_events() {
     dead.swap(g_deferred);
     g_have_deferred.store(false, std::memory_order_release);
   }
-  for (ur_event_handle_t e : dead) delete e;
+  for (ur_event_handle_t e : dead) ordo::retire(e);
 }
 
 void event_unhold_deferred(ur_event_handle_t e) {
@@ -112,7 +113,7 @@ ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event e
 }
 
 void event_unhold(ur_event_handle_t e) {
-  if (e->unhold()) delete e;
+  if (e->unhold()) ordo::retire(e);
 }
 
 bool event_complete(ur_event_handle_t e) {

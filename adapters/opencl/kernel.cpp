@@ -1,4 +1,5 @@
 // urKernel*: kernels of a built program, their info, execution hints, arguments.
+#include "ordo/retired_handles.hpp"
 #include "kernel.hpp"
 
 #include <algorithm>
@@ -185,7 +186,7 @@ ur_result_t UR_APICALL KernelRetain(ur_kernel_handle_t hKernel) {
 
 ur_result_t UR_APICALL KernelRelease(ur_kernel_handle_t hKernel) {
   ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
-  if (hKernel->release() && hKernel->unhold()) delete hKernel;
+  if (hKernel->release() && hKernel->unhold()) ordo::retire(hKernel);
   return UR_RESULT_SUCCESS;
 }
 

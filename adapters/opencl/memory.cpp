@@ -2,6 +2,7 @@
 // copy, fill, map, unmap).
 #include <cstdint>
 
+#include "ordo/retired_handles.hpp"
 #include "ordo/mem_rules.hpp"
 #include "ordo/rect.hpp"
 #include "memory.hpp"
@@ -16,7 +17,7 @@
 ur_mem_handle_t_::~ur_mem_handle_t_() {
   if (cl) ordo::ocl::cl.clReleaseMemObject(cl);
   tag = ordo::ocl::Tag::dead;
-  if (parent && parent->unhold()) delete parent;
+  if (parent && parent->unhold()) ordo::retire(parent);
   if (context) ordo::ocl::context_unhold(context);
 }
 
@@ -75,7 +76,7 @@ ur_result_t UR_APICALL MemRetain(ur_mem_handle_t hMem) {
 
 ur_result_t UR_APICALL MemRelease(ur_mem_handle_t hMem) {
   ORDO_CHECK_HANDLE(hMem, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
-  if (hMem->release() && hMem->unhold()) delete hMem;
+  if (hMem->release() && hMem->unhold()) ordo::retire(hMem);
   return UR_RESULT_SUCCESS;
 }
 

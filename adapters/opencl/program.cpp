@@ -1,5 +1,6 @@
 // urProgram*: programs from SPIR-V (where the device takes IL), from device binaries
 // and SPIR bitcode (cl_khr_spir), compile/link, build logs.
+#include "ordo/retired_handles.hpp"
 #include "program.hpp"
 
 #include <new>
@@ -18,7 +19,7 @@ ur_program_handle_t_::~ur_program_handle_t_() {
 namespace ordo::ocl {
 
 void program_unhold(ur_program_handle_t p) {
-  if (p->unhold()) delete p;
+  if (p->unhold()) ordo::retire(p);
 }
 
 ur_result_t wrap_program(ur_context_handle_t c, cl_program native, ur_program_handle_t *out) {

@@ -1,4 +1,5 @@
 // urQueue*: in-order and out-of-order queues on cl_command_queue.
+#include "ordo/retired_handles.hpp"
 #include "queue.hpp"
 
 #include <algorithm>
@@ -28,7 +29,7 @@ ur_queue_handle_t_::~ur_queue_handle_t_() {
 namespace ordo::ocl {
 
 void queue_unhold(ur_queue_handle_t q) {
-  if (q->unhold()) delete q;
+  if (q->unhold()) ordo::retire(q);
 }
 
 uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &waits,

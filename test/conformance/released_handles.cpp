@@ -19,11 +19,6 @@ class urReleasedHandlesTest : public conf::ContextTest {
 protected:
   void SetUp() override {
     CONF_BASE_SETUP(conf::ContextTest);
-    // Their object models free a handle's memory at the last release (their conversion
-    // to ordo::retire is pending, issue 22 item 3): the calls below would jump through
-    // freed memory and crash the suite.
-    if (backend() == UR_BACKEND_NATIVE_CPU || backend() == UR_BACKEND_OPENCL)
-      GTEST_SKIP() << "this adapter does not retire released handles yet (issue 22, item 3)";
   }
 
   ur_queue_handle_t new_queue() {
