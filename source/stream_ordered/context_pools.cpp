@@ -99,14 +99,18 @@ ur_result_t context_pools::current_pool(ur_device_handle_t d, pool_ref &out) {
   return default_pool(d, out);
 }
 
-void context_pools::set_current(ur_device_handle_t d, pool &p) {
+ur_result_t context_pools::set_current(ur_device_handle_t d, pool &p) {
   std::lock_guard<std::mutex> lock(mu_);
+  // Destroyed by another thread since the caller took it: it cannot become current again
+  // (user_released() took it out of current_ under this lock, or will after this).
+  if (p.destroyed()) return UR_RESULT_ERROR_INVALID_VALUE;
   auto def = defaults_.find(d);
   if (def != defaults_.end() && def->second == &p)
     current_.erase(d);
   else
     current_[d] = &p;
   current_count_.store(current_.size(), std::memory_order_release);
+  return UR_RESULT_SUCCESS;
 }
 
 void context_pools::add_user_pool(pool &p) {

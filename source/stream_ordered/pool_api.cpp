@@ -236,10 +236,7 @@ ur_result_t UR_APICALL usmPoolSetDevicePoolExp(ur_context_handle_t hContext, ur_
   pool_ref p;
   if (ur_result_t r = context_device(hContext, hDevice, &ctx)) return r;
   if (ur_result_t r = device_pool(*ctx, hDevice, hPool, p)) return r;
-  return guarded([&] {
-    ctx->set_current(hDevice, *p);
-    return UR_RESULT_SUCCESS;
-  });
+  return guarded([&] { return ctx->set_current(hDevice, *p); });
 }
 
 ur_result_t UR_APICALL usmPoolGetDevicePoolExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,

@@ -90,6 +90,18 @@ TEST_P(urPoolLifetimeTest, CurrentPoolDestroyedWhileOthersAllocate) {
         if (urEnqueueUSMFreeExp(q, nullptr, p, 0, nullptr, nullptr) != UR_RESULT_SUCCESS) bad++;
       }
     });
+  // Another thread makes the newest pool current again and again, racing its destroy:
+  // SUCCESS or INVALID_VALUE (destroyed meanwhile), and a destroyed pool never current.
+  std::atomic<ur_usm_pool_handle_t> newest{nullptr};
+  std::atomic<uint64_t> bad_set{0};
+  workers.emplace_back([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      ur_usm_pool_handle_t p = newest.load();
+      if (!p) continue;
+      ur_result_t r = urUSMPoolSetDevicePoolExp(context, device(), p);
+      if (r != UR_RESULT_SUCCESS && r != UR_RESULT_ERROR_INVALID_VALUE) bad_set++;
+    }
+  });
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
   uint64_t pools = 0;
   while (std::chrono::steady_clock::now() < until) {
@@ -97,8 +109,11 @@ TEST_P(urPoolLifetimeTest, CurrentPoolDestroyedWhileOthersAllocate) {
     ur_usm_pool_handle_t pool = nullptr;
     ASSERT_SUCCESS(urUSMPoolCreateExp(context, device(), &desc, &pool));
     ASSERT_SUCCESS(urUSMPoolSetDevicePoolExp(context, device(), pool));
+    newest.store(pool);
     std::this_thread::yield();
     ASSERT_SUCCESS(urUSMPoolDestroyExp(context, device(), pool));
+    ur_usm_pool_handle_t now = nullptr;
+    ASSERT_SUCCESS(urUSMPoolGetDevicePoolExp(context, device(), &now));
     ++pools;
   }
   stop = true;
@@ -108,6 +123,7 @@ TEST_P(urPoolLifetimeTest, CurrentPoolDestroyedWhileOthersAllocate) {
     EXPECT_SUCCESS(urQueueRelease(q));
   }
   EXPECT_EQ(0u, failed.load()) << "allocations refused while the current pool changed";
+  EXPECT_EQ(0u, bad_set.load()) << "urUSMPoolSetDevicePoolExp racing a destroy gave another result";
   EXPECT_EQ(0u, bad.load()) << "allocations that were not valid device blocks, of " << allocs.load() << " over "
                             << pools << " pools";
   EXPECT_GT(allocs.load(), 0u);

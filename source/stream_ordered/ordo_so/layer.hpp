@@ -272,7 +272,7 @@ public:
   ur_result_t default_pool(ur_device_handle_t d, pool_ref &out);
   ur_result_t host_pool(pool_ref &out);
   ur_result_t current_pool(ur_device_handle_t d, pool_ref &out);
-  void set_current(ur_device_handle_t d, pool &p);
+  ur_result_t set_current(ur_device_handle_t d, pool &p); // INVALID_VALUE: destroyed meanwhile
   void add_user_pool(pool &p); // may throw
   void user_released(pool &p); // no longer anyone's current pool; reap when idle
   void reap_if_idle(pool &p);
