@@ -202,10 +202,22 @@ struct Context : Object {
 
   ur_context_extended_deleter_t deleter = nullptr;
   void *deleter_data = nullptr;
+
+  // The queues the program holds, from urQueueCreate to the last urQueueRelease (which
+  // finishes their work first): urUSMFree waits for their commands (wait_for_queues).
+  std::mutex queues_mutex;
+  std::vector<Queue *> queues;
 };
 ORDO_HANDLE_CHECK(Context);
 void context_hold(Context *ctx);
 void context_drop(Context *ctx);
+
+// Waits until every command enqueued so far on a queue of `ctx` has completed
+// (urUSMFree of a plain allocation, docs/level-zero.md).
+ur_result_t wait_for_queues(Context *ctx);
+// True on the threads that run the program's code for the adapter (host tasks, event
+// callbacks): a wait there for the context's commands may wait for the one running it.
+extern thread_local bool running_user_code;
 
 // ---- queues and commands ----------------------------------------------------------
 

@@ -124,7 +124,9 @@ ur_event_status_t status_of(const Event *e) {
 // COMPLETE; the thread runs an event's RUNNING callbacks before its COMPLETE ones.
 struct callback_hooks {
   using Event = l0::Event;
+  // Called only on the callback thread, before any callback runs there.
   static bool reached(Event *e, ur_execution_info_t status) {
+    running_user_code = true;
     if (status == UR_EXECUTION_INFO_SUBMITTED) return true;
     return status_of(e) != UR_EVENT_STATUS_SUBMITTED;
   }

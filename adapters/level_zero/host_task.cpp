@@ -35,6 +35,7 @@ ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_hos
   own->retain(); // the host thread's, until it has signalled
   try {
     std::thread([ctx, ready, own, pfnHostTask, data] {
+      running_user_code = true; // this thread runs nothing else
       ze().zeEventHostSynchronize(ready.ev, UINT64_MAX);
       pfnHostTask(data);
       ze().zeEventHostSignal(own->ze.ev);

@@ -72,6 +72,30 @@ ur_result_t Queue::finish_all() {
   return result;
 }
 
+ur_result_t wait_for_queues(Context *ctx) {
+  // Each list runs in order, so its newest command completing means all of its
+  // commands have. Taken under the lists' locks; waited for without any lock held.
+  std::vector<Event *> newest;
+  {
+    std::lock_guard<std::mutex> queues_lock(ctx->queues_mutex);
+    for (Queue *q : ctx->queues)
+      for (auto &l : q->lanes) {
+        std::lock_guard<std::mutex> lock(l->mutex);
+        if (l->last && !l->last->complete()) {
+          l->last->retain();
+          newest.push_back(l->last);
+        }
+      }
+  }
+  ur_result_t result = UR_RESULT_SUCCESS;
+  for (Event *e : newest) {
+    ze_result_t r = ze().zeEventHostSynchronize(e->ze.ev, UINT64_MAX);
+    if (r != ZE_RESULT_SUCCESS && result == UR_RESULT_SUCCESS) result = map_error(r);
+    event_release(e);
+  }
+  return result;
+}
+
 ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
   if ((n > 0) != (list != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
   for (uint32_t i = 0; i < n; ++i) {
@@ -250,6 +274,15 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
     delete q;
     return result;
   }
+  try {
+    std::lock_guard<std::mutex> lock(ctx->queues_mutex);
+    ctx->queues.push_back(q);
+  } catch (const std::bad_alloc &) {
+    for (auto &l : q->lanes) ze().zeCommandListDestroy(l->list);
+    q->tag = Tag::dead;
+    delete q;
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
   context_hold(ctx);
   *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
   return UR_RESULT_SUCCESS;
@@ -267,6 +300,12 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   // The last reference: finish the work (pending frees included), let go of every
   // event the lists hold, then of the lists. Events of the queue keep the object.
   ur_result_t result = q->finish_all();
+  {
+    // Before its lists go: wait_for_queues reads them under this lock.
+    std::lock_guard<std::mutex> lock(q->ctx->queues_mutex);
+    auto &queues = q->ctx->queues;
+    queues.erase(std::find(queues.begin(), queues.end(), q));
+  }
   ordo::so::context_pools &pools = *q->ctx->pools;
   for (auto &l : q->lanes) pools.queue_released(l->identity);
   pools.collect();

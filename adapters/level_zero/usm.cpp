@@ -23,9 +23,19 @@ struct usm_hooks : handle_types {
     ORDO_ZE(free_memory(ctx, p));
     return UR_RESULT_SUCCESS;
   }
+  // zeMemFree does not wait for commands that use the memory, and the driver may hand
+  // it out again at once: the spec has urUSMFree wait for commands that may use it, so
+  // it waits for every command enqueued so far on the context's queues. A host task or
+  // callback would wait for its own command (or for what only it can let go): it frees
+  // at once (docs/level-zero.md).
+  static ur_result_t wait_before_free(Context *ctx) {
+    return running_user_code ? UR_RESULT_SUCCESS : wait_for_queues(ctx);
+  }
 };
 
 } // namespace
+
+thread_local bool running_user_code = false;
 
 void install_usm_entry_points(ur_dditable_t &t) { ordo::uc::usm_entry_points<usm_hooks>::install(t); }
 

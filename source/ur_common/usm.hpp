@@ -11,11 +11,16 @@
 //     static ur_result_t alloc_plain(Context *, ur_usm_type_t, Device * /*null: host*/, size_t size,
 //                                    size_t align /*0: any*/, void **out);
 //     static ur_result_t free_plain(Context *, void *, ur_usm_type_t, ur_device_handle_t);
+//     // Optional: called before a plain allocation is freed by urUSMFree, to wait for
+//     // the commands that may still use it where the backend's free does not (an
+//     // error leaves the allocation the caller's). Without it the free does not wait.
+//     static ur_result_t wait_before_free(Context *);
 //   };
 #pragma once
 
 #include <cstdint>
 #include <new>
+#include <type_traits>
 
 #include "ordo/info.hpp"
 #include "ordo_so/layer.hpp"
@@ -25,6 +30,12 @@
 namespace ordo::uc {
 
 inline size_t align_of(const ur_usm_desc_t *desc) { return desc && desc->align > 1 ? desc->align : 0; }
+
+// Whether hooks H has wait_before_free (usm_entry_points::free).
+template <class H, class = void> struct has_wait_before_free : std::false_type {};
+template <class H>
+struct has_wait_before_free<H, std::void_t<decltype(H::wait_before_free(std::declval<typename H::Context *>()))>>
+    : std::true_type {};
 
 template <class H> struct usm_entry_points {
   using Context = typename H::Context;
@@ -111,8 +122,8 @@ template <class H> struct usm_entry_points {
   }
 
   // A pool block goes back to its pool at once (the caller promises no pending use);
-  // a plain allocation goes back to the backend. Unknown pointers, interior pointers
-  // and second frees are refused.
+  // a plain allocation goes back to the backend, after H::wait_before_free where the
+  // hooks have it. Unknown pointers, interior pointers and second frees are refused.
   static ur_result_t UR_APICALL free(ur_context_handle_t hContext, void *pMem) {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r;
@@ -120,6 +131,12 @@ template <class H> struct usm_entry_points {
     ur_result_t pooled = UR_RESULT_SUCCESS;
     if (ctx->pools->free_now(pMem, pooled)) return pooled;
     ordo::so::context_pools::block_facts a;
+    if constexpr (has_wait_before_free<H>::value) {
+      // Only for a pointer that is about to be freed: a refused one waits for nothing.
+      if (ctx->pools->find_plain(pMem, a) && a.base == pMem) {
+        if (ur_result_t r = H::wait_before_free(ctx)) return r;
+      }
+    }
     if (!ctx->pools->take_plain(pMem, &a)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
     if (ur_result_t r = H::free_plain(ctx, a.base, a.kind, a.device)) {
       try {
