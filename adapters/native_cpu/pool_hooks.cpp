@@ -1,4 +1,5 @@
 // The native CPU adapter's stream-ordered layer hooks (pool_hooks.hpp).
+#include "ordo/usm_owners.hpp"
 #include "pool_hooks.hpp"
 
 #include <cstdint>
@@ -17,26 +18,7 @@ namespace nc {
 
 namespace {
 
-// Base address -> (size, owner) of every context's USM memory, adapter-wide.
-struct UsmOwners {
-  std::shared_mutex mu;
-  std::map<uintptr_t, std::pair<size_t, const Context *>> ranges;
-};
-UsmOwners &usm_owners() {
-  static UsmOwners *owners = new UsmOwners; // never destroyed: contexts may outlive statics
-  return *owners;
-}
-
-// The context whose USM memory holds p, or null.
-const Context *usm_owner_of(const void *p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  UsmOwners &o = usm_owners();
-  std::shared_lock<std::shared_mutex> lock(o.mu);
-  auto it = o.ranges.upper_bound(a);
-  if (it == o.ranges.begin()) return nullptr;
-  --it;
-  return a - it->first < it->second.first ? it->second.second : nullptr;
-}
+ordo::usm_owners<const Context *> &usm_owners() { return ordo::usm_owners<const Context *>::instance(); }
 
 // Chunks start on a page: big ones are mapped memory, and blocks never straddle
 // another allocation's cache lines.
@@ -100,17 +82,9 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t, ur_device_handle_t, void *p, size
   return UR_RESULT_SUCCESS;
 }
 
-void note_usm_memory(const void *base, size_t size, const Context &owner) {
-  UsmOwners &o = usm_owners();
-  std::unique_lock<std::shared_mutex> lock(o.mu);
-  o.ranges[reinterpret_cast<uintptr_t>(base)] = {size, &owner};
-}
+void note_usm_memory(const void *base, size_t size, const Context &owner) { usm_owners().note(base, size, &owner); }
 
-void forget_usm_memory(const void *base) {
-  UsmOwners &o = usm_owners();
-  std::unique_lock<std::shared_mutex> lock(o.mu);
-  o.ranges.erase(reinterpret_cast<uintptr_t>(base));
-}
+void forget_usm_memory(const void *base) { usm_owners().forget(base); }
 
 ur_result_t check_usm_range(Context &ctx, const void *p, size_t bytes) {
   if (!ordo::checked::fits_address_space(p, bytes)) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -119,7 +93,7 @@ ur_result_t check_usm_range(Context &ctx, const void *p, size_t bytes) {
     size_t offset = static_cast<const char *>(p) - static_cast<const char *>(a.base);
     return bytes <= a.size - offset ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_SIZE;
   }
-  const Context *owner = usm_owner_of(p);
+  const Context *owner = usm_owners().owner_of(p);
   return owner && owner != &ctx ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
 }
 

@@ -1,5 +1,6 @@
 // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo, and the USM
 // flavours of memcpy, fill and kernel arguments.
+#include "ordo/usm_owners.hpp"
 #include "usm.hpp"
 
 #include <algorithm>
@@ -58,26 +59,9 @@ bool usm_kind_supported(ur_context_handle_t c, ur_usm_type_t kind, ur_device_han
 
 namespace {
 
-// Base address -> (size, context) of the memory every context got from OpenCL, so
-// that another context's pointer is told from system memory (check_usm_range).
-struct UsmOwners {
-  std::shared_mutex mu;
-  std::map<uintptr_t, std::pair<size_t, ur_context_handle_t>> ranges;
-};
-UsmOwners &usm_owners() {
-  static UsmOwners *owners = new UsmOwners; // never destroyed: contexts may outlive statics
-  return *owners;
-}
-
-ur_context_handle_t usm_owner_of(const void *p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  UsmOwners &o = usm_owners();
-  std::shared_lock<std::shared_mutex> lock(o.mu);
-  auto it = o.ranges.upper_bound(a);
-  if (it == o.ranges.begin()) return nullptr;
-  --it;
-  return a - it->first < it->second.first ? it->second.second : nullptr;
-}
+// The memory every context got from OpenCL, so that another context's pointer is told
+// from system memory (check_usm_range).
+ordo::usm_owners<ur_context_handle_t> &usm_owners() { return ordo::usm_owners<ur_context_handle_t>::instance(); }
 
 void *usm_get_memory_unrecorded(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
                                 size_t alignment, ur_result_t &err);
@@ -89,9 +73,7 @@ void *usm_get_memory(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle
   void *p = usm_get_memory_unrecorded(c, kind, device, size, alignment, err);
   if (!p) return nullptr;
   try {
-    UsmOwners &o = usm_owners();
-    std::unique_lock<std::shared_mutex> lock(o.mu);
-    o.ranges[reinterpret_cast<uintptr_t>(p)] = {size, c};
+    usm_owners().note(p, size, c);
   } catch (...) {
     usm_release_memory(c, p);
     err = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -107,7 +89,7 @@ ur_result_t check_usm_range(ur_context_handle_t c, const void *p, size_t size) {
     return size <= a.size - size_t(static_cast<const char *>(p) - static_cast<const char *>(a.base))
                ? UR_RESULT_SUCCESS
                : UR_RESULT_ERROR_INVALID_SIZE;
-  ur_context_handle_t owner = usm_owner_of(p);
+  ur_context_handle_t owner = usm_owners().owner_of(p);
   return owner && owner != c ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
 }
 
@@ -147,11 +129,7 @@ void *usm_get_memory_unrecorded(ur_context_handle_t c, ur_usm_type_t kind, ur_de
 } // namespace
 
 void usm_release_memory(ur_context_handle_t c, void *p) {
-  {
-    UsmOwners &o = usm_owners();
-    std::unique_lock<std::shared_mutex> lock(o.mu);
-    o.ranges.erase(reinterpret_cast<uintptr_t>(p));
-  }
+  usm_owners().forget(p);
   if (c->intel_usm)
     c->platform->intel_usm.blocking_free(c->cl, p);
   else
