@@ -38,18 +38,23 @@ void keep_retired_storage(void *storage, size_t size, size_t align);
 // are still kept. Only for a point where no handle of this adapter can still be named.
 void free_retired_handles();
 
-// Destroys `object` (made with `new T`) and retires its handle: use instead of `delete`.
-template <class T> void retire(T *object) {
-  static_assert(std::is_base_of<HandleBase, T>::value && !std::is_polymorphic<T>::value,
-                "retire() is for handle types (ORDO_HANDLE_CHECK)");
-  if (!object) return;
+// Destroys `object` (made with `new T`) whose handle is the member at `handle_word` (the
+// handle's first word, inside the object) and retires that handle.
+template <class T> void retire_object(T *object, void *handle_word) {
   void *storage = object;
   object->~T();
   // Zero the rest so a tag check of the dead object (ur_common's unwrap, an adapter's own)
   // sees no live tag and no count; then the table word, as a new object in the storage.
   std::memset(storage, 0, sizeof(T));
-  ::new (storage) const ur_dditable_t *(&retired_ddi());
+  ::new (handle_word) const ur_dditable_t *(&retired_ddi());
   keep_retired_storage(storage, sizeof(T), alignof(T));
+}
+
+// Destroys `object` (made with `new T`) and retires its handle: use instead of `delete`.
+template <class T> void retire(T *object) {
+  static_assert(std::is_base_of<HandleBase, T>::value && !std::is_polymorphic<T>::value,
+                "retire() is for handle types (ORDO_HANDLE_CHECK)");
+  if (object) retire_object(object, object);
 }
 
 } // namespace ordo

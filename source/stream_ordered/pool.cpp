@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include <cstring>
-
 #include "ordo/ddi_fill.hpp"
 #include "ordo/retired_handles.hpp"
 #include "pool_core.hpp"
@@ -133,12 +131,7 @@ bool pool::close_if_idle() {
 // gets INVALID_VALUE from the retired table instead of a jump through freed memory.
 void pool::drop_ref() {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  void *storage = this;
-  ur_usm_pool_handle_t_ *h = &handle_;
-  this->~pool();
-  std::memset(storage, 0, sizeof(pool));
-  ::new (h) const ur_dditable_t *(&ordo::retired_ddi());
-  ordo::keep_retired_storage(storage, sizeof(pool), alignof(pool));
+  ordo::retire_object(this, &handle_);
 }
 
 bool pool::end_user_handle() {
