@@ -2,12 +2,16 @@
 // thread waits for it, runs the function and completes a user event; a second marker,
 // waiting for that user event, is the command the queue orders later commands after
 // (and the event the caller gets). A failed wait list fails the task without running it.
+// The thread waits on the marker's cl_event itself: urEventWait is a synchronisation
+// point of the program's (pools give back memory above their thresholds), and one the
+// program never made must not happen at a moment it cannot see (docs/async-alloc.md).
 #include "host_task.hpp"
 
 #include <thread>
 
 #include "cl_api.hpp"
 #include "context.hpp"
+#include "event.hpp"
 #include "ordo/ddi_fill.hpp"
 
 namespace ordo::ocl {
@@ -45,7 +49,7 @@ ur_result_t UR_APICALL enqueueHostTask(ur_queue_handle_t hQueue, ur_exp_host_tas
   if (r == UR_RESULT_SUCCESS) {
     try {
       std::thread([&t, ready, gate, user, pfnHostTask, data] {
-        bool ok = t.Event.pfnWait(1, &ready) == UR_RESULT_SUCCESS;
+        bool ok = cl.clWaitForEvents(1, &ready->cl) == CL_SUCCESS;
         if (ok) pfnHostTask(data);
         cl.clSetUserEventStatus(user, ok ? CL_COMPLETE : CL_INVALID_EVENT_WAIT_LIST);
         t.Event.pfnRelease(ready);

@@ -323,6 +323,40 @@ TEST_P(urPoolLifetimeTest, RoundingIsNotPartOfTheAllocation) {
   EXPECT_SUCCESS(urQueueRelease(q));
 }
 
+// Found by the checker's long run on PoCL: a pool's idle memory went back to the
+// backend while the program made no synchronisation point, because the thread behind a
+// host task waited through urEnqueue's own urEventWait. Only the program's own waits
+// release memory above the threshold (docs/async-alloc.md, "Growth and release").
+TEST_P(urPoolLifetimeTest, HostTaskIsNoSynchronisationPoint) {
+  ur_bool_t host_tasks = 0;
+  if (conf::info(device(), UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP, host_tasks) != UR_RESULT_SUCCESS || !host_tasks)
+    GTEST_SKIP() << found().label() << " has no host tasks";
+  ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, nullptr, 0};
+  ur_usm_pool_handle_t pool = nullptr;
+  ASSERT_SUCCESS(urUSMPoolCreate(context, &desc, &pool)); // release threshold 0
+  ur_queue_handle_t q = nullptr;
+  ASSERT_SUCCESS(urQueueCreate(context, device(), nullptr, &q));
+  void *p = nullptr;
+  ASSERT_SUCCESS(enqueue_alloc(kind, q, pool, 4 * KiB, 0, nullptr, &p, nullptr));
+  ASSERT_SUCCESS(urEnqueueUSMFreeExp(q, pool, p, 0, nullptr, nullptr));
+  const size_t reserved = stats_of(pool).reserved;
+  ASSERT_GT(reserved, 0u);
+  // The task runs after the free on the in-order queue: its thread's wait sees it done.
+  std::atomic<bool> ran{false};
+  auto task = [](void *flag) { static_cast<std::atomic<bool> *>(flag)->store(true); };
+  ASSERT_SUCCESS(urEnqueueHostTaskExp(q, task, &ran, nullptr, 0, nullptr, nullptr));
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!ran.load() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(ran.load()) << "the host task did not run in 10 s";
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(reserved, stats_of(pool).reserved) << "memory went back with no synchronisation point of the program's";
+  EXPECT_SUCCESS(urQueueFinish(q));
+  EXPECT_EQ(0u, stats_of(pool).reserved) << "urQueueFinish gives back memory above the threshold";
+  EXPECT_SUCCESS(urQueueRelease(q));
+  EXPECT_SUCCESS(urUSMPoolRelease(pool));
+}
+
 CONF_INSTANTIATE_DEVICE_SUITE(urPoolLifetimeTest);
 
 } // namespace
