@@ -3,7 +3,7 @@
 // waits signals an internal event; the host thread waits for it, runs the function
 // and then signals the command's own event from the host (zeEventHostSignal), which
 // the list's next command waits for.
-#include <thread>
+#include "ordo/host_threads.hpp"
 
 #include "common.hpp"
 #include "entry_points.hpp"
@@ -33,16 +33,16 @@ ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_hos
   }
   Event *own = cmd.event();
   own->retain(); // the host thread's, until it has signalled
-  try {
-    std::thread([ctx, ready, own, pfnHostTask, data] {
-      running_user_code = true; // this thread runs nothing else
-      ze().zeEventHostSynchronize(ready.ev, UINT64_MAX);
-      pfnHostTask(data);
-      ze().zeEventHostSignal(own->ze.ev);
-      ctx->events.put(ready); // nothing else waits for it
-      event_release(own);     // the context outlives this: `own` holds its queue
-    }).detach();
-  } catch (...) {
+  // Kept, not detached: the adapter's teardown joins it (ordo/host_threads.hpp).
+  const bool started = ordo::adapter_host_threads().start([ctx, ready, own, pfnHostTask, data] {
+    running_user_code = true; // this thread runs nothing else
+    ze().zeEventHostSynchronize(ready.ev, UINT64_MAX);
+    pfnHostTask(data);
+    ze().zeEventHostSignal(own->ze.ev);
+    ctx->events.put(ready); // nothing else waits for it
+    event_release(own);     // the context outlives this: `own` holds its queue
+  });
+  if (!started) {
     // No thread: nothing will run the task, so no command may wait for it.
     event_release(own);
     ctx->events.put(ready);

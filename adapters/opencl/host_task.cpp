@@ -7,12 +7,11 @@
 // program never made must not happen at a moment it cannot see (docs/async-alloc.md).
 #include "host_task.hpp"
 
-#include <thread>
-
 #include "cl_api.hpp"
 #include "context.hpp"
 #include "event.hpp"
 #include "ordo/ddi_fill.hpp"
+#include "ordo/host_threads.hpp"
 
 namespace ordo::ocl {
 
@@ -47,17 +46,15 @@ ur_result_t UR_APICALL enqueueHostTask(ur_queue_handle_t hQueue, ur_exp_host_tas
   ur_event_handle_t done = nullptr;
   ur_result_t r = t.Enqueue.pfnEventsWait(hQueue, 1, &gate, &done);
   if (r == UR_RESULT_SUCCESS) {
-    try {
-      std::thread([&t, ready, gate, user, pfnHostTask, data] {
-        bool ok = cl.clWaitForEvents(1, &ready->cl) == CL_SUCCESS;
-        if (ok) pfnHostTask(data);
-        cl.clSetUserEventStatus(user, ok ? CL_COMPLETE : CL_INVALID_EVENT_WAIT_LIST);
-        t.Event.pfnRelease(ready);
-        t.Event.pfnRelease(gate);
-      }).detach();
-    } catch (...) {
-      r = UR_RESULT_ERROR_OUT_OF_RESOURCES; // no thread: the task fails, nothing waits forever
-    }
+    // Kept, not detached: the adapter's teardown joins it (ordo/host_threads.hpp).
+    const bool started = ordo::adapter_host_threads().start([&t, ready, gate, user, pfnHostTask, data] {
+      bool ok = cl.clWaitForEvents(1, &ready->cl) == CL_SUCCESS;
+      if (ok) pfnHostTask(data);
+      cl.clSetUserEventStatus(user, ok ? CL_COMPLETE : CL_INVALID_EVENT_WAIT_LIST);
+      t.Event.pfnRelease(ready);
+      t.Event.pfnRelease(gate);
+    });
+    if (!started) r = UR_RESULT_ERROR_OUT_OF_RESOURCES; // no thread: the task fails, nothing waits forever
   }
   if (r != UR_RESULT_SUCCESS) {
     cl.clSetUserEventStatus(user, CL_OUT_OF_RESOURCES);
