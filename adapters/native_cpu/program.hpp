@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common.hpp"
-#include "elf_module.hpp"
+#include "ordo_elf/elf_module.hpp"
 
 namespace nc {
 

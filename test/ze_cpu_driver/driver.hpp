@@ -24,7 +24,7 @@
 #include <level_zero/ze_api.h>
 
 #define ORDO_NC_TYPES_ONLY
-#include "elf_module.hpp"
+#include "ordo_elf/elf_module.hpp"
 
 namespace zecpu {
 

@@ -1,6 +1,7 @@
-// One program binary loaded into the process: an ELF shared object written to a
-// memfd and opened with dlopen("/proc/self/fd/N"). Its kernel table follows
-// include/ur_native_cpu_kernel.h.
+// One native CPU program binary loaded into the process: an ELF shared object written
+// to a memfd and opened with dlopen("/proc/self/fd/N"). Its kernel table follows
+// include/ur_native_cpu_kernel.h. Library ordo_elf: the native CPU adapter's programs and
+// the CPU Level Zero test driver's modules (test/ze_cpu_driver) read binaries alike.
 #pragma once
 #include <cstdint>
 #include <memory>

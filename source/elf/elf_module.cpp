@@ -1,4 +1,4 @@
-#include "elf_module.hpp"
+#include "ordo_elf/elf_module.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -9,11 +9,19 @@
 #include <cstring>
 #include <set>
 
-#include "logging.hpp"
+#include "ordo/logger.hpp"
 
 namespace nc {
 
 namespace {
+
+// The reader's log is UR_LOG_NATIVE_CPU, the native CPU adapter's (it reads that
+// adapter's kernel ABI), through a Logger of its own: the CPU Level Zero test driver
+// uses the reader too, and has no adapter log.
+ordo::Logger &module_log() {
+  static ordo::Logger *log = new ordo::Logger("native_cpu"); // outlives static destructors
+  return *log;
+}
 
 #if defined(__x86_64__)
 constexpr uint16_t kHostMachine = EM_X86_64;
@@ -165,7 +173,7 @@ ElfModule::~ElfModule() {
     std::string path = "/proc/self/fd/" + std::to_string(fd_);
     if (void *still = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
       dlclose(still);
-      NC_LOG(debug, "program %s stays loaded; keeping its descriptor", path.c_str());
+      ORDO_LOG(module_log(), debug, "program %s stays loaded; keeping its descriptor", path.c_str());
       return;
     }
   }
