@@ -35,12 +35,13 @@ function(ordo_include_root target scope)
   target_include_directories(${target} ${scope} ${root})
 endfunction()
 
-# ordo_add_adapter(<name> SOURCES ... [LIBS ...]): builds libur_adapter_<name>.so.0
+# ordo_add_adapter(<name> [NO_INSTALL] SOURCES ... [LIBS ...]): builds libur_adapter_<name>.so.0
 # exporting only the urGet*ProcAddrTable getters (see adapters/adapter.map). Every
 # adapter gets ordo_base (the generated table fill and getters need it); LIBS names the
 # other libraries of source/ it uses (ordo_stream_ordered, ordo_ur_common, ...).
+# NO_INSTALL: built and tested, never installed (the template adapter).
 function(ordo_add_adapter name)
-  cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(A "NO_INSTALL" "" "SOURCES;LIBS" ${ARGN})
   set(target ur_adapter_${name})
   add_library(${target} SHARED ${A_SOURCES}
     ${PROJECT_SOURCE_DIR}/source/generated/proc_addr_getters.gen.cpp)
@@ -48,5 +49,7 @@ function(ordo_add_adapter name)
   target_link_libraries(${target} PRIVATE ordo_base ordo_warnings Threads::Threads ${A_LIBS})
   target_link_options(${target} PRIVATE
     -Wl,--version-script=${PROJECT_SOURCE_DIR}/adapters/adapter.map -Wl,--no-undefined)
-  install(TARGETS ${target} EXPORT OrdoTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  if(NOT A_NO_INSTALL)
+    install(TARGETS ${target} EXPORT OrdoTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  endif()
 endfunction()

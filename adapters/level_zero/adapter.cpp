@@ -16,8 +16,6 @@ Logger &logger() {
   return *log;
 }
 
-Object::Object(Tag t) : HandleBase(&adapter_ddi()), tag(t) {}
-
 Adapter *the_adapter() {
   static Adapter *adapter = new Adapter();
   return adapter;

@@ -1,8 +1,7 @@
 // The Level Zero adapter's handle types and the helpers every file shares.
 //
-// Every handle derives from Object (ordo::HandleBase first, so a loader finds the
-// dispatch table in the first word) and carries a Tag right after it, so an entry
-// point can refuse a handle of the wrong kind instead of misreading it.
+// Every handle is an ordo::object (ordo/object.hpp): the dispatch table first, its kind,
+// the user's count and its holders; ORDO_UNWRAP refuses a handle of another kind or adapter.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -13,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ordo/handle.hpp"
+#include "ordo/object.hpp"
 #include "ordo/retired_handles.hpp"
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
@@ -25,34 +24,6 @@
 namespace ordo::l0 {
 
 Logger &logger();
-
-enum class Tag : uint32_t {
-  dead = 0,
-  adapter = 0x1e0a0001,
-  platform,
-  device,
-  context,
-  queue,
-  event,
-  program,
-  kernel,
-};
-
-struct Object : HandleBase {
-  Tag tag;
-  explicit Object(Tag t);
-};
-
-using ordo::uc::Lifetime; // one holder for the user's references, one per internal holder
-
-using ordo::uc::unwrap; // null: INVALID_NULL_HANDLE; another kind: T::kInvalid
-
-#define ORDO_UNWRAP(Type, var, handle)                                                 \
-  Type *var = nullptr;                                                                 \
-  do {                                                                                 \
-    ur_result_t unwrap_result_ = ::ordo::l0::unwrap(handle, var);                      \
-    if (unwrap_result_ != UR_RESULT_SUCCESS) return unwrap_result_;                    \
-  } while (0)
 
 #define ORDO_ZE(call)                                                                  \
   do {                                                                                 \
@@ -80,10 +51,10 @@ struct handle_types {
   using Command = l0::Command;
 };
 
-struct Adapter : Object {
-  static constexpr Tag kTag = Tag::adapter;
+struct Adapter : object {
+  static constexpr handle_kind kKind = handle_kind::adapter;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_ARGUMENT;
-  Adapter() : Object(Tag::adapter) {}
+  Adapter() : object(kKind) {}
 };
 ORDO_HANDLE_CHECK(Adapter);
 
@@ -99,20 +70,20 @@ struct DeviceFacts {
   uint32_t compute_ordinal = 0; // command queue group used for every list
 };
 
-struct Device : Object {
-  static constexpr Tag kTag = Tag::device;
+struct Device : object {
+  static constexpr handle_kind kKind = handle_kind::device;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_DEVICE;
-  Device() : Object(Tag::device) {}
+  Device() : object(kKind) {}
   Platform *platform = nullptr;
   ze_device_handle_t ze = nullptr;
   DeviceFacts facts;
 };
 ORDO_HANDLE_CHECK(Device);
 
-struct Platform : Object {
-  static constexpr Tag kTag = Tag::platform;
+struct Platform : object {
+  static constexpr handle_kind kKind = handle_kind::platform;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PLATFORM;
-  Platform() : Object(Tag::platform) {}
+  Platform() : object(kKind) {}
   ze_driver_handle_t driver = nullptr;
   ze_api_version_t api_version = ZE_API_VERSION_1_0;
   uint32_t driver_version = 0;
@@ -174,15 +145,14 @@ void install_wait_entry_points(ur_dditable_t &t);        // enqueue.cpp
 void install_async_alloc_entry_points(ur_dditable_t &t); // async_alloc.cpp
 void install_usm_entry_points(ur_dditable_t &t);         // usm.cpp
 
-struct Context : Object {
-  static constexpr Tag kTag = Tag::context;
+struct Context : object {
+  static constexpr handle_kind kKind = handle_kind::context;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_CONTEXT;
-  Context() : Object(Tag::context) {}
+  Context() : object(kKind) {}
 
   Platform *platform = nullptr;
   ze_context_handle_t ze = nullptr;
   std::vector<Device *> devices;
-  Lifetime life;
   EventPools events{this};
 
   int index_of(const Device *dev) const {
@@ -242,10 +212,10 @@ struct Lane {
   void sweep();
 };
 
-struct Queue : Object {
-  static constexpr Tag kTag = Tag::queue;
+struct Queue : object {
+  static constexpr handle_kind kKind = handle_kind::queue;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_QUEUE;
-  Queue() : Object(Tag::queue) {}
+  Queue() : object(kKind) {}
 
   Context *ctx = nullptr;
   Device *dev = nullptr;
@@ -255,7 +225,6 @@ struct Queue : Object {
   std::vector<std::unique_ptr<Lane>> lanes;
   std::atomic<uint32_t> next_lane{0};
   ordo::uc::alloc_affinity affinity; // which list a stream-ordered alloc goes to
-  Lifetime life;
 
   // In-order: the only list. Out-of-order: the list of a wait-list event of this
   // queue when there is one (dependency affinity), otherwise the next in turn.
@@ -267,10 +236,10 @@ ORDO_HANDLE_CHECK(Queue);
 void queue_hold(Queue *q);
 void queue_drop(Queue *q);
 
-struct Event : Object {
-  static constexpr Tag kTag = Tag::event;
+struct Event : object {
+  static constexpr handle_kind kKind = handle_kind::event;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_EVENT;
-  Event() : Object(Tag::event) {}
+  Event() : object(kKind) {}
 
   Queue *queue = nullptr; // null for events made from a native handle
   Context *ctx = nullptr;
@@ -357,10 +326,10 @@ ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out);
 
 // ---- programs and kernels ----------------------------------------------------------
 
-struct Program : Object {
-  static constexpr Tag kTag = Tag::program;
+struct Program : object {
+  static constexpr handle_kind kKind = handle_kind::program;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PROGRAM;
-  Program() : Object(Tag::program) {}
+  Program() : object(kKind) {}
 
   struct PerDevice {
     Device *dev = nullptr;
@@ -374,7 +343,6 @@ struct Program : Object {
   };
   Context *ctx = nullptr;
   bool from_il = false;
-  Lifetime life;
   std::mutex mutex;
   std::vector<PerDevice> per_device;
   std::atomic<bool> built{false};
@@ -384,10 +352,10 @@ ORDO_HANDLE_CHECK(Program);
 void program_hold(Program *p);
 void program_drop(Program *p);
 
-struct Kernel : Object {
-  static constexpr Tag kTag = Tag::kernel;
+struct Kernel : object {
+  static constexpr handle_kind kKind = handle_kind::kernel;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_KERNEL;
-  Kernel() : Object(Tag::kernel) {}
+  Kernel() : object(kKind) {}
 
   Program *program = nullptr;
   std::string name;
@@ -400,7 +368,6 @@ struct Kernel : Object {
 };
 ORDO_HANDLE_CHECK(Kernel);
 
-using ordo::uc::check_info_args;
 
 Adapter *the_adapter();
 const std::vector<Platform *> &platforms();

@@ -38,7 +38,7 @@ using entry_points = ordo::uc::context_entry_points<context_hooks>;
 
 } // namespace
 
-void context_hold(Context *ctx) { ctx->life.hold(); }
+void context_hold(Context *ctx) { ctx->hold(); }
 void context_drop(Context *ctx) { entry_points::drop(ctx); }
 void install_context_entry_points(ur_dditable_t &t) { entry_points::install(t); }
 

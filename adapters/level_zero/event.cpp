@@ -77,7 +77,6 @@ ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out) {
   ev->command = type;
   ev->queued_ns = timed ? host_now_ns() : 0;
   if (ur_result_t r = q->ctx->events.get(timed, ev->ze)) {
-    ev->tag = Tag::dead;
     delete ev;
     return r;
   }

@@ -47,7 +47,6 @@ ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *
         k->program = nullptr;
         for (ze_kernel_handle_t made : k->kernels)
           if (made) ze().zeKernelDestroy(made);
-        k->tag = Tag::dead;
         delete k;
         return r == ZE_RESULT_ERROR_INVALID_KERNEL_NAME ? UR_RESULT_ERROR_INVALID_KERNEL_NAME : map_error(r);
       }

@@ -26,10 +26,10 @@ size_t ooo_list_count() {
 }
 } // namespace
 
-void queue_hold(Queue *q) { q->life.hold(); }
+void queue_hold(Queue *q) { q->hold(); }
 
 void queue_drop(Queue *q) {
-  if (!q->life.drop()) return;
+  if (!q->drop()) return;
   Context *ctx = q->ctx;
   ordo::retire(q);
   context_drop(ctx);
@@ -99,8 +99,8 @@ ur_result_t wait_for_queues(Context *ctx) {
 ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
   if ((n > 0) != (list != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
   for (uint32_t i = 0; i < n; ++i) {
-    auto *e = reinterpret_cast<const Event *>(list[i]);
-    if (!e || e->tag != Tag::event) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+    // A foreign adapter's event (another first word) is refused too (ordo/object.hpp).
+    if (!is_a<Event>(list[i])) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
   }
   return UR_RESULT_SUCCESS;
 }
@@ -270,7 +270,6 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
   }
   if (result != UR_RESULT_SUCCESS) {
     for (auto &l : q->lanes) ze().zeCommandListDestroy(l->list);
-    q->tag = Tag::dead;
     delete q;
     return result;
   }
@@ -279,7 +278,6 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
     ctx->queues.push_back(q);
   } catch (const std::bad_alloc &) {
     for (auto &l : q->lanes) ze().zeCommandListDestroy(l->list);
-    q->tag = Tag::dead;
     delete q;
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }

@@ -1,7 +1,7 @@
 // The mock adapter's objects (adapters/mock/README in docs/loader.md, "Mock adapter").
 //
-// Every object is a mock::Object: the dispatch table first (handle-first dispatch),
-// then its kind and whether it is still alive. Released objects are kept, marked dead,
+// Every object is a mock::Object: an ordo::object (ordo/object.hpp: the dispatch table
+// first, its kind) that also says whether it is still alive. Released objects are kept, marked dead,
 // until the adapter's last reference goes, so a second release or a use after release
 // is answered with an error instead of touching freed memory.
 #pragma once
@@ -12,27 +12,26 @@
 #include <mutex>
 #include <vector>
 
-#include "ordo/ddi_fill.hpp"
-#include "ordo/handle.hpp"
 #include "ordo/info.hpp"
+#include "ordo/object.hpp"
 #include "ur_api.h"
 
 namespace mock {
 
-enum class Kind : uint32_t { adapter = 0xad0, platform, device, context, queue, event };
+using ordo::handle_kind;
 
-struct Object : ordo::HandleBase {
-  Kind kind;
+struct Object : ordo::object {
   std::atomic<bool> alive{true};
-  explicit Object(Kind k) : ordo::HandleBase(&ordo::adapter_ddi()), kind(k) {}
+  explicit Object(handle_kind k) : ordo::object(k) {}
 };
 ORDO_HANDLE_CHECK(Object);
 
-// The object behind `handle` if it is a live mock object of kind `k`, else null.
+// The object behind `handle` if it is a live mock object of T's kind, else null (a
+// foreign adapter's handle included: ordo::is_a reads only its first word).
 template <class T> T *live(const void *handle) {
-  auto *o = static_cast<Object *>(const_cast<void *>(handle));
-  if (!o || o->kind != T::kKind || !o->alive.load(std::memory_order_acquire)) return nullptr;
-  return static_cast<T *>(o);
+  if (!ordo::is_a<T>(handle)) return nullptr;
+  auto *o = static_cast<T *>(const_cast<void *>(handle));
+  return o->alive.load(std::memory_order_acquire) ? o : nullptr;
 }
 
 // Owns every object created after the adapter's first reference; frees the dead ones
@@ -76,7 +75,7 @@ void fill_usm(ur_dditable_t &t);
 } // namespace mock
 
 struct ur_adapter_handle_t_ : mock::Object {
-  static constexpr mock::Kind kKind = mock::Kind::adapter;
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::adapter;
   ur_adapter_handle_t_() : Object(kKind) { ref_count.store(0); }
   std::mutex logger_mutex;
   ur_logger_callback_t logger = nullptr;
@@ -85,17 +84,17 @@ struct ur_adapter_handle_t_ : mock::Object {
 };
 
 struct ur_platform_handle_t_ : mock::Object {
-  static constexpr mock::Kind kKind = mock::Kind::platform;
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::platform;
   ur_platform_handle_t_() : Object(kKind) {}
 };
 
 struct ur_device_handle_t_ : mock::Object {
-  static constexpr mock::Kind kKind = mock::Kind::device;
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::device;
   ur_device_handle_t_() : Object(kKind) {}
 };
 
 struct ur_context_handle_t_ : mock::Object {
-  static constexpr mock::Kind kKind = mock::Kind::context;
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::context;
   ur_context_handle_t_() : Object(kKind) {}
   std::mutex mutex; // guards the deleter
   ur_context_extended_deleter_t deleter = nullptr;
@@ -103,7 +102,7 @@ struct ur_context_handle_t_ : mock::Object {
 };
 
 struct ur_queue_handle_t_ : mock::Object {
-  static constexpr mock::Kind kKind = mock::Kind::queue;
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::queue;
   ur_queue_handle_t_(ur_context_handle_t c, ur_device_handle_t d, ur_queue_flags_t f)
       : Object(kKind), context(c), device(d), flags(f) {}
   ur_context_handle_t context;
@@ -112,7 +111,7 @@ struct ur_queue_handle_t_ : mock::Object {
 };
 
 struct ur_event_handle_t_ : mock::Object {
-  static constexpr mock::Kind kKind = mock::Kind::event;
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::event;
   ur_event_handle_t_(ur_queue_handle_t q, ur_context_handle_t c, ur_command_t cmd)
       : Object(kKind), queue(q), context(c), command(cmd), queued(mock::now_ns()) {}
   ur_queue_handle_t queue; // null for a user event

@@ -72,7 +72,7 @@ ur_result_t UR_APICALL adapterGetInfo(ur_adapter_handle_t hAdapter, ur_adapter_i
 
 } // namespace
 
-Adapter::Adapter() : ordo::HandleBase(&ordo::adapter_ddi()) { ref_count.store(0); }
+Adapter::Adapter() : ordo::object(kKind) { ref_count.store(0); }
 
 Adapter &the_adapter() {
   static Adapter *a = new Adapter;

@@ -8,45 +8,47 @@
 #include <new>
 #include <utility>
 
-#include "ordo/retired_handles.hpp"
-#include "ordo/guarded.hpp"
 #include "handle_registry.hpp"
-#include "ordo/ddi_fill.hpp"
-#include "ordo/handle.hpp"
+#include "ordo/guarded.hpp"
+#include "ordo/object.hpp"
 #include "ur_api.h"
 
 namespace nc {
 
-// Every handle of this adapter derives from Object<T>. Two counts:
+// The result for a handle that failed lookup: null or unknown.
+inline ur_result_t bad_handle(const void *h, ur_result_t unknown) {
+  return h ? unknown : UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+}
+
+// Every handle this adapter gives out that the user can release derives from Object<T>,
+// an ordo::object (ordo/object.hpp) with T::kKind and T::kInvalid. Its two counts:
 //  - HandleBase::ref_count is the user's count (urXRetain/urXRelease, *_INFO_REFERENCE_COUNT);
 //    when it drops to zero the handle is unregistered and becomes invalid for the user;
-//  - internal_refs keeps the memory alive: one reference for the user's handle while
-//    it lives, plus one per internal owner (a pending command keeps its queue, an
-//    event keeps its context, ...). The object is deleted when it reaches zero.
-template <class T> struct Object : ordo::HandleBase {
-  std::atomic<uint32_t> internal_refs{1};
+//  - holders keeps the memory alive: one for the user's handle while it lives, plus one
+//    per internal holder (a pending command keeps its queue, an event its context, ...).
+//    The object is destroyed when the last one drops.
+// On top of the one object model this adapter keeps a registry of live user handles
+// (handle_registry.hpp), so it never reads an unknown pointer at all.
+template <class T> struct Object : ordo::object {
+  Object() : ordo::object(T::kKind) {}
 
-  Object() : ordo::HandleBase(&ordo::adapter_ddi()) {}
-  Object(const Object &) = delete;
-  Object &operator=(const Object &) = delete;
-
-  void add_ref() noexcept { internal_refs.fetch_add(1, std::memory_order_relaxed); }
-  void drop_ref() noexcept {
-    if (internal_refs.fetch_sub(1, std::memory_order_acq_rel) == 1) T::destroy(static_cast<T *>(this));
+  void drop_hold() noexcept {
+    if (drop()) T::destroy(static_cast<T *>(this));
   }
-  // The last internal reference is gone. A class may hide this to recycle its objects
+  // The last holder is gone. A class may hide this to recycle its objects
   // (Event: its queue keeps it for the next command).
   // Retired, not freed (docs/adapter-guide.md, "Released handles"): a later call on the
   // handle reaches the retired table instead of freed memory.
   static void destroy(T *obj) noexcept { ordo::retire(obj); }
+  static ur_result_t invalid_handle(const void *h) { return bad_handle(h, T::kInvalid); }
 };
 
-// Owning pointer over internal_refs.
+// Owning pointer over holders (hold / drop_hold).
 template <class T> class Ref {
 public:
   Ref() = default;
   explicit Ref(T *p, bool add = true) : p_(p) {
-    if (p_ && add) p_->add_ref();
+    if (p_ && add) p_->hold();
   }
   Ref(const Ref &o) : Ref(o.p_) {}
   Ref(Ref &&o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
@@ -55,7 +57,7 @@ public:
     return *this;
   }
   ~Ref() {
-    if (p_) p_->drop_ref();
+    if (p_) p_->drop_hold();
   }
   T *get() const { return p_; }
   T *operator->() const { return p_; }
@@ -69,6 +71,7 @@ private:
 
 // Makes a new object visible to the user: registered, user count 1.
 template <class T> typename T::handle_type publish(T *obj) {
+  static_assert(registry_tracks(T::kKind), "the registry has no room for this kind");
   registry().add(obj, T::kKind);
   return reinterpret_cast<typename T::handle_type>(obj);
 }
@@ -93,23 +96,12 @@ template <class T> ur_result_t user_release(typename T::handle_type h) {
   if (obj->release()) {
     registry().remove(obj);
     obj->on_user_released();
-    obj->drop_ref();
+    obj->drop_hold();
   }
   return UR_RESULT_SUCCESS;
 }
 
-// The result for a handle that failed lookup: null or unknown.
-inline ur_result_t bad_handle(const void *h, ur_result_t unknown) {
-  return h ? unknown : UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-}
-
-// The common argument rules of every *GetInfo query.
-inline ur_result_t check_info_args(size_t propSize, const void *pPropValue, const size_t *pPropSizeRet) {
-  if (propSize == 0 && pPropValue) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (propSize != 0 && !pPropValue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  return UR_RESULT_SUCCESS;
-}
+using ordo::check_info_args;
 
 // Runs an entry point body, turning allocation failure into the API's error.
 using ordo::guarded;

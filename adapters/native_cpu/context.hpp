@@ -13,10 +13,8 @@ namespace nc {
 
 struct Context : Object<Context> {
   using handle_type = ur_context_handle_t;
-  static constexpr Kind kKind = Kind::Context;
-  static ur_result_t invalid_handle(ur_context_handle_t h) {
-    return bad_handle(h, UR_RESULT_ERROR_INVALID_CONTEXT);
-  }
+  static constexpr handle_kind kKind = handle_kind::context;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_CONTEXT;
 
   Context();
   // Destroys its default pools, frees the USM allocations still made in this context

@@ -367,7 +367,7 @@ ur_result_t UR_APICALL deviceGetGlobalTimestamps(ur_device_handle_t hDevice, uin
 
 } // namespace
 
-Device::Device() : ordo::HandleBase(&ordo::adapter_ddi()) {}
+Device::Device() : ordo::object(kKind) {}
 
 Device &the_device() {
   static Device *d = new Device;

@@ -12,7 +12,7 @@ namespace nc {
 Event::Event(Context *ctx, Queue *q, ur_command_t cmd, bool profiled)
     : context(ctx), queue(q), command(cmd), profiling(profiled) {
   ref_count.store(0, std::memory_order_relaxed); // internal until published
-  queue->add_ref();
+  queue->hold();
   if (profiling) t_queued.store(now_ns(), std::memory_order_relaxed);
 }
 
@@ -30,13 +30,13 @@ void Event::destroy(Event *ev) noexcept {
   ev->has_callbacks.store(false, std::memory_order_relaxed);
   ev->work.reset();
   if (!q->give_back_event(*ev)) ordo::retire(ev);
-  q->drop_ref(); // after give_back_event: the queue deletes its free events when it goes
+  q->drop_hold(); // after give_back_event: the queue deletes its free events when it goes
 }
 
 void Event::reuse(ur_command_t cmd) {
   command = cmd;
   ref_count.store(0, std::memory_order_relaxed);
-  internal_refs.store(1, std::memory_order_relaxed);
+  holders.store(1, std::memory_order_relaxed);
   status.store(UR_EVENT_STATUS_QUEUED, std::memory_order_relaxed);
   result = UR_RESULT_SUCCESS;
   waiting_on.store(1, std::memory_order_relaxed);
@@ -50,7 +50,7 @@ void Event::reuse(ur_command_t cmd) {
     t_end.store(0, std::memory_order_relaxed);
     t_queued.store(now_ns(), std::memory_order_relaxed);
   }
-  queue->add_ref();
+  queue->hold();
 }
 
 namespace {
@@ -135,7 +135,7 @@ ur_result_t UR_APICALL eventRelease(ur_event_handle_t hEvent) {
   }
   registry().remove(ev);
   ev->on_user_released();
-  ev->drop_ref();
+  ev->drop_hold();
   return UR_RESULT_SUCCESS;
 }
 

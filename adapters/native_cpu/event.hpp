@@ -31,10 +31,8 @@ struct Work {
 
 struct Event : Object<Event> {
   using handle_type = ur_event_handle_t;
-  static constexpr Kind kKind = Kind::Event;
-  static ur_result_t invalid_handle(ur_event_handle_t h) {
-    return bad_handle(h, UR_RESULT_ERROR_INVALID_EVENT);
-  }
+  static constexpr handle_kind kKind = handle_kind::event;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_EVENT;
 
   // Starts QUEUED, not visible to the user (user count 0), with one internal
   // reference that the scheduler holds until the command has finished.

@@ -1,6 +1,7 @@
 #include "handle_registry.hpp"
 
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -67,13 +68,27 @@ inline Shard &shard_of(const void *h) {
   return g_shards[((v >> 4) ^ (v >> 12)) % kShards];
 }
 
-static_assert(static_cast<uintptr_t>(Kind::Pool) <= kKindBits, "a kind must fit in a handle's alignment bits");
+// A tracked kind's code in the alignment bits (registry_tracks() lists them).
+constexpr uintptr_t code(handle_kind kind) {
+  switch (kind) {
+  case handle_kind::context: return 0;
+  case handle_kind::queue: return 1;
+  case handle_kind::event: return 2;
+  case handle_kind::program: return 3;
+  case handle_kind::kernel: return 4;
+  case handle_kind::usm_pool: return 5;
+  case handle_kind::mem: return 6;
+  case handle_kind::physical_mem: return 7;
+  default: return 0;
+  }
+}
 
-uintptr_t word(const void *h, Kind kind) { return reinterpret_cast<uintptr_t>(h) | static_cast<uintptr_t>(kind); }
+uintptr_t word(const void *h, handle_kind kind) { return reinterpret_cast<uintptr_t>(h) | code(kind); }
 
 } // namespace
 
-void HandleRegistry::add(const void *h, Kind kind) {
+void HandleRegistry::add(const void *h, handle_kind kind) {
+  if (!registry_tracks(kind)) std::abort(); // publish() checks this at compile time
   Shard &s = shard_of(h);
   std::lock_guard<std::mutex> lock(s.mu);
   if ((s.count + 1) * 2 > s.table.load(std::memory_order_relaxed)->mask + 1) {
@@ -108,7 +123,8 @@ void HandleRegistry::remove(const void *h) {
   t.slots[i].store(0, std::memory_order_release);
 }
 
-bool HandleRegistry::contains(const void *h, Kind kind) const {
+bool HandleRegistry::contains(const void *h, handle_kind kind) const {
+  if (!registry_tracks(kind)) return false;
   Shard &s = shard_of(h);
   const auto handle = reinterpret_cast<uintptr_t>(h);
   const Table &t = *s.table.load(std::memory_order_acquire);

@@ -13,8 +13,8 @@
 
 namespace nc {
 
-Kernel::Kernel(Program *p, const ordo_nc_kernel_desc *d) : program(p), desc(d) { program->add_ref(); }
-Kernel::~Kernel() { program->drop_ref(); }
+Kernel::Kernel(Program *p, const ordo_nc_kernel_desc *d) : program(p), desc(d) { program->hold(); }
+Kernel::~Kernel() { program->drop_hold(); }
 
 namespace {
 

@@ -10,8 +10,8 @@ namespace nc {
 
 struct Kernel : Object<Kernel> {
   using handle_type = ur_kernel_handle_t;
-  static constexpr Kind kKind = Kind::Kernel;
-  static ur_result_t invalid_handle(ur_kernel_handle_t h) { return bad_handle(h, UR_RESULT_ERROR_INVALID_KERNEL); }
+  static constexpr handle_kind kKind = handle_kind::kernel;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_KERNEL;
 
   Kernel(Program *p, const ordo_nc_kernel_desc *d);
   ~Kernel();

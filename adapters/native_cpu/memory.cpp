@@ -40,12 +40,12 @@ StorageList &storage_list() {
   return *list;
 }
 
-// An internal reference to `m`, unless its last one is already gone (it is being
+// One more holder of `m`, unless its last one is already gone (it is being
 // destroyed and will leave the list as soon as we let go of the list's mutex).
-bool try_add_ref(Mem &m) {
-  uint32_t n = m.internal_refs.load(std::memory_order_relaxed);
+bool try_hold(Mem &m) {
+  uint32_t n = m.holders.load(std::memory_order_relaxed);
   while (n != 0)
-    if (m.internal_refs.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel)) return true;
+    if (m.holders.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel)) return true;
   return false;
 }
 
@@ -55,7 +55,7 @@ Mem *buffer_containing(Context *ctx, const char *p) {
   StorageList &list = storage_list();
   std::lock_guard<std::mutex> lock(list.mu);
   for (Mem *m : list.buffers)
-    if (m->context == ctx && p >= m->data && p < m->data + m->size && try_add_ref(*m)) return m;
+    if (m->context == ctx && p >= m->data && p < m->data + m->size && try_hold(*m)) return m;
   return nullptr;
 }
 
@@ -68,8 +68,8 @@ Mem::Mem(Context *ctx, char *d, size_t n, ur_mem_flags_t a, Storage s, Mem *p, s
     std::lock_guard<std::mutex> lock(list.mu);
     list.buffers.push_back(this); // may throw: nothing taken yet
   }
-  context->add_ref();
-  if (parent) parent->add_ref();
+  context->hold();
+  if (parent) parent->hold();
 }
 
 Mem::~Mem() {
@@ -87,8 +87,8 @@ Mem::~Mem() {
   case Storage::UserHost:
   case Storage::Alias: break;
   }
-  if (parent) parent->drop_ref();
-  context->drop_ref();
+  if (parent) parent->drop_hold();
+  context->drop_hold();
 }
 
 ur_result_t hold_kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *queue_context,
@@ -109,7 +109,7 @@ ur_result_t publish_mem(Mem *m, ur_mem_handle_t *out) {
   try {
     *out = publish(m);
   } catch (...) {
-    m->drop_ref();
+    m->drop_hold();
     throw;
   }
   return UR_RESULT_SUCCESS;

@@ -11,13 +11,10 @@ namespace nc {
 
 struct Context;
 
-// Handle kinds live in the three alignment bits of a handle word (handle_registry.cpp).
-static_assert(static_cast<unsigned>(Kind::Mem) <= 7, "a handle kind must fit in three bits");
-
 struct Mem : Object<Mem> {
   using handle_type = ur_mem_handle_t;
-  static constexpr Kind kKind = Kind::Mem;
-  static ur_result_t invalid_handle(ur_mem_handle_t h) { return bad_handle(h, UR_RESULT_ERROR_INVALID_MEM_OBJECT); }
+  static constexpr handle_kind kKind = handle_kind::mem;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_MEM_OBJECT;
 
   // How the bytes came to be, and so who gives them back.
   enum class Storage {

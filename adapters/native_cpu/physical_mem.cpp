@@ -19,12 +19,12 @@ size_t page_size() {
 
 PhysicalMem::PhysicalMem(Context *ctx, int f, size_t s, ur_physical_mem_flags_t fl)
     : context(ctx), fd(f), size(s), flags(fl) {
-  context->add_ref();
+  context->hold();
 }
 
 PhysicalMem::~PhysicalMem() {
   close(fd);
-  context->drop_ref();
+  context->drop_hold();
 }
 
 namespace {

@@ -9,8 +9,8 @@ struct Context;
 
 struct PhysicalMem : Object<PhysicalMem> {
   using handle_type = ur_physical_mem_handle_t;
-  static constexpr Kind kKind = Kind::PhysicalMem;
-  static ur_result_t invalid_handle(ur_physical_mem_handle_t h) { return bad_handle(h, UR_RESULT_ERROR_INVALID_VALUE); }
+  static constexpr handle_kind kKind = handle_kind::physical_mem;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_VALUE;
 
   PhysicalMem(Context *ctx, int fd, size_t size, ur_physical_mem_flags_t flags);
   ~PhysicalMem();

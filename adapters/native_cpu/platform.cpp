@@ -67,7 +67,7 @@ ur_result_t UR_APICALL platformGetBackendOption(ur_platform_handle_t hPlatform, 
 
 } // namespace
 
-Platform::Platform() : ordo::HandleBase(&ordo::adapter_ddi()) {}
+Platform::Platform() : ordo::object(kKind) {}
 
 Platform &the_platform() {
   static Platform *p = new Platform;

@@ -9,18 +9,21 @@
 
 namespace nc {
 
-struct Adapter : ordo::HandleBase {
+struct Adapter : ordo::object {
+  static constexpr handle_kind kKind = handle_kind::adapter;
   Adapter();
   std::mutex mu; // serialises the first-reference / last-reference transitions
 };
 ORDO_HANDLE_CHECK(Adapter);
 
-struct Platform : ordo::HandleBase {
+struct Platform : ordo::object {
+  static constexpr handle_kind kKind = handle_kind::platform;
   Platform();
 };
 ORDO_HANDLE_CHECK(Platform);
 
-struct Device : ordo::HandleBase {
+struct Device : ordo::object {
+  static constexpr handle_kind kKind = handle_kind::device;
   Device();
 };
 ORDO_HANDLE_CHECK(Device);

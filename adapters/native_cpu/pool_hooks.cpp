@@ -49,11 +49,11 @@ void PoolHooks::put_chunk(const ordo::so::mem_class &, void *base, size_t) {
 
 bool PoolHooks::event_complete(ur_event_handle_t ev) { return reinterpret_cast<Event *>(ev)->terminal(); }
 
-void PoolHooks::retain_event(ur_event_handle_t ev) { reinterpret_cast<Event *>(ev)->add_ref(); }
+void PoolHooks::retain_event(ur_event_handle_t ev) { reinterpret_cast<Event *>(ev)->hold(); }
 
 // May delete the event (and its queue, if it held the last reference); never its
 // context: every caller of a pool function holds the context through a handle.
-void PoolHooks::release_event(ur_event_handle_t ev) { reinterpret_cast<Event *>(ev)->drop_ref(); }
+void PoolHooks::release_event(ur_event_handle_t ev) { reinterpret_cast<Event *>(ev)->drop_hold(); }
 
 uint64_t PoolHooks::event_node(ur_event_handle_t ev) {
   auto *e = reinterpret_cast<Event *>(ev);
@@ -74,8 +74,8 @@ bool PoolHooks::add_dependency(void *adapter_command, ur_event_handle_t ev) {
 
 bool PoolHooks::has_device(ur_device_handle_t d) { return is_device(d); }
 ur_context_handle_t PoolHooks::handle() { return to_handle(&ctx_); }
-void PoolHooks::retain_context() { ctx_.add_ref(); }
-void PoolHooks::release_context() { ctx_.drop_ref(); }
+void PoolHooks::retain_context() { ctx_.hold(); }
+void PoolHooks::release_context() { ctx_.drop_hold(); }
 
 ur_result_t PoolHooks::zero_now(ur_usm_type_t, ur_device_handle_t, void *p, size_t size) {
   std::memset(p, 0, size);

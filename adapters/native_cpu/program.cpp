@@ -14,10 +14,10 @@
 namespace nc {
 
 Program::Program(Context *ctx, std::vector<std::shared_ptr<ElfModule>> mods) : context(ctx), modules(std::move(mods)) {
-  context->add_ref();
+  context->hold();
 }
 
-Program::~Program() { context->drop_ref(); }
+Program::~Program() { context->drop_hold(); }
 
 const ordo_nc_kernel_desc *Program::find_kernel(const char *name) const {
   for (const auto &m : modules)

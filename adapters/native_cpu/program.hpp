@@ -15,10 +15,8 @@ struct Context;
 
 struct Program : Object<Program> {
   using handle_type = ur_program_handle_t;
-  static constexpr Kind kKind = Kind::Program;
-  static ur_result_t invalid_handle(ur_program_handle_t h) {
-    return bad_handle(h, UR_RESULT_ERROR_INVALID_PROGRAM);
-  }
+  static constexpr handle_kind kKind = handle_kind::program;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PROGRAM;
 
   Program(Context *ctx, std::vector<std::shared_ptr<ElfModule>> mods);
   ~Program();

@@ -15,15 +15,15 @@ namespace nc {
 Queue::Queue(Context *ctx, ur_queue_flags_t f)
     : context(ctx), flags(f), in_order(!(f & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE)),
       profiling(f & UR_QUEUE_FLAG_PROFILING_ENABLE), identity(ordo::so::new_queue_identity()) {
-  context->add_ref();
+  context->hold();
 }
 
 Queue::~Queue() {
-  if (last) last->drop_ref();
-  if (last_barrier) last_barrier->drop_ref();
+  if (last) last->drop_hold();
+  if (last_barrier) last_barrier->drop_hold();
   for (Event *list : {free_taken, free_given.load(std::memory_order_acquire)})
     while (list) ordo::retire(std::exchange(list, list->free_next));
-  context->drop_ref();
+  context->drop_hold();
 }
 
 namespace {
@@ -79,8 +79,8 @@ void Queue::on_user_released() {
     a = std::exchange(last, nullptr);
     b = std::exchange(last_barrier, nullptr);
   }
-  if (a) a->drop_ref();
-  if (b) b->drop_ref();
+  if (a) a->drop_hold();
+  if (b) b->drop_hold();
 }
 
 void Queue::command_finished(Event &ev) {
@@ -136,7 +136,7 @@ ur_result_t CommandBuilder::set_wait_list(uint32_t numEvents, const ur_event_han
 void CommandBuilder::add_edges(Event &ev, bool user_event) {
   if (user_event) {
     ev.ref_count.store(1, std::memory_order_relaxed); // the user's reference...
-    ev.add_ref();                                     // ...keeps the memory too
+    ev.hold();                                     // ...keeps the memory too
   }
   for (uint32_t i = 0; i < num_waits_; ++i) graph::add_dependency(ev, *reinterpret_cast<Event *>(waits_[i]));
   for (auto &dep : extra_) graph::add_dependency(ev, *dep, /*inherit_failure=*/false);
@@ -148,7 +148,7 @@ Event *CommandBuilder::make_event(bool user_event) {
   ev->work = std::move(work_);
   if (user_event) {
     try {
-      registry().add(ev, Kind::Event);
+      registry().add(ev, handle_kind::event);
     } catch (...) {
       Event::destroy(ev);
       throw;
@@ -163,8 +163,8 @@ void CommandBuilder::link_locked(Event &e) {
   record_order(*ev);
   if (queue_.in_order) {
     if (queue_.last) graph::add_dependency(*ev, *queue_.last);
-    ev->add_ref();
-    if (queue_.last) queue_.last->drop_ref();
+    ev->hold();
+    if (queue_.last) queue_.last->drop_hold();
     queue_.last = ev;
   } else {
     if (queue_.last_barrier) graph::add_dependency(*ev, *queue_.last_barrier);
@@ -172,8 +172,8 @@ void CommandBuilder::link_locked(Event &e) {
     if (all_previous)
       for (Event *p = queue_.pending_head; p; p = p->queue_next) graph::add_dependency(*ev, *p);
     if (ordering_ == Ordering::Barrier) {
-      ev->add_ref();
-      if (queue_.last_barrier) queue_.last_barrier->drop_ref();
+      ev->hold();
+      if (queue_.last_barrier) queue_.last_barrier->drop_hold();
       queue_.last_barrier = ev;
     }
     ev->queue_prev = queue_.pending_tail;
@@ -224,7 +224,7 @@ ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
     else ev = new Event(queue_.context, &queue_, type_, queue_.profiling);
     try {
       ev->work = maker_ ? maker_(*ev, maker_ctx_) : std::move(work_);
-      if (user_event) registry().add(ev, Kind::Event);
+      if (user_event) registry().add(ev, handle_kind::event);
     } catch (...) {
       Event::destroy(ev); // not linked, not seen: back to the free list
       throw;

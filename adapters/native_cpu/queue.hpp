@@ -15,8 +15,8 @@ struct Context;
 
 struct Queue : Object<Queue> {
   using handle_type = ur_queue_handle_t;
-  static constexpr Kind kKind = Kind::Queue;
-  static ur_result_t invalid_handle(ur_queue_handle_t h) { return bad_handle(h, UR_RESULT_ERROR_INVALID_QUEUE); }
+  static constexpr handle_kind kKind = handle_kind::queue;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_QUEUE;
 
   Queue(Context *ctx, ur_queue_flags_t flags);
   ~Queue();

@@ -66,7 +66,7 @@ void callbacks_done(Event &ev) {
   if (unregister) {
     registry().remove(&ev);
     ev.on_user_released();
-    ev.drop_ref(); // the user's handle
+    ev.drop_hold(); // the user's handle
   }
 }
 
@@ -222,7 +222,7 @@ void finish(Event &ev, ur_result_t result) {
   if (work && work->recycle()) ev.spare = std::move(work);
   else work.reset();
   if (ev.queue) ev.queue->command_finished(ev);
-  ev.drop_ref(); // the scheduler's reference
+  ev.drop_hold(); // the scheduler's reference
 }
 
 bool wait(Event &ev) {

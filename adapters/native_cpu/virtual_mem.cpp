@@ -66,7 +66,7 @@ ur_result_t UR_APICALL virtualMemReserve(ur_context_handle_t hContext, const voi
       munmap(p, size);
       throw;
     }
-    ctx->add_ref(); // the reservation's; dropped by urVirtualMemFree
+    ctx->hold(); // the reservation's; dropped by urVirtualMemFree
     *ppStart = p;
     return UR_RESULT_SUCCESS;
   });
@@ -85,7 +85,7 @@ ur_result_t UR_APICALL virtualMemFree(ur_context_handle_t hContext, const void *
       },
       dropped);
   if (r) return r; // only a whole reservation goes
-  ctx->drop_ref();
+  ctx->drop_hold();
   return UR_RESULT_SUCCESS;
 }
 

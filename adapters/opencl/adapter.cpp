@@ -120,13 +120,13 @@ ur_result_t UR_APICALL AdapterGet(uint32_t NumEntries, ur_adapter_handle_t *phAd
 }
 
 ur_result_t UR_APICALL AdapterRetain(ur_adapter_handle_t hAdapter) {
-  ORDO_CHECK_HANDLE(hAdapter, adapter, UR_RESULT_ERROR_INVALID_NULL_HANDLE);
+  ORDO_CHECK_HANDLE(hAdapter);
   hAdapter->retain();
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL AdapterRelease(ur_adapter_handle_t hAdapter) {
-  ORDO_CHECK_HANDLE(hAdapter, adapter, UR_RESULT_ERROR_INVALID_NULL_HANDLE);
+  ORDO_CHECK_HANDLE(hAdapter);
   // The adapter object is never destroyed; refuse to count below zero.
   uint32_t n = hAdapter->ref_count.load();
   do {
@@ -137,7 +137,7 @@ ur_result_t UR_APICALL AdapterRelease(ur_adapter_handle_t hAdapter) {
 
 ur_result_t UR_APICALL AdapterGetLastError(ur_adapter_handle_t hAdapter, const char **ppMessage,
                                            int32_t *pError) {
-  ORDO_CHECK_HANDLE(hAdapter, adapter, UR_RESULT_ERROR_INVALID_NULL_HANDLE);
+  ORDO_CHECK_HANDLE(hAdapter);
   ORDO_CHECK_PTR(ppMessage);
   ORDO_CHECK_PTR(pError);
   *ppMessage = last_error_message();
@@ -147,7 +147,7 @@ ur_result_t UR_APICALL AdapterGetLastError(ur_adapter_handle_t hAdapter, const c
 
 ur_result_t UR_APICALL AdapterGetInfo(ur_adapter_handle_t hAdapter, ur_adapter_info_t propName,
                                       size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hAdapter, adapter, UR_RESULT_ERROR_INVALID_NULL_HANDLE);
+  ORDO_CHECK_HANDLE(hAdapter);
   if (propName > UR_ADAPTER_INFO_VERSION) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter w(propSize, pPropValue, pPropSizeRet);

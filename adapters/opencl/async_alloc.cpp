@@ -53,7 +53,7 @@ cl_event newest_command(ur_queue_handle_t q) {
 ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_usm_type_t kind, size_t size,
                           const ur_exp_async_usm_alloc_properties_t *props, uint32_t n, const ur_event_handle_t *list,
                           void **ppMem, ur_event_handle_t *phEvent) {
-  ORDO_CHECK_HANDLE(q, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_HANDLE(q);
   ORDO_CHECK_PTR(ppMem);
   if (props && (props->flags & UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_wait_list(n, list)) return r;
@@ -149,7 +149,7 @@ ur_result_t UR_APICALL EnqueueUSMHostAllocExp(ur_queue_handle_t hQueue, ur_usm_p
 ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, void *pMem,
                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                          ur_event_handle_t *phEvent) {
-  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_HANDLE(hQueue);
   ORDO_CHECK_PTR(pMem);
   if (ur_result_t r = check_wait_list(numEventsInWaitList, phEventWaitList)) return r;
   ClWaitList waits;

@@ -1,4 +1,4 @@
-// What every file of the OpenCL adapter shares: the handle head, handle checks,
+// What every file of the OpenCL adapter shares: handle checks (on ordo::object),
 // the adapter's logger, wait-list translation.
 #pragma once
 #include <atomic>
@@ -7,54 +7,15 @@
 
 #include "cl_api.hpp"
 #include "ordo/ddi_fill.hpp"
-#include "ordo/handle.hpp"
+#include "ordo/object.hpp"
 #include "ordo/info.hpp"
 #include "ordo/logger.hpp"
 
 namespace ordo::ocl {
 
-// What kind of object a handle is: lets every entry point refuse a handle of the
-// wrong kind (or one already destroyed) with the matching INVALID_* code.
-enum class Tag : uint32_t {
-  dead = 0,
-  adapter = 0x0C1A0001,
-  platform,
-  device,
-  context,
-  queue,
-  event,
-  program,
-  kernel,
-  mem,
-};
-
-// Head of every handle this adapter creates.
-//  - HandleBase::ref_count counts the user's references (what *_INFO_REFERENCE_COUNT
-//    reports);
-//  - `holds` keeps the object alive: 1 for all user references together, plus one per
-//    internal holder (an event holds its queue, a queue its context, ...).
-struct ObjectHead : ordo::HandleBase {
-  Tag tag;
-  std::atomic<uint32_t> holds{1};
-
-  explicit ObjectHead(Tag t) : HandleBase(&ordo::adapter_ddi()), tag(t) {}
-  void hold() { holds.fetch_add(1, std::memory_order_relaxed); }
-  // True when this dropped the last hold: the caller destroys the object.
-  bool unhold() { return holds.fetch_sub(1, std::memory_order_acq_rel) == 1; }
-};
-
-template <class T> bool has_tag(const T *h, Tag t) {
-  return h && static_cast<const ObjectHead *>(h)->tag == t;
-}
-
 Logger &log();
 
-// Handle checks at the top of an entry point.
-#define ORDO_CHECK_HANDLE(h, kind, invalid)                                          \
-  do {                                                                             \
-    if (!(h)) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;                          \
-    if (!::ordo::ocl::has_tag((h), ::ordo::ocl::Tag::kind)) return invalid;        \
-  } while (0)
+// Handle checks at the top of an entry point: ORDO_CHECK_HANDLE (ordo/object.hpp), and
 #define ORDO_CHECK_PTR(p)                                                            \
   do {                                                                             \
     if (!(p)) return UR_RESULT_ERROR_INVALID_NULL_POINTER;                         \
@@ -65,14 +26,6 @@ Logger &log();
     cl_int ordo_cl_err_ = (expr);                                                  \
     if (ordo_cl_err_ != CL_SUCCESS) return ::ordo::ocl::to_ur(ordo_cl_err_);       \
   } while (0)
-
-// Common rules of every *GetInfo query with a size/value/size_ret triple.
-inline ur_result_t check_info_args(size_t size, const void *value, const size_t *size_ret) {
-  if (size == 0 && value) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (size != 0 && !value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!value && !size_ret) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  return UR_RESULT_SUCCESS;
-}
 
 // The rules every enqueue applies to its wait list.
 inline ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {

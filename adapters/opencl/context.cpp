@@ -23,13 +23,12 @@ ur_context_handle_t_::~ur_context_handle_t_() {
   }
   if (deleter) deleter(deleter_data);
   if (cl) ordo::ocl::cl.clReleaseContext(cl);
-  tag = ordo::ocl::Tag::dead;
 }
 
 namespace ordo::ocl {
 
 void context_unhold(ur_context_handle_t c) {
-  if (c->unhold()) ordo::retire(c);
+  if (c->drop()) ordo::retire(c);
 }
 
 ur_result_t context_wait_all_queues(ur_context_handle_t c) {
@@ -64,7 +63,7 @@ ur_result_t UR_APICALL ContextCreate(uint32_t DeviceCount, const ur_device_handl
   std::vector<ur_device_handle_t> devices(phDevices, phDevices + DeviceCount);
   std::vector<cl_device_id> ids;
   for (ur_device_handle_t d : devices) {
-    ORDO_CHECK_HANDLE(d, device, UR_RESULT_ERROR_INVALID_DEVICE);
+    ORDO_CHECK_HANDLE(d);
     if (d->platform != devices.front()->platform) return UR_RESULT_ERROR_INVALID_DEVICE;
     ids.push_back(d->cl);
   }
@@ -77,13 +76,13 @@ ur_result_t UR_APICALL ContextCreate(uint32_t DeviceCount, const ur_device_handl
 }
 
 ur_result_t UR_APICALL ContextRetain(ur_context_handle_t hContext) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   hContext->retain();
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL ContextRelease(ur_context_handle_t hContext) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   if (hContext->release()) {
     // Pools let go of events (which hold queues, and queues the context) they no longer need.
     hContext->pools->user_released_context();
@@ -95,7 +94,7 @@ ur_result_t UR_APICALL ContextRelease(ur_context_handle_t hContext) {
 
 ur_result_t UR_APICALL ContextGetInfo(ur_context_handle_t hContext, ur_context_info_t propName, size_t propSize,
                                       void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   if (propName > UR_CONTEXT_INFO_USM_FILL2D_SUPPORT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter w(propSize, pPropValue, pPropSizeRet);
@@ -111,7 +110,7 @@ ur_result_t UR_APICALL ContextGetInfo(ur_context_handle_t hContext, ur_context_i
 }
 
 ur_result_t UR_APICALL ContextGetNativeHandle(ur_context_handle_t hContext, ur_native_handle_t *phNativeContext) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phNativeContext);
   *phNativeContext = reinterpret_cast<ur_native_handle_t>(hContext->cl);
   return UR_RESULT_SUCCESS;
@@ -121,14 +120,14 @@ ur_result_t UR_APICALL ContextCreateWithNativeHandle(ur_native_handle_t hNativeC
                                                      uint32_t numDevices, const ur_device_handle_t *phDevices,
                                                      const ur_context_native_properties_t *pProperties,
                                                      ur_context_handle_t *phContext) {
-  ORDO_CHECK_HANDLE(hAdapter, adapter, UR_RESULT_ERROR_INVALID_NULL_HANDLE);
+  ORDO_CHECK_HANDLE(hAdapter);
   ORDO_CHECK_PTR(phContext);
   if (numDevices && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   cl_context native = reinterpret_cast<cl_context>(hNativeContext);
   std::vector<ur_device_handle_t> devices;
   if (numDevices) {
     for (uint32_t i = 0; i < numDevices; ++i) {
-      ORDO_CHECK_HANDLE(phDevices[i], device, UR_RESULT_ERROR_INVALID_DEVICE);
+      ORDO_CHECK_HANDLE(phDevices[i]);
       devices.push_back(phDevices[i]);
     }
   } else {
@@ -151,7 +150,7 @@ ur_result_t UR_APICALL ContextCreateWithNativeHandle(ur_native_handle_t hNativeC
 
 ur_result_t UR_APICALL ContextSetExtendedDeleter(ur_context_handle_t hContext, ur_context_extended_deleter_t pfnDeleter,
                                                  void *pUserData) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(pfnDeleter);
   std::lock_guard<std::mutex> lock(hContext->deleter_mutex);
   hContext->deleter = pfnDeleter;

@@ -10,8 +10,10 @@
 #include "common.hpp"
 #include "pool_hooks.hpp"
 
-struct ur_context_handle_t_ : ordo::ocl::ObjectHead {
-  ur_context_handle_t_() : ObjectHead(ordo::ocl::Tag::context) {}
+struct ur_context_handle_t_ : ordo::object {
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::context;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_CONTEXT;
+  ur_context_handle_t_() : object(kKind) {}
 
   cl_context cl = nullptr;
   ur_platform_handle_t platform = nullptr;
@@ -46,7 +48,7 @@ struct ur_context_handle_t_ : ordo::ocl::ObjectHead {
 ORDO_HANDLE_CHECK(ur_context_handle_t_);
 
 namespace ordo::ocl {
-// Drops one internal hold (see ObjectHead); destroys the context on the last.
+// Drops one holder (ordo::object); retires the context on the last.
 void context_unhold(ur_context_handle_t c);
 // Waits until every command enqueued so far on the context's queues has finished.
 ur_result_t context_wait_all_queues(ur_context_handle_t c);

@@ -143,7 +143,7 @@ bool type_matches(const ur_device_handle_t_ &d, ur_device_type_t want) {
 
 ur_result_t UR_APICALL DeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType,
                                  uint32_t NumEntries, ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
-  ORDO_CHECK_HANDLE(hPlatform, platform, UR_RESULT_ERROR_INVALID_PLATFORM);
+  ORDO_CHECK_HANDLE(hPlatform);
   if (DeviceType > UR_DEVICE_TYPE_CUSTOM || DeviceType < UR_DEVICE_TYPE_DEFAULT)
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -166,13 +166,13 @@ ur_result_t UR_APICALL DeviceGet(ur_platform_handle_t hPlatform, ur_device_type_
 // A root device's count never changes (UR: "the reference count remains unchanged");
 // a sub-device's counts its references, down to 0 (its object stays with its parent).
 ur_result_t UR_APICALL DeviceRetain(ur_device_handle_t hDevice) {
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hDevice);
   if (!hDevice->is_root()) hDevice->retain();
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL DeviceRelease(ur_device_handle_t hDevice) {
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hDevice);
   if (hDevice->is_root()) return UR_RESULT_SUCCESS;
   uint32_t n = hDevice->ref_count.load();
   do {
@@ -266,7 +266,7 @@ ur_device_handle_t_::Partition *find_or_make_partition(ur_device_handle_t d,
 ur_result_t UR_APICALL DevicePartition(ur_device_handle_t hDevice, const ur_device_partition_properties_t *pProperties,
                                        uint32_t NumDevices, ur_device_handle_t *phSubDevices,
                                        uint32_t *pNumDevicesRet) {
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hDevice);
   ORDO_CHECK_PTR(pProperties);
   ORDO_CHECK_PTR(pProperties->pProperties);
   if (NumDevices > 0 && !phSubDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -289,7 +289,7 @@ ur_result_t UR_APICALL DevicePartition(ur_device_handle_t hDevice, const ur_devi
 }
 
 ur_result_t UR_APICALL DeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hDevice);
   ORDO_CHECK_PTR(phNativeDevice);
   *phNativeDevice = reinterpret_cast<ur_native_handle_t>(hDevice->cl);
   return UR_RESULT_SUCCESS;
@@ -298,7 +298,7 @@ ur_result_t UR_APICALL DeviceGetNativeHandle(ur_device_handle_t hDevice, ur_nati
 ur_result_t UR_APICALL DeviceCreateWithNativeHandle(ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter,
                                                     const ur_device_native_properties_t *,
                                                     ur_device_handle_t *phDevice) {
-  ORDO_CHECK_HANDLE(hAdapter, adapter, UR_RESULT_ERROR_INVALID_NULL_HANDLE);
+  ORDO_CHECK_HANDLE(hAdapter);
   ORDO_CHECK_PTR(phDevice);
   discover_platforms();
   for (auto &p : the_adapter().platforms)
@@ -314,7 +314,7 @@ ur_result_t UR_APICALL DeviceCreateWithNativeHandle(ur_native_handle_t hNativeDe
 // takes IL.
 ur_result_t UR_APICALL DeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
                                           uint32_t NumBinaries, uint32_t *pSelectedBinary) {
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hDevice);
   ORDO_CHECK_PTR(pBinaries);
   ORDO_CHECK_PTR(pSelectedBinary);
   if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -347,7 +347,7 @@ uint64_t host_raw_ns() {
 // correlate clocks work (docs/opencl.md, "Timestamps").
 ur_result_t UR_APICALL DeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
                                                  uint64_t *pHostTimestamp) {
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hDevice);
   cl_ulong dev = 0, host = 0;
   if (pDeviceTimestamp) {
     cl_int err = cl.clGetDeviceAndHostTimer ? cl.clGetDeviceAndHostTimer(hDevice->cl, &dev, &host)

@@ -8,9 +8,11 @@
 
 #include "common.hpp"
 
-struct ur_device_handle_t_ : ordo::ocl::ObjectHead {
+struct ur_device_handle_t_ : ordo::object {
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::device;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_DEVICE;
   ur_device_handle_t_(cl_device_id id, ur_platform_handle_t p)
-      : ObjectHead(ordo::ocl::Tag::device), cl(id), platform(p) {}
+      : object(kKind), cl(id), platform(p) {}
 
   cl_device_id cl;
   ur_platform_handle_t platform;

@@ -92,7 +92,7 @@ bool cl_at_least(const ur_device_handle_t_ *d, cl_uint major, cl_uint minor) {
 
 ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t propName, size_t propSize,
                                        void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(d, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(d);
   if (propName > UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter w(propSize, pPropValue, pPropSizeRet);

@@ -16,7 +16,7 @@ namespace {
 
 // The checks every enqueue starts with; fills `waits` from the UR wait list.
 #define ORDO_ENQUEUE_PROLOGUE(q, n, list, waits)                                     \
-  ORDO_CHECK_HANDLE(q, queue, UR_RESULT_ERROR_INVALID_QUEUE);                       \
+  ORDO_CHECK_HANDLE(q);                       \
   if (ur_result_t r_ = check_wait_list(n, list)) return r_;                         \
   ClWaitList waits;                                                                 \
   if (ur_result_t r_ = waits.assign(n, list)) return r_
@@ -100,7 +100,7 @@ ur_result_t UR_APICALL EnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *
 
 ur_result_t UR_APICALL EnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
                                         ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
-  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_HANDLE(hQueue);
   ORDO_CHECK_PTR(pMem);
   if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -193,7 +193,7 @@ ur_result_t UR_APICALL EnqueueKernelLaunchWithArgsExp(
     const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
     const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
     uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
+  ORDO_CHECK_HANDLE(hKernel);
   ORDO_CHECK_PTR(pGlobalWorkSize);
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
   if (numArgs > 0 && !pArgs) return UR_RESULT_ERROR_INVALID_NULL_POINTER;

@@ -13,7 +13,6 @@
 
 ur_event_handle_t_::~ur_event_handle_t_() {
   if (cl) ordo::ocl::cl.clReleaseEvent(cl);
-  tag = ordo::ocl::Tag::dead;
   if (queue && owns_queue) ordo::adapter_ddi().Queue.pfnRelease(queue);
   else if (queue) ordo::ocl::queue_unhold(queue);
   if (context) ordo::ocl::context_unhold(context);
@@ -46,7 +45,7 @@ void reap_deferred_events() {
 }
 
 void event_unhold_deferred(ur_event_handle_t e) {
-  if (!e->unhold()) return;
+  if (!e->drop()) return;
   std::lock_guard<std::mutex> lock(g_deferred_mutex);
   g_deferred.push_back(e);
   g_have_deferred.store(true, std::memory_order_release);
@@ -57,7 +56,7 @@ ur_result_t ClWaitList::assign(uint32_t n, const ur_event_handle_t *list) {
   ur_ = list;
   ur_n_ = n;
   for (uint32_t i = 0; i < n; ++i) {
-    if (!has_tag(list[i], Tag::event)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+    if (!ordo::is_a<ur_event_handle_t_>(list[i])) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
     push(list[i]->cl);
   }
   return UR_RESULT_SUCCESS;
@@ -113,7 +112,7 @@ ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event e
 }
 
 void event_unhold(ur_event_handle_t e) {
-  if (e->unhold()) ordo::retire(e);
+  if (e->drop()) ordo::retire(e);
 }
 
 bool event_complete(ur_event_handle_t e) {
@@ -137,7 +136,7 @@ ur_event_status_t status_of(cl_int s) {
 
 ur_result_t UR_APICALL EventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
                                     void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  ORDO_CHECK_HANDLE(hEvent);
   if (propName > UR_EVENT_INFO_REFERENCE_COUNT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter w(propSize, pPropValue, pPropSizeRet);
@@ -160,7 +159,7 @@ ur_result_t UR_APICALL EventGetInfo(ur_event_handle_t hEvent, ur_event_info_t pr
 
 ur_result_t UR_APICALL EventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
                                              void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  ORDO_CHECK_HANDLE(hEvent);
   if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -188,7 +187,7 @@ ur_result_t UR_APICALL EventWait(uint32_t numEvents, const ur_event_handle_t *ph
   if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
   ClWaitList list;
   for (uint32_t i = 0; i < numEvents; ++i) {
-    ORDO_CHECK_HANDLE(phEventWaitList[i], event, UR_RESULT_ERROR_INVALID_EVENT);
+    ORDO_CHECK_HANDLE(phEventWaitList[i]);
     list.push(phEventWaitList[i]->cl);
   }
   // clWaitForEvents wants events of one context; wait context by context otherwise.
@@ -212,20 +211,20 @@ ur_result_t UR_APICALL EventWait(uint32_t numEvents, const ur_event_handle_t *ph
 }
 
 ur_result_t UR_APICALL EventRetain(ur_event_handle_t hEvent) {
-  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  ORDO_CHECK_HANDLE(hEvent);
   hEvent->retain();
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL EventRelease(ur_event_handle_t hEvent) {
-  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  ORDO_CHECK_HANDLE(hEvent);
   if (hEvent->release()) event_unhold(hEvent);
   reap_deferred_events();
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL EventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
-  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  ORDO_CHECK_HANDLE(hEvent);
   ORDO_CHECK_PTR(phNativeEvent);
   *phNativeEvent = reinterpret_cast<ur_native_handle_t>(hEvent->cl);
   return UR_RESULT_SUCCESS;
@@ -233,10 +232,10 @@ ur_result_t UR_APICALL EventGetNativeHandle(ur_event_handle_t hEvent, ur_native_
 
 // A hold on a queue of `c` that is not being destroyed, or false.
 bool try_hold(ur_queue_handle_t q) {
-  uint32_t n = q->holds.load();
+  uint32_t n = q->holders.load();
   do {
     if (n == 0) return false; // its destructor waits for queues_mutex to unlist it
-  } while (!q->holds.compare_exchange_weak(n, n + 1));
+  } while (!q->holders.compare_exchange_weak(n, n + 1));
   return true;
 }
 
@@ -267,7 +266,7 @@ ur_result_t queue_of_native_event(cl_event native, ur_context_handle_t c, ur_eve
 ur_result_t UR_APICALL EventCreateWithNativeHandle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
                                                    const ur_event_native_properties_t *pProperties,
                                                    ur_event_handle_t *phEvent) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phEvent);
   cl_event native = reinterpret_cast<cl_event>(hNativeEvent);
   if (!native) return UR_RESULT_ERROR_INVALID_EVENT;
@@ -304,7 +303,7 @@ void CL_CALLBACK run_callback(cl_event, cl_int, void *data) {
 
 ur_result_t UR_APICALL EventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
                                         ur_event_callback_t pfnNotify, void *pUserData) {
-  ORDO_CHECK_HANDLE(hEvent, event, UR_RESULT_ERROR_INVALID_EVENT);
+  ORDO_CHECK_HANDLE(hEvent);
   if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   ORDO_CHECK_PTR(pfnNotify);

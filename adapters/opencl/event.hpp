@@ -2,8 +2,10 @@
 #pragma once
 #include "common.hpp"
 
-struct ur_event_handle_t_ : ordo::ocl::ObjectHead {
-  ur_event_handle_t_() : ObjectHead(ordo::ocl::Tag::event) {}
+struct ur_event_handle_t_ : ordo::object {
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::event;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_EVENT;
+  ur_event_handle_t_() : object(kKind) {}
 
   cl_event cl = nullptr;
   ur_context_handle_t context = nullptr;

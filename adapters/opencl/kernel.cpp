@@ -16,7 +16,6 @@
 
 ur_kernel_handle_t_::~ur_kernel_handle_t_() {
   if (cl) ordo::ocl::cl.clReleaseKernel(cl);
-  tag = ordo::ocl::Tag::dead;
   if (program) ordo::ocl::program_unhold(program);
 }
 
@@ -34,7 +33,7 @@ ur_result_t set_kernel_arg(ur_kernel_handle_t k, const ur_exp_kernel_arg_propert
     break;
   case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ: {
     ur_mem_handle_t m = arg.value.memObjTuple.hMem;
-    if (m && !has_tag(m, Tag::mem)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    if (m && !ordo::is_a<ur_mem_handle_t_>(m)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
     if (m && m->context != k->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT; // another context's buffer
     cl_mem native = m ? m->cl : nullptr;
     err = cl.clSetKernelArg(k->cl, arg.index, sizeof(cl_mem), m ? &native : nullptr);
@@ -54,7 +53,7 @@ ur_result_t set_kernel_arg(ur_kernel_handle_t k, const ur_exp_kernel_arg_propert
 namespace {
 
 ur_result_t UR_APICALL KernelCreate(ur_program_handle_t hProgram, const char *pKernelName, ur_kernel_handle_t *phKernel) {
-  ORDO_CHECK_HANDLE(hProgram, program, UR_RESULT_ERROR_INVALID_PROGRAM);
+  ORDO_CHECK_HANDLE(hProgram);
   ORDO_CHECK_PTR(pKernelName);
   ORDO_CHECK_PTR(phKernel);
   cl_int err = CL_SUCCESS;
@@ -77,7 +76,7 @@ ur_result_t UR_APICALL KernelCreate(ur_program_handle_t hProgram, const char *pK
 
 ur_result_t UR_APICALL KernelGetInfo(ur_kernel_handle_t hKernel, ur_kernel_info_t propName, size_t propSize,
                                      void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
+  ORDO_CHECK_HANDLE(hKernel);
   if (propName > UR_KERNEL_INFO_SPILL_MEM_SIZE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter w(propSize, pPropValue, pPropSizeRet);
@@ -99,8 +98,8 @@ ur_result_t UR_APICALL KernelGetInfo(ur_kernel_handle_t hKernel, ur_kernel_info_
 ur_result_t UR_APICALL KernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
                                           ur_kernel_group_info_t propName, size_t propSize, void *pPropValue,
                                           size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hKernel);
+  ORDO_CHECK_HANDLE(hDevice);
   if (propName > UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   if (!hKernel->context->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
@@ -149,8 +148,8 @@ ur_result_t UR_APICALL KernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_device_
 ur_result_t UR_APICALL KernelGetSubGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
                                              ur_kernel_sub_group_info_t propName, size_t propSize, void *pPropValue,
                                              size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hKernel);
+  ORDO_CHECK_HANDLE(hDevice);
   if (propName > UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   if (!hKernel->context->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
@@ -179,19 +178,19 @@ ur_result_t UR_APICALL KernelGetSubGroupInfo(ur_kernel_handle_t hKernel, ur_devi
 }
 
 ur_result_t UR_APICALL KernelRetain(ur_kernel_handle_t hKernel) {
-  ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
+  ORDO_CHECK_HANDLE(hKernel);
   hKernel->retain();
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL KernelRelease(ur_kernel_handle_t hKernel) {
-  ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
-  if (hKernel->release() && hKernel->unhold()) ordo::retire(hKernel);
+  ORDO_CHECK_HANDLE(hKernel);
+  if (hKernel->release() && hKernel->drop()) ordo::retire(hKernel);
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL KernelGetNativeHandle(ur_kernel_handle_t hKernel, ur_native_handle_t *phNativeKernel) {
-  ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
+  ORDO_CHECK_HANDLE(hKernel);
   ORDO_CHECK_PTR(phNativeKernel);
   *phNativeKernel = reinterpret_cast<ur_native_handle_t>(hKernel->cl);
   return UR_RESULT_SUCCESS;
@@ -201,14 +200,14 @@ ur_result_t UR_APICALL KernelCreateWithNativeHandle(ur_native_handle_t hNativeKe
                                                     ur_program_handle_t hProgram,
                                                     const ur_kernel_native_properties_t *pProperties,
                                                     ur_kernel_handle_t *phKernel) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phKernel);
   cl_kernel native = reinterpret_cast<cl_kernel>(hNativeKernel);
   if (!native) return UR_RESULT_ERROR_INVALID_KERNEL;
   cl_program native_program = nullptr;
   ORDO_CL_CHECK(cl.clGetKernelInfo(native, CL_KERNEL_PROGRAM, sizeof native_program, &native_program, nullptr));
   if (hProgram) {
-    ORDO_CHECK_HANDLE(hProgram, program, UR_RESULT_ERROR_INVALID_PROGRAM);
+    ORDO_CHECK_HANDLE(hProgram);
     if (hProgram->cl != native_program) return UR_RESULT_ERROR_INVALID_PROGRAM;
     hProgram->hold();
   } else {
@@ -230,7 +229,7 @@ ur_result_t UR_APICALL KernelCreateWithNativeHandle(ur_native_handle_t hNativeKe
 
 ur_result_t UR_APICALL KernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t propSize,
                                          const ur_kernel_exec_info_properties_t *, const void *pPropValue) {
-  ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
+  ORDO_CHECK_HANDLE(hKernel);
   ORDO_CHECK_PTR(pPropValue);
   if (propName > UR_KERNEL_EXEC_INFO_CACHE_CONFIG) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   std::lock_guard<std::mutex> lock(hKernel->launch_mutex);
@@ -287,8 +286,8 @@ ur_result_t suggest_local_size(ur_kernel_handle_t hKernel, ur_queue_handle_t hQu
 ur_result_t UR_APICALL KernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
                                                        uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
                                                        const size_t *pGlobalWorkSize, size_t *pSuggestedLocalWorkSize) {
-  ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
-  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_HANDLE(hKernel);
+  ORDO_CHECK_HANDLE(hQueue);
   ORDO_CHECK_PTR(pGlobalWorkOffset);
   ORDO_CHECK_PTR(pGlobalWorkSize);
   ORDO_CHECK_PTR(pSuggestedLocalWorkSize);
@@ -300,8 +299,8 @@ ur_result_t UR_APICALL KernelGetSuggestedLocalWorkSizeWithArgs(ur_kernel_handle_
                                                                const size_t *pGlobalWorkSize, uint32_t numArgs,
                                                                const ur_exp_kernel_arg_properties_t *pArgs,
                                                                size_t *pSuggestedLocalWorkSize) {
-  ORDO_CHECK_HANDLE(hKernel, kernel, UR_RESULT_ERROR_INVALID_KERNEL);
-  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_HANDLE(hKernel);
+  ORDO_CHECK_HANDLE(hQueue);
   ORDO_CHECK_PTR(pGlobalWorkOffset);
   ORDO_CHECK_PTR(pGlobalWorkSize);
   ORDO_CHECK_PTR(pSuggestedLocalWorkSize);

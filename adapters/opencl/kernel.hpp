@@ -6,8 +6,10 @@
 
 #include "common.hpp"
 
-struct ur_kernel_handle_t_ : ordo::ocl::ObjectHead {
-  ur_kernel_handle_t_() : ObjectHead(ordo::ocl::Tag::kernel) {}
+struct ur_kernel_handle_t_ : ordo::object {
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::kernel;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_KERNEL;
+  ur_kernel_handle_t_() : object(kKind) {}
 
   cl_kernel cl = nullptr;
   ur_program_handle_t program = nullptr;

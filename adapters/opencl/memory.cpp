@@ -16,8 +16,7 @@
 
 ur_mem_handle_t_::~ur_mem_handle_t_() {
   if (cl) ordo::ocl::cl.clReleaseMemObject(cl);
-  tag = ordo::ocl::Tag::dead;
-  if (parent && parent->unhold()) ordo::retire(parent);
+  if (parent && parent->drop()) ordo::retire(parent);
   if (context) ordo::ocl::context_unhold(context);
 }
 
@@ -53,7 +52,7 @@ ur_result_t wrap_mem(ur_context_handle_t c, cl_mem native, size_t size, ur_mem_h
 
 ur_result_t UR_APICALL MemBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
                                        const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   ORDO_CHECK_PTR(phBuffer);
   if (size == 0) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
@@ -69,21 +68,21 @@ ur_result_t UR_APICALL MemBufferCreate(ur_context_handle_t hContext, ur_mem_flag
 }
 
 ur_result_t UR_APICALL MemRetain(ur_mem_handle_t hMem) {
-  ORDO_CHECK_HANDLE(hMem, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  ORDO_CHECK_HANDLE(hMem);
   hMem->retain();
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL MemRelease(ur_mem_handle_t hMem) {
-  ORDO_CHECK_HANDLE(hMem, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
-  if (hMem->release() && hMem->unhold()) ordo::retire(hMem);
+  ORDO_CHECK_HANDLE(hMem);
+  if (hMem->release() && hMem->drop()) ordo::retire(hMem);
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL MemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
                                           ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
                                           ur_mem_handle_t *phMem) {
-  ORDO_CHECK_HANDLE(hBuffer, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  ORDO_CHECK_HANDLE(hBuffer);
   if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (bufferCreateType > UR_BUFFER_CREATE_TYPE_REGION) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   ORDO_CHECK_PTR(pRegion);
@@ -98,7 +97,7 @@ ur_result_t UR_APICALL MemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_
 }
 
 ur_result_t UR_APICALL MemGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle_t, ur_native_handle_t *phNativeMem) {
-  ORDO_CHECK_HANDLE(hMem, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  ORDO_CHECK_HANDLE(hMem);
   ORDO_CHECK_PTR(phNativeMem);
   *phNativeMem = reinterpret_cast<ur_native_handle_t>(hMem->cl);
   return UR_RESULT_SUCCESS;
@@ -107,7 +106,7 @@ ur_result_t UR_APICALL MemGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle
 ur_result_t UR_APICALL MemBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
                                                        const ur_mem_native_properties_t *pProperties,
                                                        ur_mem_handle_t *phMem) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phMem);
   cl_mem native = reinterpret_cast<cl_mem>(hNativeMem);
   if (!native) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
@@ -122,7 +121,7 @@ ur_result_t UR_APICALL MemBufferCreateWithNativeHandle(ur_native_handle_t hNativ
 
 ur_result_t UR_APICALL MemGetInfo(ur_mem_handle_t hMem, ur_mem_info_t propName, size_t propSize, void *pPropValue,
                                   size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hMem, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  ORDO_CHECK_HANDLE(hMem);
   if (propName > UR_MEM_INFO_REFERENCE_COUNT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter w(propSize, pPropValue, pPropSizeRet);
@@ -137,8 +136,8 @@ ur_result_t UR_APICALL MemGetInfo(ur_mem_handle_t hMem, ur_mem_info_t propName, 
 // --- buffer commands ---
 
 #define ORDO_BUFFER_PROLOGUE(q, m, n, list, waits)                                    \
-  ORDO_CHECK_HANDLE(q, queue, UR_RESULT_ERROR_INVALID_QUEUE);                        \
-  ORDO_CHECK_HANDLE(m, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);                     \
+  ORDO_CHECK_HANDLE(q);                        \
+  ORDO_CHECK_HANDLE(m);                     \
   if (ur_result_t r_ = check_wait_list(n, list)) return r_;                          \
   ClWaitList waits;                                                                  \
   if (ur_result_t r_ = waits.assign(n, list)) return r_;                             \
@@ -180,7 +179,7 @@ ur_result_t UR_APICALL EnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_han
                                             ur_mem_handle_t hBufferDst, size_t srcOffset, size_t dstOffset, size_t size,
                                             uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                             ur_event_handle_t *phEvent) {
-  ORDO_CHECK_HANDLE(hBufferDst, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  ORDO_CHECK_HANDLE(hBufferDst);
   ORDO_BUFFER_PROLOGUE(hQueue, hBufferSrc, numEventsInWaitList, phEventWaitList, waits);
   if (hBufferDst->context != hQueue->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   if (!in_bounds(hBufferSrc, srcOffset, size) || !in_bounds(hBufferDst, dstOffset, size))
@@ -257,7 +256,7 @@ ur_result_t UR_APICALL EnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem
                                                 size_t srcRowPitch, size_t srcSlicePitch, size_t dstRowPitch,
                                                 size_t dstSlicePitch, uint32_t numEventsInWaitList,
                                                 const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_CHECK_HANDLE(hBufferDst, mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  ORDO_CHECK_HANDLE(hBufferDst);
   ORDO_BUFFER_PROLOGUE(hQueue, hBufferSrc, numEventsInWaitList, phEventWaitList, waits);
   if (hBufferDst->context != hQueue->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   if (ur_result_t r = check_rect_side(srcOrigin, region, srcRowPitch, srcSlicePitch, hBufferSrc->size)) return r;

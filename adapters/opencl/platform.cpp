@@ -9,7 +9,7 @@ namespace {
 
 ur_result_t UR_APICALL PlatformGet(ur_adapter_handle_t hAdapter, uint32_t NumEntries,
                                    ur_platform_handle_t *phPlatforms, uint32_t *pNumPlatforms) {
-  ORDO_CHECK_HANDLE(hAdapter, adapter, UR_RESULT_ERROR_INVALID_NULL_HANDLE);
+  ORDO_CHECK_HANDLE(hAdapter);
   if (NumEntries == 0 && phPlatforms) return UR_RESULT_ERROR_INVALID_SIZE;
   if (!phPlatforms && !pNumPlatforms) return UR_RESULT_ERROR_INVALID_VALUE;
   discover_platforms();
@@ -22,7 +22,7 @@ ur_result_t UR_APICALL PlatformGet(ur_adapter_handle_t hAdapter, uint32_t NumEnt
 
 ur_result_t UR_APICALL PlatformGetInfo(ur_platform_handle_t hPlatform, ur_platform_info_t propName,
                                        size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hPlatform, platform, UR_RESULT_ERROR_INVALID_PLATFORM);
+  ORDO_CHECK_HANDLE(hPlatform);
   if (propName > UR_PLATFORM_INFO_ADAPTER || propName < UR_PLATFORM_INFO_NAME)
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
@@ -40,7 +40,7 @@ ur_result_t UR_APICALL PlatformGetInfo(ur_platform_handle_t hPlatform, ur_platfo
 }
 
 ur_result_t UR_APICALL PlatformGetApiVersion(ur_platform_handle_t hPlatform, ur_api_version_t *pVersion) {
-  ORDO_CHECK_HANDLE(hPlatform, platform, UR_RESULT_ERROR_INVALID_PLATFORM);
+  ORDO_CHECK_HANDLE(hPlatform);
   ORDO_CHECK_PTR(pVersion);
   *pVersion = UR_API_VERSION_CURRENT;
   return UR_RESULT_SUCCESS;
@@ -48,7 +48,7 @@ ur_result_t UR_APICALL PlatformGetApiVersion(ur_platform_handle_t hPlatform, ur_
 
 ur_result_t UR_APICALL PlatformGetNativeHandle(ur_platform_handle_t hPlatform,
                                                ur_native_handle_t *phNativePlatform) {
-  ORDO_CHECK_HANDLE(hPlatform, platform, UR_RESULT_ERROR_INVALID_PLATFORM);
+  ORDO_CHECK_HANDLE(hPlatform);
   ORDO_CHECK_PTR(phNativePlatform);
   *phNativePlatform = reinterpret_cast<ur_native_handle_t>(hPlatform->cl);
   return UR_RESULT_SUCCESS;
@@ -59,7 +59,7 @@ ur_result_t UR_APICALL PlatformCreateWithNativeHandle(ur_native_handle_t hNative
                                                       ur_adapter_handle_t hAdapter,
                                                       const ur_platform_native_properties_t *,
                                                       ur_platform_handle_t *phPlatform) {
-  ORDO_CHECK_HANDLE(hAdapter, adapter, UR_RESULT_ERROR_INVALID_NULL_HANDLE);
+  ORDO_CHECK_HANDLE(hAdapter);
   ORDO_CHECK_PTR(phPlatform);
   discover_platforms();
   for (auto &p : the_adapter().platforms)
@@ -74,7 +74,7 @@ ur_result_t UR_APICALL PlatformCreateWithNativeHandle(ur_native_handle_t hNative
 ur_result_t UR_APICALL PlatformGetBackendOption(ur_platform_handle_t hPlatform,
                                                 const char *pFrontendOption,
                                                 const char **ppPlatformOption) {
-  ORDO_CHECK_HANDLE(hPlatform, platform, UR_RESULT_ERROR_INVALID_PLATFORM);
+  ORDO_CHECK_HANDLE(hPlatform);
   ORDO_CHECK_PTR(pFrontendOption);
   ORDO_CHECK_PTR(ppPlatformOption);
   static const struct {

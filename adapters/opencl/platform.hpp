@@ -25,8 +25,10 @@ struct IntelUsmFunctions {
   }
 };
 
-struct ur_platform_handle_t_ : ordo::ocl::ObjectHead {
-  explicit ur_platform_handle_t_(cl_platform_id id) : ObjectHead(ordo::ocl::Tag::platform), cl(id) {}
+struct ur_platform_handle_t_ : ordo::object {
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::platform;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PLATFORM;
+  explicit ur_platform_handle_t_(cl_platform_id id) : object(kKind), cl(id) {}
 
   cl_platform_id cl;
   std::string name, vendor, version, extensions, profile;
@@ -36,8 +38,10 @@ struct ur_platform_handle_t_ : ordo::ocl::ObjectHead {
 };
 ORDO_HANDLE_CHECK(ur_platform_handle_t_);
 
-struct ur_adapter_handle_t_ : ordo::ocl::ObjectHead {
-  ur_adapter_handle_t_() : ObjectHead(ordo::ocl::Tag::adapter) { ref_count.store(0); }
+struct ur_adapter_handle_t_ : ordo::object {
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::adapter;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+  ur_adapter_handle_t_() : object(kKind) { ref_count.store(0); }
 
   // Platforms live as long as the process: UR hands out the same handles on every
   // urPlatformGet, also after the adapter was released and taken again.

@@ -87,13 +87,13 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, v
 
 namespace {
 ordo::so::context_pools *pools_of(ur_context_handle_t c, ur_result_t *err) {
-  if (!has_tag(c, Tag::context)) {
+  if (!ordo::is_a<ur_context_handle_t_>(c)) {
     *err = c ? UR_RESULT_ERROR_INVALID_CONTEXT : UR_RESULT_ERROR_INVALID_NULL_HANDLE;
     return nullptr;
   }
   return c->pools.get();
 }
-bool is_device(ur_device_handle_t d) { return has_tag(d, Tag::device); }
+bool is_device(ur_device_handle_t d) { return ordo::is_a<ur_device_handle_t_>(d); }
 } // namespace
 
 void fill_usm_pool_table(ur_dditable_t &t) {

@@ -12,14 +12,13 @@
 
 ur_program_handle_t_::~ur_program_handle_t_() {
   if (cl) ordo::ocl::cl.clReleaseProgram(cl);
-  tag = ordo::ocl::Tag::dead;
   if (context) ordo::ocl::context_unhold(context);
 }
 
 namespace ordo::ocl {
 
 void program_unhold(ur_program_handle_t p) {
-  if (p->unhold()) ordo::retire(p);
+  if (p->drop()) ordo::retire(p);
 }
 
 ur_result_t wrap_program(ur_context_handle_t c, cl_program native, ur_program_handle_t *out) {
@@ -62,7 +61,7 @@ std::vector<cl_device_id> device_ids(const std::vector<ur_device_handle_t> &devi
 
 ur_result_t UR_APICALL ProgramCreateWithIL(ur_context_handle_t hContext, const void *pIL, size_t length,
                                            const ur_program_properties_t *pProperties, ur_program_handle_t *phProgram) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(pIL);
   ORDO_CHECK_PTR(phProgram);
   if (ur_result_t r = check_properties(pProperties)) return r;
@@ -82,7 +81,7 @@ ur_result_t UR_APICALL ProgramCreateWithBinary(ur_context_handle_t hContext, uin
                                                ur_device_handle_t *phDevices, size_t *pLengths,
                                                const uint8_t **ppBinaries, const ur_program_properties_t *pProperties,
                                                ur_program_handle_t *phProgram) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phDevices);
   ORDO_CHECK_PTR(pLengths);
   ORDO_CHECK_PTR(ppBinaries);
@@ -91,7 +90,7 @@ ur_result_t UR_APICALL ProgramCreateWithBinary(ur_context_handle_t hContext, uin
   if (numDevices == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   std::vector<cl_device_id> ids;
   for (uint32_t i = 0; i < numDevices; ++i) {
-    ORDO_CHECK_HANDLE(phDevices[i], device, UR_RESULT_ERROR_INVALID_DEVICE);
+    ORDO_CHECK_HANDLE(phDevices[i]);
     if (!hContext->has_device(phDevices[i])) return UR_RESULT_ERROR_INVALID_DEVICE;
     if (!ppBinaries[i]) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (pLengths[i] == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -110,8 +109,8 @@ ur_result_t UR_APICALL ProgramCreateWithBinary(ur_context_handle_t hContext, uin
 }
 
 ur_result_t UR_APICALL ProgramBuild(ur_context_handle_t hContext, ur_program_handle_t hProgram, const char *pOptions) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
-  ORDO_CHECK_HANDLE(hProgram, program, UR_RESULT_ERROR_INVALID_PROGRAM);
+  ORDO_CHECK_HANDLE(hContext);
+  ORDO_CHECK_HANDLE(hProgram);
   if (hProgram->context != hContext) return UR_RESULT_ERROR_INVALID_CONTEXT;
   std::vector<cl_device_id> ids = device_ids(hProgram->devices);
   cl_int err = cl.clBuildProgram(hProgram->cl, static_cast<cl_uint>(ids.size()), ids.data(), pOptions, nullptr, nullptr);
@@ -120,8 +119,8 @@ ur_result_t UR_APICALL ProgramBuild(ur_context_handle_t hContext, ur_program_han
 }
 
 ur_result_t UR_APICALL ProgramCompile(ur_context_handle_t hContext, ur_program_handle_t hProgram, const char *pOptions) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
-  ORDO_CHECK_HANDLE(hProgram, program, UR_RESULT_ERROR_INVALID_PROGRAM);
+  ORDO_CHECK_HANDLE(hContext);
+  ORDO_CHECK_HANDLE(hProgram);
   if (hProgram->context != hContext) return UR_RESULT_ERROR_INVALID_CONTEXT;
   std::vector<cl_device_id> ids = device_ids(hProgram->devices);
   return to_ur(cl.clCompileProgram(hProgram->cl, static_cast<cl_uint>(ids.size()), ids.data(), pOptions, 0, nullptr,
@@ -130,14 +129,14 @@ ur_result_t UR_APICALL ProgramCompile(ur_context_handle_t hContext, ur_program_h
 
 ur_result_t UR_APICALL ProgramLink(ur_context_handle_t hContext, uint32_t count, const ur_program_handle_t *phPrograms,
                                    const char *pOptions, ur_program_handle_t *phProgram) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phPrograms);
   ORDO_CHECK_PTR(phProgram);
   *phProgram = nullptr;
   if (count == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   std::vector<cl_program> inputs;
   for (uint32_t i = 0; i < count; ++i) {
-    ORDO_CHECK_HANDLE(phPrograms[i], program, UR_RESULT_ERROR_INVALID_PROGRAM);
+    ORDO_CHECK_HANDLE(phPrograms[i]);
     if (phPrograms[i]->context != hContext) return UR_RESULT_ERROR_INVALID_PROGRAM;
     inputs.push_back(phPrograms[i]->cl);
   }
@@ -155,20 +154,20 @@ ur_result_t UR_APICALL ProgramLink(ur_context_handle_t hContext, uint32_t count,
 }
 
 ur_result_t UR_APICALL ProgramRetain(ur_program_handle_t hProgram) {
-  ORDO_CHECK_HANDLE(hProgram, program, UR_RESULT_ERROR_INVALID_PROGRAM);
+  ORDO_CHECK_HANDLE(hProgram);
   hProgram->retain();
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL ProgramRelease(ur_program_handle_t hProgram) {
-  ORDO_CHECK_HANDLE(hProgram, program, UR_RESULT_ERROR_INVALID_PROGRAM);
+  ORDO_CHECK_HANDLE(hProgram);
   if (hProgram->release()) program_unhold(hProgram);
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL ProgramGetInfo(ur_program_handle_t hProgram, ur_program_info_t propName, size_t propSize,
                                       void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hProgram, program, UR_RESULT_ERROR_INVALID_PROGRAM);
+  ORDO_CHECK_HANDLE(hProgram);
   if (propName > UR_PROGRAM_INFO_KERNEL_NAMES) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter w(propSize, pPropValue, pPropSizeRet);
@@ -207,8 +206,8 @@ ur_result_t UR_APICALL ProgramGetInfo(ur_program_handle_t hProgram, ur_program_i
 ur_result_t UR_APICALL ProgramGetBuildInfo(ur_program_handle_t hProgram, ur_device_handle_t hDevice,
                                            ur_program_build_info_t propName, size_t propSize, void *pPropValue,
                                            size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hProgram, program, UR_RESULT_ERROR_INVALID_PROGRAM);
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hProgram);
+  ORDO_CHECK_HANDLE(hDevice);
   if (propName > UR_PROGRAM_BUILD_INFO_BINARY_TYPE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   bool known = false;
@@ -251,7 +250,7 @@ ur_result_t UR_APICALL ProgramGetBuildInfo(ur_program_handle_t hProgram, ur_devi
 }
 
 ur_result_t UR_APICALL ProgramGetNativeHandle(ur_program_handle_t hProgram, ur_native_handle_t *phNativeProgram) {
-  ORDO_CHECK_HANDLE(hProgram, program, UR_RESULT_ERROR_INVALID_PROGRAM);
+  ORDO_CHECK_HANDLE(hProgram);
   ORDO_CHECK_PTR(phNativeProgram);
   *phNativeProgram = reinterpret_cast<ur_native_handle_t>(hProgram->cl);
   return UR_RESULT_SUCCESS;
@@ -260,7 +259,7 @@ ur_result_t UR_APICALL ProgramGetNativeHandle(ur_program_handle_t hProgram, ur_n
 ur_result_t UR_APICALL ProgramCreateWithNativeHandle(ur_native_handle_t hNativeProgram, ur_context_handle_t hContext,
                                                      const ur_program_native_properties_t *pProperties,
                                                      ur_program_handle_t *phProgram) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phProgram);
   cl_program native = reinterpret_cast<cl_program>(hNativeProgram);
   if (!native) return UR_RESULT_ERROR_INVALID_PROGRAM;

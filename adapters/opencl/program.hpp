@@ -4,8 +4,10 @@
 
 #include "common.hpp"
 
-struct ur_program_handle_t_ : ordo::ocl::ObjectHead {
-  ur_program_handle_t_() : ObjectHead(ordo::ocl::Tag::program) {}
+struct ur_program_handle_t_ : ordo::object {
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::program;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PROGRAM;
+  ur_program_handle_t_() : object(kKind) {}
 
   cl_program cl = nullptr;
   ur_context_handle_t context = nullptr;

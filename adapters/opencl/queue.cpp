@@ -10,7 +10,7 @@
 #include "tables.hpp"
 
 ur_queue_handle_t_::ur_queue_handle_t_()
-    : ObjectHead(ordo::ocl::Tag::queue), identity(ordo::so::new_queue_identity()) {}
+    : object(kKind), identity(ordo::so::new_queue_identity()) {}
 
 ur_queue_handle_t_::~ur_queue_handle_t_() {
   using namespace ordo::ocl;
@@ -22,14 +22,13 @@ ur_queue_handle_t_::~ur_queue_handle_t_() {
   if (last_cl) ordo::ocl::cl.clReleaseEvent(last_cl);
   if (last_barrier_cl) ordo::ocl::cl.clReleaseEvent(last_barrier_cl);
   if (cl) ordo::ocl::cl.clReleaseCommandQueue(cl);
-  tag = Tag::dead;
   if (context) context_unhold(context);
 }
 
 namespace ordo::ocl {
 
 void queue_unhold(ur_queue_handle_t q) {
-  if (q->unhold()) ordo::retire(q);
+  if (q->drop()) ordo::retire(q);
 }
 
 uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &waits,
@@ -104,8 +103,8 @@ ur_result_t register_queue(ur_queue_handle_t_ *q, ur_queue_handle_t *out) {
 
 ur_result_t UR_APICALL QueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
                                    const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hContext);
+  ORDO_CHECK_HANDLE(hDevice);
   ORDO_CHECK_PTR(phQueue);
   ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
   if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -152,7 +151,7 @@ ur_result_t UR_APICALL QueueCreate(ur_context_handle_t hContext, ur_device_handl
 }
 
 ur_result_t UR_APICALL QueueRetain(ur_queue_handle_t hQueue) {
-  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_HANDLE(hQueue);
   hQueue->retain();
   return UR_RESULT_SUCCESS;
 }
@@ -160,7 +159,7 @@ ur_result_t UR_APICALL QueueRetain(ur_queue_handle_t hQueue) {
 // The user's last reference: finish the queue's work (its pending frees included)
 // before letting go; the object itself lives on while events refer to it.
 ur_result_t UR_APICALL QueueRelease(ur_queue_handle_t hQueue) {
-  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_HANDLE(hQueue);
   if (!hQueue->release()) return UR_RESULT_SUCCESS;
   cl_int err = cl.clFinish(hQueue->cl);
   {
@@ -181,7 +180,7 @@ ur_result_t UR_APICALL QueueRelease(ur_queue_handle_t hQueue) {
 
 ur_result_t UR_APICALL QueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
                                     void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_HANDLE(hQueue);
   if (propName > UR_QUEUE_INFO_EMPTY) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter w(propSize, pPropValue, pPropSizeRet);
@@ -201,7 +200,7 @@ ur_result_t UR_APICALL QueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t pr
 
 ur_result_t UR_APICALL QueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *,
                                             ur_native_handle_t *phNativeQueue) {
-  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_HANDLE(hQueue);
   ORDO_CHECK_PTR(phNativeQueue);
   *phNativeQueue = reinterpret_cast<ur_native_handle_t>(hQueue->cl);
   return UR_RESULT_SUCCESS;
@@ -211,7 +210,7 @@ ur_result_t UR_APICALL QueueCreateWithNativeHandle(ur_native_handle_t hNativeQue
                                                    ur_device_handle_t hDevice,
                                                    const ur_queue_native_properties_t *pProperties,
                                                    ur_queue_handle_t *phQueue) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phQueue);
   cl_command_queue native = reinterpret_cast<cl_command_queue>(hNativeQueue);
   if (!native) return UR_RESULT_ERROR_INVALID_QUEUE;
@@ -220,7 +219,7 @@ ur_result_t UR_APICALL QueueCreateWithNativeHandle(ur_native_handle_t hNativeQue
   ORDO_CL_CHECK(cl.clGetCommandQueueInfo(native, CL_QUEUE_DEVICE, sizeof dev_id, &dev_id, nullptr));
   ORDO_CL_CHECK(cl.clGetCommandQueueInfo(native, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr));
   if (hDevice) {
-    ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+    ORDO_CHECK_HANDLE(hDevice);
     if (hDevice->cl != dev_id) return UR_RESULT_ERROR_INVALID_DEVICE;
   } else {
     for (ur_device_handle_t d : hContext->devices)
@@ -239,7 +238,7 @@ ur_result_t UR_APICALL QueueCreateWithNativeHandle(ur_native_handle_t hNativeQue
 }
 
 ur_result_t UR_APICALL QueueFinish(ur_queue_handle_t hQueue) {
-  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_HANDLE(hQueue);
   ORDO_CL_CHECK(cl.clFinish(hQueue->cl));
   // A synchronisation point: pools give back what they hold above their threshold.
   hQueue->context->pools->sync_point();
@@ -248,7 +247,7 @@ ur_result_t UR_APICALL QueueFinish(ur_queue_handle_t hQueue) {
 }
 
 ur_result_t UR_APICALL QueueFlush(ur_queue_handle_t hQueue) {
-  ORDO_CHECK_HANDLE(hQueue, queue, UR_RESULT_ERROR_INVALID_QUEUE);
+  ORDO_CHECK_HANDLE(hQueue);
   ORDO_CL_CHECK(cl.clFlush(hQueue->cl));
   return UR_RESULT_SUCCESS;
 }

@@ -8,7 +8,9 @@
 #include "common.hpp"
 #include "event.hpp"
 
-struct ur_queue_handle_t_ : ordo::ocl::ObjectHead {
+struct ur_queue_handle_t_ : ordo::object {
+  static constexpr ordo::handle_kind kKind = ordo::handle_kind::queue;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_QUEUE;
   ur_queue_handle_t_();
 
   cl_command_queue cl = nullptr;

@@ -258,30 +258,30 @@ ur_result_t usm_alloc(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handl
 
 ur_result_t UR_APICALL USMHostAlloc(ur_context_handle_t hContext, const ur_usm_desc_t *pUSMDesc,
                                     ur_usm_pool_handle_t pool, size_t size, void **ppMem) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   return usm_alloc(hContext, UR_USM_TYPE_HOST, nullptr, pUSMDesc, pool, size, ppMem);
 }
 
 ur_result_t UR_APICALL USMDeviceAlloc(ur_context_handle_t hContext, ur_device_handle_t hDevice,
                                       const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size,
                                       void **ppMem) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hContext);
+  ORDO_CHECK_HANDLE(hDevice);
   return usm_alloc(hContext, UR_USM_TYPE_DEVICE, hDevice, pUSMDesc, pool, size, ppMem);
 }
 
 ur_result_t UR_APICALL USMSharedAlloc(ur_context_handle_t hContext, ur_device_handle_t hDevice,
                                       const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size,
                                       void **ppMem) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
-  ORDO_CHECK_HANDLE(hDevice, device, UR_RESULT_ERROR_INVALID_DEVICE);
+  ORDO_CHECK_HANDLE(hContext);
+  ORDO_CHECK_HANDLE(hDevice);
   return usm_alloc(hContext, UR_USM_TYPE_SHARED, hDevice, pUSMDesc, pool, size, ppMem);
 }
 
 // Frees only what this context handed out, and only by its first byte: a pool's
 // block goes back to its pool at once, a plain allocation to the backend.
 ur_result_t UR_APICALL USMFree(ur_context_handle_t hContext, void *pMem) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(pMem);
   ur_result_t pooled = UR_RESULT_SUCCESS;
   if (hContext->pools->free_now(pMem, pooled)) {
@@ -315,7 +315,7 @@ ur_result_t UR_APICALL USMFree(ur_context_handle_t hContext, void *pMem) {
 
 ur_result_t UR_APICALL USMGetMemAllocInfo(ur_context_handle_t hContext, const void *pMem, ur_usm_alloc_info_t propName,
                                           size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hContext, context, UR_RESULT_ERROR_INVALID_CONTEXT);
+  ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(pMem);
   if (propName > UR_USM_ALLOC_INFO_POOL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;

@@ -15,8 +15,8 @@ namespace ordo::cb {
 
 namespace {
 
-struct BoundEvent : ordo::HandleBase {
-  BoundEvent() : HandleBase(&table()) {}
+struct BoundEvent : ordo::object {
+  BoundEvent() : object(handle_kind::bound_event) {}
   ur_context_handle_t context = nullptr; // retained
   ur_command_t type = UR_COMMAND_EVENTS_WAIT;
   bool reusable = false;

@@ -34,8 +34,8 @@ std::atomic<bool> g_installed{false};
 
 using ordo::guarded;
 
-struct Graph : ordo::HandleBase {
-  Graph(ur_context_handle_t c, uint64_t i) : HandleBase(&table()), context(c), id(i) {}
+struct Graph : ordo::object {
+  Graph(ur_context_handle_t c, uint64_t i) : object(handle_kind::graph), context(c), id(i) {}
   const ur_context_handle_t context;
   const uint64_t id;                            // process-unique, increasing
   ur_exp_command_buffer_handle_t cb = nullptr; // made at the first capture, for that queue's device
@@ -48,15 +48,15 @@ struct Graph : ordo::HandleBase {
 };
 ORDO_HANDLE_CHECK(Graph);
 
-struct ExecGraph : ordo::HandleBase {
-  explicit ExecGraph(ur_exp_command_buffer_handle_t c) : HandleBase(&table()), cb(c) {}
+struct ExecGraph : ordo::object {
+  explicit ExecGraph(ur_exp_command_buffer_handle_t c) : object(handle_kind::exec_graph), cb(c) {}
   const ur_exp_command_buffer_handle_t cb; // retained
 };
 ORDO_HANDLE_CHECK(ExecGraph);
 
 // An event of a captured command: the graph node, not something that runs.
-struct CaptureEvent : ordo::HandleBase {
-  CaptureEvent() : HandleBase(&table()) {}
+struct CaptureEvent : ordo::object {
+  CaptureEvent() : object(handle_kind::capture_event) {}
   uint64_t graph_id = 0;
   SyncPoint point = 0;
   ur_queue_handle_t queue = nullptr;

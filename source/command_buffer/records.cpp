@@ -58,7 +58,7 @@ Command::~Command() {
 }
 
 CommandBuffer::CommandBuffer(ur_context_handle_t c, ur_device_handle_t d, const ur_exp_command_buffer_desc_t &de)
-    : HandleBase(&table()), context(c), device(d), desc(de) {
+    : object(handle_kind::command_buffer), context(c), device(d), desc(de) {
   desc.pNext = nullptr; // the caller's chain is not ours to keep
   table().Context.pfnRetain(context);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ordo/ddi_fill.hpp"
+#include "ordo/object.hpp"
 #include "ordo/handle.hpp"
 #include "ur_api.h"
 
@@ -53,8 +54,8 @@ using Replay = std::function<ur_result_t(ur_queue_handle_t, uint32_t, const ur_e
 struct CommandBuffer;
 
 // One appended command; a pointer to it is its ur_exp_command_buffer_command_handle_t.
-struct Command : ordo::HandleBase {
-  Command() : HandleBase(&table()) {}
+struct Command : ordo::object {
+  Command() : object(handle_kind::command_buffer_command) {}
   ~Command();
   CommandBuffer *owner = nullptr;
   ur_command_t type = UR_COMMAND_FORCE_UINT32;
@@ -67,7 +68,7 @@ struct Command : ordo::HandleBase {
 };
 ORDO_HANDLE_CHECK(Command);
 
-struct CommandBuffer : ordo::HandleBase {
+struct CommandBuffer : ordo::object {
   CommandBuffer(ur_context_handle_t c, ur_device_handle_t d, const ur_exp_command_buffer_desc_t &de);
   ~CommandBuffer();
   const ur_context_handle_t context; // retained

@@ -38,3 +38,15 @@ private:
 };
 
 } // namespace ordo
+
+namespace ordo {
+
+// The argument rules every *GetInfo query with a size/value/size_ret triple shares.
+inline ur_result_t check_info_args(size_t size, const void *value, const size_t *size_ret) {
+  if (size == 0 && value) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (size != 0 && !value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!value && !size_ret) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace ordo

@@ -43,8 +43,9 @@ void free_retired_handles();
 template <class T> void retire_object(T *object, void *handle_word) {
   void *storage = object;
   object->~T();
-  // Zero the rest so a tag check of the dead object (ur_common's unwrap, an adapter's own)
-  // sees no live tag and no count; then the table word, as a new object in the storage.
+  // Zero the rest so nothing of the dead object (its kind, its counts) is left; then the
+  // table word, as a new object in the storage: ordo::unwrap (object.hpp) refuses it by
+  // that first word alone.
   std::memset(storage, 0, sizeof(T));
   ::new (handle_word) const ur_dditable_t *(&retired_ddi());
   keep_retired_storage(storage, sizeof(T), alignof(T));

@@ -20,8 +20,6 @@ Logger &logger() {
   return *log;
 }
 
-Object::Object(Tag t) : HandleBase(&adapter_ddi()), tag(t) {}
-
 namespace {
 backend_info &info_storage() {
   static backend_info *i = new backend_info(drv::describe());

@@ -1,9 +1,8 @@
 // The stream backend's handle types and the helpers every file shares
 // (docs/architecture.md, "stream backend"; the driver interface is driver_api.hpp).
 //
-// Every handle derives from Object (ordo::HandleBase first, so a loader finds the
-// dispatch table in the first word) and carries a Tag right after it, so an entry
-// point can refuse a handle of the wrong kind instead of misreading it.
+// Every handle is an ordo::object (ordo/object.hpp): the dispatch table first, its kind,
+// the user's count and its holders; ORDO_UNWRAP refuses a handle of another kind or adapter.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -14,7 +13,7 @@
 #include <vector>
 
 #include "driver_api.hpp"
-#include "ordo/handle.hpp"
+#include "ordo/object.hpp"
 #include "ordo/retired_handles.hpp"
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
@@ -25,36 +24,6 @@
 namespace ordo::sb {
 
 Logger &logger();
-
-enum class Tag : uint32_t {
-  dead = 0,
-  adapter = 0x05b70001,
-  platform,
-  device,
-  context,
-  queue,
-  event,
-  program,
-  kernel,
-  mem,
-  physical_mem,
-};
-
-struct Object : HandleBase {
-  Tag tag;
-  explicit Object(Tag t);
-};
-
-using ordo::uc::Lifetime; // one holder for the user's references, one per internal holder
-
-using ordo::uc::unwrap; // null: INVALID_NULL_HANDLE; another kind: T::kInvalid
-
-#define ORDO_UNWRAP(Type, var, handle)                                                 \
-  Type *var = nullptr;                                                                 \
-  do {                                                                                 \
-    ur_result_t unwrap_result_ = ::ordo::sb::unwrap(handle, var);                    \
-    if (unwrap_result_ != UR_RESULT_SUCCESS) return unwrap_result_;                    \
-  } while (0)
 
 #define ORDO_DRV(call)                                                                 \
   do {                                                                                 \
@@ -84,10 +53,10 @@ struct handle_types {
   using Command = sb::Command;
 };
 
-struct Adapter : Object {
-  static constexpr Tag kTag = Tag::adapter;
+struct Adapter : object {
+  static constexpr handle_kind kKind = handle_kind::adapter;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_ARGUMENT;
-  Adapter() : Object(Tag::adapter) {}
+  Adapter() : object(kKind) {}
 };
 ORDO_HANDLE_CHECK(Adapter);
 
@@ -105,10 +74,10 @@ private:
   std::vector<event_t> timed_, untimed_;
 };
 
-struct Device : Object {
-  static constexpr Tag kTag = Tag::device;
+struct Device : object {
+  static constexpr handle_kind kKind = handle_kind::device;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_DEVICE;
-  Device() : Object(Tag::device) {}
+  Device() : object(kKind) {}
 
   Platform *platform = nullptr;
   int native = 0; // the driver's device handle
@@ -149,10 +118,10 @@ private:
 };
 ORDO_HANDLE_CHECK(Device);
 
-struct Platform : Object {
-  static constexpr Tag kTag = Tag::platform;
+struct Platform : object {
+  static constexpr handle_kind kKind = handle_kind::platform;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PLATFORM;
-  Platform() : Object(Tag::platform) {}
+  Platform() : object(kKind) {}
   std::vector<Device *> devices;
 };
 ORDO_HANDLE_CHECK(Platform);
@@ -191,13 +160,12 @@ void install_wait_entry_points(ur_dditable_t &t);        // enqueue.cpp
 void install_async_alloc_entry_points(ur_dditable_t &t); // async_alloc.cpp
 void install_usm_entry_points(ur_dditable_t &t);         // usm.cpp
 
-struct Context : Object {
-  static constexpr Tag kTag = Tag::context;
+struct Context : object {
+  static constexpr handle_kind kKind = handle_kind::context;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_CONTEXT;
-  Context() : Object(Tag::context) {}
+  Context() : object(kKind) {}
 
   std::vector<Device *> devices;
-  Lifetime life;
 
   // Index of `dev` in `devices`, or -1.
   int index_of(const Device *dev) const {
@@ -238,10 +206,10 @@ struct Lane {
   uint64_t last_node = 0; // ordering node of the stream's newest command (under mutex)
 };
 
-struct Queue : Object {
-  static constexpr Tag kTag = Tag::queue;
+struct Queue : object {
+  static constexpr handle_kind kKind = handle_kind::queue;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_QUEUE;
-  Queue() : Object(Tag::queue) {}
+  Queue() : object(kKind) {}
 
   Context *ctx = nullptr;
   Device *dev = nullptr;
@@ -252,7 +220,6 @@ struct Queue : Object {
   std::vector<std::unique_ptr<Lane>> lanes; // one for an in-order queue
   std::atomic<uint32_t> next_lane{0};
   ordo::uc::alloc_affinity affinity; // which stream a stream-ordered alloc goes to
-  Lifetime life;
 
   // The stream a command goes to: on an in-order queue the only one; on an
   // out-of-order queue the stream of a wait-list event from this queue when there
@@ -263,10 +230,10 @@ ORDO_HANDLE_CHECK(Queue);
 void queue_hold(Queue *q);
 void queue_drop(Queue *q);
 
-struct Event : Object {
-  static constexpr Tag kTag = Tag::event;
+struct Event : object {
+  static constexpr handle_kind kKind = handle_kind::event;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_EVENT;
-  Event() : Object(Tag::event) {}
+  Event() : object(kKind) {}
 
   Queue *queue = nullptr; // null for events made from a native handle
   Context *ctx = nullptr;
@@ -352,10 +319,10 @@ void event_destroy(Event *ev);
 
 // ---- programs and kernels ----------------------------------------------------------
 
-struct Program : Object {
-  static constexpr Tag kTag = Tag::program;
+struct Program : object {
+  static constexpr handle_kind kKind = handle_kind::program;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PROGRAM;
-  Program() : Object(Tag::program) {}
+  Program() : object(kKind) {}
 
   struct PerDevice {
     Device *dev = nullptr;
@@ -371,7 +338,6 @@ struct Program : Object {
 
   Context *ctx = nullptr;
   bool from_il = false;
-  Lifetime life;
   std::mutex mutex;
   std::vector<PerDevice> per_device;
   std::atomic<bool> built{false};
@@ -386,10 +352,10 @@ ur_result_t function_names(Program::PerDevice &pd, std::vector<std::string> &nam
 void program_hold(Program *p);
 void program_drop(Program *p);
 
-struct Kernel : Object {
-  static constexpr Tag kTag = Tag::kernel;
+struct Kernel : object {
+  static constexpr handle_kind kKind = handle_kind::kernel;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_KERNEL;
-  Kernel() : Object(Tag::kernel) {}
+  Kernel() : object(kKind) {}
 
   Program *program = nullptr;
   std::string name;
@@ -420,10 +386,10 @@ void suggest_local_size(const Device *d, function_t f, uint32_t dims, const size
 // that uses it), pinned host memory (UR_MEM_FLAG_ALLOC_HOST_POINTER) or the caller's
 // own memory registered with the driver (UR_MEM_FLAG_USE_HOST_POINTER). Sub-buffers
 // and views hold their root and address its bytes at `origin`.
-struct Mem : Object {
-  static constexpr Tag kTag = Tag::mem;
+struct Mem : object {
+  static constexpr handle_kind kKind = handle_kind::mem;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  Mem() : Object(Tag::mem) {}
+  Mem() : object(kKind) {}
 
   enum class Storage { device, managed, host, registered, usm, alias };
 
@@ -437,7 +403,7 @@ struct Mem : Object {
   bool sub_buffer = false;
   bool free_usm = false;   // Storage::usm owned by the buffer (urUSMFree when it goes)
   Device *home = nullptr;  // the device whose context allocated the root's memory
-  Lifetime life;           // the user's references are one holder; sub-buffers, views
+  // holders (ordo::object): the user's references are one; sub-buffers, views
 
   // Roots only: the host copy maps go through. The caller's memory for
   // USE_HOST_POINTER, the storage itself for host storage, otherwise pinned host
@@ -469,7 +435,6 @@ ur_result_t kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *ctx
 // Fills `count` back-to-back copies of a `size`-byte pattern (enqueue_usm.cpp).
 status fill_patterns(uint8_t *dst, const uint8_t *pattern, size_t size, size_t count, stream_t s);
 
-using ordo::uc::check_info_args;
 
 // The adapter's one handle and its platforms (empty when there is no driver).
 Adapter *the_adapter();

@@ -60,7 +60,7 @@ ur_result_t UR_APICALL urContextCreateWithNativeHandle(ur_native_handle_t hNativ
 
 } // namespace
 
-void context_hold(Context *ctx) { ctx->life.hold(); }
+void context_hold(Context *ctx) { ctx->hold(); }
 void context_drop(Context *ctx) { entry_points::drop(ctx); }
 void install_context_entry_points(ur_dditable_t &t) {
   entry_points::install(t);

@@ -24,16 +24,16 @@ ur_mem_flags_t access_of(ur_mem_flags_t flags) {
 
 // Adds a holder unless the object is already going (its last holder dropped).
 bool try_hold(Mem *m) {
-  uint32_t n = m->life.holders.load(std::memory_order_relaxed);
+  uint32_t n = m->holders.load(std::memory_order_relaxed);
   while (n != 0)
-    if (m->life.holders.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel)) return true;
+    if (m->holders.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel)) return true;
   return false;
 }
 
 void destroy(Mem *m);
 
 void drop(Mem *m) {
-  if (m->life.drop()) destroy(m);
+  if (m->drop()) destroy(m);
 }
 
 // Gives the memory back. The driver's free waits for the device's work on it, so a
@@ -83,7 +83,7 @@ Mem *make_mem(Context *ctx, Mem *root) {
   m->ctx = ctx;
   context_hold(ctx);
   if (root) {
-    root->life.hold();
+    root->hold();
     m->root = root;
     m->home = root->home;
   }

@@ -184,7 +184,7 @@ using entry_points = ordo::uc::program_entry_points<program_hooks>;
 
 } // namespace
 
-void program_hold(Program *p) { p->life.hold(); }
+void program_hold(Program *p) { p->hold(); }
 void program_drop(Program *p) { entry_points::drop(p); }
 void install_program_entry_points(ur_dditable_t &t) { entry_points::install(t); }
 

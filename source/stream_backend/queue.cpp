@@ -27,10 +27,10 @@ size_t ooo_stream_count() {
 }
 } // namespace
 
-void queue_hold(Queue *q) { q->life.hold(); }
+void queue_hold(Queue *q) { q->hold(); }
 
 void queue_drop(Queue *q) {
-  if (!q->life.drop()) return;
+  if (!q->drop()) return;
   Context *ctx = q->ctx;
   ordo::retire(q);
   context_drop(ctx);
@@ -48,8 +48,8 @@ uint32_t Queue::pick_lane(uint32_t n, const ur_event_handle_t *waits) {
 ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
   if ((n > 0) != (list != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
   for (uint32_t i = 0; i < n; ++i) {
-    auto *e = reinterpret_cast<const Event *>(list[i]);
-    if (!e || e->tag != Tag::event) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+    // A foreign adapter's event (another first word) is refused too (ordo/object.hpp).
+    if (!is_a<Event>(list[i])) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
   }
   return UR_RESULT_SUCCESS;
 }

@@ -26,21 +26,21 @@ namespace ordo::sb {
 
 namespace {
 
-struct PhysicalMem : Object {
-  static constexpr Tag kTag = Tag::physical_mem;
+struct PhysicalMem : object {
+  static constexpr handle_kind kKind = handle_kind::physical_mem;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_VALUE;
-  PhysicalMem() : Object(Tag::physical_mem) {}
+  PhysicalMem() : object(kKind) {}
   Context *ctx = nullptr; // held
   Device *dev = nullptr;
   std::vector<phys_t> granules; // one driver allocation per granule, in order
   size_t size = 0;
   ur_physical_mem_flags_t flags = 0;
-  Lifetime life; // the user's references, one per mapping
+  // holders (ordo::object): the user's references are one, each mapping one more
 };
 ORDO_HANDLE_CHECK(PhysicalMem);
 
 void drop(PhysicalMem *p) {
-  if (!p->life.drop()) return;
+  if (!p->drop()) return;
   if (!p->dev->make_current())
     for (phys_t h : p->granules) drv::phys_release(h); // the driver frees each once unmapped
   context_drop(p->ctx);
@@ -66,9 +66,9 @@ bool publish(Context *ctx, Device *d, std::vector<phys_t> &granules, size_t size
 class PhysRef {
 public:
   PhysRef() = default;
-  explicit PhysRef(PhysicalMem *p) : p_(p) { p_->life.hold(); }
+  explicit PhysRef(PhysicalMem *p) : p_(p) { p_->hold(); }
   PhysRef(const PhysRef &o) : p_(o.p_) {
-    if (p_) p_->life.hold();
+    if (p_) p_->hold();
   }
   PhysRef(PhysRef &&o) noexcept : p_(o.p_) { o.p_ = nullptr; }
   PhysRef &operator=(PhysRef o) noexcept {

@@ -8,7 +8,7 @@
 #include "ordo/retired_handles.hpp"
 #include "pool_core.hpp"
 
-ur_usm_pool_handle_t_::ur_usm_pool_handle_t_(ordo::so::pool *p) : ordo::HandleBase(&ordo::adapter_ddi()), owner(p) {}
+ur_usm_pool_handle_t_::ur_usm_pool_handle_t_(ordo::so::pool *p) : ordo::object(ordo::handle_kind::usm_pool), owner(p) {}
 
 namespace ordo::so {
 

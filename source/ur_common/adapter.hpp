@@ -1,7 +1,7 @@
 // urAdapter* and urPlatform* written once for an adapter with one adapter handle and
 // a list of platforms found at the first urAdapterGet. The adapter says what differs:
 //
-//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
+//   struct hooks {  // handle types are ordo::object (ordo/object.hpp, unwrap)
 //     using Adapter = ...;   // count(), retain(), release()
 //     using Platform = ...;
 //     static Adapter *the_adapter();

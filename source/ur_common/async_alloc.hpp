@@ -3,7 +3,7 @@
 // command object that holds one in-order lane's lock (the stream backend's streams,
 // Level Zero's immediate command lists). The adapter says only what a command does:
 //
-//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
+//   struct hooks {  // handle types are ordo::object (ordo/object.hpp, unwrap)
 //     using Queue = ...;    // has ctx->pools (context_pools *) and dev
 //     using Command = ...;  // Command(q, type, n, waits, phEvent): takes the lane's lock;
 //                           // status(), identity(), finish(r, keep_lock = false)

@@ -2,8 +2,8 @@
 // stream-ordered layer's state (context_pools) and a user deleter. The adapter says
 // what its backend adds:
 //
-//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
-//     using Context = ...;  // Object with tag, life (Lifetime), devices, pools, pool_hooks,
+//   struct hooks {  // handle types are ordo::object (ordo/object.hpp, unwrap)
+//     using Context = ...;  // ordo::object with devices, pools, pool_hooks,
 //                           // deleter, deleter_data; count(), retain(), release()
 //     using Device = ...;
 //     static ur_result_t check_device(const std::vector<Device *> &taken, Device *d);
@@ -33,7 +33,7 @@ template <class H> struct context_entry_points {
   // already, each held the context), then any USM memory the user never freed (a
   // fixed pool may lie in a plain allocation, so the pools first).
   static void drop(Context *ctx) {
-    if (!ctx->life.drop()) return;
+    if (!ctx->drop()) return;
     ctx->pools->shutdown();
     for (auto &a : ctx->pools->plain_allocations()) H::free_plain(ctx, a);
     ctx->pools.reset();

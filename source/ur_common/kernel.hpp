@@ -2,7 +2,7 @@
 // native handle, urKernelGetInfo, and the argument checks of the group and sub-group
 // queries. The adapter says what its per-device kernels answer:
 //
-//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
+//   struct hooks {  // handle types are ordo::object (ordo/object.hpp, unwrap)
 //     using Kernel = ...;  // name, program (->ctx), count(), retain(), release()
 //     using Device = ...;
 //     static void destroy(Kernel *);                    // the last reference went

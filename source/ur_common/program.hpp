@@ -2,8 +2,8 @@
 // status, options and log per device. The adapter says how images are judged and
 // built and what its modules answer:
 //
-//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
-//     using Program = ...;  // Object with tag, life, ctx, from_il, mutex, per_device, built,
+//   struct hooks {  // handle types are ordo::object (ordo/object.hpp, unwrap)
+//     using Program = ...;  // ordo::object with ctx, from_il, mutex, per_device, built,
 //                           // module_for(dev); PerDevice: dev, image, module, status, options, log
 //     using Context = ...; using Device = ...;
 //     static constexpr bool flags_before_size;  // which refusal BuildExp/CompileExp give first
@@ -47,7 +47,7 @@ template <class H> struct program_entry_points {
   using images_t = std::vector<std::pair<const uint8_t *, size_t>>;
 
   static void drop(Program *p) {
-    if (!p->life.drop()) return;
+    if (!p->drop()) return;
     for (auto &pd : p->per_device)
       if (pd.module && pd.owned) H::unload(pd);
     Context *ctx = p->ctx;
@@ -105,7 +105,7 @@ template <class H> struct program_entry_points {
 
   static ur_result_t build(Program *p, const std::vector<Device *> *only, const char *options) {
     std::lock_guard<std::mutex> lock(p->mutex);
-    if (p->life.holders.load() > 1)
+    if (p->holders.load() > 1)
       return UR_RESULT_ERROR_INVALID_OPERATION; // kernels still use the loaded modules
     std::string opts = options ? options : "";
     ur_result_t result = UR_RESULT_SUCCESS;

@@ -3,7 +3,7 @@
 // in the context's pointer registry), urUSMFree and urUSMGetMemAllocInfo. The adapter
 // says only how plain memory is made and given back:
 //
-//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
+//   struct hooks {  // handle types are ordo::object (ordo/object.hpp, unwrap)
 //     using Context = ...;  // pools (context_pools *), devices, index_of(Device *)
 //     using Device = ...;
 //     static size_t max_alloc(const Device *);           // UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE

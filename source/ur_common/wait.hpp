@@ -1,7 +1,7 @@
 // urEnqueueEventsWait, urEnqueueEventsWaitWithBarrier and ...BarrierExt written once over
 // the adapter's own wait-or-barrier command:
 //
-//   struct hooks {  // handle types are tagged (handles.hpp, unwrap)
+//   struct hooks {  // handle types are ordo::object (ordo/object.hpp, unwrap)
 //     using Queue = ...;
 //     static ur_result_t enqueue_wait(Queue *, ur_command_t, bool barrier, uint32_t n,
 //                                     const ur_event_handle_t *waits, ur_event_handle_t *phEvent);

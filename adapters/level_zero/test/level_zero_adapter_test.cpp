@@ -127,4 +127,47 @@ TEST(LevelZeroAdapter, RefusesHandlesOfTheWrongKind) {
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_DEVICE, T().Context.pfnCreate(1, &bogus, nullptr, &ctx));
 }
 
+// Another adapter's event laid out exactly as an Ordo event (ordo/object.hpp: table
+// pointer, user count, kind, holders) with the same kind: only its first word, another
+// adapter's table, tells it apart. A wait list must refuse it without using it.
+TEST(LevelZeroAdapter, RefusesAnotherAdaptersEvent) {
+  if (L().platforms.empty()) GTEST_SKIP() << "no Level Zero platform: needs the CPU test driver";
+  ur_device_handle_t dev = nullptr;
+  UR_OK(T().Device.pfnGet(L().platforms[0], UR_DEVICE_TYPE_ALL, 1, &dev, nullptr));
+  ur_context_handle_t ctx = nullptr;
+  UR_OK(T().Context.pfnCreate(1, &dev, nullptr, &ctx));
+  ur_queue_handle_t q = nullptr;
+  UR_OK(T().Queue.pfnCreate(ctx, dev, nullptr, &q));
+
+  static const ur_dditable_t other_adapters_table{};
+  struct {
+    const ur_dditable_t *ddi = &other_adapters_table;
+    uint32_t ref_count = 1;
+    uint32_t kind = 6; // ordo::handle_kind::event
+    uint32_t holders = 1;
+    uint64_t rest[16] = {};
+  } foreign;
+  auto foreign_event = reinterpret_cast<ur_event_handle_t>(&foreign);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, T().Enqueue.pfnEventsWait(q, 1, &foreign_event, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST,
+            T().Enqueue.pfnEventsWaitWithBarrier(q, 1, &foreign_event, nullptr));
+  ur_event_status_t status;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT,
+            T().Event.pfnGetInfo(foreign_event, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                                 nullptr));
+  EXPECT_EQ(1u, foreign.ref_count); // refused, not touched
+  EXPECT_EQ(1u, foreign.holders);
+
+  // The same layout with this adapter's own table is taken as an event of its kind:
+  // the table is what refused the foreign one.
+  ur_event_handle_t real = nullptr;
+  UR_OK(T().Enqueue.pfnEventsWait(q, 0, nullptr, &real));
+  EXPECT_EQ(UR_RESULT_SUCCESS, T().Enqueue.pfnEventsWait(q, 1, &real, nullptr));
+  EXPECT_EQ(reinterpret_cast<const uint32_t *>(real)[3], foreign.kind);
+  UR_OK(T().Event.pfnRelease(real));
+  UR_OK(T().Queue.pfnFinish(q));
+  UR_OK(T().Queue.pfnRelease(q));
+  UR_OK(T().Context.pfnRelease(ctx));
+}
+
 } // namespace

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "ordo_pool/adaptive_mutex.hpp"
-#include "ordo/handle.hpp"
+#include "ordo/object.hpp"
 #include "ordo_pool/ordered_pool.hpp"
 #include "ur_api.h"
 
@@ -38,9 +38,9 @@ class pool;
 class context_pools;
 } // namespace ordo::so
 
-// The pool handle of every adapter that uses the layer: the table pointer first
-// (handle-first dispatch); ref_count is the user's count.
-struct ur_usm_pool_handle_t_ : ordo::HandleBase {
+// The pool handle of every adapter that uses the layer: an ordo::object (ordo/object.hpp);
+// ref_count is the user's count, the pool's own count keeps it alive (pool::refs_).
+struct ur_usm_pool_handle_t_ : ordo::object {
   ordo::so::pool *owner;
   explicit ur_usm_pool_handle_t_(ordo::so::pool *p);
 };

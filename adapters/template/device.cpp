@@ -1,0 +1,145 @@
+// Devices: enumeration, the info queries, reference counts (root devices keep theirs
+// fixed), timestamps. Replace: the answers of device_info() with what your driver
+// reports (read once at discovery into DeviceFacts), the native handle, and the clocks.
+// A query your device cannot answer stays UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION.
+#include <chrono>
+
+#include "common.hpp"
+#include "ordo/info.hpp"
+
+namespace ordo::template_adapter {
+
+namespace {
+
+constexpr ur_device_type_t kType = UR_DEVICE_TYPE_CPU;
+
+ur_result_t UR_APICALL device_get(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
+                                  ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
+  ORDO_UNWRAP(Platform, p, hPlatform);
+  if (DeviceType < UR_DEVICE_TYPE_DEFAULT || DeviceType > UR_DEVICE_TYPE_CUSTOM)
+    return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  const bool all = DeviceType == UR_DEVICE_TYPE_ALL || DeviceType == UR_DEVICE_TYPE_DEFAULT;
+  uint32_t n = 0;
+  for (Device *d : p->devices) {
+    if (!all && DeviceType != kType) continue;
+    if (phDevices && n < NumEntries) phDevices[n] = reinterpret_cast<ur_device_handle_t>(d);
+    ++n;
+  }
+  if (pNumDevices) *pNumDevices = n;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL device_info(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
+                                   void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  const DeviceFacts &f = d->facts;
+  const ur_device_partition_t no_partitions[1] = {};
+  const ur_device_partition_property_t no_partition_properties[1] = {};
+  // Host memory: the host reaches every kind, atomically and concurrently.
+  const ur_device_usm_access_capability_flags_t usm =
+      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
+      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS |
+      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
+  switch (propName) {
+  case UR_DEVICE_INFO_TYPE: return out.value(kType);
+  case UR_DEVICE_INFO_VENDOR_ID: return out.value(uint32_t{0});
+  case UR_DEVICE_INFO_DEVICE_ID: return out.value(uint32_t{0});
+  case UR_DEVICE_INFO_NAME: return out.string("Ordo template device");
+  case UR_DEVICE_INFO_VENDOR: return out.string("Ordo");
+  case UR_DEVICE_INFO_DRIVER_VERSION: return out.string("0.12.0");
+  case UR_DEVICE_INFO_VERSION: return out.string("0.12");
+  case UR_DEVICE_INFO_BACKEND_RUNTIME_VERSION: return out.string("0.12.0");
+  case UR_DEVICE_INFO_PROFILE: return out.string("FULL_PROFILE");
+  case UR_DEVICE_INFO_EXTENSIONS: return out.string("");
+  case UR_DEVICE_INFO_PLATFORM: return out.value(reinterpret_cast<ur_platform_handle_t>(d->platform));
+  case UR_DEVICE_INFO_REFERENCE_COUNT: return out.value(d->count());
+  case UR_DEVICE_INFO_AVAILABLE: return out.boolean(true);
+  case UR_DEVICE_INFO_ENDIAN_LITTLE: return out.boolean(true);
+  case UR_DEVICE_INFO_HOST_UNIFIED_MEMORY: return out.boolean(true);
+  case UR_DEVICE_INFO_ADDRESS_BITS: return out.value(uint32_t{64});
+  case UR_DEVICE_INFO_MAX_COMPUTE_UNITS: return out.value(f.compute_units);
+  case UR_DEVICE_INFO_NUM_COMPUTE_UNITS: return out.value(f.compute_units);
+  case UR_DEVICE_INFO_MAX_WORK_ITEM_DIMENSIONS: return out.value(uint32_t{3});
+  case UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES: {
+    const size_t sizes[3] = {1, 1, 1}; // no kernels yet: one work-item
+    return out.array(sizes, 3);
+  }
+  case UR_DEVICE_INFO_MAX_WORK_GROUP_SIZE: return out.value(size_t{1});
+  case UR_DEVICE_INFO_GLOBAL_MEM_SIZE: return out.value(f.global_mem);
+  case UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE: return out.value(f.max_alloc);
+  case UR_DEVICE_INFO_LOCAL_MEM_SIZE: return out.value(uint64_t{64 * 1024});
+  case UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN: return out.value(uint32_t{64 * 8}); // bits
+  case UR_DEVICE_INFO_GLOBAL_MEM_CACHELINE_SIZE: return out.value(uint32_t{64});
+  case UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION: return out.value(size_t{1});
+  case UR_DEVICE_INFO_QUEUE_PROPERTIES: return out.value(ur_queue_flags_t{0}); // no queues yet
+  case UR_DEVICE_INFO_USM_HOST_SUPPORT:
+  case UR_DEVICE_INFO_USM_DEVICE_SUPPORT:
+  case UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT:
+  case UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT: return out.value(usm);
+  case UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT: return out.value(ur_device_usm_access_capability_flags_t{0});
+  case UR_DEVICE_INFO_USM_POOL_SUPPORT: return out.boolean(false);
+  case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(false);
+  case UR_DEVICE_INFO_IMAGE_SUPPORT: return out.boolean(false);
+  case UR_DEVICE_INFO_COMPILER_AVAILABLE: return out.boolean(false);
+  case UR_DEVICE_INFO_LINKER_AVAILABLE: return out.boolean(false);
+  case UR_DEVICE_INFO_PARENT_DEVICE: return out.value(ur_device_handle_t{nullptr});
+  case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES: return out.value(uint32_t{0});
+  // Empty lists: no partitioning offered, and a root device was made by none.
+  case UR_DEVICE_INFO_SUPPORTED_PARTITIONS: return out.array(no_partitions, 0);
+  case UR_DEVICE_INFO_PARTITION_TYPE: return out.array(no_partition_properties, 0);
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  }
+}
+
+// Root devices live as long as the adapter: their count stays as it is.
+ur_result_t UR_APICALL device_retain(ur_device_handle_t hDevice) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  (void)d;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL device_release(ur_device_handle_t hDevice) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  (void)d;
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL device_native(ur_device_handle_t hDevice, ur_native_handle_t *phNative) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  *phNative = reinterpret_cast<ur_native_handle_t>(d); // your driver's device handle
+  return UR_RESULT_SUCCESS;
+}
+
+uint64_t now_ns() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
+// The device's clock is the host's here; a device reads both as close together as it can.
+ur_result_t UR_APICALL device_timestamps(ur_device_handle_t hDevice, uint64_t *pDevice, uint64_t *pHost) {
+  ORDO_UNWRAP(Device, d, hDevice);
+  (void)d;
+  const uint64_t t = now_ns();
+  if (pDevice) *pDevice = t;
+  if (pHost) *pHost = t;
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+
+void install_device_entry_points(ur_dditable_t &t) {
+  t.Device.pfnGet = device_get;
+  t.Device.pfnGetInfo = device_info;
+  t.Device.pfnRetain = device_retain;
+  t.Device.pfnRelease = device_release;
+  t.Device.pfnGetNativeHandle = device_native;
+  t.Device.pfnGetGlobalTimestamps = device_timestamps;
+}
+
+} // namespace ordo::template_adapter

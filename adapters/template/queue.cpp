@@ -1,0 +1,118 @@
+// Queues: made, counted, asked about, finished, released; they hold their context. No
+// command can be enqueued yet (every urEnqueue* is UNSUPPORTED_FEATURE), so finish and
+// flush have nothing to wait for. Replace: your driver's queue (a stream, a command
+// list) in Queue, its creation and destruction, and finish()/flush(); then add events
+// and commands (docs/adapter-guide.md, "Three ways in").
+#include <new>
+
+#include "common.hpp"
+#include "ordo/info.hpp"
+#include "ordo/retired_handles.hpp"
+
+namespace ordo::template_adapter {
+
+namespace {
+
+struct Queue : object {
+  static constexpr handle_kind kKind = handle_kind::queue;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_QUEUE;
+  Queue() : object(kKind) {}
+  Context *ctx = nullptr; // held: a queue keeps its context alive
+  Device *dev = nullptr;
+  ur_queue_flags_t flags = 0;
+};
+ORDO_HANDLE_CHECK(Queue);
+
+ur_result_t UR_APICALL queue_create(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                    const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  ORDO_UNWRAP(Device, dev, hDevice);
+  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  const ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
+  if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  // Only what UR_DEVICE_INFO_QUEUE_PROPERTIES offers (nothing yet) and the hints any
+  // queue may ignore; contradictory hints are refused.
+  if ((flags & UR_QUEUE_FLAG_PRIORITY_HIGH) && (flags & UR_QUEUE_FLAG_PRIORITY_LOW))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  if ((flags & UR_QUEUE_FLAG_SUBMISSION_BATCHED) && (flags & UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  if (flags & (UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE |
+               UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  auto *q = new (std::nothrow) Queue();
+  if (!q) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  q->ctx = ctx;
+  q->dev = dev;
+  q->flags = flags;
+  ctx->hold();
+  *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL queue_retain(ur_queue_handle_t hQueue) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  q->retain();
+  return UR_RESULT_SUCCESS;
+}
+
+// The user's last release: the queue's work would be finished here, then its holders
+// let go (commands in flight would hold it too), and the handle retired.
+ur_result_t UR_APICALL queue_release(ur_queue_handle_t hQueue) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  if (!q->release()) return UR_RESULT_SUCCESS;
+  if (q->drop()) {
+    Context *ctx = q->ctx;
+    ordo::retire(q);
+    context_drop(ctx);
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL queue_info(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
+                                  void *pPropValue, size_t *pPropSizeRet) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
+  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  switch (propName) {
+  case UR_QUEUE_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(q->ctx));
+  case UR_QUEUE_INFO_DEVICE: return out.value(reinterpret_cast<ur_device_handle_t>(q->dev));
+  case UR_QUEUE_INFO_FLAGS: return out.value(q->flags);
+  case UR_QUEUE_INFO_REFERENCE_COUNT: return out.value(q->count());
+  case UR_QUEUE_INFO_EMPTY: return out.boolean(true); // nothing can be enqueued yet
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; // device-side queues
+  }
+}
+
+ur_result_t UR_APICALL queue_finish(ur_queue_handle_t hQueue) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  (void)q; // wait for the queue's commands here
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL queue_flush(ur_queue_handle_t hQueue) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  (void)q; // hand the queue's batched commands to the device here
+  return UR_RESULT_SUCCESS;
+}
+
+ur_result_t UR_APICALL queue_native(ur_queue_handle_t hQueue, ur_queue_native_desc_t *, ur_native_handle_t *phNative) {
+  ORDO_UNWRAP(Queue, q, hQueue);
+  if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  *phNative = reinterpret_cast<ur_native_handle_t>(q); // your driver's queue
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace
+
+void install_queue_entry_points(ur_dditable_t &t) {
+  t.Queue.pfnCreate = queue_create;
+  t.Queue.pfnRetain = queue_retain;
+  t.Queue.pfnRelease = queue_release;
+  t.Queue.pfnGetInfo = queue_info;
+  t.Queue.pfnFinish = queue_finish;
+  t.Queue.pfnFlush = queue_flush;
+  t.Queue.pfnGetNativeHandle = queue_native;
+}
+
+} // namespace ordo::template_adapter
