@@ -28,6 +28,7 @@ const char *early_name(CUresult r) {
 bool Driver::load(const char *library) {
   if (!lib_.open(library)) {
     why_ = std::string(library) + " not found (" + lib_.error() + ")";
+    not_installed = true;
     return false;
   }
   if (!lib_.sym("cuInit", cuInit) || !lib_.sym("cuDriverGetVersion", cuDriverGetVersion) ||
@@ -38,6 +39,7 @@ bool Driver::load(const char *library) {
   CUresult r = cuInit(0);
   if (r != CUDA_SUCCESS) {
     why_ = "cuInit returned " + std::to_string(static_cast<int>(r)) + " (" + early_name(r) + ")";
+    not_installed = r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_STUB_LIBRARY;
     return false;
   }
   if (cuDriverGetVersion(&driver_version) != CUDA_SUCCESS) driver_version = 0;

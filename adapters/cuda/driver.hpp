@@ -119,6 +119,7 @@ struct Driver {
   // with why() set when the driver cannot be used.
   bool load(const char *library = "libcuda.so.1");
   const std::string &why() const { return why_; }
+  bool not_installed = false; // after a failed load(): no libcuda.so.1, the stub library, or no device
 
 private:
   DynLib lib_;

@@ -46,6 +46,8 @@ bool load(std::string &why, std::string &runtime_version) {
   return true;
 }
 
+bool not_installed() { return cu().not_installed; }
+
 std::string error_text(status s) { return cuda::error_text(static_cast<CUresult>(s.code)); }
 
 status device_count(int *count) { return status_of(cu().cuDeviceGetCount(count)); }

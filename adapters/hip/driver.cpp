@@ -26,6 +26,7 @@ bool Driver::load() {
   }
   if (!opened) {
     why_ = std::string(candidates[0]) + " not found (" + lib_.error() + ")";
+    not_installed = true;
     return false;
   }
   std::string missing;
@@ -39,6 +40,7 @@ bool Driver::load() {
   }
   if (hipError_t r = hipInit(0)) {
     why_ = "hipInit returned " + error_text(r);
+    not_installed = r == hipErrorNoDevice || r == hipErrorInvalidDevice; // what hipInit says without an AMD GPU
     return false;
   }
   if (hipRuntimeGetVersion(&runtime_version) != hipSuccess) runtime_version = 0;

@@ -25,6 +25,7 @@ struct Driver {
   // False with why() set when the runtime cannot be used.
   bool load();
   const std::string &why() const { return why_; }
+  bool not_installed = false; // after a failed load(): no libamdhip64, or no AMD GPU
 
 private:
   DynLib lib_;

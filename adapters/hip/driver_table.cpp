@@ -51,6 +51,8 @@ bool load(std::string &why, std::string &runtime_version) {
   return true;
 }
 
+bool not_installed() { return rt().not_installed; }
+
 std::string error_text(status s) { return hip::error_text(s.code); }
 
 status device_count(int *count) { return status_of(rt().hipGetDeviceCount(count)); }

@@ -69,7 +69,8 @@ std::vector<Platform *> *discover() {
   auto *list = new std::vector<Platform *>();
   Ze &z = ze();
   if (!z.load()) {
-    ORDO_LOG(logger(), warning, "no Level Zero platform: %s", z.why().c_str());
+    log_no_platform(logger(), "Level Zero", z.not_installed ? no_platform_cause::not_installed : no_platform_cause::failed,
+                    z.why());
     return list;
   }
   uint32_t n = 0;
@@ -77,8 +78,8 @@ std::vector<Platform *> *discover() {
   std::vector<ze_driver_handle_t> drivers(n);
   if (r == ZE_RESULT_SUCCESS && n) r = z.zeDriverGet(&n, drivers.data());
   if (r != ZE_RESULT_SUCCESS || n == 0) {
-    ORDO_LOG(logger(), warning, "no Level Zero platform: %s",
-             r != ZE_RESULT_SUCCESS ? ("zeDriverGet returned " + error_text(r)).c_str() : "the loader reports no driver");
+    if (r != ZE_RESULT_SUCCESS) log_no_platform(logger(), "Level Zero", no_platform_cause::failed, "zeDriverGet returned " + error_text(r));
+    else log_no_platform(logger(), "Level Zero", no_platform_cause::not_installed, "the loader reports no driver");
     return list;
   }
   for (ze_driver_handle_t drv : drivers) {
@@ -105,7 +106,7 @@ std::vector<Platform *> *discover() {
              ZE_MINOR_VERSION(platform->api_version), platform->devices.size(),
              platform->devices[0]->facts.props.name);
   }
-  if (list->empty()) ORDO_LOG(logger(), warning, "no Level Zero platform: no driver reports a device");
+  if (list->empty()) log_no_platform(logger(), "Level Zero", no_platform_cause::not_installed, "no driver reports a device");
   return list;
 }
 

@@ -14,6 +14,7 @@ Ze &ze() {
 bool Ze::load(const char *library) {
   if (!lib_.open(library)) {
     why_ = std::string(library) + " not found (" + lib_.error() + "; Debian's libze1 provides it)";
+    not_installed = true;
     return false;
   }
   std::string missing;
@@ -29,6 +30,7 @@ bool Ze::load(const char *library) {
   if (r != ZE_RESULT_SUCCESS) {
     why_ = "zeInit returned " + error_text(r) +
            " (no Level Zero driver: an Intel GPU driver, or a test driver named in ZE_ENABLE_ALT_DRIVERS)";
+    not_installed = r == ZE_RESULT_ERROR_UNINITIALIZED;
     return false;
   }
   return true;

@@ -75,6 +75,7 @@ public:
   // Opens the loader and calls zeInit; false with why() set when that fails.
   bool load(const char *library = "libze_loader.so.1");
   const std::string &why() const { return why_; }
+  bool not_installed = false; // after a failed load(): no libze_loader.so.1, or no driver behind it
 
 #define ORDO_ZE_MEMBER(name) decltype(&::name) name = nullptr;
   ORDO_ZE_FUNCTIONS(ORDO_ZE_MEMBER)

@@ -101,6 +101,19 @@ void Logger::vlog(LogLevel level, const char *fmt, va_list args) {
   if (fn) fn(static_cast<ur_logger_level_t>(level), buf, user); // outside the lock: it may log
 }
 
+void Logger::to_callback(LogLevel level, const char *message) {
+  ur_logger_callback_t fn = nullptr;
+  void *user = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (static_cast<int>(level) >= callback_level_.load(std::memory_order_relaxed)) {
+      fn = callback_;
+      user = callback_user_;
+    }
+  }
+  if (fn) fn(static_cast<ur_logger_level_t>(level), message, user);
+}
+
 void Logger::set_callback(ur_logger_callback_t fn, void *user, ur_logger_level_t level) {
   std::lock_guard<std::mutex> lock(mutex_);
   callback_ = fn;

@@ -31,6 +31,11 @@ public:
   }
   void log(LogLevel level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
   void vlog(LogLevel level, const char *fmt, va_list args);
+  // Hands `message` to the callback sink alone (if its level lets it through): for a line
+  // another logger prints, which a program's urAdapterSetLoggerCallback should still get.
+  void to_callback(LogLevel level, const char *message);
+
+  const std::string &name() const { return name_; }
 
   // Applies a UR_LOG_* style configuration string; returns false if it is malformed.
   bool configure(const std::string &config);

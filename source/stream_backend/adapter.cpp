@@ -66,15 +66,15 @@ std::vector<Platform *> *discover() {
   const char *backend = info().display_name;
   std::string why;
   if (!drv::load(why, info_storage().runtime_version)) {
-    ORDO_LOG(logger(), warning, "no %s platform: %s", backend, why.c_str());
+    log_no_platform(logger(), backend, drv::not_installed() ? no_platform_cause::not_installed : no_platform_cause::failed,
+                    why);
     return list;
   }
   int count = 0;
   status r = drv::device_count(&count);
   if (r || count == 0) {
-    ORDO_LOG(logger(), warning, "no %s platform: %s", backend,
-             r ? ("the device count query returned " + drv::error_text(r)).c_str()
-               : "the driver reports no device");
+    if (r) log_no_platform(logger(), backend, no_platform_cause::failed, "the device count query returned " + drv::error_text(r));
+    else log_no_platform(logger(), backend, no_platform_cause::not_installed, "the driver reports no device");
     return list;
   }
   auto *platform = new Platform();

@@ -136,6 +136,9 @@ backend_info describe();
 // Opens the driver library and initialises it; false with `why` (one line) when
 // there is no usable driver. `runtime_version`: "13.0", for the info queries.
 bool load(std::string &why, std::string &runtime_version);
+// After load() failed: true when the backend is simply not installed here (no runtime
+// library, a stub, no device), false when it is installed but broken.
+bool not_installed();
 std::string error_text(status s); // "CUDA_ERROR_OUT_OF_MEMORY (2)"
 
 status device_count(int *count);

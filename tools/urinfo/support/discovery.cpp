@@ -23,14 +23,15 @@ std::string lower_after(const std::string &name, const std::string &prefix) {
 }
 
 // Adapter log messages seen while asking for platforms: the likeliest place for
-// "no driver" and similar reasons.
+// "no driver" and similar reasons. Info is enough: a backend that is not installed says
+// so at info (docs/loader.md, "Logging"), unless it said it while the loader loaded it.
 struct LogSink {
   std::mutex mutex;
   std::vector<std::string> lines;
 };
 
 void collect_log(ur_logger_level_t level, const char *msg, void *user) {
-  if (!msg || level < UR_LOGGER_LEVEL_WARN) return;
+  if (!msg || level < UR_LOGGER_LEVEL_INFO) return;
   auto *sink = static_cast<LogSink *>(user);
   std::lock_guard<std::mutex> lock(sink->mutex);
   std::string line(msg);
@@ -67,7 +68,7 @@ void add_devices_of(ur_adapter_handle_t adapter, Discovery &found,
   // The adapter keeps the callback's user data, so the sink must outlive this call.
   LogSink &sink = new_sink();
   // Not every adapter takes a callback; a failure here only loses the reasons.
-  bool logging = urAdapterSetLoggerCallback(adapter, collect_log, &sink, UR_LOGGER_LEVEL_WARN) ==
+  bool logging = urAdapterSetLoggerCallback(adapter, collect_log, &sink, UR_LOGGER_LEVEL_INFO) ==
                  UR_RESULT_SUCCESS;
   auto with_log = [&](std::string note) {
     if (note.empty()) return note;
@@ -144,6 +145,8 @@ std::string Discovery::why_no_devices() const {
   }
   std::string s;
   for (const std::string &n : notes) s += (s.empty() ? "" : "; ") + n;
+  // Backends that are not installed say so only on the loader's log.
+  if (log.empty() && s.find("adapter log:") == std::string::npos) s += "; UR_LOG_LOADER=level:info shows why";
   return s + log;
 }
 
