@@ -66,6 +66,8 @@ struct Options {
   bool released_handles = false;  // use released handles (needs UR_LAYER_FULL_VALIDATION)
   bool kernels = true;            // load the test-kernel program for launches
   bool verbose = false;
+  bool trace = false;        // print each call to stderr before it is made (to shrink a crash)
+  bool finish_each = false;  // finish the batch's queues after each call (to pin a crash to it)
   std::string kernel_dir;
   std::vector<std::string> skip_ops;  // op names not to run (ORDO_BAD_INPUT_SKIP)
   std::vector<std::string> avoid;     // kinds of bad input not to make (ORDO_BAD_INPUT_AVOID)

@@ -25,6 +25,7 @@ namespace {
 const char kUsage[] =
     "usage: ordo-bad-input [--seed N] [--calls N] [--batch-calls N] [--timeout S] [--no-fork]\n"
     "                      [--released] [--no-kernels] [--skip op,op] [--avoid k,k] [--verbose]\n"
+    "                      [--trace] [--finish-each]\n"
     "  --seed N         first batch's seed (ORDO_BAD_INPUT_SEED; default 1); batch i uses N+i\n"
     "  --calls N        calls per device in all (ORDO_BAD_INPUT_CALLS; default 2000)\n"
     "  --batch-calls N  calls per device in one forked child (ORDO_BAD_INPUT_BATCH; default 1000)\n"
@@ -35,8 +36,13 @@ const char kUsage[] =
     "  --no-kernels     do not load the test-kernel program\n"
     "  --skip op,op     leave these calls out (ORDO_BAD_INPUT_SKIP; names in --list)\n"
     "  --avoid k,k      do not make these kinds of bad input (ORDO_BAD_INPUT_AVOID): freed_ptr\n"
-    "                   (freed USM pointers in enqueues), overflow_2d (overflowing 2-D USM regions),\n"
+    "                   (freed USM pointers in enqueues), foreign_ptr (USM of the other context),\n"
+    "                   host_ptr (host memory that is not USM), foreign_event (an event of the\n"
+    "                   other context in wait lists), overflow_2d (overflowing 2-D USM regions),\n"
     "                   free_pending (urUSMFree of memory a pending command uses)\n"
+    "  --trace          print each call to stderr before it is made, then its result\n"
+    "  --finish-each    finish the batch's queues after each call, so that a crash in a\n"
+    "                   command's execution is reported at the call that enqueued it\n"
     "  --list           print the calls and exit\n"
     "A batch is reproduced alone by --seed <its seed> --calls <calls it ran> --batch-calls <same>.\n";
 
@@ -80,6 +86,8 @@ bool parse(int argc, char **argv, Options &opt) {
     else if (a == "--skip") opt.skip_ops = split(value());
     else if (a == "--avoid") opt.avoid = split(value());
     else if (a == "--verbose") opt.verbose = true;
+    else if (a == "--trace") opt.trace = true;
+    else if (a == "--finish-each") opt.finish_each = true;
     else if (a == "--list") {
       for (const Op &op : ops()) std::printf("%s\n", op.name);
       std::exit(0);
@@ -138,6 +146,11 @@ void run_batch(const Options &opt, uint64_t seed, uint64_t calls, Shared &shared
       }
       uint64_t before = tally.calls;
       op->run(call);
+      // Still under the call's description: a command that crashes when it runs is
+      // reported at the call that enqueued it.
+      if (opt.finish_each)
+        for (ur_queue_handle_t q : {w.queues[0], w.queues[1], w.other_queue})
+          if (q) urQueueFinish(q);
       i += tally.calls > before ? tally.calls - before : 1;  // an op with nothing to do still counts
     }
     std::snprintf(shared.current, sizeof shared.current, "tearing down the batch's objects");

@@ -86,11 +86,13 @@ void Call::publish() {
   ++shared_.call_index;
   std::snprintf(shared_.current, sizeof shared_.current, "%s%s%s%s", desc_.c_str(),
                 why_.empty() ? "" : " [", why_.c_str(), why_.empty() ? "" : "]");
+  if (opt.trace) std::fprintf(stderr, "call %" PRIu64 ": %s\n", shared_.call_index, shared_.current);
 }
 
 bool is_known_failure(const std::string &signature, std::string &reason);  // calls.cpp
 
 bool Call::judge(ur_result_t r) {
+  if (opt.trace) std::fprintf(stderr, "  -> %s\n", result_text(r).c_str());
   ++tally_.calls;
   ++tally_.by_code[code_slot(r)];
   if (!invalid_) {
