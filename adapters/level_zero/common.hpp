@@ -136,6 +136,9 @@ public:
 // Driver memory of one kind (zeMemAllocDevice/Host/Shared) and its free.
 ze_result_t alloc_memory(Context *ctx, ur_usm_type_t kind, Device *dev, size_t size, size_t align, void **out);
 ze_result_t free_memory(Context *ctx, void *p);
+// The region [p, p + bytes) of a USM command: INVALID_SIZE past the allocation of this
+// context that holds p (or wrapping), INVALID_MEM_OBJECT in another context's memory.
+ur_result_t check_usm(const Context *ctx, const void *p, size_t bytes);
 void install_pool_entry_points(ur_dditable_t &t);
 void install_adapter_entry_points(ur_dditable_t &t);     // platform.cpp
 void install_context_entry_points(ur_dditable_t &t);     // context.cpp

@@ -4,6 +4,7 @@
 
 #include "ordo/usm_2d_rules.hpp"
 #include "common.hpp"
+#include "ordo/checked_math.hpp"
 #include "entry_points.hpp"
 
 namespace ordo::l0 {
@@ -57,6 +58,14 @@ ur_result_t wait_blocking(ur_event_handle_t ev) {
   return check(ze().zeEventHostSynchronize(e->ze.ev, UINT64_MAX));
 }
 
+// A 2-D region's span (full pitches for all rows but the last) stays inside the
+// allocation it starts in, when that is one of the context's.
+ur_result_t check_region_2d(Queue *q, const void *p, size_t pitch, size_t width, size_t height) {
+  size_t span = 0;
+  if (!ordo::checked::span_2d(pitch, width, height, span)) return UR_RESULT_ERROR_INVALID_SIZE;
+  return check_usm(q->ctx, p, span);
+}
+
 } // namespace
 
 ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
@@ -66,6 +75,7 @@ ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, si
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm(q->ctx, pMem, size)) return r;
   Command cmd(q, UR_COMMAND_USM_FILL, numEventsInWaitList, phEventWaitList, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   ur_result_t r = append_fill(cmd, pMem, static_cast<const uint8_t *>(pPattern), patternSize, 0, size,
@@ -80,6 +90,7 @@ ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, 
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = ordo::usm_2d::fill_sizes(pMem, pitch, patternSize, width, height)) return r;
+  if (ur_result_t r = check_region_2d(q, pMem, pitch, width, height)) return r;
   Command cmd(q, UR_COMMAND_USM_FILL_2D, numEventsInWaitList, phEventWaitList, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   auto pattern = static_cast<const uint8_t *>(pPattern);
@@ -115,6 +126,8 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blockin
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm(q->ctx, pDst, size)) return r;
+  if (ur_result_t r = check_usm(q->ctx, pSrc, size)) return r;
   if (overlap(pDst, pSrc, size)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
   ur_event_handle_t own = nullptr;
   ur_event_handle_t *out = phEvent ? phEvent : blocking ? &own : nullptr;
@@ -137,6 +150,8 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool block
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
+  if (ur_result_t r = check_region_2d(q, pDst, dstPitch, width, height)) return r;
+  if (ur_result_t r = check_region_2d(q, pSrc, srcPitch, width, height)) return r;
   if (dstPitch > UINT32_MAX || srcPitch > UINT32_MAX || width > UINT32_MAX || height > UINT32_MAX)
     return UR_RESULT_ERROR_INVALID_SIZE; // Level Zero regions are 32-bit
   ur_event_handle_t own = nullptr;
@@ -167,6 +182,7 @@ ur_result_t UR_APICALL urEnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm(q->ctx, pMem, size)) return r;
   Command cmd(q, UR_COMMAND_USM_PREFETCH, numEventsInWaitList, phEventWaitList, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   // Level Zero prefetches towards the device only; to the host it is a hint with nothing to do.
@@ -184,6 +200,7 @@ ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm(q->ctx, pMem, size)) return r;
   Command cmd(q, UR_COMMAND_USM_ADVISE, 0, nullptr, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   struct Mapping {

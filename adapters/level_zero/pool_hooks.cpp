@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common.hpp"
+#include "ordo/usm_owners.hpp"
 
 namespace ordo::l0 {
 
@@ -12,7 +13,8 @@ namespace {
 Device *as_device(ur_device_handle_t d) { return reinterpret_cast<Device *>(d); }
 } // namespace
 
-ze_result_t alloc_memory(Context *ctx, ur_usm_type_t kind, Device *dev, size_t size, size_t align, void **out) {
+namespace {
+ze_result_t driver_alloc(Context *ctx, ur_usm_type_t kind, Device *dev, size_t size, size_t align, void **out) {
   ze_device_mem_alloc_desc_t ddesc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
   ze_host_mem_alloc_desc_t hdesc{ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, nullptr, 0};
   switch (kind) {
@@ -22,8 +24,34 @@ ze_result_t alloc_memory(Context *ctx, ur_usm_type_t kind, Device *dev, size_t s
   default: return ZE_RESULT_ERROR_INVALID_ENUMERATION;
   }
 }
+// Every driver allocation of every context (pool chunks and plain ones), so that a
+// command on another context's memory is refused (check_usm) instead of run.
+ordo::usm_owners<const Context *> &usm_owners() { return ordo::usm_owners<const Context *>::instance(); }
+} // namespace
 
-ze_result_t free_memory(Context *ctx, void *p) { return ze().zeMemFree(ctx->ze, p); }
+ze_result_t alloc_memory(Context *ctx, ur_usm_type_t kind, Device *dev, size_t size, size_t align, void **out) {
+  ze_result_t r = driver_alloc(ctx, kind, dev, size, align, out);
+  if (r != ZE_RESULT_SUCCESS) return r;
+  try {
+    usm_owners().note(*out, size, ctx);
+  } catch (...) {
+    ze().zeMemFree(ctx->ze, *out);
+    *out = nullptr;
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  return r;
+}
+
+ze_result_t free_memory(Context *ctx, void *p) {
+  usm_owners().forget(p);
+  return ze().zeMemFree(ctx->ze, p);
+}
+
+ur_result_t check_usm(const Context *ctx, const void *p, size_t bytes) {
+  if (ur_result_t r = ctx->pools->check_usm_region(p, bytes)) return r;
+  const Context *owner = usm_owners().owner_of(p);
+  return owner && owner != ctx ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
+}
 
 // Memory classes: device and shared memory per device, host memory once.
 ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ordo/checked_math.hpp"
 #include "pool_core.hpp"
 
 namespace ordo::so {
@@ -265,6 +266,14 @@ bool context_pools::find_plain(const void *p, block_facts &out) const {
   }
   out = block_facts{reinterpret_cast<void *>(it->first), it->second.size, it->second.kind, it->second.device, nullptr};
   return true;
+}
+
+ur_result_t context_pools::check_usm_region(const void *p, size_t bytes) {
+  if (!ordo::checked::fits_address_space(p, bytes)) return UR_RESULT_ERROR_INVALID_SIZE;
+  block_facts a;
+  if (!block_info(p, a) && !find_plain(p, a)) return UR_RESULT_SUCCESS;
+  const size_t offset = size_t(static_cast<const char *>(p) - static_cast<const char *>(a.base));
+  return bytes <= a.size - offset ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_SIZE;
 }
 
 namespace {

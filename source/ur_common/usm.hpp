@@ -44,6 +44,7 @@ template <class H> struct usm_entry_points {
   static ur_result_t check_alloc_args(const ur_usm_desc_t *desc, size_t size, void **ppMem) {
     if (!ppMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (desc && desc->align != 0 && (desc->align & (desc->align - 1)) != 0) return UR_RESULT_ERROR_INVALID_VALUE;
+    if (desc && (desc->hints & UR_USM_ADVICE_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
     return UR_RESULT_SUCCESS;
   }

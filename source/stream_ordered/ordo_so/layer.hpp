@@ -241,6 +241,11 @@ public:
   // Removes the plain allocation starting exactly at `base`; false if none.
   bool take_plain(const void *base, block_facts *out = nullptr);
   bool find_plain(const void *p, block_facts &out) const;
+  // The rule every USM command applies to its region [p, p + bytes): INVALID_SIZE when
+  // it wraps the address space or runs past the pool block or plain allocation of this
+  // context that holds p; SUCCESS otherwise (memory the context does not know, system
+  // memory for one, is the caller's to vouch for). docs/bad-input.md.
+  ur_result_t check_usm_region(const void *p, size_t bytes);
   // Every plain allocation still registered (context teardown frees them).
   std::vector<block_facts> plain_allocations() const;
   // --- host memory the user registered (urUSMHostAllocRegisterExp) ---
