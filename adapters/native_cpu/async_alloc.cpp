@@ -26,17 +26,11 @@ namespace nc {
 
 namespace {
 
-ur_command_t alloc_command(ur_usm_type_t kind) {
-  switch (kind) {
-  case UR_USM_TYPE_HOST: return UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP;
-  case UR_USM_TYPE_SHARED: return UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP;
-  default: return UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP;
-  }
-}
-
-ur_result_t enqueue_alloc(ur_queue_handle_t hQueue, ur_usm_pool_handle_t hPool, ur_usm_type_t kind, size_t size,
-                          const ur_exp_async_usm_alloc_properties_t *pProperties, uint32_t numEvents,
-                          const ur_event_handle_t *phEvents, void **ppMem, ur_event_handle_t *phEvent) {
+// urEnqueueUSM{Device,Shared,Host}AllocExp: one body, the kind and command type apart.
+template <ur_usm_type_t kind, ur_command_t type>
+ur_result_t UR_APICALL enqueue_alloc(ur_queue_handle_t hQueue, ur_usm_pool_handle_t hPool, const size_t size,
+                                     const ur_exp_async_usm_alloc_properties_t *pProperties, uint32_t numEvents,
+                                     const ur_event_handle_t *phEvents, void **ppMem, ur_event_handle_t *phEvent) {
   Queue *q = lookup<Queue>(hQueue);
   if (!q) return Queue::invalid_handle(hQueue);
   if (!ppMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -44,7 +38,7 @@ ur_result_t enqueue_alloc(ur_queue_handle_t hQueue, ur_usm_pool_handle_t hPool, 
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (size == 0 || size > max_alloc_size()) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   return guarded([&] {
-    CommandBuilder cmd(*q, alloc_command(kind));
+    CommandBuilder cmd(*q, type);
     if (ur_result_t r = cmd.set_wait_list(numEvents, phEvents)) return r;
     ordo::so::context_pools &pools = *q->context->pools;
     ordo::so::pool_ref pool;
@@ -89,30 +83,6 @@ ur_result_t enqueue_alloc(ur_queue_handle_t hQueue, ur_usm_pool_handle_t hPool, 
     *ppMem = block.ptr;
     return UR_RESULT_SUCCESS;
   });
-}
-
-ur_result_t UR_APICALL enqueueUSMDeviceAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size,
-                                                const ur_exp_async_usm_alloc_properties_t *pProperties,
-                                                uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                                void **ppMem, ur_event_handle_t *phEvent) {
-  return enqueue_alloc(hQueue, pPool, UR_USM_TYPE_DEVICE, size, pProperties, numEventsInWaitList, phEventWaitList,
-                       ppMem, phEvent);
-}
-
-ur_result_t UR_APICALL enqueueUSMSharedAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size,
-                                                const ur_exp_async_usm_alloc_properties_t *pProperties,
-                                                uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                                void **ppMem, ur_event_handle_t *phEvent) {
-  return enqueue_alloc(hQueue, pPool, UR_USM_TYPE_SHARED, size, pProperties, numEventsInWaitList, phEventWaitList,
-                       ppMem, phEvent);
-}
-
-ur_result_t UR_APICALL enqueueUSMHostAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size,
-                                              const ur_exp_async_usm_alloc_properties_t *pProperties,
-                                              uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                              void **ppMem, ur_event_handle_t *phEvent) {
-  return enqueue_alloc(hQueue, pPool, UR_USM_TYPE_HOST, size, pProperties, numEventsInWaitList, phEventWaitList,
-                       ppMem, phEvent);
 }
 
 ur_result_t UR_APICALL enqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, void *pMem,
@@ -176,9 +146,9 @@ ur_result_t UR_APICALL enqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
 } // namespace
 
 void install_async_alloc_entry_points(ur_dditable_t &t) {
-  t.EnqueueExp.pfnUSMDeviceAllocExp = enqueueUSMDeviceAllocExp;
-  t.EnqueueExp.pfnUSMSharedAllocExp = enqueueUSMSharedAllocExp;
-  t.EnqueueExp.pfnUSMHostAllocExp = enqueueUSMHostAllocExp;
+  t.EnqueueExp.pfnUSMDeviceAllocExp = enqueue_alloc<UR_USM_TYPE_DEVICE, UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP>;
+  t.EnqueueExp.pfnUSMSharedAllocExp = enqueue_alloc<UR_USM_TYPE_SHARED, UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP>;
+  t.EnqueueExp.pfnUSMHostAllocExp = enqueue_alloc<UR_USM_TYPE_HOST, UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP>;
   t.EnqueueExp.pfnUSMFreeExp = enqueueUSMFreeExp;
 }
 

@@ -83,6 +83,14 @@ template <class T> T *lookup(typename T::handle_type h) {
   return reinterpret_cast<T *>(h);
 }
 
+// The one object model's unwrap (ordo/object.hpp) with the registry on top. Each kind
+// that ur_common's entry points take has an overload `unwrap(handle, T *&)` calling this,
+// found there by argument-dependent lookup.
+template <class T> ur_result_t registry_unwrap(typename T::handle_type h, T *&out) {
+  out = lookup<T>(h);
+  return out ? UR_RESULT_SUCCESS : T::invalid_handle(h);
+}
+
 // urXRetain / urXRelease for registry-tracked handles.
 template <class T> ur_result_t user_retain(typename T::handle_type h) {
   T *obj = lookup<T>(h);

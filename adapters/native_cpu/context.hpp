@@ -1,27 +1,36 @@
 // A context: the device it holds (always the host CPU), its USM allocations and
-// its USM pools.
+// its USM pools. urContext* are ur_common/context.hpp's (context.cpp).
 #pragma once
 #include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "common.hpp"
+#include "platform.hpp"
 #include "pool_hooks.hpp"
 
 namespace nc {
+
+struct Context;
+void context_drop(Context *ctx); // the last holder tears the context down (context.cpp)
 
 struct Context : Object<Context> {
   using handle_type = ur_context_handle_t;
   static constexpr handle_kind kKind = handle_kind::context;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_CONTEXT;
 
-  Context();
-  // Destroys its default pools, frees the USM allocations still made in this context
-  // and calls the extended deleter.
-  ~Context();
-  // Pools drop the events of frees that have completed (they hold the context).
-  void on_user_released();
+  // The user's count reached zero: the handle leaves the registry at once, while
+  // queues, events and memory objects may still hold the context.
+  bool release() {
+    if (!Object<Context>::release()) return false;
+    registry().remove(this);
+    return true;
+  }
+  // Hides Object's: ur_common's teardown (pools, plain allocations, deleter).
+  void drop_hold() noexcept { context_drop(this); }
+  int index_of(const Device *d) const { return d == &the_device() ? 0 : -1; }
 
   // Unfinished commands of every queue of the context, released queues included:
   // urUSMFree waits for them (docs/native-cpu.md, "USM").
@@ -30,11 +39,11 @@ struct Context : Object<Context> {
   // Blocks until no command of the context is unfinished. Not on a worker thread.
   void wait_idle();
 
+  std::vector<Device *> devices; // the one device
   PoolHooks pool_hooks{*this};
   // Its pools, plain USM allocations and ordering knowledge (the stream-ordered layer).
-  const std::unique_ptr<ordo::so::context_pools> pools;
-  std::mutex mu;
-  ur_context_extended_deleter_t deleter = nullptr; // under mu
+  std::unique_ptr<ordo::so::context_pools> pools;
+  ur_context_extended_deleter_t deleter = nullptr;
   void *deleter_data = nullptr;
 
 private:
@@ -46,5 +55,19 @@ private:
 ORDO_HANDLE_CHECK(Context);
 
 inline ur_context_handle_t to_handle(Context *c) { return reinterpret_cast<ur_context_handle_t>(c); }
+
+// USM memory facts (usm.cpp). The check of a USM range [p, p + bytes) that a command
+// of `ctx` uses: SUCCESS for a range inside one plain allocation of `ctx`, in its pool
+// memory, or in memory that is no context's (system memory is accessible too);
+// INVALID_SIZE for a range that runs past its allocation or the address space;
+// INVALID_MEM_OBJECT when p lies in another context's USM memory (docs/native-cpu.md, "USM").
+ur_result_t check_usm_range(Context &ctx, const void *p, size_t bytes);
+
+// Every context's USM memory (plain allocations and pool chunks), for telling another
+// context's pointer from system memory. Callers keep it in step with the memory.
+void note_usm_memory(const void *base, size_t size, const Context &owner); // may throw
+void forget_usm_memory(const void *base);
+
+inline ur_result_t unwrap(ur_context_handle_t h, Context *&out) { return registry_unwrap(h, out); } // common.hpp
 
 } // namespace nc

@@ -12,7 +12,6 @@ namespace {
 ur_dditable_t build_table() {
   ur_dditable_t t{};
   nc::install_adapter_entry_points(t);
-  nc::install_platform_entry_points(t);
   nc::install_device_entry_points(t);
   nc::install_context_entry_points(t);
   nc::install_queue_entry_points(t);

@@ -1,47 +1,26 @@
-// Synchronisation commands: urEnqueueEventsWait, urEnqueueEventsWaitWithBarrier(Ext),
-// and urEnqueueHostTaskExp (a user function run as a command).
+// Synchronisation commands: urEnqueueEventsWait and urEnqueueEventsWaitWithBarrier(Ext)
+// are ur_common/wait.hpp's over this adapter's marker command; urEnqueueHostTaskExp (a
+// user function run as a command) is this file's.
 #include "entry_points.hpp"
 #include "queue.hpp"
+#include "ur_common/wait.hpp"
 
 namespace nc {
 
 namespace {
 
-ur_result_t enqueue_marker(ur_queue_handle_t hQueue, ur_command_t type, Ordering ordering, uint32_t numEvents,
-                           const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
-  Queue *q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
-  return guarded([&] {
-    CommandBuilder cmd(*q, type);
-    if (ur_result_t r = cmd.set_wait_list(numEvents, phEvents)) return r;
-    cmd.set_ordering(ordering);
-    return cmd.submit(phEvent);
-  });
-}
-
-ur_result_t UR_APICALL enqueueEventsWait(ur_queue_handle_t hQueue, uint32_t numEventsInWaitList,
-                                         const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  return enqueue_marker(hQueue, UR_COMMAND_EVENTS_WAIT, Ordering::AllPrevious, numEventsInWaitList, phEventWaitList,
-                        phEvent);
-}
-
-ur_result_t UR_APICALL enqueueEventsWaitWithBarrier(ur_queue_handle_t hQueue, uint32_t numEventsInWaitList,
-                                                    const ur_event_handle_t *phEventWaitList,
-                                                    ur_event_handle_t *phEvent) {
-  return enqueue_marker(hQueue, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, Ordering::Barrier, numEventsInWaitList,
-                        phEventWaitList, phEvent);
-}
-
-// The only extended property is a low-power hint; events here never spin anyway.
-ur_result_t UR_APICALL enqueueEventsWaitWithBarrierExt(ur_queue_handle_t hQueue,
-                                                       const ur_exp_enqueue_ext_properties_t *pProperties,
-                                                       uint32_t numEventsInWaitList,
-                                                       const ur_event_handle_t *phEventWaitList,
-                                                       ur_event_handle_t *phEvent) {
-  if (pProperties && (pProperties->flags & UR_EXP_ENQUEUE_EXT_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  return enqueue_marker(hQueue, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, Ordering::Barrier, numEventsInWaitList,
-                        phEventWaitList, phEvent);
-}
+struct wait_hooks {
+  using Queue = nc::Queue;
+  static ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n, const ur_event_handle_t *waits,
+                                  ur_event_handle_t *phEvent) {
+    return guarded([&] {
+      CommandBuilder cmd(*q, type);
+      if (ur_result_t r = cmd.set_wait_list(n, waits)) return r;
+      cmd.set_ordering(barrier ? Ordering::Barrier : Ordering::AllPrevious);
+      return cmd.submit(phEvent);
+    });
+  }
+};
 
 ur_result_t UR_APICALL enqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_host_task_function_t pfnHostTask,
                                           void *data, const ur_exp_host_task_properties_t *pProperties,
@@ -65,9 +44,7 @@ ur_result_t UR_APICALL enqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_host_
 } // namespace
 
 void install_enqueue_entry_points(ur_dditable_t &t) {
-  t.Enqueue.pfnEventsWait = enqueueEventsWait;
-  t.Enqueue.pfnEventsWaitWithBarrier = enqueueEventsWaitWithBarrier;
-  t.Enqueue.pfnEventsWaitWithBarrierExt = enqueueEventsWaitWithBarrierExt;
+  ordo::uc::wait_entry_points<wait_hooks>::install(t);
   t.EnqueueExp.pfnHostTaskExp = enqueueHostTaskExp;
 }
 

@@ -4,8 +4,7 @@
 
 namespace nc {
 
-void install_adapter_entry_points(ur_dditable_t &t);      // adapter.cpp
-void install_platform_entry_points(ur_dditable_t &t);     // platform.cpp
+void install_adapter_entry_points(ur_dditable_t &t);      // adapter.cpp: urAdapter*, urPlatform*
 void install_device_entry_points(ur_dditable_t &t);       // device.cpp
 void install_context_entry_points(ur_dditable_t &t);      // context.cpp
 void install_queue_entry_points(ur_dditable_t &t);        // queue.cpp

@@ -1,5 +1,6 @@
 // urXGetNativeHandle / urXCreateWithNativeHandle for the platform, device, context,
-// queue, event, program and kernel (buffers: memory.cpp). The native object of a native
+// queue, event, program and kernel (buffers: memory.cpp; the platform's and context's
+// urXGetNativeHandle: ur_common's, through adapter.cpp and context.cpp). The native object of a native
 // CPU handle is the adapter's object itself, so a native handle is the UR handle's
 // value, and making a handle from one checks it against the handle registry: anything
 // that is not a live object of that kind (of the given context, where one is given) is
@@ -40,13 +41,6 @@ template <class T> ur_result_t adopt(T *obj, bool owned, typename T::handle_type
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL platformGetNativeHandle(ur_platform_handle_t hPlatform, ur_native_handle_t *phNativePlatform) {
-  if (!is_platform(hPlatform)) return bad_handle(hPlatform, UR_RESULT_ERROR_INVALID_PLATFORM);
-  if (!phNativePlatform) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  *phNativePlatform = reinterpret_cast<ur_native_handle_t>(hPlatform);
-  return UR_RESULT_SUCCESS;
-}
-
 ur_result_t UR_APICALL platformCreateWithNativeHandle(ur_native_handle_t hNativePlatform, ur_adapter_handle_t hAdapter,
                                                       const ur_platform_native_properties_t *,
                                                       ur_platform_handle_t *phPlatform) {
@@ -74,10 +68,6 @@ ur_result_t UR_APICALL deviceCreateWithNativeHandle(ur_native_handle_t hNativeDe
   if (!is_device(d)) return UR_RESULT_ERROR_INVALID_DEVICE;
   *phDevice = d;
   return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL contextGetNativeHandle(ur_context_handle_t h, ur_native_handle_t *out) {
-  return get_native<Context>(h, out);
 }
 
 ur_result_t UR_APICALL contextCreateWithNativeHandle(ur_native_handle_t hNativeContext, ur_adapter_handle_t hAdapter,
@@ -166,11 +156,9 @@ ur_result_t UR_APICALL kernelCreateWithNativeHandle(ur_native_handle_t hNativeKe
 } // namespace
 
 void install_native_handle_entry_points(ur_dditable_t &t) {
-  t.Platform.pfnGetNativeHandle = platformGetNativeHandle;
   t.Platform.pfnCreateWithNativeHandle = platformCreateWithNativeHandle;
   t.Device.pfnGetNativeHandle = deviceGetNativeHandle;
   t.Device.pfnCreateWithNativeHandle = deviceCreateWithNativeHandle;
-  t.Context.pfnGetNativeHandle = contextGetNativeHandle;
   t.Context.pfnCreateWithNativeHandle = contextCreateWithNativeHandle;
   t.Queue.pfnGetNativeHandle = queueGetNativeHandle;
   t.Queue.pfnCreateWithNativeHandle = queueCreateWithNativeHandle;

@@ -3,7 +3,6 @@
 #pragma once
 #include <atomic>
 #include <mutex>
-#include <string>
 
 #include "common.hpp"
 
@@ -42,8 +41,21 @@ inline bool is_platform(ur_platform_handle_t h) { return h && h == platform_hand
 inline bool is_device(ur_device_handle_t h) { return h && h == device_handle(); }
 inline ur_result_t device_error(ur_device_handle_t h) { return bad_handle(h, UR_RESULT_ERROR_INVALID_DEVICE); }
 
-// Thread-local message for urAdapterGetLastError (UR_RESULT_ERROR_ADAPTER_SPECIFIC).
-void set_last_error(const std::string &message, int32_t code);
+// The one object model's unwrap (ordo/object.hpp) for the singletons, found by
+// argument-dependent lookup from ur_common's entry points: a pointer compare, so an
+// unknown handle is never read.
+inline ur_result_t unwrap(ur_adapter_handle_t h, Adapter *&out) {
+  out = is_adapter(h) ? &the_adapter() : nullptr;
+  return out ? UR_RESULT_SUCCESS : bad_handle(h, UR_RESULT_ERROR_INVALID_ARGUMENT);
+}
+inline ur_result_t unwrap(ur_platform_handle_t h, Platform *&out) {
+  out = is_platform(h) ? &the_platform() : nullptr;
+  return out ? UR_RESULT_SUCCESS : bad_handle(h, UR_RESULT_ERROR_INVALID_PLATFORM);
+}
+inline ur_result_t unwrap(ur_device_handle_t h, Device *&out) {
+  out = is_device(h) ? &the_device() : nullptr;
+  return out ? UR_RESULT_SUCCESS : device_error(h);
+}
 
 // Limits the adapter enforces and reports (device.cpp).
 constexpr size_t kMaxWorkGroupSize = 8192;

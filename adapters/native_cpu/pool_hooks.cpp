@@ -1,24 +1,18 @@
 // The native CPU adapter's stream-ordered layer hooks (pool_hooks.hpp).
-#include "ordo/usm_owners.hpp"
 #include "pool_hooks.hpp"
 
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <shared_mutex>
 
 #include "context.hpp"
 #include "event.hpp"
-#include "ordo/checked_math.hpp"
 #include "platform.hpp"
 #include "queue.hpp"
+#include "ur_common/pool_hooks.hpp"
 
 namespace nc {
 
 namespace {
-
-ordo::usm_owners<const Context *> &usm_owners() { return ordo::usm_owners<const Context *>::instance(); }
 
 // Chunks start on a page: big ones are mapped memory, and blocks never straddle
 // another allocation's cache lines.
@@ -82,38 +76,7 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t, ur_device_handle_t, void *p, size
   return UR_RESULT_SUCCESS;
 }
 
-void note_usm_memory(const void *base, size_t size, const Context &owner) { usm_owners().note(base, size, &owner); }
-
-void forget_usm_memory(const void *base) { usm_owners().forget(base); }
-
-ur_result_t check_usm_range(Context &ctx, const void *p, size_t bytes) {
-  if (!ordo::checked::fits_address_space(p, bytes)) return UR_RESULT_ERROR_INVALID_SIZE;
-  ordo::so::context_pools::block_facts a;
-  if (ctx.pools->find_plain(p, a)) {
-    size_t offset = static_cast<const char *>(p) - static_cast<const char *>(a.base);
-    return bytes <= a.size - offset ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_SIZE;
-  }
-  const Context *owner = usm_owners().owner_of(p);
-  return owner && owner != &ctx ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
-}
-
-namespace {
-ordo::so::context_pools *pools_of(ur_context_handle_t h, ur_result_t *err) {
-  Context *ctx = lookup<Context>(h);
-  if (!ctx) {
-    *err = Context::invalid_handle(h);
-    return nullptr;
-  }
-  return ctx->pools.get();
-}
-} // namespace
-
-void install_pool_entry_points(ur_dditable_t &t) {
-  ordo::so::adapter_hooks hooks;
-  hooks.pools_of = pools_of;
-  hooks.is_device = is_device;
-  hooks.host_registration = true;
-  ordo::so::install_pool_entry_points(t, hooks);
-}
+// Host registration is served: the device is the host (PoolHooks::pin_host).
+void install_pool_entry_points(ur_dditable_t &t) { ordo::uc::install_pool_entry_points<Context, Device>(t, true); }
 
 } // namespace nc

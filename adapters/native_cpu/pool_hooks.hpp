@@ -37,16 +37,4 @@ private:
 // The layer's entry points, with this adapter's context lookup.
 void install_pool_entry_points(ur_dditable_t &t);
 
-// The check of a USM range [p, p + bytes) that a command of `ctx` uses: SUCCESS for a
-// range inside one plain allocation of `ctx`, in its pool memory, or in memory that is
-// no context's (system memory is accessible too); INVALID_SIZE for a range that runs
-// past its allocation or the address space; INVALID_MEM_OBJECT when p lies in another
-// context's USM memory (docs/native-cpu.md, "USM").
-ur_result_t check_usm_range(Context &ctx, const void *p, size_t bytes);
-
-// Every context's USM memory (plain allocations and pool chunks), for telling another
-// context's pointer from system memory. Callers keep it in step with the memory.
-void note_usm_memory(const void *base, size_t size, const Context &owner); // may throw
-void forget_usm_memory(const void *base);
-
 } // namespace nc

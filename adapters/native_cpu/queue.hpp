@@ -147,4 +147,6 @@ template <class F> std::unique_ptr<Work> make_work(F f) { return std::make_uniqu
 // Checks a wait list the way every enqueue does (also used by urEventWait).
 ur_result_t check_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents);
 
+inline ur_result_t unwrap(ur_queue_handle_t h, Queue *&out) { return registry_unwrap(h, out); } // common.hpp
+
 } // namespace nc

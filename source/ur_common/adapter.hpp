@@ -10,11 +10,20 @@
 //     static ur_backend_t backend();
 //     static std::string name(const Platform *), vendor(const Platform *), version(const Platform *);
 //     static ur_result_t native_handle(Platform *, ur_native_handle_t *out);
+//     // Optional: the adapter handle's count drives something (native CPU's worker
+//     // pool). They replace the default counting in urAdapterGet (by_get), Retain and
+//     // Release, and answer for a count of zero themselves.
+//     static ur_result_t retain_adapter(Adapter *, bool by_get);
+//     static ur_result_t release_adapter(Adapter *);
+//     // Optional: the front-end options the adapter maps (to *ppPlatformOption), in
+//     // place of the default list; false refuses with INVALID_VALUE.
+//     static bool backend_option(const char *frontend, const char **platform_option);
 //   };
 #pragma once
 
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ordo/adapter_logging.hpp"
@@ -23,6 +32,16 @@
 #include "ur_ddi.h"
 
 namespace ordo::uc {
+
+// Whether hooks H have release_adapter / backend_option (the optional hooks above).
+template <class H, class = void> struct has_adapter_lifetime : std::false_type {};
+template <class H>
+struct has_adapter_lifetime<H, std::void_t<decltype(H::release_adapter(std::declval<typename H::Adapter *>()))>>
+    : std::true_type {};
+template <class H, class = void> struct has_backend_option : std::false_type {};
+template <class H>
+struct has_backend_option<H, std::void_t<decltype(H::backend_option("", std::declval<const char **>()))>>
+    : std::true_type {};
 
 template <class H> struct adapter_entry_points {
   using Adapter = typename H::Adapter;
@@ -33,7 +52,11 @@ template <class H> struct adapter_entry_points {
     if (phAdapters) {
       // Discovery runs here so its log line appears once, at the first get.
       H::platforms();
-      H::the_adapter()->retain();
+      if constexpr (has_adapter_lifetime<H>::value) {
+        if (ur_result_t r = H::retain_adapter(H::the_adapter(), true)) return r;
+      } else {
+        H::the_adapter()->retain();
+      }
       phAdapters[0] = reinterpret_cast<ur_adapter_handle_t>(H::the_adapter());
     }
     if (pNumAdapters) *pNumAdapters = 1;
@@ -43,6 +66,7 @@ template <class H> struct adapter_entry_points {
   static ur_result_t UR_APICALL release(ur_adapter_handle_t hAdapter) {
     Adapter *a = nullptr;
     if (ur_result_t r = unwrap(hAdapter, a)) return r;
+    if constexpr (has_adapter_lifetime<H>::value) return H::release_adapter(a);
     // The adapter's state lives for the process: handles stay valid across gets.
     if (a->count() == 0) return UR_RESULT_ERROR_INVALID_ARGUMENT;
     a->release();
@@ -52,6 +76,7 @@ template <class H> struct adapter_entry_points {
   static ur_result_t UR_APICALL retain(ur_adapter_handle_t hAdapter) {
     Adapter *a = nullptr;
     if (ur_result_t r = unwrap(hAdapter, a)) return r;
+    if constexpr (has_adapter_lifetime<H>::value) return H::retain_adapter(a, false);
     a->retain();
     return UR_RESULT_SUCCESS;
   }
@@ -132,6 +157,8 @@ template <class H> struct adapter_entry_points {
     Platform *p = nullptr;
     if (ur_result_t r = unwrap(hPlatform, p)) return r;
     if (!pFrontendOption || !ppPlatformOption) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if constexpr (has_backend_option<H>::value)
+      return H::backend_option(pFrontendOption, ppPlatformOption) ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_VALUE;
     // The driver's compiler takes no options for these; an empty string means "nothing to add".
     if (std::strcmp(pFrontendOption, "") == 0 || std::strcmp(pFrontendOption, "-O0") == 0 ||
         std::strcmp(pFrontendOption, "-O1") == 0 || std::strcmp(pFrontendOption, "-O2") == 0 ||

@@ -15,6 +15,11 @@
 //     // the commands that may still use it where the backend's free does not (an
 //     // error leaves the allocation the caller's). Without it the free does not wait.
 //     static ur_result_t wait_before_free(Context *);
+//     // Optional: the adapter's own refusals of an allocation's descriptor and size,
+//     // after the alignment check and before the zero-size one.
+//     static ur_result_t check_alloc(const ur_usm_desc_t *, size_t size);
+//     // Optional: urUSMFree refused a pointer that is no live allocation's start (to log why).
+//     static void free_refused(Context *, void *);
 //   };
 #pragma once
 
@@ -37,6 +42,17 @@ template <class H>
 struct has_wait_before_free<H, std::void_t<decltype(H::wait_before_free(std::declval<typename H::Context *>()))>>
     : std::true_type {};
 
+// Whether hooks H have check_alloc, free_refused.
+template <class H, class = void> struct has_check_alloc : std::false_type {};
+template <class H>
+struct has_check_alloc<H, std::void_t<decltype(H::check_alloc(std::declval<const ur_usm_desc_t *>(), size_t{}))>>
+    : std::true_type {};
+
+template <class H, class = void> struct has_free_refused : std::false_type {};
+template <class H>
+struct has_free_refused<H, std::void_t<decltype(H::free_refused(std::declval<typename H::Context *>(), nullptr))>>
+    : std::true_type {};
+
 template <class H> struct usm_entry_points {
   using Context = typename H::Context;
   using Device = typename H::Device;
@@ -45,6 +61,9 @@ template <class H> struct usm_entry_points {
     if (!ppMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (desc && desc->align != 0 && (desc->align & (desc->align - 1)) != 0) return UR_RESULT_ERROR_INVALID_VALUE;
     if (desc && (desc->hints & UR_USM_ADVICE_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    if constexpr (has_check_alloc<H>::value) {
+      if (ur_result_t r = H::check_alloc(desc, size)) return r;
+    }
     if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
     return UR_RESULT_SUCCESS;
   }
@@ -138,7 +157,10 @@ template <class H> struct usm_entry_points {
         if (ur_result_t r = H::wait_before_free(ctx)) return r;
       }
     }
-    if (!ctx->pools->take_plain(pMem, &a)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    if (!ctx->pools->take_plain(pMem, &a)) {
+      if constexpr (has_free_refused<H>::value) H::free_refused(ctx, pMem);
+      return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    }
     if (ur_result_t r = H::free_plain(ctx, a.base, a.kind, a.device)) {
       try {
         ctx->pools->add_plain(a.base, a.size, a.kind, a.device); // still the caller's
