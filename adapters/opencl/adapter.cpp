@@ -1,9 +1,12 @@
-// urAdapter*: the one adapter object, platform discovery, last-error reporting.
+// The one adapter object and platform discovery: every OpenCL platform is a UR
+// platform. urAdapter* and urPlatform* are ur_common/adapter.hpp's; this file says
+// what an OpenCL platform answers.
+#include <cstring>
 #include <string>
 
-#include "ordo/adapter_logging.hpp"
 #include "platform.hpp"
 #include "tables.hpp"
+#include "ur_common/adapter.hpp"
 
 namespace ordo::ocl {
 
@@ -11,18 +14,6 @@ Logger &log() {
   static Logger *logger = new Logger("opencl"); // UR_LOG_OPENCL; lives past static teardown
   return *logger;
 }
-
-namespace {
-thread_local std::string t_last_message;
-thread_local int32_t t_last_code = 0;
-} // namespace
-
-void set_last_error(const std::string &message, int32_t code) {
-  t_last_message = message;
-  t_last_code = code;
-}
-const char *last_error_message() { return t_last_message.c_str(); }
-int32_t last_error_code() { return t_last_code; }
 
 ur_adapter_handle_t_ &the_adapter() {
   static ur_adapter_handle_t_ *adapter = new ur_adapter_handle_t_();
@@ -80,98 +71,104 @@ std::unique_ptr<ur_platform_handle_t_> make_platform(cl_platform_id id) {
   return p;
 }
 
+// With no OpenCL loader or no platform there is none, and one log line says why.
+std::vector<ur_platform_handle_t_ *> *discover() {
+  auto *list = new std::vector<ur_platform_handle_t_ *>();
+  std::string why;
+  if (!load_opencl(why)) {
+    ORDO_LOG(log(), info, "no OpenCL platforms: %s", why.c_str());
+    return list;
+  }
+  cl_uint n = 0;
+  cl_int err = cl.clGetPlatformIDs(0, nullptr, &n);
+  if (err != CL_SUCCESS || n == 0) {
+    // -1001 is CL_PLATFORM_NOT_FOUND_KHR: an ICD loader with no ICDs installed.
+    ORDO_LOG(log(), info, "no OpenCL platforms: clGetPlatformIDs returned %d with %u platforms", err, n);
+    return list;
+  }
+  std::vector<cl_platform_id> ids(n);
+  if (cl.clGetPlatformIDs(n, ids.data(), nullptr) != CL_SUCCESS) return list;
+  for (cl_platform_id id : ids) list->push_back(make_platform(id).release());
+  ORDO_LOG(log(), info, "%zu OpenCL platform(s)", list->size());
+  return list;
+}
+
+struct adapter_hooks {
+  using Adapter = ur_adapter_handle_t_;
+  using Platform = ur_platform_handle_t_;
+  static Adapter *the_adapter() { return &ocl::the_adapter(); }
+  static const std::vector<Platform *> &platforms() { return ocl::platforms(); }
+  static Logger &logger() { return log(); }
+  static ur_backend_t backend() { return UR_BACKEND_OPENCL; }
+  static std::string name(const Platform *p) { return p->name; }
+  static std::string vendor(const Platform *p) { return p->vendor; }
+  static std::string version(const Platform *p) { return p->version; }
+  static std::string extensions(const Platform *p) { return p->extensions; }
+  static std::string profile(const Platform *p) { return p->profile; }
+  static ur_result_t native_handle(Platform *p, ur_native_handle_t *out) {
+    *out = reinterpret_cast<ur_native_handle_t>(p->cl);
+    return UR_RESULT_SUCCESS;
+  }
+  static ur_result_t retain_adapter(Adapter *a, bool) {
+    a->retain();
+    return UR_RESULT_SUCCESS;
+  }
+  // The adapter object is never destroyed; it refuses to count below zero.
+  static ur_result_t release_adapter(Adapter *a) {
+    uint32_t n = a->ref_count.load();
+    do {
+      if (n == 0) return UR_RESULT_ERROR_INVALID_VALUE; // released more often than taken
+    } while (!a->ref_count.compare_exchange_weak(n, n - 1));
+    return UR_RESULT_SUCCESS;
+  }
+  // Generic compiler options and their OpenCL spelling.
+  static bool backend_option(const char *frontend, const char **platform_option) {
+    static const struct {
+      const char *frontend, *opencl;
+    } options[] = {
+        {"", ""},
+        {"-O0", "-cl-opt-disable"},
+        {"-O1", ""},
+        {"-O2", ""},
+        {"-O3", ""},
+        {"-ftarget-compile-fast", ""},
+        {"-foffload-fp32-prec-div", ""},
+        {"-foffload-fp32-prec-sqrt", "-cl-fp32-correctly-rounded-divide-sqrt"},
+    };
+    for (const auto &o : options)
+      if (std::strcmp(frontend, o.frontend) == 0) {
+        *platform_option = o.opencl;
+        return true;
+      }
+    return false;
+  }
+};
+
+// A native cl_platform_id maps back to the platform handle that wraps it.
+ur_result_t UR_APICALL PlatformCreateWithNativeHandle(ur_native_handle_t hNativePlatform,
+                                                      ur_adapter_handle_t hAdapter,
+                                                      const ur_platform_native_properties_t *,
+                                                      ur_platform_handle_t *phPlatform) {
+  ORDO_CHECK_HANDLE(hAdapter);
+  ORDO_CHECK_PTR(phPlatform);
+  for (ur_platform_handle_t p : platforms())
+    if (reinterpret_cast<ur_native_handle_t>(p->cl) == hNativePlatform) {
+      *phPlatform = p;
+      return UR_RESULT_SUCCESS;
+    }
+  return UR_RESULT_ERROR_INVALID_PLATFORM;
+}
+
 } // namespace
 
-void discover_platforms() {
-  ur_adapter_handle_t_ &a = the_adapter();
-  std::call_once(a.discovered, [&a] {
-    std::string why;
-    if (!load_opencl(why)) {
-      ORDO_LOG(log(), info, "no OpenCL platforms: %s", why.c_str());
-      return;
-    }
-    cl_uint n = 0;
-    cl_int err = cl.clGetPlatformIDs(0, nullptr, &n);
-    if (err != CL_SUCCESS || n == 0) {
-      // -1001 is CL_PLATFORM_NOT_FOUND_KHR: an ICD loader with no ICDs installed.
-      ORDO_LOG(log(), info, "no OpenCL platforms: clGetPlatformIDs returned %d with %u platforms",
-               err, n);
-      return;
-    }
-    std::vector<cl_platform_id> ids(n);
-    if (cl.clGetPlatformIDs(n, ids.data(), nullptr) != CL_SUCCESS) return;
-    for (cl_platform_id id : ids) a.platforms.push_back(make_platform(id));
-    ORDO_LOG(log(), info, "%zu OpenCL platform(s)", a.platforms.size());
-  });
+const std::vector<ur_platform_handle_t_ *> &platforms() {
+  static std::vector<ur_platform_handle_t_ *> *list = discover(); // lives past static teardown
+  return *list;
 }
-
-namespace {
-
-ur_result_t UR_APICALL AdapterGet(uint32_t NumEntries, ur_adapter_handle_t *phAdapters,
-                                  uint32_t *pNumAdapters) {
-  if (NumEntries == 0 && phAdapters) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (phAdapters) {
-    ur_adapter_handle_t_ &a = the_adapter();
-    a.retain();
-    phAdapters[0] = &a;
-  }
-  if (pNumAdapters) *pNumAdapters = 1;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL AdapterRetain(ur_adapter_handle_t hAdapter) {
-  ORDO_CHECK_HANDLE(hAdapter);
-  hAdapter->retain();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL AdapterRelease(ur_adapter_handle_t hAdapter) {
-  ORDO_CHECK_HANDLE(hAdapter);
-  // The adapter object is never destroyed; refuse to count below zero.
-  uint32_t n = hAdapter->ref_count.load();
-  do {
-    if (n == 0) return UR_RESULT_ERROR_INVALID_VALUE; // released more often than taken
-  } while (!hAdapter->ref_count.compare_exchange_weak(n, n - 1));
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL AdapterGetLastError(ur_adapter_handle_t hAdapter, const char **ppMessage,
-                                           int32_t *pError) {
-  ORDO_CHECK_HANDLE(hAdapter);
-  ORDO_CHECK_PTR(ppMessage);
-  ORDO_CHECK_PTR(pError);
-  *ppMessage = last_error_message();
-  *pError = last_error_code();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL AdapterGetInfo(ur_adapter_handle_t hAdapter, ur_adapter_info_t propName,
-                                      size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hAdapter);
-  if (propName > UR_ADAPTER_INFO_VERSION) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter w(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_ADAPTER_INFO_BACKEND: return w.value(UR_BACKEND_OPENCL);
-  case UR_ADAPTER_INFO_REFERENCE_COUNT: return w.value<uint32_t>(hAdapter->count());
-  case UR_ADAPTER_INFO_VERSION: return w.value<uint32_t>(1);
-  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  }
-}
-
-} // namespace
 
 void fill_adapter_table(ur_dditable_t &t) {
-  t.Adapter.pfnGet = AdapterGet;
-  t.Adapter.pfnRetain = AdapterRetain;
-  t.Adapter.pfnRelease = AdapterRelease;
-  t.Adapter.pfnGetLastError = AdapterGetLastError;
-  t.Adapter.pfnGetInfo = AdapterGetInfo;
-  // The runtime's urAdapterSetLoggerCallback: Ordo's log lines reach its callback too.
-  ordo::adapter_logging how;
-  how.logger = log;
-  how.is_adapter = [](ur_adapter_handle_t h) { return h == &the_adapter(); };
-  ordo::install_logger_entry_points(t, how);
+  ordo::uc::adapter_entry_points<adapter_hooks>::install(t); // urAdapter*, urPlatform*, the logger callback
+  t.Platform.pfnCreateWithNativeHandle = PlatformCreateWithNativeHandle;
 }
 
 } // namespace ordo::ocl

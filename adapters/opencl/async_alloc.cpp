@@ -122,28 +122,13 @@ ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_us
   return r;
 }
 
-ur_result_t UR_APICALL EnqueueUSMDeviceAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size,
-                                                const ur_exp_async_usm_alloc_properties_t *pProperties,
-                                                uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                                void **ppMem, ur_event_handle_t *phEvent) {
-  return enqueue_alloc(hQueue, pPool, UR_USM_TYPE_DEVICE, size, pProperties, numEventsInWaitList, phEventWaitList,
-                       ppMem, phEvent);
-}
-
-ur_result_t UR_APICALL EnqueueUSMSharedAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size,
-                                                const ur_exp_async_usm_alloc_properties_t *pProperties,
-                                                uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                                void **ppMem, ur_event_handle_t *phEvent) {
-  return enqueue_alloc(hQueue, pPool, UR_USM_TYPE_SHARED, size, pProperties, numEventsInWaitList, phEventWaitList,
-                       ppMem, phEvent);
-}
-
-ur_result_t UR_APICALL EnqueueUSMHostAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size,
-                                              const ur_exp_async_usm_alloc_properties_t *pProperties,
-                                              uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                              void **ppMem, ur_event_handle_t *phEvent) {
-  return enqueue_alloc(hQueue, pPool, UR_USM_TYPE_HOST, size, pProperties, numEventsInWaitList, phEventWaitList,
-                       ppMem, phEvent);
+// urEnqueueUSM{Device,Shared,Host}AllocExp: the same but for the kind.
+template <ur_usm_type_t Kind>
+ur_result_t UR_APICALL EnqueueUSMAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size,
+                                          const ur_exp_async_usm_alloc_properties_t *pProperties,
+                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                          void **ppMem, ur_event_handle_t *phEvent) {
+  return enqueue_alloc(hQueue, pPool, Kind, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
 }
 
 ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, void *pMem,
@@ -220,9 +205,9 @@ ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
 } // namespace
 
 void fill_async_alloc_table(ur_dditable_t &t) {
-  t.EnqueueExp.pfnUSMDeviceAllocExp = EnqueueUSMDeviceAllocExp;
-  t.EnqueueExp.pfnUSMSharedAllocExp = EnqueueUSMSharedAllocExp;
-  t.EnqueueExp.pfnUSMHostAllocExp = EnqueueUSMHostAllocExp;
+  t.EnqueueExp.pfnUSMDeviceAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_DEVICE>;
+  t.EnqueueExp.pfnUSMSharedAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_SHARED>;
+  t.EnqueueExp.pfnUSMHostAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_HOST>;
   t.EnqueueExp.pfnUSMFreeExp = EnqueueUSMFreeExp;
 }
 

@@ -61,12 +61,6 @@ private:
   uint32_t size_ = 0, capacity_ = kInline;
 };
 
-// The message and native code behind the last UR_RESULT_ERROR_ADAPTER_SPECIFIC of
-// this thread (urAdapterGetLastError).
-void set_last_error(const std::string &message, int32_t code);
-const char *last_error_message();
-int32_t last_error_code();
-
 // Reads a CL string query (platform or device) into `out`.
 template <class Fn, class Obj, class Param>
 cl_int cl_string(Fn fn, Obj obj, Param param, std::string &out) {

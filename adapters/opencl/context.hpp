@@ -34,21 +34,21 @@ struct ur_context_handle_t_ : ordo::object {
   std::mutex padded_mutex;
   std::unordered_map<const void *, void *> padded;
 
-  std::mutex deleter_mutex;
   ur_context_extended_deleter_t deleter = nullptr;
   void *deleter_data = nullptr;
 
-  bool has_device(ur_device_handle_t d) const {
-    for (ur_device_handle_t x : devices)
-      if (x == d) return true;
-    return false;
+  int index_of(const ur_device_handle_t_ *d) const {
+    for (size_t i = 0; i < devices.size(); ++i)
+      if (devices[i] == d) return int(i);
+    return -1;
   }
-  ~ur_context_handle_t_();
+  bool has_device(ur_device_handle_t d) const { return index_of(d) >= 0; }
 };
 ORDO_HANDLE_CHECK(ur_context_handle_t_);
 
 namespace ordo::ocl {
-// Drops one holder (ordo::object); retires the context on the last.
+// Drops one holder (ordo::object); the last one tears the context down
+// (ur_common/context.hpp) and retires it.
 void context_unhold(ur_context_handle_t c);
 // Waits until every command enqueued so far on the context's queues has finished.
 ur_result_t context_wait_all_queues(ur_context_handle_t c);

@@ -10,7 +10,6 @@ const ur_dditable_t &ordo::adapter_ddi() {
   static const ur_dditable_t table = [] {
     ur_dditable_t t{};
     ordo::ocl::fill_adapter_table(t);
-    ordo::ocl::fill_platform_table(t);
     ordo::ocl::fill_device_table(t);
     ordo::ocl::fill_context_table(t);
     ordo::ocl::fill_queue_table(t);

@@ -300,8 +300,7 @@ ur_result_t UR_APICALL DeviceCreateWithNativeHandle(ur_native_handle_t hNativeDe
                                                     ur_device_handle_t *phDevice) {
   ORDO_CHECK_HANDLE(hAdapter);
   ORDO_CHECK_PTR(phDevice);
-  discover_platforms();
-  for (auto &p : the_adapter().platforms)
+  for (ur_platform_handle_t p : platforms())
     for (auto &d : p->devices)
       if (reinterpret_cast<ur_native_handle_t>(d->cl) == hNativeDevice) {
         *phDevice = d.get(); // a root device: not reference counted

@@ -9,6 +9,7 @@
 #include "ordo/checked_math.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
+#include "ur_common/wait.hpp"
 #include "usm.hpp"
 
 namespace ordo::ocl {
@@ -29,31 +30,23 @@ ur_result_t check_region_2d(ur_context_handle_t c, const void *p, size_t pitch, 
   return check_usm_range(c, p, span);
 }
 
-ur_result_t UR_APICALL EnqueueEventsWait(ur_queue_handle_t hQueue, uint32_t numEventsInWaitList,
-                                         const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  return submit(hQueue, UR_COMMAND_EVENTS_WAIT, waits, phEvent, [&](cl_event *ev) {
-    return enqueue_marker(hQueue, waits.size(), waits.data(), ev);
-  });
-}
-
-ur_result_t UR_APICALL EnqueueEventsWaitWithBarrier(ur_queue_handle_t hQueue, uint32_t numEventsInWaitList,
-                                                    const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  return submit(
-      hQueue, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, waits, phEvent,
-      [&](cl_event *ev) { return cl.clEnqueueBarrierWithWaitList(hQueue->cl, waits.size(), waits.data(), ev); },
-      false, /*barrier=*/true);
-}
-
-ur_result_t UR_APICALL EnqueueEventsWaitWithBarrierExt(ur_queue_handle_t hQueue,
-                                                       const ur_exp_enqueue_ext_properties_t *pProperties,
-                                                       uint32_t numEventsInWaitList,
-                                                       const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  if (pProperties && (pProperties->flags & UR_EXP_ENQUEUE_EXT_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  // Low-power events are a hint; the barrier is the same.
-  return EnqueueEventsWaitWithBarrier(hQueue, numEventsInWaitList, phEventWaitList, phEvent);
-}
+// urEnqueueEventsWait*: a marker, or a barrier (ur_common/wait.hpp).
+struct wait_hooks {
+  using Queue = ur_queue_handle_t_;
+  static ur_result_t enqueue_wait(Queue *q, ur_command_t command, bool barrier, uint32_t n,
+                                  const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
+    if (ur_result_t r = check_wait_list(n, list)) return r;
+    ClWaitList waits;
+    if (ur_result_t r = waits.assign(n, list)) return r;
+    return submit(
+        q, command, waits, phEvent,
+        [&](cl_event *ev) {
+          return barrier ? cl.clEnqueueBarrierWithWaitList(q->cl, waits.size(), waits.data(), ev)
+                         : enqueue_marker(q, waits.size(), waits.data(), ev);
+        },
+        false, barrier);
+  }
+};
 
 ur_result_t UR_APICALL EnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
                                         size_t size, uint32_t numEventsInWaitList,
@@ -231,9 +224,7 @@ ur_result_t UR_APICALL EnqueueKernelLaunchWithArgsExp(
 } // namespace
 
 void fill_enqueue_table(ur_dditable_t &t) {
-  t.Enqueue.pfnEventsWait = EnqueueEventsWait;
-  t.Enqueue.pfnEventsWaitWithBarrier = EnqueueEventsWaitWithBarrier;
-  t.Enqueue.pfnEventsWaitWithBarrierExt = EnqueueEventsWaitWithBarrierExt;
+  ordo::uc::wait_entry_points<wait_hooks>::install(t);
   t.Enqueue.pfnUSMMemcpy = EnqueueUSMMemcpy;
   t.Enqueue.pfnUSMFill = EnqueueUSMFill;
   t.Enqueue.pfnUSMPrefetch = EnqueueUSMPrefetch;

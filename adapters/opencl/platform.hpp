@@ -1,7 +1,6 @@
 // The adapter (one per process) and its platforms: one per OpenCL platform.
 #pragma once
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -42,16 +41,14 @@ struct ur_adapter_handle_t_ : ordo::object {
   static constexpr ordo::handle_kind kKind = ordo::handle_kind::adapter;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   ur_adapter_handle_t_() : object(kKind) { ref_count.store(0); }
-
-  // Platforms live as long as the process: UR hands out the same handles on every
-  // urPlatformGet, also after the adapter was released and taken again.
-  std::once_flag discovered;
-  std::vector<std::unique_ptr<ur_platform_handle_t_>> platforms;
 };
 ORDO_HANDLE_CHECK(ur_adapter_handle_t_);
 
 namespace ordo::ocl {
-// The one adapter object; platforms are discovered on first use.
+// The one adapter object.
 ur_adapter_handle_t_ &the_adapter();
-void discover_platforms();
+// Every OpenCL platform, discovered at the first call. Platforms live as long as the
+// process: UR hands out the same handles on every urPlatformGet, also after the
+// adapter was released and taken again.
+const std::vector<ur_platform_handle_t_ *> &platforms();
 } // namespace ordo::ocl

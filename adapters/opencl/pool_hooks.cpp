@@ -9,6 +9,7 @@
 #include "event.hpp"
 #include "platform.hpp"
 #include "tables.hpp"
+#include "ur_common/pool_hooks.hpp"
 #include "usm.hpp"
 
 namespace ordo::ocl {
@@ -85,22 +86,8 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, v
   return to_ur(e);
 }
 
-namespace {
-ordo::so::context_pools *pools_of(ur_context_handle_t c, ur_result_t *err) {
-  if (!ordo::is_a<ur_context_handle_t_>(c)) {
-    *err = c ? UR_RESULT_ERROR_INVALID_CONTEXT : UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return nullptr;
-  }
-  return c->pools.get();
-}
-bool is_device(ur_device_handle_t d) { return ordo::is_a<ur_device_handle_t_>(d); }
-} // namespace
-
 void fill_usm_pool_table(ur_dditable_t &t) {
-  ordo::so::adapter_hooks hooks;
-  hooks.pools_of = pools_of;
-  hooks.is_device = is_device;
-  ordo::so::install_pool_entry_points(t, hooks);
+  ordo::uc::install_pool_entry_points<ur_context_handle_t_, ur_device_handle_t_>(t);
 }
 
 } // namespace ordo::ocl

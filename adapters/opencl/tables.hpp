@@ -4,7 +4,6 @@
 
 namespace ordo::ocl {
 void fill_adapter_table(ur_dditable_t &t);
-void fill_platform_table(ur_dditable_t &t);
 void fill_device_table(ur_dditable_t &t);
 void fill_context_table(ur_dditable_t &t);
 void fill_queue_table(ur_dditable_t &t);

@@ -1,22 +1,21 @@
-// urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo, and the USM
-// flavours of memcpy, fill and kernel arguments.
+// USM memory underneath (SVM or Intel USM) and the USM flavours of memcpy, fill and
+// kernel arguments. urUSM{Host,Device,Shared}Alloc, urUSMFree and urUSMGetMemAllocInfo
+// are ur_common/usm.hpp's; the hooks below say how OpenCL makes and frees plain memory.
 #include "ordo/usm_owners.hpp"
 #include "usm.hpp"
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <new>
-#include <shared_mutex>
 #include <vector>
 
 #include "context.hpp"
-#include "ordo/checked_math.hpp"
 #include "device.hpp"
 #include "event.hpp"
 #include "platform.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
+#include "ur_common/usm.hpp"
 
 namespace ordo::ocl {
 
@@ -64,37 +63,6 @@ namespace {
 ordo::usm_owners<ur_context_handle_t> &usm_owners() { return ordo::usm_owners<ur_context_handle_t>::instance(); }
 
 void *usm_get_memory_unrecorded(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
-                                size_t alignment, ur_result_t &err);
-
-} // namespace
-
-void *usm_get_memory(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
-                     size_t alignment, ur_result_t &err) {
-  void *p = usm_get_memory_unrecorded(c, kind, device, size, alignment, err);
-  if (!p) return nullptr;
-  try {
-    usm_owners().note(p, size, c);
-  } catch (...) {
-    usm_release_memory(c, p);
-    err = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    return nullptr;
-  }
-  return p;
-}
-
-ur_result_t check_usm_range(ur_context_handle_t c, const void *p, size_t size) {
-  if (!ordo::checked::fits_address_space(p, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  ordo::so::context_pools::block_facts a;
-  if (c->pools->block_info(p, a) || c->pools->find_plain(p, a))
-    return size <= a.size - size_t(static_cast<const char *>(p) - static_cast<const char *>(a.base))
-               ? UR_RESULT_SUCCESS
-               : UR_RESULT_ERROR_INVALID_SIZE;
-  ur_context_handle_t owner = usm_owners().owner_of(p);
-  return owner && owner != c ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
-}
-
-namespace {
-void *usm_get_memory_unrecorded(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
                                 size_t alignment, ur_result_t &err) {
   void *p = nullptr;
   if (c->intel_usm) {
@@ -127,6 +95,26 @@ void *usm_get_memory_unrecorded(ur_context_handle_t c, ur_usm_type_t kind, ur_de
 }
 
 } // namespace
+
+void *usm_get_memory(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
+                     size_t alignment, ur_result_t &err) {
+  void *p = usm_get_memory_unrecorded(c, kind, device, size, alignment, err);
+  if (!p) return nullptr;
+  try {
+    usm_owners().note(p, size, c);
+  } catch (...) {
+    usm_release_memory(c, p);
+    err = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    return nullptr;
+  }
+  return p;
+}
+
+ur_result_t check_usm_range(ur_context_handle_t c, const void *p, size_t size) {
+  if (ur_result_t r = c->pools->check_usm_region(p, size)) return r;
+  ur_context_handle_t owner = usm_owners().owner_of(p);
+  return owner && owner != c ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
+}
 
 void usm_release_memory(ur_context_handle_t c, void *p) {
   usm_owners().forget(p);
@@ -203,144 +191,93 @@ cl_int usm_set_kernel_arg(ur_context_handle_t c, cl_kernel k, cl_uint index, con
   return cl.clSetKernelArgSVMPointer(k, index, ptr);
 }
 
+void usm_free_plain(ur_context_handle_t c, void *p) {
+  void *raw = p;
+  {
+    std::lock_guard<std::mutex> lock(c->padded_mutex);
+    auto it = c->padded.find(p);
+    if (it != c->padded.end()) {
+      raw = it->second;
+      c->padded.erase(it);
+    }
+  }
+  usm_release_memory(c, raw);
+}
+
 namespace {
 
-// The checks every USM alloc entry point makes, then the allocation itself.
-ur_result_t usm_alloc(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, const ur_usm_desc_t *desc,
-                      ur_usm_pool_handle_t pool, size_t size, void **out) {
-  ORDO_CHECK_PTR(out);
-  if (desc && (desc->hints & UR_USM_ADVICE_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  size_t align = desc ? desc->align : 0;
-  if (align & (align - 1)) return UR_RESULT_ERROR_INVALID_VALUE;
-  for (auto *ext = desc ? static_cast<const ur_base_desc_t *>(desc->pNext) : nullptr; ext;
-       ext = static_cast<const ur_base_desc_t *>(ext->pNext)) {
-    if (ext->stype == UR_STRUCTURE_TYPE_USM_HOST_DESC &&
-        (reinterpret_cast<const ur_usm_host_desc_t *>(ext)->flags & UR_USM_HOST_MEM_FLAGS_MASK))
-      return UR_RESULT_ERROR_INVALID_ENUMERATION;
-    if (ext->stype == UR_STRUCTURE_TYPE_USM_DEVICE_DESC &&
-        (reinterpret_cast<const ur_usm_device_desc_t *>(ext)->flags & UR_USM_DEVICE_MEM_FLAGS_MASK))
-      return UR_RESULT_ERROR_INVALID_ENUMERATION;
+struct usm_hooks {
+  using Context = ur_context_handle_t_;
+  using Device = ur_device_handle_t_;
+  static ur_result_t check_alloc(const ur_usm_desc_t *desc, size_t) {
+    for (auto *ext = desc ? static_cast<const ur_base_desc_t *>(desc->pNext) : nullptr; ext;
+         ext = static_cast<const ur_base_desc_t *>(ext->pNext)) {
+      if (ext->stype == UR_STRUCTURE_TYPE_USM_HOST_DESC &&
+          (reinterpret_cast<const ur_usm_host_desc_t *>(ext)->flags & UR_USM_HOST_MEM_FLAGS_MASK))
+        return UR_RESULT_ERROR_INVALID_ENUMERATION;
+      if (ext->stype == UR_STRUCTURE_TYPE_USM_DEVICE_DESC &&
+          (reinterpret_cast<const ur_usm_device_desc_t *>(ext)->flags & UR_USM_DEVICE_MEM_FLAGS_MASK))
+        return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+    return UR_RESULT_SUCCESS;
   }
-  if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  if (device && !c->has_device(device)) return UR_RESULT_ERROR_INVALID_DEVICE;
-  for (ur_device_handle_t d : c->devices)
-    if ((!device || d == device) && size > d->max_alloc) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  if (!usm_kind_supported(c, kind, device)) return UR_RESULT_ERROR_INVALID_OPERATION;
-  ur_device_handle_t dev = kind == UR_USM_TYPE_HOST ? nullptr : device;
-  if (pool) return c->pools->alloc_now(pool, kind, dev, size, align, out);
+  // Host memory must fit every device of the context; a kind the devices lack is
+  // refused as an operation this context cannot do.
+  static ur_result_t check_placement(Context *c, ur_usm_type_t kind, Device *device, size_t size) {
+    for (ur_device_handle_t d : c->devices)
+      if ((!device || d == device) && size > d->max_alloc) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+    return usm_kind_supported(c, kind, device) ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_OPERATION;
+  }
   // OpenCL aligns allocations to at most the largest data type; a larger alignment
-  // is met by allocating more and rounding the address up.
-  size_t native_align = SIZE_MAX;
-  for (ur_device_handle_t d : c->devices)
-    if (!device || d == device) native_align = std::min<size_t>(native_align, d->largest_type_align);
-  bool pad = align > native_align;
-  ur_result_t err = UR_RESULT_SUCCESS;
-  void *raw = usm_get_memory(c, kind, device, pad ? size + align : size, pad ? 0 : align, err);
-  if (!raw) return err;
-  void *p = pad ? reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(raw) + align - 1) & ~uintptr_t(align - 1)) : raw;
-  try {
-    if (pad) {
+  // is met by allocating more and rounding the address up (usm_free_plain undoes it).
+  static ur_result_t alloc_plain(Context *c, ur_usm_type_t kind, Device *device, size_t size, size_t align,
+                                 void **out) {
+    size_t native_align = SIZE_MAX;
+    for (ur_device_handle_t d : c->devices)
+      if (!device || d == device) native_align = std::min<size_t>(native_align, d->largest_type_align);
+    const bool pad = align > native_align;
+    ur_result_t err = UR_RESULT_SUCCESS;
+    void *raw = usm_get_memory(c, kind, device, pad ? size + align : size, pad ? 0 : align, err);
+    if (!raw) return err;
+    if (!pad) {
+      *out = raw;
+      return UR_RESULT_SUCCESS;
+    }
+    void *p = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(raw) + align - 1) & ~uintptr_t(align - 1));
+    try {
       std::lock_guard<std::mutex> lock(c->padded_mutex);
       c->padded[p] = raw;
+    } catch (...) {
+      usm_release_memory(c, raw);
+      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-    c->pools->add_plain(p, size, kind, dev);
-  } catch (...) {
-    if (pad) {
-      std::lock_guard<std::mutex> lock(c->padded_mutex);
-      c->padded.erase(p);
-    }
-    usm_release_memory(c, raw);
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    *out = p;
+    return UR_RESULT_SUCCESS;
   }
-  *out = p;
-  return UR_RESULT_SUCCESS;
-}
+  static ur_result_t free_plain(Context *c, void *p, ur_usm_type_t, ur_device_handle_t) {
+    usm_free_plain(c, p);
+    return UR_RESULT_SUCCESS;
+  }
+  // Commands already enqueued may still use the memory: SVM frees do not wait.
+  static ur_result_t wait_before_free(Context *c) {
+    return c->intel_usm ? UR_RESULT_SUCCESS : context_wait_all_queues(c);
+  }
+};
 
-ur_result_t UR_APICALL USMHostAlloc(ur_context_handle_t hContext, const ur_usm_desc_t *pUSMDesc,
-                                    ur_usm_pool_handle_t pool, size_t size, void **ppMem) {
-  ORDO_CHECK_HANDLE(hContext);
-  return usm_alloc(hContext, UR_USM_TYPE_HOST, nullptr, pUSMDesc, pool, size, ppMem);
-}
+using entry_points = ordo::uc::usm_entry_points<usm_hooks>;
 
-ur_result_t UR_APICALL USMDeviceAlloc(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                      const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size,
-                                      void **ppMem) {
-  ORDO_CHECK_HANDLE(hContext);
-  ORDO_CHECK_HANDLE(hDevice);
-  return usm_alloc(hContext, UR_USM_TYPE_DEVICE, hDevice, pUSMDesc, pool, size, ppMem);
-}
-
-ur_result_t UR_APICALL USMSharedAlloc(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                      const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size,
-                                      void **ppMem) {
-  ORDO_CHECK_HANDLE(hContext);
-  ORDO_CHECK_HANDLE(hDevice);
-  return usm_alloc(hContext, UR_USM_TYPE_SHARED, hDevice, pUSMDesc, pool, size, ppMem);
-}
-
-// Frees only what this context handed out, and only by its first byte: a pool's
-// block goes back to its pool at once, a plain allocation to the backend.
+// A pool block's free may let the pool drop events, parked (event.hpp) until here.
 ur_result_t UR_APICALL USMFree(ur_context_handle_t hContext, void *pMem) {
-  ORDO_CHECK_HANDLE(hContext);
-  ORDO_CHECK_PTR(pMem);
-  ur_result_t pooled = UR_RESULT_SUCCESS;
-  if (hContext->pools->free_now(pMem, pooled)) {
-    reap_deferred_events();
-    return pooled;
-  }
-  ordo::so::context_pools::block_facts a;
-  if (!hContext->pools->take_plain(pMem, &a)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  // Commands already enqueued may still use the memory (SVM frees do not wait).
-  if (!hContext->intel_usm) {
-    if (ur_result_t r = context_wait_all_queues(hContext)) {
-      try {
-        hContext->pools->add_plain(a.base, a.size, a.kind, a.device);
-      } catch (...) {
-      }
-      return r;
-    }
-  }
-  void *raw = pMem;
-  {
-    std::lock_guard<std::mutex> lock(hContext->padded_mutex);
-    auto it = hContext->padded.find(pMem);
-    if (it != hContext->padded.end()) {
-      raw = it->second;
-      hContext->padded.erase(it);
-    }
-  }
-  usm_release_memory(hContext, raw);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL USMGetMemAllocInfo(ur_context_handle_t hContext, const void *pMem, ur_usm_alloc_info_t propName,
-                                          size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hContext);
-  ORDO_CHECK_PTR(pMem);
-  if (propName > UR_USM_ALLOC_INFO_POOL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter w(propSize, pPropValue, pPropSizeRet);
-  ordo::so::context_pools::block_facts a;
-  bool known = hContext->pools->block_info(pMem, a) || hContext->pools->find_plain(pMem, a);
-  if (propName == UR_USM_ALLOC_INFO_TYPE) return w.value(known ? a.kind : UR_USM_TYPE_UNKNOWN);
-  if (!known) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  switch (propName) {
-  case UR_USM_ALLOC_INFO_BASE_PTR: return w.value<void *>(a.base);
-  case UR_USM_ALLOC_INFO_SIZE: return w.value<size_t>(a.size);
-  case UR_USM_ALLOC_INFO_DEVICE: return w.value<ur_device_handle_t>(a.device); // null: host memory
-  case UR_USM_ALLOC_INFO_POOL: return w.value(a.pool);                         // null: not from a pool
-  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  }
+  ur_result_t r = entry_points::free(hContext, pMem);
+  reap_deferred_events();
+  return r;
 }
 
 } // namespace
 
 void fill_usm_table(ur_dditable_t &t) {
-  t.USM.pfnHostAlloc = USMHostAlloc;
-  t.USM.pfnDeviceAlloc = USMDeviceAlloc;
-  t.USM.pfnSharedAlloc = USMSharedAlloc;
+  entry_points::install(t);
   t.USM.pfnFree = USMFree;
-  t.USM.pfnGetMemAllocInfo = USMGetMemAllocInfo;
 }
 
 } // namespace ordo::ocl

@@ -11,6 +11,8 @@ void *usm_get_memory(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle
                      size_t alignment, ur_result_t &err);
 // Gives memory from usm_get_memory back at once (the caller knows nothing uses it).
 void usm_release_memory(ur_context_handle_t c, void *p);
+// Gives a plain allocation of urUSM*Alloc back at once (padded ones by what OpenCL gave).
+void usm_free_plain(ur_context_handle_t c, void *p);
 
 // The check of a USM range [p, p + size) a command of `c` uses: SUCCESS inside one
 // allocation of `c`, in its pool memory, or in memory that is no context's (host

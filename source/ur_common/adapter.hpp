@@ -18,6 +18,9 @@
 //     // Optional: the front-end options the adapter maps (to *ppPlatformOption), in
 //     // place of the default list; false refuses with INVALID_VALUE.
 //     static bool backend_option(const char *frontend, const char **platform_option);
+//     // Optional: the platform's own extension and profile strings (OpenCL has them),
+//     // in place of "" and "FULL_PROFILE".
+//     static std::string extensions(const Platform *), profile(const Platform *);
 //   };
 #pragma once
 
@@ -41,6 +44,12 @@ struct has_adapter_lifetime<H, std::void_t<decltype(H::release_adapter(std::decl
 template <class H, class = void> struct has_backend_option : std::false_type {};
 template <class H>
 struct has_backend_option<H, std::void_t<decltype(H::backend_option("", std::declval<const char **>()))>>
+    : std::true_type {};
+
+template <class H, class = void> struct has_platform_strings : std::false_type {};
+template <class H>
+struct has_platform_strings<H, std::void_t<decltype(H::extensions(std::declval<const typename H::Platform *>())),
+                                           decltype(H::profile(std::declval<const typename H::Platform *>()))>>
     : std::true_type {};
 
 template <class H> struct adapter_entry_points {
@@ -129,8 +138,12 @@ template <class H> struct adapter_entry_points {
     case UR_PLATFORM_INFO_NAME: return out.string(H::name(p));
     case UR_PLATFORM_INFO_VENDOR_NAME: return out.string(H::vendor(p));
     case UR_PLATFORM_INFO_VERSION: return out.string(H::version(p));
-    case UR_PLATFORM_INFO_EXTENSIONS: return out.string("");
-    case UR_PLATFORM_INFO_PROFILE: return out.string("FULL_PROFILE");
+    case UR_PLATFORM_INFO_EXTENSIONS:
+      if constexpr (has_platform_strings<H>::value) return out.string(H::extensions(p));
+      return out.string("");
+    case UR_PLATFORM_INFO_PROFILE:
+      if constexpr (has_platform_strings<H>::value) return out.string(H::profile(p));
+      return out.string("FULL_PROFILE");
     case UR_PLATFORM_INFO_BACKEND: return out.value(H::backend());
     case UR_PLATFORM_INFO_ADAPTER: return out.value(reinterpret_cast<ur_adapter_handle_t>(H::the_adapter()));
     default: return UR_RESULT_ERROR_INVALID_ENUMERATION;

@@ -20,6 +20,11 @@
 //     static ur_result_t check_alloc(const ur_usm_desc_t *, size_t size);
 //     // Optional: urUSMFree refused a pointer that is no live allocation's start (to log why).
 //     static void free_refused(Context *, void *);
+//     // Optional: the adapter's own refusal of an allocation's size and kind in this
+//     // context (OpenCL: the size limit of every device it may land on, a kind the
+//     // device lacks), made before a pool is asked, in place of the max_alloc and
+//     // shared_supported checks.
+//     static ur_result_t check_placement(Context *, ur_usm_type_t, Device * /*null: host*/, size_t size);
 //   };
 #pragma once
 
@@ -51,6 +56,12 @@ struct has_check_alloc<H, std::void_t<decltype(H::check_alloc(std::declval<const
 template <class H, class = void> struct has_free_refused : std::false_type {};
 template <class H>
 struct has_free_refused<H, std::void_t<decltype(H::free_refused(std::declval<typename H::Context *>(), nullptr))>>
+    : std::true_type {};
+
+template <class H, class = void> struct has_check_placement : std::false_type {};
+template <class H>
+struct has_check_placement<H, std::void_t<decltype(H::check_placement(std::declval<typename H::Context *>(),
+                                                                       UR_USM_TYPE_HOST, nullptr, size_t{}))>>
     : std::true_type {};
 
 template <class H> struct usm_entry_points {
@@ -109,9 +120,14 @@ template <class H> struct usm_entry_points {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (ur_result_t r = check_alloc_args(pUSMDesc, size, ppMem)) return r;
-    if (pool) return pooled_alloc(ctx, pool, UR_USM_TYPE_HOST, nullptr, size, pUSMDesc, ppMem);
-    // UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE bounds every kind of allocation.
-    if (size > H::max_alloc(ctx->devices[0])) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+    if constexpr (has_check_placement<H>::value) {
+      if (ur_result_t r = H::check_placement(ctx, UR_USM_TYPE_HOST, nullptr, size)) return r;
+      if (pool) return pooled_alloc(ctx, pool, UR_USM_TYPE_HOST, nullptr, size, pUSMDesc, ppMem);
+    } else {
+      if (pool) return pooled_alloc(ctx, pool, UR_USM_TYPE_HOST, nullptr, size, pUSMDesc, ppMem);
+      // UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE bounds every kind of allocation.
+      if (size > H::max_alloc(ctx->devices[0])) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+    }
     return plain_alloc(ctx, pUSMDesc, size, UR_USM_TYPE_HOST, nullptr, ppMem);
   }
 
@@ -124,9 +140,14 @@ template <class H> struct usm_entry_points {
     if (ur_result_t r = unwrap(hDevice, dev)) return r;
     if (ur_result_t r = check_alloc_args(pUSMDesc, size, ppMem)) return r;
     if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-    if (kind == UR_USM_TYPE_SHARED && !H::shared_supported(dev)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    if (pool) return pooled_alloc(ctx, pool, kind, dev, size, pUSMDesc, ppMem);
-    if (size > H::max_alloc(dev)) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+    if constexpr (has_check_placement<H>::value) {
+      if (ur_result_t r = H::check_placement(ctx, kind, dev, size)) return r;
+      if (pool) return pooled_alloc(ctx, pool, kind, dev, size, pUSMDesc, ppMem);
+    } else {
+      if (kind == UR_USM_TYPE_SHARED && !H::shared_supported(dev)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+      if (pool) return pooled_alloc(ctx, pool, kind, dev, size, pUSMDesc, ppMem);
+      if (size > H::max_alloc(dev)) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+    }
     return plain_alloc(ctx, pUSMDesc, size, kind, dev, ppMem);
   }
 
