@@ -58,7 +58,7 @@ ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_us
   if (props && (props->flags & UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_wait_list(n, list)) return r;
   ClWaitList waits;
-  if (ur_result_t r = waits.assign(n, list)) return r;
+  if (ur_result_t r = waits.assign(n, list, q->context)) return r;
   if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   ur_device_handle_t d = q->device;
   if (!d->async_alloc_supported()) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
@@ -138,7 +138,7 @@ ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
   ORDO_CHECK_PTR(pMem);
   if (ur_result_t r = check_wait_list(numEventsInWaitList, phEventWaitList)) return r;
   ClWaitList waits;
-  if (ur_result_t r = waits.assign(numEventsInWaitList, phEventWaitList)) return r;
+  if (ur_result_t r = waits.assign(numEventsInWaitList, phEventWaitList, hQueue->context)) return r;
   ordo::so::context_pools &pools = *hQueue->context->pools;
   ordo::so::pool_ref owner;
   ur_event_handle_t made = nullptr; // this free's own marker, if it has one

@@ -43,8 +43,10 @@ public:
     if (data_ != inline_) delete[] data_;
   }
   // Translates `list` (and keeps it: the command's ordering predecessors); refuses
-  // handles that are not events of this adapter.
-  ur_result_t assign(uint32_t n, const ur_event_handle_t *list);
+  // handles that are not events of this adapter; an event of another context than
+  // `context` is INVALID_CONTEXT (OpenCL's rule; Intel's runtime takes such an event and
+  // crashes later, tools/opencl_probes/foreign_event_wait.c).
+  ur_result_t assign(uint32_t n, const ur_event_handle_t *list, ur_context_handle_t context);
   // Adds one more event (used for internal dependencies).
   void push(cl_event e);
   cl_uint size() const { return size_; }

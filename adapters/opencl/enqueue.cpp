@@ -20,7 +20,7 @@ namespace {
   ORDO_CHECK_HANDLE(q);                       \
   if (ur_result_t r_ = check_wait_list(n, list)) return r_;                         \
   ClWaitList waits;                                                                 \
-  if (ur_result_t r_ = waits.assign(n, list)) return r_
+  if (ur_result_t r_ = waits.assign(n, list, (q)->context)) return r_
 
 // A 2-D region's span, (height - 1) * pitch + width, in checked arithmetic, then the
 // range check of check_usm_range (usm.hpp).
@@ -37,7 +37,7 @@ struct wait_hooks {
                                   const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
     if (ur_result_t r = check_wait_list(n, list)) return r;
     ClWaitList waits;
-    if (ur_result_t r = waits.assign(n, list)) return r;
+    if (ur_result_t r = waits.assign(n, list, q->context)) return r;
     return submit(
         q, command, waits, phEvent,
         [&](cl_event *ev) {

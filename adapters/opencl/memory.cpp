@@ -140,7 +140,7 @@ ur_result_t UR_APICALL MemGetInfo(ur_mem_handle_t hMem, ur_mem_info_t propName, 
   ORDO_CHECK_HANDLE(m);                     \
   if (ur_result_t r_ = check_wait_list(n, list)) return r_;                          \
   ClWaitList waits;                                                                  \
-  if (ur_result_t r_ = waits.assign(n, list)) return r_;                             \
+  if (ur_result_t r_ = waits.assign(n, list, (q)->context)) return r_;              \
   if ((m)->context != (q)->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT
 
 bool in_bounds(ur_mem_handle_t m, size_t offset, size_t size) { return ordo::mem::range_inside(offset, size, m->size); }

@@ -258,10 +258,10 @@ struct usm_hooks {
     usm_free_plain(c, p);
     return UR_RESULT_SUCCESS;
   }
-  // Commands already enqueued may still use the memory: SVM frees do not wait.
-  static ur_result_t wait_before_free(Context *c) {
-    return c->intel_usm ? UR_RESULT_SUCCESS : context_wait_all_queues(c);
-  }
+  // Commands already enqueued may still use the memory: SVM frees do not wait, and
+  // Intel's clMemBlockingFreeINTEL waits only for commands that name the allocation's
+  // first byte, not an address inside it (tools/opencl_probes/blocking_free_pending.c).
+  static ur_result_t wait_before_free(Context *c) { return context_wait_all_queues(c); }
 };
 
 using entry_points = ordo::uc::usm_entry_points<usm_hooks>;
