@@ -91,13 +91,10 @@ void note_usm_memory(const void *base, size_t size, const Context &owner) { usm_
 
 void forget_usm_memory(const void *base) { usm_owners().forget(base); }
 
+// The layer's one rule (plain allocations and pool blocks alike: a command past a pool
+// block wrote into its neighbour before), then another context's memory.
 ur_result_t check_usm_range(Context &ctx, const void *p, size_t bytes) {
-  if (!ordo::checked::fits_address_space(p, bytes)) return UR_RESULT_ERROR_INVALID_SIZE;
-  ordo::so::context_pools::block_facts a;
-  if (ctx.pools->find_plain(p, a)) {
-    size_t offset = static_cast<const char *>(p) - static_cast<const char *>(a.base);
-    return bytes <= a.size - offset ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_SIZE;
-  }
+  if (ur_result_t r = ctx.pools->check_usm_region(p, bytes)) return r;
   const Context *owner = usm_owners().owner_of(p);
   return owner && owner != &ctx ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
 }

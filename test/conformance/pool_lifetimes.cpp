@@ -357,6 +357,30 @@ TEST_P(urPoolLifetimeTest, HostTaskIsNoSynchronisationPoint) {
   EXPECT_SUCCESS(urUSMPoolRelease(pool));
 }
 
+// Found by the review through the public API: native CPU bounded USM commands by plain
+// allocations only, so a fill or copy past a pool block wrote into the next block.
+// Every adapter refuses it (docs/bad-input.md).
+TEST_P(urPoolLifetimeTest, CommandPastAPoolBlockIsRefused) {
+  ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, nullptr, 0};
+  ur_usm_pool_handle_t pool = nullptr;
+  ASSERT_SUCCESS(urUSMPoolCreate(context, &desc, &pool));
+  ur_queue_handle_t q = nullptr;
+  ASSERT_SUCCESS(urQueueCreate(context, device(), nullptr, &q));
+  void *a = nullptr, *b = nullptr;
+  ASSERT_SUCCESS(pool_alloc(pool, 64, &a));
+  ASSERT_SUCCESS(pool_alloc(pool, 64, &b));
+  const uint8_t pattern = 0x7f;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
+            urEnqueueUSMFill(q, static_cast<char *>(a) + 32, 1, &pattern, 64, 0, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueUSMMemcpy(q, true, a, b, 128, 0, nullptr, nullptr));
+  EXPECT_SUCCESS(urEnqueueUSMFill(q, static_cast<char *>(a) + 32, 1, &pattern, 32, 0, nullptr, nullptr));
+  EXPECT_SUCCESS(urQueueFinish(q));
+  EXPECT_SUCCESS(urUSMFree(context, a));
+  EXPECT_SUCCESS(urUSMFree(context, b));
+  EXPECT_SUCCESS(urQueueRelease(q));
+  EXPECT_SUCCESS(urUSMPoolRelease(pool));
+}
+
 CONF_INSTANTIATE_DEVICE_SUITE(urPoolLifetimeTest);
 
 } // namespace
