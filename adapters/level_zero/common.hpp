@@ -263,8 +263,14 @@ ORDO_HANDLE_CHECK(Event);
 
 ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list);
 void event_destroy(Event *ev);
+// An internal holder's reference (a list, a command, a pool, a thread): never counted
+// in REFERENCE_COUNT, so the user's extra releases cannot take it.
+inline void event_drop(Event *e) {
+  if (e->drop()) event_destroy(e);
+}
+// One of the user's references (or the creation reference of an event never handed out).
 inline void event_release(Event *e) {
-  if (e->release()) event_destroy(e);
+  if (ordo::release_reference(e) == ordo::released::last_holder) event_destroy(e);
 }
 
 // One enqueued command, the one place every command goes through: checks the wait

@@ -103,7 +103,7 @@ void event_destroy(Event *ev) {
   Context *ctx = q ? nullptr : ev->ctx;
   Event *origin = ev->origin;
   ordo::retire(ev);
-  if (origin) event_release(origin);
+  if (origin) event_drop(origin);
   if (q) queue_drop(q);
   if (ctx) context_drop(ctx);
 }
@@ -129,7 +129,7 @@ struct callback_hooks {
     if (status == UR_EXECUTION_INFO_SUBMITTED) return true;
     return status_of(e) != UR_EVENT_STATUS_SUBMITTED;
   }
-  static void release(Event *e) { ordo::l0::urEventRelease(reinterpret_cast<ur_event_handle_t>(e)); }
+  static void release(Event *e) { event_drop(e); }
 };
 
 ordo::uc::callback_thread<callback_hooks> &callbacks() { return ordo::uc::callback_thread<callback_hooks>::instance(); }
@@ -211,7 +211,11 @@ ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) {
 
 ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
   ORDO_UNWRAP(Event, e, hEvent);
-  event_release(e);
+  switch (ordo::release_reference(e)) {
+  case ordo::released::none_left: return UR_RESULT_ERROR_INVALID_EVENT;
+  case ordo::released::last_holder: event_destroy(e); break;
+  case ordo::released::kept: break;
+  }
   return UR_RESULT_SUCCESS;
 }
 
@@ -239,7 +243,7 @@ ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeE
     auto it = ctx->events_by_native.find(e->ze.ev);
     if (it != ctx->events_by_native.end()) {
       Event *o = it->second;
-      o->retain();
+      o->hold();
       e->origin = o;
       e->queue = o->queue;
       e->command = o->command;
@@ -261,7 +265,7 @@ ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution
   if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  e->retain(); // the callback thread releases it after the call
+  e->hold(); // the callback thread drops it after the call
   callbacks().add({e, execStatus, pfnNotify, pUserData});
   return UR_RESULT_SUCCESS;
 }

@@ -32,7 +32,7 @@ ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_hos
     return r;
   }
   Event *own = cmd.event();
-  own->retain(); // the host thread's, until it has signalled
+  own->hold(); // the host thread's, until it has signalled
   // Kept, not detached: the adapter's teardown joins it (ordo/host_threads.hpp).
   const bool started = ordo::adapter_host_threads().start([ctx, ready, own, pfnHostTask, data] {
     running_user_code = true; // this thread runs nothing else
@@ -40,11 +40,11 @@ ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_hos
     pfnHostTask(data);
     ze().zeEventHostSignal(own->ze.ev);
     ctx->events.put(ready); // nothing else waits for it
-    event_release(own);     // the context outlives this: `own` holds its queue
+    event_drop(own);        // the context outlives this: `own` holds its queue
   });
   if (!started) {
     // No thread: nothing will run the task, so no command may wait for it.
-    event_release(own);
+    event_drop(own);
     ctx->events.put(ready);
     return UR_RESULT_ERROR_OUT_OF_RESOURCES;
   }

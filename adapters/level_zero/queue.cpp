@@ -48,8 +48,8 @@ void Lane::sweep() {
   while (!inflight.empty() && inflight.front().own->complete()) {
     InFlight f = std::move(inflight.front());
     inflight.pop_front();
-    for (Event *e : f.held) event_release(e);
-    event_release(f.own);
+    for (Event *e : f.held) event_drop(e);
+    event_drop(f.own);
   }
 }
 
@@ -59,12 +59,12 @@ ur_result_t Queue::finish_all() {
     Event *last = nullptr;
     {
       std::lock_guard<std::mutex> lock(l->mutex);
-      if ((last = l->last)) last->retain();
+      if ((last = l->last)) last->hold();
     }
     if (last) {
       ze_result_t r = ze().zeEventHostSynchronize(last->ze.ev, UINT64_MAX);
       if (r != ZE_RESULT_SUCCESS && result == UR_RESULT_SUCCESS) result = map_error(r);
-      event_release(last);
+      event_drop(last);
     }
     std::lock_guard<std::mutex> lock(l->mutex);
     l->sweep();
@@ -82,7 +82,7 @@ ur_result_t wait_for_queues(Context *ctx) {
       for (auto &l : q->lanes) {
         std::lock_guard<std::mutex> lock(l->mutex);
         if (l->last && !l->last->complete()) {
-          l->last->retain();
+          l->last->hold();
           newest.push_back(l->last);
         }
       }
@@ -91,7 +91,7 @@ ur_result_t wait_for_queues(Context *ctx) {
   for (Event *e : newest) {
     ze_result_t r = ze().zeEventHostSynchronize(e->ze.ev, UINT64_MAX);
     if (r != ZE_RESULT_SUCCESS && result == UR_RESULT_SUCCESS) result = map_error(r);
-    event_release(e);
+    event_drop(e);
   }
   return result;
 }
@@ -131,7 +131,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
 
 Command::~Command() {
   unlock();
-  for (Event *e : held_) event_release(e); // a command never issued
+  for (Event *e : held_) event_drop(e); // a command never issued
   if (event_) event_release(event_);
 }
 
@@ -151,7 +151,7 @@ const void *Command::identity() const { return queue_->lanes[lane_]->identity; }
 // under the wait. Only nodes of this context's ordering knowledge are predecessors.
 void Command::add_wait(Event *e) {
   if (std::find(held_.begin(), held_.end(), e) != held_.end()) return;
-  e->retain();
+  e->hold();
   held_.push_back(e);
   ze_waits_.push_back(e->ze.ev);
   if (e->order_node && e->ctx == queue_->ctx && npreds_ < kMaxPreds) preds_[npreds_++] = e->order_node;
@@ -187,10 +187,10 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
   event_->order_node = node;
   lane.last_node = node;
   // The list keeps the command's event and what it waits for until it completes.
-  event_->retain();
-  if (lane.last) event_release(lane.last);
+  event_->hold();
+  if (lane.last) event_drop(lane.last);
   lane.last = event_;
-  event_->retain();
+  event_->hold();
   lane.inflight.push_back({event_, std::move(held_)});
   held_.clear();
   if (barrier_) {
@@ -208,11 +208,11 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
         return map_error(zr);
       }
       marker->order_node = other.last_node = order.record(other.identity, true, false, &node, 1, true);
-      event_->retain();
+      event_->hold();
       std::vector<Event *> held{event_};
       if (other.last) held.push_back(other.last); // the marker's reference to it moves here
-      other.last = marker;
-      marker->retain();
+      other.last = marker; // its creation holder
+      marker->hold();
       other.inflight.push_back({marker, std::move(held)});
     }
   }
@@ -317,10 +317,10 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
       std::swap(last, l->last);
     }
     for (auto &f : rest) {
-      for (Event *e : f.held) event_release(e);
-      event_release(f.own);
+      for (Event *e : f.held) event_drop(e);
+      event_drop(f.own);
     }
-    if (last) event_release(last);
+    if (last) event_drop(last);
     ze().zeCommandListDestroy(l->list);
   }
   queue_drop(q);

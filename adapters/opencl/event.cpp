@@ -219,7 +219,11 @@ ur_result_t UR_APICALL EventRetain(ur_event_handle_t hEvent) {
 
 ur_result_t UR_APICALL EventRelease(ur_event_handle_t hEvent) {
   ORDO_CHECK_HANDLE(hEvent);
-  if (hEvent->release()) event_unhold(hEvent);
+  switch (ordo::release_reference(hEvent)) {
+  case ordo::released::none_left: return UR_RESULT_ERROR_INVALID_EVENT;
+  case ordo::released::last_holder: ordo::retire(hEvent); break;
+  case ordo::released::kept: break;
+  }
   reap_deferred_events();
   return UR_RESULT_SUCCESS;
 }

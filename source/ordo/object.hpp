@@ -63,6 +63,21 @@ struct object : HandleBase {
   bool drop() { return holders.fetch_sub(1, std::memory_order_acq_rel) == 1; }
 };
 
+// What urXRelease did to an object that internal holders may outlive.
+enum class released { kept, last_holder, none_left };
+
+// Drops one of the user's references; the user's last drops the user's holder.
+// `none_left`: the user held none (one release too many while internal holders keep
+// the object), and nothing changed. `last_holder`: the caller retires the object.
+inline released release_reference(object *o) {
+  uint32_t n = o->ref_count.load(std::memory_order_relaxed);
+  do {
+    if (n == 0) return released::none_left;
+  } while (!o->ref_count.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel));
+  if (n != 1) return released::kept;
+  return o->drop() ? released::last_holder : released::kept;
+}
+
 // True when `handle` (non-null) is a live handle of this adapter of T's kind. Reads the
 // kind only after the first word showed the handle is ours.
 template <class T, class H> bool is_a(H handle) {

@@ -23,7 +23,7 @@ struct async_hooks : handle_types {
   static ur_result_t free_work(Command &) { return UR_RESULT_SUCCESS; }
   static void release_event(ur_event_handle_t h) {
     auto *ev = reinterpret_cast<Event *>(h);
-    if (ev->release()) event_destroy(ev);
+    if (ordo::release_reference(ev) == ordo::released::last_holder) event_destroy(ev);
   }
 };
 

@@ -316,6 +316,11 @@ private:
 // Creates an event object (not recorded yet) for `q`.
 ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out);
 void event_destroy(Event *ev);
+// An internal holder's reference (the layer's, the callback thread's): not counted in
+// REFERENCE_COUNT, so the user's extra releases cannot take it.
+inline void event_drop(Event *ev) {
+  if (ev->drop()) event_destroy(ev);
+}
 
 // ---- programs and kernels ----------------------------------------------------------
 

@@ -63,7 +63,7 @@ struct callback_hooks {
     if (status == UR_EXECUTION_INFO_RUNNING && e->start && !drv::event_query(e->start)) return true;
     return drv::event_query(e->done).kind != err::not_ready;
   }
-  static void release(Event *e) { ordo::sb::urEventRelease(reinterpret_cast<ur_event_handle_t>(e)); }
+  static void release(Event *e) { event_drop(e); }
 };
 
 ordo::uc::callback_thread<callback_hooks> &callbacks() { return ordo::uc::callback_thread<callback_hooks>::instance(); }
@@ -160,7 +160,11 @@ ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) {
 
 ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
   ORDO_UNWRAP(Event, e, hEvent);
-  if (e->release()) event_destroy(e);
+  switch (ordo::release_reference(e)) {
+  case ordo::released::none_left: return UR_RESULT_ERROR_INVALID_EVENT;
+  case ordo::released::last_holder: event_destroy(e); break;
+  case ordo::released::kept: break;
+  }
   return UR_RESULT_SUCCESS;
 }
 
@@ -211,7 +215,7 @@ ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution
   if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  e->retain(); // the callback thread releases it after the call
+  e->hold(); // the callback thread drops it after the call
   callbacks().add({e, execStatus, pfnNotify, pUserData});
   return UR_RESULT_SUCCESS;
 }

@@ -2,8 +2,9 @@
 // not depend on the backend, for adapters whose commands are `Cmd` objects with
 // wait_for(Ev *) and whose events are reference counted with an order_node: the
 // adapter's PoolHooks derives from pool_hooks_base and writes memory_class, get_chunk,
-// put_chunk, event_complete and zero_now. context_hold, context_drop and event_destroy
-// are the adapter's functions, found in its namespace.
+// put_chunk, event_complete and zero_now. context_hold, context_drop and event_drop
+// are the adapter's functions, found in its namespace. The layer's references to events
+// are internal holders (ordo::object::hold), never the user's REFERENCE_COUNT.
 #pragma once
 
 #include "ordo_so/layer.hpp"
@@ -16,13 +17,10 @@ template <class Ctx, class Dev, class Ev, class Cmd> class pool_hooks_base : pub
 public:
   explicit pool_hooks_base(Ctx *ctx) : ctx_(ctx) {}
   ur_usm_type_t primary_kind(const ordo::so::mem_class &c) override { return ur_usm_type_t(c.id); }
-  void retain_event(ur_event_handle_t ev) override { reinterpret_cast<Ev *>(ev)->retain(); }
+  void retain_event(ur_event_handle_t ev) override { reinterpret_cast<Ev *>(ev)->hold(); }
   // The last reference may destroy the event and its queue, never the context: whoever
   // calls into the layer holds the context through a queue, an event or its handle.
-  void release_event(ur_event_handle_t ev) override {
-    auto *e = reinterpret_cast<Ev *>(ev);
-    if (e->release()) event_destroy(e);
-  }
+  void release_event(ur_event_handle_t ev) override { event_drop(reinterpret_cast<Ev *>(ev)); }
   uint64_t event_node(ur_event_handle_t ev) override {
     auto *e = reinterpret_cast<Ev *>(ev);
     return e->ctx == ctx_ ? e->order_node : 0;

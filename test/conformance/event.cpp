@@ -132,6 +132,37 @@ TEST_P(urEventTest, RetainRelease) {
   EXPECT_SUCCESS(urEventRelease(e));
 }
 
+// Lists, commands, pools and callback threads hold events too: REFERENCE_COUNT counts
+// the user's references alone, and one release too many is refused without taking an
+// internal holder's (on Level Zero it used to destroy an event a list still waited on).
+TEST_P(urEventTest, ReferenceCountIsTheUsersAlone) {
+  ur_event_handle_t a = fill(5);
+  ur_event_handle_t b = fill(6, 1, &a);
+  EXPECT_EQ(1u, conf::reference_count(a));
+  EXPECT_EQ(1u, conf::reference_count(b));
+  void *p = nullptr;
+  ur_event_handle_t alloc = nullptr, freed = nullptr;
+  ASSERT_SUCCESS(urEnqueueUSMDeviceAllocExp(queue, nullptr, 4096, nullptr, 1, &b, &p, &alloc));
+  ASSERT_SUCCESS(urEnqueueUSMFreeExp(queue, nullptr, p, 1, &alloc, &freed));
+  EXPECT_EQ(1u, conf::reference_count(freed)); // the pool holds it for the block's reuse
+  ASSERT_SUCCESS(urEventRelease(a));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT, urEventRelease(a));
+  ASSERT_SUCCESS(urEventRelease(freed));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT, urEventRelease(freed));
+  // The block comes back after the free's event, which nobody released under the pool.
+  void *again = nullptr;
+  ASSERT_SUCCESS(urEnqueueUSMDeviceAllocExp(queue, nullptr, 4096, nullptr, 0, nullptr, &again, nullptr));
+  ur_event_handle_t c = fill(7, 1, &b);
+  ASSERT_SUCCESS(urEnqueueUSMFreeExp(queue, nullptr, again, 0, nullptr, nullptr));
+  ASSERT_SUCCESS(urQueueFinish(queue));
+  uint32_t first = 0;
+  ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue, true, &first, mem, sizeof first, 0, nullptr, nullptr));
+  EXPECT_EQ(7u, first);
+  EXPECT_SUCCESS(urEventRelease(alloc));
+  EXPECT_SUCCESS(urEventRelease(b));
+  EXPECT_SUCCESS(urEventRelease(c));
+}
+
 TEST_P(urEventTest, ReleaseBeforeCompletion) {
   // The command still runs; the queue finishes it.
   ur_event_handle_t e = fill(4);
