@@ -157,6 +157,8 @@ ur_dditable_t build_table() {
   t.Enqueue.pfnUSMAdvise = ordo::l0::urEnqueueUSMAdvise;
   t.Enqueue.pfnUSMFill2D = ordo::l0::urEnqueueUSMFill2D;
   t.Enqueue.pfnUSMMemcpy2D = ordo::l0::urEnqueueUSMMemcpy2D;
+  ordo::l0::install_memory_entry_points(t);      // urMem* (buffers; images unsupported)
+  ordo::l0::install_enqueue_mem_entry_points(t); // urEnqueueMemBuffer*, urEnqueueMemUnmap
   ordo::l0::install_usm_entry_points(t); // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo
   ordo::l0::install_pool_entry_points(t); // the twelve urUSMPool* of the stream-ordered layer
   ordo::l0::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp

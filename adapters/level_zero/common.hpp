@@ -38,6 +38,7 @@ struct Queue;
 struct Event;
 struct Adapter;
 struct Program;
+struct Mem;
 class Command;
 
 // The handle types ur_common's templates work on; each hooks struct derives from it.
@@ -180,6 +181,15 @@ struct Context : object {
   // finishes their work first): urUSMFree waits for their commands (wait_for_queues).
   std::mutex queues_mutex;
   std::vector<Queue *> queues;
+
+  // The root buffers with bytes of their own (memory.cpp), so that a native handle
+  // inside one is traced back to it.
+  std::mutex buffers_mutex;
+  std::vector<Mem *> buffers;
+  // A synchronous immediate list for copies at buffer creation (copy_now), made at
+  // the first one and destroyed with the context.
+  std::mutex copy_mutex;
+  ze_command_list_handle_t copy_list = nullptr;
 };
 ORDO_HANDLE_CHECK(Context);
 void context_hold(Context *ctx);
@@ -209,6 +219,7 @@ struct Lane {
   struct InFlight {
     Event *own;
     std::vector<Event *> held;
+    std::vector<Mem *> mems; // the buffers the command uses (a holder each)
   };
   std::deque<InFlight> inflight;
   // Lets go of the references of completed commands (under mutex).
@@ -307,6 +318,8 @@ public:
   void order_other_lanes();
   // Issues a barrier as the command's work (commands with no work of their own).
   ur_result_t append_barrier();
+  // Keeps `m` alive until the command has completed (a buffer released meanwhile).
+  void hold(Mem *m);
   // Records, hands out the event and unlocks (unless keep_lock); an error result is
   // returned as is and nothing is handed out.
   ur_result_t finish(ur_result_t result = UR_RESULT_SUCCESS, bool keep_lock = false);
@@ -326,6 +339,7 @@ private:
   bool barrier_ = false;
   size_t locked_ = 0;
   std::vector<Event *> held_;
+  std::vector<Mem *> mems_;
   std::vector<ze_event_handle_t> ze_waits_;
   size_t npreds_ = 0;
   uint64_t preds_[kMaxPreds];
@@ -377,6 +391,63 @@ struct Kernel : object {
 };
 ORDO_HANDLE_CHECK(Kernel);
 
+
+// ---- memory objects (memory.cpp, enqueue_mem.cpp) ----------------------------------
+
+// A buffer or sub-buffer. A root's bytes are Level Zero memory (device memory in a
+// one-device context, host memory otherwise or with ALLOC_HOST_POINTER), the caller's
+// memory for USE_HOST_POINTER (imported when the driver can, docs/level-zero.md), or
+// a USM allocation made a buffer from its native handle. A sub-buffer is its root's
+// bytes at an offset and holds its root.
+struct Mem : object {
+  static constexpr handle_kind kKind = handle_kind::mem;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  Mem() : object(kKind) {}
+
+  // What a root's bytes are, and so how they go: device/host/shared (zeMemFree),
+  // imported (the caller's, import released), usm (urUSMFree'd if owned), alias
+  // (nothing to free: a sub-buffer, a view, USM of the caller's).
+  enum class Storage { device, host, shared, imported, usm, alias };
+
+  Context *ctx = nullptr; // held
+  Mem *root = nullptr;    // held; null for a root
+  size_t origin = 0;      // offset in the root's bytes
+  size_t size = 0;
+  uint8_t *ptr = nullptr; // the first byte, as commands and kernels address it
+  ur_mem_flags_t access = UR_MEM_FLAG_READ_WRITE;
+  Storage storage = Storage::alias;
+  bool sub_buffer = false;
+  bool free_usm = false; // Storage::usm owned by the buffer
+
+  // Roots only: whether the host may use `ptr` itself (host, shared or the caller's
+  // memory): then a map is the bytes themselves. Otherwise maps go through `mirror`,
+  // host memory made at the first map (own_mirror) or the caller's memory for
+  // USE_HOST_POINTER when it could not be imported.
+  bool host_visible = false;
+  std::mutex map_mutex;
+  uint8_t *mirror = nullptr;
+  bool own_mirror = false;
+  struct Mapping {
+    void *host;
+    size_t offset, size; // in this memory object
+    bool write_back;
+  };
+  std::vector<Mapping> mappings; // under the root's map_mutex
+
+  Mem *owner() { return root ? root : this; }
+  size_t root_offset() const { return root ? origin : 0; }
+};
+ORDO_HANDLE_CHECK(Mem);
+void mem_drop(Mem *m);
+// A kernel's buffer argument: the address the kernel gets (null for a null handle);
+// INVALID_MEM_OBJECT for another context's or a foreign handle.
+ur_result_t kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *ctx, Mem **mem, void **out);
+// Copies `size` bytes now on the context's synchronous list (buffer creation).
+ur_result_t copy_now(Context *ctx, Device *dev, void *dst, const void *src, size_t size);
+// Appends a fill of `len` bytes at `dst` with the pattern starting `phase` bytes into
+// it, without a signal (enqueue_usm.cpp).
+ur_result_t append_fill(Command &cmd, void *dst, const uint8_t *pattern, size_t size, size_t phase, size_t len,
+                        size_t max_pattern);
 
 Adapter *the_adapter();
 const std::vector<Platform *> &platforms();

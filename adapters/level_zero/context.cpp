@@ -25,6 +25,7 @@ struct context_hooks : handle_types {
   }
   static void free_plain(Context *ctx, const ordo::so::context_pools::block_facts &a) { free_memory(ctx, a.base); }
   static void destroy(Context *ctx) {
+    if (ctx->copy_list) ze().zeCommandListDestroy(ctx->copy_list);
     ctx->events.clear(); // its Level Zero events go before the context
     ze().zeContextDestroy(ctx->ze);
   }

@@ -30,8 +30,23 @@ bool overlap(const void *a, const void *b, size_t n) {
   return x < y + n && y < x + n;
 }
 
-// Appends a fill of `len` bytes at `dst` with the pattern starting `phase` bytes into
-// it: one zeCommandListAppendMemoryFill where the device takes the pattern's period;
+// Waits for a blocking command's event.
+ur_result_t wait_blocking(ur_event_handle_t ev) {
+  auto *e = reinterpret_cast<Event *>(ev);
+  return check(ze().zeEventHostSynchronize(e->ze.ev, UINT64_MAX));
+}
+
+// A 2-D region's span (full pitches for all rows but the last) stays inside the
+// allocation it starts in, when that is one of the context's.
+ur_result_t check_region_2d(Queue *q, const void *p, size_t pitch, size_t width, size_t height) {
+  size_t span = 0;
+  if (!ordo::checked::span_2d(pitch, width, height, span)) return UR_RESULT_ERROR_INVALID_SIZE;
+  return check_usm(q->ctx, p, span);
+}
+
+} // namespace
+
+// One zeCommandListAppendMemoryFill where the device takes the pattern's period;
 // otherwise a copy from host memory holding the bytes spelled out, kept with the
 // command's event. Appends without a signal (the caller's barrier signals).
 ur_result_t append_fill(Command &cmd, void *dst, const uint8_t *pattern, size_t size, size_t phase, size_t len,
@@ -51,22 +66,6 @@ ur_result_t append_fill(Command &cmd, void *dst, const uint8_t *pattern, size_t 
   ev->staging = host;
   return check(ze().zeCommandListAppendMemoryCopy(cmd.list(), dst, host, len, nullptr, cmd.num_waits(), cmd.waits()));
 }
-
-// Waits for a blocking command's event.
-ur_result_t wait_blocking(ur_event_handle_t ev) {
-  auto *e = reinterpret_cast<Event *>(ev);
-  return check(ze().zeEventHostSynchronize(e->ze.ev, UINT64_MAX));
-}
-
-// A 2-D region's span (full pitches for all rows but the last) stays inside the
-// allocation it starts in, when that is one of the context's.
-ur_result_t check_region_2d(Queue *q, const void *p, size_t pitch, size_t width, size_t height) {
-  size_t span = 0;
-  if (!ordo::checked::span_2d(pitch, width, height, span)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return check_usm(q->ctx, p, span);
-}
-
-} // namespace
 
 ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
                                         size_t size, uint32_t numEventsInWaitList,

@@ -6,6 +6,7 @@
 // "unsupported" stub.
 #pragma once
 #include "ur_api.h"
+#include "ur_ddi.h"
 
 namespace ordo::l0 {
 
@@ -46,6 +47,14 @@ ur_result_t UR_APICALL urEnqueueUSMPrefetch(ur_queue_handle_t, const void *, siz
 ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t, const void *, size_t, ur_usm_advice_flags_t, ur_event_handle_t *);
 ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t, void *, size_t, size_t, const void *, size_t, size_t, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
 ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t, bool, void *, size_t, const void *, size_t, size_t, size_t, uint32_t, const ur_event_handle_t *, ur_event_handle_t *);
+
+// memory.cpp: urMemBufferCreate, urMemRetain, urMemRelease, urMemBufferPartition,
+// urMemGetNativeHandle, urMemBufferCreateWithNativeHandle, urMemGetInfo
+void install_memory_entry_points(ur_dditable_t &t);
+
+// enqueue_mem.cpp: urEnqueueMemBuffer{Read,Write,ReadRect,WriteRect,Copy,CopyRect,Fill,Map},
+// urEnqueueMemUnmap
+void install_enqueue_mem_entry_points(ur_dditable_t &t);
 
 // kernel.cpp
 ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t, const char *, ur_kernel_handle_t *);

@@ -1,6 +1,7 @@
 // urEnqueueKernelLaunchWithArgsExp: the arguments, group size and global offset are
 // set on the device's Level Zero kernel and the launch appended, under the kernel's
 // lock (Level Zero captures a kernel's state when the launch is appended).
+#include <new>
 #include <vector>
 
 #include "common.hpp"
@@ -45,8 +46,14 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     case UR_EXP_KERNEL_ARG_TYPE_LOCAL:
       if (arg.size == 0) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
       break;
-    case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ:
-    case UR_EXP_KERNEL_ARG_TYPE_SAMPLER: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // no buffers or samplers
+    case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ: {
+      Mem *m = nullptr;
+      void *address = nullptr;
+      if (ur_result_t r = kernel_mem_arg(arg.value.memObjTuple.hMem, arg.value.memObjTuple.flags, q->ctx, &m, &address))
+        return r;
+      break;
+    }
+    case UR_EXP_KERNEL_ARG_TYPE_SAMPLER: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // no samplers
     default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
     }
     seen[arg.index] = true;
@@ -101,6 +108,14 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
         r = ze().zeKernelSetArgumentValue(zk, arg.index, arg.size, arg.value.value);
       else if (arg.type == UR_EXP_KERNEL_ARG_TYPE_POINTER)
         r = ze().zeKernelSetArgumentValue(zk, arg.index, sizeof(void *), &arg.value.pointer);
+      else if (arg.type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ) {
+        // The buffer's address; the command holds the buffer until it has run.
+        Mem *m = nullptr;
+        void *address = nullptr;
+        kernel_mem_arg(arg.value.memObjTuple.hMem, arg.value.memObjTuple.flags, q->ctx, &m, &address);
+        if (m) cmd.hold(m);
+        r = ze().zeKernelSetArgumentValue(zk, arg.index, sizeof(void *), &address);
+      }
       else
         r = ze().zeKernelSetArgumentValue(zk, arg.index, arg.size, nullptr); // local memory
       if (r != ZE_RESULT_SUCCESS) return r;
@@ -109,7 +124,11 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     if (ze_result_t r = ze().zeKernelSetGlobalOffsetExp(zk, offset[0], offset[1], offset[2])) return r;
     return ze().zeCommandListAppendLaunchKernel(cmd.list(), zk, &count, cmd.signal(), cmd.num_waits(), cmd.waits());
   };
-  return cmd.finish(check(set()));
+  try {
+    return cmd.finish(check(set()));
+  } catch (const std::bad_alloc &) { // holding a buffer argument
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
 }
 
 } // namespace ordo::l0

@@ -49,6 +49,7 @@ void Lane::sweep() {
     InFlight f = std::move(inflight.front());
     inflight.pop_front();
     for (Event *e : f.held) event_drop(e);
+    for (Mem *m : f.mems) mem_drop(m);
     event_drop(f.own);
   }
 }
@@ -132,6 +133,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
 Command::~Command() {
   unlock();
   for (Event *e : held_) event_drop(e); // a command never issued
+  for (Mem *m : mems_) mem_drop(m);
   if (event_) event_release(event_);
 }
 
@@ -155,6 +157,12 @@ void Command::add_wait(Event *e) {
   held_.push_back(e);
   ze_waits_.push_back(e->ze.ev);
   if (e->order_node && e->ctx == queue_->ctx && npreds_ < kMaxPreds) preds_[npreds_++] = e->order_node;
+}
+
+void Command::hold(Mem *m) {
+  mems_.reserve(mems_.size() + 1); // may throw: before the holder is taken
+  m->hold();
+  mems_.push_back(m);
 }
 
 bool Command::wait_for(Event *e) {
@@ -191,8 +199,9 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
   if (lane.last) event_drop(lane.last);
   lane.last = event_;
   event_->hold();
-  lane.inflight.push_back({event_, std::move(held_)});
+  lane.inflight.push_back({event_, std::move(held_), std::move(mems_)});
   held_.clear();
+  mems_.clear();
   if (barrier_) {
     // Every other list waits for the barrier before its next command: a marker on each.
     for (size_t i = 0; i < queue_->lanes.size(); ++i) {
@@ -213,7 +222,7 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
       if (other.last) held.push_back(other.last); // the marker's reference to it moves here
       other.last = marker; // its creation holder
       marker->hold();
-      other.inflight.push_back({marker, std::move(held)});
+      other.inflight.push_back({marker, std::move(held), {}});
     }
   }
   if (out_) {

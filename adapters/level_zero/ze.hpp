@@ -53,6 +53,8 @@ namespace ordo::l0 {
   X(zeMemAllocHost)                                                                    \
   X(zeMemAllocShared)                                                                  \
   X(zeMemFree)                                                                         \
+  X(zeMemGetAllocProperties)                                                           \
+  X(zeDriverGetExtensionFunctionAddress)                                               \
   X(zeModuleCreate)                                                                    \
   X(zeModuleDestroy)                                                                   \
   X(zeModuleBuildLogGetString)                                                         \

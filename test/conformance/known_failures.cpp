@@ -17,10 +17,6 @@ namespace conf {
 const std::vector<KnownFailure> &known_failures() {
   static const std::vector<KnownFailure> list = {
       // {"native_cpu", "urEventTest.FailedDependency", "why, in one line"},
-      {"level_zero", "urCommandBufferTest.BufferWriteFillCopyRead",
-       "the Level Zero adapter has no memory objects (urMemBufferCreate: UNSUPPORTED_FEATURE) and the test needs buffers"},
-      {"level_zero", "urCommandBufferTest.BufferRectangles",
-       "the Level Zero adapter has no memory objects (urMemBufferCreate: UNSUPPORTED_FEATURE) and the test needs buffers"},
   };
   return list;
 }

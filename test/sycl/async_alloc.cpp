@@ -66,6 +66,8 @@ int main() {
     q.wait();
     c.check(all_equal(back, 0x3c), "in-order async_malloc -> memset -> memcpy -> async_free");
 
+    if (usm_fill_is_a_kernel(q.get_device()))
+      return c.skip("the block allocated again holds what was filled in", kUsmFillKernelWhy);
     void *again = syclex::async_malloc(q, alloc::device, bytes);
     c.info("in-order alloc after a free reuses the block", again == p);
     q.fill<uint32_t>(again, 0xa5a5a5a5u, bytes / 4);

@@ -7,7 +7,9 @@
 # either run; "-" is a check that run did not reach or did not have).
 #
 #   run.sh <venv> <device> <program> <ordo adapter files, comma-separated>
-#     device: native_cpu | pocl | intel_cpu | cuda
+#     device: native_cpu | pocl | intel_cpu | cuda | level_zero
+#     (level_zero: the driver named by ZE_ENABLE_ALT_DRIVERS, the loader folder by
+#     ORDO_ZE_LOADER_DIR when set; CTest sets both)
 #
 # Exit status: 0 pass, 1 fail, 77 skip (ctest's SKIP_RETURN_CODE; the reason is printed).
 # The Ordo run fails when the program fails, when the runtime prints "adapter
@@ -47,6 +49,10 @@ case $device in
     ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 ' || skip "no CUDA driver on this machine (libcuda.so.1)"
     selector='cuda:*' icd=$venv/opencl-vendors platform=''
     ;;
+  level_zero)
+    [ -n "${ZE_ENABLE_ALT_DRIVERS:-}" ] || skip "no Level Zero test driver named (ZE_ENABLE_ALT_DRIVERS)"
+    selector='level_zero:*' icd=$venv/opencl-vendors platform=''
+    ;;
   *) echo "run.sh: unknown device '$device'"; exit 2 ;;
 esac
 [ -d "$icd" ] || skip "$icd is missing (scripts/sycl_env.sh makes it)"
@@ -57,7 +63,7 @@ trap 'rm -rf "$work"' EXIT
 # Only the venv's libraries on the library path: the runtime then finds no adapter of
 # Ordo's by itself (and Ordo's OpenCL adapter and the runtime use the venv's ICD loader).
 common=(env -u UR_ADAPTERS_FORCE_LOAD -u SYCL_DEVICE_FILTER -u UR_ENABLE_LAYERS
-        LD_LIBRARY_PATH="$venv/lib" OCL_ICD_VENDORS="$icd"
+        LD_LIBRARY_PATH="$venv/lib${ORDO_ZE_LOADER_DIR:+:$ORDO_ZE_LOADER_DIR}" OCL_ICD_VENDORS="$icd"
         ONEAPI_DEVICE_SELECTOR="$selector" ORDO_SYCL_PLATFORM="$platform" SYCL_UR_TRACE=1)
 
 echo "== $name on $device"

@@ -89,6 +89,15 @@ class Checker {
   int failed_ = 0;
 };
 
+// Whether the runtime makes queue::fill / handler::fill of USM a kernel on this device:
+// on Level Zero its headers submit a parallel_for of __usmfill<T> instead of a UR fill,
+// and a program built with the host compiler alone has no device image for it (the
+// runtime crashes before calling UR; docs/sycl.md, "Level Zero"). Such checks skip there.
+inline bool usm_fill_is_a_kernel(const sycl::device &d) { return d.get_backend() == sycl::backend::ext_oneapi_level_zero; }
+inline const char *const kUsmFillKernelWhy =
+    "on Level Zero the runtime turns a USM fill into a __usmfill kernel, which needs a device image this "
+    "host-compiled program does not have (docs/sycl.md)";
+
 inline std::string env_or(const char *name, const char *fallback) {
   const char *v = std::getenv(name);
   return v && *v ? v : fallback;

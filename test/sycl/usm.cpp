@@ -122,6 +122,7 @@ int main() {
   });
 
   c.section("fill", [&] {
+    if (usm_fill_is_a_kernel(q.get_device())) return c.skip("fill", kUsmFillKernelWhy);
     check_fill<uint8_t>(c, q, 0x5c, "fill 1-byte pattern");
     check_fill<uint16_t>(c, q, 0xbeef, "fill 2-byte pattern");
     check_fill<uint32_t>(c, q, 0xdeadbeefu, "fill 4-byte pattern");

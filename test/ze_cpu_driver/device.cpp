@@ -410,6 +410,7 @@ void install(ze_driver_dditable_t &t) {
   t.pfnGetProperties = DriverGetProperties;
   t.pfnGetIpcProperties = DriverGetIpcProperties;
   t.pfnGetExtensionProperties = DriverGetExtensionProperties;
+  t.pfnGetExtensionFunctionAddress = DriverGetExtensionFunctionAddress;
 }
 
 void install(ze_device_dditable_t &t) {

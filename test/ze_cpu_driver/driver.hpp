@@ -78,6 +78,11 @@ struct Allocation {
   Context *context = nullptr;
   uint64_t id = 0;
 };
+// zeDriverGetExtensionFunctionAddress (memory.cpp): the driver-experimental host
+// pointer import functions, zexDriverImportExternalPointer and
+// zexDriverReleaseImportedPointer, as Intel's GPU driver names them.
+ze_result_t ZE_APICALL DriverGetExtensionFunctionAddress(ze_driver_handle_t h, const char *name, void **out);
+
 // The allocation holding `p` (its base in *base), or null.
 const Allocation *find_allocation(const void *p, uintptr_t *base);
 

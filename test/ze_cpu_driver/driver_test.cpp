@@ -217,6 +217,35 @@ TEST_F(Driver, SynchronousImmediateListFinishesOnReturn) {
   ZE_OK(zeCommandListDestroy(l));
 }
 
+// Host pointer import through zeDriverGetExtensionFunctionAddress, as Intel's driver
+// offers it: an imported range is fed to commands in place (a fill lands in the
+// caller's memory); imports of one pointer nest, and releasing one not imported fails.
+TEST_F(Driver, HostPointerImport) {
+  using import_fn = ze_result_t(ZE_APICALL *)(ze_driver_handle_t, void *, size_t);
+  using release_fn = ze_result_t(ZE_APICALL *)(ze_driver_handle_t, void *);
+  void *f = nullptr, *g = nullptr, *none = nullptr;
+  ZE_OK(zeDriverGetExtensionFunctionAddress(env().driver, "zexDriverImportExternalPointer", &f));
+  ZE_OK(zeDriverGetExtensionFunctionAddress(env().driver, "zexDriverReleaseImportedPointer", &g));
+  EXPECT_NE(ZE_RESULT_SUCCESS, zeDriverGetExtensionFunctionAddress(env().driver, "zexNoSuchFunction", &none));
+  auto import_pointer = reinterpret_cast<import_fn>(f);
+  auto release_pointer = reinterpret_cast<release_fn>(g);
+  std::vector<uint8_t> host(4096, 0);
+  ZE_OK(import_pointer(env().driver, host.data(), host.size()));
+  ZE_OK(import_pointer(env().driver, host.data(), 64));
+  ze_command_list_handle_t l = immediate();
+  const uint8_t pattern = 0x5a;
+  ZE_OK(zeCommandListAppendMemoryFill(l, host.data() + 100, &pattern, 1, 200, events[0], 0, nullptr));
+  ZE_OK(zeEventHostSynchronize(events[0], UINT64_MAX));
+  EXPECT_EQ(0, host[99]);
+  EXPECT_EQ(0x5a, host[100]);
+  EXPECT_EQ(0x5a, host[299]);
+  EXPECT_EQ(0, host[300]);
+  ZE_OK(release_pointer(env().driver, host.data()));
+  ZE_OK(release_pointer(env().driver, host.data()));
+  EXPECT_NE(ZE_RESULT_SUCCESS, release_pointer(env().driver, host.data()));
+  ZE_OK(zeCommandListDestroy(l));
+}
+
 // Device memory past maxMemAllocSize is refused unless the caller relaxes the limit
 // (Intel's UR adapter relies on the driver for this; Ordo's adapter checks it first).
 TEST_F(Driver, AllocationsPastMaxMemAllocSize) {

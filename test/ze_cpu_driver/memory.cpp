@@ -125,7 +125,48 @@ ze_result_t ZE_APICALL MemGetAddressRange(ze_context_handle_t hc, const void *p,
   return ZE_RESULT_SUCCESS;
 }
 
+// Host pointer import: the device may use the caller's host memory in place between
+// an import and its release. Every host page is the device's already here, so an
+// import records the range (imports of one pointer nest) and a release must name an
+// imported pointer.
+std::mutex imports_mutex;
+std::multimap<uintptr_t, size_t> &imports() {
+  static auto *m = new std::multimap<uintptr_t, size_t>();
+  return *m;
+}
+
+ze_result_t ZE_APICALL DriverImportExternalPointer(ze_driver_handle_t h, void *ptr, size_t size) {
+  if (!as<DriverObj>(h)) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!ptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (size == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+  std::lock_guard<std::mutex> lock(imports_mutex);
+  imports().emplace(reinterpret_cast<uintptr_t>(ptr), size);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL DriverReleaseImportedPointer(ze_driver_handle_t h, void *ptr) {
+  if (!as<DriverObj>(h)) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!ptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  std::lock_guard<std::mutex> lock(imports_mutex);
+  auto it = imports().find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == imports().end()) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  imports().erase(it);
+  return ZE_RESULT_SUCCESS;
+}
+
 } // namespace
+
+ze_result_t ZE_APICALL DriverGetExtensionFunctionAddress(ze_driver_handle_t h, const char *name, void **out) {
+  if (!as<DriverObj>(h)) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!name || !out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (std::strcmp(name, "zexDriverImportExternalPointer") == 0)
+    *out = reinterpret_cast<void *>(&DriverImportExternalPointer);
+  else if (std::strcmp(name, "zexDriverReleaseImportedPointer") == 0)
+    *out = reinterpret_cast<void *>(&DriverReleaseImportedPointer);
+  else
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT; // as the loader's spec names it: no such function
+  return ZE_RESULT_SUCCESS;
+}
 
 // The returned pointer stays valid while the allocation lives (std::map nodes do not move).
 const Allocation *find_allocation(const void *p, uintptr_t *base) {

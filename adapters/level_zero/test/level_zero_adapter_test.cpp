@@ -86,7 +86,9 @@ TEST(LevelZeroAdapter, ExportsOnlyTheGettersAndFillsEverySlot) {
   EXPECT_EQ(nullptr, dlsym(L().lib, "zeInit")); // the loader is opened, never linked
   const void *const *slots = reinterpret_cast<const void *const *>(&L().t);
   for (size_t i = 0; i < sizeof(ur_dditable_t) / sizeof(void *); ++i) EXPECT_NE(nullptr, slots[i]) << "slot " << i;
-  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE, T().Mem.pfnRelease(nullptr));
+  // Images are not offered (the generated stub); buffers are.
+  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE, T().Mem.pfnImageCreate(nullptr, 0, nullptr, nullptr, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE, T().Mem.pfnRelease(nullptr));
   ur_backend_t backend{};
   UR_OK(T().Adapter.pfnGetInfo(L().adapter, UR_ADAPTER_INFO_BACKEND, sizeof(backend), &backend, nullptr));
   EXPECT_EQ(UR_BACKEND_LEVEL_ZERO, backend);
