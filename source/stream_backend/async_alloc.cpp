@@ -19,10 +19,15 @@ struct async_hooks : handle_types {
     if (!block.needs_zero) return UR_RESULT_SUCCESS;
     return to_ur(drv::memset_8(block.ptr, 0, block.size, cmd.stream()));
   }
-  // The event recorded on the stream orders the free: nothing else to issue.
+  // The free's place in its stream orders it: nothing to issue. Its event is deferred
+  // (backend.hpp, Lane): a driver event is recorded only if another stream or a host
+  // query needs one.
   static ur_result_t free_work(Command &) { return UR_RESULT_SUCCESS; }
+  // Called for a free's event the caller did not ask for (or never got): no handle of
+  // it went out, so its storage can be reused when the pool lets it go.
   static void release_event(ur_event_handle_t h) {
     auto *ev = reinterpret_cast<Event *>(h);
+    ev->internal = true;
     if (ordo::release_reference(ev) == ordo::released::last_holder) event_destroy(ev);
   }
 };

@@ -118,6 +118,26 @@ private:
 };
 ORDO_HANDLE_CHECK(Device);
 
+// Code that runs inside a command built for some stream (a pool hook, a deferred
+// event's record) makes `d`'s context current for its own calls and puts the caller's back.
+class CurrentFor {
+public:
+  explicit CurrentFor(Device *d) {
+    dctx_t want = d->context();
+    drv::get_current(&previous_);
+    ok_ = want != nullptr;
+    if (ok_ && want != previous_) ok_ = switched_ = !drv::set_current(want);
+  }
+  ~CurrentFor() {
+    if (switched_) drv::set_current(previous_);
+  }
+  bool ok() const { return ok_; }
+
+private:
+  dctx_t previous_ = nullptr;
+  bool ok_ = false, switched_ = false;
+};
+
 struct Platform : object {
   static constexpr handle_kind kKind = handle_kind::platform;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PLATFORM;
@@ -199,11 +219,73 @@ void context_drop(Context *ctx);
 // a command's stream operations, its event, its ordering record and its pool call
 // (alloc_in_command / free_in_command) happen in one hold, so the layer sees the
 // commands of a stream in the order they enter it.
+// A driver event that stands for every deferred command of one stream numbered up to
+// `seq` (recorded after them in stream order), shared by the events it serves.
+struct Mark {
+  event_t ev = nullptr;
+  uint64_t seq = 0;
+  Device *dev = nullptr;
+  std::atomic<uint32_t> refs{1};
+};
+void mark_drop(Mark *m); // the last reference gives the driver event back to the device
+
+// Deferred events (docs/cuda.md, "Deferred events"): a stream-ordered alloc or free
+// records no driver event; its event is (stream, number). The stream counts these
+// commands (`issued`), knows up to which number they are complete (`completed`:
+// advanced by urQueueFinish, host waits and queries that found a later point done),
+// and keeps the newest driver event recorded for them (`mark`), made only when a
+// host query or another stream needs one.
 struct Lane {
   stream_t stream = nullptr;
   const void *identity = nullptr;
   std::mutex mutex;
   uint64_t last_node = 0; // ordering node of the stream's newest command (under mutex)
+  std::atomic<uint64_t> issued{0};    // number of the newest deferred command (written under mutex)
+  std::atomic<uint64_t> completed{0}; // every deferred command numbered up to this is complete
+  // A leaf lock: held only around the mark, `gone` and driver calls, never while taking
+  // another lock of the backend but the device's event pool, so a pool hook (under the
+  // pool's mutex and another stream's lock) may take it.
+  std::mutex mark_mutex;
+  Mark *mark = nullptr; // under mark_mutex
+  bool gone = false;    // the queue was released and the stream destroyed (under mark_mutex)
+  ~Lane() {
+    if (mark) mark_drop(mark);
+  }
+};
+// Raises `completed` to at least `seq`.
+inline void lane_complete_to(Lane &l, uint64_t seq) {
+  uint64_t c = l.completed.load(std::memory_order_relaxed);
+  while (c < seq && !l.completed.compare_exchange_weak(c, seq, std::memory_order_release, std::memory_order_relaxed)) {
+  }
+}
+
+// Storage of events that were never handed to the caller (a free's release event when
+// the caller asked for none): reused directly, with no retirement (ordo/retired_handles.hpp)
+// since no handle of theirs can be named.
+class SpareEvents {
+public:
+  void *take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.empty()) return nullptr;
+    void *p = free_.back();
+    free_.pop_back();
+    return p;
+  }
+  // False when full: the caller frees the storage.
+  bool put(void *p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.size() >= kKept) return false;
+    free_.push_back(p);
+    return true;
+  }
+  ~SpareEvents() {
+    for (void *p : free_) ::operator delete(p);
+  }
+
+private:
+  static constexpr size_t kKept = 64;
+  std::mutex mutex_;
+  std::vector<void *> free_;
 };
 
 struct Queue : object {
@@ -220,6 +302,7 @@ struct Queue : object {
   std::vector<std::unique_ptr<Lane>> lanes; // one for an in-order queue
   std::atomic<uint32_t> next_lane{0};
   ordo::uc::alloc_affinity affinity; // which stream a stream-ordered alloc goes to
+  SpareEvents spare_events;
 
   // The stream a command goes to: on an in-order queue the only one; on an
   // out-of-order queue the stream of a wait-list event from this queue when there
@@ -249,8 +332,28 @@ struct Event : object {
   bool exported = false;    // its native handle went out (Device::exported)
   uint64_t queued_ns = 0;  // host time of the enqueue call
   uint64_t order_node = 0; // the command's node in ctx's ordering knowledge (0: none)
+  // Deferred (Lane): no driver event yet; `seq` is the command's number on its stream.
+  // A recorded event's `seq` is the stream's newest number at its record, so a host
+  // wait for it shows those deferred commands complete too.
+  bool deferred = false;
+  bool internal = false; // never handed to the caller: its storage is reused (SpareEvents)
+  uint64_t seq = 0;
+  std::atomic<Mark *> mark{nullptr}; // a deferred event's driver event, once one was needed
+
+  Lane &lane_ref() const { return *queue->lanes[lane]; }
+  bool has_work() const { return done || deferred; } // false: nothing to wait for
 };
 ORDO_HANDLE_CHECK(Event);
+
+// The driver event a wait for `e` needs in stream order, or null when there is nothing
+// to wait for (no device work, or known complete). A deferred event gets one here:
+// the stream's newest mark when it covers the command, else one recorded now.
+status wait_event_of(Event *e, event_t *out);
+// Whether e's command is complete; a deferred event asks the driver only when its
+// stream's count does not already say so (then its mark, or the stream when idle).
+status poll_event(Event *e, bool *done);
+// After a host wait that covered e's command.
+void note_complete(Event *e);
 
 // Checks a wait list: the count/pointer rule and that every entry is an event.
 ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list);
@@ -313,8 +416,9 @@ private:
   uint64_t preds_[kMaxPreds];
 };
 
-// Creates an event object (not recorded yet) for `q`.
-ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out);
+// Creates an event object (not recorded yet) for `q`; `deferred`: one that never gets a
+// driver event of its own (Lane).
+ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out, bool deferred = false);
 void event_destroy(Event *ev);
 // An internal holder's reference (the layer's, the callback thread's): not counted in
 // REFERENCE_COUNT, so the user's extra releases cannot take it.

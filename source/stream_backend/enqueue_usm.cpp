@@ -92,6 +92,9 @@ ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, si
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
+  // Past the end of a pool block or allocation: refused, not written into the next
+  // block (the layer's rule, docs/bad-input.md).
+  if (ur_result_t r = q->ctx->pools->check_usm_region(pMem, size)) return r;
   Command cmd(q, UR_COMMAND_USM_FILL, numEventsInWaitList, phEventWaitList, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   return cmd.finish(to_ur(fill_patterns(static_cast<uint8_t *>(pMem), static_cast<const uint8_t *>(pPattern),
@@ -140,6 +143,9 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blockin
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  ordo::so::context_pools &pools = *q->ctx->pools;
+  if (ur_result_t r = pools.check_usm_region(pDst, size)) return r;
+  if (ur_result_t r = pools.check_usm_region(pSrc, size)) return r;
   if (overlap(pDst, pSrc, size)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
   Command cmd(q, UR_COMMAND_USM_MEMCPY, numEventsInWaitList, phEventWaitList, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();

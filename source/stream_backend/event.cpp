@@ -12,31 +12,169 @@
 
 namespace ordo::sb {
 
-ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out) {
-  auto *ev = new Event();
+ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out, bool deferred) {
+  void *spare = deferred ? q->spare_events.take() : nullptr;
+  auto *ev = spare ? new (spare) Event() : new Event();
   ev->queue = q;
   ev->ctx = q->ctx;
   ev->dev = q->dev;
   ev->command = type;
   ev->timed = timed;
   ev->queued_ns = timed ? host_now_ns() : 0;
-  status r = q->dev->events.get(timed, &ev->done);
-  if (!r && timed) r = q->dev->events.get(true, &ev->start);
-  if (r) {
-    if (ev->done) q->dev->events.put(ev->done, timed);
-    delete ev;
-    return to_ur(r);
+  ev->deferred = deferred;
+  if (!deferred) {
+    status r = q->dev->events.get(timed, &ev->done);
+    if (!r && timed) r = q->dev->events.get(true, &ev->start);
+    if (r) {
+      if (ev->done) q->dev->events.put(ev->done, timed);
+      delete ev;
+      return to_ur(r);
+    }
   }
   queue_hold(q);
   *out = ev;
   return UR_RESULT_SUCCESS;
 }
 
+void mark_drop(Mark *m) {
+  if (m->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  m->dev->events.put(m->ev, false);
+  delete m;
+}
+
+namespace {
+
+// The driver event of a deferred event's command, under its stream's mark lock: the
+// stream's newest mark when it covers the command, else one recorded now (after the
+// command in stream order, so it covers every deferred command numbered so far).
+// `fresh`: one of its own, recorded now, not the stream's (a native handle that goes
+// out). Null in *out when the command is known complete (and not `fresh`).
+status take_mark(Event *e, bool fresh, Mark **out) {
+  *out = nullptr;
+  Lane &l = e->lane_ref();
+  std::lock_guard<std::mutex> lock(l.mark_mutex);
+  if (!fresh && l.completed.load(std::memory_order_acquire) >= e->seq) return status{};
+  if (!fresh && l.mark && l.mark->seq >= e->seq) {
+    l.mark->refs.fetch_add(1, std::memory_order_relaxed);
+    *out = l.mark;
+    return status{};
+  }
+  CurrentFor current(e->dev);
+  if (!current.ok()) return e->dev->context_error ? e->dev->context_error : status{err::invalid_context, 0};
+  event_t ev = nullptr;
+  if (status r = e->dev->events.get(false, &ev)) return r;
+  // Read before the record: every command numbered up to here is already in the stream.
+  const uint64_t covers = l.issued.load(std::memory_order_acquire);
+  // A released queue's streams are gone and its commands complete: an event never
+  // recorded stands for them (it reads as complete).
+  if (l.gone) {
+    e->dev->events.put(ev, false);
+    if (status r = drv::event_create(&ev, false)) return r;
+  } else if (status r = drv::event_record(ev, l.stream)) {
+    e->dev->events.put(ev, false);
+    return r;
+  }
+  auto *m = new Mark();
+  m->ev = ev;
+  m->seq = covers;
+  m->dev = e->dev;
+  if (!fresh && !l.gone) {
+    m->refs.store(2, std::memory_order_relaxed); // the stream's and the event's
+    if (l.mark) mark_drop(l.mark);
+    l.mark = m;
+  }
+  *out = m;
+  return status{};
+}
+
+// Gives `m` (one reference) to `e` unless another thread gave it one first.
+Mark *adopt_mark(Event *e, Mark *m) {
+  Mark *expected = nullptr;
+  if (e->mark.compare_exchange_strong(expected, m, std::memory_order_acq_rel)) return m;
+  mark_drop(m);
+  return expected;
+}
+
+} // namespace
+
+status wait_event_of(Event *e, event_t *out) {
+  *out = e->done;
+  if (!e->deferred) return status{};
+  *out = nullptr;
+  Lane &l = e->lane_ref();
+  if (l.completed.load(std::memory_order_acquire) >= e->seq) return status{};
+  Mark *m = e->mark.load(std::memory_order_acquire);
+  if (!m) {
+    if (status r = take_mark(e, false, &m)) return r;
+    if (!m) return status{}; // complete meanwhile
+    m = adopt_mark(e, m);
+  }
+  *out = m->ev;
+  return status{};
+}
+
+status poll_event(Event *e, bool *done) {
+  *done = true;
+  if (!e->deferred) {
+    if (!e->done) return status{};
+    CurrentFor current(e->dev);
+    status r = drv::event_query(e->done);
+    if (r.kind == err::not_ready) {
+      *done = false;
+      return status{};
+    }
+    if (!r) note_complete(e);
+    return r;
+  }
+  Lane &l = e->lane_ref();
+  if (l.completed.load(std::memory_order_acquire) >= e->seq) return status{};
+  Mark *m = e->mark.load(std::memory_order_acquire);
+  if (!m) {
+    std::unique_lock<std::mutex> lock(l.mark_mutex);
+    if (l.completed.load(std::memory_order_acquire) >= e->seq) return status{};
+    if (l.mark && l.mark->seq >= e->seq) {
+      m = l.mark;
+      m->refs.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      // No driver event covers it yet: an idle stream says it all with no record.
+      CurrentFor current(e->dev);
+      const uint64_t covers = l.issued.load(std::memory_order_acquire);
+      status q = drv::stream_query(l.stream);
+      if (!q) {
+        lane_complete_to(l, covers);
+        return status{};
+      }
+      if (q.kind != err::not_ready) return q;
+      lock.unlock();
+      // Busy: record one now, so the next question has an exact answer.
+      if (status r = take_mark(e, false, &m)) return r;
+      if (!m) return status{};
+    }
+    m = adopt_mark(e, m);
+  }
+  CurrentFor current(e->dev);
+  status r = drv::event_query(m->ev);
+  if (r.kind == err::not_ready) {
+    *done = false;
+    return status{};
+  }
+  if (!r) lane_complete_to(l, m->seq);
+  return r;
+}
+
+void note_complete(Event *e) {
+  if (!e->queue || e->queue->lanes.size() <= e->lane) return;
+  Mark *m = e->mark.load(std::memory_order_acquire);
+  lane_complete_to(e->lane_ref(), m ? m->seq : e->seq);
+}
+
 void event_destroy(Event *ev) {
+  Mark *mark = ev->mark.load(std::memory_order_acquire);
   if (ev->exported) {
     std::lock_guard<std::mutex> lock(ev->dev->exported_mutex);
-    ev->dev->exported.erase(ev->done);
+    ev->dev->exported.erase(ev->done ? ev->done : mark->ev);
   }
+  if (mark) mark_drop(mark);
   if (ev->pooled) {
     if (ev->done) ev->dev->events.put(ev->done, ev->timed);
     if (ev->start) ev->dev->events.put(ev->start, ev->timed);
@@ -46,7 +184,13 @@ void event_destroy(Event *ev) {
   }
   Queue *q = ev->queue;
   Context *ctx = q ? nullptr : ev->ctx;
-  ordo::retire(ev);
+  if (ev->internal && q) {
+    // No handle of it ever went out: its storage serves the queue's next deferred event.
+    ev->~Event();
+    if (!q->spare_events.put(ev)) ::operator delete(static_cast<void *>(ev));
+  } else {
+    ordo::retire(ev);
+  }
   if (q) queue_drop(q);
   if (ctx) context_drop(ctx);
 }
@@ -58,10 +202,12 @@ namespace {
 struct callback_hooks {
   using Event = sb::Event;
   static bool reached(Event *e, ur_execution_info_t status) {
-    if (!e->done || status == UR_EXECUTION_INFO_SUBMITTED) return true;
+    if (!e->has_work() || status == UR_EXECUTION_INFO_SUBMITTED) return true;
     e->dev->make_current();
     if (status == UR_EXECUTION_INFO_RUNNING && e->start && !drv::event_query(e->start)) return true;
-    return drv::event_query(e->done).kind != err::not_ready;
+    bool done = false;
+    sb::status r = poll_event(e, &done);
+    return r || done; // an error ends the wait too
   }
   static void release(Event *e) { event_drop(e); }
 };
@@ -69,10 +215,9 @@ struct callback_hooks {
 ordo::uc::callback_thread<callback_hooks> &callbacks() { return ordo::uc::callback_thread<callback_hooks>::instance(); }
 
 ur_event_status_t status_of(Event *e) {
-  if (!e->done) return UR_EVENT_STATUS_COMPLETE;
-  status r = drv::event_query(e->done);
-  if (!r) return UR_EVENT_STATUS_COMPLETE;
-  if (r.kind != err::not_ready) return UR_EVENT_STATUS_ERROR;
+  bool done = false;
+  if (poll_event(e, &done)) return UR_EVENT_STATUS_ERROR;
+  if (done) return UR_EVENT_STATUS_COMPLETE;
   if (e->start && !drv::event_query(e->start)) return UR_EVENT_STATUS_RUNNING;
   return UR_EVENT_STATUS_SUBMITTED;
 }
@@ -138,9 +283,12 @@ ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *
   }
   for (uint32_t i = 0; i < numEvents; ++i) {
     auto *e = reinterpret_cast<Event *>(phEventWaitList[i]);
-    if (!e->done) continue;
+    event_t ev = nullptr;
+    ORDO_DRV(wait_event_of(e, &ev));
+    if (!ev) continue;
     ORDO_DRV(e->dev->make_current());
-    ORDO_DRV(drv::event_synchronize(e->done));
+    ORDO_DRV(drv::event_synchronize(ev));
+    note_complete(e); // and every deferred command of its stream the wait covered
   }
   // A synchronisation point of each context named: pools collect completed frees
   // and give back memory above their release thresholds.
@@ -171,12 +319,23 @@ ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
 ur_result_t UR_APICALL urEventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
   ORDO_UNWRAP(Event, e, hEvent);
   if (!phNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (e->queue && e->done && e->pooled) {
+  event_t native = e->done;
+  if (e->deferred) {
+    // A driver event of its own, recorded now after the command (or, for a released
+    // queue, one never recorded: complete), so it can be exported like any other.
+    Mark *m = e->mark.load(std::memory_order_acquire);
+    if (!m) {
+      ORDO_DRV(take_mark(e, true, &m));
+      m = adopt_mark(e, m);
+    }
+    native = m->ev;
+  }
+  if (e->queue && native && e->pooled && !e->exported) {
     std::lock_guard<std::mutex> lock(e->dev->exported_mutex);
-    e->dev->exported[e->done] = Device::Exported{e->queue, e->lane};
+    e->dev->exported[native] = Device::Exported{e->queue, e->lane};
     e->exported = true;
   }
-  *phNativeEvent = reinterpret_cast<ur_native_handle_t>(e->done);
+  *phNativeEvent = reinterpret_cast<ur_native_handle_t>(native);
   return UR_RESULT_SUCCESS;
 }
 

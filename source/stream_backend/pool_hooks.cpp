@@ -19,26 +19,6 @@ Device *home_of(Context *ctx, const ordo::so::mem_class &c) {
   return c.device ? as_device(c.device) : ctx->devices[0];
 }
 
-// A hook runs inside a command being built on some stream: it makes `d`'s context
-// current for its own calls and puts the caller's back.
-class CurrentFor {
-public:
-  explicit CurrentFor(Device *d) {
-    dctx_t want = d->context();
-    drv::get_current(&previous_);
-    ok_ = want != nullptr;
-    if (ok_ && want != previous_) ok_ = switched_ = !drv::set_current(want);
-  }
-  ~CurrentFor() {
-    if (switched_) drv::set_current(previous_);
-  }
-  bool ok() const { return ok_; }
-
-private:
-  dctx_t previous_ = nullptr;
-  bool ok_ = false, switched_ = false;
-};
-
 } // namespace
 
 // Memory classes: device and shared memory per device, host memory once.
@@ -75,12 +55,13 @@ void PoolHooks::put_chunk(const ordo::so::mem_class &c, void *base, size_t) {
   if (r) ORDO_LOG(logger(), warning, "pool chunk %p not freed: %s", base, drv::error_text(r).c_str());
 }
 
-// A release event is a free command's UR event, recorded before the pool saw it.
+// A release event is a free command's UR event, deferred (backend.hpp, Lane) unless
+// the queue profiles: its stream's count answers without the driver once a
+// synchronisation point passed it.
 bool PoolHooks::event_complete(ur_event_handle_t ev) {
   auto *e = reinterpret_cast<Event *>(ev);
-  if (!e->done) return true;
-  CurrentFor current(e->dev);
-  return !drv::event_query(e->done); // an error never counts as done
+  bool done = false;
+  return !poll_event(e, &done) && done; // an error never counts as done
 }
 
 // urUSM*Alloc from a zero-initialising pool: host memory directly, device and

@@ -25,6 +25,19 @@ size_t ooo_stream_count() {
   }();
   return n;
 }
+
+// Stream-ordered allocs and frees record no driver event (backend.hpp, Lane): what
+// follows them on their stream needs nothing from the driver, and a free's event is
+// mostly the pool's, used only there. A profiling queue records as for any command.
+bool defers_event(ur_command_t type) {
+  switch (type) {
+  case UR_COMMAND_ENQUEUE_USM_FREE_EXP:
+  case UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP:
+  case UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP:
+  case UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP: return true;
+  default: return false;
+  }
+}
 } // namespace
 
 void queue_hold(Queue *q) { q->hold(); }
@@ -40,7 +53,7 @@ uint32_t Queue::pick_lane(uint32_t n, const ur_event_handle_t *waits) {
   if (lanes.size() == 1) return 0;
   for (uint32_t i = 0; i < n; ++i) {
     auto *e = reinterpret_cast<Event *>(waits[i]);
-    if (e->queue == this && e->done) return e->lane;
+    if (e->queue == this && e->has_work()) return e->lane;
   }
   return next_lane.fetch_add(1, std::memory_order_relaxed) % uint32_t(lanes.size());
 }
@@ -77,15 +90,19 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
   for (uint32_t i = 0; i < n; ++i) {
     auto *e = reinterpret_cast<Event *>(waits[i]);
     add_pred(e);
-    if (!e->done) continue;
+    if (!e->has_work()) continue;
     if (e->queue == q && e->lane == lane_) continue; // same stream: already ordered
-    if (sb::status r = drv::stream_wait_event(stream_, e->done)) {
+    event_t ev = nullptr;
+    sb::status r = wait_event_of(e, &ev);
+    if (!r && ev) r = drv::stream_wait_event(stream_, ev);
+    if (r) {
       status_ = to_ur(r);
       return;
     }
   }
   if (out_) {
-    status_ = event_create(q, type_, q->profiling || timed, &event_);
+    const bool timed_event = q->profiling || timed;
+    status_ = event_create(q, type_, timed_event, &event_, !timed_event && defers_event(type_));
     if (status_ != UR_RESULT_SUCCESS) return;
     event_->stream = stream_;
     event_->lane = lane_;
@@ -116,9 +133,14 @@ void Command::add_pred(const Event *e) {
 }
 
 bool Command::wait_for(Event *e) {
-  if (!e->done) return true; // nothing can be pending behind it
-  if (!(e->queue == queue_ && e->lane == lane_) && drv::stream_wait_event(stream_, e->done))
-    return false;
+  if (!e->has_work()) return true; // nothing can be pending behind it
+  if (!(e->queue == queue_ && e->lane == lane_)) {
+    // Another stream: its deferred free gets a driver event now (the other stream's
+    // mark lock is a leaf, so taking it under this stream's lock and the pool's is safe).
+    event_t ev = nullptr;
+    if (wait_event_of(e, &ev)) return false;
+    if (ev && drv::stream_wait_event(stream_, ev)) return false;
+  }
   add_pred(e);
   return true;
 }
@@ -156,11 +178,20 @@ ur_result_t Command::order_other_lanes() {
 
 ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
   if (result != UR_RESULT_SUCCESS) return result;
-  if (event_) ORDO_DRV(drv::event_record(event_->done, stream_));
+  Lane &lane = *queue_->lanes[lane_];
+  if (event_) {
+    if (event_->deferred) {
+      // Its number on the stream, published after its stream operations were issued.
+      event_->seq = lane.issued.load(std::memory_order_relaxed) + 1;
+      lane.issued.store(event_->seq, std::memory_order_release);
+    } else {
+      ORDO_DRV(drv::event_record(event_->done, stream_));
+      event_->seq = lane.issued.load(std::memory_order_relaxed);
+    }
+  }
   // The command's node: after the stream's previous command (in order) and after
   // its predecessors. After a barrier each other stream's next command follows it.
   ordo::so::order_graph &order = queue_->ctx->pools->order();
-  Lane &lane = *queue_->lanes[lane_];
   const uint64_t node = order.record(lane.identity, true, false, preds_, npreds_, npreds_ > 0);
   lane.last_node = node;
   if (barrier_)
@@ -264,15 +295,23 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   for (auto &l : q->lanes) {
     sb::status r = drv::stream_synchronize(l->stream);
     if (r && result == UR_RESULT_SUCCESS) result = to_ur(r);
+    // Its deferred commands are complete, and the stream goes: their events (which
+    // keep the queue object, lanes included) answer from the count from now on.
+    std::lock_guard<std::mutex> lock(l->mark_mutex);
+    lane_complete_to(*l, l->issued.load(std::memory_order_acquire));
+    l->gone = true;
+    if (l->mark) mark_drop(l->mark);
+    l->mark = nullptr;
   }
   // Its frees have completed: the pools let their events go and forget the
   // streams' order (identities are never reused). The queue still holds the context.
   ordo::so::context_pools &pools = *q->ctx->pools;
   for (auto &l : q->lanes) pools.queue_released(l->identity);
   pools.collect();
-  for (auto &l : q->lanes)
+  for (auto &l : q->lanes) {
     if (q->owns_streams) drv::stream_destroy(l->stream);
-  q->lanes.clear();
+    l->stream = nullptr;
+  }
   queue_drop(q);
   return result;
 }
@@ -345,7 +384,12 @@ ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQ
 ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
   ORDO_DRV(q->dev->make_current());
-  for (auto &l : q->lanes) ORDO_DRV(drv::stream_synchronize(l->stream));
+  for (auto &l : q->lanes) {
+    // Numbered before the wait: everything up to here is in the stream, so complete after it.
+    const uint64_t covers = l->issued.load(std::memory_order_acquire);
+    ORDO_DRV(drv::stream_synchronize(l->stream));
+    lane_complete_to(*l, covers);
+  }
   // A synchronisation point: pools collect completed frees and give back memory
   // above their release thresholds.
   q->ctx->pools->sync_point();

@@ -305,6 +305,19 @@ Ordo &hip() {
 
 // ---- time per operation, and the Ordo/raw ratios printed at exit ---------------------------
 
+// Every row is run as at least kGpuRepetitions repetitions (ORDO_GPU_BENCH_REPETITIONS
+// raises it); with --benchmark_enable_random_interleaving=true they interleave with the
+// other rows' in one process, so a row and its raw baseline see the same machine. At
+// exit each row is printed as the median of its repetitions with their range, the raw
+// baseline of the same run beside it, the ratio of the medians and the range of the
+// ratios of the repetitions taken pairwise (k-th Ordo with k-th raw) (docs/performance.md).
+constexpr int kGpuRepetitions = 9;
+int gpu_repetitions() {
+  const char *env = std::getenv("ORDO_GPU_BENCH_REPETITIONS");
+  int n = env ? std::atoi(env) : 0;
+  return n > kGpuRepetitions ? n : kGpuRepetitions;
+}
+
 class Ratios {
 public:
   void put(const std::string &workload, const char *side, int64_t iterations, double ns) {
@@ -316,16 +329,30 @@ public:
     for (const char *side : {"ordo", "hip"}) {
       const auto &rows = sides_[side];
       if (rows.empty()) continue;
-      std::printf("\n%s: Ordo time / raw CUDA time per operation, medians over repetitions (same run)\n",
+      std::printf("\n%s ÷ raw CUDA, ns per operation: median of n repetitions [min-max]; ratio of the medians "
+                  "[min-max of the repetitions' ratios, k-th with k-th] (same run)\n",
                   side == std::string("hip") ? "HIP adapter" : "CUDA adapter");
       for (auto &[name, runs] : rows) {
         auto it = raw.find(name);
         if (it == raw.end()) continue;
-        double ordo = median(runs), base = median(it->second);
-        if (base <= 0) continue;
-        std::printf("  %-52s %-4s %10.1f ns  raw %10.1f ns  ratio %.3f\n", name.c_str(), side, ordo, base,
-                    ordo / base);
+        const Stats o = stats(runs), b = stats(it->second);
+        if (b.median <= 0 || o.n == 0) continue;
+        double lo = 0, hi = 0;
+        for (size_t k = 0; k < std::min(o.values.size(), b.values.size()); ++k) {
+          const double r = o.values[k] / b.values[k];
+          lo = k == 0 ? r : std::min(lo, r);
+          hi = k == 0 ? r : std::max(hi, r);
+        }
+        std::printf("  %-46s %-4s n=%-2zu %9.1f [%9.1f-%9.1f]  raw n=%-2zu %9.1f [%9.1f-%9.1f]  ratio %.3f [%.3f-%.3f]%s\n",
+                    name.c_str(), side, o.n, o.median, o.min, o.max, b.n, b.median, b.min, b.max,
+                    o.median / b.median, lo, hi, o.n < size_t(kGpuRepetitions) ? "  (fewer than 9 repetitions)" : "");
       }
+    }
+    // Raw rows with no Ordo counterpart (c'': the driver on 4 streams).
+    for (auto &[name, runs] : raw) {
+      if (sides_["ordo"].count(name) || sides_["hip"].count(name)) continue;
+      const Stats b = stats(runs);
+      if (b.n) std::printf("  %-46s raw  n=%-2zu %9.1f [%9.1f-%9.1f]\n", name.c_str(), b.n, b.median, b.min, b.max);
     }
     std::fflush(stdout);
   }
@@ -335,16 +362,26 @@ private:
     int64_t iterations;
     double ns;
   };
-  // The median of the full-length runs (Google Benchmark's shorter sizing runs left out).
-  static double median(std::vector<Run> runs) {
+  struct Stats {
+    size_t n = 0;
+    double median = 0, min = 0, max = 0;
+    std::vector<double> values; // in the order the repetitions ran
+  };
+  // The full-length runs (Google Benchmark's shorter sizing runs left out).
+  static Stats stats(const std::vector<Run> &runs) {
     int64_t most = 0;
     for (const Run &r : runs) most = std::max(most, r.iterations);
-    std::vector<double> v;
+    Stats s;
     for (const Run &r : runs)
-      if (r.iterations * 2 >= most) v.push_back(r.ns);
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+      if (r.iterations * 2 >= most) s.values.push_back(r.ns);
+    s.n = s.values.size();
+    if (s.n == 0) return s;
+    std::vector<double> sorted = s.values;
+    std::sort(sorted.begin(), sorted.end());
+    s.median = s.n % 2 ? sorted[s.n / 2] : (sorted[s.n / 2 - 1] + sorted[s.n / 2]) / 2;
+    s.min = sorted.front();
+    s.max = sorted.back();
+    return s;
   }
   std::mutex mutex_;
   std::map<std::string, std::map<std::string, std::vector<Run>>> sides_;
@@ -872,27 +909,27 @@ void BM_cuda_g_threads_alloc_free_raw(benchmark::State &st) {
 #define ORDO_BENCH_HIP_ROW(fn, name)                                                                 \
   benchmark::internal::Benchmark *const name##_reg =                                                 \
       benchmark::RegisterBenchmark(#name, [](benchmark::State &st) { fn(st, hip()); })
-ORDO_BENCH_CUDA_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_cuda_a_async_alloc_free_1MiB_ordo)->UseRealTime();
-BENCHMARK(BM_cuda_a_async_alloc_free_1MiB_raw)->UseRealTime();
-ORDO_BENCH_CUDA_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_cuda_b_alloc_kernel_free_inorder_ordo)->UseRealTime();
-BENCHMARK(BM_cuda_b_alloc_kernel_free_inorder_raw)->UseRealTime();
-ORDO_BENCH_CUDA_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_cuda_b_sync_alloc_kernel_free_ordo)->UseRealTime();
-BENCHMARK(BM_cuda_b_sync_alloc_kernel_free_raw)->UseRealTime();
-ORDO_BENCH_CUDA_ROW(BM_cuda_c_alloc_kernel_free_ooo_events_ordo, BM_cuda_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime();
-BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_raw_inorder)->UseRealTime();
-BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_raw_4streams)->UseRealTime();
-ORDO_BENCH_CUDA_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_cuda_d_empty_kernel_launch_ordo)->UseRealTime();
-BENCHMARK(BM_cuda_d_empty_kernel_launch_raw)->UseRealTime();
-ORDO_BENCH_CUDA_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_cuda_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5);
-BENCHMARK(BM_cuda_e_random_alloc_two_queues_raw)->UseRealTime()->Iterations(5);
-ORDO_BENCH_CUDA_ROW(BM_cuda_f_peer_copy_64MiB_ordo, BM_cuda_f_peer_copy_64MiB_ordo)->UseRealTime();
-BENCHMARK(BM_cuda_f_peer_copy_64MiB_raw)->UseRealTime();
-ORDO_BENCH_CUDA_ROW(BM_cuda_g_threads_alloc_free_ordo, BM_cuda_g_threads_alloc_free_ordo)->ThreadRange(1, 16)->UseRealTime();
-BENCHMARK(BM_cuda_g_threads_alloc_free_raw)->ThreadRange(1, 16)->UseRealTime();
-ORDO_BENCH_HIP_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_hip_a_async_alloc_free_1MiB_ordo)->UseRealTime();
-ORDO_BENCH_HIP_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_hip_b_alloc_kernel_free_inorder_ordo)->UseRealTime();
-ORDO_BENCH_HIP_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_hip_b_sync_alloc_kernel_free_ordo)->UseRealTime();
-ORDO_BENCH_HIP_ROW(BM_cuda_c_alloc_kernel_free_ooo_events_ordo, BM_hip_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime();
-ORDO_BENCH_HIP_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_hip_d_empty_kernel_launch_ordo)->UseRealTime();
-ORDO_BENCH_HIP_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_hip_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5);
-ORDO_BENCH_HIP_ROW(BM_cuda_f_peer_copy_64MiB_ordo, BM_hip_f_peer_copy_64MiB_ordo)->UseRealTime();
+ORDO_BENCH_CUDA_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_cuda_a_async_alloc_free_1MiB_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+BENCHMARK(BM_cuda_a_async_alloc_free_1MiB_raw)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_cuda_b_alloc_kernel_free_inorder_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+BENCHMARK(BM_cuda_b_alloc_kernel_free_inorder_raw)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_cuda_b_sync_alloc_kernel_free_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+BENCHMARK(BM_cuda_b_sync_alloc_kernel_free_raw)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_c_alloc_kernel_free_ooo_events_ordo, BM_cuda_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_raw_inorder)->UseRealTime()->Repetitions(gpu_repetitions());
+BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_raw_4streams)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_cuda_d_empty_kernel_launch_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+BENCHMARK(BM_cuda_d_empty_kernel_launch_raw)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_cuda_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5)->Repetitions(gpu_repetitions());
+BENCHMARK(BM_cuda_e_random_alloc_two_queues_raw)->UseRealTime()->Iterations(5)->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_f_peer_copy_64MiB_ordo, BM_cuda_f_peer_copy_64MiB_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+BENCHMARK(BM_cuda_f_peer_copy_64MiB_raw)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_g_threads_alloc_free_ordo, BM_cuda_g_threads_alloc_free_ordo)->ThreadRange(1, 16)->UseRealTime()->Repetitions(gpu_repetitions());
+BENCHMARK(BM_cuda_g_threads_alloc_free_raw)->ThreadRange(1, 16)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_hip_a_async_alloc_free_1MiB_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_hip_b_alloc_kernel_free_inorder_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_hip_b_sync_alloc_kernel_free_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_c_alloc_kernel_free_ooo_events_ordo, BM_hip_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_hip_d_empty_kernel_launch_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_hip_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5)->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_f_peer_copy_64MiB_ordo, BM_hip_f_peer_copy_64MiB_ordo)->UseRealTime()->Repetitions(gpu_repetitions());

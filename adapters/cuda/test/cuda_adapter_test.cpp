@@ -904,6 +904,71 @@ TEST_F(Gpu, ManyThreadsAllocateAndFreeConcurrently) {
   EXPECT_EQ(0, failures.load());
 }
 
+// Stream-ordered allocs and frees record no driver event of their own (docs/cuda.md,
+// "Deferred events"); their events must still answer status, waits, wait lists on other
+// queues, callbacks and native handles as a recorded event does, also after their
+// queue is gone.
+TEST_F(Gpu, DeferredAllocAndFreeEventsBehaveLikeRecordedOnes) {
+  ur_program_handle_t p = program("ordo_test_kernels.ptx");
+  ur_kernel_handle_t fill = kernel(p, "fill");
+  ur_queue_handle_t a = nullptr, b = nullptr;
+  UR_OK(T().Queue.pfnCreate(ctx, dev, nullptr, &a));
+  UR_OK(T().Queue.pfnCreate(ctx, dev, nullptr, &b));
+  const size_t big = 32 * 1024 * 1024; // uint32_t: keeps the stream busy for a while
+  const size_t n = 64 * 1024;
+  uint32_t *host = nullptr;
+  UR_OK(T().USM.pfnHostAlloc(ctx, nullptr, nullptr, n * 4, reinterpret_cast<void **>(&host)));
+  static std::atomic<int> called{0};
+  called = 0;
+  for (uint32_t iter = 1; iter <= 20; ++iter) {
+    void *slow = nullptr, *buf = nullptr;
+    ur_event_handle_t allocated = nullptr, freed = nullptr, joined = nullptr;
+    UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(a, nullptr, big * 4, nullptr, 0, nullptr, &slow, nullptr));
+    UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(a, nullptr, n * 4, nullptr, 0, nullptr, &buf, &allocated));
+    UR_OK(launch_1d(a, fill, big, 256, {pointer_arg(0, slow), value_arg(1, &iter, 4)}));
+    UR_OK(launch_1d(a, fill, n, 256, {pointer_arg(0, buf), value_arg(1, &iter, 4)}));
+    UR_OK(T().Enqueue.pfnUSMMemcpy(a, false, host, buf, n * 4, 0, nullptr, nullptr));
+    UR_OK(T().EnqueueExp.pfnUSMFreeExp(a, nullptr, buf, 0, nullptr, &freed));
+    UR_OK(T().EnqueueExp.pfnUSMFreeExp(a, nullptr, slow, 0, nullptr, nullptr));
+    ur_event_status_t st{};
+    UR_OK(T().Event.pfnGetInfo(freed, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr));
+    EXPECT_TRUE(st == UR_EVENT_STATUS_SUBMITTED || st == UR_EVENT_STATUS_RUNNING || st == UR_EVENT_STATUS_COMPLETE);
+    UR_OK(T().Event.pfnSetCallback(
+        freed, UR_EXECUTION_INFO_COMPLETE, [](ur_event_handle_t, ur_execution_info_t, void *) { ++called; }, nullptr));
+    // Another queue waits for the free: the copy before it in a's order must be done.
+    UR_OK(T().Enqueue.pfnEventsWait(b, 1, &freed, &joined));
+    UR_OK(T().Event.pfnWait(1, &joined));
+    for (size_t i = 0; i < n; i += 61) ASSERT_EQ(iter, host[i]) << "iteration " << iter;
+    UR_OK(T().Event.pfnGetInfo(freed, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr));
+    EXPECT_EQ(UR_EVENT_STATUS_COMPLETE, st);
+    ur_native_handle_t native = 0;
+    UR_OK(T().Event.pfnGetNativeHandle(allocated, &native));
+    EXPECT_NE(0u, native);
+    UR_OK(T().Event.pfnWait(1, &allocated));
+    for (auto e : {allocated, freed, joined}) UR_OK(T().Event.pfnRelease(e));
+  }
+  // A free's event outliving its queue: complete, waitable, with a native handle.
+  void *last = nullptr;
+  ur_event_handle_t freed = nullptr;
+  UR_OK(T().EnqueueExp.pfnUSMDeviceAllocExp(a, nullptr, n * 4, nullptr, 0, nullptr, &last, nullptr));
+  UR_OK(T().EnqueueExp.pfnUSMFreeExp(a, nullptr, last, 0, nullptr, &freed));
+  UR_OK(T().Queue.pfnRelease(a));
+  ur_event_status_t st{};
+  UR_OK(T().Event.pfnGetInfo(freed, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr));
+  EXPECT_EQ(UR_EVENT_STATUS_COMPLETE, st);
+  UR_OK(T().Event.pfnWait(1, &freed));
+  UR_OK(T().Enqueue.pfnEventsWait(b, 1, &freed, nullptr));
+  ur_native_handle_t native = 0;
+  UR_OK(T().Event.pfnGetNativeHandle(freed, &native));
+  EXPECT_NE(0u, native);
+  UR_OK(T().Event.pfnRelease(freed));
+  UR_OK(T().Queue.pfnFinish(b));
+  for (int i = 0; i < 200 && called.load() < 20; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(20, called.load());
+  UR_OK(T().USM.pfnFree(ctx, host));
+  UR_OK(T().Queue.pfnRelease(b));
+}
+
 #if ORDO_TEST_HAS_CUDA_H
 // ---- the driver's process-wide memory pools --------------------------------------------------
 
