@@ -2,6 +2,7 @@
 #include <cstring>
 #include <vector>
 
+#include "ordo/checked_math.hpp"
 #include "ordo/usm_2d_rules.hpp"
 #include "backend.hpp"
 #include "entry_points.hpp"
@@ -83,6 +84,13 @@ bool overlap(const void *a, const void *b, size_t n) {
   return x < y + n && y < x + n;
 }
 
+// A 2-D region stays inside the allocation or pool block it starts in.
+ur_result_t check_region_2d(Queue *q, const void *p, size_t pitch, size_t width, size_t height) {
+  size_t span = 0;
+  if (!ordo::checked::span_2d(pitch, width, height, span)) return UR_RESULT_ERROR_INVALID_SIZE;
+  return q->ctx->pools->check_usm_region(p, span);
+}
+
 } // namespace
 
 ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize,
@@ -108,6 +116,7 @@ ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, 
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = ordo::usm_2d::fill_sizes(pMem, pitch, patternSize, width, height)) return r;
+  if (ur_result_t r = check_region_2d(q, pMem, pitch, width, height)) return r;
   Command cmd(q, UR_COMMAND_USM_FILL_2D, numEventsInWaitList, phEventWaitList, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   auto dst = static_cast<uint8_t *>(pMem);
@@ -162,6 +171,8 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool block
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
+  if (ur_result_t r = check_region_2d(q, pDst, dstPitch, width, height)) return r;
+  if (ur_result_t r = check_region_2d(q, pSrc, srcPitch, width, height)) return r;
   Command cmd(q, UR_COMMAND_USM_MEMCPY_2D, numEventsInWaitList, phEventWaitList, phEvent);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
   stream_t stream = cmd.stream();

@@ -137,14 +137,15 @@ TEST_P(urMemorySafety2DTest, RegionsThatFitStillRun) {
     ASSERT_EQ(in_row ? 0x11 : kOld, host[i]) << "byte " << i;
   }
   // The last row ends exactly at the end of the block: allowed; one byte more is refused
-  // where the adapter bounds a region by its allocation (the CPU adapters); elsewhere only
-  // a span that overflows or wraps is (source/ordo/usm_2d_rules.hpp).
+  // on every adapter (each bounds a region by the allocation it starts in), and so is a
+  // copy whose source or destination region runs one byte past its allocation.
   ASSERT_SUCCESS(urEnqueueUSMFill2D(queue, block, kBlock - 16, 1, &v, 16, 2, 0, nullptr, nullptr));
-  const std::string &b = found().backend_name;
-  if (b == "native_cpu" || b == "opencl") {
-    EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
-                     urEnqueueUSMFill2D(queue, block, kBlock - 15, 1, &v, 16, 2, 0, nullptr, nullptr));
-  }
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urEnqueueUSMFill2D(queue, block, kBlock - 15, 1, &v, 16, 2, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urEnqueueUSMMemcpy2D(queue, true, other, kBlock - 15, block, 16, 16, 2, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urEnqueueUSMMemcpy2D(queue, true, other, 16, block, kBlock - 15, 16, 2, 0, nullptr, nullptr));
   ASSERT_SUCCESS(urQueueFinish(queue));
 }
 
