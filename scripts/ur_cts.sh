@@ -12,11 +12,22 @@
 #   UR_CTS_UMF_PREFIX     an installed UMF 1.2 (PyPI umf==1.2.0), needed by UR's CUDA adapter
 #                         (default: <ordo build>/sycl-venv, then python3's umf package)
 #   UR_CTS_OPENCL_INCLUDE OpenCL headers of 2025.07 or newer for UR's OpenCL adapter
+#   UR_CTS_SYCL_VENV      the venv of scripts/sycl_env.sh (default <ordo build>/sycl-venv): Intel's
+#                         CPU OpenCL runtime and the UR Level Zero adapter of the DPC++ wheel
+#   UR_CTS_UR_L0_ADAPTER  UR's Level Zero adapter (default the wheel's; UR's own needs
+#                         compute-runtime headers fetched from the network, so it is not built)
 #   UR_CTS_TIMEOUT        seconds one run of a group binary may take (default 300)
 #   UR_CTS_PARALLEL=1     run the backends side by side (one process per backend)
+# Backends (--adapters): native_cpu; opencl (the system's ICDs: PoCL on the dev VM);
+# opencl_intel (Intel's CPU OpenCL runtime from the venv, alone in OCL_ICD_VENDORS);
+# level_zero (Ordo's CPU test driver libze_ordo_cpu.so as GPU, on the pinned loader 1.32.0);
+# cuda; hip. The default is every one present.
 # Nothing from UR is kept in the repository: the snapshot is unpacked under the build
 # directory (default build-urcts) and UR's build is cached there.
 set -u -o pipefail
+# One compound command: bash parses it whole before running, so editing this file while
+# a run is under way cannot change the run.
+{
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 tarball=${UR_CTS_TARBALL:-$root/../shared/third_party/unified-runtime-578c2a84.tar.xz}
@@ -32,6 +43,8 @@ report_only=0
 jobs=${UR_CTS_JOBS:-$(nproc)}
 run_timeout=${UR_CTS_TIMEOUT:-300}
 gtest_src=${UR_CTS_GTEST_SOURCE:-/usr/src/googletest}
+sycl_venv=${UR_CTS_SYCL_VENV:-}
+ur_l0_adapter=${UR_CTS_UR_L0_ADAPTER:-}
 
 while [ $# -gt 0 ]; do
   case $1 in
@@ -45,7 +58,7 @@ while [ $# -gt 0 ]; do
     --skip-build) skip_build=1 ;;
     --build-only) build_only=1 ;;
     --report-only) report_only=1 ;; # the table from the results already in the output folder
-    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
+    -h|--help) sed -n "2,/^set -u/p" "$0" | sed "\$d"; exit 0 ;;
     *) echo "ur_cts.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -57,6 +70,9 @@ out=${out:-$build/results}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 src=$build/src
 ur=$build/ur
+sycl_venv=${sycl_venv:-$ordo/sycl-venv}
+ur_l0_adapter=${ur_l0_adapter:-$sycl_venv/lib/libur_adapter_level_zero.so.0}
+ze_loader_dir=$ordo/_deps/level-zero-1.32.0/build/lib
 
 say() { echo "== $*"; }
 
@@ -93,6 +109,10 @@ build_opencl=OFF
 if [ "$adapters" = auto ]; then
   adapters=native_cpu
   has_opencl_icd && [ -e "$ordo/lib/libur_adapter_opencl.so.0" ] && adapters+=" opencl"
+  [ -e "$sycl_venv/lib/libintelocl.so" ] && [ -d "$sycl_venv/opencl-vendors-intel" ] &&
+    [ -e "$ordo/lib/libur_adapter_opencl.so.0" ] && adapters+=" opencl_intel"
+  [ -e "$ordo/lib/libze_ordo_cpu.so" ] && [ -e "$ze_loader_dir/libze_loader.so.1" ] &&
+    [ -e "$ordo/lib/libur_adapter_level_zero.so.0" ] && adapters+=" level_zero"
   if has_cuda_driver; then
     adapters+=" cuda"
     # Ordo's HIP adapter on an NVIDIA GPU through the HIP-on-CUDA test mapping (docs/hip.md).
@@ -194,11 +214,16 @@ run_group() { # <group> <results> <logdir> ; environment already set by the call
   done
 }
 
+# The UR backend of a column: opencl_intel is OpenCL on another ICD.
+backend_of() { case $1 in opencl_intel) echo opencl ;; *) echo "$1" ;; esac; }
+
 # One pairing: <adapter> <loader: ur|ordo> <adapter's source: ur|ordo>
 run_pairing() {
-  local a=$1 lo=$2 ad=$3 lib file ld
+  local a=$1 lo=$2 ad=$3 lib file ld b
+  b=$(backend_of "$a")
   case $lo in ur) lib=$ur/lib ;; ordo) lib=$ordo/lib ;; esac
-  case $ad in ur) file=$ur/lib/libur_adapter_$a.so.0 ;; ordo) file=$ordo/lib/libur_adapter_$a.so.0 ;; esac
+  case $ad in ur) file=$ur/lib/libur_adapter_$b.so.0 ;; ordo) file=$ordo/lib/libur_adapter_$b.so.0 ;; esac
+  [ $a = level_zero ] && [ $ad = ur ] && file=$ur_l0_adapter
   local tag="$a.$lo-loader.$ad-adapter" results="$out/$a.$lo-loader.$ad-adapter.tsv"
   rm -f "$results"
   [ -e "$file" ] && [ -e "$lib/libur_loader.so.0" ] || { echo "absent" >"$results.absent"; return; }
@@ -206,19 +231,33 @@ run_pairing() {
   # UR's test binaries also need UR's libur_mock and friends: every UR library but the
   # loader and the adapters, from a folder of links, so the loader stays the one chosen.
   ld=$lib:$build/ur-support
+  # The pinned Level Zero loader (docs/level-zero.md): the wheel's adapter opens
+  # libze_loader.so.1 by name and needs 1.19 or newer. Before the venv's lib (below),
+  # which holds the DPC++ runtime's own libur_loader.so.0.
+  [ $a = level_zero ] && ld+=":$ze_loader_dir"
   [ -n "$umf_prefix" ] && ld+=":$umf_prefix/lib"
   [ $a = hip ] && [ -d "$ordo/lib/hip_on_cuda" ] && ld="$ordo/lib/hip_on_cuda:$ld"
+  # Backend settings, the same for all four pairings so that they see one device.
+  local extra=()
+  case $a in
+    opencl_intel) extra=(OCL_ICD_VENDORS="$sycl_venv/opencl-vendors-intel") ;;
+    # A GPU: the wheel's adapter makes platforms of GPU devices only.
+    level_zero) extra=(ZE_ENABLE_ALT_DRIVERS="$ordo/lib/libze_ordo_cpu.so" ORDO_ZE_CPU_AS_GPU=1) ;;
+  esac
   local logdir="$out/logs/$tag"
   mkdir -p "$logdir"
   : >"$results"
   # Which loader the binaries really get (the table is meaningless if it is the other one).
   LD_LIBRARY_PATH=$ld:${LD_LIBRARY_PATH:-} ldd "$ur/test/conformance/platform/platform-test" 2>/dev/null |
     grep -m1 libur_loader >"$logdir/loader.txt"
-  local g
-  for g in $groups; do
-    LD_LIBRARY_PATH=$ld:${LD_LIBRARY_PATH:-} UR_ADAPTERS_FORCE_LOAD=$file \
-      ONEAPI_DEVICE_SELECTOR="$a:*" run_group "$g" "$results" "$logdir"
-  done
+  echo "${extra[*]}" >"$logdir/environment.txt"
+  (
+    [ ${#extra[@]} -gt 0 ] && export "${extra[@]}"
+    for g in $groups; do
+      LD_LIBRARY_PATH=$ld:${LD_LIBRARY_PATH:-} UR_ADAPTERS_FORCE_LOAD=$file \
+        ONEAPI_DEVICE_SELECTOR="$b:*" run_group "$g" "$results" "$logdir"
+    done
+  )
   echo "$tag: $(awk -F'\t' '{c[$2]++} END{printf "%d passed, %d failed, %d crashed, %d skipped", c["ok"], c["failed"], c["crashed"]+c["hung"], c["skipped"]}' "$results") ($(cat "$logdir/loader.txt" | awk '{print $3}'))"
 }
 
@@ -297,3 +336,5 @@ for f in "$out"/*.tsv; do
   done
 done >"$out/failure_messages.txt"
 say "table: $out/table.md; failure messages: $out/failure_messages.txt; logs: $out/logs"
+exit 0
+}

@@ -15,7 +15,8 @@ namespace ordo::ocl {
 
 ur_result_t context_wait_all_queues(ur_context_handle_t c) {
   std::lock_guard<std::mutex> lock(c->queues_mutex);
-  for (ur_queue_handle_t q : c->queues) ORDO_CL_CHECK(cl.clFinish(q->cl));
+  for (ur_queue_handle_t q : c->queues)
+    if (!q->on_device) ORDO_CL_CHECK(cl.clFinish(q->cl)); // the host never finishes a device queue
   return UR_RESULT_SUCCESS;
 }
 

@@ -295,15 +295,37 @@ ur_result_t UR_APICALL DeviceGetNativeHandle(ur_device_handle_t hDevice, ur_nati
   return UR_RESULT_SUCCESS;
 }
 
+// The sub-device made from `d` (at any depth) whose OpenCL device is `id`, or null.
+// Each partitions lock is held only while its own list is searched.
+ur_device_handle_t find_sub_device(ur_device_handle_t d, cl_device_id id) {
+  std::lock_guard<std::mutex> lock(d->partitions_mutex);
+  for (auto &p : d->partitions)
+    for (auto &sub : p.devices) {
+      if (sub->cl == id) return sub.get();
+      if (ur_device_handle_t deeper = find_sub_device(sub.get(), id)) return deeper;
+    }
+  return nullptr;
+}
+
+// The native handle of a device the adapter made answers that same device, a
+// sub-device included (UR's suite: urDeviceCreateWithNativeHandleTest.SubDeviceHandleEquality).
 ur_result_t UR_APICALL DeviceCreateWithNativeHandle(ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter,
                                                     const ur_device_native_properties_t *,
                                                     ur_device_handle_t *phDevice) {
   ORDO_CHECK_HANDLE(hAdapter);
   ORDO_CHECK_PTR(phDevice);
+  const auto id = reinterpret_cast<cl_device_id>(hNativeDevice);
   for (ur_platform_handle_t p : platforms())
     for (auto &d : p->devices)
-      if (reinterpret_cast<ur_native_handle_t>(d->cl) == hNativeDevice) {
+      if (d->cl == id) {
         *phDevice = d.get(); // a root device: not reference counted
+        return UR_RESULT_SUCCESS;
+      }
+  for (ur_platform_handle_t p : platforms())
+    for (auto &d : p->devices)
+      if (ur_device_handle_t sub = find_sub_device(d.get(), id)) {
+        sub->retain(); // one more reference handed out, as urDevicePartition counts them
+        *phDevice = sub;
         return UR_RESULT_SUCCESS;
       }
   return UR_RESULT_ERROR_INVALID_DEVICE;

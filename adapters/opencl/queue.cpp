@@ -88,6 +88,8 @@ ur_queue_flags_t flags_of(cl_command_queue_properties p) {
   ur_queue_flags_t f = 0;
   if (p & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) f |= UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE;
   if (p & CL_QUEUE_PROFILING_ENABLE) f |= UR_QUEUE_FLAG_PROFILING_ENABLE;
+  if (p & CL_QUEUE_ON_DEVICE) f |= UR_QUEUE_FLAG_ON_DEVICE;
+  if (p & CL_QUEUE_ON_DEVICE_DEFAULT) f |= UR_QUEUE_FLAG_ON_DEVICE_DEFAULT;
   return f;
 }
 
@@ -112,8 +114,11 @@ ur_result_t UR_APICALL QueueCreate(ur_context_handle_t hContext, ur_device_handl
     return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
   if ((flags & UR_QUEUE_FLAG_SUBMISSION_BATCHED) && (flags & UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE))
     return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  // Queues on the device (device-side enqueue) are not offered by this adapter.
-  if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
+  // A queue on the device (OpenCL 2.0 device-side enqueue) is out of order, and only
+  // a device queue can be the device's default one (OpenCL's rules).
+  const bool on_device = flags & UR_QUEUE_FLAG_ON_DEVICE;
+  if ((flags & UR_QUEUE_FLAG_ON_DEVICE_DEFAULT) && !on_device) return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  if (on_device && (!(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE) || hDevice->cl_major < 2))
     return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
   if (!hContext->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
   for (auto *ext = pProperties ? static_cast<const ur_base_properties_t *>(pProperties->pNext) : nullptr; ext;
@@ -124,9 +129,11 @@ ur_result_t UR_APICALL QueueCreate(ur_context_handle_t hContext, ur_device_handl
   }
 
   cl_command_queue_properties props = 0;
-  bool out_of_order = (flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE) && hDevice->out_of_order();
+  bool out_of_order = (flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE) && (hDevice->out_of_order() || on_device);
   if (out_of_order) props |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
   if (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) props |= CL_QUEUE_PROFILING_ENABLE;
+  if (on_device) props |= CL_QUEUE_ON_DEVICE;
+  if (flags & UR_QUEUE_FLAG_ON_DEVICE_DEFAULT) props |= CL_QUEUE_ON_DEVICE_DEFAULT;
 
   cl_int err = CL_SUCCESS;
   cl_command_queue native = nullptr;
@@ -147,6 +154,7 @@ ur_result_t UR_APICALL QueueCreate(ur_context_handle_t hContext, ur_device_handl
   q->flags = flags;
   q->in_order = !out_of_order;
   q->profiling = flags & UR_QUEUE_FLAG_PROFILING_ENABLE;
+  q->on_device = on_device;
   return register_queue(q, phQueue);
 }
 
@@ -161,7 +169,7 @@ ur_result_t UR_APICALL QueueRetain(ur_queue_handle_t hQueue) {
 ur_result_t UR_APICALL QueueRelease(ur_queue_handle_t hQueue) {
   ORDO_CHECK_HANDLE(hQueue);
   if (!hQueue->release()) return UR_RESULT_SUCCESS;
-  cl_int err = cl.clFinish(hQueue->cl);
+  cl_int err = hQueue->on_device ? CL_SUCCESS : cl.clFinish(hQueue->cl);
   {
     // The queue's hold on its last free marker would keep the queue alive.
     std::lock_guard<std::mutex> lock(hQueue->submit_mutex);
@@ -191,9 +199,28 @@ ur_result_t UR_APICALL QueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t pr
   case UR_QUEUE_INFO_REFERENCE_COUNT: return w.value<uint32_t>(hQueue->count());
   // EMPTY (optional): OpenCL cannot tell without making every command report back.
   case UR_QUEUE_INFO_EMPTY: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  // DEVICE_DEFAULT and SIZE describe on-device queues, which this adapter never makes.
-  case UR_QUEUE_INFO_DEVICE_DEFAULT:
-  case UR_QUEUE_INFO_SIZE: return UR_RESULT_ERROR_INVALID_QUEUE;
+  // DEVICE_DEFAULT and SIZE describe device queues; a host queue has neither.
+  case UR_QUEUE_INFO_DEVICE_DEFAULT: {
+    if (!hQueue->on_device) return UR_RESULT_ERROR_INVALID_QUEUE;
+    cl_command_queue native_default = nullptr;
+    ORDO_CL_CHECK(cl.clGetCommandQueueInfo(hQueue->cl, CL_QUEUE_DEVICE_DEFAULT, sizeof native_default,
+                                           &native_default, nullptr));
+    // The UR queue of the context over that cl_command_queue; null when it is not one
+    // made through this adapter.
+    ur_queue_handle_t found = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(hQueue->context->queues_mutex);
+      for (ur_queue_handle_t q : hQueue->context->queues)
+        if (q->cl == native_default && q->count() > 0) found = q; // not one the user released
+    }
+    return w.value(found);
+  }
+  case UR_QUEUE_INFO_SIZE: {
+    if (!hQueue->on_device) return UR_RESULT_ERROR_INVALID_QUEUE;
+    cl_uint size = 0;
+    ORDO_CL_CHECK(cl.clGetCommandQueueInfo(hQueue->cl, CL_QUEUE_SIZE, sizeof size, &size, nullptr));
+    return w.value<uint32_t>(size);
+  }
   default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   }
 }
@@ -234,12 +261,14 @@ ur_result_t UR_APICALL QueueCreateWithNativeHandle(ur_native_handle_t hNativeQue
   q->flags = flags_of(props);
   q->in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   q->profiling = props & CL_QUEUE_PROFILING_ENABLE;
+  q->on_device = props & CL_QUEUE_ON_DEVICE;
   return register_queue(q, phQueue);
 }
 
 ur_result_t UR_APICALL QueueFinish(ur_queue_handle_t hQueue) {
   ORDO_CHECK_HANDLE(hQueue);
-  ORDO_CL_CHECK(cl.clFinish(hQueue->cl));
+  // Work on a device queue is its parent kernel's, which completes only after it.
+  if (!hQueue->on_device) ORDO_CL_CHECK(cl.clFinish(hQueue->cl));
   // A synchronisation point: pools give back what they hold above their threshold.
   hQueue->context->pools->sync_point();
   reap_deferred_events();
@@ -248,7 +277,7 @@ ur_result_t UR_APICALL QueueFinish(ur_queue_handle_t hQueue) {
 
 ur_result_t UR_APICALL QueueFlush(ur_queue_handle_t hQueue) {
   ORDO_CHECK_HANDLE(hQueue);
-  ORDO_CL_CHECK(cl.clFlush(hQueue->cl));
+  if (!hQueue->on_device) ORDO_CL_CHECK(cl.clFlush(hQueue->cl));
   return UR_RESULT_SUCCESS;
 }
 

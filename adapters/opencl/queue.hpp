@@ -19,6 +19,10 @@ struct ur_queue_handle_t_ : ordo::object {
   ur_queue_flags_t flags = 0;  // as the user asked
   bool in_order = true;        // what the cl_command_queue really does
   bool profiling = false;
+  // A device queue (CL_QUEUE_ON_DEVICE): only kernels enqueue to it (device-side
+  // enqueue), so the host never finishes or flushes it; host commands on it are
+  // refused by OpenCL (INVALID_QUEUE).
+  bool on_device = false;
   // This queue for the stream-ordered layer: never the identity of another queue.
   const void *const identity;
   // Every command enters the cl_command_queue under this lock, together with its

@@ -7,7 +7,9 @@
 // - UR_DEVICE_INFO_COMPONENT_DEVICES asked with no buffer and no size pointer (the
 //   adapter's own answer: the validation layer refuses the call by the spec's rules);
 // - urIPCGetPhysMemHandleExp on memory made without UR_PHYSICAL_MEM_FLAG_ENABLE_IPC;
-// - urUSMContextMemcpyExp where the device reports it, and reported on CUDA and HIP.
+// - urUSMContextMemcpyExp where the device reports it, and reported on CUDA and HIP;
+// - a sub-device's native handle answers that same sub-device (OpenCL);
+// - a queue on the device where the device reports UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES.
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -196,6 +198,66 @@ TEST_P(urURCtsRegressionTest, ContextMemcpyBetweenAllocations) {
     EXPECT_SUCCESS(urUSMFree(context, src));
     EXPECT_SUCCESS(urUSMFree(context, dst));
   }
+}
+
+// UR's urDeviceCreateWithNativeHandleTest.SubDeviceHandleEquality: the native handle of
+// a sub-device, made a device again (twice), is that sub-device; each handle made so is
+// one reference of it to release.
+TEST_P(urURCtsRegressionTest, SubDeviceFromItsNativeHandle) {
+  ur_device_partition_property_t equally{UR_DEVICE_PARTITION_EQUALLY, {2}};
+  ur_device_partition_properties_t props{UR_STRUCTURE_TYPE_DEVICE_PARTITION_PROPERTIES, nullptr, &equally, 1};
+  uint32_t n = 0;
+  ur_result_t r = urDevicePartition(device(), &props, 0, nullptr, &n);
+  if (r != UR_RESULT_SUCCESS || n == 0)
+    GTEST_SKIP() << found().label() << " does not partition equally by 2 (" << r << ", " << n << " sub-devices)";
+  std::vector<ur_device_handle_t> subs(n, nullptr);
+  ASSERT_SUCCESS(urDevicePartition(device(), &props, n, subs.data(), nullptr));
+  ur_native_handle_t native = 0;
+  r = urDeviceGetNativeHandle(subs[0], &native);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+    for (ur_device_handle_t s : subs) EXPECT_SUCCESS(urDeviceRelease(s));
+    GTEST_SKIP() << found().label() << ": no native device handles";
+  }
+  ASSERT_SUCCESS(r);
+  ur_device_handle_t a = nullptr, b = nullptr;
+  ASSERT_SUCCESS(urDeviceCreateWithNativeHandle(native, adapter(), nullptr, &a));
+  ASSERT_SUCCESS(urDeviceCreateWithNativeHandle(native, adapter(), nullptr, &b));
+  EXPECT_EQ(subs[0], a) << "the native handle of a sub-device must give back that sub-device";
+  EXPECT_EQ(a, b);
+  // Three references of subs[0] now (the partition's and the two made from the native
+  // handle): each releases once.
+  EXPECT_SUCCESS(urDeviceRelease(a));
+  EXPECT_SUCCESS(urDeviceRelease(b));
+  for (ur_device_handle_t s : subs) EXPECT_SUCCESS(urDeviceRelease(s));
+}
+
+// UR's urQueueGetInfoDeviceQueueTestWithInfoParam: a device that reports queues on the
+// device makes one (out of order, the device's default), which answers
+// UR_QUEUE_INFO_DEVICE_DEFAULT (itself) and UR_QUEUE_INFO_SIZE, and is released cleanly.
+TEST_P(urURCtsRegressionTest, QueueOnTheDevice) {
+  ur_queue_flags_t on_device = 0;
+  ur_result_t r = conf::info(device(), UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES, on_device);
+  if (r != UR_RESULT_SUCCESS || on_device == 0)
+    GTEST_SKIP() << found().label() << " reports no queues on the device";
+  ur_queue_properties_t props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr,
+                              UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT |
+                                  UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+  ur_queue_handle_t device_queue = nullptr;
+  ASSERT_SUCCESS(urQueueCreate(context, device(), &props, &device_queue));
+  ur_queue_handle_t default_queue = nullptr;
+  EXPECT_SUCCESS(urQueueGetInfo(device_queue, UR_QUEUE_INFO_DEVICE_DEFAULT, sizeof default_queue, &default_queue, nullptr));
+  EXPECT_EQ(device_queue, default_queue);
+  uint32_t size = 0;
+  EXPECT_SUCCESS(urQueueGetInfo(device_queue, UR_QUEUE_INFO_SIZE, sizeof size, &size, nullptr));
+  EXPECT_GT(size, 0u);
+  ur_queue_flags_t flags = 0;
+  EXPECT_SUCCESS(urQueueGetInfo(device_queue, UR_QUEUE_INFO_FLAGS, sizeof flags, &flags, nullptr));
+  EXPECT_TRUE(flags & UR_QUEUE_FLAG_ON_DEVICE);
+  // The host finishes nothing on it (only kernels enqueue to a device queue).
+  EXPECT_SUCCESS(urQueueFinish(device_queue));
+  EXPECT_SUCCESS(urQueueRelease(device_queue));
+  // A host queue has no device-queue size.
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_QUEUE, urQueueGetInfo(queue, UR_QUEUE_INFO_SIZE, sizeof size, &size, nullptr));
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE(urURCtsRegressionTest);
