@@ -26,6 +26,8 @@ PARTS = [
     ("include", "include"),  # the public C API: ur_api.h, ur_ddi.h, ur_native_cpu_kernel.h
     ("source/ordo", "ordo"),  # ordo_base
     ("source/generated", "ordo"),  # ordo_base too: the table defaults ordo/*.hpp declare
+    # ordo_param_checks: the spec's parameter checks, generated, header-only.
+    ("source/generated/ordo_checks", "param_checks"),
     ("source/ordered_pool", "ordered_pool"),
     ("source/stream_ordered", "stream_ordered"),
     ("source/ur_common", "ur_common"),
@@ -50,14 +52,16 @@ PARTS = [
 
 # Who may include whom, besides itself. "adapter:*" is every adapter.
 SOURCE_LIBRARIES_FOR_ADAPTERS = {
-    "include", "ordo", "stream_ordered", "ur_common", "command_buffer", "derived", "elf",
+    "include", "ordo", "param_checks", "stream_ordered", "ur_common", "command_buffer", "derived", "elf",
     "stream_backend_driver_api",
 }
 ALLOWED = {
     "include": set(),
     # The pool core knows nothing of UR, not even its headers (docs/ordered-pool.md).
     "ordered_pool": set(),
-    "ordo": {"include"},
+    "param_checks": {"include"},
+    # ordo_base's boundary runs the parameter checks (and hands them on to its users).
+    "ordo": {"include", "param_checks"},
     "stream_ordered": {"include", "ordo", "ordered_pool"},
     "command_buffer": {"include", "ordo"},
     "derived": {"include", "ordo"},
@@ -65,14 +69,16 @@ ALLOWED = {
     "ur_common": {"include", "ordo", "stream_ordered"},
     "stream_backend": {"include", "ordo", "ur_common", "stream_ordered", "command_buffer", "derived"},
     "stream_backend_driver_api": {"include"},
-    # The loader: the API and ordo_base, no pool, no adapter code.
-    "loader": {"include", "ordo"},
+    # The loader: the API, ordo_base and the parameter checks, no pool, no adapter code.
+    "loader": {"include", "ordo", "param_checks"},
     # Adapters: the API and source/'s libraries; never the pool core directly (it comes
     # through ordo_so/layer.hpp), the loader, or another adapter.
     "adapter:*": SOURCE_LIBRARIES_FOR_ADAPTERS,
     "mock_api": {"include"},
     # An adapter's own tests load it as a loader would: the API only.
     "adapter_test:*": {"include"},
+    # The mock's own tests reach the mock the loader loaded through its test interface.
+    "adapter_test:mock": {"include", "mock_api"},
     "urinfo_support": {"include"},
     "urinfo": {"include", "urinfo_support"},
     "bench": {"include"},
@@ -84,8 +90,8 @@ ALLOWED = {
     "test:conformance": {"include", "urinfo_support"},
     "test:kernels": {"include"},
     # Loader tests: the loader's own generated rule table, ordo/ helpers, the mock's API.
-    "test:loader": {"include", "ordo", "loader", "mock_api"},
-    "test:unit": {"include", "ordo", "ordered_pool", "stream_ordered"},
+    "test:loader": {"include", "ordo", "param_checks", "loader", "mock_api"},
+    "test:unit": {"include", "ordo", "param_checks", "ordered_pool", "stream_ordered"},
     "test:ze_cpu_driver": {"include", "elf"},
     "test:hip_on_cuda": {"include"},
     "test:sycl": set(),

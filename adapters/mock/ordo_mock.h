@@ -18,7 +18,11 @@ extern "C" {
  * (e.g. "urQueueFlush"); the previous occupant goes to *pPrevious when pPrevious is not
  * NULL. A NULL replacement restores the mock's own function. Returns
  * UR_RESULT_ERROR_INVALID_VALUE, changing nothing, for a name that has no slot, and
- * UR_RESULT_ERROR_INVALID_NULL_POINTER for a NULL name. */
+ * UR_RESULT_ERROR_INVALID_NULL_POINTER for a NULL name. The replacement runs behind the
+ * slot's exception boundary, as every adapter function does (ordo::fill_unsupported):
+ * std::bad_alloc thrown from it reaches the caller as UR_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+ * anything else as UR_RESULT_ERROR_UNKNOWN. *pPrevious is the function behind the
+ * boundary, callable directly. */
 typedef ur_result_t (*ordo_mock_replace_t)(const char *function, void *replacement, void **pPrevious);
 /* Restores every slot to the mock's own function. */
 typedef void (*ordo_mock_restore_all_t)(void);

@@ -35,11 +35,9 @@ struct adapter_hooks {
   static ur_result_t retain_adapter(Adapter *a, bool by_get) {
     std::lock_guard<std::mutex> lock(a->mu);
     if (!by_get && a->count() == 0) return UR_RESULT_ERROR_UNINITIALIZED;
-    return guarded([&] {
-      if (a->count() == 0) WorkerPool::instance().acquire();
-      a->retain();
-      return UR_RESULT_SUCCESS;
-    });
+    if (a->count() == 0) WorkerPool::instance().acquire();
+    a->retain();
+    return UR_RESULT_SUCCESS;
   }
   static ur_result_t release_adapter(Adapter *a) {
     std::lock_guard<std::mutex> lock(a->mu);

@@ -8,9 +8,9 @@
 #include <new>
 #include <utility>
 
-#include "handle_registry.hpp"
 #include "ordo/guarded.hpp"
 #include "ordo/object.hpp"
+#include "ur_common/handle_registry.hpp"
 #include "ur_api.h"
 
 namespace nc {
@@ -28,7 +28,7 @@ inline ur_result_t bad_handle(const void *h, ur_result_t unknown) {
 //    per internal holder (a pending command keeps its queue, an event its context, ...).
 //    The object is destroyed when the last one drops.
 // On top of the one object model this adapter keeps a registry of live user handles
-// (handle_registry.hpp), so it never reads an unknown pointer at all.
+// (ur_common/handle_registry.hpp), so it never reads an unknown pointer at all.
 template <class T> struct Object : ordo::object {
   Object() : ordo::object(T::kKind) {}
 
@@ -69,45 +69,14 @@ private:
   T *p_ = nullptr;
 };
 
-// Makes a new object visible to the user: registered, user count 1.
-template <class T> typename T::handle_type publish(T *obj) {
-  static_assert(registry_tracks(T::kKind), "the registry has no room for this kind");
-  registry().add(obj, T::kKind);
-  return reinterpret_cast<typename T::handle_type>(obj);
-}
-
-// The object behind a user handle, or nullptr when the handle is not a live
-// handle of this kind (never dereferences an unknown pointer).
-template <class T> T *lookup(typename T::handle_type h) {
-  if (!h || !registry().contains(h, T::kKind)) return nullptr;
-  return reinterpret_cast<T *>(h);
-}
-
-// The one object model's unwrap (ordo/object.hpp) with the registry on top. Each kind
-// that ur_common's entry points take has an overload `unwrap(handle, T *&)` calling this,
-// found there by argument-dependent lookup.
-template <class T> ur_result_t registry_unwrap(typename T::handle_type h, T *&out) {
-  out = lookup<T>(h);
-  return out ? UR_RESULT_SUCCESS : T::invalid_handle(h);
-}
-
-// urXRetain / urXRelease for registry-tracked handles.
-template <class T> ur_result_t user_retain(typename T::handle_type h) {
-  T *obj = lookup<T>(h);
-  if (!obj) return T::invalid_handle(h);
-  obj->retain();
-  return UR_RESULT_SUCCESS;
-}
-template <class T> ur_result_t user_release(typename T::handle_type h) {
-  T *obj = lookup<T>(h);
-  if (!obj) return T::invalid_handle(h);
-  if (obj->release()) {
-    registry().remove(obj);
-    obj->on_user_released();
-    obj->drop_hold();
-  }
-  return UR_RESULT_SUCCESS;
-}
+// The registry option of the one object model (ur_common/handle_registry.hpp).
+using ordo::handle_kind;
+using ordo::uc::lookup;
+using ordo::uc::publish;
+using ordo::uc::registry;
+using ordo::uc::registry_unwrap;
+using ordo::uc::user_release;
+using ordo::uc::user_retain;
 
 using ordo::check_info_args;
 

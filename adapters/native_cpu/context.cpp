@@ -31,11 +31,9 @@ struct context_hooks {
   using Device = nc::Device;
   static ur_result_t check_device(const std::vector<Device *> &, Device *) { return UR_RESULT_SUCCESS; }
   static ur_result_t create(const std::vector<Device *> &, Context *&out) {
-    return guarded([&] {
-      out = new Context;
-      publish(out);
-      return UR_RESULT_SUCCESS;
-    });
+    out = new Context;
+    publish(out);
+    return UR_RESULT_SUCCESS;
   }
   static void free_plain(Context *, const ordo::so::context_pools::block_facts &a) {
     forget_usm_memory(a.base);
@@ -54,13 +52,6 @@ using entry_points = ordo::uc::context_entry_points<context_hooks>;
 } // namespace
 
 void context_drop(Context *ctx) { entry_points::drop(ctx); }
-void install_context_entry_points(ur_dditable_t &t) {
-  entry_points::install(t);
-  // ur_common's urContextCreate allocates outside any guard: no exception leaves here.
-  t.Context.pfnCreate = [](uint32_t n, const ur_device_handle_t *devices, const ur_context_properties_t *props,
-                           ur_context_handle_t *out) {
-    return guarded([&] { return entry_points::create(n, devices, props, out); });
-  };
-}
+void install_context_entry_points(ur_dditable_t &t) { entry_points::install(t); }
 
 } // namespace nc

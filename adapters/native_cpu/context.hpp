@@ -40,7 +40,7 @@ struct Context : Object<Context> {
   void wait_idle();
 
   std::vector<Device *> devices; // the one device
-  PoolHooks pool_hooks{*this};
+  PoolHooks pool_hooks{this};
   // Its pools, plain USM allocations and ordering knowledge (the stream-ordered layer).
   std::unique_ptr<ordo::so::context_pools> pools;
   ur_context_extended_deleter_t deleter = nullptr;
@@ -55,6 +55,7 @@ private:
 ORDO_HANDLE_CHECK(Context);
 
 inline ur_context_handle_t to_handle(Context *c) { return reinterpret_cast<ur_context_handle_t>(c); }
+inline void context_hold(Context *c) { c->hold(); } // for ur_common/pool_hooks.hpp
 
 // USM memory facts (usm.cpp). The check of a USM range [p, p + bytes) that a command
 // of `ctx` uses: SUCCESS for a range inside one plain allocation of `ctx`, in its pool

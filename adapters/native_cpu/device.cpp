@@ -9,6 +9,7 @@
 #include "entry_points.hpp"
 #include "cpu_info.hpp"
 #include "memory.hpp"
+#include "ordo/device_info.hpp"
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "platform.hpp"
@@ -95,7 +96,6 @@ const char kNothing = 0;
 
 ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   const CpuInfo &cpu = cpu_info();
-  const ur_result_t unsupported = UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   switch (propName) {
   // ---- identity ----
   case UR_DEVICE_INFO_TYPE: return out.value(UR_DEVICE_TYPE_CPU);
@@ -288,41 +288,12 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_CLOCK_DEVICE_SUPPORT_EXP:
   case UR_DEVICE_INFO_PER_EVENT_PROFILING_SUPPORT_EXP: return out.boolean(false);
 
-  // ---- meaningless for a CPU, or only for features it lacks ----
-  case UR_DEVICE_INFO_MEMORY_CLOCK_RATE:
-  case UR_DEVICE_INFO_UUID:
-  case UR_DEVICE_INFO_PCI_ADDRESS:
-  case UR_DEVICE_INFO_GPU_EU_COUNT:
-  case UR_DEVICE_INFO_GPU_EU_SIMD_WIDTH:
-  case UR_DEVICE_INFO_GPU_EU_SLICES:
-  case UR_DEVICE_INFO_GPU_EU_COUNT_PER_SUBSLICE:
-  case UR_DEVICE_INFO_GPU_SUBSLICES_PER_SLICE:
-  case UR_DEVICE_INFO_GPU_HW_THREADS_PER_EU:
-  case UR_DEVICE_INFO_MAX_MEMORY_BANDWIDTH:
-  case UR_DEVICE_INFO_MEMORY_BUS_WIDTH:
-  case UR_DEVICE_INFO_MAX_REGISTERS_PER_WORK_GROUP:
-  case UR_DEVICE_INFO_IP_VERSION:
-  case UR_DEVICE_INFO_CURRENT_CLOCK_THROTTLE_REASONS:
-  case UR_DEVICE_INFO_FAN_SPEED:
-  case UR_DEVICE_INFO_MIN_POWER_LIMIT:
-  case UR_DEVICE_INFO_MAX_POWER_LIMIT:
-  case UR_DEVICE_INFO_LUID:
-  case UR_DEVICE_INFO_NODE_MASK:
-  case UR_DEVICE_INFO_XE_STACK_COUNT:
-  case UR_DEVICE_INFO_XE_REGIONS_PER_STACK:
-  case UR_DEVICE_INFO_XE_CLUSTERS_PER_REGION:
-  case UR_DEVICE_INFO_XE_CORES_PER_CLUSTER:
-  case UR_DEVICE_INFO_EUS_PER_XE_CORE:
-  case UR_DEVICE_INFO_MAX_LANES_PER_HW_THREAD:
-  case UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP:
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_WIDTH_EXP:
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_HEIGHT_EXP:
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_PITCH_EXP:
-  case UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP: return unsupported;
-
-  case UR_DEVICE_INFO_FORCE_UINT32: break;
+  // Everything else: queries meaningless for a CPU (memory clock, UUID, PCI address, the
+  // GPU_* and XE_* topology, power and fan, LUID and node mask, image pitch and linear
+  // image limits, mipmap anisotropy) answer UNSUPPORTED_ENUMERATION, and a value that is
+  // no ur_device_info_t of the spec INVALID_ENUMERATION (ordo/device_info.hpp).
+  default: return ordo::device_info_default(propName);
   }
-  return UR_RESULT_ERROR_INVALID_ENUMERATION;
 }
 
 ur_result_t UR_APICALL deviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,

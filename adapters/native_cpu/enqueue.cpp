@@ -13,12 +13,10 @@ struct wait_hooks {
   using Queue = nc::Queue;
   static ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n, const ur_event_handle_t *waits,
                                   ur_event_handle_t *phEvent) {
-    return guarded([&] {
-      CommandBuilder cmd(*q, type);
-      if (ur_result_t r = cmd.set_wait_list(n, waits)) return r;
-      cmd.set_ordering(barrier ? Ordering::Barrier : Ordering::AllPrevious);
-      return cmd.submit(phEvent);
-    });
+    CommandBuilder cmd(*q, type);
+    if (ur_result_t r = cmd.set_wait_list(n, waits)) return r;
+    cmd.set_ordering(barrier ? Ordering::Barrier : Ordering::AllPrevious);
+    return cmd.submit(phEvent);
   }
 };
 
@@ -30,15 +28,13 @@ ur_result_t UR_APICALL enqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_host_
   if (!q) return Queue::invalid_handle(hQueue);
   if (!pfnHostTask) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (pProperties && (pProperties->flags & UR_EXP_HOST_TASK_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_HOST_TASK_EXP);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    cmd.set_work(make_work([pfnHostTask, data] {
-      pfnHostTask(data);
-      return UR_RESULT_SUCCESS;
-    }));
-    return cmd.submit(phEvent);
-  });
+  CommandBuilder cmd(*q, UR_COMMAND_HOST_TASK_EXP);
+  if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+  cmd.set_work(make_work([pfnHostTask, data] {
+    pfnHostTask(data);
+    return UR_RESULT_SUCCESS;
+  }));
+  return cmd.submit(phEvent);
 }
 
 } // namespace

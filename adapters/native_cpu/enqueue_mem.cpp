@@ -81,15 +81,10 @@ ur_result_t UR_APICALL enqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_han
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
   if (!pDst) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!in_bounds(*m, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_MEM_BUFFER_READ);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    cmd.set_work(make_work([buffer = Ref<Mem>(m), offset, size, pDst] {
-      std::memmove(pDst, buffer->data + offset, size); // the host memory may be the buffer's own
-      return UR_RESULT_SUCCESS;
-    }));
-    return cmd.submit(phEvent, blockingRead);
-  });
+  return submit_work(*q, UR_COMMAND_MEM_BUFFER_READ, numEventsInWaitList, phEventWaitList, phEvent, blockingRead,
+                     [buffer = Ref<Mem>(m), offset, size, pDst] {
+                       std::memmove(pDst, buffer->data + offset, size); // the host memory may be the buffer's own
+                     });
 }
 
 ur_result_t UR_APICALL enqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingWrite,
@@ -100,15 +95,10 @@ ur_result_t UR_APICALL enqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_ha
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
   if (!pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!in_bounds(*m, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_MEM_BUFFER_WRITE);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    cmd.set_work(make_work([buffer = Ref<Mem>(m), offset, size, pSrc] {
-      std::memmove(buffer->data + offset, pSrc, size);
-      return UR_RESULT_SUCCESS;
-    }));
-    return cmd.submit(phEvent, blockingWrite);
-  });
+  return submit_work(*q, UR_COMMAND_MEM_BUFFER_WRITE, numEventsInWaitList, phEventWaitList, phEvent, blockingWrite,
+                     [buffer = Ref<Mem>(m), offset, size, pSrc] {
+                       std::memmove(buffer->data + offset, pSrc, size);
+                     });
 }
 
 // Overlapping ranges (one buffer, or a buffer and its sub-buffer) copy as if through a
@@ -122,15 +112,10 @@ ur_result_t UR_APICALL enqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_han
   if (ur_result_t r = queue_and_buffer(hQueue, hBufferSrc, q, src)) return r;
   if (ur_result_t r = queue_and_buffer(hQueue, hBufferDst, q, dst)) return r;
   if (!in_bounds(*src, srcOffset, size) || !in_bounds(*dst, dstOffset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_MEM_BUFFER_COPY);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    cmd.set_work(make_work([s = Ref<Mem>(src), d = Ref<Mem>(dst), srcOffset, dstOffset, size] {
-      std::memmove(d->data + dstOffset, s->data + srcOffset, size);
-      return UR_RESULT_SUCCESS;
-    }));
-    return cmd.submit(phEvent);
-  });
+  return submit_work(*q, UR_COMMAND_MEM_BUFFER_COPY, numEventsInWaitList, phEventWaitList, phEvent, false,
+                     [s = Ref<Mem>(src), d = Ref<Mem>(dst), srcOffset, dstOffset, size] {
+                       std::memmove(d->data + dstOffset, s->data + srcOffset, size);
+                     });
 }
 
 // Repeats `pattern` (a power of two bytes) over [dst, dst + bytes).
@@ -160,16 +145,11 @@ ur_result_t UR_APICALL enqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_han
       size % patternSize != 0 || offset % patternSize != 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
   if (!in_bounds(*m, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_MEM_BUFFER_FILL);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    const char *pat = static_cast<const char *>(pPattern);
-    cmd.set_work(make_work([buffer = Ref<Mem>(m), offset, size, pattern = std::vector<char>(pat, pat + patternSize)] {
-      fill_pattern(buffer->data + offset, size, pattern);
-      return UR_RESULT_SUCCESS;
-    }));
-    return cmd.submit(phEvent);
-  });
+  const char *pat = static_cast<const char *>(pPattern);
+  return submit_work(*q, UR_COMMAND_MEM_BUFFER_FILL, numEventsInWaitList, phEventWaitList, phEvent, false,
+                     [buffer = Ref<Mem>(m), offset, size, pattern = std::vector<char>(pat, pat + patternSize)] {
+                       fill_pattern(buffer->data + offset, size, pattern);
+                     });
 }
 
 // ---- rectangles: buffer <-> host, buffer -> buffer ----
@@ -189,36 +169,25 @@ ur_result_t buffer_host_rect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, 
   if (ur_result_t r = ordo::resolve_rect_side(bufferOrigin, region, bufferRowPitch, bufferSlicePitch, bs)) return r;
   if (ur_result_t r = ordo::resolve_rect_side(hostOrigin, region, hostRowPitch, hostSlicePitch, hs)) return r;
   if (bs.end > m->size) return UR_RESULT_ERROR_INVALID_SIZE;
-  return guarded([&] {
-    std::vector<Ref<Mem>> held{Ref<Mem>(m)};
-    char *h = static_cast<char *>(host);
-    if (type == UR_COMMAND_MEM_BUFFER_READ_RECT)
-      return submit_rect(*q, type, blocking, h, hs, m->data, bs, region, std::move(held), numEvents, phEvents,
-                         phEvent);
-    return submit_rect(*q, type, blocking, m->data, bs, h, hs, region, std::move(held), numEvents, phEvents, phEvent);
-  });
+  std::vector<Ref<Mem>> held{Ref<Mem>(m)};
+  char *h = static_cast<char *>(host);
+  if (type == UR_COMMAND_MEM_BUFFER_READ_RECT)
+    return submit_rect(*q, type, blocking, h, hs, m->data, bs, region, std::move(held), numEvents, phEvents,
+                       phEvent);
+  return submit_rect(*q, type, blocking, m->data, bs, h, hs, region, std::move(held), numEvents, phEvents, phEvent);
 }
 
-ur_result_t UR_APICALL enqueueMemBufferReadRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
-                                                ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin,
-                                                ur_rect_region_t region, size_t bufferRowPitch,
-                                                size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
-                                                void *pDst, uint32_t numEventsInWaitList,
-                                                const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  return buffer_host_rect(hQueue, hBuffer, UR_COMMAND_MEM_BUFFER_READ_RECT, blockingRead, bufferOrigin, hostOrigin,
-                          region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pDst,
-                          numEventsInWaitList, phEventWaitList, phEvent);
-}
-
-ur_result_t UR_APICALL enqueueMemBufferWriteRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingWrite,
-                                                 ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin,
-                                                 ur_rect_region_t region, size_t bufferRowPitch,
-                                                 size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
-                                                 void *pSrc, uint32_t numEventsInWaitList,
-                                                 const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  return buffer_host_rect(hQueue, hBuffer, UR_COMMAND_MEM_BUFFER_WRITE_RECT, blockingWrite, bufferOrigin, hostOrigin,
-                          region, bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pSrc,
-                          numEventsInWaitList, phEventWaitList, phEvent);
+// urEnqueueMemBufferReadRect and WriteRect: one signature, the direction apart.
+template <ur_command_t type>
+ur_result_t UR_APICALL enqueueBufferHostRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking,
+                                             ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin,
+                                             ur_rect_region_t region, size_t bufferRowPitch, size_t bufferSlicePitch,
+                                             size_t hostRowPitch, size_t hostSlicePitch, void *pHost,
+                                             uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                             ur_event_handle_t *phEvent) {
+  return buffer_host_rect(hQueue, hBuffer, type, blocking, bufferOrigin, hostOrigin, region, bufferRowPitch,
+                          bufferSlicePitch, hostRowPitch, hostSlicePitch, pHost, numEventsInWaitList, phEventWaitList,
+                          phEvent);
 }
 
 ur_result_t UR_APICALL enqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
@@ -235,11 +204,9 @@ ur_result_t UR_APICALL enqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem
   if (ur_result_t r = ordo::resolve_rect_side(srcOrigin, region, srcRowPitch, srcSlicePitch, ss)) return r;
   if (ur_result_t r = ordo::resolve_rect_side(dstOrigin, region, dstRowPitch, dstSlicePitch, ds)) return r;
   if (ss.end > src->size || ds.end > dst->size) return UR_RESULT_ERROR_INVALID_SIZE;
-  return guarded([&] {
-    std::vector<Ref<Mem>> held{Ref<Mem>(src), Ref<Mem>(dst)};
-    return submit_rect(*q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, dst->data, ds, src->data, ss, region,
-                       std::move(held), numEventsInWaitList, phEventWaitList, phEvent);
-  });
+  std::vector<Ref<Mem>> held{Ref<Mem>(src), Ref<Mem>(dst)};
+  return submit_rect(*q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, dst->data, ds, src->data, ss, region,
+                     std::move(held), numEventsInWaitList, phEventWaitList, phEvent);
 }
 
 // ---- map and unmap ----
@@ -259,33 +226,31 @@ ur_result_t UR_APICALL enqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_hand
   if (!ordo::mem::map_flags_ok(mapFlags))
     return UR_RESULT_ERROR_INVALID_VALUE; // clEnqueueMapBuffer's rule
   if (!in_bounds(*m, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_MEM_BUFFER_MAP);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    void *p = m->data + offset;
-    auto forget = [&] {
-      std::lock_guard<std::mutex> lock(m->map_mu);
-      auto it = std::find(m->mappings.begin(), m->mappings.end(), p);
-      if (it != m->mappings.end()) m->mappings.erase(it);
-    };
-    {
-      std::lock_guard<std::mutex> lock(m->map_mu);
-      m->mappings.push_back(p); // before the command: an unmap may follow at once
-    }
-    ur_result_t r;
-    try {
-      r = cmd.submit(phEvent, blockingMap);
-    } catch (...) {
-      forget();
-      throw;
-    }
-    if (r != UR_RESULT_SUCCESS) { // a blocking map whose dependencies failed
-      forget();
-      return r;
-    }
-    *ppRetMap = p;
-    return UR_RESULT_SUCCESS;
-  });
+  CommandBuilder cmd(*q, UR_COMMAND_MEM_BUFFER_MAP);
+  if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+  void *p = m->data + offset;
+  auto forget = [&] {
+    std::lock_guard<std::mutex> lock(m->map_mu);
+    auto it = std::find(m->mappings.begin(), m->mappings.end(), p);
+    if (it != m->mappings.end()) m->mappings.erase(it);
+  };
+  {
+    std::lock_guard<std::mutex> lock(m->map_mu);
+    m->mappings.push_back(p); // before the command: an unmap may follow at once
+  }
+  ur_result_t r;
+  try {
+    r = cmd.submit(phEvent, blockingMap);
+  } catch (...) {
+    forget();
+    throw;
+  }
+  if (r != UR_RESULT_SUCCESS) { // a blocking map whose dependencies failed
+    forget();
+    return r;
+  }
+  *ppRetMap = p;
+  return UR_RESULT_SUCCESS;
 }
 
 // The pointer must come from a map of this buffer not yet unmapped (each map, one unmap).
@@ -296,26 +261,24 @@ ur_result_t UR_APICALL enqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hMem, q, m)) return r;
   if (!pMappedPtr) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_MEM_UNMAP);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    {
-      std::lock_guard<std::mutex> lock(m->map_mu);
-      auto it = std::find(m->mappings.begin(), m->mappings.end(), pMappedPtr);
-      if (it == m->mappings.end()) {
-        NC_LOG(info, "urEnqueueMemUnmap: %p is not mapped from this buffer", pMappedPtr);
-        return UR_RESULT_ERROR_INVALID_VALUE;
-      }
-      m->mappings.erase(it);
+  CommandBuilder cmd(*q, UR_COMMAND_MEM_UNMAP);
+  if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+  {
+    std::lock_guard<std::mutex> lock(m->map_mu);
+    auto it = std::find(m->mappings.begin(), m->mappings.end(), pMappedPtr);
+    if (it == m->mappings.end()) {
+      NC_LOG(info, "urEnqueueMemUnmap: %p is not mapped from this buffer", pMappedPtr);
+      return UR_RESULT_ERROR_INVALID_VALUE;
     }
-    try {
-      return cmd.submit(phEvent);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(m->map_mu);
-      m->mappings.push_back(pMappedPtr); // nothing was enqueued: the map stands
-      throw;
-    }
-  });
+    m->mappings.erase(it);
+  }
+  try {
+    return cmd.submit(phEvent);
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(m->map_mu);
+    m->mappings.push_back(pMappedPtr); // nothing was enqueued: the map stands
+    throw;
+  }
 }
 
 } // namespace
@@ -323,8 +286,8 @@ ur_result_t UR_APICALL enqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t
 void install_enqueue_mem_entry_points(ur_dditable_t &t) {
   t.Enqueue.pfnMemBufferRead = enqueueMemBufferRead;
   t.Enqueue.pfnMemBufferWrite = enqueueMemBufferWrite;
-  t.Enqueue.pfnMemBufferReadRect = enqueueMemBufferReadRect;
-  t.Enqueue.pfnMemBufferWriteRect = enqueueMemBufferWriteRect;
+  t.Enqueue.pfnMemBufferReadRect = enqueueBufferHostRect<UR_COMMAND_MEM_BUFFER_READ_RECT>;
+  t.Enqueue.pfnMemBufferWriteRect = enqueueBufferHostRect<UR_COMMAND_MEM_BUFFER_WRITE_RECT>;
   t.Enqueue.pfnMemBufferCopy = enqueueMemBufferCopy;
   t.Enqueue.pfnMemBufferCopyRect = enqueueMemBufferCopyRect;
   t.Enqueue.pfnMemBufferFill = enqueueMemBufferFill;

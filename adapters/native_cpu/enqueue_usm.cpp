@@ -43,51 +43,38 @@ ur_result_t check_region_2d(Context &ctx, const void *p, size_t pitch, size_t wi
 ur_result_t UR_APICALL enqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
                                       size_t size, uint32_t numEventsInWaitList,
                                       const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  Queue *q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
+  ORDO_LOOKUP(Queue, q, hQueue);
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
   if (ur_result_t r = check_usm_range(*q->context, pMem, size)) return r;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_USM_FILL);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    std::vector<char> pattern(static_cast<const char *>(pPattern), static_cast<const char *>(pPattern) + patternSize);
-    char *dst = static_cast<char *>(pMem);
-    cmd.set_work(make_work([dst, size, pattern = std::move(pattern)] {
-      fill_pattern(dst, size, pattern);
-      return UR_RESULT_SUCCESS;
-    }));
-    return cmd.submit(phEvent);
-  });
+  std::vector<char> pattern(static_cast<const char *>(pPattern), static_cast<const char *>(pPattern) + patternSize);
+  char *dst = static_cast<char *>(pMem);
+  return submit_work(*q, UR_COMMAND_USM_FILL, numEventsInWaitList, phEventWaitList, phEvent, false,
+                     [dst, size, pattern = std::move(pattern)] {
+                       fill_pattern(dst, size, pattern);
+                     });
 }
 
 ur_result_t UR_APICALL enqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
                                         size_t size, uint32_t numEventsInWaitList,
                                         const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  Queue *q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
+  ORDO_LOOKUP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (ur_result_t r = check_usm_range(*q->context, pDst, size)) return r;
   if (ur_result_t r = check_usm_range(*q->context, pSrc, size)) return r;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_USM_MEMCPY);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    cmd.set_work(make_work([pDst, pSrc, size] {
-      std::memmove(pDst, pSrc, size); // overlapping ranges copy as if through a buffer
-      return UR_RESULT_SUCCESS;
-    }));
-    return cmd.submit(phEvent, blocking);
-  });
+  return submit_work(*q, UR_COMMAND_USM_MEMCPY, numEventsInWaitList, phEventWaitList, phEvent, blocking,
+                     [pDst, pSrc, size] {
+                       std::memmove(pDst, pSrc, size); // overlapping ranges copy as if through a buffer
+                     });
 }
 
 ur_result_t UR_APICALL enqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
                                         const void *pPattern, size_t width, size_t height,
                                         uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                         ur_event_handle_t *phEvent) {
-  Queue *q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
+  ORDO_LOOKUP(Queue, q, hQueue);
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (pitch == 0 || width == 0 || height == 0 || pitch < width || patternSize == 0 ||
       (patternSize & (patternSize - 1)) != 0)
@@ -95,43 +82,33 @@ ur_result_t UR_APICALL enqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, si
   // The span check comes first: it also bounds width * height (pitch >= width).
   if (ur_result_t r = check_region_2d(*q->context, pMem, pitch, width, height)) return r;
   if (patternSize > width * height || (width * height) % patternSize != 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_USM_FILL_2D);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    std::vector<char> pattern(static_cast<const char *>(pPattern), static_cast<const char *>(pPattern) + patternSize);
-    char *dst = static_cast<char *>(pMem);
-    cmd.set_work(make_work([dst, pitch, width, height, pattern = std::move(pattern)] {
-      // The pattern runs on across rows, as if the rows were contiguous.
-      for (size_t row = 0; row < height; ++row)
-        fill_pattern(dst + row * pitch, width, pattern, (row * width) % pattern.size());
-      return UR_RESULT_SUCCESS;
-    }));
-    return cmd.submit(phEvent);
-  });
+  std::vector<char> pattern(static_cast<const char *>(pPattern), static_cast<const char *>(pPattern) + patternSize);
+  char *dst = static_cast<char *>(pMem);
+  return submit_work(*q, UR_COMMAND_USM_FILL_2D, numEventsInWaitList, phEventWaitList, phEvent, false,
+                     [dst, pitch, width, height, pattern = std::move(pattern)] {
+                       // The pattern runs on across rows, as if the rows were contiguous.
+                       for (size_t row = 0; row < height; ++row)
+                         fill_pattern(dst + row * pitch, width, pattern, (row * width) % pattern.size());
+                     });
 }
 
 ur_result_t UR_APICALL enqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch,
                                           const void *pSrc, size_t srcPitch, size_t width, size_t height,
                                           uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                           ur_event_handle_t *phEvent) {
-  Queue *q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
+  ORDO_LOOKUP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (srcPitch == 0 || dstPitch == 0 || srcPitch < width || dstPitch < width || height == 0 || width == 0)
     return UR_RESULT_ERROR_INVALID_SIZE;
   if (ur_result_t r = check_region_2d(*q->context, pDst, dstPitch, width, height)) return r;
   if (ur_result_t r = check_region_2d(*q->context, pSrc, srcPitch, width, height)) return r;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_USM_MEMCPY_2D);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    char *dst = static_cast<char *>(pDst);
-    const char *src = static_cast<const char *>(pSrc);
-    cmd.set_work(make_work([dst, dstPitch, src, srcPitch, width, height] {
-      for (size_t row = 0; row < height; ++row) std::memmove(dst + row * dstPitch, src + row * srcPitch, width);
-      return UR_RESULT_SUCCESS;
-    }));
-    return cmd.submit(phEvent, blocking);
-  });
+  char *dst = static_cast<char *>(pDst);
+  const char *src = static_cast<const char *>(pSrc);
+  return submit_work(*q, UR_COMMAND_USM_MEMCPY_2D, numEventsInWaitList, phEventWaitList, phEvent, blocking,
+                     [dst, dstPitch, src, srcPitch, width, height] {
+                       for (size_t row = 0; row < height; ++row)
+                         std::memmove(dst + row * dstPitch, src + row * srcPitch, width);
+                     });
 }
 
 // Memory is already where the CPU reads it: prefetch and advice order the queue
@@ -139,31 +116,25 @@ ur_result_t UR_APICALL enqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blockin
 ur_result_t UR_APICALL enqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
                                           ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
                                           const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  Queue *q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
+  ORDO_LOOKUP(Queue, q, hQueue);
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (ur_result_t r = check_usm_range(*q->context, pMem, size)) return r;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_USM_PREFETCH);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    return cmd.submit(phEvent);
-  });
+  CommandBuilder cmd(*q, UR_COMMAND_USM_PREFETCH);
+  if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+  return cmd.submit(phEvent);
 }
 
 ur_result_t UR_APICALL enqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
                                         ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
-  Queue *q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
+  ORDO_LOOKUP(Queue, q, hQueue);
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (ur_result_t r = check_usm_range(*q->context, pMem, size)) return r;
-  return guarded([&] {
-    CommandBuilder cmd(*q, UR_COMMAND_USM_ADVISE);
-    return cmd.submit(phEvent);
-  });
+  CommandBuilder cmd(*q, UR_COMMAND_USM_ADVISE);
+  return cmd.submit(phEvent);
 }
 
 } // namespace

@@ -57,8 +57,7 @@ namespace {
 
 ur_result_t UR_APICALL eventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
                                     void *pPropValue, size_t *pPropSizeRet) {
-  Event *ev = lookup<Event>(hEvent);
-  if (!ev) return Event::invalid_handle(hEvent);
+  ORDO_LOOKUP(Event, ev, hEvent);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
   switch (propName) {
@@ -76,8 +75,7 @@ ur_result_t UR_APICALL eventGetInfo(ur_event_handle_t hEvent, ur_event_info_t pr
 // Timestamps exist only for commands of a profiling queue, and only once reached.
 ur_result_t UR_APICALL eventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
                                              void *pPropValue, size_t *pPropSizeRet) {
-  Event *ev = lookup<Event>(hEvent);
-  if (!ev) return Event::invalid_handle(hEvent);
+  ORDO_LOOKUP(Event, ev, hEvent);
   if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -107,15 +105,13 @@ ur_result_t UR_APICALL eventWait(uint32_t numEvents, const ur_event_handle_t *ph
   for (uint32_t i = 0; i < numEvents; ++i)
     all_ok &= graph::wait(*reinterpret_cast<Event *>(phEventWaitList[i]));
   // A synchronisation point for the pools of each context involved.
-  return guarded([&] {
-    Context *done = nullptr;
-    for (uint32_t i = 0; i < numEvents; ++i) {
-      Context *c = reinterpret_cast<Event *>(phEventWaitList[i])->context;
-      if (c != done) c->pools->sync_point();
-      done = c;
-    }
-    return all_ok ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
-  });
+  Context *done = nullptr;
+  for (uint32_t i = 0; i < numEvents; ++i) {
+    Context *c = reinterpret_cast<Event *>(phEventWaitList[i])->context;
+    if (c != done) c->pools->sync_point();
+    done = c;
+  }
+  return all_ok ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
 }
 
 ur_result_t UR_APICALL eventRetain(ur_event_handle_t hEvent) { return user_retain<Event>(hEvent); }
@@ -123,8 +119,7 @@ ur_result_t UR_APICALL eventRetain(ur_event_handle_t hEvent) { return user_retai
 // While callbacks of the event are due or running the handle stays registered (they
 // may query it); the last of them unregisters it (task_graph.cpp, callbacks_done).
 ur_result_t UR_APICALL eventRelease(ur_event_handle_t hEvent) {
-  Event *ev = lookup<Event>(hEvent);
-  if (!ev) return Event::invalid_handle(hEvent);
+  ORDO_LOOKUP(Event, ev, hEvent);
   if (!ev->release()) return UR_RESULT_SUCCESS;
   {
     std::lock_guard<std::mutex> lock(ev->mu);
@@ -141,15 +136,12 @@ ur_result_t UR_APICALL eventRelease(ur_event_handle_t hEvent) {
 
 ur_result_t UR_APICALL eventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
                                         ur_event_callback_t pfnNotify, void *pUserData) {
-  Event *ev = lookup<Event>(hEvent);
-  if (!ev) return Event::invalid_handle(hEvent);
+  ORDO_LOOKUP(Event, ev, hEvent);
   if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  return guarded([&] {
-    graph::add_callback(*ev, execStatus, pfnNotify, pUserData);
-    return UR_RESULT_SUCCESS;
-  });
+  graph::add_callback(*ev, execStatus, pfnNotify, pUserData);
+  return UR_RESULT_SUCCESS;
 }
 
 } // namespace

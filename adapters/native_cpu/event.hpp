@@ -107,6 +107,9 @@ struct Event : Object<Event> {
 ORDO_HANDLE_CHECK(Event);
 
 inline ur_event_handle_t to_handle(Event *e) { return reinterpret_cast<ur_event_handle_t>(e); }
+// For ur_common/pool_hooks.hpp, found by argument-dependent lookup.
+inline const Context *event_context(const Event *e) { return e->context; }
+inline void event_drop(Event *e) { e->drop_hold(); }
 
 // ---- the task graph (task_graph.cpp) ----
 namespace graph {

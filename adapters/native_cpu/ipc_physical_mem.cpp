@@ -42,10 +42,8 @@ struct IpcData {
 
 ur_result_t UR_APICALL ipcGetPhysMemHandle(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem,
                                            void **ppData, size_t *pSize) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
-  PhysicalMem *p = lookup<PhysicalMem>(hPhysMem);
-  if (!p) return PhysicalMem::invalid_handle(hPhysMem);
+  ORDO_LOOKUP(Context, ctx, hContext);
+  ORDO_LOOKUP(PhysicalMem, p, hPhysMem);
   if (!ppData || !pSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (p->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
   // The spec's code for memory made without the flag.
@@ -78,8 +76,7 @@ ur_result_t UR_APICALL ipcPutPhysMemHandle(ur_context_handle_t hContext, const v
 
 ur_result_t UR_APICALL ipcOpenPhysMemHandle(ur_context_handle_t hContext, ur_device_handle_t hDevice,
                                             const void *pData, size_t size, ur_physical_mem_handle_t *phPhysMem) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!is_device(hDevice)) return device_error(hDevice);
   if (!pData || !phPhysMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size != sizeof(IpcData)) return UR_RESULT_ERROR_INVALID_VALUE;
@@ -98,24 +95,20 @@ ur_result_t UR_APICALL ipcOpenPhysMemHandle(ur_context_handle_t hContext, ur_dev
     close(fd);
     return UR_RESULT_ERROR_INVALID_VALUE;
   }
-  return guarded([&] {
-    PhysicalMem *p = nullptr;
-    try {
-      p = new PhysicalMem(ctx, fd, static_cast<size_t>(d.size), d.flags);
-    } catch (...) {
-      close(fd);
-      throw;
-    }
-    *phPhysMem = publish(p);
-    return UR_RESULT_SUCCESS;
-  });
+  PhysicalMem *p = nullptr;
+  try {
+    p = new PhysicalMem(ctx, fd, static_cast<size_t>(d.size), d.flags);
+  } catch (...) {
+    close(fd);
+    throw;
+  }
+  *phPhysMem = publish(p);
+  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL ipcClosePhysMemHandle(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
-  PhysicalMem *p = lookup<PhysicalMem>(hPhysMem);
-  if (!p) return PhysicalMem::invalid_handle(hPhysMem);
+  ORDO_LOOKUP(Context, ctx, hContext);
+  ORDO_LOOKUP(PhysicalMem, p, hPhysMem);
   if (p->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
   return user_release<PhysicalMem>(hPhysMem);
 }

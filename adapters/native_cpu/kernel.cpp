@@ -9,11 +9,12 @@
 #include "ordo/info.hpp"
 #include "platform.hpp"
 #include "queue.hpp"
+#include "ur_common/kernel.hpp"
 #include "worker_pool.hpp"
 
 namespace nc {
 
-Kernel::Kernel(Program *p, const ordo_nc_kernel_desc *d) : program(p), desc(d) { program->hold(); }
+Kernel::Kernel(Program *p, const ordo_nc_kernel_desc *d) : program(p), desc(d), name(d->name) { program->hold(); }
 Kernel::~Kernel() { program->drop_hold(); }
 
 namespace {
@@ -52,8 +53,7 @@ namespace {
 
 ur_result_t UR_APICALL kernelCreate(ur_program_handle_t hProgram, const char *pKernelName,
                                     ur_kernel_handle_t *phKernel) {
-  Program *p = lookup<Program>(hProgram);
-  if (!p) return Program::invalid_handle(hProgram);
+  ORDO_LOOKUP(Program, p, hProgram);
   if (!pKernelName || !phKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   {
     std::lock_guard<std::mutex> lock(p->mu);
@@ -62,88 +62,8 @@ ur_result_t UR_APICALL kernelCreate(ur_program_handle_t hProgram, const char *pK
   }
   const ordo_nc_kernel_desc *desc = p->find_kernel(pKernelName);
   if (!desc) return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
-  return guarded([&] {
-    *phKernel = publish(new Kernel(p, desc));
-    return UR_RESULT_SUCCESS;
-  });
-}
-
-ur_result_t UR_APICALL kernelRetain(ur_kernel_handle_t hKernel) { return user_retain<Kernel>(hKernel); }
-ur_result_t UR_APICALL kernelRelease(ur_kernel_handle_t hKernel) { return user_release<Kernel>(hKernel); }
-
-ur_result_t UR_APICALL kernelGetInfo(ur_kernel_handle_t hKernel, ur_kernel_info_t propName, size_t propSize,
-                                     void *pPropValue, size_t *pPropSizeRet) {
-  Kernel *k = lookup<Kernel>(hKernel);
-  if (!k) return Kernel::invalid_handle(hKernel);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  return guarded([&]() -> ur_result_t {
-    ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-    switch (propName) {
-    case UR_KERNEL_INFO_FUNCTION_NAME: return out.string(k->desc->name);
-    case UR_KERNEL_INFO_NUM_ARGS: return out.value(k->desc->num_args);
-    case UR_KERNEL_INFO_REFERENCE_COUNT: return out.value(k->count());
-    case UR_KERNEL_INFO_CONTEXT: return out.value(to_handle(k->program->context));
-    case UR_KERNEL_INFO_PROGRAM: return out.value(to_handle(k->program));
-    case UR_KERNEL_INFO_ATTRIBUTES: {
-      std::string attrs;
-      if (k->has_required_size()) {
-        const size_t *r = k->desc->reqd_local_size;
-        attrs = "reqd_work_group_size(" + std::to_string(r[0]) + "," + std::to_string(r[1]) + "," +
-                std::to_string(r[2]) + ")";
-      }
-      return out.string(attrs);
-    }
-    case UR_KERNEL_INFO_NUM_REGS:       // machine code has no per-kernel register budget
-    case UR_KERNEL_INFO_SPILL_MEM_SIZE: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-    case UR_KERNEL_INFO_FORCE_UINT32: break;
-    }
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  });
-}
-
-ur_result_t UR_APICALL kernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
-                                          ur_kernel_group_info_t propName, size_t propSize, void *pPropValue,
-                                          size_t *pPropSizeRet) {
-  Kernel *k = lookup<Kernel>(hKernel);
-  if (!k) return Kernel::invalid_handle(hKernel);
-  if (!is_device(hDevice)) return device_error(hDevice);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  const size_t *reqd = k->desc->reqd_local_size;
-  switch (propName) {
-  case UR_KERNEL_GROUP_INFO_GLOBAL_WORK_SIZE: // only for built-in kernels of custom devices
-    return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  case UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE:
-    return out.value(k->has_required_size() ? reqd[0] * reqd[1] * reqd[2] : kMaxWorkGroupSize);
-  case UR_KERNEL_GROUP_INFO_COMPILE_WORK_GROUP_SIZE: return out.array(reqd, 3);
-  case UR_KERNEL_GROUP_INFO_LOCAL_MEM_SIZE: return out.value(size_t{0}); // only what the launch passes
-  case UR_KERNEL_GROUP_INFO_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.value(size_t{1});
-  case UR_KERNEL_GROUP_INFO_PRIVATE_MEM_SIZE: return out.value(size_t{0});
-  case UR_KERNEL_GROUP_INFO_COMPILE_MAX_WORK_GROUP_SIZE: return out.array(reqd, 3);
-  case UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE:
-    return out.value(k->has_required_size() ? reqd[0] * reqd[1] * reqd[2] : size_t{0});
-  case UR_KERNEL_GROUP_INFO_FORCE_UINT32: break;
-  }
-  return UR_RESULT_ERROR_INVALID_ENUMERATION;
-}
-
-// Each work-item is its own sub-group: the kernels are plain loops.
-ur_result_t UR_APICALL kernelGetSubGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
-                                             ur_kernel_sub_group_info_t propName, size_t propSize, void *pPropValue,
-                                             size_t *pPropSizeRet) {
-  Kernel *k = lookup<Kernel>(hKernel);
-  if (!k) return Kernel::invalid_handle(hKernel);
-  if (!is_device(hDevice)) return device_error(hDevice);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE: return out.value(uint32_t{1});
-  case UR_KERNEL_SUB_GROUP_INFO_MAX_NUM_SUB_GROUPS: return out.value(static_cast<uint32_t>(kMaxWorkGroupSize));
-  case UR_KERNEL_SUB_GROUP_INFO_COMPILE_NUM_SUB_GROUPS: return out.value(uint32_t{0});
-  case UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL: return out.value(uint32_t{0});
-  case UR_KERNEL_SUB_GROUP_INFO_FORCE_UINT32: break;
-  }
-  return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  *phKernel = publish(new Kernel(p, desc));
+  return UR_RESULT_SUCCESS;
 }
 
 // All memory is reachable from every kernel; the hints need no action.
@@ -160,47 +80,72 @@ ur_result_t UR_APICALL kernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_e
   return UR_RESULT_ERROR_INVALID_ENUMERATION;
 }
 
-ur_result_t suggest(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue, uint32_t numWorkDim,
-                    const size_t *pGlobalWorkOffset, const size_t *pGlobalWorkSize, size_t *pSuggestedLocalWorkSize) {
-  Kernel *k = lookup<Kernel>(hKernel);
-  if (!k) return Kernel::invalid_handle(hKernel);
-  if (!lookup<Queue>(hQueue)) return Queue::invalid_handle(hQueue);
-  if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  for (uint32_t d = 0; d < numWorkDim; ++d)
-    if (pGlobalWorkSize[d] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  choose_local_size(*k, numWorkDim, pGlobalWorkSize, pSuggestedLocalWorkSize);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL kernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
-                                                       uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
-                                                       const size_t *pGlobalWorkSize, size_t *pSuggestedLocalWorkSize) {
-  return suggest(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize, pSuggestedLocalWorkSize);
-}
-
-// Arguments do not change the choice (local memory is sized per group anyway).
-ur_result_t UR_APICALL kernelGetSuggestedLocalWorkSizeWithArgs(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
-                                                               uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
-                                                               const size_t *pGlobalWorkSize, uint32_t numArgs,
-                                                               const ur_exp_kernel_arg_properties_t *pArgs,
-                                                               size_t *pSuggestedLocalWorkSize) {
-  if (numArgs > 0 && !pArgs) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  return suggest(hKernel, hQueue, numWorkDim, pGlobalWorkOffset, pGlobalWorkSize, pSuggestedLocalWorkSize);
-}
+// What ur_common/kernel.hpp asks of this adapter's kernels.
+struct kernel_hooks {
+  using Kernel = nc::Kernel;
+  using Device = nc::Device;
+  static void destroy(Kernel *k) { // the user's last reference
+    registry().remove(k);
+    k->drop_hold();
+  }
+  static void *native(Kernel *k) { return k; } // the adapter's object itself
+  static bool on_device(Kernel *, Device *) { return true; }
+  static uint32_t num_args(Kernel *k) { return k->desc->num_args; }
+  // Machine code has no per-kernel register budget (and no spill: no spill()).
+  static ur_result_t num_regs(Kernel *, ordo::InfoWriter &) { return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; }
+  static std::string attributes(Kernel *k) {
+    const size_t *r = k->desc->reqd_local_size;
+    if (!k->has_required_size()) return "";
+    return "reqd_work_group_size(" + std::to_string(r[0]) + "," + std::to_string(r[1]) + "," + std::to_string(r[2]) +
+           ")";
+  }
+  static ur_result_t group_info(Kernel *k, Device *, ur_kernel_group_info_t propName, ordo::InfoWriter &out) {
+    const size_t *reqd = k->desc->reqd_local_size;
+    const size_t reqd_total = k->has_required_size() ? reqd[0] * reqd[1] * reqd[2] : 0;
+    switch (propName) {
+    case UR_KERNEL_GROUP_INFO_GLOBAL_WORK_SIZE: // only for built-in kernels of custom devices
+      return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+    case UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE: return out.value(reqd_total ? reqd_total : kMaxWorkGroupSize);
+    case UR_KERNEL_GROUP_INFO_COMPILE_WORK_GROUP_SIZE:
+    case UR_KERNEL_GROUP_INFO_COMPILE_MAX_WORK_GROUP_SIZE: return out.array(reqd, 3);
+    case UR_KERNEL_GROUP_INFO_LOCAL_MEM_SIZE: // only what the launch passes
+    case UR_KERNEL_GROUP_INFO_PRIVATE_MEM_SIZE: return out.value(size_t{0});
+    case UR_KERNEL_GROUP_INFO_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.value(size_t{1});
+    case UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE: return out.value(reqd_total);
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+  // Each work-item is its own sub-group: the kernels are plain loops.
+  static ur_result_t sub_group_info(Kernel *, Device *, ur_kernel_sub_group_info_t propName, ordo::InfoWriter &out) {
+    switch (propName) {
+    case UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE: return out.value(uint32_t{1});
+    case UR_KERNEL_SUB_GROUP_INFO_MAX_NUM_SUB_GROUPS: return out.value(static_cast<uint32_t>(kMaxWorkGroupSize));
+    case UR_KERNEL_SUB_GROUP_INFO_COMPILE_NUM_SUB_GROUPS:
+    case UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL: return out.value(uint32_t{0});
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+  }
+  static ur_result_t UR_APICALL suggest(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue, uint32_t numWorkDim,
+                                       const size_t *pGlobalWorkOffset, const size_t *pGlobalWorkSize,
+                                       size_t *pSuggestedLocalWorkSize) {
+    ORDO_LOOKUP(Kernel, k, hKernel);
+    if (!lookup<Queue>(hQueue)) return Queue::invalid_handle(hQueue);
+    if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize)
+      return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+    for (uint32_t d = 0; d < numWorkDim; ++d)
+      if (pGlobalWorkSize[d] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+    choose_local_size(*k, numWorkDim, pGlobalWorkSize, pSuggestedLocalWorkSize);
+    return UR_RESULT_SUCCESS;
+  }
+};
 
 } // namespace
 
 void install_kernel_entry_points(ur_dditable_t &t) {
+  ordo::uc::kernel_entry_points<kernel_hooks>::install(t);
   t.Kernel.pfnCreate = kernelCreate;
-  t.Kernel.pfnRetain = kernelRetain;
-  t.Kernel.pfnRelease = kernelRelease;
-  t.Kernel.pfnGetInfo = kernelGetInfo;
-  t.Kernel.pfnGetGroupInfo = kernelGetGroupInfo;
-  t.Kernel.pfnGetSubGroupInfo = kernelGetSubGroupInfo;
   t.Kernel.pfnSetExecInfo = kernelSetExecInfo;
-  t.Kernel.pfnGetSuggestedLocalWorkSize = kernelGetSuggestedLocalWorkSize;
-  t.Kernel.pfnGetSuggestedLocalWorkSizeWithArgs = kernelGetSuggestedLocalWorkSizeWithArgs;
 }
 
 } // namespace nc

@@ -21,8 +21,10 @@ struct Kernel : Object<Kernel> {
 
   Program *const program; // internal reference: keeps the module loaded
   const ordo_nc_kernel_desc *const desc;
+  const char *const name; // desc's
 };
 ORDO_HANDLE_CHECK(Kernel);
+inline ur_result_t unwrap(ur_kernel_handle_t h, Kernel *&out) { return registry_unwrap(h, out); } // common.hpp
 
 // The local size the adapter picks when the caller gives none: a divisor of the
 // global size per dimension, large enough to amortise the per-group call and small

@@ -312,57 +312,53 @@ ur_result_t UR_APICALL enqueueKernelLaunchWithArgsExp(
     const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
     const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
     uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  Queue *q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
-  Kernel *k = lookup<Kernel>(hKernel);
-  if (!k) return Kernel::invalid_handle(hKernel);
+  ORDO_LOOKUP(Queue, q, hQueue);
+  ORDO_LOOKUP(Kernel, k, hKernel);
   if (!pGlobalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (numArgs > 0 && !pArgs) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (k->program->context != q->context) return UR_RESULT_ERROR_INVALID_KERNEL;
+  if (k->program->ctx != q->context) return UR_RESULT_ERROR_INVALID_KERNEL;
   ordo_nc_range range;
   if (ur_result_t r = make_range(*k, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, range)) return r;
   size_t wg_memory = 0;
   if (ur_result_t r = read_launch_properties(launchPropList, &wg_memory)) return r;
-  return guarded([&] {
-    // Buffers given as arguments, held by the command until it has run.
-    std::vector<Ref<Mem>> buffers;
-    for (uint32_t i = 0; i < numArgs; ++i)
-      if (pArgs[i].type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ)
-        if (ur_result_t r = hold_kernel_mem_arg(pArgs[i].value.memObjTuple.hMem, pArgs[i].value.memObjTuple.flags,
-                                                q->context, buffers))
-          return r;
-    LaunchArgs args;
-    if (ur_result_t r = capture_args(*k->desc, numArgs, pArgs, args)) return r;
-    if (args.local_block + wg_memory > 0 && args.local_block + wg_memory > local_memory_size())
-      return UR_RESULT_ERROR_OUT_OF_RESOURCES;
-    CommandBuilder cmd(*q, UR_COMMAND_KERNEL_LAUNCH);
-    if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-    struct Spec {
-      Kernel &k;
-      const ordo_nc_range &range;
-      LaunchArgs &args;
-      size_t wg_memory;
-    } spec{*k, range, args, wg_memory}; // lives until submit() returns
-    if (buffers.empty()) {
-      // Built in the event under the queue's mutex: a recycled event brings its last
-      // launch's LaunchWork, rebuilt in place (docs/native-cpu.md, "The scheduler").
-      cmd.set_work_maker(
-          [](Event &ev, void *ctx) -> std::unique_ptr<Work> {
-            Spec &s = *static_cast<Spec *>(ctx);
-            if (ev.spare && ev.spare->reuse_kind() == LaunchWork::kReuseKind) {
-              std::unique_ptr<Work> w = std::move(ev.spare);
-              static_cast<LaunchWork &>(*w).reset(s.k, s.range, std::move(s.args), s.wg_memory);
-              return w;
-            }
-            return std::make_unique<LaunchWork>(s.k, s.range, std::move(s.args), s.wg_memory);
-          },
-          &spec);
-    } else {
-      auto launch = std::make_unique<LaunchWork>(*k, range, std::move(args), wg_memory);
-      cmd.set_work(std::make_unique<HoldingWork>(std::move(launch), std::move(buffers)));
-    }
-    return cmd.submit(phEvent);
-  });
+  // Buffers given as arguments, held by the command until it has run.
+  std::vector<Ref<Mem>> buffers;
+  for (uint32_t i = 0; i < numArgs; ++i)
+    if (pArgs[i].type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ)
+      if (ur_result_t r = hold_kernel_mem_arg(pArgs[i].value.memObjTuple.hMem, pArgs[i].value.memObjTuple.flags,
+                                              q->context, buffers))
+        return r;
+  LaunchArgs args;
+  if (ur_result_t r = capture_args(*k->desc, numArgs, pArgs, args)) return r;
+  if (args.local_block + wg_memory > 0 && args.local_block + wg_memory > local_memory_size())
+    return UR_RESULT_ERROR_OUT_OF_RESOURCES;
+  CommandBuilder cmd(*q, UR_COMMAND_KERNEL_LAUNCH);
+  if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
+  struct Spec {
+    Kernel &k;
+    const ordo_nc_range &range;
+    LaunchArgs &args;
+    size_t wg_memory;
+  } spec{*k, range, args, wg_memory}; // lives until submit() returns
+  if (buffers.empty()) {
+    // Built in the event under the queue's mutex: a recycled event brings its last
+    // launch's LaunchWork, rebuilt in place (docs/native-cpu.md, "The scheduler").
+    cmd.set_work_maker(
+        [](Event &ev, void *ctx) -> std::unique_ptr<Work> {
+          Spec &s = *static_cast<Spec *>(ctx);
+          if (ev.spare && ev.spare->reuse_kind() == LaunchWork::kReuseKind) {
+            std::unique_ptr<Work> w = std::move(ev.spare);
+            static_cast<LaunchWork &>(*w).reset(s.k, s.range, std::move(s.args), s.wg_memory);
+            return w;
+          }
+          return std::make_unique<LaunchWork>(s.k, s.range, std::move(s.args), s.wg_memory);
+        },
+        &spec);
+  } else {
+    auto launch = std::make_unique<LaunchWork>(*k, range, std::move(args), wg_memory);
+    cmd.set_work(std::make_unique<HoldingWork>(std::move(launch), std::move(buffers)));
+  }
+  return cmd.submit(phEvent);
 }
 
 } // namespace

@@ -94,8 +94,7 @@ Mem::~Mem() {
 ur_result_t hold_kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *queue_context,
                                 std::vector<Ref<Mem>> &held) {
   if (!h) return UR_RESULT_SUCCESS; // a null buffer: the kernel gets a null pointer
-  Mem *m = lookup<Mem>(h);
-  if (!m) return Mem::invalid_handle(h);
+  ORDO_LOOKUP(Mem, m, h);
   if (m->context != queue_context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   held.emplace_back(m);
@@ -129,8 +128,7 @@ ur_result_t check_buffer_chain(const void *pNext) {
 
 ur_result_t UR_APICALL memBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
                                        const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!phBuffer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (size == 0) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
@@ -141,22 +139,20 @@ ur_result_t UR_APICALL memBufferCreate(ur_context_handle_t hContext, ur_mem_flag
   if (size > max_alloc_size()) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
   if (pProperties)
     if (ur_result_t r = check_buffer_chain(pProperties->pNext)) return r;
-  return guarded([&] {
-    const ur_mem_flags_t access = access_of(flags);
-    if (flags & UR_MEM_FLAG_USE_HOST_POINTER)
-      return publish_mem(new Mem(ctx, static_cast<char *>(host), size, access, Mem::Storage::UserHost, nullptr, 0),
-                         phBuffer);
-    void *p = nullptr;
-    if (posix_memalign(&p, mem_base_align_bytes(), size) != 0 || !p) {
-      NC_LOG(info, "urMemBufferCreate: %zu bytes could not be allocated", size);
-      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    std::unique_ptr<char, decltype(&std::free)> bytes(static_cast<char *>(p), &std::free);
-    if (flags & UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER) std::memcpy(bytes.get(), host, size);
-    Mem *m = new Mem(ctx, bytes.get(), size, access, Mem::Storage::Owned, nullptr, 0);
-    bytes.release(); // the buffer's now
-    return publish_mem(m, phBuffer);
-  });
+  const ur_mem_flags_t access = access_of(flags);
+  if (flags & UR_MEM_FLAG_USE_HOST_POINTER)
+    return publish_mem(new Mem(ctx, static_cast<char *>(host), size, access, Mem::Storage::UserHost, nullptr, 0),
+                       phBuffer);
+  void *p = nullptr;
+  if (posix_memalign(&p, mem_base_align_bytes(), size) != 0 || !p) {
+    NC_LOG(info, "urMemBufferCreate: %zu bytes could not be allocated", size);
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  std::unique_ptr<char, decltype(&std::free)> bytes(static_cast<char *>(p), &std::free);
+  if (flags & UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER) std::memcpy(bytes.get(), host, size);
+  Mem *m = new Mem(ctx, bytes.get(), size, access, Mem::Storage::Owned, nullptr, 0);
+  bytes.release(); // the buffer's now
+  return publish_mem(m, phBuffer);
 }
 
 ur_result_t UR_APICALL memRetain(ur_mem_handle_t hMem) { return user_retain<Mem>(hMem); }
@@ -170,8 +166,7 @@ ur_result_t UR_APICALL memRelease(ur_mem_handle_t hMem) { return user_release<Me
 ur_result_t UR_APICALL memBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
                                           ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
                                           ur_mem_handle_t *phMem) {
-  Mem *b = lookup<Mem>(hBuffer);
-  if (!b) return Mem::invalid_handle(hBuffer);
+  ORDO_LOOKUP(Mem, b, hBuffer);
   if (!pRegion || !phMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (bufferCreateType != UR_BUFFER_CREATE_TYPE_REGION) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -181,20 +176,17 @@ ur_result_t UR_APICALL memBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_
   const ur_mem_flags_t access = (flags & kAccessFlags) ? (flags & kAccessFlags) : b->access;
   if (b->access != UR_MEM_FLAG_READ_WRITE && access != b->access) return UR_RESULT_ERROR_INVALID_VALUE;
   if (pRegion->origin % mem_base_align_bytes() != 0) return UR_RESULT_ERROR_MISALIGNED_SUB_BUFFER_OFFSET;
-  return guarded([&] {
-    Mem *m = new Mem(b->context, b->data + pRegion->origin, pRegion->size, access, Mem::Storage::Alias, b,
-                     pRegion->origin);
-    m->sub_buffer = true;
-    return publish_mem(m, phMem);
-  });
+  Mem *m = new Mem(b->context, b->data + pRegion->origin, pRegion->size, access, Mem::Storage::Alias, b,
+                   pRegion->origin);
+  m->sub_buffer = true;
+  return publish_mem(m, phMem);
 }
 
 // The native handle is the buffer's first byte in host memory (a sub-buffer's: its
 // parent's bytes at its origin), valid for as long as the buffer lives.
 ur_result_t UR_APICALL memGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle_t hDevice,
                                           ur_native_handle_t *phNativeMem) {
-  Mem *m = lookup<Mem>(hMem);
-  if (!m) return Mem::invalid_handle(hMem);
+  ORDO_LOOKUP(Mem, m, hMem);
   if (hDevice && !is_device(hDevice)) return device_error(hDevice);
   if (!phNativeMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNativeMem = reinterpret_cast<ur_native_handle_t>(m->data);
@@ -211,42 +203,38 @@ ur_result_t UR_APICALL memGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle
 ur_result_t UR_APICALL memBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
                                                        const ur_mem_native_properties_t *pProperties,
                                                        ur_mem_handle_t *phMem) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!phMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   char *p = reinterpret_cast<char *>(hNativeMem);
   if (!p) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   const bool owned = pProperties && pProperties->isNativeHandleOwned;
-  return guarded([&]() -> ur_result_t {
-    if (Mem *source = buffer_containing(ctx, p)) {
-      Ref<Mem> hold(source, /*add=*/false); // buffer_containing's reference, until the new buffer has its own
-      size_t size = static_cast<size_t>(source->data + source->size - p);
-      return publish_mem(new Mem(ctx, p, size, UR_MEM_FLAG_READ_WRITE, Mem::Storage::Alias, source,
-                                 static_cast<size_t>(p - source->data)),
-                         phMem);
-    }
-    ordo::so::context_pools::block_facts a;
-    if (!ctx->pools->block_info(p, a) && !ctx->pools->find_plain(p, a)) {
-      NC_LOG(info, "urMemBufferCreateWithNativeHandle: %p is in no buffer or USM allocation of this context",
-             static_cast<void *>(p));
-      return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-    }
-    if (owned && p != a.base) {
-      NC_LOG(info, "urMemBufferCreateWithNativeHandle: cannot own %p, inside the USM allocation at %p",
-             static_cast<void *>(p), a.base);
-      return UR_RESULT_ERROR_INVALID_VALUE;
-    }
-    size_t size = static_cast<size_t>(static_cast<char *>(a.base) + a.size - p);
-    Mem *m = new Mem(ctx, p, size, UR_MEM_FLAG_READ_WRITE, Mem::Storage::Usm, nullptr, 0);
-    m->free_usm = owned;
-    return publish_mem(m, phMem);
-  });
+  if (Mem *source = buffer_containing(ctx, p)) {
+    Ref<Mem> hold(source, /*add=*/false); // buffer_containing's reference, until the new buffer has its own
+    size_t size = static_cast<size_t>(source->data + source->size - p);
+    return publish_mem(new Mem(ctx, p, size, UR_MEM_FLAG_READ_WRITE, Mem::Storage::Alias, source,
+                               static_cast<size_t>(p - source->data)),
+                       phMem);
+  }
+  ordo::so::context_pools::block_facts a;
+  if (!ctx->pools->block_info(p, a) && !ctx->pools->find_plain(p, a)) {
+    NC_LOG(info, "urMemBufferCreateWithNativeHandle: %p is in no buffer or USM allocation of this context",
+           static_cast<void *>(p));
+    return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  }
+  if (owned && p != a.base) {
+    NC_LOG(info, "urMemBufferCreateWithNativeHandle: cannot own %p, inside the USM allocation at %p",
+           static_cast<void *>(p), a.base);
+    return UR_RESULT_ERROR_INVALID_VALUE;
+  }
+  size_t size = static_cast<size_t>(static_cast<char *>(a.base) + a.size - p);
+  Mem *m = new Mem(ctx, p, size, UR_MEM_FLAG_READ_WRITE, Mem::Storage::Usm, nullptr, 0);
+  m->free_usm = owned;
+  return publish_mem(m, phMem);
 }
 
 ur_result_t UR_APICALL memGetInfo(ur_mem_handle_t hMemory, ur_mem_info_t propName, size_t propSize, void *pPropValue,
                                   size_t *pPropSizeRet) {
-  Mem *m = lookup<Mem>(hMemory);
-  if (!m) return Mem::invalid_handle(hMemory);
+  ORDO_LOOKUP(Mem, m, hMemory);
   if (propName > UR_MEM_INFO_REFERENCE_COUNT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);

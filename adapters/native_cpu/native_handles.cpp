@@ -1,7 +1,8 @@
 // urXGetNativeHandle / urXCreateWithNativeHandle for the platform, device, context,
-// queue, event, program and kernel (buffers: memory.cpp; the platform's and context's
-// urXGetNativeHandle: ur_common's, through adapter.cpp and context.cpp). The native object of a native
-// CPU handle is the adapter's object itself, so a native handle is the UR handle's
+// queue, event, program and kernel (buffers: memory.cpp; the platform's, context's and
+// kernel's urXGetNativeHandle: ur_common's, through adapter.cpp, context.cpp and
+// kernel.cpp). The native object of a native CPU handle is the adapter's object itself,
+// so a native handle is the UR handle's
 // value, and making a handle from one checks it against the handle registry: anything
 // that is not a live object of that kind (of the given context, where one is given) is
 // refused with the kind's INVALID_* error, never dereferenced.
@@ -23,7 +24,7 @@ namespace nc {
 
 namespace {
 
-template <class T, class H> ur_result_t get_native(H h, ur_native_handle_t *out) {
+template <class T, class H> ur_result_t UR_APICALL get_native(H h, ur_native_handle_t *out) {
   if (!lookup<T>(h)) return T::invalid_handle(h);
   if (!out) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *out = reinterpret_cast<ur_native_handle_t>(h);
@@ -41,14 +42,14 @@ template <class T> ur_result_t adopt(T *obj, bool owned, typename T::handle_type
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL platformCreateWithNativeHandle(ur_native_handle_t hNativePlatform, ur_adapter_handle_t hAdapter,
-                                                      const ur_platform_native_properties_t *,
-                                                      ur_platform_handle_t *phPlatform) {
+// The platform and the device are singletons: a native handle names the one there is.
+template <class H, bool (*Is)(H), ur_result_t Invalid, class P>
+ur_result_t UR_APICALL singleton_from_native(ur_native_handle_t hNative, ur_adapter_handle_t hAdapter, const P *,
+                                             H *out) {
   if (!is_adapter(hAdapter)) return bad_handle(hAdapter, UR_RESULT_ERROR_INVALID_ARGUMENT);
-  if (!phPlatform) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  auto p = reinterpret_cast<ur_platform_handle_t>(hNativePlatform);
-  if (!is_platform(p)) return UR_RESULT_ERROR_INVALID_PLATFORM;
-  *phPlatform = p;
+  if (!out) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!Is(reinterpret_cast<H>(hNative))) return Invalid;
+  *out = reinterpret_cast<H>(hNative);
   return UR_RESULT_SUCCESS;
 }
 
@@ -56,17 +57,6 @@ ur_result_t UR_APICALL deviceGetNativeHandle(ur_device_handle_t hDevice, ur_nati
   if (!is_device(hDevice)) return device_error(hDevice);
   if (!phNativeDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNativeDevice = reinterpret_cast<ur_native_handle_t>(hDevice);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL deviceCreateWithNativeHandle(ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter,
-                                                    const ur_device_native_properties_t *,
-                                                    ur_device_handle_t *phDevice) {
-  if (!is_adapter(hAdapter)) return bad_handle(hAdapter, UR_RESULT_ERROR_INVALID_ARGUMENT);
-  if (!phDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  auto d = reinterpret_cast<ur_device_handle_t>(hNativeDevice);
-  if (!is_device(d)) return UR_RESULT_ERROR_INVALID_DEVICE;
-  *phDevice = d;
   return UR_RESULT_SUCCESS;
 }
 
@@ -88,85 +78,68 @@ ur_result_t UR_APICALL queueGetNativeHandle(ur_queue_handle_t h, ur_queue_native
   return get_native<Queue>(h, out);
 }
 
+Context *context_of(Queue *q) { return q->context; }
+Context *context_of(Event *e) { return e->context; }
+Context *context_of(Program *p) { return p->ctx; }
+Context *context_of(Kernel *k) { return k->program->ctx; }
+
+// urXCreateWithNativeHandle of an object of a context: `arg_check` is the result of the
+// entry point's other handle checks, refused after the context's.
+// A kernel's `program`, if not null, must be its own.
+template <class T, class P>
+ur_result_t adopt_native(ur_native_handle_t hNative, ur_context_handle_t hContext, ur_result_t arg_check,
+                         const P *pProperties, typename T::handle_type *out, Program *program = nullptr) {
+  ORDO_LOOKUP(Context, ctx, hContext);
+  if (arg_check) return arg_check;
+  if (!out) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  T *obj = from_native<T>(hNative);
+  if (!obj) return T::kInvalid;
+  if (context_of(obj) != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  if constexpr (std::is_same_v<T, Kernel>)
+    if (program && obj->program != program) return UR_RESULT_ERROR_INVALID_PROGRAM;
+  return adopt(obj, pProperties && pProperties->isNativeHandleOwned, out);
+}
+
 ur_result_t UR_APICALL queueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
                                                    ur_device_handle_t hDevice,
                                                    const ur_queue_native_properties_t *pProperties,
                                                    ur_queue_handle_t *phQueue) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
-  if (hDevice && !is_device(hDevice)) return device_error(hDevice);
-  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  Queue *q = from_native<Queue>(hNativeQueue);
-  if (!q) return UR_RESULT_ERROR_INVALID_QUEUE;
-  if (q->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  return adopt(q, pProperties && pProperties->isNativeHandleOwned, phQueue);
+  const ur_result_t dev = hDevice && !is_device(hDevice) ? device_error(hDevice) : UR_RESULT_SUCCESS;
+  return adopt_native<Queue>(hNativeQueue, hContext, dev, pProperties, phQueue);
 }
 
-ur_result_t UR_APICALL eventGetNativeHandle(ur_event_handle_t h, ur_native_handle_t *out) {
-  return get_native<Event>(h, out);
-}
-
-ur_result_t UR_APICALL eventCreateWithNativeHandle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
-                                                   const ur_event_native_properties_t *pProperties,
-                                                   ur_event_handle_t *phEvent) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
-  if (!phEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  Event *e = from_native<Event>(hNativeEvent);
-  if (!e) return UR_RESULT_ERROR_INVALID_EVENT;
-  if (e->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  return adopt(e, pProperties && pProperties->isNativeHandleOwned, phEvent);
-}
-
-ur_result_t UR_APICALL programGetNativeHandle(ur_program_handle_t h, ur_native_handle_t *out) {
-  return get_native<Program>(h, out);
-}
-
-ur_result_t UR_APICALL programCreateWithNativeHandle(ur_native_handle_t hNativeProgram, ur_context_handle_t hContext,
-                                                     const ur_program_native_properties_t *pProperties,
-                                                     ur_program_handle_t *phProgram) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
-  if (!phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  Program *p = from_native<Program>(hNativeProgram);
-  if (!p) return UR_RESULT_ERROR_INVALID_PROGRAM;
-  if (p->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  return adopt(p, pProperties && pProperties->isNativeHandleOwned, phProgram);
-}
-
-ur_result_t UR_APICALL kernelGetNativeHandle(ur_kernel_handle_t h, ur_native_handle_t *out) {
-  return get_native<Kernel>(h, out);
+// urEventCreateWithNativeHandle, urProgramCreateWithNativeHandle: no other handle to check.
+template <class T, class P>
+ur_result_t UR_APICALL create_from_native(ur_native_handle_t hNative, ur_context_handle_t hContext,
+                                          const P *pProperties, typename T::handle_type *out) {
+  return adopt_native<T>(hNative, hContext, UR_RESULT_SUCCESS, pProperties, out);
 }
 
 ur_result_t UR_APICALL kernelCreateWithNativeHandle(ur_native_handle_t hNativeKernel, ur_context_handle_t hContext,
                                                     ur_program_handle_t hProgram,
                                                     const ur_kernel_native_properties_t *pProperties,
                                                     ur_kernel_handle_t *phKernel) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
-  if (hProgram && !lookup<Program>(hProgram)) return Program::invalid_handle(hProgram);
-  if (!phKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  Kernel *k = from_native<Kernel>(hNativeKernel);
-  if (!k) return UR_RESULT_ERROR_INVALID_KERNEL;
-  if (k->program->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  if (hProgram && reinterpret_cast<Program *>(hProgram) != k->program) return UR_RESULT_ERROR_INVALID_PROGRAM;
-  return adopt(k, pProperties && pProperties->isNativeHandleOwned, phKernel);
+  const ur_result_t prog =
+      hProgram && !lookup<Program>(hProgram) ? Program::invalid_handle(hProgram) : UR_RESULT_SUCCESS;
+  return adopt_native<Kernel>(hNativeKernel, hContext, prog, pProperties, phKernel,
+                              reinterpret_cast<Program *>(hProgram));
 }
 
 } // namespace
 
 void install_native_handle_entry_points(ur_dditable_t &t) {
-  t.Platform.pfnCreateWithNativeHandle = platformCreateWithNativeHandle;
+  t.Platform.pfnCreateWithNativeHandle =
+      singleton_from_native<ur_platform_handle_t, is_platform, UR_RESULT_ERROR_INVALID_PLATFORM>;
   t.Device.pfnGetNativeHandle = deviceGetNativeHandle;
-  t.Device.pfnCreateWithNativeHandle = deviceCreateWithNativeHandle;
+  t.Device.pfnCreateWithNativeHandle =
+      singleton_from_native<ur_device_handle_t, is_device, UR_RESULT_ERROR_INVALID_DEVICE>;
   t.Context.pfnCreateWithNativeHandle = contextCreateWithNativeHandle;
   t.Queue.pfnGetNativeHandle = queueGetNativeHandle;
   t.Queue.pfnCreateWithNativeHandle = queueCreateWithNativeHandle;
-  t.Event.pfnGetNativeHandle = eventGetNativeHandle;
-  t.Event.pfnCreateWithNativeHandle = eventCreateWithNativeHandle;
-  t.Program.pfnGetNativeHandle = programGetNativeHandle;
-  t.Program.pfnCreateWithNativeHandle = programCreateWithNativeHandle;
-  t.Kernel.pfnGetNativeHandle = kernelGetNativeHandle;
+  t.Event.pfnGetNativeHandle = get_native<Event, ur_event_handle_t>;
+  t.Event.pfnCreateWithNativeHandle = create_from_native<Event, ur_event_native_properties_t>;
+  t.Program.pfnGetNativeHandle = get_native<Program, ur_program_handle_t>;
+  t.Program.pfnCreateWithNativeHandle = create_from_native<Program, ur_program_native_properties_t>;
   t.Kernel.pfnCreateWithNativeHandle = kernelCreateWithNativeHandle;
 }
 

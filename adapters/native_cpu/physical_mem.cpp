@@ -32,8 +32,7 @@ namespace {
 ur_result_t UR_APICALL physicalMemCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t size,
                                          const ur_physical_mem_properties_t *pProperties,
                                          ur_physical_mem_handle_t *phPhysicalMem) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!is_device(hDevice)) return device_error(hDevice);
   if (!phPhysicalMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   ur_physical_mem_flags_t flags = pProperties ? pProperties->flags : 0;
@@ -46,17 +45,15 @@ ur_result_t UR_APICALL physicalMemCreate(ur_context_handle_t hContext, ur_device
     close(fd);
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
-  return guarded([&] {
-    PhysicalMem *p = nullptr;
-    try {
-      p = new PhysicalMem(ctx, fd, size, flags);
-    } catch (...) {
-      close(fd);
-      throw;
-    }
-    *phPhysicalMem = publish(p);
-    return UR_RESULT_SUCCESS;
-  });
+  PhysicalMem *p = nullptr;
+  try {
+    p = new PhysicalMem(ctx, fd, size, flags);
+  } catch (...) {
+    close(fd);
+    throw;
+  }
+  *phPhysicalMem = publish(p);
+  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL physicalMemRetain(ur_physical_mem_handle_t h) { return user_retain<PhysicalMem>(h); }
@@ -65,8 +62,7 @@ ur_result_t UR_APICALL physicalMemRelease(ur_physical_mem_handle_t h) { return u
 
 ur_result_t UR_APICALL physicalMemGetInfo(ur_physical_mem_handle_t h, ur_physical_mem_info_t propName, size_t propSize,
                                           void *pPropValue, size_t *pPropSizeRet) {
-  PhysicalMem *p = lookup<PhysicalMem>(h);
-  if (!p) return PhysicalMem::invalid_handle(h);
+  ORDO_LOOKUP(PhysicalMem, p, h);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
   return ordo::physical_mem_info(out, propName, to_handle(p->context), device_handle(), p->size, p->flags,

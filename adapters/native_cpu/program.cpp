@@ -13,11 +13,11 @@
 
 namespace nc {
 
-Program::Program(Context *ctx, std::vector<std::shared_ptr<ElfModule>> mods) : context(ctx), modules(std::move(mods)) {
-  context->hold();
+Program::Program(Context *ctx, std::vector<std::shared_ptr<ElfModule>> mods) : ctx(ctx), modules(std::move(mods)) {
+  ctx->hold();
 }
 
-Program::~Program() { context->drop_hold(); }
+Program::~Program() { ctx->drop_hold(); }
 
 const ordo_nc_kernel_desc *Program::find_kernel(const char *name) const {
   for (const auto &m : modules)
@@ -51,8 +51,7 @@ ur_result_t UR_APICALL programCreateWithBinary(ur_context_handle_t hContext, uin
                                                ur_device_handle_t *phDevices, size_t *pLengths,
                                                const uint8_t **ppBinaries, const ur_program_properties_t *pProperties,
                                                ur_program_handle_t *phProgram) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!phDevices || !pLengths || !ppBinaries || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = check_properties(pProperties)) return r;
   if (numDevices == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -64,37 +63,31 @@ ur_result_t UR_APICALL programCreateWithBinary(ur_context_handle_t hContext, uin
   }
   if (!ppBinaries[0]) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (pLengths[0] == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  return guarded([&] {
-    ur_result_t error;
-    std::string message;
-    auto module = ElfModule::load(ppBinaries[0], pLengths[0], &error, &message);
-    if (!module) {
-      NC_LOG(warning, "urProgramCreateWithBinary: %s", message.c_str());
-      return error;
-    }
-    auto *p = new Program(ctx, {std::move(module)});
-    p->log = "Loaded " + describe(*p);
-    *phProgram = publish(p);
-    return UR_RESULT_SUCCESS;
-  });
+  ur_result_t error;
+  std::string message;
+  auto module = ElfModule::load(ppBinaries[0], pLengths[0], &error, &message);
+  if (!module) {
+    NC_LOG(warning, "urProgramCreateWithBinary: %s", message.c_str());
+    return error;
+  }
+  auto *p = new Program(ctx, {std::move(module)});
+  p->log = "Loaded " + describe(*p);
+  *phProgram = publish(p);
+  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t build_like(ur_context_handle_t hContext, ur_program_handle_t hProgram, const char *pOptions,
                        ur_program_binary_type_t result_type, const char *verb) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
-  Program *p = lookup<Program>(hProgram);
-  if (!p) return Program::invalid_handle(hProgram);
-  if (p->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  return guarded([&] {
-    std::lock_guard<std::mutex> lock(p->mu);
-    p->options = pOptions ? pOptions : "";
-    p->log = std::string(verb) + ": " + describe(*p);
-    if (!p->options.empty()) p->log += " Options ignored: " + p->options;
-    p->status = UR_PROGRAM_BUILD_STATUS_SUCCESS;
-    p->binary_type = result_type;
-    return UR_RESULT_SUCCESS;
-  });
+  ORDO_LOOKUP(Context, ctx, hContext);
+  ORDO_LOOKUP(Program, p, hProgram);
+  if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  std::lock_guard<std::mutex> lock(p->mu);
+  p->options = pOptions ? pOptions : "";
+  p->log = std::string(verb) + ": " + describe(*p);
+  if (!p->options.empty()) p->log += " Options ignored: " + p->options;
+  p->status = UR_PROGRAM_BUILD_STATUS_SUCCESS;
+  p->binary_type = result_type;
+  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL programBuild(ur_context_handle_t hContext, ur_program_handle_t hProgram, const char *pOptions) {
@@ -110,38 +103,35 @@ ur_result_t UR_APICALL programCompile(ur_context_handle_t hContext, ur_program_h
 // defined twice is a link failure.
 ur_result_t UR_APICALL programLink(ur_context_handle_t hContext, uint32_t count, const ur_program_handle_t *phPrograms,
                                    const char *pOptions, ur_program_handle_t *phProgram) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!phPrograms || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (count == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   for (uint32_t i = 0; i < count; ++i) {
     Program *in = lookup<Program>(phPrograms[i]);
     if (!in) return UR_RESULT_ERROR_INVALID_PROGRAM;
-    if (in->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+    if (in->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
   }
-  return guarded([&] {
-    *phProgram = nullptr;
-    std::vector<std::shared_ptr<ElfModule>> modules;
-    std::set<std::string> names;
-    for (uint32_t i = 0; i < count; ++i) {
-      for (const auto &m : reinterpret_cast<Program *>(phPrograms[i])->modules) {
-        for (const ordo_nc_kernel_desc *k : m->kernels()) {
-          if (!names.insert(k->name).second) {
-            NC_LOG(warning, "urProgramLink: kernel '%s' is defined by more than one input", k->name);
-            return UR_RESULT_ERROR_PROGRAM_LINK_FAILURE;
-          }
+  *phProgram = nullptr;
+  std::vector<std::shared_ptr<ElfModule>> modules;
+  std::set<std::string> names;
+  for (uint32_t i = 0; i < count; ++i) {
+    for (const auto &m : reinterpret_cast<Program *>(phPrograms[i])->modules) {
+      for (const ordo_nc_kernel_desc *k : m->kernels()) {
+        if (!names.insert(k->name).second) {
+          NC_LOG(warning, "urProgramLink: kernel '%s' is defined by more than one input", k->name);
+          return UR_RESULT_ERROR_PROGRAM_LINK_FAILURE;
         }
-        modules.push_back(m);
       }
+      modules.push_back(m);
     }
-    auto *p = new Program(ctx, std::move(modules));
-    p->options = pOptions ? pOptions : "";
-    p->log = "Linked " + std::to_string(count) + " program(s): " + describe(*p);
-    p->status = UR_PROGRAM_BUILD_STATUS_SUCCESS;
-    p->binary_type = UR_PROGRAM_BINARY_TYPE_EXECUTABLE;
-    *phProgram = publish(p);
-    return UR_RESULT_SUCCESS;
-  });
+  }
+  auto *p = new Program(ctx, std::move(modules));
+  p->options = pOptions ? pOptions : "";
+  p->log = "Linked " + std::to_string(count) + " program(s): " + describe(*p);
+  p->status = UR_PROGRAM_BUILD_STATUS_SUCCESS;
+  p->binary_type = UR_PROGRAM_BINARY_TYPE_EXECUTABLE;
+  *phProgram = publish(p);
+  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL programRetain(ur_program_handle_t hProgram) { return user_retain<Program>(hProgram); }
@@ -152,8 +142,7 @@ ur_result_t UR_APICALL programRelease(ur_program_handle_t hProgram) { return use
 ur_result_t UR_APICALL programGetFunctionPointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
                                                  const char *pFunctionName, void **ppFunctionPointer) {
   if (!is_device(hDevice)) return device_error(hDevice);
-  Program *p = lookup<Program>(hProgram);
-  if (!p) return Program::invalid_handle(hProgram);
+  ORDO_LOOKUP(Program, p, hProgram);
   if (!pFunctionName || !ppFunctionPointer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (const ordo_nc_kernel_desc *k = p->find_kernel(pFunctionName)) {
     *ppFunctionPointer = reinterpret_cast<void *>(k->run_group);
@@ -172,8 +161,7 @@ ur_result_t UR_APICALL programGetGlobalVariablePointer(ur_device_handle_t hDevic
                                                        const char *pGlobalVariableName, size_t *pGlobalVariableSizeRet,
                                                        void **ppGlobalVariablePointerRet) {
   if (!is_device(hDevice)) return device_error(hDevice);
-  Program *p = lookup<Program>(hProgram);
-  if (!p) return Program::invalid_handle(hProgram);
+  ORDO_LOOKUP(Program, p, hProgram);
   if (!pGlobalVariableName || !ppGlobalVariablePointerRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   for (const auto &m : p->modules) {
     size_t size = 0;
@@ -188,75 +176,69 @@ ur_result_t UR_APICALL programGetGlobalVariablePointer(ur_device_handle_t hDevic
 
 ur_result_t UR_APICALL programGetInfo(ur_program_handle_t hProgram, ur_program_info_t propName, size_t propSize,
                                       void *pPropValue, size_t *pPropSizeRet) {
-  Program *p = lookup<Program>(hProgram);
-  if (!p) return Program::invalid_handle(hProgram);
+  ORDO_LOOKUP(Program, p, hProgram);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  return guarded([&]() -> ur_result_t {
-    ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-    // One binary to give back only when the program is one module.
-    const std::vector<uint8_t> *binary = p->modules.size() == 1 ? &p->modules[0]->binary() : nullptr;
-    bool executable;
-    {
-      std::lock_guard<std::mutex> lock(p->mu);
-      executable = p->status == UR_PROGRAM_BUILD_STATUS_SUCCESS && p->binary_type == UR_PROGRAM_BINARY_TYPE_EXECUTABLE;
-    }
-    switch (propName) {
-    case UR_PROGRAM_INFO_REFERENCE_COUNT: return out.value(p->count());
-    case UR_PROGRAM_INFO_CONTEXT: return out.value(to_handle(p->context));
-    case UR_PROGRAM_INFO_NUM_DEVICES: return out.value(uint32_t{1});
-    case UR_PROGRAM_INFO_DEVICES: {
-      ur_device_handle_t dev = device_handle();
-      return out.array(&dev, 1);
-    }
-    case UR_PROGRAM_INFO_IL: {
-      static const char none = 0;
-      return out.bytes(&none, 0); // made from a binary, not from IL
-    }
-    case UR_PROGRAM_INFO_BINARY_SIZES: return out.value(binary ? binary->size() : size_t{0});
-    case UR_PROGRAM_INFO_BINARIES: {
-      // pPropValue is an array of one caller buffer to copy the binary into.
-      if (pPropSizeRet) *pPropSizeRet = sizeof(unsigned char *);
-      if (!pPropValue) return UR_RESULT_SUCCESS;
-      if (propSize < sizeof(unsigned char *)) return UR_RESULT_ERROR_INVALID_SIZE;
-      unsigned char *dst = static_cast<unsigned char **>(pPropValue)[0];
-      if (dst && binary) std::memcpy(dst, binary->data(), binary->size());
-      return UR_RESULT_SUCCESS;
-    }
-    case UR_PROGRAM_INFO_NUM_KERNELS:
-      if (!executable) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
-      return out.value(count_kernels(*p));
-    case UR_PROGRAM_INFO_KERNEL_NAMES: {
-      if (!executable) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
-      std::string names;
-      for (const auto &m : p->modules)
-        for (const ordo_nc_kernel_desc *k : m->kernels()) names += (names.empty() ? "" : ";") + std::string(k->name);
-      return out.string(names);
-    }
-    case UR_PROGRAM_INFO_FORCE_UINT32: break;
-    }
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  });
+  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  // One binary to give back only when the program is one module.
+  const std::vector<uint8_t> *binary = p->modules.size() == 1 ? &p->modules[0]->binary() : nullptr;
+  bool executable;
+  {
+    std::lock_guard<std::mutex> lock(p->mu);
+    executable = p->status == UR_PROGRAM_BUILD_STATUS_SUCCESS && p->binary_type == UR_PROGRAM_BINARY_TYPE_EXECUTABLE;
+  }
+  switch (propName) {
+  case UR_PROGRAM_INFO_REFERENCE_COUNT: return out.value(p->count());
+  case UR_PROGRAM_INFO_CONTEXT: return out.value(to_handle(p->ctx));
+  case UR_PROGRAM_INFO_NUM_DEVICES: return out.value(uint32_t{1});
+  case UR_PROGRAM_INFO_DEVICES: {
+    ur_device_handle_t dev = device_handle();
+    return out.array(&dev, 1);
+  }
+  case UR_PROGRAM_INFO_IL: {
+    static const char none = 0;
+    return out.bytes(&none, 0); // made from a binary, not from IL
+  }
+  case UR_PROGRAM_INFO_BINARY_SIZES: return out.value(binary ? binary->size() : size_t{0});
+  case UR_PROGRAM_INFO_BINARIES: {
+    // pPropValue is an array of one caller buffer to copy the binary into.
+    if (pPropSizeRet) *pPropSizeRet = sizeof(unsigned char *);
+    if (!pPropValue) return UR_RESULT_SUCCESS;
+    if (propSize < sizeof(unsigned char *)) return UR_RESULT_ERROR_INVALID_SIZE;
+    unsigned char *dst = static_cast<unsigned char **>(pPropValue)[0];
+    if (dst && binary) std::memcpy(dst, binary->data(), binary->size());
+    return UR_RESULT_SUCCESS;
+  }
+  case UR_PROGRAM_INFO_NUM_KERNELS:
+    if (!executable) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
+    return out.value(count_kernels(*p));
+  case UR_PROGRAM_INFO_KERNEL_NAMES: {
+    if (!executable) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
+    std::string names;
+    for (const auto &m : p->modules)
+      for (const ordo_nc_kernel_desc *k : m->kernels()) names += (names.empty() ? "" : ";") + std::string(k->name);
+    return out.string(names);
+  }
+  case UR_PROGRAM_INFO_FORCE_UINT32: break;
+  }
+  return UR_RESULT_ERROR_INVALID_ENUMERATION;
 }
 
 ur_result_t UR_APICALL programGetBuildInfo(ur_program_handle_t hProgram, ur_device_handle_t hDevice,
                                            ur_program_build_info_t propName, size_t propSize, void *pPropValue,
                                            size_t *pPropSizeRet) {
-  Program *p = lookup<Program>(hProgram);
-  if (!p) return Program::invalid_handle(hProgram);
+  ORDO_LOOKUP(Program, p, hProgram);
   if (!is_device(hDevice)) return device_error(hDevice);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  return guarded([&]() -> ur_result_t {
-    ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-    std::lock_guard<std::mutex> lock(p->mu);
-    switch (propName) {
-    case UR_PROGRAM_BUILD_INFO_STATUS: return out.value(p->status);
-    case UR_PROGRAM_BUILD_INFO_OPTIONS: return out.string(p->options);
-    case UR_PROGRAM_BUILD_INFO_LOG: return out.string(p->log);
-    case UR_PROGRAM_BUILD_INFO_BINARY_TYPE: return out.value(p->binary_type);
-    case UR_PROGRAM_BUILD_INFO_FORCE_UINT32: break;
-    }
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  });
+  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
+  std::lock_guard<std::mutex> lock(p->mu);
+  switch (propName) {
+  case UR_PROGRAM_BUILD_INFO_STATUS: return out.value(p->status);
+  case UR_PROGRAM_BUILD_INFO_OPTIONS: return out.string(p->options);
+  case UR_PROGRAM_BUILD_INFO_LOG: return out.string(p->log);
+  case UR_PROGRAM_BUILD_INFO_BINARY_TYPE: return out.value(p->binary_type);
+  case UR_PROGRAM_BUILD_INFO_FORCE_UINT32: break;
+  }
+  return UR_RESULT_ERROR_INVALID_ENUMERATION;
 }
 
 } // namespace

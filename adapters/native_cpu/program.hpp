@@ -24,7 +24,7 @@ struct Program : Object<Program> {
 
   const ordo_nc_kernel_desc *find_kernel(const char *name) const;
 
-  Context *const context; // internal reference
+  Context *const ctx; // internal reference
   const std::vector<std::shared_ptr<ElfModule>> modules;
 
   std::mutex mu; // guards the build state below

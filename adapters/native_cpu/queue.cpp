@@ -5,6 +5,7 @@
 
 #include "context.hpp"
 #include "ordo/info.hpp"
+#include "ordo/queue_rules.hpp"
 #include "platform.hpp"
 #include "worker_pool.hpp"
 
@@ -250,23 +251,10 @@ ur_result_t UR_APICALL queueCreate(ur_context_handle_t hContext, ur_device_handl
   if (!ctx) return Context::invalid_handle(hContext);
   if (!is_device(hDevice)) return device_error(hDevice);
   if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
-  if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if ((flags & UR_QUEUE_FLAG_PRIORITY_HIGH) && (flags & UR_QUEUE_FLAG_PRIORITY_LOW))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  if ((flags & UR_QUEUE_FLAG_SUBMISSION_BATCHED) && (flags & UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  // Device-side queues do not exist on this device (UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES is 0).
-  if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  ur_result_t chain = UR_RESULT_SUCCESS;
-  if (pProperties)
-    for_each_in_chain(pProperties->pNext, [&](const ur_base_desc_t *p) {
-      if (p->stype == UR_STRUCTURE_TYPE_QUEUE_INDEX_PROPERTIES &&
-          reinterpret_cast<const ur_queue_index_properties_t *>(p)->computeIndex != 0)
-        chain = UR_RESULT_ERROR_INVALID_VALUE; // one compute queue index (MAX_COMPUTE_QUEUE_INDICES)
-    });
-  if (chain) return chain;
+  // Device-side queues do not exist on this device (UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES
+  // is 0), and it has one compute queue index (MAX_COMPUTE_QUEUE_INDICES).
+  if (ur_result_t r = ordo::check_queue_properties(pProperties)) return r;
+  const ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
   return guarded([&] {
     *phQueue = publish(new Queue(ctx, flags));
     return UR_RESULT_SUCCESS;

@@ -8,6 +8,7 @@
 
 #include "common.hpp"
 #include "event.hpp"
+#include "ur_common/handles.hpp"
 
 namespace nc {
 
@@ -84,6 +85,10 @@ public:
 
   // Checks the (numEvents, phEvents) pair and every event in it.
   ur_result_t set_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents);
+  void set_checked_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents) {
+    num_waits_ = numEvents;
+    waits_ = phEvents;
+  }
   // An extra dependency the runtime adds on its own: a stream-ordered alloc waiting
   // for the free that released the memory it reuses. It orders only: a failure of
   // `dep` (an unrelated command's) does not fail this command.
@@ -143,6 +148,64 @@ private:
   F f_;
 };
 template <class F> std::unique_ptr<Work> make_work(F f) { return std::make_unique<FunctionWork<F>>(std::move(f)); }
+
+// A command of `type` whose work is `f` (void), after the wait list: most enqueues.
+template <class F>
+ur_result_t submit_work(Queue &q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
+                        ur_event_handle_t *phEvent, bool blocking, F f) {
+  CommandBuilder cmd(q, type);
+  if (ur_result_t r = cmd.set_wait_list(n, waits)) return r;
+  cmd.set_work(make_work([f = std::move(f)]() mutable {
+    f();
+    return UR_RESULT_SUCCESS;
+  }));
+  return cmd.submit(phEvent, blocking);
+}
+
+// A stream-ordered alloc's or free's command for ur_common/async_alloc.hpp: holds the
+// queue's mutex from construction, except for an alloc that waits for nothing and whose
+// event nobody asked for, which usually needs no command at all (async_alloc.cpp).
+class AsyncCommand {
+public:
+  // The wait list is checked already (async_hooks::check_wait_list).
+  AsyncCommand(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent,
+               ordo::uc::lane_hint = {})
+      : queue_(*q), builder_(*q, type), ph_event_(phEvent), lock_(q->mu, std::defer_lock), deferred_(!phEvent && !n) {
+    builder_.set_checked_wait_list(n, waits);
+    if (!deferred_) lock_.lock();
+  }
+  ~AsyncCommand() {
+    if (to_start_) start_kept();
+  }
+  ur_result_t status() const { return UR_RESULT_SUCCESS; }
+  const void *identity() const { return queue_.identity; }
+  bool in_order() const { return queue_.in_order; }
+  // The pool's internal dependency (reuse rule 3): an order-only edge.
+  bool wait_for(Event *dep);
+  // alloc_work: the block must be zeroed (`zero`), or needs a command for its edges.
+  ur_result_t set_block(void *p, size_t size, bool zero, bool needs_command) {
+    needed_ = needs_command || zero;
+    return zero ? set_zero_work(p, size) : UR_RESULT_SUCCESS;
+  }
+  ur_result_t finish(ur_result_t r, bool keep_lock = false) {
+    if (r != UR_RESULT_SUCCESS || (deferred_ && !needed_)) return r; // no command at all
+    return make_command(keep_lock);
+  }
+  void freed() { queue_.has_async_frees.store(true, std::memory_order_release); }
+
+private:
+  ur_result_t set_zero_work(void *p, size_t size);
+  ur_result_t make_command(bool keep_lock);
+  void start_kept(); // lets go of the mutex, then starts what make_command kept locked
+
+  Queue &queue_;
+  CommandBuilder builder_;
+  ur_event_handle_t *ph_event_;
+  std::unique_lock<std::mutex> lock_;
+  const bool deferred_;
+  bool needed_ = true;
+  Event *to_start_ = nullptr;
+};
 
 // Checks a wait list the way every enqueue does (also used by urEventWait).
 ur_result_t check_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents);

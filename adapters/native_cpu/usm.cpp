@@ -75,8 +75,7 @@ ordo::usm_owners<const Context *> &usm_owners() { return ordo::usm_owners<const 
 
 // A copy between any two host-accessible pointers, done at once.
 ur_result_t UR_APICALL usmContextMemcpyExp(ur_context_handle_t hContext, void *pDst, const void *pSrc, size_t size) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (ur_result_t r = check_usm_range(*ctx, pDst, size)) return r;

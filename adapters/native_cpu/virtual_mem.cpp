@@ -51,30 +51,26 @@ ur_result_t UR_APICALL granularityGetInfo(ur_context_handle_t hContext, ur_devic
 }
 
 ur_result_t UR_APICALL virtualMemReserve(ur_context_handle_t hContext, const void *pStart, size_t size, void **ppStart) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!ppStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0 || size % page_size() != 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (reinterpret_cast<uintptr_t>(pStart) % page_size() != 0) return UR_RESULT_ERROR_INVALID_VALUE;
-  return guarded([&] {
-    // pStart is a hint: the kernel may place the range elsewhere.
-    void *p = mmap(const_cast<void *>(pStart), size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    try {
-      ranges().add(ctx, reinterpret_cast<uintptr_t>(p), size);
-    } catch (...) {
-      munmap(p, size);
-      throw;
-    }
-    ctx->hold(); // the reservation's; dropped by urVirtualMemFree
-    *ppStart = p;
-    return UR_RESULT_SUCCESS;
-  });
+  // pStart is a hint: the kernel may place the range elsewhere.
+  void *p = mmap(const_cast<void *>(pStart), size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  try {
+    ranges().add(ctx, reinterpret_cast<uintptr_t>(p), size);
+  } catch (...) {
+    munmap(p, size);
+    throw;
+  }
+  ctx->hold(); // the reservation's; dropped by urVirtualMemFree
+  *ppStart = p;
+  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL virtualMemFree(ur_context_handle_t hContext, const void *pStart, size_t size) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   Ranges::mapping_map dropped; // released outside the lock
   ur_result_t r = ranges().remove(
@@ -92,8 +88,7 @@ ur_result_t UR_APICALL virtualMemFree(ur_context_handle_t hContext, const void *
 ur_result_t UR_APICALL virtualMemMap(ur_context_handle_t hContext, const void *pStart, size_t size,
                                      ur_physical_mem_handle_t hPhysicalMem, size_t offset,
                                      ur_virtual_mem_access_flags_t flags) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   PhysicalMem *phys = lookup<PhysicalMem>(hPhysicalMem);
   if (!phys) return hPhysicalMem ? UR_RESULT_ERROR_INVALID_VALUE : UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -102,20 +97,17 @@ ur_result_t UR_APICALL virtualMemMap(ur_context_handle_t hContext, const void *p
   if (!page_aligned(p, size) || offset % page_size() != 0) return UR_RESULT_ERROR_INVALID_VALUE;
   if (offset > phys->size || size > phys->size - offset) return UR_RESULT_ERROR_INVALID_SIZE;
   if (phys->context != ctx) return UR_RESULT_ERROR_INVALID_VALUE;
-  return guarded([&] {
-    // Inside one reservation of this context, over no mapping.
-    return ranges().map(ctx, p, size, Ref<PhysicalMem>(phys), offset, flags, [&] {
-      return mmap(reinterpret_cast<void *>(p), size, protection(flags), MAP_SHARED | MAP_FIXED, phys->fd,
-                  static_cast<off_t>(offset)) == MAP_FAILED
-                 ? UR_RESULT_ERROR_OUT_OF_RESOURCES
-                 : UR_RESULT_SUCCESS;
-    });
+  // Inside one reservation of this context, over no mapping.
+  return ranges().map(ctx, p, size, Ref<PhysicalMem>(phys), offset, flags, [&] {
+    return mmap(reinterpret_cast<void *>(p), size, protection(flags), MAP_SHARED | MAP_FIXED, phys->fd,
+                static_cast<off_t>(offset)) == MAP_FAILED
+               ? UR_RESULT_ERROR_OUT_OF_RESOURCES
+               : UR_RESULT_SUCCESS;
   });
 }
 
 ur_result_t UR_APICALL virtualMemUnmap(ur_context_handle_t hContext, const void *pStart, size_t size) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
   Ref<PhysicalMem> released; // dropped outside the lock
@@ -131,25 +123,21 @@ ur_result_t UR_APICALL virtualMemUnmap(ur_context_handle_t hContext, const void 
 // Changes the access of mapped pages; a range inside one mapping splits it.
 ur_result_t UR_APICALL virtualMemSetAccess(ur_context_handle_t hContext, const void *pStart, size_t size,
                                            ur_virtual_mem_access_flags_t flags) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
   if (!page_aligned(p, size)) return UR_RESULT_ERROR_INVALID_VALUE;
-  return guarded([&] {
-    return ranges().set_access(ctx, p, size, flags, [&](const Ranges::mapping &) {
-      return mprotect(reinterpret_cast<void *>(p), size, protection(flags)) == 0 ? UR_RESULT_SUCCESS
-                                                                                : UR_RESULT_ERROR_OUT_OF_RESOURCES;
-    });
+  return ranges().set_access(ctx, p, size, flags, [&](const Ranges::mapping &) {
+    return mprotect(reinterpret_cast<void *>(p), size, protection(flags)) == 0 ? UR_RESULT_SUCCESS
+                                                                              : UR_RESULT_ERROR_OUT_OF_RESOURCES;
   });
 }
 
 ur_result_t UR_APICALL virtualMemGetInfo(ur_context_handle_t hContext, const void *pStart, size_t size,
                                          ur_virtual_mem_info_t propName, size_t propSize, void *pPropValue,
                                          size_t *pPropSizeRet) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   if (propName != UR_VIRTUAL_MEM_INFO_ACCESS_MODE) return UR_RESULT_ERROR_INVALID_ENUMERATION;

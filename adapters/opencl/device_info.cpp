@@ -3,6 +3,7 @@
 #include <limits>
 #include <vector>
 
+#include "ordo/device_info.hpp"
 #include "device.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "platform.hpp"
@@ -364,7 +365,7 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP:
   case UR_DEVICE_INFO_MEMORY_EXPORT_EXPORTABLE_DEVICE_MEM_EXP: return w.boolean(false);
   // OpenCL has no query for these.
-  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  default: return ordo::device_info_default(propName);
   }
 }
 

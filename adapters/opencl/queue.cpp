@@ -1,4 +1,5 @@
 // urQueue*: in-order and out-of-order queues on cl_command_queue.
+#include "ordo/queue_rules.hpp"
 #include "ordo/retired_handles.hpp"
 #include "queue.hpp"
 
@@ -108,25 +109,17 @@ ur_result_t UR_APICALL QueueCreate(ur_context_handle_t hContext, ur_device_handl
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_HANDLE(hDevice);
   ORDO_CHECK_PTR(phQueue);
+  if (!hContext->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
+  ordo::queue_capabilities caps;
+  caps.on_device = true; // OpenCL 2.0 device-side queues, under OpenCL's rules below
+  if (ur_result_t r = ordo::check_queue_properties(pProperties, caps)) return r;
   ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
-  if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if ((flags & UR_QUEUE_FLAG_PRIORITY_HIGH) && (flags & UR_QUEUE_FLAG_PRIORITY_LOW))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  if ((flags & UR_QUEUE_FLAG_SUBMISSION_BATCHED) && (flags & UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  // A queue on the device (OpenCL 2.0 device-side enqueue) is out of order, and only
-  // a device queue can be the device's default one (OpenCL's rules).
+  // A queue on the device is out of order, and only a device queue can be the device's
+  // default one (OpenCL's rules).
   const bool on_device = flags & UR_QUEUE_FLAG_ON_DEVICE;
   if ((flags & UR_QUEUE_FLAG_ON_DEVICE_DEFAULT) && !on_device) return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
   if (on_device && (!(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE) || hDevice->cl_major < 2))
     return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  if (!hContext->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
-  for (auto *ext = pProperties ? static_cast<const ur_base_properties_t *>(pProperties->pNext) : nullptr; ext;
-       ext = static_cast<const ur_base_properties_t *>(ext->pNext)) {
-    if (ext->stype == UR_STRUCTURE_TYPE_QUEUE_INDEX_PROPERTIES &&
-        reinterpret_cast<const ur_queue_index_properties_t *>(ext)->computeIndex != 0)
-      return UR_RESULT_ERROR_INVALID_VALUE; // one compute queue index per device
-  }
 
   cl_command_queue_properties props = 0;
   bool out_of_order = (flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE) && (hDevice->out_of_order() || on_device);

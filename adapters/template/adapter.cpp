@@ -1,7 +1,11 @@
 // The adapter handle, its log and the dispatch table: libur_adapter_template.so.0.
 // Replace: the logger's name (UR_LOG_<NAME>) and, as you implement more of the API, the
 // install_* lines of build_table(). Keep the order of its end: the slots you implement,
-// then what is derived from them, then fill_unsupported() last.
+// then what is derived from them, then fill_unsupported() last: it puts every function
+// of the table behind the exception boundary (no exception leaves an entry point) and,
+// with table_tail::param_checks, runs the spec's parameter checks before each, so bad
+// input gets the validation layer's codes with no layer (docs/adapter-guide.md, "The
+// exception boundary").
 #include <cstring>
 
 #include "common.hpp"
@@ -38,7 +42,9 @@ ur_dditable_t build_table() {
   // A backend with commands adds here: urEvent*, urEnqueue*, then
   // ordo::derived::install_entry_points(t) and the command-buffer layer (see
   // adapters/level_zero/adapter.cpp for the order).
-  ordo::fill_unsupported(t);
+  ordo::table_tail tail;
+  tail.param_checks = true; // ctest param_checks_template and conformance_template hold it
+  ordo::fill_unsupported(t, tail);
   return t;
 }
 

@@ -1,10 +1,12 @@
 // Devices: enumeration, the info queries, reference counts (root devices keep theirs
 // fixed), timestamps. Replace: the answers of device_info() with what your driver
 // reports (read once at discovery into DeviceFacts), the native handle, and the clocks.
-// A query your device cannot answer stays UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION.
+// A query your device cannot answer goes to the default: ordo::device_info_default
+// (UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION).
 #include <chrono>
 
 #include "common.hpp"
+#include "ordo/device_info.hpp"
 #include "ordo/info.hpp"
 
 namespace ordo::template_adapter {
@@ -91,7 +93,9 @@ ur_result_t UR_APICALL device_info(ur_device_handle_t hDevice, ur_device_info_t 
   // Empty lists: no partitioning offered, and a root device was made by none.
   case UR_DEVICE_INFO_SUPPORTED_PARTITIONS: return out.array(no_partitions, 0);
   case UR_DEVICE_INFO_PARTITION_TYPE: return out.array(no_partition_properties, 0);
-  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  // The rest: UNSUPPORTED_ENUMERATION for a query of the spec, INVALID_ENUMERATION for
+  // a value that is none (ordo/device_info.hpp).
+  default: return ordo::device_info_default(propName);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "common.hpp"
 #include "ordo/info.hpp"
+#include "ordo/queue_rules.hpp"
 #include "ordo/retired_handles.hpp"
 
 namespace ordo::template_adapter {
@@ -29,16 +30,13 @@ ur_result_t UR_APICALL queue_create(ur_context_handle_t hContext, ur_device_hand
   ORDO_UNWRAP(Device, dev, hDevice);
   if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  // The rules every adapter keeps (ordo/queue_rules.hpp): no device-side queues, one
+  // compute queue index. Say what your backend has in ordo::queue_capabilities.
+  if (ur_result_t r = ordo::check_queue_properties(pProperties)) return r;
   const ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
-  if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  // Only what UR_DEVICE_INFO_QUEUE_PROPERTIES offers (nothing yet) and the hints any
-  // queue may ignore; contradictory hints are refused.
-  if ((flags & UR_QUEUE_FLAG_PRIORITY_HIGH) && (flags & UR_QUEUE_FLAG_PRIORITY_LOW))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  if ((flags & UR_QUEUE_FLAG_SUBMISSION_BATCHED) && (flags & UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  if (flags & (UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE |
-               UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
+  // Then this backend's own: only what UR_DEVICE_INFO_QUEUE_PROPERTIES offers (nothing
+  // yet) beyond the hints any queue may ignore.
+  if (flags & (UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE))
     return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
   auto *q = new (std::nothrow) Queue();
   if (!q) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;

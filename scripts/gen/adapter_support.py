@@ -1,6 +1,10 @@
 """Writes the pieces every adapter shares (source/generated/):
-  unsupported.gen.cpp      a stub for every DDI slot, returning UNSUPPORTED_FEATURE, and
-                           ordo::fill_unsupported(), which puts one in every empty slot;
+  unsupported.gen.cpp      a stub for every DDI slot, returning UNSUPPORTED_FEATURE,
+                           ordo::unsupported_ddi() (the table of them), and
+                           ordo::fill_unsupported(), the end of every table build: the
+                           exception boundary around each function the adapter put in
+                           (ordo::put_boundary, entry_boundary.py), then a stub in every
+                           empty slot;
   proc_addr_getters.gen.cpp the 26 exported urGet*ProcAddrTable functions of an adapter,
                            copying tables out of the adapter's ordo::adapter_ddi()."""
 from spec import BANNER, c_type_decl
@@ -15,7 +19,16 @@ def outputs(spec):
             u.append("ur_result_t UR_APICALL unsupported_%s(%s) { return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; }"
                      % (fn["name"], params))
     u += ["", "} // namespace", "", "namespace ordo {", "",
-          "void fill_unsupported(ur_dditable_t &ddi) {"]
+          "const ur_dditable_t &unsupported_ddi() {",
+          "  static const ur_dditable_t stubs = [] {",
+          "    ur_dditable_t t{};"]
+    for t in spec.tables:
+        for s in t["slots"]:
+            fn = spec.slot_function(s)
+            u.append("    t.%s.%s = unsupported_%s;" % (t["field"], s["name"], fn["name"]))
+    u += ["    return t;", "  }();", "  return stubs;", "}", "",
+          "void fill_unsupported(ur_dditable_t &ddi, const table_tail &tail) {",
+          "  put_boundary(ddi, tail); // the adapter's own functions only: the stubs never throw"]
     for t in spec.tables:
         for s in t["slots"]:
             fn = spec.slot_function(s)

@@ -1,11 +1,19 @@
-"""Writes the parameter-validation layer (loader/generated/):
-  param_checks.gen.hpp       check_<function>(): the spec's rules for one function, in
-                             spec order, which is the order UR's own validation layer
-                             checks them in (scripts/import_ur_spec.py, rules_of; each
-                             rule's "check" is a C expression over the parameter names),
-                             then a null check of every wait-list entry; shared with the
-                             hand-written loader functions
-  validation_layer.gen.cpp   a table whose slots run those checks and call the next table;
+"""Writes the spec's parameter checks and the parameter-validation layer:
+  source/generated/ordo_checks/param_checks.gen.hpp
+                             ordo::checks::check_<function>(): the spec's rules for one
+                             function, in spec order, which is the order UR's own
+                             validation layer checks them in (scripts/import_ur_spec.py,
+                             rules_of; each rule's "check" is a C expression over the
+                             parameter names), then a null check of every wait-list
+                             entry. Library ordo_param_checks: the loader's layer and
+                             hand-written functions, and every adapter's table tail
+                             (ordo::fill_unsupported, docs/adapter-guide.md), call the same
+                             checks, so an adapter refuses bad input with the layer's code
+  loader/generated/param_checks.gen.hpp
+                             the loader's old name for it (its hand-written functions still
+                             include it): the checks, visible in ordo::loader
+  loader/generated/validation_layer.gen.cpp
+                             a table whose slots run those checks and call the next table;
                              with leak checking on too (UR_LAYER_FULL_VALIDATION), they then
                              refuse a handle the program already released (docs/loader.md,
                              "Released handles")
@@ -97,7 +105,7 @@ def param_checks(spec):
          "// check_<function>(why, args...): UR_RESULT_SUCCESS, or the result of the first",
          "// rule the arguments break, with *why set to the rule's text.",
          "#pragma once", '#include "ur_api.h"', "", "#include <cstddef>", "",
-         "namespace ordo {", "namespace loader {", ""]
+         "namespace ordo {", "namespace checks {", ""]
     for fn in spec.functions:
         if not has_checks(fn):
             continue
@@ -121,14 +129,25 @@ def param_checks(spec):
         o.append("  return UR_RESULT_SUCCESS;")
         o.append("}")
         o.append("")
-    o += ["} // namespace loader", "} // namespace ordo", ""]
+    o += ["} // namespace checks", "} // namespace ordo", ""]
     return "\n".join(o)
+
+
+def loader_alias():
+    return "\n".join([
+        BANNER.rstrip(),
+        "// The spec's parameter checks (library ordo_param_checks), under the name and in the",
+        "// namespace the loader's hand-written functions use.",
+        "#pragma once",
+        '#include "ordo_checks/param_checks.gen.hpp"', "",
+        "namespace ordo {", "namespace loader {", "using namespace ordo::checks;",
+        "} // namespace loader", "} // namespace ordo", ""])
 
 
 def validation_layer(spec):
     for name, param in NAMEABLE_AFTER_RELEASE.items():
         assert any(p["name"] == param for p in spec.fn[name]["params"]), name
-    o = [BANNER.rstrip(), '#include "layers_internal.hpp"', '#include "param_checks.gen.hpp"', "",
+    o = [BANNER.rstrip(), '#include "layers_internal.hpp"', '#include "ordo_checks/param_checks.gen.hpp"', "",
          "namespace ordo {", "namespace loader {", "namespace {", "",
          "ur_dditable_t g_next; // the table below this layer", ""]
     slots = []
@@ -144,7 +163,7 @@ def validation_layer(spec):
             o.append("ur_result_t UR_APICALL validate_%s(%s) {" % (name, decl_params(fn)))
             if has_checks(fn):
                 o.append("  const char *why = nullptr;")
-                o.append("  if (ur_result_t r = check_%s(&why%s))" % (name, (", " + args) if args else ""))
+                o.append("  if (ur_result_t r = checks::check_%s(&why%s))" % (name, (", " + args) if args else ""))
                 o.append('    return validation_refused("%s", r, why);' % name)
             if released:
                 o.append("  if (released_handles_to_check()) {")
@@ -182,5 +201,6 @@ def validation_layer(spec):
 
 
 def outputs(spec):
-    return {"loader/generated/param_checks.gen.hpp": param_checks(spec),
+    return {"source/generated/ordo_checks/param_checks.gen.hpp": param_checks(spec),
+            "loader/generated/param_checks.gen.hpp": loader_alias(),
             "loader/generated/validation_layer.gen.cpp": validation_layer(spec)}

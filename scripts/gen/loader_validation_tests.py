@@ -4,7 +4,7 @@ the spec that can be instantiated automatically, plus one per event wait list.
 Each test builds a call whose arguments satisfy every rule (stand-in handles, buffers,
 small sizes), then changes the arguments so that this rule, and no rule before it, is
 broken. The test asserts that (check_<function> from the loader's generated
-param_checks.gen.hpp names this rule), then calls the API function through the loader
+ordo_checks/param_checks.gen.hpp names this rule), then calls the API function through the loader
 with UR_LAYER_PARAMETER_VALIDATION on and the mock adapter loaded: the result must be
 the rule's, which is what UR's own validation layer answers (the rules are UR's checks,
 in its order: scripts/import_ur_spec.py). Stand-in handles carry a table of "unsupported" stubs, so a call that
@@ -452,10 +452,10 @@ PRELUDE = r'''
 #include <iostream>
 
 #include "ordo/ddi_fill.hpp"
-#include "param_checks.gen.hpp"
+#include "ordo_checks/param_checks.gen.hpp"
 #include "ur_api.h"
 
-using namespace ordo::loader;
+using namespace ordo::checks;
 
 namespace {
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backend.hpp"
+#include "ordo/device_info.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
@@ -447,27 +448,8 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_MAX_REGISTERS_PER_WORK_GROUP: return out.value(uint32_t(f.regs_per_block));
   case UR_DEVICE_INFO_KERNEL_LAUNCH_CAPABILITIES:
     return out.value(f.cooperative ? uint32_t(UR_KERNEL_LAUNCH_PROPERTIES_FLAG_COOPERATIVE) : 0u);
-  // Intel-specific layouts, NVML-only readings and Windows-only identifiers.
-  case UR_DEVICE_INFO_GPU_EU_COUNT:
-  case UR_DEVICE_INFO_GPU_EU_SIMD_WIDTH:
-  case UR_DEVICE_INFO_GPU_EU_SLICES:
-  case UR_DEVICE_INFO_GPU_EU_COUNT_PER_SUBSLICE:
-  case UR_DEVICE_INFO_GPU_SUBSLICES_PER_SLICE:
-  case UR_DEVICE_INFO_GPU_HW_THREADS_PER_EU:
-  case UR_DEVICE_INFO_IP_VERSION:
-  case UR_DEVICE_INFO_CURRENT_CLOCK_THROTTLE_REASONS:
-  case UR_DEVICE_INFO_FAN_SPEED:
-  case UR_DEVICE_INFO_MIN_POWER_LIMIT:
-  case UR_DEVICE_INFO_MAX_POWER_LIMIT:
-  case UR_DEVICE_INFO_LUID:
-  case UR_DEVICE_INFO_NODE_MASK:
-  case UR_DEVICE_INFO_XE_STACK_COUNT:
-  case UR_DEVICE_INFO_XE_REGIONS_PER_STACK:
-  case UR_DEVICE_INFO_XE_CLUSTERS_PER_REGION:
-  case UR_DEVICE_INFO_XE_CORES_PER_CLUSTER:
-  case UR_DEVICE_INFO_EUS_PER_XE_CORE:
-  case UR_DEVICE_INFO_MAX_LANES_PER_HW_THREAD: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  // Intel layouts, NVML readings, Windows-only identifiers: the shared default.
+  default: return ordo::device_info_default(propName);
   }
 }
 

@@ -15,15 +15,51 @@
 //   Queue has `lanes` and an alloc_affinity `affinity` (handles.hpp); Command has lane(),
 //   and Command(q, type, n, waits, phEvent, lane_hint) builds an alloc's command.
 //
+// Optional, for an adapter whose stream-ordered calls may need no command at all (native
+// CPU, docs/native-cpu.md "Performance"); each has a default that the others keep:
+//   queue_context(Queue *), queue_device(Queue *): found by argument-dependent lookup,
+//     in place of q->ctx and q->dev;
+//   Queue without `lanes`/`affinity`: no lane hints;
+//   Command::in_order(): whether the pool may treat the command's queue as in order
+//     (default true: each lane is); Command::freed(): a free's pool call succeeded;
+//   static size_t H::max_alloc_size(): larger allocs are INVALID_USM_SIZE;
+//   static bool H::fast_free(Queue *, ur_usm_pool_handle_t, void *, uint32_t n,
+//     ur_event_handle_t *phEvent, ur_result_t &r): true when it freed (or refused, in r)
+//     the memory with no command, after the argument checks and before any pool lookup.
+// An alloc's Command may defer the lane's lock to finish() (native CPU does for an alloc
+// that waits for nothing and whose event nobody asked for): then the pool call runs
+// before any command exists, and finish() makes one only if the block needs it.
+//
 // The pool call happens in the same hold of the lane's lock as the command's work, its
 // event and its ordering record, so the pool sees one lane's allocs and frees in the
 // order they enter it (docs/async-alloc.md, docs/adapter-guide.md).
 #pragma once
 
+#include <type_traits>
+
 #include "ordo_so/layer.hpp"
+#include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
 namespace ordo::uc {
+
+// The defaults of the optional hooks above.
+template <class Q> auto queue_context(Q *q) -> std::decay_t<decltype(q->ctx)> { return q->ctx; }
+template <class Q> auto queue_device(Q *q) -> std::decay_t<decltype(q->dev)> { return q->dev; }
+template <class Q, class = void> struct has_lanes : std::false_type {};
+template <class Q>
+struct has_lanes<Q, std::void_t<decltype(std::declval<Q &>().affinity), decltype(std::declval<Q &>().lanes)>>
+    : std::true_type {};
+template <class C, class = void> struct has_in_order : std::false_type {};
+template <class C> struct has_in_order<C, std::void_t<decltype(std::declval<C &>().in_order())>> : std::true_type {};
+template <class C, class = void> struct has_freed : std::false_type {};
+template <class C> struct has_freed<C, std::void_t<decltype(std::declval<C &>().freed())>> : std::true_type {};
+template <class H, class = void> struct has_max_alloc_size : std::false_type {};
+template <class H> struct has_max_alloc_size<H, std::void_t<decltype(H::max_alloc_size())>> : std::true_type {};
+template <class H, class = void> struct has_fast_free : std::false_type {};
+template <class H>
+struct has_fast_free<H, std::void_t<decltype(H::fast_free(nullptr, nullptr, nullptr, 0, nullptr,
+                                                          std::declval<ur_result_t &>()))>> : std::true_type {};
 
 template <class H> struct async_alloc {
   using Queue = typename H::Queue;
@@ -39,15 +75,21 @@ template <class H> struct async_alloc {
     if (pProperties && (pProperties->flags & UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK))
       return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+    if constexpr (has_max_alloc_size<H>::value)
+      if (size > H::max_alloc_size()) return UR_RESULT_ERROR_INVALID_USM_SIZE;
     if (ur_result_t r = H::check_wait_list(n, waits)) return r;
-    ordo::so::context_pools &pools = *q->ctx->pools;
-    auto device = reinterpret_cast<ur_device_handle_t>(q->dev);
+    ordo::so::context_pools &pools = *queue_context(q)->pools;
+    auto device = reinterpret_cast<ur_device_handle_t>(queue_device(q));
     ordo::so::pool_ref pool; // declared before the command: let go outside its lock
     if (ur_result_t r = pools.resolve(hPool, kind, device, pool)) return r;
 
-    Command cmd(q, type, n, waits, phEvent, q->affinity.lane_for(size, n, q->lanes.size())); // holds the lane's lock from here
+    lane_hint hint;
+    if constexpr (has_lanes<Queue>::value) hint = q->affinity.lane_for(size, n, q->lanes.size());
+    Command cmd(q, type, n, waits, phEvent, hint); // holds the lane's lock from here (or defers it)
     if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-    const ordo::so::alloc_command ac{cmd.identity(), true, waits, n, &cmd};
+    bool in_order = true;
+    if constexpr (has_in_order<Command>::value) in_order = cmd.in_order();
+    const ordo::so::alloc_command ac{cmd.identity(), in_order, waits, n, &cmd};
     ordo::so::allocation block;
     if (ur_result_t r = pools.alloc_in_command(pool, kind, device, size, ac, block)) return r;
     if (ur_result_t r = cmd.finish(H::alloc_work(cmd, block))) {
@@ -85,7 +127,11 @@ template <class H> struct async_alloc {
     if (ur_result_t r = unwrap(hQueue, q)) return r;
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (ur_result_t r = H::check_wait_list(n, waits)) return r;
-    ordo::so::context_pools &pools = *q->ctx->pools;
+    if constexpr (has_fast_free<H>::value) {
+      ur_result_t r = UR_RESULT_SUCCESS;
+      if (H::fast_free(q, pPool, pMem, n, phEvent, r)) return r;
+    }
+    ordo::so::context_pools &pools = *queue_context(q)->pools;
     ordo::so::pool_ref owner; // let go outside the lane's lock
     // Memory of a pool of this context (of pPool, if named): refused before any
     // command exists. Whether it is a live block's first byte the core answers once,
@@ -101,8 +147,13 @@ template <class H> struct async_alloc {
       // interior pointer, a block another thread freed meanwhile) or when host memory
       // runs out: the command then has no effect, and the caller gets no event for it.
       size_t bytes = 0;
-      r = pools.free_in_command(owner, pMem, made, cmd.identity(), true, &bytes);
-      if (r == UR_RESULT_SUCCESS) q->affinity.freed(cmd.lane(), bytes, q->lanes.size());
+      bool in_order = true;
+      if constexpr (has_in_order<Command>::value) in_order = cmd.in_order();
+      r = pools.free_in_command(owner, pMem, made, cmd.identity(), in_order, &bytes);
+      if (r == UR_RESULT_SUCCESS) {
+        if constexpr (has_lanes<Queue>::value) q->affinity.freed(cmd.lane(), bytes, q->lanes.size());
+        if constexpr (has_freed<Command>::value) cmd.freed();
+      }
     }
     if (r == UR_RESULT_SUCCESS && phEvent)
       *phEvent = made;

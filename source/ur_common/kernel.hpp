@@ -14,9 +14,14 @@
 //     static ur_result_t group_info(Kernel *, Device *, ur_kernel_group_info_t, InfoWriter &);
 //     static ur_result_t sub_group_info(Kernel *, Device *, ur_kernel_sub_group_info_t, InfoWriter &);
 //     static ur_pfnKernelGetSuggestedLocalWorkSize_t suggest;  // the arguments do not change it
+//     // Optional: the kernel's attribute string (default ""); leaving out spill() makes
+//     // UR_KERNEL_INFO_SPILL_MEM_SIZE unsupported (native CPU: machine code has no spill).
+//     static std::string attributes(Kernel *);
 //   };
 #pragma once
 
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ordo/info.hpp"
@@ -41,6 +46,14 @@ ur_result_t check_launch(uint32_t dims, const size_t *gws, const size_t *lws, ui
       if (lws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
   return same_context ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_KERNEL;
 }
+
+template <class H, class = void> struct has_kernel_attributes : std::false_type {};
+template <class H>
+struct has_kernel_attributes<H, std::void_t<decltype(H::attributes(std::declval<typename H::Kernel *>()))>>
+    : std::true_type {};
+template <class H, class = void> struct has_kernel_spill : std::false_type {};
+template <class H>
+struct has_kernel_spill<H, std::void_t<decltype(H::spill(std::declval<typename H::Kernel *>()))>> : std::true_type {};
 
 template <class H> struct kernel_entry_points {
   using Kernel = typename H::Kernel;
@@ -82,9 +95,13 @@ template <class H> struct kernel_entry_points {
     case UR_KERNEL_INFO_REFERENCE_COUNT: return out.value(k->count());
     case UR_KERNEL_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(k->program->ctx));
     case UR_KERNEL_INFO_PROGRAM: return out.value(reinterpret_cast<ur_program_handle_t>(k->program));
-    case UR_KERNEL_INFO_ATTRIBUTES: return out.string("");
+    case UR_KERNEL_INFO_ATTRIBUTES:
+      if constexpr (has_kernel_attributes<H>::value) return out.string(H::attributes(k));
+      return out.string("");
     case UR_KERNEL_INFO_NUM_REGS: return H::num_regs(k, out);
-    case UR_KERNEL_INFO_SPILL_MEM_SIZE: return out.array(H::spill(k));
+    case UR_KERNEL_INFO_SPILL_MEM_SIZE:
+      if constexpr (has_kernel_spill<H>::value) return out.array(H::spill(k));
+      return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
     default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
     }
   }

@@ -3,15 +3,22 @@
 // wait_for(Ev *) and whose events are reference counted with an order_node: the
 // adapter's PoolHooks derives from pool_hooks_base and writes memory_class, get_chunk,
 // put_chunk, event_complete and zero_now. context_hold, context_drop and event_drop
-// are the adapter's functions, found in its namespace. The layer's references to events
-// are internal holders (ordo::object::hold), never the user's REFERENCE_COUNT.
+// are the adapter's functions, found in its namespace; so is event_context(const Ev *)
+// where an event names its context otherwise than `ctx` (native CPU). The layer's
+// references to events are internal holders (ordo::object::hold), never the user's
+// REFERENCE_COUNT.
 #pragma once
+
+#include <type_traits>
 
 #include "ordo_so/layer.hpp"
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
 namespace ordo::uc {
+
+// The context an event belongs to, unless the adapter's namespace says otherwise.
+template <class Ev> auto event_context(const Ev *e) -> std::decay_t<decltype(e->ctx)> { return e->ctx; }
 
 template <class Ctx, class Dev, class Ev, class Cmd> class pool_hooks_base : public ordo::so::context_hooks {
 public:
@@ -23,7 +30,7 @@ public:
   void release_event(ur_event_handle_t ev) override { event_drop(reinterpret_cast<Ev *>(ev)); }
   uint64_t event_node(ur_event_handle_t ev) override {
     auto *e = reinterpret_cast<Ev *>(ev);
-    return e->ctx == ctx_ ? e->order_node : 0;
+    return event_context(e) == ctx_ ? uint64_t(e->order_node) : 0; // a plain or an atomic field
   }
   // Reuse rule 3: the alloc command also waits for the free's event.
   bool add_dependency(void *adapter_command, ur_event_handle_t ev) override {

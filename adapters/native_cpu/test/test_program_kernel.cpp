@@ -275,6 +275,31 @@ TEST_F(NativeCpuKernel, RequiredWorkGroupSizeIsReported) {
   EXPECT_EQ(local[0], 4u);
 }
 
+// urKernelGetInfo, GetNativeHandle and Release are ur_common/kernel.hpp's over this
+// adapter's registry: machine code has no register budget and no spill, the native
+// handle is the kernel itself, and a released handle is refused, never read.
+TEST_F(NativeCpuKernel, SharedKernelEntryPointsKeepNativeCpuAnswers) {
+  ur_program_handle_t p = build_program(test_kernels_path());
+  ur_kernel_handle_t k = kernel(p, "fill");
+  size_t size = 0;
+  EXPECT_EQ(T(k).Kernel.pfnGetInfo(k, UR_KERNEL_INFO_SPILL_MEM_SIZE, 0, nullptr, &size),
+            UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION);
+  EXPECT_EQ(T(k).Kernel.pfnGetInfo(k, UR_KERNEL_INFO_NUM_REGS, 0, nullptr, &size),
+            UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION);
+  ASSERT_EQ(T(k).Kernel.pfnGetInfo(k, UR_KERNEL_INFO_ATTRIBUTES, 0, nullptr, &size), UR_RESULT_SUCCESS);
+  EXPECT_EQ(size, 1u); // "": no required size
+  ur_native_handle_t native = 0;
+  ASSERT_EQ(T(k).Kernel.pfnGetNativeHandle(k, &native), UR_RESULT_SUCCESS);
+  EXPECT_EQ(native, reinterpret_cast<ur_native_handle_t>(k));
+  ur_kernel_handle_t extra = nullptr;
+  ASSERT_EQ(T(p).Kernel.pfnCreate(p, "fill", &extra), UR_RESULT_SUCCESS);
+  ASSERT_EQ(T(extra).Kernel.pfnRelease(extra), UR_RESULT_SUCCESS);
+  uint32_t args = 0;
+  EXPECT_EQ(T(k).Kernel.pfnGetInfo(extra, UR_KERNEL_INFO_NUM_ARGS, sizeof args, &args, nullptr),
+            UR_RESULT_ERROR_INVALID_KERNEL);
+  EXPECT_EQ(T(k).Kernel.pfnRelease(extra), UR_RESULT_ERROR_INVALID_KERNEL);
+}
+
 TEST_F(NativeCpuKernel, SuggestedLocalSizeDividesTheGlobalSize) {
   ur_kernel_handle_t k = kernel(build_program(test_kernels_path()), "fill");
   ur_queue_handle_t q = make_queue();

@@ -9,10 +9,10 @@
 #include <iostream>
 
 #include "ordo/ddi_fill.hpp"
-#include "param_checks.gen.hpp"
+#include "ordo_checks/param_checks.gen.hpp"
 #include "ur_api.h"
 
-using namespace ordo::loader;
+using namespace ordo::checks;
 
 namespace {
 

@@ -1,12 +1,35 @@
-#include "handle_registry.hpp"
-
+// The registry option of the one object model (ordo/object.hpp): the set of live user
+// handles, for an adapter that must refuse a handle the user has released while internal
+// holders keep its object (native CPU: docs/native-cpu.md), never reading an unknown
+// pointer. Header-only; one registry per adapter library. publish() makes an object a
+// user handle, lookup() / registry_unwrap() check one, user_retain() / user_release()
+// are urXRetain / urXRelease over it. T has handle_type, kKind, kInvalid, count(),
+// retain(), release() (the user's count), on_user_released() and drop_hold().
+#pragma once
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <vector>
 
-namespace nc {
+#include "ordo/object.hpp"
+
+namespace ordo::uc {
+
+// The kinds the registry keeps, each in the three alignment bits of a handle word.
+constexpr bool registry_tracks(handle_kind k) {
+  return k == handle_kind::context || k == handle_kind::queue || k == handle_kind::event ||
+         k == handle_kind::program || k == handle_kind::kernel || k == handle_kind::mem ||
+         k == handle_kind::physical_mem || k == handle_kind::usm_pool;
+}
+
+class HandleRegistry {
+public:
+  void add(const void *h, handle_kind kind);
+  void remove(const void *h);
+  bool contains(const void *h, handle_kind kind) const;
+};
 
 // Every entry point checks its handles here, so lookups take no lock: each shard is
 // an open-addressing table of atomic words (handle | kind), written under the shard's
@@ -15,7 +38,7 @@ namespace nc {
 // (or a handle seen with another kind) is therefore confirmed under the mutex. Tables
 // only grow; an outgrown table stays allocated because a reader may still be in it,
 // which costs at most as much again as the largest table.
-namespace {
+namespace registry_detail {
 
 constexpr size_t kShards = 16;
 constexpr uintptr_t kKindBits = 7; // handles are at least 8-byte aligned
@@ -24,7 +47,9 @@ struct Table {
   explicit Table(size_t capacity) : mask(capacity - 1), slots(new std::atomic<uintptr_t>[capacity]) {
     for (size_t i = 0; i < capacity; ++i) slots[i].store(0, std::memory_order_relaxed);
   }
-  size_t home(uintptr_t handle) const { return static_cast<size_t>((handle >> 3) * 0x9E3779B97F4A7C15ull >> 20) & mask; }
+  size_t home(uintptr_t handle) const {
+    return static_cast<size_t>((handle >> 3) * 0x9E3779B97F4A7C15ull >> 20) & mask;
+  }
 
   const size_t mask;
   std::unique_ptr<std::atomic<uintptr_t>[]> slots;
@@ -61,7 +86,7 @@ struct Shard {
 // Never destroyed: entry points may still run during process exit. Made when the
 // library is loaded (no initialisation guard on every look-up, so shard_of inlines);
 // no static initialiser of this library registers a handle.
-Shard *const g_shards = new Shard[kShards];
+inline Shard *const g_shards = new Shard[kShards];
 
 inline Shard &shard_of(const void *h) {
   auto v = reinterpret_cast<uintptr_t>(h);
@@ -83,11 +108,12 @@ constexpr uintptr_t code(handle_kind kind) {
   }
 }
 
-uintptr_t word(const void *h, handle_kind kind) { return reinterpret_cast<uintptr_t>(h) | code(kind); }
+inline uintptr_t word(const void *h, handle_kind kind) { return reinterpret_cast<uintptr_t>(h) | code(kind); }
 
-} // namespace
+} // namespace registry_detail
 
-void HandleRegistry::add(const void *h, handle_kind kind) {
+inline void HandleRegistry::add(const void *h, handle_kind kind) {
+  using namespace registry_detail;
   if (!registry_tracks(kind)) std::abort(); // publish() checks this at compile time
   Shard &s = shard_of(h);
   std::lock_guard<std::mutex> lock(s.mu);
@@ -101,7 +127,8 @@ void HandleRegistry::add(const void *h, handle_kind kind) {
   t.slots[i].store(word(h, kind), std::memory_order_release);
 }
 
-void HandleRegistry::remove(const void *h) {
+inline void HandleRegistry::remove(const void *h) {
+  using namespace registry_detail;
   Shard &s = shard_of(h);
   std::lock_guard<std::mutex> lock(s.mu);
   Table &t = *s.table.load(std::memory_order_relaxed);
@@ -123,7 +150,8 @@ void HandleRegistry::remove(const void *h) {
   t.slots[i].store(0, std::memory_order_release);
 }
 
-bool HandleRegistry::contains(const void *h, handle_kind kind) const {
+inline bool HandleRegistry::contains(const void *h, handle_kind kind) const {
+  using namespace registry_detail;
   if (!registry_tracks(kind)) return false;
   Shard &s = shard_of(h);
   const auto handle = reinterpret_cast<uintptr_t>(h);
@@ -142,9 +170,56 @@ bool HandleRegistry::contains(const void *h, handle_kind kind) const {
   return stable.slots[Shard::find_slot(stable, handle)].load(std::memory_order_relaxed) == word(h, kind);
 }
 
-HandleRegistry &registry() {
+
+inline HandleRegistry &registry() {
   static HandleRegistry r; // stateless: the shards above hold the data
   return r;
 }
 
-} // namespace nc
+// Makes a new object visible to the user: registered, user count 1.
+template <class T> typename T::handle_type publish(T *obj) {
+  static_assert(registry_tracks(T::kKind), "the registry has no room for this kind");
+  registry().add(obj, T::kKind);
+  return reinterpret_cast<typename T::handle_type>(obj);
+}
+
+// The object behind a user handle, or nullptr when the handle is not a live
+// handle of this kind (never dereferences an unknown pointer).
+template <class T> T *lookup(typename T::handle_type h) {
+  if (!h || !registry().contains(h, T::kKind)) return nullptr;
+  return reinterpret_cast<T *>(h);
+}
+
+// unwrap (ordo/object.hpp) with the registry on top: an adapter's `unwrap(handle, T *&)`
+// overloads call this, and ur_common's entry points find them by argument-dependent lookup.
+template <class T> ur_result_t registry_unwrap(typename T::handle_type h, T *&out) {
+  out = lookup<T>(h);
+  return out ? UR_RESULT_SUCCESS : h ? T::kInvalid : UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+}
+
+// urXRetain / urXRelease for registry-tracked handles.
+template <class T> ur_result_t user_retain(typename T::handle_type h) {
+  T *obj = nullptr;
+  if (ur_result_t r = registry_unwrap(h, obj)) return r;
+  obj->retain();
+  return UR_RESULT_SUCCESS;
+}
+template <class T> ur_result_t user_release(typename T::handle_type h) {
+  T *obj = nullptr;
+  if (ur_result_t r = registry_unwrap(h, obj)) return r;
+  if (obj->release()) {
+    registry().remove(obj);
+    obj->on_user_released();
+    obj->drop_hold();
+  }
+  return UR_RESULT_SUCCESS;
+}
+
+} // namespace ordo::uc
+
+// `Type *var` from a registry-tracked `handle`, or return the refusal from the entry point.
+#define ORDO_LOOKUP(Type, var, handle)                                                                \
+  Type *var = nullptr;                                                                                \
+  do {                                                                                                \
+    if (ur_result_t lookup_result_ = ::ordo::uc::registry_unwrap(handle, var)) return lookup_result_; \
+  } while (0)
