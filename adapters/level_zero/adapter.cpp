@@ -140,6 +140,7 @@ ur_dditable_t build_table() {
   t.Queue.pfnRetain = ordo::l0::urQueueRetain;
   t.Queue.pfnRelease = ordo::l0::urQueueRelease;
   t.Queue.pfnGetNativeHandle = ordo::l0::urQueueGetNativeHandle;
+  t.Queue.pfnCreateWithNativeHandle = ordo::l0::urQueueCreateWithNativeHandle;
   t.Queue.pfnFinish = ordo::l0::urQueueFinish;
   t.Queue.pfnFlush = ordo::l0::urQueueFlush;
   t.Event.pfnGetInfo = ordo::l0::urEventGetInfo;

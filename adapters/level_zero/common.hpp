@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -210,10 +211,18 @@ extern thread_local bool running_user_code;
 // without that). `inflight` keeps each command's event and the events it waits for
 // until it has completed; `mutex` serialises submission (command, event, ordering
 // record and pool call in one hold).
+//
+// Queues made from a native handle share the list's lock with every other lane over
+// that list (Level Zero forbids appends to one list from two threads at once): the
+// lock lives in `list_lock`, shared through the registry of queue.cpp.
 struct Lane {
+  explicit Lane(std::shared_ptr<std::mutex> lock = std::make_shared<std::mutex>())
+      : list_lock(std::move(lock)), mutex(*list_lock) {}
   ze_command_list_handle_t list = nullptr;
+  bool owns_list = true; // false: a native handle not handed over, never destroyed here
   const void *identity = nullptr;
-  std::mutex mutex;
+  std::shared_ptr<std::mutex> list_lock;
+  std::mutex &mutex;
   uint64_t last_node = 0;
   Event *last = nullptr; // the newest command's event (a reference)
   struct InFlight {
@@ -268,10 +277,33 @@ struct Event : object {
   // spelled out): freed with the event, which outlives the command.
   void *staging = nullptr;
   Event *origin = nullptr; // made from the native handle of this event (a reference)
+  // Callbacks set and not yet run to their end: they may query the event after the
+  // program released it, so the handle stays valid for them (unwrap_event).
+  std::atomic<uint32_t> callbacks_due{0};
   bool complete() const;
 };
 ORDO_HANDLE_CHECK(Event);
 
+// An event the program may still name: a live event of this adapter with a reference of
+// the user's left, or with callbacks due (they may query it). An event the user has
+// released all of is refused (INVALID_EVENT) even while a list still holds it: the
+// handle is stale for the program.
+inline ur_result_t unwrap_event(ur_event_handle_t handle, Event *&out) {
+  if (ur_result_t r = ordo::unwrap(handle, out)) return r;
+  if (out->count() == 0 && out->callbacks_due.load(std::memory_order_acquire) == 0) {
+    out = nullptr;
+    return UR_RESULT_ERROR_INVALID_EVENT;
+  }
+  return UR_RESULT_SUCCESS;
+}
+// `Event *var` from `handle` through unwrap_event, or return its refusal.
+#define ORDO_L0_UNWRAP_EVENT(var, handle)                                              \
+  Event *var = nullptr;                                                                \
+  do {                                                                                 \
+    if (ur_result_t unwrap_result_ = ::ordo::l0::unwrap_event(handle, var)) return unwrap_result_; \
+  } while (0)
+// A wait list of the program's events: INVALID_EVENT_WAIT_LIST for a count without a
+// list (or the other way round) and for any event unwrap_event refuses.
 ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list);
 void event_destroy(Event *ev);
 // An internal holder's reference (a list, a command, a pool, a thread): never counted
@@ -327,6 +359,8 @@ public:
 private:
   static constexpr size_t kMaxPreds = 16;
   void add_wait(Event *e);
+  // An event of this queue's context that completes once `foreign` (of another one) has.
+  ur_result_t proxy_event(Event *foreign, Event **out);
   void unlock();
 
   Queue *queue_;
@@ -346,6 +380,9 @@ private:
 };
 
 ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out);
+// The command's work done by `work` on a host thread once its waits are met; the
+// thread then signals the command's event (host_task.cpp). The caller calls finish().
+ur_result_t append_host_work(Command &cmd, std::function<void()> work);
 
 // ---- programs and kernels ----------------------------------------------------------
 

@@ -6,8 +6,10 @@
 // memory, the caller's memory of a USE_HOST_POINTER buffer) are the bytes themselves;
 // maps of device memory go through a host copy of the root buffer (docs/level-zero.md).
 #include <algorithm>
+#include <cstring>
 #include <initializer_list>
 #include <new>
+#include <vector>
 
 #include "common.hpp"
 #include "entry_points.hpp"
@@ -18,7 +20,8 @@ namespace ordo::l0 {
 
 namespace {
 
-// The queue and a buffer of its context; another context's buffer is refused.
+// The queue and a buffer of its context; another context's buffer is refused (fills,
+// rectangles, maps: read, write and copy take one, queue_and_any_buffer).
 ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m) {
   if (ur_result_t r = unwrap(hQueue, q)) return r;
   if (ur_result_t r = unwrap(hMem, m)) return r;
@@ -26,7 +29,54 @@ ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Que
   return UR_RESULT_SUCCESS;
 }
 
+// The queue and a buffer for read, write and copy: of the queue's context, or of another
+// context that has the queue's device (`foreign` set; UR's suite copies across contexts
+// of one device). Level Zero lets a list touch only memory of its own context, so such a
+// command is done on a host thread, each buffer through its own context (cross_context_copy).
+ur_result_t queue_and_any_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m, bool &foreign) {
+  if (ur_result_t r = unwrap(hQueue, q)) return r;
+  if (ur_result_t r = unwrap(hMem, m)) return r;
+  if (m->ctx != q->ctx) {
+    if (m->ctx->index_of(q->dev) < 0) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    foreign = true;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
 bool overlap(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) { return a < b + bn && b < a + an; }
+
+// One side of a copy done on the host: a buffer's bytes (copied by its own context's
+// synchronous list) or the caller's host memory (`mem` null).
+struct HostSide {
+  Mem *mem = nullptr;
+  uint8_t *ptr = nullptr;
+};
+
+// The command's copy of `size` bytes, done on a host thread through host memory: the
+// source into it, then it into the destination, each buffer only by a list of its own
+// context. A failed copy is logged: Level Zero events carry no error.
+ur_result_t cross_context_copy(Command &cmd, Device *dev, HostSide dst, HostSide src, size_t size) {
+  return append_host_work(cmd, [dev, dst, src, size] {
+    ur_result_t r = UR_RESULT_SUCCESS;
+    try {
+      std::vector<uint8_t> bounce(size);
+      if (src.mem)
+        r = copy_now(src.mem->ctx, dev, bounce.data(), src.ptr, size);
+      else
+        std::memcpy(bounce.data(), src.ptr, size);
+      if (r == UR_RESULT_SUCCESS) {
+        if (dst.mem)
+          r = copy_now(dst.mem->ctx, dev, dst.ptr, bounce.data(), size);
+        else
+          std::memcpy(dst.ptr, bounce.data(), size);
+      }
+    } catch (const std::bad_alloc &) {
+      r = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    if (r != UR_RESULT_SUCCESS)
+      logger().log(LogLevel::warning, "a buffer copy across contexts failed (%d); its event completes anyway", int(r));
+  });
+}
 
 // Runs one command: `work(cmd)` appends its work, the last append signalling
 // cmd.signal(). The command holds `mems`; a blocking call waits for its event.
@@ -119,10 +169,12 @@ ur_result_t UR_APICALL urEnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_h
                                               const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
   Queue *q;
   Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
+  bool foreign = false;
+  if (ur_result_t r = queue_and_any_buffer(hQueue, hBuffer, q, m, foreign)) return r;
   if (!pDst) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!ordo::mem::range_inside(offset, size, m->size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return submit(q, UR_COMMAND_MEM_BUFFER_READ, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
+    if (foreign) return cross_context_copy(cmd, q->dev, {nullptr, static_cast<uint8_t *>(pDst)}, {m, m->ptr + offset}, size);
     return append_copy(cmd, static_cast<uint8_t *>(pDst), m->ptr + offset, size);
   });
 }
@@ -132,10 +184,14 @@ ur_result_t UR_APICALL urEnqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_
                                                const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
   Queue *q;
   Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
+  bool foreign = false;
+  if (ur_result_t r = queue_and_any_buffer(hQueue, hBuffer, q, m, foreign)) return r;
   if (!pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!ordo::mem::range_inside(offset, size, m->size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return submit(q, UR_COMMAND_MEM_BUFFER_WRITE, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
+    if (foreign)
+      return cross_context_copy(cmd, q->dev, {m, m->ptr + offset},
+                                {nullptr, const_cast<uint8_t *>(static_cast<const uint8_t *>(pSrc))}, size);
     return append_copy(cmd, m->ptr + offset, static_cast<const uint8_t *>(pSrc), size);
   });
 }
@@ -145,11 +201,13 @@ ur_result_t UR_APICALL urEnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_h
                                               const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
   Queue *q;
   Mem *src, *dst;
-  if (ur_result_t r = queue_and_buffer(hQueue, hSrc, q, src)) return r;
-  if (ur_result_t r = queue_and_buffer(hQueue, hDst, q, dst)) return r;
+  bool foreign = false;
+  if (ur_result_t r = queue_and_any_buffer(hQueue, hSrc, q, src, foreign)) return r;
+  if (ur_result_t r = queue_and_any_buffer(hQueue, hDst, q, dst, foreign)) return r;
   if (!ordo::mem::range_inside(srcOffset, size, src->size) || !ordo::mem::range_inside(dstOffset, size, dst->size))
     return UR_RESULT_ERROR_INVALID_SIZE;
   return submit(q, UR_COMMAND_MEM_BUFFER_COPY, false, n, waits, phEvent, {src, dst}, [&](Command &cmd) {
+    if (foreign) return cross_context_copy(cmd, q->dev, {dst, dst->ptr + dstOffset}, {src, src->ptr + srcOffset}, size);
     return append_copy(cmd, dst->ptr + dstOffset, src->ptr + srcOffset, size);
   });
 }

@@ -25,6 +25,8 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t, ur_device_handle_t, co
 ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t);
 ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t);
 ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t, ur_queue_native_desc_t *, ur_native_handle_t *);
+ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t, ur_context_handle_t, ur_device_handle_t,
+                                                     const ur_queue_native_properties_t *, ur_queue_handle_t *);
 ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t);
 ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t);
 

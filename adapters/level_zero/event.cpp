@@ -129,7 +129,10 @@ struct callback_hooks {
     if (status == UR_EXECUTION_INFO_SUBMITTED) return true;
     return status_of(e) != UR_EVENT_STATUS_SUBMITTED;
   }
-  static void release(Event *e) { event_drop(e); }
+  static void release(Event *e) {
+    e->callbacks_due.fetch_sub(1, std::memory_order_acq_rel);
+    event_drop(e);
+  }
 };
 
 ordo::uc::callback_thread<callback_hooks> &callbacks() { return ordo::uc::callback_thread<callback_hooks>::instance(); }
@@ -138,7 +141,7 @@ ordo::uc::callback_thread<callback_hooks> &callbacks() { return ordo::uc::callba
 
 ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
                                       void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Event, e, hEvent);
+  ORDO_L0_UNWRAP_EVENT(e, hEvent);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
   switch (propName) {
@@ -156,7 +159,7 @@ ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t 
 // global-timestamp pair.
 ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName,
                                                size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Event, e, hEvent);
+  ORDO_L0_UNWRAP_EVENT(e, hEvent);
   if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -187,7 +190,7 @@ ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *
   if (!phEventWaitList) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
   for (uint32_t i = 0; i < numEvents; ++i) {
-    ORDO_UNWRAP(Event, e, phEventWaitList[i]);
+    ORDO_L0_UNWRAP_EVENT(e, phEventWaitList[i]);
     (void)e;
   }
   for (uint32_t i = 0; i < numEvents; ++i) {
@@ -204,13 +207,13 @@ ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *
 }
 
 ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) {
-  ORDO_UNWRAP(Event, e, hEvent);
+  ORDO_L0_UNWRAP_EVENT(e, hEvent);
   e->retain();
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
-  ORDO_UNWRAP(Event, e, hEvent);
+  ORDO_L0_UNWRAP_EVENT(e, hEvent);
   switch (ordo::release_reference(e)) {
   case ordo::released::none_left: return UR_RESULT_ERROR_INVALID_EVENT;
   case ordo::released::last_holder: event_destroy(e); break;
@@ -220,7 +223,7 @@ ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
 }
 
 ur_result_t UR_APICALL urEventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
-  ORDO_UNWRAP(Event, e, hEvent);
+  ORDO_L0_UNWRAP_EVENT(e, hEvent);
   if (!phNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNativeEvent = reinterpret_cast<ur_native_handle_t>(e->ze.ev);
   return UR_RESULT_SUCCESS;
@@ -261,11 +264,12 @@ ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeE
 
 ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
                                           ur_event_callback_t pfnNotify, void *pUserData) {
-  ORDO_UNWRAP(Event, e, hEvent);
+  ORDO_L0_UNWRAP_EVENT(e, hEvent);
   if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   e->hold(); // the callback thread drops it after the call
+  e->callbacks_due.fetch_add(1, std::memory_order_acq_rel);
   callbacks().add({e, execStatus, pfnNotify, pUserData});
   return UR_RESULT_SUCCESS;
 }

@@ -7,9 +7,13 @@
 // (common.hpp, Lane).
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <new>
+#include <unordered_map>
 
 #include "common.hpp"
 #include "entry_points.hpp"
+#include "ordo/host_threads.hpp"
 #include "ordo/info.hpp"
 
 namespace ordo::l0 {
@@ -23,6 +27,51 @@ size_t ooo_list_count() {
     return static_cast<size_t>(v < 1 ? 1 : v > 16 ? 16 : v);
   }();
   return n;
+}
+
+// The adapter's immediate lists by handle: the lock every lane over a list shares, and
+// the context and device of a list one of our queues made (a list from elsewhere is
+// registered by the first queue made over it). Entries whose lanes are all gone expire.
+struct ListEntry {
+  std::weak_ptr<std::mutex> lock;
+  Context *ctx = nullptr; // null: not made here (its context cannot be asked before API 1.9)
+  Device *dev = nullptr;
+};
+std::mutex lists_mutex;
+std::unordered_map<ze_command_list_handle_t, ListEntry> &lists() {
+  static auto *m = new std::unordered_map<ze_command_list_handle_t, ListEntry>(); // outlives teardown
+  return *m;
+}
+
+void register_list(ze_command_list_handle_t list, const std::shared_ptr<std::mutex> &lock, Context *ctx, Device *dev) {
+  std::lock_guard<std::mutex> guard(lists_mutex);
+  for (auto it = lists().begin(); it != lists().end();) // drop expired entries: handles are reused
+    it = it->second.lock.expired() ? lists().erase(it) : std::next(it);
+  lists()[list] = ListEntry{lock, ctx, dev};
+}
+
+// The registered entry of a live list, if any: its lock, context and device.
+bool find_list(ze_command_list_handle_t list, std::shared_ptr<std::mutex> &lock, Context *&ctx, Device *&dev) {
+  std::lock_guard<std::mutex> guard(lists_mutex);
+  auto it = lists().find(list);
+  if (it == lists().end()) return false;
+  lock = it->second.lock.lock();
+  ctx = it->second.ctx;
+  dev = it->second.dev;
+  return lock != nullptr;
+}
+
+// A queue made: known to its context (urUSMFree waits for its commands), holding it.
+ur_result_t publish_queue(Context *ctx, Queue *q, ur_queue_handle_t *phQueue) {
+  try {
+    std::lock_guard<std::mutex> lock(ctx->queues_mutex);
+    ctx->queues.push_back(q);
+  } catch (const std::bad_alloc &) {
+    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  context_hold(ctx);
+  *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
+  return UR_RESULT_SUCCESS;
 }
 } // namespace
 
@@ -100,13 +149,50 @@ ur_result_t wait_for_queues(Context *ctx) {
 ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
   if ((n > 0) != (list != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
   for (uint32_t i = 0; i < n; ++i) {
-    // A foreign adapter's event (another first word) is refused too (ordo/object.hpp).
-    if (!is_a<Event>(list[i])) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+    // A foreign adapter's event (another first word) is refused too (ordo/object.hpp),
+    // and so is one the program has released while a list still holds it.
+    Event *e = nullptr;
+    if (unwrap_event(list[i], e) != UR_RESULT_SUCCESS) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
   }
   return UR_RESULT_SUCCESS;
 }
 
 // ---- Command ------------------------------------------------------------------------
+
+namespace {
+// An event of the queue's context signalled from a host thread once `foreign` (an event
+// of another context) has completed: what a list of this context may wait for.
+ur_result_t proxy_event(Context *ctx, Event *foreign, Event **out) {
+  auto *proxy = new (std::nothrow) Event();
+  if (!proxy) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  proxy->ctx = ctx;
+  proxy->command = UR_COMMAND_EVENTS_WAIT;
+  if (ur_result_t r = ctx->events.get(false, proxy->ze)) {
+    delete proxy;
+    return r;
+  }
+  context_hold(ctx); // a queue-less event holds its context (event_destroy drops it)
+  proxy->hold();
+  foreign->hold(); // both the thread's until it has signalled
+  const bool started = ordo::adapter_host_threads().start([proxy, foreign] {
+    ze().zeEventHostSynchronize(foreign->ze.ev, UINT64_MAX);
+    ze().zeEventHostSignal(proxy->ze.ev);
+    event_drop(foreign);
+    event_drop(proxy);
+  });
+  if (!started) {
+    // No thread: wait here (the enqueue blocks, the order is kept).
+    ze().zeEventHostSynchronize(foreign->ze.ev, UINT64_MAX);
+    ze().zeEventHostSignal(proxy->ze.ev);
+    event_drop(foreign);
+    event_drop(proxy);
+  }
+  *out = proxy;
+  return UR_RESULT_SUCCESS;
+}
+} // namespace
+
+ur_result_t Command::proxy_event(Event *foreign, Event **out) { return l0::proxy_event(queue_->ctx, foreign, out); }
 
 Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
                  ur_event_handle_t *out_event, bool all_lanes, ordo::uc::lane_hint hint)
@@ -155,6 +241,18 @@ void Command::add_wait(Event *e) {
   if (std::find(held_.begin(), held_.end(), e) != held_.end()) return;
   e->hold();
   held_.push_back(e);
+  if (e->ze.ev && e->ctx->ze != queue_->ctx->ze) {
+    // Level Zero lets a list wait only for events of its own context: an event of this
+    // context stands in, signalled from a host thread once `e` has completed.
+    Event *proxy = nullptr;
+    if (ur_result_t r = proxy_event(e, &proxy)) {
+      if (status_ == UR_RESULT_SUCCESS) status_ = r;
+      return;
+    }
+    held_.push_back(proxy); // its creation holder, dropped when the command completes
+    ze_waits_.push_back(proxy->ze.ev);
+    return;
+  }
   ze_waits_.push_back(e->ze.ev);
   if (e->order_node && e->ctx == queue_->ctx && npreds_ < kMaxPreds) preds_[npreds_++] = e->order_node;
 }
@@ -277,21 +375,93 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
     q->lanes.back()->list = list;
     q->lanes.back()->identity = ordo::so::new_queue_identity();
   }
+  if (result == UR_RESULT_SUCCESS) {
+    try {
+      for (auto &l : q->lanes) register_list(l->list, l->list_lock, ctx, dev);
+    } catch (const std::bad_alloc &) {
+      result = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+  }
+  if (result == UR_RESULT_SUCCESS) result = publish_queue(ctx, q, phQueue);
   if (result != UR_RESULT_SUCCESS) {
     for (auto &l : q->lanes) ze().zeCommandListDestroy(l->list);
     delete q;
-    return result;
   }
+  return result;
+}
+
+// A queue over an immediate command list (the only kind of native queue this adapter
+// makes or takes): urQueueGetNativeHandle's list, or one the program made. It has that
+// one list, shares its lock with every other lane over it, and destroys it only when
+// handed over (isNativeHandleOwned). pProperties->pNext may chain ur_queue_properties_t
+// (the queue's flags) and ur_queue_native_desc_t, whose pNativeData (int32_t) is 1 for
+// an immediate list and 0 for a Level Zero command queue, which is not taken.
+ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
+                                                     ur_device_handle_t hDevice,
+                                                     const ur_queue_native_properties_t *pProperties,
+                                                     ur_queue_handle_t *phQueue) {
+  ORDO_UNWRAP(Context, ctx, hContext);
+  Device *dev = nullptr;
+  if (hDevice) {
+    if (ur_result_t r = unwrap(hDevice, dev)) return r;
+    if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  }
+  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  auto list = reinterpret_cast<ze_command_list_handle_t>(hNativeQueue);
+  if (!list) return UR_RESULT_ERROR_INVALID_NULL_HANDLE; // no Level Zero list is null
+  const bool owned = pProperties && pProperties->isNativeHandleOwned;
+  ur_queue_flags_t flags = 0;
+  for (auto *ext = pProperties ? static_cast<const ur_base_properties_t *>(pProperties->pNext) : nullptr; ext;
+       ext = static_cast<const ur_base_properties_t *>(ext->pNext)) {
+    if (ext->stype == UR_STRUCTURE_TYPE_QUEUE_PROPERTIES) {
+      flags = reinterpret_cast<const ur_queue_properties_t *>(ext)->flags;
+    } else if (ext->stype == UR_STRUCTURE_TYPE_QUEUE_NATIVE_DESC) {
+      const void *data = reinterpret_cast<const ur_queue_native_desc_t *>(ext)->pNativeData;
+      if (data && *static_cast<const int32_t *>(data) != 1) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    }
+  }
+  if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT)) return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  std::shared_ptr<std::mutex> lock;
+  Context *list_ctx = nullptr;
+  Device *list_dev = nullptr;
+  const bool ours = find_list(list, lock, list_ctx, list_dev);
+  if (ours && list_ctx) {
+    if (list_ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT; // a list of another context
+    if (dev && dev != list_dev) return UR_RESULT_ERROR_INVALID_DEVICE;
+    // A queue of ours owns the list: it cannot be handed over a second time.
+    if (owned) return UR_RESULT_ERROR_INVALID_VALUE;
+    dev = list_dev;
+  }
+  if (!dev) {
+    // A list from elsewhere names no device we could ask for (API 1.9's
+    // zeCommandListGetDeviceHandle): the context's only device, if it has one.
+    if (ctx->devices.size() != 1) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+    dev = ctx->devices[0];
+  }
+  auto *q = new (std::nothrow) Queue();
+  if (!q) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   try {
-    std::lock_guard<std::mutex> lock(ctx->queues_mutex);
-    ctx->queues.push_back(q);
+    if (!lock) lock = std::make_shared<std::mutex>();
+    q->ctx = ctx;
+    q->dev = dev;
+    q->flags = flags;
+    q->in_order = !(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE); // one list: in order regardless
+    q->profiling = (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) != 0;
+    q->lanes.push_back(std::make_unique<Lane>(lock));
+    Lane &lane = *q->lanes.back();
+    lane.list = list;
+    lane.owns_list = owned;
+    lane.identity = ordo::so::new_queue_identity();
+    if (!ours) register_list(list, lock, nullptr, nullptr);
   } catch (const std::bad_alloc &) {
-    for (auto &l : q->lanes) ze().zeCommandListDestroy(l->list);
     delete q;
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
-  context_hold(ctx);
-  *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
+  if (ur_result_t r = publish_queue(ctx, q, phQueue)) {
+    delete q;
+    return r;
+  }
   return UR_RESULT_SUCCESS;
 }
 
@@ -330,7 +500,7 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
       event_drop(f.own);
     }
     if (last) event_drop(last);
-    ze().zeCommandListDestroy(l->list);
+    if (l->owns_list) ze().zeCommandListDestroy(l->list);
   }
   queue_drop(q);
   return result;
@@ -363,9 +533,10 @@ ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t 
 ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *pDesc,
                                               ur_native_handle_t *phNativeQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  (void)pDesc;
   if (!phNativeQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  // An out-of-order queue has several lists; the first stands for the queue.
+  // An out-of-order queue has several lists; the first stands for the queue. It is an
+  // immediate list: pNativeData (an int32_t) says so with 1, as urQueueCreateWithNativeHandle reads it.
+  if (pDesc && pDesc->pNativeData) *static_cast<int32_t *>(pDesc->pNativeData) = 1;
   *phNativeQueue = reinterpret_cast<ur_native_handle_t>(q->lanes.empty() ? nullptr : q->lanes[0]->list);
   return UR_RESULT_SUCCESS;
 }

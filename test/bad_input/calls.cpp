@@ -627,7 +627,7 @@ void buffer_read_write(Call &c) {
   c.begin(read ? "urEnqueueMemBufferRead" : "urEnqueueMemBufferWrite");
   ur_queue_handle_t q = pick_queue(c);
   size_t bsize = 0;
-  ur_mem_handle_t m = pick_buffer(c, "hBuffer", bsize);
+  ur_mem_handle_t m = pick_buffer(c, "hBuffer", bsize, false, true);
   bool blocking = c.rng.percent(30);
   c.arg(blocking ? "blocking=true" : "blocking=false");
   size_t offset = 0, size = 0;
@@ -651,8 +651,8 @@ void buffer_copy(Call &c) {
   c.begin("urEnqueueMemBufferCopy");
   ur_queue_handle_t q = pick_queue(c);
   size_t src_size = 0, dst_size = 0;
-  ur_mem_handle_t src = pick_buffer(c, "hBufferSrc", src_size);
-  ur_mem_handle_t dst = pick_buffer(c, "hBufferDst", dst_size);
+  ur_mem_handle_t src = pick_buffer(c, "hBufferSrc", src_size, false, true);
+  ur_mem_handle_t dst = pick_buffer(c, "hBufferDst", dst_size, false, true);
   size_t src_offset = 0, size = 0;
   pick_range(c, src_size, 1, src_offset, size);
   size_t dst_offset = dst_size > size ? c.rng.below(dst_size - size + 1) : 0;

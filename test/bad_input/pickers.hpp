@@ -272,12 +272,18 @@ inline Buffer *pick_buffer_entry(Call &c, bool whole_only = false) {
 }
 
 // A buffer argument; `size` is set to its size (0 when not a live buffer of the context).
-inline ur_mem_handle_t pick_buffer(Call &c, const char *param, size_t &size, bool whole_only = false) {
+// `foreign_open`: a buffer of another context (same device) is one the spec names no
+// error for, and adapters take it for reads, writes and copies (CUDA, HIP, Level Zero).
+inline ur_mem_handle_t pick_buffer(Call &c, const char *param, size_t &size, bool whole_only = false,
+                                   bool foreign_open = false) {
   Buffer *b = pick_buffer_entry(c, whole_only);
   size = 0;
-  ur_mem_handle_t m = pick_handle<ur_mem_handle_t>(
-      c, param, b ? b->mem : nullptr, &c.w.released_mems, c.w.other_buffer,
-      {UR_RESULT_ERROR_INVALID_CONTEXT, UR_RESULT_ERROR_INVALID_MEM_OBJECT, UR_RESULT_ERROR_INVALID_VALUE});
+  ur_mem_handle_t m =
+      foreign_open
+          ? pick_handle<ur_mem_handle_t>(c, param, b ? b->mem : nullptr, &c.w.released_mems, c.w.other_buffer, {})
+          : pick_handle<ur_mem_handle_t>(
+                c, param, b ? b->mem : nullptr, &c.w.released_mems, c.w.other_buffer,
+                {UR_RESULT_ERROR_INVALID_CONTEXT, UR_RESULT_ERROR_INVALID_MEM_OBJECT, UR_RESULT_ERROR_INVALID_VALUE});
   if (b && m == b->mem) size = b->size;
   if (b && m == b->mem && b->sub) c.arg("(a sub-buffer)");
   if (m == c.w.other_buffer) size = 4096;

@@ -2,14 +2,16 @@
 // "UR's own conformance suite"), each kept fixed here through the public API:
 // - a USE_HOST_POINTER buffer is the caller's memory: host writes made after creation
 //   are what a read returns;
-// - a buffer of another context of the same device, on the CUDA and HIP adapters
-//   (docs/cuda.md, "Memory objects"): copies between contexts, chained by events;
+// - a buffer of another context of the same device, on the CUDA, HIP and Level Zero
+//   adapters (docs/cuda.md, docs/level-zero.md, "Memory objects"): copies between
+//   contexts, chained by events of those contexts;
 // - UR_DEVICE_INFO_COMPONENT_DEVICES asked with no buffer and no size pointer (the
 //   adapter's own answer: the validation layer refuses the call by the spec's rules);
 // - urIPCGetPhysMemHandleExp on memory made without UR_PHYSICAL_MEM_FLAG_ENABLE_IPC;
 // - urUSMContextMemcpyExp where the device reports it, and reported on CUDA and HIP;
 // - a sub-device's native handle answers that same sub-device (OpenCL);
 // - a queue on the device where the device reports UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES.
+// - a queue's native handle taken back by urQueueCreateWithNativeHandle (Level Zero).
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -21,6 +23,10 @@
 namespace {
 
 bool is_stream_backend(const urinfo::FoundDevice &d) { return d.backend_name == "cuda" || d.backend_name == "hip"; }
+// The adapters that take a buffer of another context of the queue's device.
+bool takes_other_contexts_buffers(const urinfo::FoundDevice &d) {
+  return is_stream_backend(d) || d.backend_name == "level_zero";
+}
 
 class urURCtsRegressionTest : public conf::QueueTest {};
 
@@ -68,12 +74,14 @@ TEST_P(urURCtsRegressionTest, UseHostPointerBuffersSharingAPage) {
 // context i's queue, a copy from context i's buffer into context i+1's, each waiting for
 // the previous copy's event. The UR spec names no error for a buffer of another context
 // (urEnqueueMemBufferCopy lists INVALID_MEM_OBJECT with no condition); the CUDA and HIP
-// adapters take one whose context has the queue's device (docs/cuda.md). The other
-// adapters refuse it with INVALID_MEM_OBJECT (mem_buffer.cpp) and skip here.
+// adapters take one whose context has the queue's device (docs/cuda.md), Level Zero in
+// reads, writes and copies (done on the host, each buffer by its own context, the events
+// of the other contexts waited for on the host: docs/level-zero.md). The other adapters
+// refuse it with INVALID_MEM_OBJECT (mem_buffer.cpp) and skip here.
 TEST_P(urURCtsRegressionTest, CopyBetweenContextsOfOneDevice) {
-  if (!is_stream_backend(found()))
+  if (!takes_other_contexts_buffers(found()))
     GTEST_SKIP() << found().backend_name << " refuses a buffer of another context (INVALID_MEM_OBJECT), as the spec "
-                 << "allows; only the CUDA and HIP adapters take one of the same device";
+                 << "allows; only the CUDA, HIP and Level Zero adapters take one of the same device";
   constexpr size_t kContexts = 3, kCount = 1024, kBytes = kCount * sizeof(uint32_t);
   ur_device_handle_t dev = device();
   std::vector<ur_context_handle_t> contexts(kContexts, nullptr);
@@ -116,7 +124,62 @@ TEST_P(urURCtsRegressionTest, CopyBetweenContextsOfOneDevice) {
     // A read of another context's buffer on this queue, too.
     ASSERT_SUCCESS(urEnqueueMemBufferRead(queues[0], buffers[1], true, 0, kBytes, out.data(), 0, nullptr, nullptr));
     EXPECT_EQ(std::vector<uint32_t>(kCount, 100u), out);
+    // And a write into another context's buffer, read back through its own queue.
+    std::vector<uint32_t> in(kCount, 7u);
+    ASSERT_SUCCESS(urEnqueueMemBufferWrite(queues[0], buffers[2], true, 0, kBytes, in.data(), 0, nullptr, nullptr));
+    ASSERT_SUCCESS(urEnqueueMemBufferRead(queues[2], buffers[2], true, 0, kBytes, out.data(), 0, nullptr, nullptr));
+    EXPECT_EQ(in, out);
   }
+}
+
+// UR's urQueueCreateWithNativeHandleTest.{Success, SuccessWithProperties}: the native
+// handle urQueueGetNativeHandle hands out is taken back by urQueueCreateWithNativeHandle
+// (no properties, and not owned), for an in-order and an out-of-order queue. The new
+// queue is of the context, runs commands, is ordered with the original by events, and
+// its release leaves the original working.
+TEST_P(urURCtsRegressionTest, QueueFromItsNativeHandle) {
+  constexpr size_t kBytes = 4096;
+  ur_mem_handle_t buffer = nullptr;
+  ASSERT_SUCCESS(urMemBufferCreate(context, UR_MEM_FLAG_READ_WRITE, kBytes, nullptr, &buffer));
+  for (ur_queue_flags_t flags : {ur_queue_flags_t(0), ur_queue_flags_t(UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE)}) {
+    SCOPED_TRACE(flags ? "out-of-order queue" : "in-order queue");
+    ur_queue_properties_t qp{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr, flags};
+    ur_queue_handle_t original = nullptr;
+    ASSERT_SUCCESS(urQueueCreate(context, device(), &qp, &original));
+    ur_native_handle_t native = 0;
+    ur_result_t r = urQueueGetNativeHandle(original, nullptr, &native);
+    if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+      EXPECT_SUCCESS(urQueueRelease(original));
+      EXPECT_SUCCESS(urMemRelease(buffer));
+      GTEST_SKIP() << found().label() << " hands out no native queue handle";
+    }
+    ASSERT_SUCCESS(r);
+    ur_queue_native_properties_t keep{UR_STRUCTURE_TYPE_QUEUE_NATIVE_PROPERTIES, nullptr, false};
+    for (const ur_queue_native_properties_t *props : {static_cast<const ur_queue_native_properties_t *>(nullptr),
+                                                      static_cast<const ur_queue_native_properties_t *>(&keep)}) {
+      ur_queue_handle_t q = nullptr;
+      r = urQueueCreateWithNativeHandle(native, context, device(), props, &q);
+      EXPECT_SUCCESS(r) << "the native handle urQueueGetNativeHandle gave, " << (props ? "not owned" : "no properties");
+      if (r != UR_RESULT_SUCCESS) continue;
+      ur_context_handle_t q_context = nullptr;
+      EXPECT_SUCCESS(urQueueGetInfo(q, UR_QUEUE_INFO_CONTEXT, sizeof q_context, &q_context, nullptr));
+      EXPECT_EQ(context, q_context);
+      // A write on the original, then a read on the new queue that waits for it.
+      std::vector<uint8_t> in(kBytes), out(kBytes, 0);
+      for (size_t i = 0; i < kBytes; ++i) in[i] = uint8_t(i * 7 + (props ? 1 : 2) + flags);
+      ur_event_handle_t written = nullptr;
+      ASSERT_SUCCESS(urEnqueueMemBufferWrite(original, buffer, false, 0, kBytes, in.data(), 0, nullptr, &written));
+      ASSERT_SUCCESS(urEnqueueMemBufferRead(q, buffer, true, 0, kBytes, out.data(), 1, &written, nullptr));
+      EXPECT_EQ(in, out);
+      EXPECT_SUCCESS(urEventRelease(written));
+      EXPECT_SUCCESS(urQueueFinish(q));
+      EXPECT_SUCCESS(urQueueRelease(q));
+    }
+    EXPECT_SUCCESS(urEnqueueEventsWait(original, 0, nullptr, nullptr)) << "the original still works";
+    EXPECT_SUCCESS(urQueueFinish(original));
+    EXPECT_SUCCESS(urQueueRelease(original));
+  }
+  EXPECT_SUCCESS(urMemRelease(buffer));
 }
 
 // UR's urDeviceGetInfoComponentDevicesTest.SuccessComponentDevices: a device that is not
