@@ -4,6 +4,7 @@
 
 #include "common.hpp"
 #include "entry_points.hpp"
+#include "ordo/device_info.hpp"
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
 
@@ -270,21 +271,8 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_GPU_EU_COUNT_PER_SUBSLICE: return out.value(p.numEUsPerSubslice);
   case UR_DEVICE_INFO_GPU_SUBSLICES_PER_SLICE: return out.value(p.numSubslicesPerSlice);
   case UR_DEVICE_INFO_GPU_HW_THREADS_PER_EU: return out.value(p.numThreadsPerEU);
-  // Sysman readings, Windows-only identifiers and newer device properties.
-  case UR_DEVICE_INFO_IP_VERSION:
-  case UR_DEVICE_INFO_CURRENT_CLOCK_THROTTLE_REASONS:
-  case UR_DEVICE_INFO_FAN_SPEED:
-  case UR_DEVICE_INFO_MIN_POWER_LIMIT:
-  case UR_DEVICE_INFO_MAX_POWER_LIMIT:
-  case UR_DEVICE_INFO_LUID:
-  case UR_DEVICE_INFO_NODE_MASK:
-  case UR_DEVICE_INFO_XE_STACK_COUNT:
-  case UR_DEVICE_INFO_XE_REGIONS_PER_STACK:
-  case UR_DEVICE_INFO_XE_CLUSTERS_PER_REGION:
-  case UR_DEVICE_INFO_XE_CORES_PER_CLUSTER:
-  case UR_DEVICE_INFO_EUS_PER_XE_CORE:
-  case UR_DEVICE_INFO_MAX_LANES_PER_HW_THREAD: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  // Sysman readings, Windows-only identifiers, newer device properties: the shared default.
+  default: return ordo::device_info_default(propName);
   }
 }
 

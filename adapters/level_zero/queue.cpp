@@ -15,6 +15,7 @@
 #include "entry_points.hpp"
 #include "ordo/host_threads.hpp"
 #include "ordo/info.hpp"
+#include "ordo/queue_rules.hpp"
 
 namespace ordo::l0 {
 
@@ -341,20 +342,9 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
   ORDO_UNWRAP(Device, dev, hDevice);
   if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+  // Device-side enqueue does not exist here; one compute queue index per device.
+  if (ur_result_t r = ordo::check_queue_properties(pProperties)) return r;
   ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
-  if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if ((flags & UR_QUEUE_FLAG_PRIORITY_HIGH) && (flags & UR_QUEUE_FLAG_PRIORITY_LOW))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  if ((flags & UR_QUEUE_FLAG_SUBMISSION_BATCHED) && (flags & UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  for (auto *ext = pProperties ? static_cast<const ur_base_properties_t *>(pProperties->pNext) : nullptr; ext;
-       ext = static_cast<const ur_base_properties_t *>(ext->pNext)) {
-    if (ext->stype == UR_STRUCTURE_TYPE_QUEUE_INDEX_PROPERTIES &&
-        reinterpret_cast<const ur_queue_index_properties_t *>(ext)->computeIndex != 0)
-      return UR_RESULT_ERROR_INVALID_VALUE;
-  }
   auto *q = new Queue();
   q->ctx = ctx;
   q->dev = dev;
