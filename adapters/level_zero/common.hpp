@@ -42,22 +42,9 @@ struct Program;
 struct Mem;
 class Command;
 
-// The handle types ur_common's templates work on; each hooks struct derives from it.
-struct handle_types {
-  using Adapter = l0::Adapter;
-  using Platform = l0::Platform;
-  using Device = l0::Device;
-  using Context = l0::Context;
-  using Queue = l0::Queue;
-  using Program = l0::Program;
-  using Command = l0::Command;
-};
+using handle_types = ordo::uc::handle_types_of<Adapter, Platform, Device, Context, Queue, Program, Command>;
 
-struct Adapter : object {
-  static constexpr handle_kind kKind = handle_kind::adapter;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_ARGUMENT;
-  Adapter() : object(kKind) {}
-};
+struct Adapter : ordo::uc::adapter_object {};
 ORDO_HANDLE_CHECK(Adapter);
 
 // Properties read once at discovery.

@@ -9,6 +9,7 @@
 
 #include "ordo/logger.hpp"
 #include "ordo/object.hpp"
+#include "ur_common/handles.hpp"
 #include "ordo_so/layer.hpp"
 #include "ur_ddi.h"
 
@@ -21,19 +22,9 @@ struct Platform;
 struct Device;
 struct Context;
 
-// The handle types ur_common's templates work on; each hooks struct derives from it.
-struct handle_types {
-  using Adapter = template_adapter::Adapter;
-  using Platform = template_adapter::Platform;
-  using Device = template_adapter::Device;
-  using Context = template_adapter::Context;
-};
+using handle_types = ordo::uc::handle_types_of<Adapter, Platform, Device, Context>;
 
-struct Adapter : object {
-  static constexpr handle_kind kKind = handle_kind::adapter;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_ARGUMENT;
-  Adapter() : object(kKind) {}
-};
+struct Adapter : ordo::uc::adapter_object {};
 ORDO_HANDLE_CHECK(Adapter);
 
 // What discovery learns about a device once; a vendor fills it from the driver.

@@ -42,22 +42,9 @@ struct Mem;
 struct Adapter;
 class Command;
 
-// The handle types ur_common's templates work on; each hooks struct derives from it.
-struct handle_types {
-  using Adapter = sb::Adapter;
-  using Platform = sb::Platform;
-  using Device = sb::Device;
-  using Context = sb::Context;
-  using Queue = sb::Queue;
-  using Program = sb::Program;
-  using Command = sb::Command;
-};
+using handle_types = ordo::uc::handle_types_of<Adapter, Platform, Device, Context, Queue, Program, Command>;
 
-struct Adapter : object {
-  static constexpr handle_kind kKind = handle_kind::adapter;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_ARGUMENT;
-  Adapter() : object(kKind) {}
-};
+struct Adapter : ordo::uc::adapter_object {};
 ORDO_HANDLE_CHECK(Adapter);
 
 // Driver events are recycled per device: a command's event comes from here and goes

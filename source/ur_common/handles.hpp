@@ -1,5 +1,6 @@
-// Small pieces every adapter on ur_common shares: lane hints and stream-ordered alloc
-// affinity. Handles, their holders and unwrap are the one object model (ordo/object.hpp).
+// Small pieces every adapter on ur_common shares: the handle-type list its templates
+// read, the adapter handle, lane hints and stream-ordered alloc affinity. Handles, their
+// holders and unwrap are the one object model (ordo/object.hpp).
 #pragma once
 
 #include <atomic>
@@ -10,6 +11,27 @@
 #include "ur_api.h"
 
 namespace ordo::uc {
+
+// The handle types ur_common's templates work on; an adapter names its own once
+// (`using handle_types = handle_types_of<...>;`) and each hooks struct derives from it.
+// An adapter without queues, programs or commands yet leaves those void.
+template <class A, class P, class D, class C, class Q = void, class Pr = void, class Cmd = void> struct handle_types_of {
+  using Adapter = A;
+  using Platform = P;
+  using Device = D;
+  using Context = C;
+  using Queue = Q;
+  using Program = Pr;
+  using Command = Cmd;
+};
+
+// An adapter handle that keeps nothing of its own: one per adapter library, its user
+// count driven by urAdapterGet/Retain/Release (ur_common/adapter.hpp).
+struct adapter_object : object {
+  static constexpr handle_kind kKind = handle_kind::adapter;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_ARGUMENT;
+  adapter_object() : object(kKind) {}
+};
 
 // Where a command should go on a queue of several in-order lanes (streams, command
 // lists); a `lane` out of range means wherever the adapter would put it.
