@@ -114,12 +114,10 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_PLATFORM: return out.value(platform_handle());
   case UR_DEVICE_INFO_REFERENCE_COUNT: return out.value(uint32_t{1});
   case UR_DEVICE_INFO_AVAILABLE: return out.boolean(true);
-  case UR_DEVICE_INFO_COMPILER_AVAILABLE: return out.boolean(false);
   case UR_DEVICE_INFO_LINKER_AVAILABLE: return out.boolean(true);
   case UR_DEVICE_INFO_ENDIAN_LITTLE: return out.boolean(true);
   case UR_DEVICE_INFO_ADDRESS_BITS: return out.value(uint32_t{64});
   case UR_DEVICE_INFO_MAX_CLOCK_FREQUENCY: return out.value(cpu.max_clock_mhz);
-  case UR_DEVICE_INFO_IS_INTEGRATED_GPU: return out.boolean(false);
 
   // ---- compute ----
   case UR_DEVICE_INFO_MAX_COMPUTE_UNITS:
@@ -137,7 +135,6 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_MAX_WORK_GROUPS: return out.value(SIZE_MAX);
   case UR_DEVICE_INFO_MAX_NUM_SUB_GROUPS: return out.value(static_cast<uint32_t>(kMaxWorkGroupSize));
   case UR_DEVICE_INFO_SUB_GROUP_SIZES_INTEL: return out.value(uint32_t{1}); // one item per sub-group
-  case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return out.boolean(false);
   case UR_DEVICE_INFO_MAX_PARAMETER_SIZE: return out.value(kMaxParameterSize);
   case UR_DEVICE_INFO_MAX_CONSTANT_ARGS: return out.value(static_cast<uint32_t>(kMaxParameterSize / sizeof(void *)));
   case UR_DEVICE_INFO_EXECUTION_CAPABILITIES:
@@ -146,18 +143,11 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
     return out.value(ur_kernel_launch_properties_flags_t{UR_KERNEL_LAUNCH_PROPERTIES_FLAG_WORK_GROUP_MEMORY |
                                                          UR_KERNEL_LAUNCH_PROPERTIES_FLAG_OPPORTUNISTIC_QUEUE_SERIALIZE});
   case UR_DEVICE_INFO_PRINTF_BUFFER_SIZE: return out.value(SIZE_MAX); // kernels call the C library's printf
-  case UR_DEVICE_INFO_PREFERRED_INTEROP_USER_SYNC: return out.boolean(false);
-  case UR_DEVICE_INFO_KERNEL_SET_SPECIALIZATION_CONSTANTS:
-  case UR_DEVICE_INFO_PROGRAM_SET_SPECIALIZATION_CONSTANTS: return out.boolean(false);
-  case UR_DEVICE_INFO_USE_NATIVE_ASSERT: return out.boolean(false);
-  case UR_DEVICE_INFO_ESIMD_SUPPORT: return out.boolean(false);
 
   // ---- floating point and vectors ----
   case UR_DEVICE_INFO_SINGLE_FP_CONFIG:
   case UR_DEVICE_INFO_DOUBLE_FP_CONFIG: return out.value(fp_config());
   case UR_DEVICE_INFO_HALF_FP_CONFIG: return out.value(ur_device_fp_capability_flags_t{0});
-  case UR_DEVICE_INFO_BFLOAT16:
-  case UR_DEVICE_INFO_BFLOAT16_CONVERSIONS_NATIVE: return out.boolean(false);
   case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_CHAR:
   case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_CHAR: return out.value(vector_width(1));
   case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_SHORT:
@@ -187,7 +177,6 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
     return out.value(cpu.l3_size ? cpu.l3_size : cpu.l2_size ? cpu.l2_size : cpu.l1d_size);
   case UR_DEVICE_INFO_LOCAL_MEM_TYPE: return out.value(UR_DEVICE_LOCAL_MEM_TYPE_GLOBAL);
   case UR_DEVICE_INFO_LOCAL_MEM_SIZE: return out.value(local_memory_size());
-  case UR_DEVICE_INFO_ERROR_CORRECTION_SUPPORT: return out.boolean(false);
   case UR_DEVICE_INFO_HOST_UNIFIED_MEMORY: return out.boolean(true);
   case UR_DEVICE_INFO_USM_HOST_SUPPORT:
   case UR_DEVICE_INFO_USM_DEVICE_SUPPORT:
@@ -197,14 +186,11 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_USM_POOL_SUPPORT: return out.boolean(true);
   case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(true); // pool_hooks.cpp, async_alloc.cpp
   case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT: return out.boolean(true); // virtual_mem.cpp, physical_mem.cpp
-  case UR_DEVICE_INFO_GLOBAL_VARIABLE_SUPPORT: return out.boolean(false);
   case UR_DEVICE_INFO_ATOMIC_64: return out.boolean(true);
   case UR_DEVICE_INFO_ATOMIC_MEMORY_ORDER_CAPABILITIES:
   case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES: return out.value(kMemoryOrders);
   case UR_DEVICE_INFO_ATOMIC_MEMORY_SCOPE_CAPABILITIES:
   case UR_DEVICE_INFO_ATOMIC_FENCE_SCOPE_CAPABILITIES: return out.value(kMemoryScopes);
-  case UR_DEVICE_INFO_MEM_CHANNEL_SUPPORT: return out.boolean(false);
-  case UR_DEVICE_INFO_HOST_PIPE_READ_WRITE_SUPPORT: return out.boolean(false);
 
   // ---- queues and timers ----
   case UR_DEVICE_INFO_QUEUE_PROPERTIES:
@@ -212,11 +198,8 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES: return out.value(ur_queue_flags_t{0});
   case UR_DEVICE_INFO_MAX_COMPUTE_QUEUE_INDICES: return out.value(uint32_t{1});
   case UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION: return out.value(timer_resolution_ns());
-  case UR_DEVICE_INFO_ASYNC_BARRIER: return out.boolean(false);
 
-  // ---- images and samplers: none ----
-  case UR_DEVICE_INFO_IMAGE_SUPPORT:
-  case UR_DEVICE_INFO_IMAGE_SRGB: return out.boolean(false);
+  // ---- images and samplers: none (IMAGE_SUPPORT: false by the shared default) ----
   case UR_DEVICE_INFO_MAX_READ_IMAGE_ARGS:
   case UR_DEVICE_INFO_MAX_WRITE_IMAGE_ARGS:
   case UR_DEVICE_INFO_MAX_READ_WRITE_IMAGE_ARGS:
@@ -235,7 +218,6 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES: return out.value(uint32_t{0});
   case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN: return out.value(ur_device_affinity_domain_flags_t{0});
   case UR_DEVICE_INFO_PARTITION_TYPE: return out.bytes(&kNothing, 0);
-  case UR_DEVICE_INFO_BUILD_ON_SUBDEVICE: return out.boolean(false);
   case UR_DEVICE_INFO_COMPONENT_DEVICES: return out.bytes(&kNothing, 0);
   case UR_DEVICE_INFO_COMPOSITE_DEVICE: return out.value(ur_device_handle_t{nullptr});
 
@@ -253,46 +235,12 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return out.boolean(true);               // source/derived/peer_access.cpp
   case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP: return out.boolean(true);   // ipc_physical_mem.cpp
   case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return out.value(ordo::cb::kUpdateCapabilities);
-  case UR_DEVICE_INFO_BINDLESS_IMAGES_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_IMAGES_SHARED_USM_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_IMAGES_1D_USM_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_IMAGES_2D_USM_SUPPORT_EXP:
-  case UR_DEVICE_INFO_MIPMAP_SUPPORT_EXP:
-  case UR_DEVICE_INFO_MIPMAP_ANISOTROPY_SUPPORT_EXP:
-  case UR_DEVICE_INFO_MIPMAP_LEVEL_REFERENCE_SUPPORT_EXP:
-  case UR_DEVICE_INFO_EXTERNAL_MEMORY_IMPORT_SUPPORT_EXP:
-  case UR_DEVICE_INFO_EXTERNAL_SEMAPHORE_IMPORT_SUPPORT_EXP:
-  case UR_DEVICE_INFO_CUBEMAP_SUPPORT_EXP:
-  case UR_DEVICE_INFO_CUBEMAP_SEAMLESS_FILTERING_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_1D_USM_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_1D_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_2D_USM_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_2D_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_SAMPLED_IMAGE_FETCH_3D_SUPPORT_EXP:
-  case UR_DEVICE_INFO_IMAGE_ARRAY_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_UNIQUE_ADDRESSING_PER_DIM_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_SAMPLE_1D_USM_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_SAMPLE_2D_USM_SUPPORT_EXP:
-  case UR_DEVICE_INFO_BINDLESS_IMAGES_GATHER_SUPPORT_EXP:
-  case UR_DEVICE_INFO_DEVICE_WAIT_SUPPORT_EXP:
-  case UR_DEVICE_INFO_DYNAMIC_LINK_SUPPORT_EXP:
-  case UR_DEVICE_INFO_IPC_MEMORY_SUPPORT_EXP:
-  case UR_DEVICE_INFO_IPC_EVENT_SUPPORT_EXP:
-  case UR_DEVICE_INFO_MEMORY_EXPORT_EXPORTABLE_DEVICE_MEM_EXP:
-  case UR_DEVICE_INFO_MULTI_DEVICE_COMPILE_SUPPORT_EXP:
-  case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP:
-  case UR_DEVICE_INFO_LOW_POWER_EVENTS_SUPPORT_EXP:
-  case UR_DEVICE_INFO_ENQUEUE_NATIVE_COMMAND_SUPPORT_EXP:
-  case UR_DEVICE_INFO_CLOCK_SUB_GROUP_SUPPORT_EXP:
-  case UR_DEVICE_INFO_CLOCK_WORK_GROUP_SUPPORT_EXP:
-  case UR_DEVICE_INFO_CLOCK_DEVICE_SUPPORT_EXP:
-  case UR_DEVICE_INFO_PER_EVENT_PROFILING_SUPPORT_EXP: return out.boolean(false);
 
   // Everything else: queries meaningless for a CPU (memory clock, UUID, PCI address, the
   // GPU_* and XE_* topology, power and fan, LUID and node mask, image pitch and linear
   // image limits, mipmap anisotropy) answer UNSUPPORTED_ENUMERATION, and a value that is
   // no ur_device_info_t of the spec INVALID_ENUMERATION (ordo/device_info.hpp).
-  default: return ordo::device_info_default(propName);
+  default: return ordo::device_info_default(propName, out);
   }
 }
 

@@ -83,11 +83,6 @@ ur_result_t UR_APICALL device_info(ur_device_handle_t hDevice, ur_device_info_t 
   case UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT:
   case UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT: return out.value(usm);
   case UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT: return out.value(ur_device_usm_access_capability_flags_t{0});
-  case UR_DEVICE_INFO_USM_POOL_SUPPORT: return out.boolean(false);
-  case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(false);
-  case UR_DEVICE_INFO_IMAGE_SUPPORT: return out.boolean(false);
-  case UR_DEVICE_INFO_COMPILER_AVAILABLE: return out.boolean(false);
-  case UR_DEVICE_INFO_LINKER_AVAILABLE: return out.boolean(false);
   case UR_DEVICE_INFO_PARENT_DEVICE: return out.value(ur_device_handle_t{nullptr});
   case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES: return out.value(uint32_t{0});
   // Empty lists: no partitioning offered, and a root device was made by none.
@@ -95,7 +90,7 @@ ur_result_t UR_APICALL device_info(ur_device_handle_t hDevice, ur_device_info_t 
   case UR_DEVICE_INFO_PARTITION_TYPE: return out.array(no_partition_properties, 0);
   // The rest: UNSUPPORTED_ENUMERATION for a query of the spec, INVALID_ENUMERATION for
   // a value that is none (ordo/device_info.hpp).
-  default: return ordo::device_info_default(propName);
+  default: return ordo::device_info_default(propName, out);
   }
 }
 

@@ -94,6 +94,11 @@ def device_info(spec):
             continue
         o.append("  case %s:" % e["name"])
     o += ["    return true;", "  default:", "    return false;", "  }", "}", "",
+          "bool is_device_info_bool(ur_device_info_t value) {", "  switch (value) {"]
+    for e in etors:
+        if e.get("type") == "ur_bool_t":
+            o.append("  case %s:" % e["name"])
+    o += ["    return true;", "  default:", "    return false;", "  }", "}", "",
           "} // namespace ordo", ""]
     return "\n".join(o)
 
