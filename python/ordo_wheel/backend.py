@@ -170,7 +170,7 @@ def _metadata(name, version):
     readme = (ROOT / "docs" / "python.md").read_text() if (ROOT / "docs" / "python.md").exists() else ""
     return (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
             "Summary: Ordo: a Unified Runtime loader and adapters for the DPC++ runtime, dpctl and dpnp\n"
-            "Requires-Python: >=3.9\nDescription-Content-Type: text/markdown\n\n" + readme)
+            "License: Apache-2.0\nRequires-Python: >=3.9\nDescription-Content-Type: text/markdown\n\n" + readme)
 
 
 def get_requires_for_build_wheel(config_settings=None):
