@@ -134,6 +134,10 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::si
 }
 
 ordered_pool::impl::~impl() {
+  for (std::size_t i = 0; i < cache_count_; ++i) // blocks are live to the core: theirs are below
+    if (cache_[i].event)
+      be_.release_event(cache_[i].event);
+  cache_count_ = 0;
   for (chunk *c : chunks_) {
     for (block *b = c->first; b;) {
       block *n = b->next;
@@ -175,6 +179,9 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   if (rq.size > huge || align > huge)
     return status::out_of_memory;
   const std::size_t need = align_up(rq.size, block_granule);
+  // A closed pool has nothing live, so nothing cached: the cache never answers for it.
+  if (cache_alloc(rq, need, align, out))
+    return status::success;
 
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   if (closed_)
@@ -187,7 +194,9 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   if (live && live->event) {
     s.source = alloc_source::ordered;
   } else if (!live) {
-    if (!flush_quick() || !stock_up(alloc_nodes, alloc_blocks))
+    // As the quick list: a miss puts cached blocks back first, so that the search
+    // (and growth) sees every freed block.
+    if (!drain_cache(false) || !flush_quick() || !stock_up(alloc_nodes, alloc_blocks))
       return status::out_of_memory;
     live = find_memory(s, undo);
     if (!live)
@@ -253,8 +262,11 @@ block *ordered_pool::impl::find_memory(search &s, alloc_undo &undo) {
 }
 
 status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_only, std::size_t *block_size) {
-  std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   const std::uintptr_t addr = as_uint(ptr);
+  status cached = status::success;
+  if (cache_free(addr, rel, live_only, cached, block_size))
+    return cached;
+  std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   if (live_only && !live_index_.find(addr))
     return status::not_owned;
   if (!stock_up(free_nodes, 0))
@@ -266,11 +278,27 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
   // not live is reported as a double free.
   if (b->state != block_state::live)
     return status::double_free;
+  if (cache_count_ != 0) {
+    std::lock_guard<cache_lock> hold_cache(cache_mu_);
+    const int i = cache_find(b);
+    if (i >= 0 && !cache_[i].lent) // freed already, waiting in the cache
+      return live_only ? status::not_owned : status::double_free;
+    if (i >= 0 && b->addr == addr)
+      unlend(std::size_t(i)); // the core frees it: its taken-over release goes with it
+  }
   if (b->addr != addr)
     return status::not_block_start;
   const std::size_t k = inherited_count(b);
   if (!rel.event && k > 1 && !stock_up(free_nodes + 6 * k, 2 * k))
     return status::out_of_memory;
+  if (rel.event && cache_count_ != 0 && !stock_up(3 * free_nodes, 0)) // two neighbours may go back
+    return status::out_of_memory;
+  if (cache_keep(b, rel)) { // else cached neighbours it would merge with are back in the core
+    budget_->sub_used(b->size);
+    if (block_size)
+      *block_size = b->size;
+    return status::success;
+  }
   // A block that does not stay whole in the quick list merges with its neighbours
   // as ever: they must be in the indexes first.
   const bool quick = quick_eligible(b, rel);
@@ -296,10 +324,15 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
   // releases it took over: they are no longer needed.
   drop_inherited(b);
   be_.retain_event(rel.event);
-  b->state = block_state::pending;
   b->event = rel.event;
   b->queue = rel.queue;
   b->in_order = rel.in_order && rel.queue;
+  make_pending(b);
+  return status::success;
+}
+
+void ordered_pool::impl::make_pending(block *b) {
+  b->state = block_state::pending;
   ++pending_count_;
   if (b->in_order) {
     // Frees recorded earlier on the same in-order queue complete before
@@ -324,7 +357,6 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
     }
   }
   index(b);
-  return status::success;
 }
 
 status ordered_pool::impl::cancel(const alloc_result &res) {
@@ -334,6 +366,21 @@ status ordered_pool::impl::cancel(const alloc_result &res) {
     return status::not_owned;
   if (b->state != block_state::live)
     return status::double_free;
+  if (cache_count_ != 0) {
+    std::lock_guard<cache_lock> hold_cache(cache_mu_);
+    const int i = cache_find(b);
+    if (i >= 0 && !cache_[i].lent)
+      return status::double_free;
+    if (i >= 0 && b->addr == as_uint(res.ptr)) {
+      // Lent by the cache for this alloc: it goes back as it was (its release too).
+      cache_entry &e = cache_[i];
+      e.lent = false;
+      e.requested = 0;
+      budget_->sub_used(e.size);
+      budget_->undo_used_high(res.undo.used_high_before, res.undo.used_high_set);
+      return status::success;
+    }
+  }
   if (b->addr != as_uint(res.ptr))
     return status::not_block_start;
   const std::size_t k = inherited_count(b);
@@ -357,6 +404,7 @@ std::size_t ordered_pool::impl::release_to(std::size_t keep, bool use_threshold)
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   if (use_threshold)
     keep = budget_->release_threshold();
+  drain_cache(true); // cached blocks, like quick ones, keep their chunks busy
   flush_quick(); // quick blocks keep their chunks from looking wholly free
   collect_locked();
   std::size_t released = 0;
@@ -373,6 +421,7 @@ std::size_t ordered_pool::impl::release_to(std::size_t keep, bool use_threshold)
 
 void ordered_pool::impl::forget_queue(queue_id q) {
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
+  drain_lane(q);
   flush_quick(); // quick blocks carry their queue too
   auto it = pending_queue_.lower_bound(by_queue::type{as_uint(q), 0, 0});
   while (it != pending_queue_.end() && (*it)->queue == q) {
@@ -388,8 +437,17 @@ bool ordered_pool::impl::lookup(const void *ptr, block_info &out) const {
   const block *b = containing(as_uint(ptr));
   if (!b || b->state != block_state::live)
     return false;
+  std::size_t requested = b->requested;
+  if (cache_count_ != 0) {
+    std::lock_guard<cache_lock> hold_cache(cache_mu_);
+    const int i = cache_find(b);
+    if (i >= 0 && !cache_[i].lent)
+      return false; // freed: answered like any freed block
+    if (i >= 0)
+      requested = cache_[i].requested;
+  }
   out.base = reinterpret_cast<void *>(b->addr);
-  out.size = b->requested;
+  out.size = requested;
   out.block_size = b->size;
   return true;
 }
@@ -424,6 +482,7 @@ void ordered_pool::forget_taken_over() { impl_->forget_taken_over(); }
 std::size_t ordered_pool::release_above_threshold() { return impl_->release_to(0, true); }
 std::size_t ordered_pool::trim_to(std::size_t keep) { return impl_->release_to(keep, false); }
 void ordered_pool::forget_queue(queue_id q) { impl_->forget_queue(q); }
+void ordered_pool::drop_lane(queue_id q) { impl_->drop_lane(q); }
 bool ordered_pool::lookup(const void *ptr, block_info &out) const {
   return impl_->lookup(ptr, out);
 }

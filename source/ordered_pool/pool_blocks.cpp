@@ -458,3 +458,233 @@ void ordered_pool::impl::release_now(block *b) {
 }
 
 } // namespace ordo::pool
+
+// --- the lane cache (pool_impl.hpp says what an entry is) ---------------------------
+
+namespace ordo::pool {
+
+std::size_t ordered_pool::impl::cached_blocks(bool with_event_only) const {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < cache_count_; ++i)
+    if (!cache_[i].lent && (!with_event_only || cache_[i].event))
+      ++n;
+  return n;
+}
+
+int ordered_pool::impl::cache_find(const block *b) const {
+  for (std::size_t i = 0; i < cache_count_; ++i)
+    if (cache_[i].b == b)
+      return int(i);
+  return -1;
+}
+
+// Keeps the order (newest last): an alloc takes the most recently freed block first.
+void ordered_pool::impl::cache_erase(std::size_t i) {
+  for (; i + 1 < cache_count_; ++i)
+    cache_[i] = cache_[i + 1];
+  cache_[--cache_count_] = cache_entry{};
+  cache_hint_.store(cache_count_, std::memory_order_release);
+}
+
+bool ordered_pool::impl::cache_alloc(const alloc_request &rq, std::size_t need, std::size_t align,
+                                     alloc_result &out) {
+  if (cache_hint_.load(std::memory_order_acquire) == 0)
+    return false;
+  std::lock_guard<cache_lock> hold_cache(cache_mu_);
+  for (std::size_t i = cache_count_; i-- > 0;) {
+    cache_entry &e = cache_[i];
+    if (e.lent || e.size != need || (e.addr & (align - 1)) != 0)
+      continue;
+    alloc_source source = alloc_source::free_block;
+    if (e.event) {
+      // Rule 1 without asking the backend, as the quick list: the same in-order queue
+      // or the wait list. Else rule 2: a completed release orders nothing any more.
+      const bool same_lane = rq.in_order && rq.queue && e.in_order && e.queue == rq.queue;
+      if (cfg_.reuse_ordered && (same_lane || in_wait_list(rq, e.event))) {
+        source = alloc_source::ordered; // the release stays with the block (taken over)
+      } else if (cfg_.reuse_completed && be_.event_complete(e.event)) {
+        be_.release_event(e.event);
+        e.event = nullptr;
+        e.queue = nullptr;
+        e.in_order = false;
+        source = alloc_source::completed;
+      } else {
+        continue;
+      }
+    }
+    e.lent = true;
+    e.requested = rq.size;
+    alloc_undo undo;
+    budget_->add_used(e.size, &undo.used_high_before, &undo.used_high_set);
+    out.ptr = reinterpret_cast<void *>(e.addr);
+    out.block_size = e.size;
+    out.needs_zero = cfg_.zero_init;
+    out.dependencies_added = 0;
+    out.source = source;
+    out.undo = undo;
+    return true;
+  }
+  return false;
+}
+
+bool ordered_pool::impl::cache_free(std::uintptr_t addr, const release_info &rel, bool live_only, status &st,
+                                    std::size_t *block_size) {
+  if (cache_hint_.load(std::memory_order_acquire) == 0)
+    return false;
+  std::lock_guard<cache_lock> hold_cache(cache_mu_);
+  std::size_t i = 0;
+  while (i < cache_count_ && cache_[i].addr != addr)
+    ++i;
+  if (i == cache_count_)
+    return false;
+  cache_entry &e = cache_[i];
+  if (!e.lent) {
+    st = live_only ? status::not_owned : status::double_free; // as the core answers for a freed block
+    return true;
+  }
+  // What free() would keep: a release rule 1 can hand back by queue order, or none
+  // (then the block's own taken-over release must have completed: else it goes back
+  // pending on it, which is the core's to do).
+  if (rel.event ? !(rel.in_order && rel.queue) : (e.event && !be_.event_complete(e.event)))
+    return false;
+  const queue_id lane = rel.event ? rel.queue : nullptr;
+  std::size_t on_lane = 0;
+  for (std::size_t j = 0; j < cache_count_; ++j)
+    if (!cache_[j].lent && cache_[j].queue == lane)
+      ++on_lane;
+  if (on_lane >= cache_per_lane)
+    return false;
+  if (rel.event)
+    be_.retain_event(rel.event);
+  // The free is ordered after the block's alloc, which was ordered after the release
+  // it took over: that one is no longer needed.
+  if (e.event)
+    be_.release_event(e.event);
+  e.event = rel.event;
+  e.queue = lane;
+  e.in_order = rel.event != nullptr;
+  e.lent = false;
+  e.requested = 0;
+  budget_->sub_used(e.size);
+  if (block_size)
+    *block_size = e.size;
+  st = status::success;
+  return true;
+}
+
+void ordered_pool::impl::unlend(std::size_t i) {
+  const cache_entry e = cache_[i];
+  block *b = e.b;
+  b->requested = e.requested;
+  b->event = e.event; // the entry's reference moves to the block
+  b->queue = e.queue;
+  b->in_order = e.in_order;
+  if (b->event)
+    inherited_live_ = true;
+  cache_erase(i);
+}
+
+void ordered_pool::impl::retire(std::size_t i) {
+  const cache_entry e = cache_[i];
+  cache_erase(i);
+  block *b = e.b;
+  --live_;
+  live_index_.erase(b->addr);
+  b->requested = 0;
+  if (!e.event) {
+    release_now(b); // no taken-over release (cache_keep dropped it): free, merged
+    return;
+  }
+  b->event = e.event; // the entry's reference moves to the pending block
+  b->queue = e.queue;
+  b->in_order = e.in_order;
+  // Not merged with neighbours pending on the same queue (as free() merges): a
+  // neighbour freed on that queue after this block was cached holds a later event,
+  // and a merged run keeps one event only.
+  b->state = block_state::pending;
+  ++pending_count_;
+  index(b);
+}
+
+bool ordered_pool::impl::cache_keep(block *b, const release_info &rel) {
+  if (b->inherited_runs)
+    return false;
+  if (rel.event ? !(rel.in_order && rel.queue) : (b->event && !be_.event_complete(b->event)))
+    return false;
+  const queue_id lane = rel.event ? rel.queue : nullptr;
+  std::lock_guard<cache_lock> hold_cache(cache_mu_);
+  if (rel.event) {
+    // free() merges neighbours pending on the same in-order queue (one event for the
+    // whole run): a block with such a neighbour goes that way, cached ones included.
+    bool merges = false;
+    for (block *n : {b->prev, b->next}) {
+      if (n && (n->state == block_state::pending || n->state == block_state::quick) && n->event &&
+          n->in_order && n->queue == lane)
+        merges = true;
+      const int j = n && n->state == block_state::live ? cache_find(n) : -1;
+      if (j >= 0 && !cache_[j].lent && cache_[j].event && cache_[j].queue == lane) {
+        retire(std::size_t(j));
+        merges = true;
+      }
+    }
+    if (merges)
+      return false;
+  }
+  std::size_t on_lane = 0;
+  for (std::size_t j = 0; j < cache_count_; ++j)
+    if (!cache_[j].lent && cache_[j].queue == lane)
+      ++on_lane;
+  if (on_lane >= cache_per_lane)
+    return false;
+  if (cache_count_ == cache_slots) {
+    // A lent block long in use holds a slot only to make its free cheap: the oldest
+    // one makes room (it stays live, an ordinary block of the core).
+    std::size_t j = 0;
+    while (j < cache_count_ && !cache_[j].lent)
+      ++j;
+    if (j == cache_count_)
+      return false;
+    unlend(j);
+  }
+  drop_inherited(b); // completed, or ordered before this free (see free())
+  if (rel.event)
+    be_.retain_event(rel.event);
+  b->requested = 0;
+  cache_entry &e = cache_[cache_count_++];
+  e.b = b;
+  e.addr = b->addr;
+  e.size = b->size;
+  e.requested = 0;
+  e.event = rel.event;
+  e.queue = lane;
+  e.in_order = rel.event != nullptr;
+  e.lent = false;
+  cache_hint_.store(cache_count_, std::memory_order_release);
+  return true;
+}
+
+bool ordered_pool::impl::drain_cache(bool lent_too) {
+  if (cache_count_ == 0)
+    return true;
+  if (!stock_up(free_nodes * cache_count_, 0))
+    return false;
+  std::lock_guard<cache_lock> hold_cache(cache_mu_);
+  for (std::size_t i = cache_count_; i-- > 0;) {
+    if (!cache_[i].lent)
+      retire(i);
+    else if (lent_too)
+      unlend(i);
+  }
+  return true;
+}
+
+void ordered_pool::impl::drain_lane(queue_id q) {
+  if (cache_count_ == 0 || !q || !stock_up(free_nodes * cache_count_, 0))
+    return; // without memory for nodes the blocks wait for the next collect()
+  std::lock_guard<cache_lock> hold_cache(cache_mu_);
+  for (std::size_t i = cache_count_; i-- > 0;)
+    if (!cache_[i].lent && cache_[i].queue == q)
+      retire(i);
+}
+
+} // namespace ordo::pool

@@ -183,7 +183,20 @@ void context_pools::sweep(bool release) {
   reap_list(idle);
 }
 
-void context_pools::queue_released(const void *queue) { order_.forget_queue(queue); }
+// The lane goes: beside its ordering state, the blocks its frees left in the pools'
+// lane caches go back to their cores (pending on their releases), so that no slot
+// waits for an alloc on a queue that will never come (docs/async-alloc.md, "The lane cache").
+void context_pools::queue_released(const void *queue) {
+  order_.forget_queue(queue);
+  if (!any_pools()) return;
+  std::vector<pool_ref> listed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    listed.reserve(all_.size());
+    for (pool *p : all_) listed.emplace_back(p);
+  }
+  for (pool_ref &p : listed) p->drop_lane(queue);
+}
 
 void context_pools::user_released_context() {
   sweep(false);

@@ -225,6 +225,11 @@ void pool::collect() {
   for (auto &k : cores_) k->op->collect();
 }
 
+void pool::drop_lane(const void *queue) {
+  std::lock_guard<std::mutex> lock(cores_mu_);
+  for (auto &k : cores_) k->op->drop_lane(queue);
+}
+
 void pool::forget_taken_over() {
   std::lock_guard<std::mutex> lock(cores_mu_);
   for (auto &k : cores_) k->op->forget_taken_over();

@@ -173,6 +173,11 @@ public:
   // Ordering contract: for one in-order queue, alloc() and free() calls
   // must reach the pool in the order their commands enter that queue (make
   // the pool call and the submission under the queue's submission lock).
+  // A free with no release, or one on an in-order queue, keeps its block in a small
+  // lane cache in front of the pool's mutex; an alloc of that size it may take (rule 1
+  // on the same in-order queue or the wait list, or a release that has completed)
+  // takes it there, with no mutex of the pool and no live-table change
+  // (docs/async-alloc.md, "The lane cache"). Otherwise:
   // O(1) for the size of the previous free with nothing pending (the quick list),
   // O(log n) when memory is found without growing; before growing it asks at most
   // 32 pending events (round robin over calls), and every one only when the pool
@@ -218,6 +223,9 @@ public:
   std::size_t trim_to(std::size_t min_bytes_to_keep);
   // Drop the queue identity from pending blocks (before `q` may be reused).
   void forget_queue(queue_id q);
+  // The queue `q` is gone: blocks its frees left in the lane cache go back to the
+  // pool (pending on their releases), so no slot waits for a lane that never comes.
+  void drop_lane(queue_id q);
 
   // The live block containing `ptr` (interior pointers too).
   bool lookup(const void *ptr, block_info &out) const;

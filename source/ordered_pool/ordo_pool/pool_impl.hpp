@@ -3,6 +3,8 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -17,6 +19,26 @@
 
 namespace ordo::pool {
 namespace detail {
+
+// The lane cache's lock: held for a few dozen instructions by the thread of one lane
+// as a rule, so an uncontended lock must cost next to nothing (a pthread mutex costs
+// as much as the cache saves). Spins briefly, then yields: a holder preempted on a
+// busy machine gets the core back.
+class cache_lock {
+public:
+  void lock() noexcept {
+    for (unsigned spins = 0; held_.exchange(true, std::memory_order_acquire); ++spins) {
+      while (held_.load(std::memory_order_relaxed)) {
+        if (++spins > 64)
+          std::this_thread::yield();
+      }
+    }
+  }
+  void unlock() noexcept { held_.store(false, std::memory_order_release); }
+
+private:
+  std::atomic<bool> held_{false};
+};
 
 // Pending blocks asked about (hook / completion) per alloc before the slower
 // paths; keeps the common path O(log n).
@@ -34,6 +56,8 @@ inline constexpr std::size_t alloc_nodes = 12, alloc_blocks = 3;
 inline constexpr std::size_t free_nodes = 4;
 // Blocks kept whole after a free with no pending use (the quick list).
 inline constexpr std::size_t quick_slots = 4;
+// The lane cache (see impl below): slots per core, cached blocks per lane.
+inline constexpr std::size_t cache_slots = 8, cache_per_lane = 4;
 // Pending events an alloc asks about before it grows (the rest wait for the next
 // alloc, which goes on from there, or for a synchronisation point's collect()).
 inline constexpr std::size_t collect_limit = 32;
@@ -66,12 +90,14 @@ public:
 
   void collect() {
     std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
+    drain_cache(true);
     flush_quick();
     collect_locked();
     drop_completed_inherited(true);
   }
   void forget_taken_over() {
     std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
+    drain_cache(true);
     drop_completed_inherited(false);
   }
 
@@ -79,7 +105,7 @@ public:
     std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
     if (closed_)
       return true;
-    if (live_ != 0 || pending_count_ != 0)
+    if (!drain_cache(true) || live_ != 0 || pending_count_ != 0)
       return false;
     closed_ = true;
     return true;
@@ -117,10 +143,12 @@ public:
   bool is_fixed() const { return fixed_; }
   std::size_t live_allocations() const {
     std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
-    return live_;
+    std::lock_guard<cache_lock> hold_cache(cache_mu_);
+    return live_ - cached_blocks(false);
   }
   std::size_t idle_bytes() {
     std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
+    drain_cache(false);
     flush_quick();
     std::size_t n = 0;
     for (const chunk *c : chunks_)
@@ -130,7 +158,24 @@ public:
   }
   std::size_t pending_blocks() const {
     std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
-    return pending_count_;
+    std::lock_guard<cache_lock> hold_cache(cache_mu_);
+    return pending_count_ + cached_blocks(true);
+  }
+
+  // --- the lane cache: the paths that take no core mutex ---------------------
+  // An alloc served from the cache: true with `out` set, false (nothing changed) when
+  // no cached block may serve it.
+  bool cache_alloc(const alloc_request &rq, std::size_t need, std::size_t align, alloc_result &out);
+  // A free decided by the cache: true with `st` set (success, or double_free for a
+  // cached block); false when the core must decide (nothing changed).
+  // With `live_only` (free_if_live) a cached block is not_owned, as a freed one.
+  bool cache_free(std::uintptr_t addr, const release_info &rel, bool live_only, status &st,
+                  std::size_t *block_size);
+  // Under mu_: cached blocks of lane `q` go back to the core (its queue is gone).
+  void drain_lane(queue_id q);
+  void drop_lane(queue_id q) {
+    std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
+    drain_lane(q);
   }
   std::size_t chunk_count() const {
     std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
@@ -254,6 +299,55 @@ private:
   // False only when the host has no memory for the index nodes (nothing changed).
   bool flush_quick();
 
+  // --- the lane cache -------------------------------------------------------
+  // A free that rule 1 (same in-order queue) or an absent release lets hand straight
+  // back keeps its block in a small table in front of the core, and the next alloc of
+  // that size on that lane takes it (docs/async-alloc.md, "The lane cache"). Neither
+  // path takes mu_ or touches the live table: the block stays in the live table the
+  // whole time, and the table says what it is.
+  //  - cached: freed. Not "used" (the budget's used bytes drop at the free), its
+  //    entry holds its free's release event (null: free at once). Only an alloc on
+  //    that in-order lane (rule 1), one whose wait list holds the event, or any alloc
+  //    once the event has completed, takes it. Every core path that answers about a
+  //    block (lookup, free, cancel, live_allocations, pending_blocks) treats it as
+  //    freed; every path that needs the core's own picture (collect, close, trims,
+  //    growth, destruction) first retires it into the core as a plain free.
+  //  - lent: handed out by the cache, live; the entry remembers it so that its next
+  //    free can go back to the cache without mu_. Its `event` is the release it took
+  //    over (as a quick block's): a core path that frees or forgets it moves that into
+  //    the block first (unlend).
+  // Entries change count only under mu_ and cache_mu_ (keep, unlend, retire); the
+  // paths without mu_ only turn cached into lent and back, under cache_mu_.
+  struct cache_entry {
+    block *b = nullptr;
+    std::uintptr_t addr = 0;
+    std::size_t size = 0;      // the block's (a multiple of 64)
+    std::size_t requested = 0; // lent: the size the caller asked for
+    event_handle event = nullptr; // one reference; see above
+    queue_id queue = nullptr;
+    bool in_order = false;
+    bool lent = false;
+  };
+  // Under cache_mu_.
+  std::size_t cached_blocks(bool with_event_only) const;
+  int cache_find(const block *b) const;
+  void cache_erase(std::size_t i);
+  // Under mu_ and cache_mu_: a lent entry's block becomes a plain live block.
+  void unlend(std::size_t i);
+  // Under mu_ and cache_mu_, free_nodes stocked: a cached entry's block becomes a
+  // plain free in the core (pending on its event, unmerged; or free).
+  void retire(std::size_t i);
+  // Under mu_: free() keeps the live block `b` in the cache for `rel` (true), or not.
+  // Not when a neighbour is pending, quick or cached on the same in-order queue: free()
+  // merges those (a cached one goes back to the core first, free_nodes stocked each).
+  bool cache_keep(block *b, const release_info &rel);
+  // Under mu_: retire every cached entry (and unlend every lent one with `lent_too`).
+  // False only when the host has no memory for index nodes (nothing changed).
+  bool drain_cache(bool lent_too);
+  // The part of free() after the block left the live table, for a release event
+  // whose reference the block already holds in b->event (b pending, indexed).
+  void make_pending(block *b);
+
   // --- completion ----------------------------------------------------------
 
   // A pending block whose event completed (already out of pending_event_)
@@ -300,6 +394,10 @@ private:
   block *quick_[quick_slots] = {};
   std::size_t quick_count_ = 0;
   std::uintptr_t collect_cursor_ = 0; // the event collect_some() asks about next
+  mutable cache_lock cache_mu_; // after mu_ when both are held
+  cache_entry cache_[cache_slots];
+  std::size_t cache_count_ = 0;               // under cache_mu_; changes under mu_ too
+  std::atomic<std::size_t> cache_hint_{0};    // cache_count_, read without a lock
   bool inherited_live_ = false; // some live block may hold a taken-over release
   bool closed_ = false;         // close_if_idle(): no more allocs
 };

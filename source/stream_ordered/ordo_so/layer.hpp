@@ -269,7 +269,7 @@ public:
   // The user's last release of the context: collect(), and live blocks let go of the
   // releases they took over (no urUSMFree naming the context can come any more).
   void user_released_context();
-  void queue_released(const void *queue); // forget its ordering state
+  void queue_released(const void *queue); // forget its ordering state and lane caches
   void shutdown();          // the context goes: its pools go with it
   bool any_pools() const { return any_.load(std::memory_order_acquire); }
 
@@ -369,6 +369,7 @@ public:
   size_t pending_blocks() const;
   void collect();
   void forget_taken_over();
+  void drop_lane(const void *queue); // a queue (lane) is gone: its cached blocks go back
   void release_above_threshold();
   void trim_to(size_t keep);
   struct core; // an ordered_pool with its backend, per memory class
