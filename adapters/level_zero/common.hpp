@@ -18,6 +18,7 @@
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
 #include "ur_common/handles.hpp"
+#include "ur_common/memory.hpp"
 #include "ur_common/pool_hooks.hpp"
 #include "ur_ddi.h"
 #include "ze.hpp"
@@ -423,43 +424,18 @@ ORDO_HANDLE_CHECK(Kernel);
 // memory for USE_HOST_POINTER (imported when the driver can, docs/level-zero.md), or
 // a USM allocation made a buffer from its native handle. A sub-buffer is its root's
 // bytes at an offset and holds its root.
-struct Mem : object {
-  static constexpr handle_kind kKind = handle_kind::mem;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  Mem() : object(kKind) {}
-
+struct Mem : ordo::uc::mem_object<Mem, Context> {
   // What a root's bytes are, and so how they go: device/host/shared (zeMemFree),
   // imported (the caller's, import released), usm (urUSMFree'd if owned), alias
   // (nothing to free: a sub-buffer, a view, USM of the caller's).
   enum class Storage { device, host, shared, imported, usm, alias };
-
-  Context *ctx = nullptr; // held
-  Mem *root = nullptr;    // held; null for a root
-  size_t origin = 0;      // offset in the root's bytes
-  size_t size = 0;
-  uint8_t *ptr = nullptr; // the first byte, as commands and kernels address it
-  ur_mem_flags_t access = UR_MEM_FLAG_READ_WRITE;
   Storage storage = Storage::alias;
-  bool sub_buffer = false;
-  bool free_usm = false; // Storage::usm owned by the buffer
 
   // Roots only: whether the host may use `ptr` itself (host, shared or the caller's
   // memory): then a map is the bytes themselves. Otherwise maps go through `mirror`,
   // host memory made at the first map (own_mirror) or the caller's memory for
   // USE_HOST_POINTER when it could not be imported.
   bool host_visible = false;
-  std::mutex map_mutex;
-  uint8_t *mirror = nullptr;
-  bool own_mirror = false;
-  struct Mapping {
-    void *host;
-    size_t offset, size; // in this memory object
-    bool write_back;
-  };
-  std::vector<Mapping> mappings; // under the root's map_mutex
-
-  Mem *owner() { return root ? root : this; }
-  size_t root_offset() const { return root ? origin : 0; }
 };
 ORDO_HANDLE_CHECK(Mem);
 void mem_drop(Mem *m);

@@ -7,6 +7,7 @@
 #include "ordo/device_info.hpp"
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
+#include "ur_common/device_info.hpp"
 
 namespace ordo::l0 {
 
@@ -48,21 +49,11 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   const ze_device_compute_properties_t &c = f.compute;
   const bool fp64 = (f.module.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0;
   const bool fp16 = (f.module.flags & ZE_DEVICE_MODULE_FLAG_FP16) != 0;
-  const uint32_t fp_config =
-      UR_DEVICE_FP_CAPABILITY_FLAG_CORRECTLY_ROUNDED_DIVIDE_SQRT |
-      UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_NEAREST | UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_ZERO |
-      UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_INF | UR_DEVICE_FP_CAPABILITY_FLAG_INF_NAN |
-      UR_DEVICE_FP_CAPABILITY_FLAG_DENORM | UR_DEVICE_FP_CAPABILITY_FLAG_FMA;
-  const uint32_t queue_flags =
-      UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE;
-  const uint32_t order_caps =
-      UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED | UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQUIRE |
-      UR_MEMORY_ORDER_CAPABILITY_FLAG_RELEASE | UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQ_REL |
-      UR_MEMORY_ORDER_CAPABILITY_FLAG_SEQ_CST;
-  const uint32_t scope_caps =
-      UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_ITEM | UR_MEMORY_SCOPE_CAPABILITY_FLAG_SUB_GROUP |
-      UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_GROUP | UR_MEMORY_SCOPE_CAPABILITY_FLAG_DEVICE |
-      UR_MEMORY_SCOPE_CAPABILITY_FLAG_SYSTEM;
+  const uint32_t fp_config = ordo::uc::kFullFpConfig;
+  const uint32_t order_caps = ordo::uc::kAllMemoryOrders;
+  const uint32_t scope_caps = ordo::uc::kAllMemoryScopes;
+  ur_result_t fixed = UR_RESULT_SUCCESS;
+  if (ordo::uc::fixed_device_info(propName, out, fixed)) return fixed;
 
   switch (propName) {
   case UR_DEVICE_INFO_TYPE: return out.value(device_type(p.type));
@@ -70,7 +61,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_DEVICE_ID: return out.value(p.deviceId);
   case UR_DEVICE_INFO_MAX_COMPUTE_UNITS:
   case UR_DEVICE_INFO_NUM_COMPUTE_UNITS: return out.value(p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice);
-  case UR_DEVICE_INFO_MAX_WORK_ITEM_DIMENSIONS: return out.value(uint32_t{3});
   case UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES: {
     size_t sizes[3] = {c.maxGroupSizeX, c.maxGroupSizeY, c.maxGroupSizeZ};
     return out.array(sizes, 3);
@@ -84,44 +74,13 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_SINGLE_FP_CONFIG: return out.value(fp_config);
   case UR_DEVICE_INFO_DOUBLE_FP_CONFIG: return out.value(fp64 ? fp_config : 0u);
   case UR_DEVICE_INFO_HALF_FP_CONFIG: return out.value(fp16 ? fp_config : 0u);
-  case UR_DEVICE_INFO_QUEUE_PROPERTIES:
-  case UR_DEVICE_INFO_QUEUE_ON_HOST_PROPERTIES: return out.value(queue_flags);
-  case UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES: return out.value(uint32_t{0});
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_CHAR:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_SHORT:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_INT:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_LONG:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_LONG_LONG:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_FLOAT:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_DOUBLE:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_HALF:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_CHAR:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_SHORT:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_INT:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_LONG:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_LONG_LONG:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_FLOAT:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_DOUBLE:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_HALF: return out.value(uint32_t{1});
   case UR_DEVICE_INFO_MAX_CLOCK_FREQUENCY: return out.value(p.coreClockRate);
   case UR_DEVICE_INFO_MEMORY_CLOCK_RATE:
   case UR_DEVICE_INFO_MEMORY_BUS_WIDTH: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   case UR_DEVICE_INFO_MAX_MEMORY_BANDWIDTH: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  case UR_DEVICE_INFO_ADDRESS_BITS: return out.value(uint32_t{64});
   case UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE: return out.value(uint64_t(p.maxMemAllocSize));
   case UR_DEVICE_INFO_GLOBAL_MEM_SIZE: return out.value(uint64_t(f.total_mem));
   case UR_DEVICE_INFO_GLOBAL_MEM_FREE: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; // needs Sysman
-  case UR_DEVICE_INFO_MAX_READ_IMAGE_ARGS:
-  case UR_DEVICE_INFO_MAX_WRITE_IMAGE_ARGS:
-  case UR_DEVICE_INFO_MAX_READ_WRITE_IMAGE_ARGS:
-  case UR_DEVICE_INFO_MAX_SAMPLERS: return out.value(uint32_t{0});
-  case UR_DEVICE_INFO_IMAGE2D_MAX_WIDTH:
-  case UR_DEVICE_INFO_IMAGE2D_MAX_HEIGHT:
-  case UR_DEVICE_INFO_IMAGE3D_MAX_WIDTH:
-  case UR_DEVICE_INFO_IMAGE3D_MAX_HEIGHT:
-  case UR_DEVICE_INFO_IMAGE3D_MAX_DEPTH:
-  case UR_DEVICE_INFO_IMAGE_MAX_BUFFER_SIZE:
-  case UR_DEVICE_INFO_IMAGE_MAX_ARRAY_SIZE: return out.value(size_t{0});
   case UR_DEVICE_INFO_MAX_PARAMETER_SIZE: return out.value(size_t(f.module.maxArgumentsSize));
   case UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN: return out.value(uint32_t{64 * 8}); // in bits
   case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_TYPE: return out.value(UR_DEVICE_MEM_CACHE_TYPE_READ_WRITE_CACHE);

@@ -219,11 +219,7 @@ ur_result_t UR_APICALL urEnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_h
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (!pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (patternSize == 0 || size == 0 || patternSize > size || (patternSize & (patternSize - 1)) != 0 ||
-      size % patternSize != 0 || offset % patternSize != 0)
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  if (!ordo::mem::range_inside(offset, size, m->size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = ordo::uc::check_fill(pPattern, patternSize, offset, size, m->size)) return r;
   return submit(q, UR_COMMAND_MEM_BUFFER_FILL, false, n, waits, phEvent, {m}, [&](Command &cmd) {
     // The pattern is read at the append (Level Zero copies it; a spelled-out one is
     // written to staging now), so the caller may reuse it at once.
@@ -242,37 +238,16 @@ ur_result_t host_rect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, ur_comm
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (!host) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   ordo::rect_side bs, hs;
-  if (ur_result_t r = ordo::resolve_rect_side(bufferOrigin, region, bufferRowPitch, bufferSlicePitch, bs)) return r;
-  if (ur_result_t r = ordo::resolve_rect_side(hostOrigin, region, hostRowPitch, hostSlicePitch, hs)) return r;
-  if (bs.end > m->size) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = ordo::uc::resolve_host_rect(host, bufferOrigin, hostOrigin, region, bufferRowPitch,
+                                                  bufferSlicePitch, hostRowPitch, hostSlicePitch, m->size, bs, hs))
+    return r;
   if (!fits_region(bs, region) || !fits_region(hs, region)) return UR_RESULT_ERROR_INVALID_SIZE;
   auto *h = static_cast<uint8_t *>(host);
   const bool read = type == UR_COMMAND_MEM_BUFFER_READ_RECT;
   return submit(q, type, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
     return read ? append_rect(cmd, h, hs, m->ptr, bs, region) : append_rect(cmd, m->ptr, bs, h, hs, region);
   });
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferReadRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking,
-                                                  ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin,
-                                                  ur_rect_region_t region, size_t bufferRowPitch,
-                                                  size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
-                                                  void *pDst, uint32_t n, const ur_event_handle_t *waits,
-                                                  ur_event_handle_t *phEvent) {
-  return host_rect(hQueue, hBuffer, UR_COMMAND_MEM_BUFFER_READ_RECT, blocking, bufferOrigin, hostOrigin, region,
-                   bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pDst, n, waits, phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferWriteRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking,
-                                                   ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin,
-                                                   ur_rect_region_t region, size_t bufferRowPitch,
-                                                   size_t bufferSlicePitch, size_t hostRowPitch,
-                                                   size_t hostSlicePitch, void *pSrc, uint32_t n,
-                                                   const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  return host_rect(hQueue, hBuffer, UR_COMMAND_MEM_BUFFER_WRITE_RECT, blocking, bufferOrigin, hostOrigin, region,
-                   bufferRowPitch, bufferSlicePitch, hostRowPitch, hostSlicePitch, pSrc, n, waits, phEvent);
 }
 
 ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem_handle_t hSrc, ur_mem_handle_t hDst,
@@ -285,9 +260,9 @@ ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_m
   if (ur_result_t r = queue_and_buffer(hQueue, hSrc, q, src)) return r;
   if (ur_result_t r = queue_and_buffer(hQueue, hDst, q, dst)) return r;
   ordo::rect_side ss, ds;
-  if (ur_result_t r = ordo::resolve_rect_side(srcOrigin, region, srcRowPitch, srcSlicePitch, ss)) return r;
-  if (ur_result_t r = ordo::resolve_rect_side(dstOrigin, region, dstRowPitch, dstSlicePitch, ds)) return r;
-  if (ss.end > src->size || ds.end > dst->size) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = ordo::uc::resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch,
+                                                  dstRowPitch, dstSlicePitch, src->size, dst->size, ss, ds))
+    return r;
   if (!fits_region(ss, region) || !fits_region(ds, region)) return UR_RESULT_ERROR_INVALID_SIZE;
   return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, n, waits, phEvent, {src, dst},
                 [&](Command &cmd) { return append_rect(cmd, dst->ptr, ds, src->ptr, ss, region); });
@@ -318,10 +293,7 @@ ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_ha
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (!ppRetMap) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (mapFlags & UR_MAP_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (!ordo::mem::map_flags_ok(mapFlags)) return UR_RESULT_ERROR_INVALID_VALUE;
-  if (!ordo::mem::range_inside(offset, size, m->size)) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = ordo::uc::check_map(ppRetMap, mapFlags, offset, size, m->size)) return r;
   if (ur_result_t r = check_wait_list(n, waits)) return r;
   Mem *root = m->owner();
   uint8_t *host = m->ptr + offset;
@@ -333,24 +305,13 @@ ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_ha
   }
   const bool invalidate = mapFlags & UR_MAP_FLAG_WRITE_INVALIDATE_REGION;
   const bool write_back = !direct && (invalidate || (mapFlags & UR_MAP_FLAG_WRITE) || mapFlags == 0);
-  try {
-    std::lock_guard<std::mutex> lock(root->map_mutex);
-    m->mappings.push_back({host, offset, size, write_back}); // before the command: an unmap may follow at once
-  } catch (const std::bad_alloc &) {
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
+  const Mem::Mapping map{host, offset, size, write_back};
+  if (ur_result_t r = ordo::uc::add_mapping(m, map)) return r; // before the command: an unmap may follow at once
   ur_result_t r = submit(q, UR_COMMAND_MEM_BUFFER_MAP, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
     return direct || invalidate ? cmd.append_barrier() : append_copy(cmd, host, m->ptr + offset, size);
   });
   if (r != UR_RESULT_SUCCESS) {
-    std::lock_guard<std::mutex> lock(root->map_mutex);
-    for (auto it = m->mappings.end(); it != m->mappings.begin();) {
-      --it;
-      if (it->host == host && it->offset == offset && it->size == size) {
-        m->mappings.erase(it);
-        break;
-      }
-    }
+    ordo::uc::strike_mapping(m, map);
     return r;
   }
   *ppRetMap = host;
@@ -365,24 +326,13 @@ ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle
   if (ur_result_t r = queue_and_buffer(hQueue, hMem, q, m)) return r;
   if (!pMappedPtr) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = check_wait_list(n, waits)) return r;
-  Mem *root = m->owner();
   Mem::Mapping map{};
-  {
-    std::lock_guard<std::mutex> lock(root->map_mutex);
-    auto it = std::find_if(m->mappings.begin(), m->mappings.end(),
-                           [&](const Mem::Mapping &x) { return x.host == pMappedPtr; });
-    if (it == m->mappings.end()) return UR_RESULT_ERROR_INVALID_VALUE;
-    map = *it;
-    m->mappings.erase(it);
-  }
+  if (ur_result_t r = ordo::uc::take_mapping(m, pMappedPtr, map)) return r;
   ur_result_t r = submit(q, UR_COMMAND_MEM_UNMAP, false, n, waits, phEvent, {m}, [&](Command &cmd) {
     return map.write_back ? append_copy(cmd, m->ptr + map.offset, static_cast<const uint8_t *>(map.host), map.size)
                           : cmd.append_barrier();
   });
-  if (r != UR_RESULT_SUCCESS) {
-    std::lock_guard<std::mutex> lock(root->map_mutex);
-    m->mappings.push_back(map); // nothing was enqueued: the map stands
-  }
+  if (r != UR_RESULT_SUCCESS) ordo::uc::restore_mapping(m, map); // nothing was enqueued: the map stands
   return r;
 }
 
@@ -391,8 +341,8 @@ ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle
 void install_enqueue_mem_entry_points(ur_dditable_t &t) {
   t.Enqueue.pfnMemBufferRead = urEnqueueMemBufferRead;
   t.Enqueue.pfnMemBufferWrite = urEnqueueMemBufferWrite;
-  t.Enqueue.pfnMemBufferReadRect = urEnqueueMemBufferReadRect;
-  t.Enqueue.pfnMemBufferWriteRect = urEnqueueMemBufferWriteRect;
+  t.Enqueue.pfnMemBufferReadRect = ordo::uc::enqueue_read_rect<host_rect>;
+  t.Enqueue.pfnMemBufferWriteRect = ordo::uc::enqueue_write_rect<host_rect>;
   t.Enqueue.pfnMemBufferCopy = urEnqueueMemBufferCopy;
   t.Enqueue.pfnMemBufferCopyRect = urEnqueueMemBufferCopyRect;
   t.Enqueue.pfnMemBufferFill = urEnqueueMemBufferFill;

@@ -16,6 +16,7 @@
 #include "ordo/host_threads.hpp"
 #include "ordo/info.hpp"
 #include "ordo/queue_rules.hpp"
+#include "ur_common/queue.hpp"
 
 namespace ordo::l0 {
 
@@ -78,12 +79,7 @@ ur_result_t publish_queue(Context *ctx, Queue *q, ur_queue_handle_t *phQueue) {
 
 void queue_hold(Queue *q) { q->hold(); }
 
-void queue_drop(Queue *q) {
-  if (!q->drop()) return;
-  Context *ctx = q->ctx;
-  ordo::retire(q);
-  context_drop(ctx);
-}
+void queue_drop(Queue *q) { ordo::uc::drop_queue(q); }
 
 uint32_t Queue::pick_lane(uint32_t n, const ur_event_handle_t *waits) {
   if (lanes.size() == 1) return 0;
@@ -499,25 +495,13 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
 ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
                                       void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_QUEUE_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(q->ctx));
-  case UR_QUEUE_INFO_DEVICE: return out.value(reinterpret_cast<ur_device_handle_t>(q->dev));
-  case UR_QUEUE_INFO_FLAGS: return out.value(q->flags);
-  case UR_QUEUE_INFO_REFERENCE_COUNT: return out.value(q->count());
-  case UR_QUEUE_INFO_EMPTY: {
-    bool empty = true;
+  return ordo::uc::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [&](bool &empty) {
     for (auto &l : q->lanes) {
       std::lock_guard<std::mutex> lock(l->mutex);
       if (l->last && !l->last->complete()) empty = false;
     }
-    return out.boolean(empty);
-  }
-  case UR_QUEUE_INFO_DEVICE_DEFAULT:
-  case UR_QUEUE_INFO_SIZE: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; // device-side queues
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
+    return UR_RESULT_SUCCESS;
+  });
 }
 
 ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *pDesc,

@@ -16,6 +16,7 @@
 #include "logging.hpp"
 #include "ordo/info.hpp"
 #include "platform.hpp"
+#include "ur_common/memory.hpp"
 
 namespace nc {
 
@@ -167,15 +168,10 @@ ur_result_t UR_APICALL memBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_
                                           ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
                                           ur_mem_handle_t *phMem) {
   ORDO_LOOKUP(Mem, b, hBuffer);
-  if (!pRegion || !phMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (bufferCreateType != UR_BUFFER_CREATE_TYPE_REGION) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (pRegion->size == 0) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
-  if (b->sub_buffer) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  if (ur_result_t r = ordo::mem::check_sub_buffer(flags, *pRegion, b->size)) return r;
-  const ur_mem_flags_t access = (flags & kAccessFlags) ? (flags & kAccessFlags) : b->access;
-  if (b->access != UR_MEM_FLAG_READ_WRITE && access != b->access) return UR_RESULT_ERROR_INVALID_VALUE;
-  if (pRegion->origin % mem_base_align_bytes() != 0) return UR_RESULT_ERROR_MISALIGNED_SUB_BUFFER_OFFSET;
+  ur_mem_flags_t access = 0;
+  if (ur_result_t r = ordo::uc::check_partition(flags, bufferCreateType, pRegion, phMem, b->sub_buffer, b->size,
+                                                b->access, mem_base_align_bytes(), access))
+    return r;
   Mem *m = new Mem(b->context, b->data + pRegion->origin, pRegion->size, access, Mem::Storage::Alias, b,
                    pRegion->origin);
   m->sub_buffer = true;
@@ -235,16 +231,7 @@ ur_result_t UR_APICALL memBufferCreateWithNativeHandle(ur_native_handle_t hNativ
 ur_result_t UR_APICALL memGetInfo(ur_mem_handle_t hMemory, ur_mem_info_t propName, size_t propSize, void *pPropValue,
                                   size_t *pPropSizeRet) {
   ORDO_LOOKUP(Mem, m, hMemory);
-  if (propName > UR_MEM_INFO_REFERENCE_COUNT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_MEM_INFO_SIZE: return out.value(m->size);
-  case UR_MEM_INFO_CONTEXT: return out.value(to_handle(m->context));
-  case UR_MEM_INFO_REFERENCE_COUNT: return out.value(m->count());
-  case UR_MEM_INFO_FORCE_UINT32: break;
-  }
-  return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  return ordo::uc::mem_info(m->size, to_handle(m->context), m->count(), propName, propSize, pPropValue, pPropSizeRet);
 }
 
 } // namespace

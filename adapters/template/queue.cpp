@@ -9,6 +9,7 @@
 #include "ordo/info.hpp"
 #include "ordo/queue_rules.hpp"
 #include "ordo/retired_handles.hpp"
+#include "ur_common/queue.hpp"
 
 namespace ordo::template_adapter {
 
@@ -59,27 +60,17 @@ ur_result_t UR_APICALL queue_retain(ur_queue_handle_t hQueue) {
 ur_result_t UR_APICALL queue_release(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!q->release()) return UR_RESULT_SUCCESS;
-  if (q->drop()) {
-    Context *ctx = q->ctx;
-    ordo::retire(q);
-    context_drop(ctx);
-  }
+  ordo::uc::drop_queue(q);
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL queue_info(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
                                   void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_QUEUE_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(q->ctx));
-  case UR_QUEUE_INFO_DEVICE: return out.value(reinterpret_cast<ur_device_handle_t>(q->dev));
-  case UR_QUEUE_INFO_FLAGS: return out.value(q->flags);
-  case UR_QUEUE_INFO_REFERENCE_COUNT: return out.value(q->count());
-  case UR_QUEUE_INFO_EMPTY: return out.boolean(true); // nothing can be enqueued yet
-  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; // device-side queues
-  }
+  return ordo::uc::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [](bool &empty) {
+    empty = true; // nothing can be enqueued yet
+    return UR_RESULT_SUCCESS;
+  });
 }
 
 ur_result_t UR_APICALL queue_finish(ur_queue_handle_t hQueue) {

@@ -18,6 +18,7 @@
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
 #include "ur_common/handles.hpp"
+#include "ur_common/memory.hpp"
 #include "ur_common/pool_hooks.hpp"
 #include "ur_ddi.h"
 
@@ -482,41 +483,13 @@ void suggest_local_size(const Device *d, function_t f, uint32_t dims, const size
 // that uses it), pinned host memory (UR_MEM_FLAG_ALLOC_HOST_POINTER) or the caller's
 // own memory registered with the driver (UR_MEM_FLAG_USE_HOST_POINTER). Sub-buffers
 // and views hold their root and address its bytes at `origin`.
-struct Mem : object {
-  static constexpr handle_kind kKind = handle_kind::mem;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  Mem() : object(kKind) {}
-
+struct Mem : ordo::uc::mem_object<Mem, Context> {
   enum class Storage { device, managed, host, registered, usm, alias };
-
-  Context *ctx = nullptr;  // held
-  Mem *root = nullptr;     // held; null for a root
-  size_t origin = 0;       // offset in the root's bytes
-  size_t size = 0;
-  uint8_t *ptr = nullptr;  // the first byte, as kernels and copies address it
-  ur_mem_flags_t access = UR_MEM_FLAG_READ_WRITE;
   Storage storage = Storage::device;
-  bool sub_buffer = false;
-  bool free_usm = false;   // Storage::usm owned by the buffer (urUSMFree when it goes)
-  Device *home = nullptr;  // the device whose context allocated the root's memory
-  // holders (ordo::object): the user's references are one; sub-buffers, views
-
-  // Roots only: the host copy maps go through. The caller's memory for
+  Device *home = nullptr; // the device whose context allocated the root's memory
+  // Roots only, `mirror`: the host copy maps go through. The caller's memory for
   // USE_HOST_POINTER, the storage itself for host storage, otherwise pinned host
   // memory made at the first map (`own_mirror`) and freed with the buffer.
-  std::mutex map_mutex;
-  uint8_t *mirror = nullptr;
-  bool own_mirror = false;
-
-  struct Mapping {
-    void *host;
-    size_t offset, size; // in this memory object
-    bool write_back;
-  };
-  std::vector<Mapping> mappings; // under the root's map_mutex
-
-  Mem *owner() { return root ? root : this; }
-  size_t root_offset() const { return root ? origin : 0; }
 };
 ORDO_HANDLE_CHECK(Mem);
 void install_memory_entry_points(ur_dditable_t &t);

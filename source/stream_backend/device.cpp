@@ -8,6 +8,7 @@
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
+#include "ur_common/device_info.hpp"
 
 namespace ordo::sb {
 
@@ -225,21 +226,11 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
   const device_facts &f = d->facts;
-  const uint32_t fp_config =
-      UR_DEVICE_FP_CAPABILITY_FLAG_CORRECTLY_ROUNDED_DIVIDE_SQRT |
-      UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_NEAREST | UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_ZERO |
-      UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_INF | UR_DEVICE_FP_CAPABILITY_FLAG_INF_NAN |
-      UR_DEVICE_FP_CAPABILITY_FLAG_DENORM | UR_DEVICE_FP_CAPABILITY_FLAG_FMA;
-  const uint32_t queue_flags =
-      UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE;
-  const uint32_t order_caps =
-      UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED | UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQUIRE |
-      UR_MEMORY_ORDER_CAPABILITY_FLAG_RELEASE | UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQ_REL |
-      UR_MEMORY_ORDER_CAPABILITY_FLAG_SEQ_CST;
-  const uint32_t scope_caps =
-      UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_ITEM | UR_MEMORY_SCOPE_CAPABILITY_FLAG_SUB_GROUP |
-      UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_GROUP | UR_MEMORY_SCOPE_CAPABILITY_FLAG_DEVICE |
-      UR_MEMORY_SCOPE_CAPABILITY_FLAG_SYSTEM;
+  const uint32_t fp_config = ordo::uc::kFullFpConfig;
+  const uint32_t order_caps = ordo::uc::kAllMemoryOrders;
+  const uint32_t scope_caps = ordo::uc::kAllMemoryScopes;
+  ur_result_t fixed = UR_RESULT_SUCCESS;
+  if (ordo::uc::fixed_device_info(propName, out, fixed)) return fixed;
 
   switch (propName) {
   case UR_DEVICE_INFO_TYPE: return out.value(UR_DEVICE_TYPE_GPU);
@@ -247,7 +238,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_DEVICE_ID: return out.value(f.pci_device_id);
   case UR_DEVICE_INFO_MAX_COMPUTE_UNITS:
   case UR_DEVICE_INFO_NUM_COMPUTE_UNITS: return out.value(static_cast<uint32_t>(f.sm_count));
-  case UR_DEVICE_INFO_MAX_WORK_ITEM_DIMENSIONS: return out.value(uint32_t{3});
   case UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES: {
     size_t sizes[3] = {size_t(f.block_dim[0]), size_t(f.block_dim[1]), size_t(f.block_dim[2])};
     return out.array(sizes, 3);
@@ -261,32 +251,12 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_SINGLE_FP_CONFIG:
   case UR_DEVICE_INFO_DOUBLE_FP_CONFIG: return out.value(fp_config);
   case UR_DEVICE_INFO_HALF_FP_CONFIG: return out.value(f.fp16 ? fp_config : 0u);
-  case UR_DEVICE_INFO_QUEUE_PROPERTIES:
-  case UR_DEVICE_INFO_QUEUE_ON_HOST_PROPERTIES: return out.value(queue_flags);
-  case UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES: return out.value(uint32_t{0});
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_CHAR:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_SHORT:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_INT:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_LONG:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_LONG_LONG:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_FLOAT:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_DOUBLE:
-  case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_HALF:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_CHAR:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_SHORT:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_INT:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_LONG:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_LONG_LONG:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_FLOAT:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_DOUBLE:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_HALF: return out.value(uint32_t{1});
   case UR_DEVICE_INFO_MAX_CLOCK_FREQUENCY: return out.value(uint32_t(f.clock_khz / 1000));
   case UR_DEVICE_INFO_MEMORY_CLOCK_RATE: return out.value(uint32_t(f.mem_clock_khz / 1000));
   case UR_DEVICE_INFO_MEMORY_BUS_WIDTH: return out.value(uint32_t(f.bus_width));
   case UR_DEVICE_INFO_MAX_MEMORY_BANDWIDTH:
     // Double data rate: two transfers per memory clock over the whole bus.
     return out.value(uint64_t(f.mem_clock_khz) * 1000 * 2 * uint64_t(f.bus_width / 8));
-  case UR_DEVICE_INFO_ADDRESS_BITS: return out.value(uint32_t{64});
   case UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE:
   case UR_DEVICE_INFO_GLOBAL_MEM_SIZE: return out.value(uint64_t(f.total_mem));
   case UR_DEVICE_INFO_GLOBAL_MEM_FREE: {
@@ -295,17 +265,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
     ORDO_DRV(drv::mem_get_info(&free_bytes, &total));
     return out.value(uint64_t(free_bytes));
   }
-  case UR_DEVICE_INFO_MAX_READ_IMAGE_ARGS:
-  case UR_DEVICE_INFO_MAX_WRITE_IMAGE_ARGS:
-  case UR_DEVICE_INFO_MAX_READ_WRITE_IMAGE_ARGS:
-  case UR_DEVICE_INFO_MAX_SAMPLERS: return out.value(uint32_t{0});
-  case UR_DEVICE_INFO_IMAGE2D_MAX_WIDTH:
-  case UR_DEVICE_INFO_IMAGE2D_MAX_HEIGHT:
-  case UR_DEVICE_INFO_IMAGE3D_MAX_WIDTH:
-  case UR_DEVICE_INFO_IMAGE3D_MAX_HEIGHT:
-  case UR_DEVICE_INFO_IMAGE3D_MAX_DEPTH:
-  case UR_DEVICE_INFO_IMAGE_MAX_BUFFER_SIZE:
-  case UR_DEVICE_INFO_IMAGE_MAX_ARRAY_SIZE: return out.value(size_t{0});
   case UR_DEVICE_INFO_MAX_PARAMETER_SIZE:
     // Volta and newer take up to 32764 bytes of kernel parameters (CUDA 12.1+); 4 KiB elsewhere.
     return out.value(size_t(f.vendor_id == 0x10de && f.arch_major >= 7 ? 32764 : 4096));

@@ -17,19 +17,6 @@ constexpr size_t kBaseAlign = 256; // UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN (device
 
 ur_mem_handle_t to_handle(Mem *m) { return reinterpret_cast<ur_mem_handle_t>(m); }
 
-ur_mem_flags_t access_of(ur_mem_flags_t flags) {
-  const ur_mem_flags_t a = flags & ordo::mem::kAccessFlags;
-  return a ? a : ur_mem_flags_t{UR_MEM_FLAG_READ_WRITE};
-}
-
-// Adds a holder unless the object is already going (its last holder dropped).
-bool try_hold(Mem *m) {
-  uint32_t n = m->holders.load(std::memory_order_relaxed);
-  while (n != 0)
-    if (m->holders.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel)) return true;
-  return false;
-}
-
 void destroy(Mem *m);
 
 void drop(Mem *m) {
@@ -104,17 +91,6 @@ size_t max_alloc(const Context *ctx) {
   return m;
 }
 
-// The pNext chain of ur_buffer_properties_t: placement hints (a memory channel, an
-// allocation location) are accepted and have nothing to choose between here.
-ur_result_t check_chain(const void *next) {
-  for (auto *p = static_cast<const ur_base_properties_t *>(next); p;
-       p = static_cast<const ur_base_properties_t *>(p->pNext))
-    if (p->stype != UR_STRUCTURE_TYPE_BUFFER_CHANNEL_PROPERTIES &&
-        p->stype != UR_STRUCTURE_TYPE_BUFFER_ALLOC_LOCATION_PROPERTIES)
-      return UR_RESULT_ERROR_INVALID_VALUE;
-  return UR_RESULT_SUCCESS;
-}
-
 ur_result_t publish(Mem *m, ur_mem_handle_t *out) {
   *out = to_handle(m);
   return UR_RESULT_SUCCESS;
@@ -177,32 +153,16 @@ ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
   return UR_RESULT_SUCCESS;
 }
 
-// The root buffer of `ctx` whose bytes hold `p`, with a holder; null if none.
-Mem *buffer_containing(Context *ctx, const uint8_t *p) {
-  std::lock_guard<std::mutex> lock(ctx->buffers_mutex);
-  for (Mem *b : ctx->buffers)
-    if (p >= b->ptr && p < b->ptr + b->size && try_hold(b)) return b;
-  return nullptr;
-}
-
 ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
                                          const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
   ORDO_UNWRAP(Context, ctx, hContext);
-  if (!phBuffer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
+  if (ur_result_t r = ordo::uc::check_buffer_create(flags, size, pProperties, phBuffer, max_alloc(ctx))) return r;
   const void *host = pProperties ? pProperties->pHost : nullptr;
-  if ((flags & ordo::mem::kHostPointerFlags) && !host) return UR_RESULT_ERROR_INVALID_HOST_PTR;
-  if (host && !(flags & ordo::mem::kHostPointerFlags)) return UR_RESULT_ERROR_INVALID_HOST_PTR;
-  if (ur_result_t r = ordo::mem::check_buffer_flags(flags)) return r;
-  if (size > max_alloc(ctx)) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
-  if (pProperties)
-    if (ur_result_t r = check_chain(pProperties->pNext)) return r;
   Mem *m = nullptr;
   try {
     m = make_mem(ctx, nullptr);
     m->size = size;
-    m->access = access_of(flags);
+    m->access = ordo::uc::access_of(flags);
     if (ur_result_t r = allocate_root(m, flags, host)) {
       m->storage = Mem::Storage::alias; // nothing to free
       drop(m);
@@ -235,15 +195,10 @@ ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flag
                                             ur_buffer_create_type_t bufferCreateType,
                                             const ur_buffer_region_t *pRegion, ur_mem_handle_t *phMem) {
   ORDO_UNWRAP(Mem, b, hBuffer);
-  if (!pRegion || !phMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (bufferCreateType != UR_BUFFER_CREATE_TYPE_REGION) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (pRegion->size == 0) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
-  if (b->sub_buffer) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  if (ur_result_t r = ordo::mem::check_sub_buffer(flags, *pRegion, b->size)) return r;
-  const ur_mem_flags_t access = (flags & ordo::mem::kAccessFlags) ? (flags & ordo::mem::kAccessFlags) : ur_mem_flags_t{b->access};
-  if (b->access != UR_MEM_FLAG_READ_WRITE && access != b->access) return UR_RESULT_ERROR_INVALID_VALUE;
-  if (pRegion->origin % kBaseAlign != 0) return UR_RESULT_ERROR_MISALIGNED_SUB_BUFFER_OFFSET;
+  ur_mem_flags_t access = 0;
+  if (ur_result_t r = ordo::uc::check_partition(flags, bufferCreateType, pRegion, phMem, b->sub_buffer, b->size,
+                                                b->access, kBaseAlign, access))
+    return r;
   try {
     Mem *m = make_mem(b->ctx, b->owner());
     m->origin = b->root_offset() + pRegion->origin;
@@ -256,20 +211,6 @@ ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flag
   } catch (const std::bad_alloc &) {
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
-}
-
-// The native handle is the device address of the first byte (a CUdeviceptr /
-// hipDeviceptr_t), the same for every device of the context.
-ur_result_t UR_APICALL urMemGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle_t hDevice,
-                                            ur_native_handle_t *phNativeMem) {
-  ORDO_UNWRAP(Mem, m, hMem);
-  if (hDevice) {
-    ORDO_UNWRAP(Device, d, hDevice);
-    if (m->ctx->index_of(d) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  }
-  if (!phNativeMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  *phNativeMem = reinterpret_cast<ur_native_handle_t>(m->ptr);
-  return UR_RESULT_SUCCESS;
 }
 
 // A device address becomes a buffer when the adapter knows the memory it is in (which
@@ -286,7 +227,7 @@ ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNat
   if (!p) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   const bool owned = pProperties && pProperties->isNativeHandleOwned;
   try {
-    if (Mem *source = buffer_containing(ctx, p)) {
+    if (Mem *source = ordo::uc::buffer_containing<Mem>(ctx, p)) {
       Mem *m = make_mem(ctx, source);
       drop(source); // buffer_containing's holder; make_mem took the view's
       m->origin = size_t(p - source->ptr);
@@ -296,8 +237,7 @@ ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNat
       return publish(m, phMem);
     }
     ordo::so::context_pools::block_facts a;
-    if (!ctx->pools->block_info(p, a) && !ctx->pools->find_plain(p, a)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-    if (owned && p != a.base) return UR_RESULT_ERROR_INVALID_VALUE;
+    if (ur_result_t r = ordo::uc::native_usm_block(*ctx->pools, p, owned, a)) return r;
     Mem *m = make_mem(ctx, nullptr);
     m->size = size_t(static_cast<uint8_t *>(a.base) + a.size - p);
     m->ptr = p;
@@ -308,20 +248,6 @@ ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNat
     return publish(m, phMem);
   } catch (const std::bad_alloc &) {
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-}
-
-ur_result_t UR_APICALL urMemGetInfo(ur_mem_handle_t hMemory, ur_mem_info_t propName, size_t propSize,
-                                    void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Mem, m, hMemory);
-  if (propName > UR_MEM_INFO_REFERENCE_COUNT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_MEM_INFO_SIZE: return out.value(m->size);
-  case UR_MEM_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(m->ctx));
-  case UR_MEM_INFO_REFERENCE_COUNT: return out.value(m->count());
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
 }
 
@@ -344,9 +270,10 @@ void install_memory_entry_points(ur_dditable_t &t) {
   t.Mem.pfnRetain = urMemRetain;
   t.Mem.pfnRelease = urMemRelease;
   t.Mem.pfnBufferPartition = urMemBufferPartition;
-  t.Mem.pfnGetNativeHandle = urMemGetNativeHandle;
+  // The native handle is the device address of the first byte (CUdeviceptr / hipDeviceptr_t).
+  t.Mem.pfnGetNativeHandle = ordo::uc::mem_get_native_handle<Mem, Device>;
   t.Mem.pfnBufferCreateWithNativeHandle = urMemBufferCreateWithNativeHandle;
-  t.Mem.pfnGetInfo = urMemGetInfo;
+  t.Mem.pfnGetInfo = ordo::uc::mem_get_info<Mem>;
 }
 
 } // namespace ordo::sb

@@ -13,6 +13,7 @@
 #include "ordo/queue_rules.hpp"
 #include "ordo/info.hpp"
 #include "ordo/queue_rules.hpp"
+#include "ur_common/queue.hpp"
 
 namespace ordo::sb {
 
@@ -44,12 +45,7 @@ bool defers_event(ur_command_t type) {
 
 void queue_hold(Queue *q) { q->hold(); }
 
-void queue_drop(Queue *q) {
-  if (!q->drop()) return;
-  Context *ctx = q->ctx;
-  ordo::retire(q);
-  context_drop(ctx);
-}
+void queue_drop(Queue *q) { ordo::uc::drop_queue(q); }
 
 uint32_t Queue::pick_lane(uint32_t n, const ur_event_handle_t *waits) {
   if (lanes.size() == 1) return 0;
@@ -309,27 +305,15 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
 ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName,
                                       size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_QUEUE_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(q->ctx));
-  case UR_QUEUE_INFO_DEVICE: return out.value(reinterpret_cast<ur_device_handle_t>(q->dev));
-  case UR_QUEUE_INFO_FLAGS: return out.value(q->flags);
-  case UR_QUEUE_INFO_REFERENCE_COUNT: return out.value(q->count());
-  case UR_QUEUE_INFO_EMPTY: {
+  return ordo::uc::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [&](bool &empty) -> ur_result_t {
     ORDO_DRV(q->dev->make_current());
-    bool empty = true;
     for (auto &l : q->lanes) {
       sb::status r = drv::stream_query(l->stream);
       if (r.kind == err::not_ready) empty = false;
       else if (r) return to_ur(r);
     }
-    return out.boolean(empty);
-  }
-  case UR_QUEUE_INFO_DEVICE_DEFAULT:
-  case UR_QUEUE_INFO_SIZE: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; // device-side queues
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
+    return UR_RESULT_SUCCESS;
+  });
 }
 
 ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *pDesc,
