@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared compile settings for every Ordo target.
 add_library(ordo_warnings INTERFACE)
 target_compile_options(ordo_warnings INTERFACE -Wall -Wextra -Wno-unused-parameter)

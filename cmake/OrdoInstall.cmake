@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Install: headers, loader, adapters; a CMake package (unified-runtime::loader,
 # unified-runtime::headers) and a pkg-config file.
 include(CMakePackageConfigHelpers)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * async_alloc: stream-ordered allocation in plain C.
  *
@@ -21,13 +22,13 @@
 #define N 4096u
 
 /* Stops the current device's run at the first failing call. */
-#define CHECK(call)                                                         \
-  do {                                                                      \
-    ur_result_t r_ = (call);                                                \
-    if (r_ != UR_RESULT_SUCCESS) {                                          \
-      printf("  FAILED: %s returned %d\n", #call, (int)r_);                 \
-      goto done;                                                            \
-    }                                                                       \
+#define CHECK(call)                                                                                                    \
+  do {                                                                                                                 \
+    ur_result_t r_ = (call);                                                                                           \
+    if (r_ != UR_RESULT_SUCCESS) {                                                                                     \
+      printf("  FAILED: %s returned %d\n", #call, (int)r_);                                                            \
+      goto done;                                                                                                       \
+    }                                                                                                                  \
   } while (0)
 
 static const char *backend_folder(ur_backend_t b) {
@@ -193,8 +194,7 @@ int main(void) {
       uint32_t num_devices = 0;
       ur_backend_t backend = UR_BACKEND_UNKNOWN;
       urPlatformGetInfo(platforms[p], UR_PLATFORM_INFO_BACKEND, sizeof backend, &backend, NULL);
-      if (urDeviceGetSelected(platforms[p], UR_DEVICE_TYPE_ALL, 16, devs, &num_devices) != UR_RESULT_SUCCESS)
-        continue;
+      if (urDeviceGetSelected(platforms[p], UR_DEVICE_TYPE_ALL, 16, devs, &num_devices) != UR_RESULT_SUCCESS) continue;
       if (num_devices > 16) num_devices = 16;
       for (d = 0; d < num_devices; ++d) {
         ++devices;

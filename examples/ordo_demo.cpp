@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ordo-demo: stream-ordered allocation at work on every device the loader finds.
 //
 // Each round of a pipeline allocates its buffers as commands, uses them and frees them
@@ -33,13 +34,13 @@ constexpr size_t kElements = 1 << 20;
 constexpr float kA = 1.5f, kB = 2.0f, kAlpha = 2.0f;
 
 // Stops at the first failing call of a device's run, saying which.
-#define DEMO_CHECK(call)                                                                  \
-  do {                                                                                    \
-    ur_result_t demo_r_ = (call);                                                         \
-    if (demo_r_ != UR_RESULT_SUCCESS) {                                                   \
-      std::printf("   FAILED: %s returned %s\n", #call, urinfo::result_name(demo_r_).c_str()); \
-      return false;                                                                       \
-    }                                                                                     \
+#define DEMO_CHECK(call)                                                                                               \
+  do {                                                                                                                 \
+    ur_result_t demo_r_ = (call);                                                                                      \
+    if (demo_r_ != UR_RESULT_SUCCESS) {                                                                                \
+      std::printf("   FAILED: %s returned %s\n", #call, urinfo::result_name(demo_r_).c_str());                         \
+      return false;                                                                                                    \
+    }                                                                                                                  \
   } while (0)
 
 ur_exp_kernel_arg_properties_t pointer_arg(uint32_t index, const void *p) {
@@ -106,14 +107,16 @@ bool enqueue_round(DeviceRun &run, int round, float *a, float *b, float *c, ur_e
   const size_t bytes = kElements * sizeof(float);
   const float va = a_of(round);
   ur_event_handle_t fill_a = nullptr, fill_b = nullptr, added = nullptr;
-  DEMO_CHECK(urEnqueueUSMFill(run.queue, a, sizeof va, &va, bytes, ready_a ? 1 : 0, ready_a ? &ready_a : nullptr, &fill_a));
+  DEMO_CHECK(
+      urEnqueueUSMFill(run.queue, a, sizeof va, &va, bytes, ready_a ? 1 : 0, ready_a ? &ready_a : nullptr, &fill_a));
   run.events.push_back(fill_a);
-  DEMO_CHECK(urEnqueueUSMFill(run.queue, b, sizeof kB, &kB, bytes, ready_b ? 1 : 0, ready_b ? &ready_b : nullptr, &fill_b));
+  DEMO_CHECK(
+      urEnqueueUSMFill(run.queue, b, sizeof kB, &kB, bytes, ready_b ? 1 : 0, ready_b ? &ready_b : nullptr, &fill_b));
   run.events.push_back(fill_b);
   ur_event_handle_t add_waits[3] = {fill_a, fill_b, ready_c};
   ur_exp_kernel_arg_properties_t add_args[3] = {pointer_arg(0, a), pointer_arg(1, b), pointer_arg(2, c)};
-  DEMO_CHECK(urEnqueueKernelLaunchWithArgsExp(run.queue, run.add, 1, nullptr, &kElements, nullptr, 3, add_args,
-                                              nullptr, ready_c ? 3 : 2, add_waits, &added));
+  DEMO_CHECK(urEnqueueKernelLaunchWithArgsExp(run.queue, run.add, 1, nullptr, &kElements, nullptr, 3, add_args, nullptr,
+                                              ready_c ? 3 : 2, add_waits, &added));
   run.events.push_back(added);
   ur_exp_kernel_arg_properties_t saxpy_args[3] = {value_arg(0, sizeof kAlpha, &kAlpha), pointer_arg(1, b),
                                                   pointer_arg(2, c)};
@@ -152,9 +155,8 @@ bool stream_ordered_rounds(DeviceRun &run, std::vector<float> &samples, double &
                                             &buf[i], &ready[i]));
       run.events.push_back(ready[i]);
     }
-    if (!enqueue_round(run, r, static_cast<float *>(buf[0]), static_cast<float *>(buf[1]),
-                       static_cast<float *>(buf[2]), ready[0], ready[1], ready[2], &samples[r * kSample], &done_ab,
-                       &done_c))
+    if (!enqueue_round(run, r, static_cast<float *>(buf[0]), static_cast<float *>(buf[1]), static_cast<float *>(buf[2]),
+                       ready[0], ready[1], ready[2], &samples[r * kSample], &done_ab, &done_c))
       return false;
     ur_event_handle_t last_use[3] = {done_ab, done_ab, done_c};
     for (int i = 0; i < 3; ++i) {
@@ -227,9 +229,10 @@ bool run_on(const urinfo::FoundDevice &d, const std::string &kernel_dir) {
   run.program = p.program;
   DEMO_CHECK(urKernelCreate(run.program, "vector_add", &run.add));
   DEMO_CHECK(urKernelCreate(run.program, "saxpy", &run.saxpy));
-  std::printf("   %d rounds of alloc a, b, c -> fill -> vector_add -> saxpy -> free, %zu MiB each buffer, on an %s queue\n",
-              kRounds, kElements * sizeof(float) >> 20,
-              flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE ? "out-of-order" : "in-order");
+  std::printf(
+      "   %d rounds of alloc a, b, c -> fill -> vector_add -> saxpy -> free, %zu MiB each buffer, on an %s queue\n",
+      kRounds, kElements * sizeof(float) >> 20,
+      flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE ? "out-of-order" : "in-order");
 
   std::vector<float> ordered(kRounds * kSample, 0.0f), sync(kRounds * kSample, 0.0f);
   double ordered_ms = 0, sync_ms = 0;
@@ -253,7 +256,7 @@ bool run_on(const urinfo::FoundDevice &d, const std::string &kernel_dir) {
   return bad == 0;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
   if (argc > 1) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The demo's pipeline through SYCL (DPC++ runtime, a host-only program: no kernels):
 // rounds of allocate -> fill -> copy -> copy back -> free on one in-order queue, once
 // with sycl_ext_oneapi_async_memory_alloc (stream-ordered: no host wait between rounds)
@@ -30,7 +31,7 @@ template <class F> double seconds(F &&f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   try {
@@ -64,7 +65,7 @@ int main() {
         void *a = sycl::malloc_device(kBytes, q);
         void *b = sycl::malloc_device(kBytes, q);
         work(q, a, b, host, r);
-        q.wait();  // sycl::free may not return memory a queued command still uses
+        q.wait(); // sycl::free may not return memory a queued command still uses
         sycl::free(a, q);
         sycl::free(b, q);
       }

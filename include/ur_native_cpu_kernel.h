@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Ordo native CPU kernel ABI (hand-written, not generated).
  *
@@ -53,12 +54,12 @@ extern "C" {
 /* What is the same for every work-group of one launch. Dimensions past work_dim
  * have size 1 and offset 0, so a kernel may always loop over three dimensions. */
 typedef struct ordo_nc_range {
-  uint32_t work_dim;        /* 1, 2 or 3 */
+  uint32_t work_dim; /* 1, 2 or 3 */
   uint32_t reserved;
-  size_t global_size[3];    /* work-items in each dimension */
-  size_t local_size[3];     /* work-items per work-group in each dimension */
-  size_t global_offset[3];  /* added to every global id */
-  size_t num_groups[3];     /* global_size / local_size */
+  size_t global_size[3];   /* work-items in each dimension */
+  size_t local_size[3];    /* work-items per work-group in each dimension */
+  size_t global_offset[3]; /* added to every global id */
+  size_t num_groups[3];    /* global_size / local_size */
 } ordo_nc_range;
 
 /* One work-group. */
@@ -86,16 +87,16 @@ typedef struct ordo_nc_arg_desc {
 typedef int32_t (*ordo_nc_group_fn)(const ordo_nc_group *group, void *const *args);
 
 typedef struct ordo_nc_kernel_desc {
-  const char *name;               /* the name given to urKernelCreate */
+  const char *name; /* the name given to urKernelCreate */
   ordo_nc_group_fn run_group;
   uint32_t num_args;
-  uint32_t flags;                 /* reserved, 0 */
-  const ordo_nc_arg_desc *args;   /* num_args entries, or NULL for no checks */
-  size_t reqd_local_size[3];      /* required work-group size, or all 0 for any */
+  uint32_t flags;               /* reserved, 0 */
+  const ordo_nc_arg_desc *args; /* num_args entries, or NULL for no checks */
+  size_t reqd_local_size[3];    /* required work-group size, or all 0 for any */
 } ordo_nc_kernel_desc;
 
 typedef struct ordo_nc_kernel_table {
-  uint32_t abi_version;                  /* ORDO_NC_ABI_VERSION */
+  uint32_t abi_version; /* ORDO_NC_ABI_VERSION */
   uint32_t num_kernels;
   const ordo_nc_kernel_desc *const *kernels;
 } ordo_nc_kernel_table;
@@ -115,7 +116,7 @@ typedef void (*ordo_nc_kernel_table_fn)(ordo_nc_kernel_table *table);
 #if defined(__cplusplus)
 extern "C"
 #endif
-__attribute__((weak, used, visibility("default"))) const uint32_t ordo_nc_abi_version = ORDO_NC_ABI_VERSION;
+    __attribute__((weak, used, visibility("default"))) const uint32_t ordo_nc_abi_version = ORDO_NC_ABI_VERSION;
 #endif
 
 /* ------------------------------------------------------------------------------
@@ -153,8 +154,8 @@ struct item {
   /* Row-major linear ids, dimension 0 fastest, offset excluded. */
   size_t global_linear_id() const {
     const ordo_nc_range *r = group->range;
-    return ((global[2] - r->global_offset[2]) * r->global_size[1] +
-            (global[1] - r->global_offset[1])) * r->global_size[0] +
+    return ((global[2] - r->global_offset[2]) * r->global_size[1] + (global[1] - r->global_offset[1])) *
+               r->global_size[0] +
            (global[0] - r->global_offset[0]);
   }
   size_t local_linear_id() const {
@@ -322,17 +323,19 @@ __attribute__((weak, used, visibility("default"))) void ordo_nc_get_kernel_table
 }
 }
 
-#define ORDO_NC_REGISTER_(fn, name_str, rx, ry, rz)                                          \
-  extern "C" __attribute__((visibility("default"))) int32_t ordo_nc_kernel_##fn(               \
-      const ordo_nc_group *group, void *const *args) {                                        \
-    return ::ordo_nc::detail::launcher<&fn>::run(group, args);                                \
-  }                                                                                            \
-  static const ordo_nc_kernel_desc ordo_nc_desc_##fn = {                                      \
-      name_str, &ordo_nc_kernel_##fn,                                                          \
-      ::ordo_nc::detail::signature<decltype(&fn)>::args::count, 0,                             \
-      ::ordo_nc::detail::signature<decltype(&fn)>::args::descs, {rx, ry, rz}};                \
-  static const ordo_nc_kernel_desc *ordo_nc_entry_##fn                                         \
-      __attribute__((section("ordo_nc_kernels"), used)) = &ordo_nc_desc_##fn
+#define ORDO_NC_REGISTER_(fn, name_str, rx, ry, rz)                                                                    \
+  extern "C" __attribute__((visibility("default")))                                                                    \
+  int32_t ordo_nc_kernel_##fn(const ordo_nc_group *group, void *const *args) {                                         \
+    return ::ordo_nc::detail::launcher<&fn>::run(group, args);                                                         \
+  }                                                                                                                    \
+  static const ordo_nc_kernel_desc ordo_nc_desc_##fn = {name_str,                                                      \
+                                                        &ordo_nc_kernel_##fn,                                          \
+                                                        ::ordo_nc::detail::signature<decltype(&fn)>::args::count,      \
+                                                        0,                                                             \
+                                                        ::ordo_nc::detail::signature<decltype(&fn)>::args::descs,      \
+                                                        {rx, ry, rz}};                                                 \
+  static const ordo_nc_kernel_desc *ordo_nc_entry_##fn __attribute__((section("ordo_nc_kernels"), used)) =             \
+      &ordo_nc_desc_##fn
 
 /* Registers `fn` (void or int32_t fn(const ordo_nc::item &, args...)) as kernel "fn". */
 #define ORDO_NC_KERNEL(fn) ORDO_NC_REGISTER_(fn, #fn, 0, 0, 0)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "adapter_registry.hpp"
 
 #include <dlfcn.h>
@@ -20,9 +21,9 @@ LoadedAdapter::~LoadedAdapter() {
 }
 
 const std::vector<std::string> &known_adapter_names() {
-  static const std::vector<std::string> names = {
-      "libur_adapter_native_cpu.so.0", "libur_adapter_opencl.so.0", "libur_adapter_cuda.so.0",
-      "libur_adapter_hip.so.0", "libur_adapter_level_zero.so.0"};
+  static const std::vector<std::string> names = {"libur_adapter_native_cpu.so.0", "libur_adapter_opencl.so.0",
+                                                 "libur_adapter_cuda.so.0", "libur_adapter_hip.so.0",
+                                                 "libur_adapter_level_zero.so.0"};
   return names;
 }
 
@@ -50,7 +51,8 @@ struct Getter {
   size_t offset; // of the table inside ur_dditable_t
 };
 
-#define ORDO_GETTER(getter, field) {#getter, offsetof(ur_dditable_t, field)}
+#define ORDO_GETTER(getter, field)                                                                                     \
+  { #getter, offsetof(ur_dditable_t, field) }
 const Getter kGetters[] = {
     ORDO_GETTER(urGetAdapterProcAddrTable, Adapter),
     ORDO_GETTER(urGetPlatformProcAddrTable, Platform),
@@ -95,15 +97,13 @@ bool is_a_loader(void *lib) {
   if (dlinfo(lib, RTLD_DI_LINKMAP, &own) != 0 || !own) return true;
   Dl_info info;
   struct link_map *defining = nullptr;
-  if (!dladdr1(entry, &info, reinterpret_cast<void **>(&defining), RTLD_DL_LINKMAP) || !defining)
-    return true;
+  if (!dladdr1(entry, &info, reinterpret_cast<void **>(&defining), RTLD_DL_LINKMAP) || !defining) return true;
   return defining == own;
 }
 
 } // namespace
 
-std::unique_ptr<LoadedAdapter> load_adapter(const std::string &path, const AdapterList &already,
-                                            std::string &why) {
+std::unique_ptr<LoadedAdapter> load_adapter(const std::string &path, const AdapterList &already, std::string &why) {
   dlerror();
   void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -166,8 +166,7 @@ std::unique_ptr<LoadedAdapter> load_adapter(const std::string &path, const Adapt
 
 std::string loader_directory() {
   Dl_info info;
-  if (dladdr(reinterpret_cast<void *>(&loader_directory), &info) == 0 || !info.dli_fname)
-    return "";
+  if (dladdr(reinterpret_cast<void *>(&loader_directory), &info) == 0 || !info.dli_fname) return "";
   std::string file = info.dli_fname;
   auto slash = file.rfind('/');
   return slash == std::string::npos ? std::string(".") : file.substr(0, slash);
@@ -185,14 +184,12 @@ AdapterList discover_adapters(bool mock_only) {
         ORDO_LOG(l, info, "loaded adapter %s (UR_ADAPTERS_FORCE_LOAD)", path.c_str());
         loaded.push_back(std::move(a));
       } else {
-        ORDO_LOG(l, warning, "skipping adapter %s (UR_ADAPTERS_FORCE_LOAD): %s", path.c_str(),
-                 why.c_str());
+        ORDO_LOG(l, warning, "skipping adapter %s (UR_ADAPTERS_FORCE_LOAD): %s", path.c_str(), why.c_str());
       }
     }
     return loaded;
   }
-  if (forced && *forced && mock_only)
-    ORDO_LOG(l, info, "mocking is enabled: UR_ADAPTERS_FORCE_LOAD is ignored");
+  if (forced && *forced && mock_only) ORDO_LOG(l, info, "mocking is enabled: UR_ADAPTERS_FORCE_LOAD is ignored");
 
   std::vector<std::string> dirs;
   if (const char *sp = secure_env("UR_ADAPTERS_SEARCH_PATH"))
@@ -200,8 +197,7 @@ AdapterList discover_adapters(bool mock_only) {
   std::string own = loader_directory();
   if (!own.empty()) dirs.push_back(own);
 
-  std::vector<std::string> names =
-      mock_only ? std::vector<std::string>{mock_adapter_name()} : known_adapter_names();
+  std::vector<std::string> names = mock_only ? std::vector<std::string>{mock_adapter_name()} : known_adapter_names();
   for (const std::string &name : names) {
     bool found = false;
     for (const std::string &dir : dirs) {
@@ -223,8 +219,8 @@ AdapterList discover_adapters(bool mock_only) {
       ORDO_LOG(l, info, "loaded adapter %s (system search)", name.c_str());
       loaded.push_back(std::move(a));
     } else if (why.find("No such file") != std::string::npos) {
-      ORDO_LOG(l, info, "adapter %s not found (searched %zu director%s and the system path)",
-               name.c_str(), dirs.size(), dirs.size() == 1 ? "y" : "ies");
+      ORDO_LOG(l, info, "adapter %s not found (searched %zu director%s and the system path)", name.c_str(), dirs.size(),
+               dirs.size() == 1 ? "y" : "ies");
     } else {
       ORDO_LOG(l, warning, "skipping adapter %s (system search): %s", name.c_str(), why.c_str());
     }

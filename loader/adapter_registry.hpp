@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Adapter discovery and loading (docs/loader.md, "Discovery").
 #pragma once
 #include <memory>
@@ -11,7 +12,7 @@ namespace loader {
 
 // One adapter library the loader opened and took its tables from.
 struct LoadedAdapter {
-  std::string path;       // as opened (a full path, or a bare name for the system search)
+  std::string path;        // as opened (a full path, or a bare name for the system search)
   void *library = nullptr; // dlopen handle, closed on destruction
   ur_dditable_t ddi{};     // its 26 tables, from its urGet*ProcAddrTable getters
   // The handle the probe's urAdapterGet returned: the loader's own reference, held from
@@ -39,8 +40,7 @@ const char *mock_adapter_name();
 AdapterList discover_adapters(bool mock_only);
 
 // Opens one library and takes its tables; on failure returns null and says why.
-std::unique_ptr<LoadedAdapter> load_adapter(const std::string &path, const AdapterList &already,
-                                            std::string &why);
+std::unique_ptr<LoadedAdapter> load_adapter(const std::string &path, const AdapterList &already, std::string &why);
 
 // Directory holding libur_loader.so.0 itself ("" if unknown).
 std::string loader_directory();

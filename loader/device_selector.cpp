@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urDeviceGetSelected: a platform's devices as ONEAPI_DEVICE_SELECTOR allows them.
 //
 //   ONEAPI_DEVICE_SELECTOR = term[;term...]
@@ -7,9 +8,9 @@
 //   sub-device = (<index> | *) . (<index> | *) [ . (<index> | *) ]
 //
 // Terms for other backends are ignored; '!' terms remove devices; when the whole string
-// has only '!' terms, everything they do not remove is accepted. An index counts every device of the adapter (all types,
-// over its platforms in order). A sub-device filter ("0.1", "*.*") names partitions,
-// which a runtime makes with urDevicePartition: it selects no root device here (so
+// has only '!' terms, everything they do not remove is accepted. An index counts every device of the adapter (all
+// types, over its platforms in order). A sub-device filter ("0.1", "*.*") names partitions, which a runtime makes with
+// urDevicePartition: it selects no root device here (so
 // "*:0.4321" alone selects nothing, successfully). A malformed term makes the call
 // fail with UR_RESULT_ERROR_INVALID_VALUE and a log line saying why, rather than
 // select something else.
@@ -42,9 +43,12 @@ struct Term {
 const struct {
   const char *name;
   ur_backend_t backend;
-} kBackends[] = {{"level_zero", UR_BACKEND_LEVEL_ZERO}, {"opencl", UR_BACKEND_OPENCL},
-                 {"cuda", UR_BACKEND_CUDA},             {"hip", UR_BACKEND_HIP},
-                 {"native_cpu", UR_BACKEND_NATIVE_CPU}, {"offload", UR_BACKEND_OFFLOAD}};
+} kBackends[] = {{"level_zero", UR_BACKEND_LEVEL_ZERO},
+                 {"opencl", UR_BACKEND_OPENCL},
+                 {"cuda", UR_BACKEND_CUDA},
+                 {"hip", UR_BACKEND_HIP},
+                 {"native_cpu", UR_BACKEND_NATIVE_CPU},
+                 {"offload", UR_BACKEND_OFFLOAD}};
 
 std::vector<std::string> split(const std::string &s, char sep) {
   std::vector<std::string> out;
@@ -83,8 +87,7 @@ bool sub_device_filter(const std::string &f) {
 
 // Parses the terms that concern `backend`; any malformed term fails the whole string.
 // `any_accept` says whether the string has an accepting term for any backend at all.
-ur_result_t parse(const std::string &selector, ur_backend_t backend, std::vector<Term> &terms,
-                  bool &any_accept) {
+ur_result_t parse(const std::string &selector, ur_backend_t backend, std::vector<Term> &terms, bool &any_accept) {
   any_accept = false;
   for (std::string raw : split(selector, ';')) {
     std::string text = trim_lower(raw);
@@ -95,13 +98,11 @@ ur_result_t parse(const std::string &selector, ur_backend_t backend, std::vector
       text.erase(0, 1);
     }
     auto colon = text.find(':');
-    if (colon == std::string::npos)
-      return invalid(selector, "term \"" + text + "\" is not backend:devices");
+    if (colon == std::string::npos) return invalid(selector, "term \"" + text + "\" is not backend:devices");
     std::string name = text.substr(0, colon);
     bool mine = name == "*";
     if (!mine) {
-      auto it = std::find_if(std::begin(kBackends), std::end(kBackends),
-                             [&](const auto &b) { return name == b.name; });
+      auto it = std::find_if(std::begin(kBackends), std::end(kBackends), [&](const auto &b) { return name == b.name; });
       if (it == std::end(kBackends))
         return invalid(selector, "unknown backend \"" + name +
                                      "\" (known: level_zero, opencl, cuda, hip, native_cpu, offload, *)");
@@ -113,15 +114,15 @@ ur_result_t parse(const std::string &selector, ur_backend_t backend, std::vector
       Filter filter;
       if (f.empty()) return invalid(selector, "empty device in term \"" + text + "\"");
       if (f.find('.') != std::string::npos) {
-        if (!sub_device_filter(f)) return invalid(selector, "\"" + f + "\" is not a sub-device filter (N.M, N.*, *.*, N.M.K)");
+        if (!sub_device_filter(f))
+          return invalid(selector, "\"" + f + "\" is not a sub-device filter (N.M, N.*, *.*, N.M.K)");
         continue; // selects partitions, never a root device
       }
-      if (f == "*") filter.kind = Filter::any;
+      if (f == "*")
+        filter.kind = Filter::any;
       else if (f == "cpu" || f == "gpu" || f == "fpga") {
         filter.kind = Filter::type;
-        filter.device_type = f == "cpu" ? UR_DEVICE_TYPE_CPU
-                             : f == "gpu" ? UR_DEVICE_TYPE_GPU
-                                          : UR_DEVICE_TYPE_FPGA;
+        filter.device_type = f == "cpu" ? UR_DEVICE_TYPE_CPU : f == "gpu" ? UR_DEVICE_TYPE_GPU : UR_DEVICE_TYPE_FPGA;
       } else if (f.find_first_not_of("0123456789") == std::string::npos && f.size() < 10) {
         filter.kind = Filter::index;
         filter.device_index = std::stoul(f);
@@ -194,20 +195,17 @@ ur_result_t first_index(ur_platform_handle_t platform, unsigned long &first) {
 using namespace ordo::loader;
 
 extern "C" UR_APIEXPORT ur_result_t UR_APICALL urDeviceGetSelected(ur_platform_handle_t hPlatform,
-                                                                  ur_device_type_t DeviceType,
-                                                                  uint32_t NumEntries,
-                                                                  ur_device_handle_t *phDevices,
-                                                                  uint32_t *pNumDevices) {
+                                                                   ur_device_type_t DeviceType, uint32_t NumEntries,
+                                                                   ur_device_handle_t *phDevices,
+                                                                   uint32_t *pNumDevices) {
   const char *why = nullptr;
-  if (ur_result_t r = check_urDeviceGetSelected(&why, hPlatform, DeviceType, NumEntries, phDevices,
-                                                pNumDevices))
+  if (ur_result_t r = check_urDeviceGetSelected(&why, hPlatform, DeviceType, NumEntries, phDevices, pNumDevices))
     return r;
   if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (NumEntries == 0 && !pNumDevices) return UR_RESULT_ERROR_INVALID_SIZE;
 
   ur_backend_t backend = UR_BACKEND_UNKNOWN;
-  if (urPlatformGetInfo(hPlatform, UR_PLATFORM_INFO_BACKEND, sizeof backend, &backend, nullptr) !=
-      UR_RESULT_SUCCESS)
+  if (urPlatformGetInfo(hPlatform, UR_PLATFORM_INFO_BACKEND, sizeof backend, &backend, nullptr) != UR_RESULT_SUCCESS)
     return UR_RESULT_ERROR_INVALID_PLATFORM;
 
   std::vector<Term> terms;
@@ -234,13 +232,13 @@ extern "C" UR_APIEXPORT ur_result_t UR_APICALL urDeviceGetSelected(ur_platform_h
   std::vector<ur_device_handle_t> selected, dropped;
   for (size_t i = 0; i < devices.size(); ++i) {
     Candidate c{devices[i], UR_DEVICE_TYPE_DEFAULT, first + i};
-    if (urDeviceGetInfo(devices[i], UR_DEVICE_INFO_TYPE, sizeof c.type, &c.type, nullptr) !=
-        UR_RESULT_SUCCESS)
+    if (urDeviceGetInfo(devices[i], UR_DEVICE_INFO_TYPE, sizeof c.type, &c.type, nullptr) != UR_RESULT_SUCCESS)
       c.type = UR_DEVICE_TYPE_DEFAULT;
     bool keep;
     if (DeviceType != UR_DEVICE_TYPE_ALL && DeviceType != UR_DEVICE_TYPE_DEFAULT && DeviceType != c.type)
       keep = false;
-    else if (!have_selector) keep = true;
+    else if (!have_selector)
+      keep = true;
     else {
       keep = !any_accept; // only '!' terms anywhere: everything not excluded is accepted
       for (const Term &t : terms)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds the layer chain: each enabled layer's table wraps the one below it, and the
 // exported entry points call the top (docs/loader.md, "Layers").
 #include "layers.hpp"
@@ -31,8 +32,7 @@ Logger &validation_log() { return immortal<Logger>("validation"); }
 } // namespace
 
 const std::vector<std::string> &available_layers() {
-  static const std::vector<std::string> names = {kValidation, kLeakChecking, kFullValidation,
-                                                 kTracing};
+  static const std::vector<std::string> names = {kValidation, kLeakChecking, kFullValidation, kTracing};
   return names;
 }
 
@@ -52,14 +52,16 @@ std::set<std::string> layers_from_environment() {
   std::stringstream ss(s);
   std::string name;
   while (ss >> name) {
-    if (is_layer_name(name)) out.insert(name);
-    else ORDO_LOG(log(), warning, "UR_ENABLE_LAYERS: no layer named \"%s\" (ignored)", name.c_str());
+    if (is_layer_name(name))
+      out.insert(name);
+    else
+      ORDO_LOG(log(), warning, "UR_ENABLE_LAYERS: no layer named \"%s\" (ignored)", name.c_str());
   }
   return out;
 }
 
-const ur_dditable_t *build_layer_chain(const std::set<std::string> &names,
-                                       ur_code_location_callback_t codeloc, void *codeloc_data) {
+const ur_dditable_t *build_layer_chain(const std::set<std::string> &names, ur_code_location_callback_t codeloc,
+                                       void *codeloc_data) {
   const bool full = names.count(kFullValidation) != 0;
   const bool validation = full || names.count(kValidation);
   const bool leak = full || names.count(kLeakChecking);
@@ -83,8 +85,8 @@ const ur_dditable_t *build_layer_chain(const std::set<std::string> &names,
     top = &g_tracing_table;
   }
   if (top == &dispatch_table()) return nullptr;
-  ORDO_LOG(log(), info, "layers on:%s%s%s", tracing ? " tracing" : "",
-           validation ? " parameter-validation" : "", leak ? " leak-checking" : "");
+  ORDO_LOG(log(), info, "layers on:%s%s%s", tracing ? " tracing" : "", validation ? " parameter-validation" : "",
+           leak ? " leak-checking" : "");
   return top;
 }
 
@@ -99,13 +101,11 @@ void tear_down_layers() {
 }
 
 ur_result_t validation_refused(const char *function, ur_result_t result, const char *why) {
-  ORDO_LOG(validation_log(), warning, "%s: %s because `%s`", function, result_name(result).c_str(),
-           why ? why : "?");
+  ORDO_LOG(validation_log(), warning, "%s: %s because `%s`", function, result_name(result).c_str(), why ? why : "?");
   return result;
 }
 
-ur_result_t released_handle_refused(const char *function, ur_result_t result, const char *param,
-                                    const void *handle) {
+ur_result_t released_handle_refused(const char *function, ur_result_t result, const char *param, const void *handle) {
   ORDO_LOG(validation_log(), warning,
            "%s: %s because %s (%p) was released: its reference count, as counted through the loader, "
            "reached 0",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The layers (docs/loader.md, "Layers"): each is a ur_dditable_t whose slots do their
 // work and call the next table; the chain ends in the handle-first dispatch table.
 #pragma once
@@ -22,8 +23,7 @@ std::set<std::string> layers_from_environment();
 // Builds the chain for these names and returns its top (null when none is on).
 // Tracing sits on top (it sees the call as made), then parameter validation, then
 // leak checking, then dispatch.
-const ur_dditable_t *build_layer_chain(const std::set<std::string> &names,
-                                       ur_code_location_callback_t codeloc,
+const ur_dditable_t *build_layer_chain(const std::set<std::string> &names, ur_code_location_callback_t codeloc,
                                        void *codeloc_data);
 
 // Called at loader teardown (and at exit if the loader is still up): the leak

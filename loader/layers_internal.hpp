@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the generated layer tables call into (layers.cpp, leak_checking.cpp).
 #pragma once
 #include <atomic>
@@ -42,8 +43,7 @@ bool handle_released(const void *handle);
 void handle_nameable_after_release(const void *handle);
 // Logs (logger "validation") that `function` was refused because its parameter `param`
 // is a released handle; returns `result`.
-ur_result_t released_handle_refused(const char *function, ur_result_t result, const char *param,
-                                    const void *handle);
+ur_result_t released_handle_refused(const char *function, ur_result_t result, const char *param, const void *handle);
 
 } // namespace loader
 } // namespace ordo

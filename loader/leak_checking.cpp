@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // UR_LAYER_LEAK_CHECKING's registry: the reference count of every handle seen created,
 // retained and released through the loader, reported at teardown.
 #include <cinttypes>
@@ -47,8 +48,10 @@ void leak_created(const char *type, const void *handle) {
   // Getters such as urAdapterGet hand out the same handle again with one more reference.
   r.forget_released(handle);
   auto it = r.handles.find(handle);
-  if (it != r.handles.end()) ++it->second.references;
-  else r.handles.emplace(handle, Tracked{type, 1, r.next_order++});
+  if (it != r.handles.end())
+    ++it->second.references;
+  else
+    r.handles.emplace(handle, Tracked{type, 1, r.next_order++});
 }
 
 void leak_adopted(const char *type, const void *handle) {
@@ -67,8 +70,7 @@ void leak_retained(const char *type, const void *handle) {
     ++it->second.references;
     return;
   }
-  ORDO_LOG(leak_log(), warning, "retain of %s %p, which was not created through the loader",
-           type, handle);
+  ORDO_LOG(leak_log(), warning, "retain of %s %p, which was not created through the loader", type, handle);
 }
 
 void leak_released(const char *type, const void *handle) {
@@ -121,8 +123,8 @@ size_t leak_report() {
   for (auto &h : r.handles) by_age.emplace(h.second.order, h);
   for (auto &entry : by_age) {
     const Tracked &t = entry.second.second;
-    ORDO_LOG(leak_log(), error, "leak: %s %p still alive with reference count %" PRIu64, t.type,
-             entry.second.first, t.references);
+    ORDO_LOG(leak_log(), error, "leak: %s %p still alive with reference count %" PRIu64, t.type, entry.second.first,
+             t.references);
   }
   size_t n = r.handles.size();
   if (n) ORDO_LOG(leak_log(), error, "%zu handle%s leaked", n, n == 1 ? "" : "s");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urLoaderInit / urLoaderTearDown / urAdapterGet: the loader's reference-counted life.
 //
 // The first urLoaderInit (or the first urAdapterGet when nobody called urLoaderInit)
@@ -20,9 +21,7 @@ namespace loader {
 
 std::atomic<const ur_dditable_t *> g_layer_top{nullptr};
 
-Logger &log() {
-  return immortal<Logger>("loader");
-}
+Logger &log() { return immortal<Logger>("loader"); }
 
 std::string result_name(ur_result_t result) {
   if (const char *n = enum_name(result)) return n;
@@ -32,9 +31,9 @@ std::string result_name(ur_result_t result) {
 namespace {
 
 struct LoaderState {
-  std::shared_mutex mutex;       // exclusive for init/teardown, shared for urAdapterGet
+  std::shared_mutex mutex; // exclusive for init/teardown, shared for urAdapterGet
   uint32_t references = 0;
-  std::atomic<bool> up{false};  // lock-free check on the urAdapterGet fast path
+  std::atomic<bool> up{false}; // lock-free check on the urAdapterGet fast path
   AdapterList adapters;
 
   // A program that never tears down still gets the leak report at exit.
@@ -58,8 +57,8 @@ LoaderState &state() {
 void start(const ConfigSnapshot &config) {
   LoaderState &s = state();
   s.adapters = discover_adapters(config.mocking);
-  ORDO_LOG(log(), info, "loader initialised with %zu adapter%s%s", s.adapters.size(),
-           s.adapters.size() == 1 ? "" : "s", config.mocking ? " (mocking enabled)" : "");
+  ORDO_LOG(log(), info, "loader initialised with %zu adapter%s%s", s.adapters.size(), s.adapters.size() == 1 ? "" : "s",
+           config.mocking ? " (mocking enabled)" : "");
   std::set<std::string> layers = layers_from_environment();
   layers.insert(config.layers.begin(), config.layers.end());
   const ur_dditable_t *top = build_layer_chain(layers, config.codeloc, config.codeloc_data);
@@ -95,8 +94,7 @@ ur_result_t ensure_initialised() {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL adapter_get(uint32_t NumEntries, ur_adapter_handle_t *phAdapters,
-                                   uint32_t *pNumAdapters) {
+ur_result_t UR_APICALL adapter_get(uint32_t NumEntries, ur_adapter_handle_t *phAdapters, uint32_t *pNumAdapters) {
   if (NumEntries == 0 && phAdapters) return UR_RESULT_ERROR_INVALID_SIZE;
   LoaderState &s = state();
   std::shared_lock<std::shared_mutex> lock(s.mutex);
@@ -165,12 +163,10 @@ UR_APIEXPORT ur_result_t UR_APICALL urLoaderTearDown(void) {
   return UR_RESULT_SUCCESS;
 }
 
-UR_APIEXPORT ur_result_t UR_APICALL urAdapterGet(uint32_t NumEntries,
-                                                 ur_adapter_handle_t *phAdapters,
+UR_APIEXPORT ur_result_t UR_APICALL urAdapterGet(uint32_t NumEntries, ur_adapter_handle_t *phAdapters,
                                                  uint32_t *pNumAdapters) {
   ensure_initialised();
-  if (const ur_dditable_t *layers = layer_top())
-    return layers->Adapter.pfnGet(NumEntries, phAdapters, pNumAdapters);
+  if (const ur_dditable_t *layers = layer_top()) return layers->Adapter.pfnGet(NumEntries, phAdapters, pNumAdapters);
   return adapter_get(NumEntries, phAdapters, pNumAdapters);
 }
 

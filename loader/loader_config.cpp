@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urLoaderConfig*: create, count references, query, and record what urLoaderInit
 // should apply. Live configs are remembered, so that a destroyed or made-up handle is
 // refused instead of used.
@@ -83,8 +84,7 @@ UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigRelease(ur_loader_config_handl
   {
     std::lock_guard<std::mutex> lock(g_live_mutex);
     if (!live_configs().count(hLoaderConfig)) return UR_RESULT_ERROR_INVALID_ARGUMENT;
-    if (hLoaderConfig->ref_count.fetch_sub(1, std::memory_order_acq_rel) != 1)
-      return UR_RESULT_SUCCESS;
+    if (hLoaderConfig->ref_count.fetch_sub(1, std::memory_order_acq_rel) != 1) return UR_RESULT_SUCCESS;
     live_configs().erase(hLoaderConfig);
   }
   delete hLoaderConfig;
@@ -92,22 +92,18 @@ UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigRelease(ur_loader_config_handl
 }
 
 UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigGetInfo(ur_loader_config_handle_t hLoaderConfig,
-                                                          ur_loader_config_info_t propName,
-                                                          size_t propSize, void *pPropValue,
-                                                          size_t *pPropSizeRet) {
+                                                          ur_loader_config_info_t propName, size_t propSize,
+                                                          void *pPropValue, size_t *pPropSizeRet) {
   const char *why = nullptr;
-  if (ur_result_t r = check_urLoaderConfigGetInfo(&why, hLoaderConfig, propName, propSize, pPropValue,
-                                                  pPropSizeRet))
+  if (ur_result_t r = check_urLoaderConfigGetInfo(&why, hLoaderConfig, propName, propSize, pPropValue, pPropSizeRet))
     return r;
   if (ur_result_t r = check_handle(hLoaderConfig)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
   switch (propName) {
-  case UR_LOADER_CONFIG_INFO_AVAILABLE_LAYERS:
-    return out.string(joined_layer_names());
+  case UR_LOADER_CONFIG_INFO_AVAILABLE_LAYERS: return out.string(joined_layer_names());
   case UR_LOADER_CONFIG_INFO_REFERENCE_COUNT:
     return out.value<uint32_t>(hLoaderConfig->ref_count.load(std::memory_order_relaxed));
-  default:
-    return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   }
 }
 
@@ -125,11 +121,11 @@ UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigEnableLayer(ur_loader_config_h
   return UR_RESULT_SUCCESS;
 }
 
-UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigSetCodeLocationCallback(
-    ur_loader_config_handle_t hLoaderConfig, ur_code_location_callback_t pfnCodeloc, void *pUserData) {
+UR_APIEXPORT ur_result_t UR_APICALL urLoaderConfigSetCodeLocationCallback(ur_loader_config_handle_t hLoaderConfig,
+                                                                          ur_code_location_callback_t pfnCodeloc,
+                                                                          void *pUserData) {
   const char *why = nullptr;
-  if (ur_result_t r = check_urLoaderConfigSetCodeLocationCallback(&why, hLoaderConfig, pfnCodeloc, pUserData))
-    return r;
+  if (ur_result_t r = check_urLoaderConfigSetCodeLocationCallback(&why, hLoaderConfig, pfnCodeloc, pUserData)) return r;
   if (!pfnCodeloc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = check_handle(hLoaderConfig)) return r;
   std::lock_guard<std::mutex> lock(hLoaderConfig->mutex);

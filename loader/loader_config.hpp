@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ur_loader_config_handle_t: what a program asks of urLoaderInit (layers, mocking, a
 // code-location callback for tracing).
 #pragma once

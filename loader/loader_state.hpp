@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // State shared by the loader's translation units: the active layer chain, the generated
 // tables, and the loaded adapters (see docs/loader.md).
 #pragma once
@@ -39,8 +40,7 @@ const ur_dditable_t &exported_table();
 Logger &log();
 
 // urAdapterGet across every loaded adapter (the bottom table's Adapter.pfnGet).
-ur_result_t UR_APICALL adapter_get(uint32_t NumEntries, ur_adapter_handle_t *phAdapters,
-                                   uint32_t *pNumAdapters);
+ur_result_t UR_APICALL adapter_get(uint32_t NumEntries, ur_adapter_handle_t *phAdapters, uint32_t *pNumAdapters);
 
 // Starts the loader if nothing has yet (the implicit init of a first urAdapterGet).
 ur_result_t ensure_initialised();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tracing.hpp"
 
 #include <atomic>
@@ -64,11 +65,11 @@ void TracedCall::emit(const char *function, const std::string &args, ur_result_t
     if (where_.functionName) where += std::string(" in ") + where_.functionName;
   }
   if (name)
-    trace_log().log(LogLevel::info, "%s(%s) -> %s (%" PRIu64 " ns)%s", function, args.c_str(), name,
-                    ns_, where.c_str());
+    trace_log().log(LogLevel::info, "%s(%s) -> %s (%" PRIu64 " ns)%s", function, args.c_str(), name, ns_,
+                    where.c_str());
   else
-    trace_log().log(LogLevel::info, "%s(%s) -> %d (%" PRIu64 " ns)%s", function, args.c_str(),
-                    static_cast<int>(result), ns_, where.c_str());
+    trace_log().log(LogLevel::info, "%s(%s) -> %d (%" PRIu64 " ns)%s", function, args.c_str(), static_cast<int>(result),
+                    ns_, where.c_str());
 }
 
 } // namespace loader

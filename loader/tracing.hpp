@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // UR_LAYER_TRACING's printing helpers, used by the generated tracing_layer.gen.cpp.
 // One line per call, after it returns:
 //   <tracing>[INFO]: urQueueFlush(.hQueue = 0x5581c0e0) -> UR_RESULT_SUCCESS (84 ns)
@@ -67,8 +68,10 @@ void put_string(std::string &a, const char *s);
 inline void put_flags(std::string &a, const std::string &names) { a += names; }
 
 template <class E> void put_enum(std::string &a, E v) {
-  if (const char *n = enum_name(v)) a += n;
-  else a += std::to_string(static_cast<long long>(v));
+  if (const char *n = enum_name(v))
+    a += n;
+  else
+    a += std::to_string(static_cast<long long>(v));
 }
 
 // An input array of handles: the first few entries.
@@ -108,8 +111,7 @@ template <class T> void put_out_int(std::string &a, T *p, ur_result_t r) {
 }
 
 inline void put_rect(std::string &a, const ur_rect_offset_t &v) {
-  a += "{.x = " + std::to_string(v.x) + ", .y = " + std::to_string(v.y) + ", .z = " +
-       std::to_string(v.z) + "}";
+  a += "{.x = " + std::to_string(v.x) + ", .y = " + std::to_string(v.y) + ", .z = " + std::to_string(v.z) + "}";
 }
 inline void put_rect(std::string &a, const ur_rect_region_t &v) {
   a += "{.width = " + std::to_string(v.width) + ", .height = " + std::to_string(v.height) +

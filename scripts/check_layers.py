@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Fails when an #include or a CMake source reference crosses Ordo's layers.
 
 The layers are the ones docs/architecture.md draws ("Layering"); ALLOWED below is that

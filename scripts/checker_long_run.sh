@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A long run of the randomized stream-ordered checker (urAsyncAllocRandomTest) on one
 # device: PROGRAMS programs of each mode (classic, lifetimes), in chunks of 200 seeds,
 # JOBS chunks at a time, each chunk in its own process (a crash names its seeds and

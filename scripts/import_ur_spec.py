@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """One-time fact extraction: builds scripts/spec/ur.json from UR's YAML spec and the
 measured ABI facts.
 

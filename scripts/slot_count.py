@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Counts the UR functions an adapter library implements.
 
     scripts/slot_count.py [--list] <adapter.so> [<adapter.so> ...]

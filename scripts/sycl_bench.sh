@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What a SYCL command costs through Ordo's adapters beside the DPC++ runtime's own, on
 # one device (issue 11, "OpenCL under a SYCL runtime"; docs/performance.md):
 #   scripts/sycl_bench.sh [build-dir] [device] [runs]     device: intel_cpu (default), pocl, native_cpu

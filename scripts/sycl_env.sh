@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by scripts/test (or by hand: `source scripts/sycl_env.sh; ordo_sycl_env build`):
 # puts the DPC++ SYCL runtime and Intel's CPU OpenCL runtime, both from PyPI, into a
 # virtual environment <build>/sycl-venv, for the SYCL interop tests (test/sycl, label

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs UR's own conformance suite (the 13 groups that build without a SYCL compiler)
 # against Ordo: each group through four pairings of loader and adapter, on each backend
 # present. A tool, not part of CI (docs/conformance.md, "UR's own conformance suite").

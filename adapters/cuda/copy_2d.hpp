@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A cuMemcpy2DAsync descriptor for two plain pointers, where either may be pageable
 // host memory: memory the driver knows (its pointer query answers) is addressed
 // through UVA, anything else as host memory. Used by the adapter and by the test

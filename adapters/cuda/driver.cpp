@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver.hpp"
 
 #include <cstdio>
@@ -47,8 +48,8 @@ bool Driver::load(const char *library) {
     // cuGetProcAddress at an older version would hand back older prototypes than
     // the ones this build calls.
     why_ = "the driver supports CUDA " + std::to_string(driver_version / 1000) + "." +
-           std::to_string(driver_version % 1000 / 10) + ", the adapter needs " +
-           std::to_string(CUDA_VERSION / 1000) + "." + std::to_string(CUDA_VERSION % 1000 / 10);
+           std::to_string(driver_version % 1000 / 10) + ", the adapter needs " + std::to_string(CUDA_VERSION / 1000) +
+           "." + std::to_string(CUDA_VERSION % 1000 / 10);
     return false;
   }
 
@@ -78,8 +79,8 @@ std::string error_text(CUresult r) {
   return std::string(name ? name : early_name(r)) + " (" + std::to_string(static_cast<int>(r)) + ")";
 }
 
-ordo::sb::status status_of(CUresult r) {
-  using ordo::sb::err;
+ordo::stream_backend::status status_of(CUresult r) {
+  using ordo::stream_backend::err;
   err kind = err::other;
   switch (r) {
   case CUDA_SUCCESS: kind = err::none; break;
@@ -111,7 +112,7 @@ ordo::sb::status status_of(CUresult r) {
   case CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: kind = err::already_registered; break;
   default: break;
   }
-  return ordo::sb::status{kind, static_cast<int>(r)};
+  return ordo::stream_backend::status{kind, static_cast<int>(r)};
 }
 
 } // namespace ordo::cuda

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stream backend's driver interface (source/stream_backend/driver_api.hpp) on the
 // CUDA driver API: each function one driver call, its result translated.
 #include <algorithm>
@@ -6,7 +7,7 @@
 #include "copy_2d.hpp"
 #include "driver.hpp"
 
-namespace ordo::sb::drv {
+namespace ordo::stream_backend::drv {
 
 namespace {
 using cuda::status_of;
@@ -210,8 +211,8 @@ status memcpy_async(void *dst, const void *src, size_t size, stream_t s) {
   return status_of(cu().cuMemcpyAsync(dptr(dst), dptr(src), size, cs(s)));
 }
 
-status memcpy_2d_async(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t width,
-                       size_t height, stream_t s) {
+status memcpy_2d_async(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t width, size_t height,
+                       stream_t s) {
   auto known = [](const void *p) {
     unsigned type = 0;
     return cu().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(p)) == CUDA_SUCCESS;
@@ -283,9 +284,8 @@ status advise(const void *p, size_t size, mem_advice a, bool host, int device_or
 }
 
 status module_load(module_t *out, const std::vector<uint8_t> &image, const jit_request &jit) {
-  std::vector<CUjit_option> keys = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                                    CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                                    CU_JIT_LOG_VERBOSE};
+  std::vector<CUjit_option> keys = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                                    CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
   std::vector<void *> values = {jit.info_log, reinterpret_cast<void *>(jit.log_size), jit.error_log,
                                 reinterpret_cast<void *>(jit.log_size), reinterpret_cast<void *>(uintptr_t{1})};
   if (jit.opt_level >= 0) {
@@ -297,8 +297,8 @@ status module_load(module_t *out, const std::vector<uint8_t> &image, const jit_r
     values.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(jit.max_registers)));
   }
   CUmodule m = nullptr;
-  CUresult r = cu().cuModuleLoadDataEx(&m, image.data(), static_cast<unsigned>(keys.size()), keys.data(),
-                                       values.data());
+  CUresult r =
+      cu().cuModuleLoadDataEx(&m, image.data(), static_cast<unsigned>(keys.size()), keys.data(), values.data());
   *out = reinterpret_cast<module_t>(m);
   return status_of(r);
 }
@@ -313,9 +313,9 @@ status link(const std::vector<const std::vector<uint8_t> *> &parts, const jit_re
   CUresult r = CUDA_SUCCESS;
   for (const std::vector<uint8_t> *p : parts) {
     image_kind kind = classify_image(p->data(), p->size());
-    CUjitInputType type = kind == image_kind::ptx ? CU_JIT_INPUT_PTX
+    CUjitInputType type = kind == image_kind::ptx      ? CU_JIT_INPUT_PTX
                           : kind == image_kind::fatbin ? CU_JIT_INPUT_FATBINARY
-                                                      : CU_JIT_INPUT_CUBIN;
+                                                       : CU_JIT_INPUT_CUBIN;
     r = cu().cuLinkAddData(state, type, const_cast<uint8_t *>(p->data()), p->size(), "ordo", 0, nullptr, nullptr);
     if (r) break;
   }
@@ -434,12 +434,12 @@ int function_attribute(function_t f, func_attr a) {
 status function_set_max_dynamic_shared(function_t f, int bytes) {
   return status_of(cu().cuFuncSetAttribute(cf(f), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes));
 }
-status launch(function_t f, const size_t grid[3], const size_t block[3], unsigned shared, stream_t s,
-              void **params, bool cooperative) {
+status launch(function_t f, const size_t grid[3], const size_t block[3], unsigned shared, stream_t s, void **params,
+              bool cooperative) {
   if (cooperative)
     return status_of(cu().cuLaunchCooperativeKernel(cf(f), unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
-                                                    unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
-                                                    shared, cs(s), params));
+                                                    unsigned(block[0]), unsigned(block[1]), unsigned(block[2]), shared,
+                                                    cs(s), params));
   return status_of(cu().cuLaunchKernel(cf(f), unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
                                        unsigned(block[0]), unsigned(block[1]), unsigned(block[2]), shared, cs(s),
                                        params, nullptr));
@@ -448,4 +448,4 @@ status occupancy_max_blocks(int *blocks, function_t f, int threads, size_t share
   return status_of(cu().cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, cf(f), threads, shared));
 }
 
-} // namespace ordo::sb::drv
+} // namespace ordo::stream_backend::drv

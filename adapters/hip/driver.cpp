@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver.hpp"
 #include "ordo/secure_env.hpp"
 
@@ -30,7 +31,7 @@ bool Driver::load() {
     return false;
   }
   std::string missing;
-#define ORDO_HIP_RESOLVE(name, ret, params)                                                                    \
+#define ORDO_HIP_RESOLVE(name, ret, params)                                                                            \
   if (!lib_.sym(#name, name)) missing += (missing.empty() ? "" : ", ") + std::string(#name);
   ORDO_HIP_FUNCTIONS(ORDO_HIP_RESOLVE)
 #undef ORDO_HIP_RESOLVE
@@ -52,8 +53,8 @@ std::string error_text(hipError_t r) {
   return std::string(name ? name : "hipError") + " (" + std::to_string(r) + ")";
 }
 
-ordo::sb::status status_of(hipError_t r) {
-  using ordo::sb::err;
+ordo::stream_backend::status status_of(hipError_t r) {
+  using ordo::stream_backend::err;
   err kind = err::other;
   switch (r) {
   case hipSuccess: kind = err::none; break;
@@ -81,7 +82,7 @@ ordo::sb::status status_of(hipError_t r) {
   case hipErrorHostMemoryAlreadyRegistered: kind = err::already_registered; break;
   default: break;
   }
-  return ordo::sb::status{kind, r};
+  return ordo::stream_backend::status{kind, r};
 }
 
 } // namespace ordo::hip

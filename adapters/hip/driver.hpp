@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HIP runtime, loaded at run time.
 //
 // The adapter never links libamdhip64: it opens libamdhip64.so.5 (then
@@ -39,6 +40,6 @@ Driver &drv();
 std::string error_text(hipError_t r);
 
 // A runtime result in the stream backend's terms (source/stream_backend/driver_api.hpp).
-ordo::sb::status status_of(hipError_t r);
+ordo::stream_backend::status status_of(hipError_t r);
 
 } // namespace ordo::hip

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stream backend's driver interface (source/stream_backend/driver_api.hpp) on the
 // HIP runtime API: each function one runtime call, its result translated. What HIP 5.2
 // lacks answers err::not_supported (listing a module's kernels or a function's
@@ -7,7 +8,7 @@
 
 #include "driver.hpp"
 
-namespace ordo::sb::drv {
+namespace ordo::stream_backend::drv {
 
 namespace {
 using hip::status_of;
@@ -197,10 +198,9 @@ bool is_managed(const void *p) {
 status memcpy_async(void *dst, const void *src, size_t size, stream_t s) {
   return status_of(rt().hipMemcpyAsync(dst, src, size, hip::hipMemcpyDefault, hs(s)));
 }
-status memcpy_2d_async(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t width,
-                       size_t height, stream_t s) {
-  return status_of(
-      rt().hipMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height, hip::hipMemcpyDefault, hs(s)));
+status memcpy_2d_async(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t width, size_t height,
+                       stream_t s) {
+  return status_of(rt().hipMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height, hip::hipMemcpyDefault, hs(s)));
 }
 status memset_8(void *dst, uint8_t v, size_t count, stream_t s) {
   return status_of(rt().hipMemsetD8Async(dst, v, count, hs(s)));
@@ -221,7 +221,8 @@ status peer_query(int native, int peer, bool *access, bool *atomics) {
   int can = 0, atom = 0;
   if (status r = status_of(rt().hipDeviceCanAccessPeer(&can, native, peer))) return r;
   if (can)
-    if (status r = status_of(rt().hipDeviceGetP2PAttribute(&atom, hip::hipDevP2PAttrNativeAtomicSupported, native, peer)))
+    if (status r =
+            status_of(rt().hipDeviceGetP2PAttribute(&atom, hip::hipDevP2PAttrNativeAtomicSupported, native, peer)))
       return r;
   *access = can != 0;
   *atomics = can && atom != 0;
@@ -266,8 +267,8 @@ status module_load(module_t *out, const std::vector<uint8_t> &image, const jit_r
     values.push_back(reinterpret_cast<void *>(static_cast<uintptr_t>(jit.max_registers)));
   }
   hip::hipModule_t m = nullptr;
-  hip::hipError_t r = rt().hipModuleLoadDataEx(&m, image.data(), static_cast<unsigned>(keys.size()), keys.data(),
-                                                values.data());
+  hip::hipError_t r =
+      rt().hipModuleLoadDataEx(&m, image.data(), static_cast<unsigned>(keys.size()), keys.data(), values.data());
   *out = reinterpret_cast<module_t>(m);
   return status_of(r);
 }
@@ -315,15 +316,15 @@ status function_set_max_dynamic_shared(function_t f, int bytes) {
   return status_of(rt().hipFuncSetAttribute(reinterpret_cast<const void *>(f),
                                             hip::hipFuncAttributeMaxDynamicSharedMemorySize, bytes));
 }
-status launch(function_t f, const size_t grid[3], const size_t block[3], unsigned shared, stream_t s,
-              void **params, bool cooperative) {
+status launch(function_t f, const size_t grid[3], const size_t block[3], unsigned shared, stream_t s, void **params,
+              bool cooperative) {
   if (cooperative) return unsupported();
   return status_of(rt().hipModuleLaunchKernel(hf(f), unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
-                                              unsigned(block[0]), unsigned(block[1]), unsigned(block[2]), shared,
-                                              hs(s), params, nullptr));
+                                              unsigned(block[0]), unsigned(block[1]), unsigned(block[2]), shared, hs(s),
+                                              params, nullptr));
 }
 status occupancy_max_blocks(int *blocks, function_t f, int threads, size_t shared) {
   return status_of(rt().hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(blocks, hf(f), threads, shared));
 }
 
-} // namespace ordo::sb::drv
+} // namespace ordo::stream_backend::drv

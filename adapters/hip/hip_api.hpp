@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The part of the HIP runtime API (HIP 5.2) the adapter calls, declared here so the
 // adapter builds without HIP's headers (they drag in a compiler-specific platform
 // layer). Names, values and prototypes are HIP's (hip_runtime_api.h, driver_types.h);
@@ -139,68 +140,67 @@ constexpr hipError_t hipErrorPeerAccessAlreadyEnabled = 704;
 constexpr hipError_t hipErrorPeerAccessNotEnabled = 705;
 
 // Every runtime function the adapter calls: X(name, return type, parameters).
-#define ORDO_HIP_FUNCTIONS(X)                                                                                  \
-  X(hipGetErrorName, const char *, (hipError_t))                                                              \
-  X(hipInit, hipError_t, (unsigned))                                                                          \
-  X(hipRuntimeGetVersion, hipError_t, (int *))                                                                \
-  X(hipGetDeviceCount, hipError_t, (int *))                                                                   \
-  X(hipDeviceGet, hipError_t, (hipDevice_t *, int))                                                           \
-  X(hipDeviceGetName, hipError_t, (char *, int, hipDevice_t))                                                 \
-  X(hipDeviceGetAttribute, hipError_t, (int *, hipDeviceAttribute_t, int))                                    \
-  X(hipDeviceTotalMem, hipError_t, (size_t *, hipDevice_t))                                                   \
-  X(hipDeviceGetUuid, hipError_t, (hipUUID *, hipDevice_t))                                                   \
-  X(hipDeviceGetPCIBusId, hipError_t, (char *, int, int))                                                     \
-  X(hipDevicePrimaryCtxRetain, hipError_t, (hipCtx_t *, hipDevice_t))                                         \
-  X(hipCtxGetCurrent, hipError_t, (hipCtx_t *))                                                               \
-  X(hipCtxSetCurrent, hipError_t, (hipCtx_t))                                                                 \
-  X(hipDeviceSynchronize, hipError_t, ())                                                                     \
-  X(hipMemGetInfo, hipError_t, (size_t *, size_t *))                                                          \
-  X(hipDeviceGetStreamPriorityRange, hipError_t, (int *, int *))                                              \
-  X(hipStreamCreateWithPriority, hipError_t, (hipStream_t *, unsigned, int))                                  \
-  X(hipStreamDestroy, hipError_t, (hipStream_t))                                                              \
-  X(hipStreamSynchronize, hipError_t, (hipStream_t))                                                          \
-  X(hipStreamQuery, hipError_t, (hipStream_t))                                                                \
-  X(hipStreamWaitEvent, hipError_t, (hipStream_t, hipEvent_t, unsigned))                                      \
-  X(hipEventCreateWithFlags, hipError_t, (hipEvent_t *, unsigned))                                            \
-  X(hipEventDestroy, hipError_t, (hipEvent_t))                                                                \
-  X(hipEventRecord, hipError_t, (hipEvent_t, hipStream_t))                                                    \
-  X(hipEventQuery, hipError_t, (hipEvent_t))                                                                  \
-  X(hipEventSynchronize, hipError_t, (hipEvent_t))                                                            \
-  X(hipEventElapsedTime, hipError_t, (float *, hipEvent_t, hipEvent_t))                                       \
-  X(hipMalloc, hipError_t, (void **, size_t))                                                                 \
-  X(hipFree, hipError_t, (void *))                                                                            \
-  X(hipHostMalloc, hipError_t, (void **, size_t, unsigned))                                                   \
-  X(hipHostFree, hipError_t, (void *))                                                                        \
-  X(hipHostRegister, hipError_t, (void *, size_t, unsigned))                                                  \
-  X(hipMemGetAddressRange, hipError_t, (hipDeviceptr_t *, size_t *, hipDeviceptr_t))                          \
-  X(hipIpcGetMemHandle, hipError_t, (hipIpcMemHandle_t *, void *))                                            \
-  X(hipIpcOpenMemHandle, hipError_t, (void **, hipIpcMemHandle_t, unsigned))                                  \
-  X(hipIpcCloseMemHandle, hipError_t, (void *))                                                               \
-  X(hipHostUnregister, hipError_t, (void *))                                                                  \
-  X(hipMallocManaged, hipError_t, (void **, size_t, unsigned))                                                \
-  X(hipPointerGetAttribute, hipError_t, (void *, hipPointer_attribute, hipDeviceptr_t))                       \
-  X(hipMemcpyAsync, hipError_t, (void *, const void *, size_t, hipMemcpyKind, hipStream_t))                   \
-  X(hipMemcpy2DAsync, hipError_t,                                                                             \
-    (void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind, hipStream_t))                       \
-  X(hipMemsetD8Async, hipError_t, (hipDeviceptr_t, unsigned char, size_t, hipStream_t))                       \
-  X(hipMemsetD16Async, hipError_t, (hipDeviceptr_t, unsigned short, size_t, hipStream_t))                     \
-  X(hipMemsetD32Async, hipError_t, (hipDeviceptr_t, int, size_t, hipStream_t))                                \
-  X(hipMemset2DAsync, hipError_t, (void *, size_t, int, size_t, size_t, hipStream_t))                         \
-  X(hipDeviceCanAccessPeer, hipError_t, (int *, int, int))                                                    \
-  X(hipDeviceGetP2PAttribute, hipError_t, (int *, hipDeviceP2PAttr, int, int))                                \
-  X(hipDeviceEnablePeerAccess, hipError_t, (int, unsigned))                                                   \
-  X(hipDeviceDisablePeerAccess, hipError_t, (int))                                                            \
-  X(hipMemPrefetchAsync, hipError_t, (const void *, size_t, int, hipStream_t))                                \
-  X(hipMemAdvise, hipError_t, (const void *, size_t, hipMemoryAdvise, int))                                   \
-  X(hipModuleLoadDataEx, hipError_t, (hipModule_t *, const void *, unsigned, hipJitOption *, void **))        \
-  X(hipModuleUnload, hipError_t, (hipModule_t))                                                               \
-  X(hipModuleGetFunction, hipError_t, (hipFunction_t *, hipModule_t, const char *))                           \
-  X(hipModuleGetGlobal, hipError_t, (hipDeviceptr_t *, size_t *, hipModule_t, const char *))                  \
-  X(hipFuncGetAttribute, hipError_t, (int *, hipFunction_attribute, hipFunction_t))                           \
-  X(hipFuncSetAttribute, hipError_t, (const void *, hipFuncAttribute, int))                                   \
-  X(hipModuleLaunchKernel, hipError_t,                                                                        \
-    (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t,        \
-     void **, void **))                                                                                       \
+#define ORDO_HIP_FUNCTIONS(X)                                                                                          \
+  X(hipGetErrorName, const char *, (hipError_t))                                                                       \
+  X(hipInit, hipError_t, (unsigned))                                                                                   \
+  X(hipRuntimeGetVersion, hipError_t, (int *))                                                                         \
+  X(hipGetDeviceCount, hipError_t, (int *))                                                                            \
+  X(hipDeviceGet, hipError_t, (hipDevice_t *, int))                                                                    \
+  X(hipDeviceGetName, hipError_t, (char *, int, hipDevice_t))                                                          \
+  X(hipDeviceGetAttribute, hipError_t, (int *, hipDeviceAttribute_t, int))                                             \
+  X(hipDeviceTotalMem, hipError_t, (size_t *, hipDevice_t))                                                            \
+  X(hipDeviceGetUuid, hipError_t, (hipUUID *, hipDevice_t))                                                            \
+  X(hipDeviceGetPCIBusId, hipError_t, (char *, int, int))                                                              \
+  X(hipDevicePrimaryCtxRetain, hipError_t, (hipCtx_t *, hipDevice_t))                                                  \
+  X(hipCtxGetCurrent, hipError_t, (hipCtx_t *))                                                                        \
+  X(hipCtxSetCurrent, hipError_t, (hipCtx_t))                                                                          \
+  X(hipDeviceSynchronize, hipError_t, ())                                                                              \
+  X(hipMemGetInfo, hipError_t, (size_t *, size_t *))                                                                   \
+  X(hipDeviceGetStreamPriorityRange, hipError_t, (int *, int *))                                                       \
+  X(hipStreamCreateWithPriority, hipError_t, (hipStream_t *, unsigned, int))                                           \
+  X(hipStreamDestroy, hipError_t, (hipStream_t))                                                                       \
+  X(hipStreamSynchronize, hipError_t, (hipStream_t))                                                                   \
+  X(hipStreamQuery, hipError_t, (hipStream_t))                                                                         \
+  X(hipStreamWaitEvent, hipError_t, (hipStream_t, hipEvent_t, unsigned))                                               \
+  X(hipEventCreateWithFlags, hipError_t, (hipEvent_t *, unsigned))                                                     \
+  X(hipEventDestroy, hipError_t, (hipEvent_t))                                                                         \
+  X(hipEventRecord, hipError_t, (hipEvent_t, hipStream_t))                                                             \
+  X(hipEventQuery, hipError_t, (hipEvent_t))                                                                           \
+  X(hipEventSynchronize, hipError_t, (hipEvent_t))                                                                     \
+  X(hipEventElapsedTime, hipError_t, (float *, hipEvent_t, hipEvent_t))                                                \
+  X(hipMalloc, hipError_t, (void **, size_t))                                                                          \
+  X(hipFree, hipError_t, (void *))                                                                                     \
+  X(hipHostMalloc, hipError_t, (void **, size_t, unsigned))                                                            \
+  X(hipHostFree, hipError_t, (void *))                                                                                 \
+  X(hipHostRegister, hipError_t, (void *, size_t, unsigned))                                                           \
+  X(hipMemGetAddressRange, hipError_t, (hipDeviceptr_t *, size_t *, hipDeviceptr_t))                                   \
+  X(hipIpcGetMemHandle, hipError_t, (hipIpcMemHandle_t *, void *))                                                     \
+  X(hipIpcOpenMemHandle, hipError_t, (void **, hipIpcMemHandle_t, unsigned))                                           \
+  X(hipIpcCloseMemHandle, hipError_t, (void *))                                                                        \
+  X(hipHostUnregister, hipError_t, (void *))                                                                           \
+  X(hipMallocManaged, hipError_t, (void **, size_t, unsigned))                                                         \
+  X(hipPointerGetAttribute, hipError_t, (void *, hipPointer_attribute, hipDeviceptr_t))                                \
+  X(hipMemcpyAsync, hipError_t, (void *, const void *, size_t, hipMemcpyKind, hipStream_t))                            \
+  X(hipMemcpy2DAsync, hipError_t, (void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind, hipStream_t))  \
+  X(hipMemsetD8Async, hipError_t, (hipDeviceptr_t, unsigned char, size_t, hipStream_t))                                \
+  X(hipMemsetD16Async, hipError_t, (hipDeviceptr_t, unsigned short, size_t, hipStream_t))                              \
+  X(hipMemsetD32Async, hipError_t, (hipDeviceptr_t, int, size_t, hipStream_t))                                         \
+  X(hipMemset2DAsync, hipError_t, (void *, size_t, int, size_t, size_t, hipStream_t))                                  \
+  X(hipDeviceCanAccessPeer, hipError_t, (int *, int, int))                                                             \
+  X(hipDeviceGetP2PAttribute, hipError_t, (int *, hipDeviceP2PAttr, int, int))                                         \
+  X(hipDeviceEnablePeerAccess, hipError_t, (int, unsigned))                                                            \
+  X(hipDeviceDisablePeerAccess, hipError_t, (int))                                                                     \
+  X(hipMemPrefetchAsync, hipError_t, (const void *, size_t, int, hipStream_t))                                         \
+  X(hipMemAdvise, hipError_t, (const void *, size_t, hipMemoryAdvise, int))                                            \
+  X(hipModuleLoadDataEx, hipError_t, (hipModule_t *, const void *, unsigned, hipJitOption *, void **))                 \
+  X(hipModuleUnload, hipError_t, (hipModule_t))                                                                        \
+  X(hipModuleGetFunction, hipError_t, (hipFunction_t *, hipModule_t, const char *))                                    \
+  X(hipModuleGetGlobal, hipError_t, (hipDeviceptr_t *, size_t *, hipModule_t, const char *))                           \
+  X(hipFuncGetAttribute, hipError_t, (int *, hipFunction_attribute, hipFunction_t))                                    \
+  X(hipFuncSetAttribute, hipError_t, (const void *, hipFuncAttribute, int))                                            \
+  X(hipModuleLaunchKernel, hipError_t,                                                                                 \
+    (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, void **,        \
+     void **))                                                                                                         \
   X(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, hipError_t, (int *, hipFunction_t, int, size_t))
 
 } // namespace ordo::hip

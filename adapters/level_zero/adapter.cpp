@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adapter handle, platform discovery and the dispatch table.
 #include <cstring>
 
@@ -9,7 +10,7 @@
 #include "ordo_cb/command_buffer.hpp"
 #include "ordo_derived/derived.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 Logger &logger() {
   static Logger *log = new Logger("level_zero");
@@ -69,8 +70,8 @@ std::vector<Platform *> *discover() {
   auto *list = new std::vector<Platform *>();
   Ze &z = ze();
   if (!z.load()) {
-    log_no_platform(logger(), "Level Zero", z.not_installed ? no_platform_cause::not_installed : no_platform_cause::failed,
-                    z.why());
+    log_no_platform(logger(), "Level Zero",
+                    z.not_installed ? no_platform_cause::not_installed : no_platform_cause::failed, z.why());
     return list;
   }
   uint32_t n = 0;
@@ -78,8 +79,10 @@ std::vector<Platform *> *discover() {
   std::vector<ze_driver_handle_t> drivers(n);
   if (r == ZE_RESULT_SUCCESS && n) r = z.zeDriverGet(&n, drivers.data());
   if (r != ZE_RESULT_SUCCESS || n == 0) {
-    if (r != ZE_RESULT_SUCCESS) log_no_platform(logger(), "Level Zero", no_platform_cause::failed, "zeDriverGet returned " + error_text(r));
-    else log_no_platform(logger(), "Level Zero", no_platform_cause::not_installed, "the loader reports no driver");
+    if (r != ZE_RESULT_SUCCESS)
+      log_no_platform(logger(), "Level Zero", no_platform_cause::failed, "zeDriverGet returned " + error_text(r));
+    else
+      log_no_platform(logger(), "Level Zero", no_platform_cause::not_installed, "the loader reports no driver");
     return list;
   }
   for (ze_driver_handle_t drv : drivers) {
@@ -102,11 +105,11 @@ std::vector<Platform *> *discover() {
     }
     list->push_back(platform);
     ORDO_LOG(logger(), info, "Level Zero driver %u (API %u.%u): %zu device(s), the first '%s'",
-             platform->driver_version, ZE_MAJOR_VERSION(platform->api_version),
-             ZE_MINOR_VERSION(platform->api_version), platform->devices.size(),
-             platform->devices[0]->facts.props.name);
+             platform->driver_version, ZE_MAJOR_VERSION(platform->api_version), ZE_MINOR_VERSION(platform->api_version),
+             platform->devices.size(), platform->devices[0]->facts.props.name);
   }
-  if (list->empty()) log_no_platform(logger(), "Level Zero", no_platform_cause::not_installed, "no driver reports a device");
+  if (list->empty())
+    log_no_platform(logger(), "Level Zero", no_platform_cause::not_installed, "no driver reports a device");
   return list;
 }
 
@@ -117,7 +120,7 @@ const std::vector<Platform *> &platforms() {
   return *list;
 }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero
 
 // ---- the dispatch table ---------------------------------------------------------------
 
@@ -126,56 +129,56 @@ namespace {
 ur_dditable_t build_table() {
   ur_dditable_t t;
   std::memset(&t, 0, sizeof(t));
-  ordo::l0::install_adapter_entry_points(t); // urAdapter*, urPlatform*, the logger callback
-  t.Device.pfnGet = ordo::l0::urDeviceGet;
-  t.Device.pfnGetInfo = ordo::l0::urDeviceGetInfo;
-  t.Device.pfnRetain = ordo::l0::urDeviceRetain;
-  t.Device.pfnRelease = ordo::l0::urDeviceRelease;
-  t.Device.pfnSelectBinary = ordo::l0::urDeviceSelectBinary;
-  t.Device.pfnGetNativeHandle = ordo::l0::urDeviceGetNativeHandle;
-  t.Device.pfnGetGlobalTimestamps = ordo::l0::urDeviceGetGlobalTimestamps;
-  ordo::l0::install_context_entry_points(t); // urContext*
-  t.Queue.pfnGetInfo = ordo::l0::urQueueGetInfo;
-  t.Queue.pfnCreate = ordo::l0::urQueueCreate;
-  t.Queue.pfnRetain = ordo::l0::urQueueRetain;
-  t.Queue.pfnRelease = ordo::l0::urQueueRelease;
-  t.Queue.pfnGetNativeHandle = ordo::l0::urQueueGetNativeHandle;
-  t.Queue.pfnCreateWithNativeHandle = ordo::l0::urQueueCreateWithNativeHandle;
-  t.Queue.pfnFinish = ordo::l0::urQueueFinish;
-  t.Queue.pfnFlush = ordo::l0::urQueueFlush;
-  t.Event.pfnGetInfo = ordo::l0::urEventGetInfo;
-  t.Event.pfnGetProfilingInfo = ordo::l0::urEventGetProfilingInfo;
-  t.Event.pfnWait = ordo::l0::urEventWait;
-  t.Event.pfnRetain = ordo::l0::urEventRetain;
-  t.Event.pfnRelease = ordo::l0::urEventRelease;
-  t.Event.pfnGetNativeHandle = ordo::l0::urEventGetNativeHandle;
-  t.Event.pfnCreateWithNativeHandle = ordo::l0::urEventCreateWithNativeHandle;
-  t.Event.pfnSetCallback = ordo::l0::urEventSetCallback;
-  ordo::l0::install_wait_entry_points(t); // urEnqueueEventsWait*
-  t.Enqueue.pfnUSMFill = ordo::l0::urEnqueueUSMFill;
-  t.Enqueue.pfnUSMMemcpy = ordo::l0::urEnqueueUSMMemcpy;
-  t.Enqueue.pfnUSMPrefetch = ordo::l0::urEnqueueUSMPrefetch;
-  t.Enqueue.pfnUSMAdvise = ordo::l0::urEnqueueUSMAdvise;
-  t.Enqueue.pfnUSMFill2D = ordo::l0::urEnqueueUSMFill2D;
-  t.Enqueue.pfnUSMMemcpy2D = ordo::l0::urEnqueueUSMMemcpy2D;
-  ordo::l0::install_memory_entry_points(t);      // urMem* (buffers; images unsupported)
-  ordo::l0::install_enqueue_mem_entry_points(t); // urEnqueueMemBuffer*, urEnqueueMemUnmap
-  ordo::l0::install_usm_entry_points(t); // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo
-  ordo::l0::install_pool_entry_points(t); // the twelve urUSMPool* of the stream-ordered layer
-  ordo::l0::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
-  ordo::l0::install_program_entry_points(t); // urProgram*
-  t.Kernel.pfnCreate = ordo::l0::urKernelCreate;
-  ordo::l0::install_kernel_entry_points(t); // the bookkeeping urKernel*
-  t.Kernel.pfnSetExecInfo = ordo::l0::urKernelSetExecInfo;
-  t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::l0::urEnqueueKernelLaunchWithArgsExp;
-  t.EnqueueExp.pfnHostTaskExp = ordo::l0::urEnqueueHostTaskExp;
+  ordo::level_zero::install_adapter_entry_points(t); // urAdapter*, urPlatform*, the logger callback
+  t.Device.pfnGet = ordo::level_zero::urDeviceGet;
+  t.Device.pfnGetInfo = ordo::level_zero::urDeviceGetInfo;
+  t.Device.pfnRetain = ordo::level_zero::urDeviceRetain;
+  t.Device.pfnRelease = ordo::level_zero::urDeviceRelease;
+  t.Device.pfnSelectBinary = ordo::level_zero::urDeviceSelectBinary;
+  t.Device.pfnGetNativeHandle = ordo::level_zero::urDeviceGetNativeHandle;
+  t.Device.pfnGetGlobalTimestamps = ordo::level_zero::urDeviceGetGlobalTimestamps;
+  ordo::level_zero::install_context_entry_points(t); // urContext*
+  t.Queue.pfnGetInfo = ordo::level_zero::urQueueGetInfo;
+  t.Queue.pfnCreate = ordo::level_zero::urQueueCreate;
+  t.Queue.pfnRetain = ordo::level_zero::urQueueRetain;
+  t.Queue.pfnRelease = ordo::level_zero::urQueueRelease;
+  t.Queue.pfnGetNativeHandle = ordo::level_zero::urQueueGetNativeHandle;
+  t.Queue.pfnCreateWithNativeHandle = ordo::level_zero::urQueueCreateWithNativeHandle;
+  t.Queue.pfnFinish = ordo::level_zero::urQueueFinish;
+  t.Queue.pfnFlush = ordo::level_zero::urQueueFlush;
+  t.Event.pfnGetInfo = ordo::level_zero::urEventGetInfo;
+  t.Event.pfnGetProfilingInfo = ordo::level_zero::urEventGetProfilingInfo;
+  t.Event.pfnWait = ordo::level_zero::urEventWait;
+  t.Event.pfnRetain = ordo::level_zero::urEventRetain;
+  t.Event.pfnRelease = ordo::level_zero::urEventRelease;
+  t.Event.pfnGetNativeHandle = ordo::level_zero::urEventGetNativeHandle;
+  t.Event.pfnCreateWithNativeHandle = ordo::level_zero::urEventCreateWithNativeHandle;
+  t.Event.pfnSetCallback = ordo::level_zero::urEventSetCallback;
+  ordo::level_zero::install_wait_entry_points(t); // urEnqueueEventsWait*
+  t.Enqueue.pfnUSMFill = ordo::level_zero::urEnqueueUSMFill;
+  t.Enqueue.pfnUSMMemcpy = ordo::level_zero::urEnqueueUSMMemcpy;
+  t.Enqueue.pfnUSMPrefetch = ordo::level_zero::urEnqueueUSMPrefetch;
+  t.Enqueue.pfnUSMAdvise = ordo::level_zero::urEnqueueUSMAdvise;
+  t.Enqueue.pfnUSMFill2D = ordo::level_zero::urEnqueueUSMFill2D;
+  t.Enqueue.pfnUSMMemcpy2D = ordo::level_zero::urEnqueueUSMMemcpy2D;
+  ordo::level_zero::install_memory_entry_points(t);      // urMem* (buffers; images unsupported)
+  ordo::level_zero::install_enqueue_mem_entry_points(t); // urEnqueueMemBuffer*, urEnqueueMemUnmap
+  ordo::level_zero::install_usm_entry_points(t);  // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo
+  ordo::level_zero::install_pool_entry_points(t); // the twelve urUSMPool* of the stream-ordered layer
+  ordo::level_zero::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
+  ordo::level_zero::install_program_entry_points(t);     // urProgram*
+  t.Kernel.pfnCreate = ordo::level_zero::urKernelCreate;
+  ordo::level_zero::install_kernel_entry_points(t); // the bookkeeping urKernel*
+  t.Kernel.pfnSetExecInfo = ordo::level_zero::urKernelSetExecInfo;
+  t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::level_zero::urEnqueueKernelLaunchWithArgsExp;
+  t.EnqueueExp.pfnHostTaskExp = ordo::level_zero::urEnqueueHostTaskExp;
   // Command buffers recorded once and replayed through the entries above (host
   // functions as host tasks), then the entry points derived from the others.
-  ordo::cb::adapter_hooks command_buffers;
+  ordo::command_buffer::adapter_hooks command_buffers;
   command_buffers.host_functions = true;
-  ordo::cb::install_entry_points(t, command_buffers);
+  ordo::command_buffer::install_entry_points(t, command_buffers);
   ordo::derived::install_entry_points(t);
-  ordo::cb::install_graph_capture(t); // wraps the enqueues above: last
+  ordo::command_buffer::install_graph_capture(t); // wraps the enqueues above: last
   ordo::fill_unsupported(t);
   return t;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Level Zero adapter's handle types and the helpers every file shares.
 //
 // Every handle is an ordo::object (ordo/object.hpp): the dispatch table first, its kind,
@@ -23,14 +24,14 @@
 #include "ur_ddi.h"
 #include "ze.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 Logger &logger();
 
-#define ORDO_ZE(call)                                                                  \
-  do {                                                                                 \
-    ze_result_t ze_result_ = (call);                                                   \
-    if (ze_result_ != ZE_RESULT_SUCCESS) return ::ordo::l0::map_error(ze_result_);     \
+#define ORDO_ZE(call)                                                                                                  \
+  do {                                                                                                                 \
+    ze_result_t ze_result_ = (call);                                                                                   \
+    if (ze_result_ != ZE_RESULT_SUCCESS) return ::ordo::level_zero::map_error(ze_result_);                             \
   } while (0)
 
 struct Platform;
@@ -43,9 +44,9 @@ struct Program;
 struct Mem;
 class Command;
 
-using handle_types = ordo::uc::handle_types_of<Adapter, Platform, Device, Context, Queue, Program, Command>;
+using handle_types = ordo::ur_common::handle_types_of<Adapter, Platform, Device, Context, Queue, Program, Command>;
 
-struct Adapter : ordo::uc::adapter_object {};
+struct Adapter : ordo::ur_common::adapter_object {};
 ORDO_HANDLE_CHECK(Adapter);
 
 // Properties read once at discovery.
@@ -113,12 +114,13 @@ private:
 
 // ---- the stream-ordered layer's hooks (pool_hooks.cpp) ------------------------------
 
-class PoolHooks final : public ordo::uc::pool_hooks_base<Context, Device, Event, Command> {
+class PoolHooks final : public ordo::ur_common::pool_hooks_base<Context, Device, Event, Command> {
 public:
   using pool_hooks_base::pool_hooks_base;
-  ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) override;
-  void *get_chunk(const ordo::so::mem_class &c, size_t size) override;
-  void put_chunk(const ordo::so::mem_class &c, void *base, size_t size) override;
+  ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device,
+                           ordo::stream_ordered::mem_class &out) override;
+  void *get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) override;
+  void put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t size) override;
   bool event_complete(ur_event_handle_t ev) override;
   ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override;
 };
@@ -155,7 +157,7 @@ struct Context : object {
   }
 
   PoolHooks pool_hooks{this};
-  std::unique_ptr<ordo::so::context_pools> pools;
+  std::unique_ptr<ordo::stream_ordered::context_pools> pools;
 
   // The adapter's live events by their Level Zero event, so that an event made from a
   // native handle of ours knows its queue and keeps the original (and its Level Zero
@@ -235,7 +237,7 @@ struct Queue : object {
   bool profiling = false;
   std::vector<std::unique_ptr<Lane>> lanes;
   std::atomic<uint32_t> next_lane{0};
-  ordo::uc::alloc_affinity affinity; // which list a stream-ordered alloc goes to
+  ordo::ur_common::alloc_affinity affinity; // which list a stream-ordered alloc goes to
 
   // In-order: the only list. Out-of-order: the list of a wait-list event of this
   // queue when there is one (dependency affinity), otherwise the next in turn.
@@ -285,10 +287,10 @@ inline ur_result_t unwrap_event(ur_event_handle_t handle, Event *&out) {
   return UR_RESULT_SUCCESS;
 }
 // `Event *var` from `handle` through unwrap_event, or return its refusal.
-#define ORDO_L0_UNWRAP_EVENT(var, handle)                                              \
-  Event *var = nullptr;                                                                \
-  do {                                                                                 \
-    if (ur_result_t unwrap_result_ = ::ordo::l0::unwrap_event(handle, var)) return unwrap_result_; \
+#define ORDO_L0_UNWRAP_EVENT(var, handle)                                                                              \
+  Event *var = nullptr;                                                                                                \
+  do {                                                                                                                 \
+    if (ur_result_t unwrap_result_ = ::ordo::level_zero::unwrap_event(handle, var)) return unwrap_result_;             \
   } while (0)
 // A wait list of the program's events: INVALID_EVENT_WAIT_LIST for a count without a
 // list (or the other way round) and for any event unwrap_event refuses.
@@ -313,10 +315,10 @@ inline void event_release(Event *e) {
 class Command {
 public:
   Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
-          bool all_lanes = false, ordo::uc::lane_hint hint = {});
+          bool all_lanes = false, ordo::ur_common::lane_hint hint = {});
   // A stream-ordered alloc's command, on the list `hint` names if it names one.
   Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
-          ordo::uc::lane_hint hint)
+          ordo::ur_common::lane_hint hint)
       : Command(q, type, n, waits, out_event, false, hint) {}
   ~Command();
   Command(const Command &) = delete;
@@ -386,7 +388,7 @@ struct Program : object {
     ur_program_build_status_t status = UR_PROGRAM_BUILD_STATUS_NONE;
     std::string log;
     std::string options;
-    bool owned = true; // false: the caller's module (urProgramCreateWithNativeHandle), never destroyed here
+    bool owned = true;     // false: the caller's module (urProgramCreateWithNativeHandle), never destroyed here
     bool compiled = false; // made by urProgramCompile: a compiled object
   };
   Context *ctx = nullptr;
@@ -416,7 +418,6 @@ struct Kernel : object {
 };
 ORDO_HANDLE_CHECK(Kernel);
 
-
 // ---- memory objects (memory.cpp, enqueue_mem.cpp) ----------------------------------
 
 // A buffer or sub-buffer. A root's bytes are Level Zero memory (device memory in a
@@ -424,7 +425,7 @@ ORDO_HANDLE_CHECK(Kernel);
 // memory for USE_HOST_POINTER (imported when the driver can, docs/level-zero.md), or
 // a USM allocation made a buffer from its native handle. A sub-buffer is its root's
 // bytes at an offset and holds its root.
-struct Mem : ordo::uc::mem_object<Mem, Context> {
+struct Mem : ordo::ur_common::mem_object<Mem, Context> {
   // What a root's bytes are, and so how they go: device/host/shared (zeMemFree),
   // imported (the caller's, import released), usm (urUSMFree'd if owned), alias
   // (nothing to free: a sub-buffer, a view, USM of the caller's).
@@ -452,4 +453,4 @@ ur_result_t append_fill(Command &cmd, void *dst, const uint8_t *pattern, size_t 
 Adapter *the_adapter();
 const std::vector<Platform *> &platforms();
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Contexts: a Level Zero context over a set of devices of one platform. urContext*
 // are ur_common/context.hpp's; this file says what Level Zero adds.
 #include "common.hpp"
 #include "ur_common/context.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 namespace {
 
@@ -16,14 +17,16 @@ struct context_hooks : handle_types {
     for (Device *d : devices) ze_devices.push_back(d->ze);
     ze_context_desc_t desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
     ze_context_handle_t zc = nullptr;
-    ORDO_ZE(ze().zeContextCreateEx(devices[0]->platform->driver, &desc, uint32_t(ze_devices.size()),
-                                   ze_devices.data(), &zc));
+    ORDO_ZE(ze().zeContextCreateEx(devices[0]->platform->driver, &desc, uint32_t(ze_devices.size()), ze_devices.data(),
+                                   &zc));
     out = new Context();
     out->platform = devices[0]->platform;
     out->ze = zc;
     return UR_RESULT_SUCCESS;
   }
-  static void free_plain(Context *ctx, const ordo::so::context_pools::block_facts &a) { free_memory(ctx, a.base); }
+  static void free_plain(Context *ctx, const ordo::stream_ordered::context_pools::block_facts &a) {
+    free_memory(ctx, a.base);
+  }
   static void destroy(Context *ctx) {
     if (ctx->copy_list) ze().zeCommandListDestroy(ctx->copy_list);
     ctx->events.clear(); // its Level Zero events go before the context
@@ -35,7 +38,7 @@ struct context_hooks : handle_types {
   }
 };
 
-using entry_points = ordo::uc::context_entry_points<context_hooks>;
+using entry_points = ordo::ur_common::context_entry_points<context_hooks>;
 
 } // namespace
 
@@ -43,4 +46,4 @@ void context_hold(Context *ctx) { ctx->hold(); }
 void context_drop(Context *ctx) { entry_points::drop(ctx); }
 void install_context_entry_points(ur_dditable_t &t) { entry_points::install(t); }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

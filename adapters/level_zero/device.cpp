@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices: discovery facts, info queries, timestamps.
 #include <algorithm>
 #include <cstring>
@@ -9,20 +10,19 @@
 #include "ordo_cb/command_buffer.hpp"
 #include "ur_common/device_info.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 namespace {
 
-std::string version_string(int major, int minor) {
-  return std::to_string(major) + "." + std::to_string(minor);
-}
+std::string version_string(int major, int minor) { return std::to_string(major) + "." + std::to_string(minor); }
 
 uint32_t usm_flags(ze_memory_access_cap_flags_t z) {
   uint32_t f = 0;
   if (z & ZE_MEMORY_ACCESS_CAP_FLAG_RW) f |= UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS;
   if (z & ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC) f |= UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS;
   if (z & ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT) f |= UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS;
-  if (z & ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT_ATOMIC) f |= UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
+  if (z & ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT_ATOMIC)
+    f |= UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
   return f;
 }
 
@@ -39,8 +39,8 @@ ur_device_type_t device_type(ze_device_type_t t) {
 
 } // namespace
 
-ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName,
-                                       size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
+                                       void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Device, d, hDevice);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
@@ -49,11 +49,11 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   const ze_device_compute_properties_t &c = f.compute;
   const bool fp64 = (f.module.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0;
   const bool fp16 = (f.module.flags & ZE_DEVICE_MODULE_FLAG_FP16) != 0;
-  const uint32_t fp_config = ordo::uc::kFullFpConfig;
-  const uint32_t order_caps = ordo::uc::kAllMemoryOrders;
-  const uint32_t scope_caps = ordo::uc::kAllMemoryScopes;
+  const uint32_t fp_config = ordo::ur_common::kFullFpConfig;
+  const uint32_t order_caps = ordo::ur_common::kAllMemoryOrders;
+  const uint32_t scope_caps = ordo::ur_common::kAllMemoryScopes;
   ur_result_t fixed = UR_RESULT_SUCCESS;
-  if (ordo::uc::fixed_device_info(propName, out, fixed)) return fixed;
+  if (ordo::ur_common::fixed_device_info(propName, out, fixed)) return fixed;
 
   switch (propName) {
   case UR_DEVICE_INFO_TYPE: return out.value(device_type(p.type));
@@ -96,12 +96,14 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
     return out.boolean(p.type == ZE_DEVICE_TYPE_GPU && (p.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED));
   case UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION: return out.value(size_t(p.timerResolution ? p.timerResolution : 1));
   // Command buffers: the shared recorder replays them through this adapter's entry points.
-  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP: return out.boolean(true); // source/command_buffer/graph_capture.cpp
+  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
+    return out.boolean(true);                                                // source/command_buffer/graph_capture.cpp
   case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP: return out.boolean(true); // source/command_buffer/bound_events.cpp
-  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::cb::kEventSupport);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::command_buffer::kEventSupport);
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return out.boolean(true);
-  case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP: return out.boolean(ordo::cb::kSubgraphSupport);
-  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return out.value(ordo::cb::kUpdateCapabilities);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP: return out.boolean(ordo::command_buffer::kSubgraphSupport);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
+    return out.value(ordo::command_buffer::kUpdateCapabilities);
   case UR_DEVICE_INFO_ATOMIC_64: return out.boolean((f.module.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0);
   case UR_DEVICE_INFO_ENDIAN_LITTLE:
   case UR_DEVICE_INFO_AVAILABLE:
@@ -132,13 +134,15 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_VENDOR: return out.string(p.vendorId == 0x8086 ? "Intel(R) Corporation" : "unknown vendor");
   case UR_DEVICE_INFO_DRIVER_VERSION: return out.string(std::to_string(d->platform->driver_version));
   case UR_DEVICE_INFO_BACKEND_RUNTIME_VERSION:
-    return out.string(version_string(ZE_MAJOR_VERSION(d->platform->api_version), ZE_MINOR_VERSION(d->platform->api_version)));
+    return out.string(
+        version_string(ZE_MAJOR_VERSION(d->platform->api_version), ZE_MINOR_VERSION(d->platform->api_version)));
   case UR_DEVICE_INFO_PROFILE: return out.string("FULL_PROFILE");
   case UR_DEVICE_INFO_VERSION:
-    return out.string(version_string(ZE_MAJOR_VERSION(d->platform->api_version), ZE_MINOR_VERSION(d->platform->api_version)));
+    return out.string(
+        version_string(ZE_MAJOR_VERSION(d->platform->api_version), ZE_MINOR_VERSION(d->platform->api_version)));
   case UR_DEVICE_INFO_EXTENSIONS:
-    return out.string(std::string("cl_khr_int64_base_atomics cl_khr_int64_extended_atomics") + (fp64 ? " cl_khr_fp64" : "") +
-                      (fp16 ? " cl_khr_fp16" : ""));
+    return out.string(std::string("cl_khr_int64_base_atomics cl_khr_int64_extended_atomics") +
+                      (fp64 ? " cl_khr_fp64" : "") + (fp16 ? " cl_khr_fp16" : ""));
   case UR_DEVICE_INFO_PRINTF_BUFFER_SIZE: return out.value(size_t{1024 * 1024});
   case UR_DEVICE_INFO_PARENT_DEVICE: return out.value(ur_device_handle_t{nullptr});
   case UR_DEVICE_INFO_COMPOSITE_DEVICE: return out.value(ur_device_handle_t{nullptr});
@@ -152,20 +156,22 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
     return out.value(uint32_t(c.maxTotalGroupSize / (smallest ? smallest : 1)));
   }
   case UR_DEVICE_INFO_SUB_GROUP_SIZES_INTEL: {
-    std::vector<uint32_t> sizes(c.subGroupSizes, c.subGroupSizes + std::min<uint32_t>(c.numSubGroupSizes, ZE_SUBGROUPSIZE_COUNT));
+    std::vector<uint32_t> sizes(c.subGroupSizes,
+                                c.subGroupSizes + std::min<uint32_t>(c.numSubGroupSizes, ZE_SUBGROUPSIZE_COUNT));
     if (sizes.empty()) sizes.push_back(1);
     return out.array(sizes);
   }
   case UR_DEVICE_INFO_USM_HOST_SUPPORT: return out.value(usm_flags(f.access.hostAllocCapabilities));
   case UR_DEVICE_INFO_USM_DEVICE_SUPPORT: return out.value(usm_flags(f.access.deviceAllocCapabilities));
-  case UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT: return out.value(usm_flags(f.access.sharedSingleDeviceAllocCapabilities));
-  case UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT: return out.value(usm_flags(f.access.sharedCrossDeviceAllocCapabilities));
+  case UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT:
+    return out.value(usm_flags(f.access.sharedSingleDeviceAllocCapabilities));
+  case UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT:
+    return out.value(usm_flags(f.access.sharedCrossDeviceAllocCapabilities));
   case UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT: return out.value(usm_flags(f.access.sharedSystemAllocCapabilities));
   case UR_DEVICE_INFO_UUID: return out.array(p.uuid.id, 16);
   case UR_DEVICE_INFO_PCI_ADDRESS: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; // needs zeDevicePciGetPropertiesExt
   case UR_DEVICE_INFO_ATOMIC_MEMORY_ORDER_CAPABILITIES:
-  case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES:
-    return out.value(order_caps);
+  case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES: return out.value(order_caps);
   case UR_DEVICE_INFO_ATOMIC_MEMORY_SCOPE_CAPABILITIES:
   case UR_DEVICE_INFO_ATOMIC_FENCE_SCOPE_CAPABILITIES: return out.value(scope_caps);
   case UR_DEVICE_INFO_MAX_COMPUTE_QUEUE_INDICES: return out.value(uint32_t{1});
@@ -182,12 +188,10 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   }
 }
 
-
 // ---- entry points ------------------------------------------------------------------
 
-ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType,
-                                   uint32_t NumEntries, ur_device_handle_t *phDevices,
-                                   uint32_t *pNumDevices) {
+ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
+                                   ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
   ORDO_UNWRAP(Platform, p, hPlatform);
   if (DeviceType < UR_DEVICE_TYPE_DEFAULT || DeviceType > UR_DEVICE_TYPE_CUSTOM)
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -217,16 +221,14 @@ ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice,
-                                               ur_native_handle_t *phNativeDevice) {
+ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
   ORDO_UNWRAP(Device, d, hDevice);
   if (!phNativeDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNativeDevice = reinterpret_cast<ur_native_handle_t>(d->ze);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice,
-                                            const ur_device_binary_t *pBinaries,
+ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
                                             uint32_t NumBinaries, uint32_t *pSelectedBinary) {
   ORDO_UNWRAP(Device, d, hDevice);
   if (!pBinaries || !pSelectedBinary) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -258,4 +260,4 @@ ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, u
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

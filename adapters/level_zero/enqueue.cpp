@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Commands that only order: event waits and barriers.
 #include "common.hpp"
 #include "entry_points.hpp"
 #include "ur_common/wait.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 namespace {
 
@@ -23,12 +24,12 @@ ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n, 
 struct wait_hooks : handle_types {
   static ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n, const ur_event_handle_t *waits,
                                   ur_event_handle_t *phEvent) {
-    return l0::enqueue_wait(q, type, barrier, n, waits, phEvent);
+    return level_zero::enqueue_wait(q, type, barrier, n, waits, phEvent);
   }
 };
 
 } // namespace
 
-void install_wait_entry_points(ur_dditable_t &t) { ordo::uc::wait_entry_points<wait_hooks>::install(t); }
+void install_wait_entry_points(ur_dditable_t &t) { ordo::ur_common::wait_entry_points<wait_hooks>::install(t); }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffer commands: read, write, copy, fill (1-D and rectangles), map and unmap. Each is
 // one Command on a list of the queue (common.hpp) that holds its buffers until it has
 // completed, so a buffer released meanwhile stays valid for it. Copies are
@@ -16,7 +17,7 @@
 #include "ordo/mem_rules.hpp"
 #include "ordo/rect.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 namespace {
 
@@ -125,8 +126,8 @@ ur_result_t append_copy(Command &cmd, uint8_t *dst, const uint8_t *src, size_t s
         ze().zeCommandListAppendMemoryCopy(cmd.list(), dst, src, size, cmd.signal(), cmd.num_waits(), cmd.waits()));
   uint8_t *tmp = nullptr;
   if (ur_result_t r = staging(cmd, size, &tmp)) return r;
-  if (ur_result_t r = check(
-          ze().zeCommandListAppendMemoryCopy(cmd.list(), tmp, src, size, nullptr, cmd.num_waits(), cmd.waits())))
+  if (ur_result_t r =
+          check(ze().zeCommandListAppendMemoryCopy(cmd.list(), tmp, src, size, nullptr, cmd.num_waits(), cmd.waits())))
     return r;
   if (ur_result_t r = append_order(cmd)) return r;
   return check(ze().zeCommandListAppendMemoryCopy(cmd.list(), dst, tmp, size, cmd.signal(), 0, nullptr));
@@ -139,8 +140,8 @@ bool fits_region(const ordo::rect_side &s, const ur_rect_region_t &region) {
 }
 
 ur_result_t copy_region(Command &cmd, uint8_t *dst, const ordo::rect_side &ds, const uint8_t *src,
-                        const ordo::rect_side &ss, const ur_rect_region_t &region, ze_event_handle_t signal,
-                        uint32_t n, ze_event_handle_t *waits) {
+                        const ordo::rect_side &ss, const ur_rect_region_t &region, ze_event_handle_t signal, uint32_t n,
+                        ze_event_handle_t *waits) {
   ze_copy_region_t r{0, 0, 0, uint32_t(region.width), uint32_t(region.height), uint32_t(region.depth)};
   return check(ze().zeCommandListAppendMemoryCopyRegion(cmd.list(), dst + ds.first, &r, uint32_t(ds.row),
                                                         uint32_t(ds.slice), src + ss.first, &r, uint32_t(ss.row),
@@ -174,7 +175,8 @@ ur_result_t UR_APICALL urEnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_h
   if (!pDst) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!ordo::mem::range_inside(offset, size, m->size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return submit(q, UR_COMMAND_MEM_BUFFER_READ, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
-    if (foreign) return cross_context_copy(cmd, q->dev, {nullptr, static_cast<uint8_t *>(pDst)}, {m, m->ptr + offset}, size);
+    if (foreign)
+      return cross_context_copy(cmd, q->dev, {nullptr, static_cast<uint8_t *>(pDst)}, {m, m->ptr + offset}, size);
     return append_copy(cmd, static_cast<uint8_t *>(pDst), m->ptr + offset, size);
   });
 }
@@ -219,7 +221,7 @@ ur_result_t UR_APICALL urEnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_h
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (ur_result_t r = ordo::uc::check_fill(pPattern, patternSize, offset, size, m->size)) return r;
+  if (ur_result_t r = ordo::ur_common::check_fill(pPattern, patternSize, offset, size, m->size)) return r;
   return submit(q, UR_COMMAND_MEM_BUFFER_FILL, false, n, waits, phEvent, {m}, [&](Command &cmd) {
     // The pattern is read at the append (Level Zero copies it; a spelled-out one is
     // written to staging now), so the caller may reuse it at once.
@@ -239,8 +241,9 @@ ur_result_t host_rect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, ur_comm
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
   ordo::rect_side bs, hs;
-  if (ur_result_t r = ordo::uc::resolve_host_rect(host, bufferOrigin, hostOrigin, region, bufferRowPitch,
-                                                  bufferSlicePitch, hostRowPitch, hostSlicePitch, m->size, bs, hs))
+  if (ur_result_t r =
+          ordo::ur_common::resolve_host_rect(host, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch,
+                                             hostRowPitch, hostSlicePitch, m->size, bs, hs))
     return r;
   if (!fits_region(bs, region) || !fits_region(hs, region)) return UR_RESULT_ERROR_INVALID_SIZE;
   auto *h = static_cast<uint8_t *>(host);
@@ -260,8 +263,8 @@ ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_m
   if (ur_result_t r = queue_and_buffer(hQueue, hSrc, q, src)) return r;
   if (ur_result_t r = queue_and_buffer(hQueue, hDst, q, dst)) return r;
   ordo::rect_side ss, ds;
-  if (ur_result_t r = ordo::uc::resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch,
-                                                  dstRowPitch, dstSlicePitch, src->size, dst->size, ss, ds))
+  if (ur_result_t r = ordo::ur_common::resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch,
+                                                         dstRowPitch, dstSlicePitch, src->size, dst->size, ss, ds))
     return r;
   if (!fits_region(ss, region) || !fits_region(ds, region)) return UR_RESULT_ERROR_INVALID_SIZE;
   return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, n, waits, phEvent, {src, dst},
@@ -293,7 +296,7 @@ ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_ha
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (ur_result_t r = ordo::uc::check_map(ppRetMap, mapFlags, offset, size, m->size)) return r;
+  if (ur_result_t r = ordo::ur_common::check_map(ppRetMap, mapFlags, offset, size, m->size)) return r;
   if (ur_result_t r = check_wait_list(n, waits)) return r;
   Mem *root = m->owner();
   uint8_t *host = m->ptr + offset;
@@ -306,12 +309,12 @@ ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_ha
   const bool invalidate = mapFlags & UR_MAP_FLAG_WRITE_INVALIDATE_REGION;
   const bool write_back = !direct && (invalidate || (mapFlags & UR_MAP_FLAG_WRITE) || mapFlags == 0);
   const Mem::Mapping map{host, offset, size, write_back};
-  if (ur_result_t r = ordo::uc::add_mapping(m, map)) return r; // before the command: an unmap may follow at once
+  if (ur_result_t r = ordo::ur_common::add_mapping(m, map)) return r; // before the command: an unmap may follow at once
   ur_result_t r = submit(q, UR_COMMAND_MEM_BUFFER_MAP, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
     return direct || invalidate ? cmd.append_barrier() : append_copy(cmd, host, m->ptr + offset, size);
   });
   if (r != UR_RESULT_SUCCESS) {
-    ordo::uc::strike_mapping(m, map);
+    ordo::ur_common::strike_mapping(m, map);
     return r;
   }
   *ppRetMap = host;
@@ -327,12 +330,12 @@ ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle
   if (!pMappedPtr) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = check_wait_list(n, waits)) return r;
   Mem::Mapping map{};
-  if (ur_result_t r = ordo::uc::take_mapping(m, pMappedPtr, map)) return r;
+  if (ur_result_t r = ordo::ur_common::take_mapping(m, pMappedPtr, map)) return r;
   ur_result_t r = submit(q, UR_COMMAND_MEM_UNMAP, false, n, waits, phEvent, {m}, [&](Command &cmd) {
     return map.write_back ? append_copy(cmd, m->ptr + map.offset, static_cast<const uint8_t *>(map.host), map.size)
                           : cmd.append_barrier();
   });
-  if (r != UR_RESULT_SUCCESS) ordo::uc::restore_mapping(m, map); // nothing was enqueued: the map stands
+  if (r != UR_RESULT_SUCCESS) ordo::ur_common::restore_mapping(m, map); // nothing was enqueued: the map stands
   return r;
 }
 
@@ -341,8 +344,8 @@ ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle
 void install_enqueue_mem_entry_points(ur_dditable_t &t) {
   t.Enqueue.pfnMemBufferRead = urEnqueueMemBufferRead;
   t.Enqueue.pfnMemBufferWrite = urEnqueueMemBufferWrite;
-  t.Enqueue.pfnMemBufferReadRect = ordo::uc::enqueue_read_rect<host_rect>;
-  t.Enqueue.pfnMemBufferWriteRect = ordo::uc::enqueue_write_rect<host_rect>;
+  t.Enqueue.pfnMemBufferReadRect = ordo::ur_common::enqueue_read_rect<host_rect>;
+  t.Enqueue.pfnMemBufferWriteRect = ordo::ur_common::enqueue_write_rect<host_rect>;
   t.Enqueue.pfnMemBufferCopy = urEnqueueMemBufferCopy;
   t.Enqueue.pfnMemBufferCopyRect = urEnqueueMemBufferCopyRect;
   t.Enqueue.pfnMemBufferFill = urEnqueueMemBufferFill;
@@ -350,4 +353,4 @@ void install_enqueue_mem_entry_points(ur_dditable_t &t) {
   t.Enqueue.pfnMemUnmap = urEnqueueMemUnmap;
 }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // USM commands: fill, copy (1-D and 2-D), prefetch and advice.
 #include <cstring>
 #include <vector>
@@ -7,7 +8,7 @@
 #include "ordo/checked_math.hpp"
 #include "entry_points.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 namespace {
 
@@ -110,10 +111,9 @@ ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, 
       auto *bytes = static_cast<uint8_t *>(host);
       for (size_t i = 0; i < width * height; ++i) bytes[i] = pattern[i % patternSize];
       ze_copy_region_t dr{0, 0, 0, uint32_t(width), uint32_t(height), 1}, sr = dr;
-      r = check(ze().zeCommandListAppendMemoryCopyRegion(cmd.list(), pMem, &dr, uint32_t(pitch),
-                                                         uint32_t(pitch * height), host, &sr, uint32_t(width),
-                                                         uint32_t(width * height), nullptr, cmd.num_waits(),
-                                                         cmd.waits()));
+      r = check(ze().zeCommandListAppendMemoryCopyRegion(
+          cmd.list(), pMem, &dr, uint32_t(pitch), uint32_t(pitch * height), host, &sr, uint32_t(width),
+          uint32_t(width * height), nullptr, cmd.num_waits(), cmd.waits()));
     }
   }
   return cmd.finish(r ? r : cmd.append_barrier());
@@ -134,7 +134,7 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blockin
     Command cmd(q, UR_COMMAND_USM_MEMCPY, numEventsInWaitList, phEventWaitList, out);
     if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
     if (ur_result_t r = cmd.finish(check(ze().zeCommandListAppendMemoryCopy(cmd.list(), pDst, pSrc, size, cmd.signal(),
-                                                                             cmd.num_waits(), cmd.waits()))))
+                                                                            cmd.num_waits(), cmd.waits()))))
       return r;
   }
   ur_result_t r = blocking ? wait_blocking(*out) : UR_RESULT_SUCCESS;
@@ -162,8 +162,8 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool block
     if (width > 0) {
       ze_copy_region_t region{0, 0, 0, uint32_t(width), uint32_t(height), 1};
       r = check(ze().zeCommandListAppendMemoryCopyRegion(cmd.list(), pDst, &region, uint32_t(dstPitch), 0, pSrc,
-                                                         &region, uint32_t(srcPitch), 0, cmd.signal(),
-                                                         cmd.num_waits(), cmd.waits()));
+                                                         &region, uint32_t(srcPitch), 0, cmd.signal(), cmd.num_waits(),
+                                                         cmd.waits()));
     } else {
       r = cmd.append_barrier();
     }
@@ -225,4 +225,4 @@ ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *
   return cmd.finish(cmd.append_barrier());
 }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

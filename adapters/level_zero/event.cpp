@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events: a recycled Level Zero event signalled by the command's append (a
 // kernel-timestamp event on a profiling queue), status, waits, profiling and
 // completion callbacks.
@@ -13,7 +14,7 @@
 #include "ordo/info.hpp"
 #include "ur_common/callbacks.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 uint64_t host_now_ns() {
   timespec ts{};
@@ -68,7 +69,7 @@ void EventPools::clear() {
 
 // ---- events ------------------------------------------------------------------------
 
-bool Event::complete() const { return !ze.ev || l0::ze().zeEventQueryStatus(ze.ev) == ZE_RESULT_SUCCESS; }
+bool Event::complete() const { return !ze.ev || level_zero::ze().zeEventQueryStatus(ze.ev) == ZE_RESULT_SUCCESS; }
 
 ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out) {
   auto *ev = new Event();
@@ -97,8 +98,8 @@ void event_destroy(Event *ev) {
       ev->ctx->events_by_native.erase(ev->ze.ev);
     }
     ev->ctx->events.put(ev->ze);
-  }
-  else if (ev->owns_native && ev->ze.ev) ze().zeEventDestroy(ev->ze.ev);
+  } else if (ev->owns_native && ev->ze.ev)
+    ze().zeEventDestroy(ev->ze.ev);
   Queue *q = ev->queue;
   Context *ctx = q ? nullptr : ev->ctx;
   Event *origin = ev->origin;
@@ -122,7 +123,7 @@ ur_event_status_t status_of(const Event *e) {
 // the event says so. Level Zero tells only completion, so RUNNING is reached with
 // COMPLETE; the thread runs an event's RUNNING callbacks before its COMPLETE ones.
 struct callback_hooks {
-  using Event = l0::Event;
+  using Event = level_zero::Event;
   // Called only on the callback thread, before any callback runs there.
   static bool reached(Event *e, ur_execution_info_t status) {
     running_user_code = true;
@@ -135,7 +136,9 @@ struct callback_hooks {
   }
 };
 
-ordo::uc::callback_thread<callback_hooks> &callbacks() { return ordo::uc::callback_thread<callback_hooks>::instance(); }
+ordo::ur_common::callback_thread<callback_hooks> &callbacks() {
+  return ordo::ur_common::callback_thread<callback_hooks>::instance();
+}
 
 } // namespace
 
@@ -157,8 +160,8 @@ ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t 
 // Kernel timestamps count device ticks (timerResolution: ns per tick before API 1.1's
 // cycles/s); start and end are mapped to host nanoseconds through the device's
 // global-timestamp pair.
-ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName,
-                                               size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
+                                               void *pPropValue, size_t *pPropSizeRet) {
   ORDO_L0_UNWRAP_EVENT(e, hEvent);
   if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
@@ -208,7 +211,7 @@ ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *
 
 ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) {
   ORDO_L0_UNWRAP_EVENT(e, hEvent);
-  e->retain();
+  if (!e->retain_user()) return ordo::invalid_of(e);
   return UR_RESULT_SUCCESS;
 }
 
@@ -274,4 +277,4 @@ ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

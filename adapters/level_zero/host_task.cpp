@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Work done on a host thread as a command (append_host_work): urEnqueueHostTaskExp, and
 // buffer commands across contexts (enqueue_mem.cpp). It runs once the command's waits
 // are met, ordered in its list like any command: a barrier after the waits signals an
@@ -12,7 +13,7 @@
 #include "common.hpp"
 #include "entry_points.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 ur_result_t append_host_work(Command &cmd, std::function<void()> work) {
   Context *ctx = cmd.event()->ctx;
@@ -62,4 +63,4 @@ ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_hos
   }
 }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels: a Level Zero kernel per device of the program, its properties and info
 // queries.
 #include <algorithm>
@@ -8,7 +9,7 @@
 #include "ordo/info.hpp"
 #include "ur_common/kernel.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 ze_kernel_handle_t Kernel::kernel_for(const Device *dev) const {
   const auto &pds = program->per_device;
@@ -110,7 +111,7 @@ ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel
 namespace {
 
 struct kernel_hooks : handle_types {
-  using Kernel = l0::Kernel;
+  using Kernel = level_zero::Kernel;
   static void destroy(Kernel *k) { kernel_destroy(k); }
   static void *native(Kernel *k) {
     for (ze_kernel_handle_t zk : k->kernels)
@@ -120,7 +121,9 @@ struct kernel_hooks : handle_types {
   static bool on_device(Kernel *k, Device *d) { return k->kernel_for(d) != nullptr; }
   static uint32_t num_args(Kernel *k) { return k->props.numKernelArgs; }
   static ur_result_t num_regs(Kernel *, InfoWriter &) { return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; }
-  static std::vector<uint32_t> spill(Kernel *k) { return std::vector<uint32_t>(k->kernels.size(), k->props.spillMemSize); }
+  static std::vector<uint32_t> spill(Kernel *k) {
+    return std::vector<uint32_t>(k->kernels.size(), k->props.spillMemSize);
+  }
   static ur_result_t group_info(Kernel *k, Device *d, ur_kernel_group_info_t propName, InfoWriter &out) {
     const ze_device_compute_properties_t &c = d->facts.compute;
     const ze_kernel_properties_t &p = k->props;
@@ -161,6 +164,6 @@ struct kernel_hooks : handle_types {
 
 } // namespace
 
-void install_kernel_entry_points(ur_dditable_t &t) { ordo::uc::kernel_entry_points<kernel_hooks>::install(t); }
+void install_kernel_entry_points(ur_dditable_t &t) { ordo::ur_common::kernel_entry_points<kernel_hooks>::install(t); }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

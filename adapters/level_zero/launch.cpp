@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueueKernelLaunchWithArgsExp: the arguments, group size and global offset are
 // set on the device's Level Zero kernel and the launch appended, under the kernel's
 // lock (Level Zero captures a kernel's state when the launch is appended).
@@ -8,7 +9,7 @@
 #include "entry_points.hpp"
 #include "ur_common/kernel.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
@@ -17,9 +18,9 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   ORDO_UNWRAP(Kernel, k, hKernel);
-  if (ur_result_t r = ordo::uc::check_launch(workDim, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
-                                             [&] { return check_wait_list(numEventsInWaitList, phEventWaitList); },
-                                             k->program->ctx == q->ctx))
+  if (ur_result_t r = ordo::ur_common::check_launch(
+          workDim, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
+          [&] { return check_wait_list(numEventsInWaitList, phEventWaitList); }, k->program->ctx == q->ctx))
     return r;
   ze_kernel_handle_t zk = k->kernel_for(q->dev);
   if (!zk) return UR_RESULT_ERROR_INVALID_KERNEL; // not built for the queue's device
@@ -115,8 +116,7 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
         kernel_mem_arg(arg.value.memObjTuple.hMem, arg.value.memObjTuple.flags, q->ctx, &m, &address);
         if (m) cmd.hold(m);
         r = ze().zeKernelSetArgumentValue(zk, arg.index, sizeof(void *), &address);
-      }
-      else
+      } else
         r = ze().zeKernelSetArgumentValue(zk, arg.index, arg.size, nullptr); // local memory
       if (r != ZE_RESULT_SUCCESS) return r;
     }
@@ -131,4 +131,4 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
   }
 }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory objects: buffers, sub-buffers, buffers from native handles, their info, and
 // buffers as kernel arguments. The flag and region rules are ordo/mem_rules.hpp's, as on
 // every adapter. Where the bytes live: docs/level-zero.md, "Memory objects". Images are
@@ -11,7 +12,7 @@
 #include "ordo/info.hpp"
 #include "ordo/mem_rules.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 namespace {
 
@@ -67,7 +68,7 @@ void free_storage(Mem *m) {
   case Mem::Storage::usm: {
     if (!m->free_usm) break;
     ur_result_t pooled = UR_RESULT_SUCCESS;
-    ordo::so::context_pools::block_facts a;
+    ordo::stream_ordered::context_pools::block_facts a;
     if (!ctx->pools->free_now(m->ptr, pooled) && ctx->pools->take_plain(m->ptr, &a)) free_memory(ctx, a.base);
     break;
   }
@@ -141,8 +142,7 @@ bool use_host_memory(Mem *m, void *host) {
 // Allocates a root's memory and makes its first bytes the host memory's, if any.
 ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
   Context *ctx = m->ctx;
-  if ((flags & UR_MEM_FLAG_USE_HOST_POINTER) && use_host_memory(m, const_cast<void *>(host)))
-    return UR_RESULT_SUCCESS;
+  if ((flags & UR_MEM_FLAG_USE_HOST_POINTER) && use_host_memory(m, const_cast<void *>(host))) return UR_RESULT_SUCCESS;
   // Device memory is one device's: a context of several devices gets host memory, which
   // every device of the context reaches.
   ur_usm_type_t kind = UR_USM_TYPE_DEVICE;
@@ -160,12 +160,16 @@ ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
   m->ptr = static_cast<uint8_t *>(p);
   // A USE_HOST_POINTER buffer maps through the caller's memory (the map is derived
   // from the host pointer); others map host memory in place.
-  if (flags & UR_MEM_FLAG_USE_HOST_POINTER) m->mirror = static_cast<uint8_t *>(const_cast<void *>(host));
-  else m->host_visible = kind == UR_USM_TYPE_HOST;
+  if (flags & UR_MEM_FLAG_USE_HOST_POINTER)
+    m->mirror = static_cast<uint8_t *>(const_cast<void *>(host));
+  else
+    m->host_visible = kind == UR_USM_TYPE_HOST;
   if (host) {
     ur_result_t r = UR_RESULT_SUCCESS;
-    if (kind == UR_USM_TYPE_HOST) std::memcpy(p, host, m->size);
-    else r = copy_now(ctx, dev, p, host, m->size);
+    if (kind == UR_USM_TYPE_HOST)
+      std::memcpy(p, host, m->size);
+    else
+      r = copy_now(ctx, dev, p, host, m->size);
     if (r != UR_RESULT_SUCCESS) {
       free_memory(ctx, p);
       m->ptr = nullptr;
@@ -180,13 +184,14 @@ ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
 ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
                                          const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
   ORDO_UNWRAP(Context, ctx, hContext);
-  if (ur_result_t r = ordo::uc::check_buffer_create(flags, size, pProperties, phBuffer, max_alloc(ctx))) return r;
+  if (ur_result_t r = ordo::ur_common::check_buffer_create(flags, size, pProperties, phBuffer, max_alloc(ctx)))
+    return r;
   const void *host = pProperties ? pProperties->pHost : nullptr;
   Mem *m = nullptr;
   try {
     m = make_mem(ctx, nullptr);
     m->size = size;
-    m->access = ordo::uc::access_of(flags);
+    m->access = ordo::ur_common::access_of(flags);
     if (ur_result_t r = allocate_root(m, flags, host)) {
       mem_drop(m); // nothing to free: allocate_root left it an alias
       return r;
@@ -203,7 +208,7 @@ ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_fl
 
 ur_result_t UR_APICALL urMemRetain(ur_mem_handle_t hMem) {
   ORDO_UNWRAP(Mem, m, hMem);
-  m->retain();
+  if (!m->retain_user()) return ordo::invalid_of(m);
   return UR_RESULT_SUCCESS;
 }
 
@@ -221,12 +226,12 @@ ur_result_t UR_APICALL urMemRelease(ur_mem_handle_t hMem) {
 // As clCreateSubBuffer: no sub-buffer of a sub-buffer, no host-pointer flags, access
 // only narrowed, the origin a multiple of UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN.
 ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
-                                            ur_buffer_create_type_t bufferCreateType,
-                                            const ur_buffer_region_t *pRegion, ur_mem_handle_t *phMem) {
+                                            ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
+                                            ur_mem_handle_t *phMem) {
   ORDO_UNWRAP(Mem, b, hBuffer);
   ur_mem_flags_t access = 0;
-  if (ur_result_t r = ordo::uc::check_partition(flags, bufferCreateType, pRegion, phMem, b->sub_buffer, b->size,
-                                                b->access, kBaseAlign, access))
+  if (ur_result_t r = ordo::ur_common::check_partition(flags, bufferCreateType, pRegion, phMem, b->sub_buffer, b->size,
+                                                       b->access, kBaseAlign, access))
     return r;
   try {
     Mem *m = make_mem(b->ctx, b->owner());
@@ -256,7 +261,7 @@ ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNat
   if (!p) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   const bool owned = pProperties && pProperties->isNativeHandleOwned;
   try {
-    if (Mem *source = ordo::uc::buffer_containing<Mem>(ctx, p)) {
+    if (Mem *source = ordo::ur_common::buffer_containing<Mem>(ctx, p)) {
       Mem *m = nullptr;
       try {
         m = make_mem(ctx, source);
@@ -271,8 +276,8 @@ ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNat
       *phMem = to_handle(m);
       return UR_RESULT_SUCCESS;
     }
-    ordo::so::context_pools::block_facts a;
-    if (ur_result_t r = ordo::uc::native_usm_block(*ctx->pools, p, owned, a)) return r;
+    ordo::stream_ordered::context_pools::block_facts a;
+    if (ur_result_t r = ordo::ur_common::native_usm_block(*ctx->pools, p, owned, a)) return r;
     Mem *m = make_mem(ctx, nullptr);
     m->size = size_t(static_cast<uint8_t *>(a.base) + a.size - p);
     m->ptr = p;
@@ -311,8 +316,13 @@ ur_result_t kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *ctx
 ur_result_t copy_now(Context *ctx, Device *dev, void *dst, const void *src, size_t size) {
   std::lock_guard<std::mutex> lock(ctx->copy_mutex);
   if (!ctx->copy_list) {
-    ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, dev->facts.compute_ordinal, 0, 0,
-                                 ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                 nullptr,
+                                 dev->facts.compute_ordinal,
+                                 0,
+                                 0,
+                                 ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+                                 ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
     ORDO_ZE(ze().zeCommandListCreateImmediate(ctx->ze, dev->ze, &desc, &ctx->copy_list));
   }
   // A synchronous list has run the copy when the append returns; the event makes
@@ -331,9 +341,9 @@ void install_memory_entry_points(ur_dditable_t &t) {
   t.Mem.pfnRelease = urMemRelease;
   t.Mem.pfnBufferPartition = urMemBufferPartition;
   // The native handle is the Level Zero address of the first byte.
-  t.Mem.pfnGetNativeHandle = ordo::uc::mem_get_native_handle<Mem, Device>;
+  t.Mem.pfnGetNativeHandle = ordo::ur_common::mem_get_native_handle<Mem, Device>;
   t.Mem.pfnBufferCreateWithNativeHandle = urMemBufferCreateWithNativeHandle;
-  t.Mem.pfnGetInfo = ordo::uc::mem_get_info<Mem>;
+  t.Mem.pfnGetInfo = ordo::ur_common::mem_get_info<Mem>;
 }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

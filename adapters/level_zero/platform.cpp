@@ -1,17 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
 // Level Zero platforms: one per driver that reports a device (none without a driver).
 // urAdapter* and urPlatform* are ur_common/adapter.hpp's; this file says what a Level
 // Zero platform answers.
 #include "common.hpp"
 #include "ur_common/adapter.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 namespace {
 
 struct adapter_hooks : handle_types {
-  static Adapter *the_adapter() { return l0::the_adapter(); }
-  static const std::vector<Platform *> &platforms() { return l0::platforms(); }
-  static Logger &logger() { return l0::logger(); }
+  static Adapter *the_adapter() { return level_zero::the_adapter(); }
+  static const std::vector<Platform *> &platforms() { return level_zero::platforms(); }
+  static Logger &logger() { return level_zero::logger(); }
   static ur_backend_t backend() { return UR_BACKEND_LEVEL_ZERO; }
   static std::string name(const Platform *) { return "Level Zero (Ordo)"; }
   static std::string vendor(const Platform *p) {
@@ -29,6 +30,8 @@ struct adapter_hooks : handle_types {
 
 } // namespace
 
-void install_adapter_entry_points(ur_dditable_t &t) { ordo::uc::adapter_entry_points<adapter_hooks>::install(t); }
+void install_adapter_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::adapter_entry_points<adapter_hooks>::install(t);
+}
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Level Zero adapter's hooks into the stream-ordered layer (common.hpp, PoolHooks;
 // docs/adapter-guide.md): every pool, default pools included, is the layer's, over
 // chunks of zeMemAllocDevice / zeMemAllocHost / zeMemAllocShared memory; a block's
@@ -7,7 +8,7 @@
 #include "common.hpp"
 #include "ordo/usm_owners.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 namespace {
 Device *as_device(ur_device_handle_t d) { return reinterpret_cast<Device *>(d); }
@@ -54,18 +55,19 @@ ur_result_t check_usm(const Context *ctx, const void *p, size_t bytes) {
 }
 
 // Memory classes: device and shared memory per device, host memory once.
-ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) {
+ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device,
+                                    ordo::stream_ordered::mem_class &out) {
   if (kind == UR_USM_TYPE_HOST) {
-    out = ordo::so::mem_class{nullptr, UR_USM_TYPE_HOST};
+    out = ordo::stream_ordered::mem_class{nullptr, UR_USM_TYPE_HOST};
     return UR_RESULT_SUCCESS;
   }
   if (kind != UR_USM_TYPE_DEVICE && kind != UR_USM_TYPE_SHARED) return UR_RESULT_ERROR_INVALID_VALUE;
   if (!device || ctx_->index_of(as_device(device)) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  out = ordo::so::mem_class{device, unsigned(kind)};
+  out = ordo::stream_ordered::mem_class{device, unsigned(kind)};
   return UR_RESULT_SUCCESS;
 }
 
-void *PoolHooks::get_chunk(const ordo::so::mem_class &c, size_t size) {
+void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) {
   void *p = nullptr;
   ze_result_t r = alloc_memory(ctx_, ur_usm_type_t(c.id), as_device(c.device), size, 0, &p);
   if (r != ZE_RESULT_SUCCESS && r != ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY && r != ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)
@@ -74,7 +76,7 @@ void *PoolHooks::get_chunk(const ordo::so::mem_class &c, size_t size) {
 }
 
 // Only chunks with no live or pending block come back: nothing can still use them.
-void PoolHooks::put_chunk(const ordo::so::mem_class &, void *base, size_t) {
+void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &, void *base, size_t) {
   ze_result_t r = free_memory(ctx_, base);
   if (r != ZE_RESULT_SUCCESS) ORDO_LOG(logger(), warning, "pool chunk %p not freed: %s", base, error_text(r).c_str());
 }
@@ -89,8 +91,9 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, v
     return UR_RESULT_SUCCESS;
   }
   Device *d = as_device(device);
-  ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, d->facts.compute_ordinal, 0, 0,
-                               ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+  ze_command_queue_desc_t desc{
+      ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, d->facts.compute_ordinal, 0, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+      ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
   ze_command_list_handle_t list = nullptr;
   ORDO_ZE(ze().zeCommandListCreateImmediate(ctx_->ze, d->ze, &desc, &list));
   ZeEvent done;
@@ -105,6 +108,6 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, v
   return r;
 }
 
-void install_pool_entry_points(ur_dditable_t &t) { ordo::uc::install_pool_entry_points<Context, Device>(t); }
+void install_pool_entry_points(ur_dditable_t &t) { ordo::ur_common::install_pool_entry_points<Context, Device>(t); }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Programs: SPIR-V (urProgramCreateWithIL, ZE_MODULE_FORMAT_IL_SPIRV) or a device's
 // native binary (urProgramCreateWithBinary, ZE_MODULE_FORMAT_NATIVE), built with
 // zeModuleCreate; the driver's build log is kept as the program's. urProgram* are
@@ -7,7 +8,7 @@
 #include "common.hpp"
 #include "ur_common/program.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 ze_module_handle_t Program::module_for(const Device *dev) {
   for (auto &pd : per_device)
@@ -76,11 +77,11 @@ struct program_hooks : handle_types {
   static bool check_il(const uint8_t *data, size_t size) { return is_spirv(data, size); }
   static void prepare(Program::PerDevice &) {}
   static ur_result_t build_one(Program *p, Program::PerDevice &pd, const std::string &options) {
-    return l0::build_one(p, pd, options);
+    return level_zero::build_one(p, pd, options);
   }
   static void unload(Program::PerDevice &pd) { ze().zeModuleDestroy(pd.module); }
-  static void context_hold(Context *c) { l0::context_hold(c); }
-  static void context_drop(Context *c) { l0::context_drop(c); }
+  static void context_hold(Context *c) { level_zero::context_hold(c); }
+  static void context_drop(Context *c) { level_zero::context_drop(c); }
   static ur_result_t function_pointer(Device *, ze_module_handle_t m, const char *name, void **out) {
     ze_result_t r = ze().zeModuleGetFunctionPointer(m, name, out);
     if (r == ZE_RESULT_ERROR_INVALID_FUNCTION_NAME) return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
@@ -105,7 +106,7 @@ struct program_hooks : handle_types {
   }
 };
 
-using entry_points = ordo::uc::program_entry_points<program_hooks>;
+using entry_points = ordo::ur_common::program_entry_points<program_hooks>;
 
 } // namespace
 
@@ -113,4 +114,4 @@ void program_hold(Program *p) { p->hold(); }
 void program_drop(Program *p) { entry_points::drop(p); }
 void install_program_entry_points(ur_dditable_t &t) { entry_points::install(t); }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

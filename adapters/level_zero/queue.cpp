@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queues and the command helper every enqueue uses.
 //
 // An in-order queue is one immediate command list. An out-of-order queue is a few
@@ -18,7 +19,7 @@
 #include "ordo/queue_rules.hpp"
 #include "ur_common/queue.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 namespace {
 // Lists behind an out-of-order queue (ORDO_L0_OOO_LISTS overrides, 1..16).
@@ -79,7 +80,7 @@ ur_result_t publish_queue(Context *ctx, Queue *q, ur_queue_handle_t *phQueue) {
 
 void queue_hold(Queue *q) { q->hold(); }
 
-void queue_drop(Queue *q) { ordo::uc::drop_queue(q); }
+void queue_drop(Queue *q) { ordo::ur_common::drop_queue(q); }
 
 uint32_t Queue::pick_lane(uint32_t n, const ur_event_handle_t *waits) {
   if (lanes.size() == 1) return 0;
@@ -189,10 +190,12 @@ ur_result_t proxy_event(Context *ctx, Event *foreign, Event **out) {
 }
 } // namespace
 
-ur_result_t Command::proxy_event(Event *foreign, Event **out) { return l0::proxy_event(queue_->ctx, foreign, out); }
+ur_result_t Command::proxy_event(Event *foreign, Event **out) {
+  return level_zero::proxy_event(queue_->ctx, foreign, out);
+}
 
-Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
-                 ur_event_handle_t *out_event, bool all_lanes, ordo::uc::lane_hint hint)
+Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
+                 bool all_lanes, ordo::ur_common::lane_hint hint)
     : queue_(q), type_(type), out_(out_event), all_lanes_(all_lanes && q->lanes.size() > 1) {
   status_ = check_wait_list(n, waits);
   if (status_ != UR_RESULT_SUCCESS) return;
@@ -284,7 +287,7 @@ ur_result_t Command::append_barrier() {
 
 ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
   if (result != UR_RESULT_SUCCESS) return result;
-  ordo::so::order_graph &order = queue_->ctx->pools->order();
+  ordo::stream_ordered::order_graph &order = queue_->ctx->pools->order();
   Lane &lane = *queue_->lanes[lane_];
   const uint64_t node = order.record(lane.identity, true, false, preds_, npreds_, npreds_ > 0);
   event_->order_node = node;
@@ -315,7 +318,7 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
       event_->hold();
       std::vector<Event *> held{event_};
       if (other.last) held.push_back(other.last); // the marker's reference to it moves here
-      other.last = marker; // its creation holder
+      other.last = marker;                        // its creation holder
       marker->hold();
       other.inflight.push_back({marker, std::move(held), {}});
     }
@@ -347,8 +350,13 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
   q->flags = flags;
   q->in_order = !(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   q->profiling = (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) != 0;
-  ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, dev->facts.compute_ordinal, 0, 0,
-                               ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+  ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                               nullptr,
+                               dev->facts.compute_ordinal,
+                               0,
+                               0,
+                               ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+                               ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
   if (flags & UR_QUEUE_FLAG_PRIORITY_LOW) desc.priority = ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
   if (flags & UR_QUEUE_FLAG_PRIORITY_HIGH) desc.priority = ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH;
   size_t n = q->in_order ? 1 : ooo_list_count();
@@ -359,7 +367,7 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
     if (result != UR_RESULT_SUCCESS) break;
     q->lanes.push_back(std::make_unique<Lane>());
     q->lanes.back()->list = list;
-    q->lanes.back()->identity = ordo::so::new_queue_identity();
+    q->lanes.back()->identity = ordo::stream_ordered::new_queue_identity();
   }
   if (result == UR_RESULT_SUCCESS) {
     try {
@@ -407,7 +415,8 @@ ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQ
     }
   }
   if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT)) return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+  if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
+    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
   std::shared_ptr<std::mutex> lock;
   Context *list_ctx = nullptr;
   Device *list_dev = nullptr;
@@ -438,7 +447,7 @@ ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQ
     Lane &lane = *q->lanes.back();
     lane.list = list;
     lane.owns_list = owned;
-    lane.identity = ordo::so::new_queue_identity();
+    lane.identity = ordo::stream_ordered::new_queue_identity();
     if (!ours) register_list(list, lock, nullptr, nullptr);
   } catch (const std::bad_alloc &) {
     delete q;
@@ -453,13 +462,15 @@ ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQ
 
 ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  q->retain();
+  if (!q->retain_user()) return ordo::invalid_of(q);
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  if (!q->release()) return UR_RESULT_SUCCESS;
+  bool last_ = false;
+  if (!q->release_user(last_)) return ordo::invalid_of(q);
+  if (!last_) return UR_RESULT_SUCCESS;
   // The last reference: finish the work (pending frees included), let go of every
   // event the lists hold, then of the lists. Events of the queue keep the object.
   ur_result_t result = q->finish_all();
@@ -469,7 +480,7 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
     auto &queues = q->ctx->queues;
     queues.erase(std::find(queues.begin(), queues.end(), q));
   }
-  ordo::so::context_pools &pools = *q->ctx->pools;
+  ordo::stream_ordered::context_pools &pools = *q->ctx->pools;
   for (auto &l : q->lanes) pools.queue_released(l->identity);
   pools.collect();
   std::vector<std::unique_ptr<Lane>> lanes = std::move(q->lanes);
@@ -495,7 +506,7 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
 ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
                                       void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  return ordo::uc::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [&](bool &empty) {
+  return ordo::ur_common::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [&](bool &empty) {
     for (auto &l : q->lanes) {
       std::lock_guard<std::mutex> lock(l->mutex);
       if (l->last && !l->last->complete()) empty = false;
@@ -530,4 +541,4 @@ ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

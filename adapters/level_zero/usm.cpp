@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronous USM: zeMemAllocDevice / zeMemAllocHost / zeMemAllocShared, registered in
 // the stream-ordered layer's pointer registry (plain allocations); with a pool, a
 // block of that pool (the layer); frees; pointer queries. The entry points are
@@ -6,7 +7,7 @@
 #include "entry_points.hpp"
 #include "ur_common/usm.hpp"
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 namespace {
 
@@ -14,8 +15,7 @@ struct usm_hooks : handle_types {
   static size_t max_alloc(const Device *d) { return d->facts.props.maxMemAllocSize; }
   static bool shared_supported(const Device *) { return true; }
   // The driver honours the alignment asked for.
-  static ur_result_t alloc_plain(Context *ctx, ur_usm_type_t kind, Device *dev, size_t size, size_t align,
-                                 void **p) {
+  static ur_result_t alloc_plain(Context *ctx, ur_usm_type_t kind, Device *dev, size_t size, size_t align, void **p) {
     ORDO_ZE(alloc_memory(ctx, kind, dev, size, align, p));
     return UR_RESULT_SUCCESS;
   }
@@ -37,6 +37,6 @@ struct usm_hooks : handle_types {
 
 thread_local bool running_user_code = false;
 
-void install_usm_entry_points(ur_dditable_t &t) { ordo::uc::usm_entry_points<usm_hooks>::install(t); }
+void install_usm_entry_points(ur_dditable_t &t) { ordo::ur_common::usm_entry_points<usm_hooks>::install(t); }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ze.hpp"
 
 #include <cstdio>
 
-namespace ordo::l0 {
+namespace ordo::level_zero {
 
 Ze &ze() {
   // Never destroyed: closing the loader while static destructors may still release
@@ -18,7 +19,7 @@ bool Ze::load(const char *library) {
     return false;
   }
   std::string missing;
-#define ORDO_ZE_RESOLVE(name)                                                          \
+#define ORDO_ZE_RESOLVE(name)                                                                                          \
   if (!lib_.sym(#name, name)) missing += (missing.empty() ? "" : ", ") + std::string(#name);
   ORDO_ZE_FUNCTIONS(ORDO_ZE_RESOLVE)
 #undef ORDO_ZE_RESOLVE
@@ -81,4 +82,4 @@ ur_result_t map_error(ze_result_t r) {
   }
 }
 
-} // namespace ordo::l0
+} // namespace ordo::level_zero

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mock's adapter handle: one, reference-counted; its last release frees the
 // objects released meanwhile. It counts its cycles (0 -> 1 reference: "init", 1 -> 0:
 // "teardown") for tests (ordoMockAdapterCycles, ordo_mock.h).
@@ -12,8 +13,7 @@ std::atomic<uint32_t> g_inits{0};
 std::atomic<uint32_t> g_teardowns{0};
 
 void take_reference(ur_adapter_handle_t h) {
-  if (h->ref_count.fetch_add(1, std::memory_order_acq_rel) == 0)
-    g_inits.fetch_add(1, std::memory_order_relaxed);
+  if (h->ref_count.fetch_add(1, std::memory_order_acq_rel) == 0) g_inits.fetch_add(1, std::memory_order_relaxed);
 }
 } // namespace
 
@@ -37,8 +37,7 @@ Registry &registry() {
 
 namespace {
 
-ur_result_t UR_APICALL adapter_get(uint32_t NumEntries, ur_adapter_handle_t *phAdapters,
-                                   uint32_t *pNumAdapters) {
+ur_result_t UR_APICALL urAdapterGet(uint32_t NumEntries, ur_adapter_handle_t *phAdapters, uint32_t *pNumAdapters) {
   if (NumEntries == 0 && phAdapters) return UR_RESULT_ERROR_INVALID_SIZE;
   if (phAdapters) {
     take_reference(the_adapter());
@@ -54,13 +53,13 @@ ur_result_t check(ur_adapter_handle_t h) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL adapter_retain(ur_adapter_handle_t h) {
+ur_result_t UR_APICALL urAdapterRetain(ur_adapter_handle_t h) {
   if (ur_result_t r = check(h)) return r;
   take_reference(h);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL adapter_release(ur_adapter_handle_t h) {
+ur_result_t UR_APICALL urAdapterRelease(ur_adapter_handle_t h) {
   if (ur_result_t r = check(h)) return r;
   // Refuse to go below zero rather than wrap.
   uint32_t n = h->ref_count.load(std::memory_order_relaxed);
@@ -74,8 +73,7 @@ ur_result_t UR_APICALL adapter_release(ur_adapter_handle_t h) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL adapter_get_last_error(ur_adapter_handle_t h, const char **ppMessage,
-                                              int32_t *pError) {
+ur_result_t UR_APICALL urAdapterGetLastError(ur_adapter_handle_t h, const char **ppMessage, int32_t *pError) {
   if (ur_result_t r = check(h)) return r;
   if (!ppMessage || !pError) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   // The mock never returns UR_RESULT_ERROR_ADAPTER_SPECIFIC, so there is nothing to tell.
@@ -84,25 +82,21 @@ ur_result_t UR_APICALL adapter_get_last_error(ur_adapter_handle_t h, const char 
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL adapter_get_info(ur_adapter_handle_t h, ur_adapter_info_t propName,
-                                        size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urAdapterGetInfo(ur_adapter_handle_t h, ur_adapter_info_t propName, size_t propSize,
+                                        void *pPropValue, size_t *pPropSizeRet) {
   if (ur_result_t r = check(h)) return r;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
   switch (propName) {
-  case UR_ADAPTER_INFO_BACKEND:
-    return out.value(UR_BACKEND_UNKNOWN);
-  case UR_ADAPTER_INFO_REFERENCE_COUNT:
-    return out.value<uint32_t>(h->count());
-  case UR_ADAPTER_INFO_VERSION:
-    return out.value<uint32_t>(1);
-  default:
-    return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  case UR_ADAPTER_INFO_BACKEND: return out.value(UR_BACKEND_UNKNOWN);
+  case UR_ADAPTER_INFO_REFERENCE_COUNT: return out.value<uint32_t>(h->count());
+  case UR_ADAPTER_INFO_VERSION: return out.value<uint32_t>(1);
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   }
 }
 
-ur_result_t UR_APICALL adapter_set_logger_callback(ur_adapter_handle_t h, ur_logger_callback_t cb,
-                                                   void *data, ur_logger_level_t level) {
+ur_result_t UR_APICALL urAdapterSetLoggerCallback(ur_adapter_handle_t h, ur_logger_callback_t cb, void *data,
+                                                  ur_logger_level_t level) {
   if (ur_result_t r = check(h)) return r;
   if (!cb) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (level > UR_LOGGER_LEVEL_QUIET) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -113,7 +107,7 @@ ur_result_t UR_APICALL adapter_set_logger_callback(ur_adapter_handle_t h, ur_log
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL adapter_set_logger_callback_level(ur_adapter_handle_t h, ur_logger_level_t level) {
+ur_result_t UR_APICALL urAdapterSetLoggerCallbackLevel(ur_adapter_handle_t h, ur_logger_level_t level) {
   if (ur_result_t r = check(h)) return r;
   if (level > UR_LOGGER_LEVEL_QUIET) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   std::lock_guard<std::mutex> lock(h->logger_mutex);
@@ -124,13 +118,13 @@ ur_result_t UR_APICALL adapter_set_logger_callback_level(ur_adapter_handle_t h, 
 } // namespace
 
 void fill_adapter(ur_dditable_t &t) {
-  t.Adapter.pfnGet = adapter_get;
-  t.Adapter.pfnRetain = adapter_retain;
-  t.Adapter.pfnRelease = adapter_release;
-  t.Adapter.pfnGetLastError = adapter_get_last_error;
-  t.Adapter.pfnGetInfo = adapter_get_info;
-  t.Adapter.pfnSetLoggerCallback = adapter_set_logger_callback;
-  t.Adapter.pfnSetLoggerCallbackLevel = adapter_set_logger_callback_level;
+  t.Adapter.pfnGet = urAdapterGet;
+  t.Adapter.pfnRetain = urAdapterRetain;
+  t.Adapter.pfnRelease = urAdapterRelease;
+  t.Adapter.pfnGetLastError = urAdapterGetLastError;
+  t.Adapter.pfnGetInfo = urAdapterGetInfo;
+  t.Adapter.pfnSetLoggerCallback = urAdapterSetLoggerCallback;
+  t.Adapter.pfnSetLoggerCallbackLevel = urAdapterSetLoggerCallbackLevel;
 }
 
 } // namespace mock

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mock contexts: over the one mock device, reference counted, with an extended deleter.
 #include "mock.hpp"
 
@@ -10,8 +11,8 @@ ur_result_t check(ur_context_handle_t h) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL context_create(uint32_t DeviceCount, const ur_device_handle_t *phDevices,
-                                      const ur_context_properties_t *, ur_context_handle_t *phContext) {
+ur_result_t UR_APICALL urContextCreate(uint32_t DeviceCount, const ur_device_handle_t *phDevices,
+                                       const ur_context_properties_t *, ur_context_handle_t *phContext) {
   if (!phDevices || !phContext) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (DeviceCount == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   for (uint32_t i = 0; i < DeviceCount; ++i)
@@ -20,13 +21,13 @@ ur_result_t UR_APICALL context_create(uint32_t DeviceCount, const ur_device_hand
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL context_retain(ur_context_handle_t h) {
+ur_result_t UR_APICALL urContextRetain(ur_context_handle_t h) {
   if (ur_result_t r = check(h)) return r;
   h->retain();
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL context_release(ur_context_handle_t h) {
+ur_result_t UR_APICALL urContextRelease(ur_context_handle_t h) {
   if (ur_result_t r = check(h)) return r;
   return release_context(h);
 }
@@ -49,7 +50,7 @@ ur_result_t release_context(ur_context_handle_t h) {
 
 namespace {
 
-ur_result_t UR_APICALL context_get_info(ur_context_handle_t h, ur_context_info_t propName, size_t propSize,
+ur_result_t UR_APICALL urContextGetInfo(ur_context_handle_t h, ur_context_info_t propName, size_t propSize,
                                         void *pPropValue, size_t *pPropSizeRet) {
   if (ur_result_t r = check(h)) return r;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -67,15 +68,15 @@ ur_result_t UR_APICALL context_get_info(ur_context_handle_t h, ur_context_info_t
   }
 }
 
-ur_result_t UR_APICALL context_get_native_handle(ur_context_handle_t h, ur_native_handle_t *phNative) {
+ur_result_t UR_APICALL urContextGetNativeHandle(ur_context_handle_t h, ur_native_handle_t *phNative) {
   if (ur_result_t r = check(h)) return r;
   if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNative = reinterpret_cast<ur_native_handle_t>(h);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL context_set_extended_deleter(ur_context_handle_t h, ur_context_extended_deleter_t fn,
-                                                    void *data) {
+ur_result_t UR_APICALL urContextSetExtendedDeleter(ur_context_handle_t h, ur_context_extended_deleter_t fn,
+                                                   void *data) {
   if (ur_result_t r = check(h)) return r;
   if (!fn) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   std::lock_guard<std::mutex> lock(h->mutex);
@@ -87,12 +88,12 @@ ur_result_t UR_APICALL context_set_extended_deleter(ur_context_handle_t h, ur_co
 } // namespace
 
 void fill_context(ur_dditable_t &t) {
-  t.Context.pfnCreate = context_create;
-  t.Context.pfnRetain = context_retain;
-  t.Context.pfnRelease = context_release;
-  t.Context.pfnGetInfo = context_get_info;
-  t.Context.pfnGetNativeHandle = context_get_native_handle;
-  t.Context.pfnSetExtendedDeleter = context_set_extended_deleter;
+  t.Context.pfnCreate = urContextCreate;
+  t.Context.pfnRetain = urContextRetain;
+  t.Context.pfnRelease = urContextRelease;
+  t.Context.pfnGetInfo = urContextGetInfo;
+  t.Context.pfnGetNativeHandle = urContextGetNativeHandle;
+  t.Context.pfnSetExtendedDeleter = urContextSetExtendedDeleter;
 }
 
 } // namespace mock

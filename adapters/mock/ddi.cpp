@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mock's dispatch table, and ordoMockReplace / ordoMockRestoreAll, which let a
 // test put its own function in any slot (ordo_mock.h). Like every adapter's, the table
 // holds the exception boundary's thunks (ordo::fill_unsupported); a replacement goes

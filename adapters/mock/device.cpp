@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mock's one device, "Mock device": a CPU-like device whose memory is host memory.
 #include <cstring>
 
@@ -18,31 +19,30 @@ ur_result_t check(ur_device_handle_t h) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL device_get(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType,
-                                  uint32_t NumEntries, ur_device_handle_t *phDevices,
-                                  uint32_t *pNumDevices) {
+ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
+                                   ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
   if (!hPlatform) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!live<ur_platform_handle_t_>(hPlatform)) return UR_RESULT_ERROR_INVALID_PLATFORM;
   if (DeviceType > UR_DEVICE_TYPE_CUSTOM || DeviceType < UR_DEVICE_TYPE_DEFAULT)
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
   if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  const bool match = DeviceType == UR_DEVICE_TYPE_ALL || DeviceType == UR_DEVICE_TYPE_DEFAULT ||
-                     DeviceType == UR_DEVICE_TYPE_CPU;
+  const bool match =
+      DeviceType == UR_DEVICE_TYPE_ALL || DeviceType == UR_DEVICE_TYPE_DEFAULT || DeviceType == UR_DEVICE_TYPE_CPU;
   if (phDevices && match) phDevices[0] = the_device();
   if (pNumDevices) *pNumDevices = match ? 1 : 0;
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL device_get_info(ur_device_handle_t h, ur_device_info_t propName, size_t propSize,
+ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t h, ur_device_info_t propName, size_t propSize,
                                        void *pPropValue, size_t *pPropSizeRet) {
   if (ur_result_t r = check(h)) return r;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  const ur_device_usm_access_capability_flags_t usm =
-      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
-      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS |
-      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
+  const ur_device_usm_access_capability_flags_t usm = UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS |
+                                                      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
+                                                      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS |
+                                                      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
   switch (propName) {
   case UR_DEVICE_INFO_TYPE: return out.value(UR_DEVICE_TYPE_CPU);
   case UR_DEVICE_INFO_VENDOR_ID: return out.value<uint32_t>(0x0);
@@ -57,8 +57,7 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t h, ur_device_info_t pr
   case UR_DEVICE_INFO_MAX_WORK_GROUP_SIZE: return out.value<size_t>(1024);
   case UR_DEVICE_INFO_QUEUE_PROPERTIES:
   case UR_DEVICE_INFO_QUEUE_ON_HOST_PROPERTIES:
-    return out.value<ur_queue_flags_t>(UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE |
-                                       UR_QUEUE_FLAG_PROFILING_ENABLE);
+    return out.value<ur_queue_flags_t>(UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE);
   case UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES: return out.value<ur_queue_flags_t>(0);
   case UR_DEVICE_INFO_MAX_CLOCK_FREQUENCY: return out.value<uint32_t>(1000);
   case UR_DEVICE_INFO_ADDRESS_BITS: return out.value<uint32_t>(64);
@@ -92,8 +91,7 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t h, ur_device_info_t pr
   case UR_DEVICE_INFO_USM_HOST_SUPPORT:
   case UR_DEVICE_INFO_USM_DEVICE_SUPPORT:
   case UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT:
-  case UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT:
-    return out.value(usm);
+  case UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT: return out.value(usm);
   case UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT: return out.value<ur_device_usm_access_capability_flags_t>(0);
   case UR_DEVICE_INFO_ATOMIC_64: return out.boolean(true);
   case UR_DEVICE_INFO_USM_POOL_SUPPORT: return out.boolean(false);
@@ -102,24 +100,22 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t h, ur_device_info_t pr
     const uint8_t uuid[16] = {'o', 'r', 'd', 'o', '-', 'm', 'o', 'c', 'k', 0, 0, 0, 0, 0, 0, 1};
     return out.array(uuid, 16);
   }
-  default:
-    return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   }
 }
 
 // The root device is not reference counted (as for every adapter's root devices).
-ur_result_t UR_APICALL device_retain(ur_device_handle_t h) { return check(h); }
-ur_result_t UR_APICALL device_release(ur_device_handle_t h) { return check(h); }
+ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t h) { return check(h); }
+ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t h) { return check(h); }
 
-ur_result_t UR_APICALL device_get_native_handle(ur_device_handle_t h, ur_native_handle_t *phNative) {
+ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t h, ur_native_handle_t *phNative) {
   if (ur_result_t r = check(h)) return r;
   if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNative = reinterpret_cast<ur_native_handle_t>(h);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL device_get_global_timestamps(ur_device_handle_t h, uint64_t *pDevice,
-                                                    uint64_t *pHost) {
+ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t h, uint64_t *pDevice, uint64_t *pHost) {
   if (ur_result_t r = check(h)) return r;
   const uint64_t t = now_ns();
   if (pDevice) *pDevice = t;
@@ -130,12 +126,12 @@ ur_result_t UR_APICALL device_get_global_timestamps(ur_device_handle_t h, uint64
 } // namespace
 
 void fill_device(ur_dditable_t &t) {
-  t.Device.pfnGet = device_get;
-  t.Device.pfnGetInfo = device_get_info;
-  t.Device.pfnRetain = device_retain;
-  t.Device.pfnRelease = device_release;
-  t.Device.pfnGetNativeHandle = device_get_native_handle;
-  t.Device.pfnGetGlobalTimestamps = device_get_global_timestamps;
+  t.Device.pfnGet = urDeviceGet;
+  t.Device.pfnGetInfo = urDeviceGetInfo;
+  t.Device.pfnRetain = urDeviceRetain;
+  t.Device.pfnRelease = urDeviceRelease;
+  t.Device.pfnGetNativeHandle = urDeviceGetNativeHandle;
+  t.Device.pfnGetGlobalTimestamps = urDeviceGetGlobalTimestamps;
 }
 
 } // namespace mock

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mock events: every one is complete from the moment it exists.
 #include "mock.hpp"
 
@@ -15,8 +16,8 @@ ur_result_t check(ur_event_handle_t h) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL event_get_info(ur_event_handle_t h, ur_event_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t h, ur_event_info_t propName, size_t propSize, void *pPropValue,
+                                      size_t *pPropSizeRet) {
   if (ur_result_t r = check(h)) return r;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
@@ -30,8 +31,8 @@ ur_result_t UR_APICALL event_get_info(ur_event_handle_t h, ur_event_info_t propN
   }
 }
 
-ur_result_t UR_APICALL event_get_profiling_info(ur_event_handle_t h, ur_profiling_info_t propName,
-                                                size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t h, ur_profiling_info_t propName, size_t propSize,
+                                               void *pPropValue, size_t *pPropSizeRet) {
   if (ur_result_t r = check(h)) return r;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!h->queue || !(h->queue->flags & UR_QUEUE_FLAG_PROFILING_ENABLE))
@@ -41,7 +42,7 @@ ur_result_t UR_APICALL event_get_profiling_info(ur_event_handle_t h, ur_profilin
   return ordo::InfoWriter(propSize, pPropValue, pPropSizeRet).value<uint64_t>(h->queued);
 }
 
-ur_result_t UR_APICALL event_wait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
+ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
   if (!phEventWaitList) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
   for (uint32_t i = 0; i < numEvents; ++i)
@@ -49,19 +50,19 @@ ur_result_t UR_APICALL event_wait(uint32_t numEvents, const ur_event_handle_t *p
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL event_retain(ur_event_handle_t h) {
+ur_result_t UR_APICALL urEventRetain(ur_event_handle_t h) {
   if (ur_result_t r = check(h)) return r;
   h->retain();
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL event_release(ur_event_handle_t h) {
+ur_result_t UR_APICALL urEventRelease(ur_event_handle_t h) {
   if (ur_result_t r = check(h)) return r;
   if (h->release()) h->alive.store(false, std::memory_order_release);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL event_get_native_handle(ur_event_handle_t h, ur_native_handle_t *phNative) {
+ur_result_t UR_APICALL urEventGetNativeHandle(ur_event_handle_t h, ur_native_handle_t *phNative) {
   if (ur_result_t r = check(h)) return r;
   if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNative = reinterpret_cast<ur_native_handle_t>(h);
@@ -69,7 +70,7 @@ ur_result_t UR_APICALL event_get_native_handle(ur_event_handle_t h, ur_native_ha
 }
 
 // The event is already complete: a callback for completion runs now, on this thread.
-ur_result_t UR_APICALL event_set_callback(ur_event_handle_t h, ur_execution_info_t execStatus,
+ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t h, ur_execution_info_t execStatus,
                                           ur_event_callback_t pfnNotify, void *pUserData) {
   if (ur_result_t r = check(h)) return r;
   if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -82,13 +83,13 @@ ur_result_t UR_APICALL event_set_callback(ur_event_handle_t h, ur_execution_info
 } // namespace
 
 void fill_event(ur_dditable_t &t) {
-  t.Event.pfnGetInfo = event_get_info;
-  t.Event.pfnGetProfilingInfo = event_get_profiling_info;
-  t.Event.pfnWait = event_wait;
-  t.Event.pfnRetain = event_retain;
-  t.Event.pfnRelease = event_release;
-  t.Event.pfnGetNativeHandle = event_get_native_handle;
-  t.Event.pfnSetCallback = event_set_callback;
+  t.Event.pfnGetInfo = urEventGetInfo;
+  t.Event.pfnGetProfilingInfo = urEventGetProfilingInfo;
+  t.Event.pfnWait = urEventWait;
+  t.Event.pfnRetain = urEventRetain;
+  t.Event.pfnRelease = urEventRelease;
+  t.Event.pfnGetNativeHandle = urEventGetNativeHandle;
+  t.Event.pfnSetCallback = urEventSetCallback;
 }
 
 } // namespace mock

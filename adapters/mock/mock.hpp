@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mock adapter's objects (adapters/mock/README in docs/loader.md, "Mock adapter").
 //
 // Every object is a mock::Object: an ordo::object (ordo/object.hpp: the dispatch table
@@ -57,9 +58,9 @@ Registry &registry();
 
 // Nanoseconds on the steady clock: the mock's device and host timestamps.
 inline uint64_t now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 // Each file fills its part of the table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The mock adapter's test interface: replace any of its DDI slots by function name.
  *
  * The loader opens libur_adapter_mock.so.0 privately, so a test finds these two entry

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mock's one platform, "Mock platform".
 #include <cstring>
 
@@ -12,8 +13,8 @@ ur_platform_handle_t the_platform() {
 
 namespace {
 
-ur_result_t UR_APICALL platform_get(ur_adapter_handle_t hAdapter, uint32_t NumEntries,
-                                    ur_platform_handle_t *phPlatforms, uint32_t *pNumPlatforms) {
+ur_result_t UR_APICALL urPlatformGet(ur_adapter_handle_t hAdapter, uint32_t NumEntries,
+                                     ur_platform_handle_t *phPlatforms, uint32_t *pNumPlatforms) {
   if (!hAdapter) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (hAdapter != the_adapter()) return UR_RESULT_ERROR_INVALID_ARGUMENT;
   if (NumEntries == 0 && phPlatforms) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -23,33 +24,25 @@ ur_result_t UR_APICALL platform_get(ur_adapter_handle_t hAdapter, uint32_t NumEn
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL platform_get_info(ur_platform_handle_t h, ur_platform_info_t propName,
-                                         size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urPlatformGetInfo(ur_platform_handle_t h, ur_platform_info_t propName, size_t propSize,
+                                         void *pPropValue, size_t *pPropSizeRet) {
   if (!h) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!live<ur_platform_handle_t_>(h)) return UR_RESULT_ERROR_INVALID_PLATFORM;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
   switch (propName) {
-  case UR_PLATFORM_INFO_NAME:
-    return out.string("Mock platform");
-  case UR_PLATFORM_INFO_VENDOR_NAME:
-    return out.string("Ordo");
-  case UR_PLATFORM_INFO_VERSION:
-    return out.string("0.12");
-  case UR_PLATFORM_INFO_EXTENSIONS:
-    return out.string("");
-  case UR_PLATFORM_INFO_PROFILE:
-    return out.string("FULL_PROFILE");
-  case UR_PLATFORM_INFO_BACKEND:
-    return out.value(UR_BACKEND_UNKNOWN);
-  case UR_PLATFORM_INFO_ADAPTER:
-    return out.value(the_adapter());
-  default:
-    return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  case UR_PLATFORM_INFO_NAME: return out.string("Mock platform");
+  case UR_PLATFORM_INFO_VENDOR_NAME: return out.string("Ordo");
+  case UR_PLATFORM_INFO_VERSION: return out.string("0.12");
+  case UR_PLATFORM_INFO_EXTENSIONS: return out.string("");
+  case UR_PLATFORM_INFO_PROFILE: return out.string("FULL_PROFILE");
+  case UR_PLATFORM_INFO_BACKEND: return out.value(UR_BACKEND_UNKNOWN);
+  case UR_PLATFORM_INFO_ADAPTER: return out.value(the_adapter());
+  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   }
 }
 
-ur_result_t UR_APICALL platform_get_api_version(ur_platform_handle_t h, ur_api_version_t *pVersion) {
+ur_result_t UR_APICALL urPlatformGetApiVersion(ur_platform_handle_t h, ur_api_version_t *pVersion) {
   if (!h) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!live<ur_platform_handle_t_>(h)) return UR_RESULT_ERROR_INVALID_PLATFORM;
   if (!pVersion) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -57,7 +50,7 @@ ur_result_t UR_APICALL platform_get_api_version(ur_platform_handle_t h, ur_api_v
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL platform_get_native_handle(ur_platform_handle_t h, ur_native_handle_t *phNative) {
+ur_result_t UR_APICALL urPlatformGetNativeHandle(ur_platform_handle_t h, ur_native_handle_t *phNative) {
   if (!h) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!live<ur_platform_handle_t_>(h)) return UR_RESULT_ERROR_INVALID_PLATFORM;
   if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -65,10 +58,9 @@ ur_result_t UR_APICALL platform_get_native_handle(ur_platform_handle_t h, ur_nat
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL platform_create_with_native_handle(ur_native_handle_t hNative,
-                                                          ur_adapter_handle_t hAdapter,
-                                                          const ur_platform_native_properties_t *,
-                                                          ur_platform_handle_t *phPlatform) {
+ur_result_t UR_APICALL urPlatformCreateWithNativeHandle(ur_native_handle_t hNative, ur_adapter_handle_t hAdapter,
+                                                        const ur_platform_native_properties_t *,
+                                                        ur_platform_handle_t *phPlatform) {
   if (!hAdapter) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!phPlatform) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   // The mock's native handle is its platform's own address; nothing else is one.
@@ -80,11 +72,11 @@ ur_result_t UR_APICALL platform_create_with_native_handle(ur_native_handle_t hNa
 } // namespace
 
 void fill_platform(ur_dditable_t &t) {
-  t.Platform.pfnGet = platform_get;
-  t.Platform.pfnGetInfo = platform_get_info;
-  t.Platform.pfnGetApiVersion = platform_get_api_version;
-  t.Platform.pfnGetNativeHandle = platform_get_native_handle;
-  t.Platform.pfnCreateWithNativeHandle = platform_create_with_native_handle;
+  t.Platform.pfnGet = urPlatformGet;
+  t.Platform.pfnGetInfo = urPlatformGetInfo;
+  t.Platform.pfnGetApiVersion = urPlatformGetApiVersion;
+  t.Platform.pfnGetNativeHandle = urPlatformGetNativeHandle;
+  t.Platform.pfnCreateWithNativeHandle = urPlatformCreateWithNativeHandle;
 }
 
 } // namespace mock

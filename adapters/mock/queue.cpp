@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mock queues: every command completes when it is enqueued, so Flush and Finish have
 // nothing to wait for.
 #include "mock.hpp"
@@ -11,8 +12,8 @@ ur_result_t check(ur_queue_handle_t h) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL queue_create(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                    const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
+ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                     const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
   if (!hContext || !hDevice) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!live<ur_context_handle_t_>(hContext)) return UR_RESULT_ERROR_INVALID_CONTEXT;
@@ -24,21 +25,21 @@ ur_result_t UR_APICALL queue_create(ur_context_handle_t hContext, ur_device_hand
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL queue_retain(ur_queue_handle_t h) {
+ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t h) {
   if (ur_result_t r = check(h)) return r;
   h->retain();
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL queue_release(ur_queue_handle_t h) {
+ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t h) {
   if (ur_result_t r = check(h)) return r;
   if (!h->release()) return UR_RESULT_SUCCESS;
   h->alive.store(false, std::memory_order_release);
   return release_context(h->context);
 }
 
-ur_result_t UR_APICALL queue_get_info(ur_queue_handle_t h, ur_queue_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t h, ur_queue_info_t propName, size_t propSize, void *pPropValue,
+                                      size_t *pPropSizeRet) {
   if (ur_result_t r = check(h)) return r;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
@@ -52,27 +53,27 @@ ur_result_t UR_APICALL queue_get_info(ur_queue_handle_t h, ur_queue_info_t propN
   }
 }
 
-ur_result_t UR_APICALL queue_get_native_handle(ur_queue_handle_t h, ur_queue_native_desc_t *,
-                                               ur_native_handle_t *phNative) {
+ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t h, ur_queue_native_desc_t *,
+                                              ur_native_handle_t *phNative) {
   if (ur_result_t r = check(h)) return r;
   if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNative = reinterpret_cast<ur_native_handle_t>(h);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL queue_finish(ur_queue_handle_t h) { return check(h); }
-ur_result_t UR_APICALL queue_flush(ur_queue_handle_t h) { return check(h); }
+ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t h) { return check(h); }
+ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t h) { return check(h); }
 
 } // namespace
 
 void fill_queue(ur_dditable_t &t) {
-  t.Queue.pfnCreate = queue_create;
-  t.Queue.pfnRetain = queue_retain;
-  t.Queue.pfnRelease = queue_release;
-  t.Queue.pfnGetInfo = queue_get_info;
-  t.Queue.pfnGetNativeHandle = queue_get_native_handle;
-  t.Queue.pfnFinish = queue_finish;
-  t.Queue.pfnFlush = queue_flush;
+  t.Queue.pfnCreate = urQueueCreate;
+  t.Queue.pfnRetain = urQueueRetain;
+  t.Queue.pfnRelease = urQueueRelease;
+  t.Queue.pfnGetInfo = urQueueGetInfo;
+  t.Queue.pfnGetNativeHandle = urQueueGetNativeHandle;
+  t.Queue.pfnFinish = urQueueFinish;
+  t.Queue.pfnFlush = urQueueFlush;
 }
 
 } // namespace mock

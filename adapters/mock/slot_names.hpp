@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Function name -> slot position in ur_dditable_t (generated: slot_names.gen.cpp).
 #pragma once
 #include <cstddef>

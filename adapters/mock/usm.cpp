@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mock USM: host, device and shared allocations are all host memory, tracked so that a
 // pointer the mock did not hand out, or a second free, is refused.
 #include <cstdlib>
@@ -42,24 +43,24 @@ ur_result_t allocate(ur_context_handle_t hContext, ur_device_handle_t hDevice, c
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL usm_host_alloc(ur_context_handle_t c, const ur_usm_desc_t *d, ur_usm_pool_handle_t pool,
+ur_result_t UR_APICALL urUSMHostAlloc(ur_context_handle_t c, const ur_usm_desc_t *d, ur_usm_pool_handle_t pool,
                                       size_t size, void **pp) {
   return allocate(c, nullptr, d, pool, size, pp, UR_USM_TYPE_HOST);
 }
 
-ur_result_t UR_APICALL usm_device_alloc(ur_context_handle_t c, ur_device_handle_t dev, const ur_usm_desc_t *d,
+ur_result_t UR_APICALL urUSMDeviceAlloc(ur_context_handle_t c, ur_device_handle_t dev, const ur_usm_desc_t *d,
                                         ur_usm_pool_handle_t pool, size_t size, void **pp) {
   if (!dev) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   return allocate(c, dev, d, pool, size, pp, UR_USM_TYPE_DEVICE);
 }
 
-ur_result_t UR_APICALL usm_shared_alloc(ur_context_handle_t c, ur_device_handle_t dev, const ur_usm_desc_t *d,
+ur_result_t UR_APICALL urUSMSharedAlloc(ur_context_handle_t c, ur_device_handle_t dev, const ur_usm_desc_t *d,
                                         ur_usm_pool_handle_t pool, size_t size, void **pp) {
   if (!dev) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   return allocate(c, dev, d, pool, size, pp, UR_USM_TYPE_SHARED);
 }
 
-ur_result_t UR_APICALL usm_free(ur_context_handle_t hContext, void *pMem) {
+ur_result_t UR_APICALL urUSMFree(ur_context_handle_t hContext, void *pMem) {
   if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!live<ur_context_handle_t_>(hContext)) return UR_RESULT_ERROR_INVALID_CONTEXT;
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -73,9 +74,9 @@ ur_result_t UR_APICALL usm_free(ur_context_handle_t hContext, void *pMem) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL usm_get_mem_alloc_info(ur_context_handle_t hContext, const void *pMem,
-                                              ur_usm_alloc_info_t propName, size_t propSize, void *pPropValue,
-                                              size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urUSMGetMemAllocInfo(ur_context_handle_t hContext, const void *pMem,
+                                            ur_usm_alloc_info_t propName, size_t propSize, void *pPropValue,
+                                            size_t *pPropSizeRet) {
   if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!live<ur_context_handle_t_>(hContext)) return UR_RESULT_ERROR_INVALID_CONTEXT;
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -86,14 +87,11 @@ ur_result_t UR_APICALL usm_get_mem_alloc_info(ur_context_handle_t hContext, cons
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
   switch (propName) {
   case UR_USM_ALLOC_INFO_TYPE: return out.value(type);
-  case UR_USM_ALLOC_INFO_BASE_PTR:
-    return known ? out.value(base) : UR_RESULT_ERROR_INVALID_VALUE;
-  case UR_USM_ALLOC_INFO_SIZE:
-    return known ? out.value(size) : UR_RESULT_ERROR_INVALID_VALUE;
+  case UR_USM_ALLOC_INFO_BASE_PTR: return known ? out.value(base) : UR_RESULT_ERROR_INVALID_VALUE;
+  case UR_USM_ALLOC_INFO_SIZE: return known ? out.value(size) : UR_RESULT_ERROR_INVALID_VALUE;
   case UR_USM_ALLOC_INFO_DEVICE:
     return known ? out.value(type == UR_USM_TYPE_HOST ? nullptr : the_device()) : UR_RESULT_ERROR_INVALID_VALUE;
-  case UR_USM_ALLOC_INFO_POOL:
-    return known ? out.value<ur_usm_pool_handle_t>(nullptr) : UR_RESULT_ERROR_INVALID_VALUE;
+  case UR_USM_ALLOC_INFO_POOL: return known ? out.value<ur_usm_pool_handle_t>(nullptr) : UR_RESULT_ERROR_INVALID_VALUE;
   default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   }
 }
@@ -114,11 +112,11 @@ bool usm_lookup(const void *ptr, ur_usm_type_t &type, void *&base, size_t &size)
 }
 
 void fill_usm(ur_dditable_t &t) {
-  t.USM.pfnHostAlloc = usm_host_alloc;
-  t.USM.pfnDeviceAlloc = usm_device_alloc;
-  t.USM.pfnSharedAlloc = usm_shared_alloc;
-  t.USM.pfnFree = usm_free;
-  t.USM.pfnGetMemAllocInfo = usm_get_mem_alloc_info;
+  t.USM.pfnHostAlloc = urUSMHostAlloc;
+  t.USM.pfnDeviceAlloc = urUSMDeviceAlloc;
+  t.USM.pfnSharedAlloc = urUSMSharedAlloc;
+  t.USM.pfnFree = urUSMFree;
+  t.USM.pfnGetMemAllocInfo = urUSMGetMemAllocInfo;
 }
 
 } // namespace mock

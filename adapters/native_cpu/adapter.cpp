@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adapter and its one platform. urAdapter* and urPlatform* are
 // ur_common/adapter.hpp's; this file says what native CPU adds: the first reference
 // to the adapter starts the worker pool and the last one stops it (docs/native-cpu.md).
@@ -9,19 +10,19 @@
 #include "ur_common/adapter.hpp"
 #include "worker_pool.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
 struct adapter_hooks {
-  using Adapter = nc::Adapter;
-  using Platform = nc::Platform;
-  static Adapter *the_adapter() { return &nc::the_adapter(); }
+  using Adapter = ordo::native_cpu::Adapter;
+  using Platform = ordo::native_cpu::Platform;
+  static Adapter *the_adapter() { return &ordo::native_cpu::the_adapter(); }
   static const std::vector<Platform *> &platforms() {
     static const std::vector<Platform *> list{&the_platform()};
     return list;
   }
-  static ordo::Logger &logger() { return nc::logger(); }
+  static ordo::Logger &logger() { return ordo::native_cpu::logger(); }
   static ur_backend_t backend() { return UR_BACKEND_NATIVE_CPU; }
   static std::string name(const Platform *) { return "Ordo native CPU"; }
   static std::string vendor(const Platform *) { return "Ordo"; }
@@ -47,8 +48,8 @@ struct adapter_hooks {
   }
   // Kernels here are already machine code: each option a compiler knows maps to nothing.
   static bool backend_option(const char *frontend, const char **platform_option) {
-    static const char *const known[] = {"-O0", "-O1", "-O2", "-O3", "-ftarget-compile-fast",
-                                        "-foffload-fp32-prec-div", "-foffload-fp32-prec-sqrt"};
+    static const char *const known[] = {
+        "-O0", "-O1", "-O2", "-O3", "-ftarget-compile-fast", "-foffload-fp32-prec-div", "-foffload-fp32-prec-sqrt"};
     for (const char *k : known) {
       if (std::strcmp(frontend, k) == 0) {
         *platform_option = "";
@@ -74,6 +75,8 @@ Platform &the_platform() {
   return *p;
 }
 
-void install_adapter_entry_points(ur_dditable_t &t) { ordo::uc::adapter_entry_points<adapter_hooks>::install(t); }
+void install_adapter_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::adapter_entry_points<adapter_hooks>::install(t);
+}
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueueUSM{Device,Shared,Host}AllocExp and urEnqueueUSMFreeExp: ur_common's
 // (ur_common/async_alloc.hpp) over the task graph, with native CPU's no-command paths.
 //
@@ -22,7 +23,7 @@
 #include "queue.hpp"
 #include "ur_common/async_alloc.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 bool AsyncCommand::wait_for(Event *dep) {
   if (dep->terminal()) return true; // the free has run: nothing to wait for
@@ -73,13 +74,13 @@ void AsyncCommand::start_kept() {
 namespace {
 
 struct async_hooks {
-  using Queue = nc::Queue;
+  using Queue = ordo::native_cpu::Queue;
   using Command = AsyncCommand;
-  static size_t max_alloc_size() { return nc::max_alloc_size(); }
+  static size_t max_alloc_size() { return ordo::native_cpu::max_alloc_size(); }
   static ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *w) {
-    return n == 0 && !w ? UR_RESULT_SUCCESS : nc::check_wait_list(n, w);
+    return n == 0 && !w ? UR_RESULT_SUCCESS : ordo::native_cpu::check_wait_list(n, w);
   }
-  static ur_result_t alloc_work(Command &cmd, const ordo::so::allocation &block) {
+  static ur_result_t alloc_work(Command &cmd, const ordo::stream_ordered::allocation &block) {
     return cmd.set_block(block.ptr, block.size, block.needs_zero, block.result.dependencies_added);
   }
   static ur_result_t free_work(Command &) { return UR_RESULT_SUCCESS; } // it only orders
@@ -89,7 +90,7 @@ struct async_hooks {
   static bool fast_free(Queue *q, ur_usm_pool_handle_t hPool, void *p, uint32_t n, ur_event_handle_t *phEvent,
                         ur_result_t &r) {
     if (!q->in_order || n || phEvent) return false;
-    ordo::so::context_pools &pools = *q->context->pools;
+    ordo::stream_ordered::context_pools &pools = *q->context->pools;
     if (q->pending_count.load(std::memory_order_acquire) == 0) {
       r = pools.free_unused(hPool, p);
       return true;
@@ -108,6 +109,6 @@ struct async_hooks {
 inline Context *queue_context(Queue *q) { return q->context; } // for ur_common/async_alloc.hpp
 inline Device *queue_device(Queue *) { return &the_device(); }
 
-void install_async_alloc_entry_points(ur_dditable_t &t) { ordo::uc::async_alloc<async_hooks>::install(t); }
+void install_async_alloc_entry_points(ur_dditable_t &t) { ordo::ur_common::async_alloc<async_hooks>::install(t); }
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared building blocks of the native CPU adapter: the handle base with its two
 // reference counts, an intrusive pointer, handle validation and small helpers.
 #pragma once
@@ -13,7 +14,7 @@
 #include "ur_common/handle_registry.hpp"
 #include "ur_api.h"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 // The result for a handle that failed lookup: null or unknown.
 inline ur_result_t bad_handle(const void *h, ur_result_t unknown) {
@@ -71,12 +72,12 @@ private:
 
 // The registry option of the one object model (ur_common/handle_registry.hpp).
 using ordo::handle_kind;
-using ordo::uc::lookup;
-using ordo::uc::publish;
-using ordo::uc::registry;
-using ordo::uc::registry_unwrap;
-using ordo::uc::user_release;
-using ordo::uc::user_retain;
+using ordo::ur_common::lookup;
+using ordo::ur_common::publish;
+using ordo::ur_common::registry;
+using ordo::ur_common::registry_unwrap;
+using ordo::ur_common::user_release;
+using ordo::ur_common::user_retain;
 
 using ordo::check_info_args;
 
@@ -99,4 +100,4 @@ template <class F> void for_each_in_chain(const void *pNext, F &&f) {
   }
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Contexts over the one device. urContext* are ur_common/context.hpp's; this file
 // says what native CPU adds: the handle registry, and plain USM memory from the C heap.
 #include <cstdlib>
@@ -6,7 +7,7 @@
 #include "entry_points.hpp"
 #include "ur_common/context.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 // seq_cst on both counters: a finisher that reads no waiter after its decrement is
 // ordered before the waiter's own check of the count (no lost wake-up).
@@ -27,15 +28,15 @@ void Context::wait_idle() {
 namespace {
 
 struct context_hooks {
-  using Context = nc::Context;
-  using Device = nc::Device;
+  using Context = ordo::native_cpu::Context;
+  using Device = ordo::native_cpu::Device;
   static ur_result_t check_device(const std::vector<Device *> &, Device *) { return UR_RESULT_SUCCESS; }
   static ur_result_t create(const std::vector<Device *> &, Context *&out) {
     out = new Context;
     publish(out);
     return UR_RESULT_SUCCESS;
   }
-  static void free_plain(Context *, const ordo::so::context_pools::block_facts &a) {
+  static void free_plain(Context *, const ordo::stream_ordered::context_pools::block_facts &a) {
     forget_usm_memory(a.base);
     std::free(a.base);
   }
@@ -47,11 +48,11 @@ struct context_hooks {
   }
 };
 
-using entry_points = ordo::uc::context_entry_points<context_hooks>;
+using entry_points = ordo::ur_common::context_entry_points<context_hooks>;
 
 } // namespace
 
 void context_drop(Context *ctx) { entry_points::drop(ctx); }
 void install_context_entry_points(ur_dditable_t &t) { entry_points::install(t); }
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A context: the device it holds (always the host CPU), its USM allocations and
 // its USM pools. urContext* are ur_common/context.hpp's (context.cpp).
 #pragma once
@@ -11,7 +12,7 @@
 #include "platform.hpp"
 #include "pool_hooks.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 struct Context;
 void context_drop(Context *ctx); // the last holder tears the context down (context.cpp)
@@ -28,6 +29,11 @@ struct Context : Object<Context> {
     registry().remove(this);
     return true;
   }
+  bool release_user(bool &last) {
+    if (!Object<Context>::release_user(last)) return false;
+    if (last) registry().remove(this);
+    return true;
+  }
   // Hides Object's: ur_common's teardown (pools, plain allocations, deleter).
   void drop_hold() noexcept { context_drop(this); }
   int index_of(const Device *d) const { return d == &the_device() ? 0 : -1; }
@@ -42,7 +48,7 @@ struct Context : Object<Context> {
   std::vector<Device *> devices; // the one device
   PoolHooks pool_hooks{this};
   // Its pools, plain USM allocations and ordering knowledge (the stream-ordered layer).
-  std::unique_ptr<ordo::so::context_pools> pools;
+  std::unique_ptr<ordo::stream_ordered::context_pools> pools;
   ur_context_extended_deleter_t deleter = nullptr;
   void *deleter_data = nullptr;
 
@@ -71,4 +77,4 @@ void forget_usm_memory(const void *base);
 
 inline ur_result_t unwrap(ur_context_handle_t h, Context *&out) { return registry_unwrap(h, out); } // common.hpp
 
-} // namespace nc
+} // namespace ordo::native_cpu

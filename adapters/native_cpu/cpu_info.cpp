@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cpu_info.hpp"
 
 #include <unistd.h>
@@ -8,7 +9,7 @@
 
 #include "worker_pool.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
@@ -42,13 +43,20 @@ CpuInfo read_cpu_info() {
     auto colon = line.find(':');
     if (colon == std::string::npos) continue;
     std::string key = trim(line.substr(0, colon)), val = trim(line.substr(colon + 1));
-    if (key == "model name") info.model_name = val;
-    else if (key == "vendor_id") info.vendor_id = val;
-    else if (key == "cpu family") family = static_cast<unsigned>(std::strtoul(val.c_str(), nullptr, 10));
-    else if (key == "model") model = static_cast<unsigned>(std::strtoul(val.c_str(), nullptr, 10));
-    else if (key == "stepping") stepping = static_cast<unsigned>(std::strtoul(val.c_str(), nullptr, 10));
-    else if (key == "cpu MHz") mhz = std::strtod(val.c_str(), nullptr);
-    else if (key == "flags") flags = val;
+    if (key == "model name")
+      info.model_name = val;
+    else if (key == "vendor_id")
+      info.vendor_id = val;
+    else if (key == "cpu family")
+      family = static_cast<unsigned>(std::strtoul(val.c_str(), nullptr, 10));
+    else if (key == "model")
+      model = static_cast<unsigned>(std::strtoul(val.c_str(), nullptr, 10));
+    else if (key == "stepping")
+      stepping = static_cast<unsigned>(std::strtoul(val.c_str(), nullptr, 10));
+    else if (key == "cpu MHz")
+      mhz = std::strtod(val.c_str(), nullptr);
+    else if (key == "flags")
+      flags = val;
   }
   if (info.model_name.empty()) info.model_name = "Host CPU";
   if (info.vendor_id == "GenuineIntel") {
@@ -64,11 +72,15 @@ CpuInfo read_cpu_info() {
 
   std::ifstream fmax("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
   uint64_t khz = 0;
-  if (fmax >> khz && khz > 0) info.max_clock_mhz = static_cast<uint32_t>(khz / 1000);
-  else info.max_clock_mhz = static_cast<uint32_t>(mhz + 0.5);
+  if (fmax >> khz && khz > 0)
+    info.max_clock_mhz = static_cast<uint32_t>(khz / 1000);
+  else
+    info.max_clock_mhz = static_cast<uint32_t>(mhz + 0.5);
 
-  if (has_flag(flags, "avx512f")) info.vector_bits = 512;
-  else if (has_flag(flags, "avx2")) info.vector_bits = 256;
+  if (has_flag(flags, "avx512f"))
+    info.vector_bits = 512;
+  else if (has_flag(flags, "avx2"))
+    info.vector_bits = 256;
   info.has_fma = has_flag(flags, "fma");
 
   info.hardware_threads = hardware_threads();
@@ -99,4 +111,4 @@ uint64_t available_memory() {
   return sysconf_or(_SC_AVPHYS_PAGES, 0) * sysconf_or(_SC_PAGESIZE, 4096);
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Facts about the host CPU, read once from /proc/cpuinfo, sysfs and sysconf.
 #pragma once
 #include <cstdint>
 #include <string>
 
-namespace nc {
+namespace ordo::native_cpu {
 
 struct CpuInfo {
   std::string model_name;  // "model name"
@@ -15,7 +16,7 @@ struct CpuInfo {
   uint32_t hardware_threads = 1;
   uint32_t cacheline = 64;
   uint64_t l1d_size = 0, l2_size = 0, l3_size = 0;
-  uint64_t memory_size = 0; // physical memory, bytes
+  uint64_t memory_size = 0;   // physical memory, bytes
   uint32_t vector_bits = 128; // widest SIMD register the kernels may use: 128, 256 or 512
   bool has_fma = false;
 };
@@ -25,4 +26,4 @@ const CpuInfo &cpu_info();
 // Memory the system could give us now (MemAvailable), bytes.
 uint64_t available_memory();
 
-} // namespace nc
+} // namespace ordo::native_cpu

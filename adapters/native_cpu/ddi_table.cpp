@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adapter's one dispatch table: every handle points at it (handle-first dispatch).
 #include "command_buffer.hpp"
 #include "entry_points.hpp"
@@ -11,31 +12,31 @@ namespace {
 
 ur_dditable_t build_table() {
   ur_dditable_t t{};
-  nc::install_adapter_entry_points(t);
-  nc::install_device_entry_points(t);
-  nc::install_context_entry_points(t);
-  nc::install_queue_entry_points(t);
-  nc::install_event_entry_points(t);
-  nc::install_usm_entry_points(t);
-  nc::install_enqueue_entry_points(t);
-  nc::install_enqueue_usm_entry_points(t);
-  nc::install_memory_entry_points(t);
-  nc::install_enqueue_mem_entry_points(t);
-  nc::install_program_entry_points(t);
-  nc::install_kernel_entry_points(t);
-  nc::install_launch_entry_points(t);
-  nc::install_pool_entry_points(t); // the stream-ordered layer's (pool_hooks.cpp)
-  nc::install_async_alloc_entry_points(t);
-  nc::install_command_buffer_entry_points(t);
-  nc::install_physical_mem_entry_points(t);
-  nc::install_virtual_mem_entry_points(t);
-  nc::install_native_handle_entry_points(t);
-  nc::install_ipc_physical_mem_entry_points(t);
-  ordo::derived::install_entry_points(t); // from the entry points above, where they leave a slot empty
-  ordo::derived::install_timestamp_recording(t); // over urEnqueueHostTaskExp
-  ordo::derived::install_peer_access(t);         // one device: its own only peer
-  ordo::cb::install_graph_capture(t);            // wraps the enqueues above: last
-  ordo::fill_unsupported(t); // everything else answers UR_RESULT_ERROR_UNSUPPORTED_FEATURE
+  ordo::native_cpu::install_adapter_entry_points(t);
+  ordo::native_cpu::install_device_entry_points(t);
+  ordo::native_cpu::install_context_entry_points(t);
+  ordo::native_cpu::install_queue_entry_points(t);
+  ordo::native_cpu::install_event_entry_points(t);
+  ordo::native_cpu::install_usm_entry_points(t);
+  ordo::native_cpu::install_enqueue_entry_points(t);
+  ordo::native_cpu::install_enqueue_usm_entry_points(t);
+  ordo::native_cpu::install_memory_entry_points(t);
+  ordo::native_cpu::install_enqueue_mem_entry_points(t);
+  ordo::native_cpu::install_program_entry_points(t);
+  ordo::native_cpu::install_kernel_entry_points(t);
+  ordo::native_cpu::install_launch_entry_points(t);
+  ordo::native_cpu::install_pool_entry_points(t); // the stream-ordered layer's (pool_hooks.cpp)
+  ordo::native_cpu::install_async_alloc_entry_points(t);
+  ordo::native_cpu::install_command_buffer_entry_points(t);
+  ordo::native_cpu::install_physical_mem_entry_points(t);
+  ordo::native_cpu::install_virtual_mem_entry_points(t);
+  ordo::native_cpu::install_native_handle_entry_points(t);
+  ordo::native_cpu::install_ipc_physical_mem_entry_points(t);
+  ordo::derived::install_entry_points(t);         // from the entry points above, where they leave a slot empty
+  ordo::derived::install_timestamp_recording(t);  // over urEnqueueHostTaskExp
+  ordo::derived::install_peer_access(t);          // one device: its own only peer
+  ordo::command_buffer::install_graph_capture(t); // wraps the enqueues above: last
+  ordo::fill_unsupported(t);                      // everything else answers UR_RESULT_ERROR_UNSUPPORTED_FEATURE
   return t;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urDevice*: the host CPU as one root device, with real values for every query
 // that means something on a CPU.
 #include <time.h>
@@ -14,7 +15,7 @@
 #include "ordo_cb/command_buffer.hpp"
 #include "platform.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 uint64_t local_memory_size() {
   // Local memory is ordinary memory given to each work-group; we bound it by the
@@ -69,25 +70,25 @@ size_t timer_resolution_ns() {
   return ns ? ns : 1;
 }
 
-ur_result_t UR_APICALL deviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
-                                 ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
+ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
+                                   ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
   if (!is_platform(hPlatform)) return bad_handle(hPlatform, UR_RESULT_ERROR_INVALID_PLATFORM);
   if (DeviceType < UR_DEVICE_TYPE_DEFAULT || DeviceType > UR_DEVICE_TYPE_CUSTOM)
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
   if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  bool match = DeviceType == UR_DEVICE_TYPE_DEFAULT || DeviceType == UR_DEVICE_TYPE_ALL ||
-               DeviceType == UR_DEVICE_TYPE_CPU;
+  bool match =
+      DeviceType == UR_DEVICE_TYPE_DEFAULT || DeviceType == UR_DEVICE_TYPE_ALL || DeviceType == UR_DEVICE_TYPE_CPU;
   if (phDevices && match) phDevices[0] = device_handle();
   if (pNumDevices) *pNumDevices = match ? 1 : 0;
   return UR_RESULT_SUCCESS;
 }
 
 // A root device: retain and release leave its count at 1.
-ur_result_t UR_APICALL deviceRetain(ur_device_handle_t hDevice) {
+ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
   return is_device(hDevice) ? UR_RESULT_SUCCESS : device_error(hDevice);
 }
-ur_result_t UR_APICALL deviceRelease(ur_device_handle_t hDevice) {
+ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
   return is_device(hDevice) ? UR_RESULT_SUCCESS : device_error(hDevice);
 }
 
@@ -140,9 +141,11 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_EXECUTION_CAPABILITIES:
     return out.value(ur_device_exec_capability_flags_t{UR_DEVICE_EXEC_CAPABILITY_FLAG_KERNEL});
   case UR_DEVICE_INFO_KERNEL_LAUNCH_CAPABILITIES:
-    return out.value(ur_kernel_launch_properties_flags_t{UR_KERNEL_LAUNCH_PROPERTIES_FLAG_WORK_GROUP_MEMORY |
-                                                         UR_KERNEL_LAUNCH_PROPERTIES_FLAG_OPPORTUNISTIC_QUEUE_SERIALIZE});
-  case UR_DEVICE_INFO_PRINTF_BUFFER_SIZE: return out.value(SIZE_MAX); // kernels call the C library's printf
+    return out.value(
+        ur_kernel_launch_properties_flags_t{UR_KERNEL_LAUNCH_PROPERTIES_FLAG_WORK_GROUP_MEMORY |
+                                            UR_KERNEL_LAUNCH_PROPERTIES_FLAG_OPPORTUNISTIC_QUEUE_SERIALIZE});
+  case UR_DEVICE_INFO_PRINTF_BUFFER_SIZE:
+    return out.value(SIZE_MAX); // kernels call the C library's printf
 
   // ---- floating point and vectors ----
   case UR_DEVICE_INFO_SINGLE_FP_CONFIG:
@@ -163,7 +166,8 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_DOUBLE:
   case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_DOUBLE: return out.value(vector_width(8));
   case UR_DEVICE_INFO_PREFERRED_VECTOR_WIDTH_HALF:
-  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_HALF: return out.value(uint32_t{0}); // no half type
+  case UR_DEVICE_INFO_NATIVE_VECTOR_WIDTH_HALF:
+    return out.value(uint32_t{0}); // no half type
 
   // ---- memory ----
   case UR_DEVICE_INFO_GLOBAL_MEM_SIZE: return out.value(cpu.memory_size);
@@ -185,7 +189,7 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT: return out.value(kUsmAccess);
   case UR_DEVICE_INFO_USM_POOL_SUPPORT: return out.boolean(true);
   case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(true); // pool_hooks.cpp, async_alloc.cpp
-  case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT: return out.boolean(true); // virtual_mem.cpp, physical_mem.cpp
+  case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT: return out.boolean(true);            // virtual_mem.cpp, physical_mem.cpp
   case UR_DEVICE_INFO_ATOMIC_64: return out.boolean(true);
   case UR_DEVICE_INFO_ATOMIC_MEMORY_ORDER_CAPABILITIES:
   case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES: return out.value(kMemoryOrders);
@@ -227,14 +231,16 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP: return out.boolean(true); // the layer's (pool_hooks.cpp)
   case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP:
     return out.value(ur_exp_device_2d_block_array_capability_flags_t{0});
-  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP: return out.boolean(true); // source/command_buffer/graph_capture.cpp
+  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
+    return out.boolean(true);                                                // source/command_buffer/graph_capture.cpp
   case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP: return out.boolean(true); // source/command_buffer/bound_events.cpp
-  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::cb::kEventSupport);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::command_buffer::kEventSupport);
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return out.boolean(true);
   case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return out.boolean(true); // source/derived/timestamp.cpp
-  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return out.boolean(true);               // source/derived/peer_access.cpp
-  case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP: return out.boolean(true);   // ipc_physical_mem.cpp
-  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return out.value(ordo::cb::kUpdateCapabilities);
+  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return out.boolean(true);             // source/derived/peer_access.cpp
+  case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP: return out.boolean(true); // ipc_physical_mem.cpp
+  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
+    return out.value(ordo::command_buffer::kUpdateCapabilities);
 
   // Everything else: queries meaningless for a CPU (memory clock, UUID, PCI address, the
   // GPU_* and XE_* topology, power and fan, LUID and node mask, image pitch and linear
@@ -244,8 +250,8 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   }
 }
 
-ur_result_t UR_APICALL deviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
-                                     void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
+                                       void *pPropValue, size_t *pPropSizeRet) {
   if (!is_device(hDevice)) return device_error(hDevice);
   // The component-device list of a device that is not composite is empty: a caller
   // that sizes its array by the (empty) answer passes no buffer and no size pointer,
@@ -259,8 +265,8 @@ ur_result_t UR_APICALL deviceGetInfo(ur_device_handle_t hDevice, ur_device_info_
   });
 }
 
-ur_result_t UR_APICALL deviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
-                                          uint32_t NumBinaries, uint32_t *pSelectedBinary) {
+ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
+                                            uint32_t NumBinaries, uint32_t *pSelectedBinary) {
   if (!is_device(hDevice)) return device_error(hDevice);
   if (!pBinaries || !pSelectedBinary) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -275,8 +281,8 @@ ur_result_t UR_APICALL deviceSelectBinary(ur_device_handle_t hDevice, const ur_d
 }
 
 // The device is the host: both timestamps come from the same monotonic clock.
-ur_result_t UR_APICALL deviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
-                                                 uint64_t *pHostTimestamp) {
+ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
+                                                   uint64_t *pHostTimestamp) {
   if (!is_device(hDevice)) return device_error(hDevice);
   uint64_t t = now_ns();
   if (pDeviceTimestamp) *pDeviceTimestamp = t;
@@ -294,12 +300,12 @@ Device &the_device() {
 }
 
 void install_device_entry_points(ur_dditable_t &t) {
-  t.Device.pfnGet = deviceGet;
-  t.Device.pfnGetInfo = deviceGetInfo;
-  t.Device.pfnRetain = deviceRetain;
-  t.Device.pfnRelease = deviceRelease;
-  t.Device.pfnSelectBinary = deviceSelectBinary;
-  t.Device.pfnGetGlobalTimestamps = deviceGetGlobalTimestamps;
+  t.Device.pfnGet = urDeviceGet;
+  t.Device.pfnGetInfo = urDeviceGetInfo;
+  t.Device.pfnRetain = urDeviceRetain;
+  t.Device.pfnRelease = urDeviceRelease;
+  t.Device.pfnSelectBinary = urDeviceSelectBinary;
+  t.Device.pfnGetGlobalTimestamps = urDeviceGetGlobalTimestamps;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronisation commands: urEnqueueEventsWait and urEnqueueEventsWaitWithBarrier(Ext)
 // are ur_common/wait.hpp's over this adapter's marker command; urEnqueueHostTaskExp (a
 // user function run as a command) is this file's.
@@ -5,12 +6,12 @@
 #include "queue.hpp"
 #include "ur_common/wait.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
 struct wait_hooks {
-  using Queue = nc::Queue;
+  using Queue = ordo::native_cpu::Queue;
   static ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n, const ur_event_handle_t *waits,
                                   ur_event_handle_t *phEvent) {
     CommandBuilder cmd(*q, type);
@@ -20,10 +21,10 @@ struct wait_hooks {
   }
 };
 
-ur_result_t UR_APICALL enqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_host_task_function_t pfnHostTask,
-                                          void *data, const ur_exp_host_task_properties_t *pProperties,
-                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                          ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_host_task_function_t pfnHostTask,
+                                            void *data, const ur_exp_host_task_properties_t *pProperties,
+                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                            ur_event_handle_t *phEvent) {
   Queue *q = lookup<Queue>(hQueue);
   if (!q) return Queue::invalid_handle(hQueue);
   if (!pfnHostTask) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -40,8 +41,8 @@ ur_result_t UR_APICALL enqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_host_
 } // namespace
 
 void install_enqueue_entry_points(ur_dditable_t &t) {
-  ordo::uc::wait_entry_points<wait_hooks>::install(t);
-  t.EnqueueExp.pfnHostTaskExp = enqueueHostTaskExp;
+  ordo::ur_common::wait_entry_points<wait_hooks>::install(t);
+  t.EnqueueExp.pfnHostTaskExp = urEnqueueHostTaskExp;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffer commands: urEnqueueMemBuffer{Read,Write,Copy,Fill,ReadRect,WriteRect,CopyRect,Map}
 // and urEnqueueMemUnmap. Each is a scheduler command like any other (wait lists, events,
 // in-order chaining, failure propagation) that holds its buffers until it has run, so a
@@ -15,7 +16,7 @@
 #include "memory.hpp"
 #include "queue.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
@@ -41,8 +42,7 @@ using RectSide = ordo::rect_side;
 void copy_rect(char *dst, const RectSide &ds, const char *src, const RectSide &ss, const ur_rect_region_t &region) {
   for (size_t z = 0; z < region.depth; ++z)
     for (size_t y = 0; y < region.height; ++y)
-      std::memcpy(dst + ds.first + z * ds.slice + y * ds.row, src + ss.first + z * ss.slice + y * ss.row,
-                  region.width);
+      std::memcpy(dst + ds.first + z * ds.slice + y * ds.row, src + ss.first + z * ss.slice + y * ss.row, region.width);
 }
 
 // A rectangular copy as a command. When the two sides' bytes overlap (a copy within
@@ -73,9 +73,9 @@ ur_result_t submit_rect(Queue &q, ur_command_t type, bool blocking, char *dst, c
 
 // ---- read, write, copy, fill ----
 
-ur_result_t UR_APICALL enqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
-                                            size_t offset, size_t size, void *pDst, uint32_t numEventsInWaitList,
-                                            const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
+                                              size_t offset, size_t size, void *pDst, uint32_t numEventsInWaitList,
+                                              const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
@@ -87,26 +87,25 @@ ur_result_t UR_APICALL enqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_han
                      });
 }
 
-ur_result_t UR_APICALL enqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingWrite,
-                                             size_t offset, size_t size, const void *pSrc, uint32_t numEventsInWaitList,
-                                             const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingWrite,
+                                               size_t offset, size_t size, const void *pSrc,
+                                               uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                               ur_event_handle_t *phEvent) {
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
   if (!pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!in_bounds(*m, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return submit_work(*q, UR_COMMAND_MEM_BUFFER_WRITE, numEventsInWaitList, phEventWaitList, phEvent, blockingWrite,
-                     [buffer = Ref<Mem>(m), offset, size, pSrc] {
-                       std::memmove(buffer->data + offset, pSrc, size);
-                     });
+                     [buffer = Ref<Mem>(m), offset, size, pSrc] { std::memmove(buffer->data + offset, pSrc, size); });
 }
 
 // Overlapping ranges (one buffer, or a buffer and its sub-buffer) copy as if through a
 // staging buffer.
-ur_result_t UR_APICALL enqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
-                                            ur_mem_handle_t hBufferDst, size_t srcOffset, size_t dstOffset, size_t size,
-                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                            ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
+                                              ur_mem_handle_t hBufferDst, size_t srcOffset, size_t dstOffset,
+                                              size_t size, uint32_t numEventsInWaitList,
+                                              const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   Queue *q;
   Mem *src, *dst;
   if (ur_result_t r = queue_and_buffer(hQueue, hBufferSrc, q, src)) return r;
@@ -133,10 +132,10 @@ void fill_pattern(char *dst, size_t bytes, const std::vector<char> &pattern) {
   }
 }
 
-ur_result_t UR_APICALL enqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void *pPattern,
-                                            size_t patternSize, size_t offset, size_t size,
-                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                            ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void *pPattern,
+                                              size_t patternSize, size_t offset, size_t size,
+                                              uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                              ur_event_handle_t *phEvent) {
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
@@ -172,8 +171,7 @@ ur_result_t buffer_host_rect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, 
   std::vector<Ref<Mem>> held{Ref<Mem>(m)};
   char *h = static_cast<char *>(host);
   if (type == UR_COMMAND_MEM_BUFFER_READ_RECT)
-    return submit_rect(*q, type, blocking, h, hs, m->data, bs, region, std::move(held), numEvents, phEvents,
-                       phEvent);
+    return submit_rect(*q, type, blocking, h, hs, m->data, bs, region, std::move(held), numEvents, phEvents, phEvent);
   return submit_rect(*q, type, blocking, m->data, bs, h, hs, region, std::move(held), numEvents, phEvents, phEvent);
 }
 
@@ -190,12 +188,13 @@ ur_result_t UR_APICALL enqueueBufferHostRect(ur_queue_handle_t hQueue, ur_mem_ha
                           phEvent);
 }
 
-ur_result_t UR_APICALL enqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
-                                                ur_mem_handle_t hBufferDst, ur_rect_offset_t srcOrigin,
-                                                ur_rect_offset_t dstOrigin, ur_rect_region_t region, size_t srcRowPitch,
-                                                size_t srcSlicePitch, size_t dstRowPitch, size_t dstSlicePitch,
-                                                uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                                ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
+                                                  ur_mem_handle_t hBufferDst, ur_rect_offset_t srcOrigin,
+                                                  ur_rect_offset_t dstOrigin, ur_rect_region_t region,
+                                                  size_t srcRowPitch, size_t srcSlicePitch, size_t dstRowPitch,
+                                                  size_t dstSlicePitch, uint32_t numEventsInWaitList,
+                                                  const ur_event_handle_t *phEventWaitList,
+                                                  ur_event_handle_t *phEvent) {
   Queue *q;
   Mem *src, *dst;
   if (ur_result_t r = queue_and_buffer(hQueue, hBufferSrc, q, src)) return r;
@@ -205,8 +204,8 @@ ur_result_t UR_APICALL enqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem
   if (ur_result_t r = ordo::resolve_rect_side(dstOrigin, region, dstRowPitch, dstSlicePitch, ds)) return r;
   if (ss.end > src->size || ds.end > dst->size) return UR_RESULT_ERROR_INVALID_SIZE;
   std::vector<Ref<Mem>> held{Ref<Mem>(src), Ref<Mem>(dst)};
-  return submit_rect(*q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, dst->data, ds, src->data, ss, region,
-                     std::move(held), numEventsInWaitList, phEventWaitList, phEvent);
+  return submit_rect(*q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, dst->data, ds, src->data, ss, region, std::move(held),
+                     numEventsInWaitList, phEventWaitList, phEvent);
 }
 
 // ---- map and unmap ----
@@ -214,17 +213,16 @@ ur_result_t UR_APICALL enqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem
 // The map is the buffer's own bytes at `offset`, returned at once; the command (and
 // a blocking call) completes when its wait list and queue order allow the caller to
 // use them. Each map is remembered until an unmap of that pointer.
-ur_result_t UR_APICALL enqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingMap,
-                                           ur_map_flags_t mapFlags, size_t offset, size_t size,
-                                           uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                           ur_event_handle_t *phEvent, void **ppRetMap) {
+ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingMap,
+                                             ur_map_flags_t mapFlags, size_t offset, size_t size,
+                                             uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                             ur_event_handle_t *phEvent, void **ppRetMap) {
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
   if (!ppRetMap) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (mapFlags & UR_MAP_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (!ordo::mem::map_flags_ok(mapFlags))
-    return UR_RESULT_ERROR_INVALID_VALUE; // clEnqueueMapBuffer's rule
+  if (!ordo::mem::map_flags_ok(mapFlags)) return UR_RESULT_ERROR_INVALID_VALUE; // clEnqueueMapBuffer's rule
   if (!in_bounds(*m, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
   CommandBuilder cmd(*q, UR_COMMAND_MEM_BUFFER_MAP);
   if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
@@ -254,9 +252,9 @@ ur_result_t UR_APICALL enqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_hand
 }
 
 // The pointer must come from a map of this buffer not yet unmapped (each map, one unmap).
-ur_result_t UR_APICALL enqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void *pMappedPtr,
-                                       uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                       ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void *pMappedPtr,
+                                         uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                         ur_event_handle_t *phEvent) {
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hMem, q, m)) return r;
@@ -284,15 +282,15 @@ ur_result_t UR_APICALL enqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t
 } // namespace
 
 void install_enqueue_mem_entry_points(ur_dditable_t &t) {
-  t.Enqueue.pfnMemBufferRead = enqueueMemBufferRead;
-  t.Enqueue.pfnMemBufferWrite = enqueueMemBufferWrite;
+  t.Enqueue.pfnMemBufferRead = urEnqueueMemBufferRead;
+  t.Enqueue.pfnMemBufferWrite = urEnqueueMemBufferWrite;
   t.Enqueue.pfnMemBufferReadRect = enqueueBufferHostRect<UR_COMMAND_MEM_BUFFER_READ_RECT>;
   t.Enqueue.pfnMemBufferWriteRect = enqueueBufferHostRect<UR_COMMAND_MEM_BUFFER_WRITE_RECT>;
-  t.Enqueue.pfnMemBufferCopy = enqueueMemBufferCopy;
-  t.Enqueue.pfnMemBufferCopyRect = enqueueMemBufferCopyRect;
-  t.Enqueue.pfnMemBufferFill = enqueueMemBufferFill;
-  t.Enqueue.pfnMemBufferMap = enqueueMemBufferMap;
-  t.Enqueue.pfnMemUnmap = enqueueMemUnmap;
+  t.Enqueue.pfnMemBufferCopy = urEnqueueMemBufferCopy;
+  t.Enqueue.pfnMemBufferCopyRect = urEnqueueMemBufferCopyRect;
+  t.Enqueue.pfnMemBufferFill = urEnqueueMemBufferFill;
+  t.Enqueue.pfnMemBufferMap = urEnqueueMemBufferMap;
+  t.Enqueue.pfnMemUnmap = urEnqueueMemUnmap;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

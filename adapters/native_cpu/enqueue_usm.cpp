@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // USM commands: urEnqueueUSM{Fill,Memcpy,Fill2D,Memcpy2D,Prefetch,Advise}. Sizes are
 // checked against the allocations the pointers fall in (system memory is not checked).
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include "queue.hpp"
 #include "context.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
@@ -40,9 +41,9 @@ ur_result_t check_region_2d(Context &ctx, const void *p, size_t pitch, size_t wi
   return check_usm_range(ctx, p, span);
 }
 
-ur_result_t UR_APICALL enqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
-                                      size_t size, uint32_t numEventsInWaitList,
-                                      const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
+                                        size_t size, uint32_t numEventsInWaitList,
+                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_LOOKUP(Queue, q, hQueue);
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
@@ -51,14 +52,12 @@ ur_result_t UR_APICALL enqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size
   std::vector<char> pattern(static_cast<const char *>(pPattern), static_cast<const char *>(pPattern) + patternSize);
   char *dst = static_cast<char *>(pMem);
   return submit_work(*q, UR_COMMAND_USM_FILL, numEventsInWaitList, phEventWaitList, phEvent, false,
-                     [dst, size, pattern = std::move(pattern)] {
-                       fill_pattern(dst, size, pattern);
-                     });
+                     [dst, size, pattern = std::move(pattern)] { fill_pattern(dst, size, pattern); });
 }
 
-ur_result_t UR_APICALL enqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
-                                        size_t size, uint32_t numEventsInWaitList,
-                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
+                                          size_t size, uint32_t numEventsInWaitList,
+                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_LOOKUP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -70,10 +69,10 @@ ur_result_t UR_APICALL enqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking,
                      });
 }
 
-ur_result_t UR_APICALL enqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
-                                        const void *pPattern, size_t width, size_t height,
-                                        uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                        ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
+                                          const void *pPattern, size_t width, size_t height,
+                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                          ur_event_handle_t *phEvent) {
   ORDO_LOOKUP(Queue, q, hQueue);
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (pitch == 0 || width == 0 || height == 0 || pitch < width || patternSize == 0 ||
@@ -92,10 +91,10 @@ ur_result_t UR_APICALL enqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, si
                      });
 }
 
-ur_result_t UR_APICALL enqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch,
-                                          const void *pSrc, size_t srcPitch, size_t width, size_t height,
-                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                          ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch,
+                                            const void *pSrc, size_t srcPitch, size_t width, size_t height,
+                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                            ur_event_handle_t *phEvent) {
   ORDO_LOOKUP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (srcPitch == 0 || dstPitch == 0 || srcPitch < width || dstPitch < width || height == 0 || width == 0)
@@ -113,9 +112,9 @@ ur_result_t UR_APICALL enqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blockin
 
 // Memory is already where the CPU reads it: prefetch and advice order the queue
 // and complete without moving anything.
-ur_result_t UR_APICALL enqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
-                                          ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
-                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
+                                            ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
+                                            const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_LOOKUP(Queue, q, hQueue);
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -126,8 +125,8 @@ ur_result_t UR_APICALL enqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *
   return cmd.submit(phEvent);
 }
 
-ur_result_t UR_APICALL enqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
-                                        ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
+                                          ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
   ORDO_LOOKUP(Queue, q, hQueue);
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -140,12 +139,12 @@ ur_result_t UR_APICALL enqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pM
 } // namespace
 
 void install_enqueue_usm_entry_points(ur_dditable_t &t) {
-  t.Enqueue.pfnUSMFill = enqueueUSMFill;
-  t.Enqueue.pfnUSMMemcpy = enqueueUSMMemcpy;
-  t.Enqueue.pfnUSMFill2D = enqueueUSMFill2D;
-  t.Enqueue.pfnUSMMemcpy2D = enqueueUSMMemcpy2D;
-  t.Enqueue.pfnUSMPrefetch = enqueueUSMPrefetch;
-  t.Enqueue.pfnUSMAdvise = enqueueUSMAdvise;
+  t.Enqueue.pfnUSMFill = urEnqueueUSMFill;
+  t.Enqueue.pfnUSMMemcpy = urEnqueueUSMMemcpy;
+  t.Enqueue.pfnUSMFill2D = urEnqueueUSMFill2D;
+  t.Enqueue.pfnUSMMemcpy2D = urEnqueueUSMMemcpy2D;
+  t.Enqueue.pfnUSMPrefetch = urEnqueueUSMPrefetch;
+  t.Enqueue.pfnUSMAdvise = urEnqueueUSMAdvise;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

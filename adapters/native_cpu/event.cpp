@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEvent*: status, waiting, callbacks and profiling of commands.
 #include "ordo/retired_handles.hpp"
 #include "entry_points.hpp"
@@ -7,7 +8,7 @@
 #include "ordo/info.hpp"
 #include "queue.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 Event::Event(Context *ctx, Queue *q, ur_command_t cmd, bool profiled)
     : context(ctx), queue(q), command(cmd), profiling(profiled) {
@@ -55,8 +56,8 @@ void Event::reuse(ur_command_t cmd) {
 
 namespace {
 
-ur_result_t UR_APICALL eventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
-                                    void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
+                                      void *pPropValue, size_t *pPropSizeRet) {
   ORDO_LOOKUP(Event, ev, hEvent);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
@@ -73,8 +74,8 @@ ur_result_t UR_APICALL eventGetInfo(ur_event_handle_t hEvent, ur_event_info_t pr
 }
 
 // Timestamps exist only for commands of a profiling queue, and only once reached.
-ur_result_t UR_APICALL eventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
-                                             void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
+                                               void *pPropValue, size_t *pPropSizeRet) {
   ORDO_LOOKUP(Event, ev, hEvent);
   if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
@@ -96,14 +97,13 @@ ur_result_t UR_APICALL eventGetProfilingInfo(ur_event_handle_t hEvent, ur_profil
   return out.value(t);
 }
 
-ur_result_t UR_APICALL eventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
+ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
   if (!phEventWaitList) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
   for (uint32_t i = 0; i < numEvents; ++i)
     if (!lookup<Event>(phEventWaitList[i])) return Event::invalid_handle(phEventWaitList[i]);
   bool all_ok = true;
-  for (uint32_t i = 0; i < numEvents; ++i)
-    all_ok &= graph::wait(*reinterpret_cast<Event *>(phEventWaitList[i]));
+  for (uint32_t i = 0; i < numEvents; ++i) all_ok &= graph::wait(*reinterpret_cast<Event *>(phEventWaitList[i]));
   // A synchronisation point for the pools of each context involved.
   Context *done = nullptr;
   for (uint32_t i = 0; i < numEvents; ++i) {
@@ -114,13 +114,15 @@ ur_result_t UR_APICALL eventWait(uint32_t numEvents, const ur_event_handle_t *ph
   return all_ok ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
 }
 
-ur_result_t UR_APICALL eventRetain(ur_event_handle_t hEvent) { return user_retain<Event>(hEvent); }
+ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) { return user_retain<Event>(hEvent); }
 // The command of a released event still runs; the scheduler keeps its node alive.
 // While callbacks of the event are due or running the handle stays registered (they
 // may query it); the last of them unregisters it (task_graph.cpp, callbacks_done).
-ur_result_t UR_APICALL eventRelease(ur_event_handle_t hEvent) {
+ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
   ORDO_LOOKUP(Event, ev, hEvent);
-  if (!ev->release()) return UR_RESULT_SUCCESS;
+  bool last = false;
+  if (!ev->release_user(last)) return UR_RESULT_ERROR_INVALID_EVENT; // one release too many
+  if (!last) return UR_RESULT_SUCCESS;
   {
     std::lock_guard<std::mutex> lock(ev->mu);
     if (!ev->callbacks.empty() || ev->callbacks_running > 0) {
@@ -134,8 +136,8 @@ ur_result_t UR_APICALL eventRelease(ur_event_handle_t hEvent) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL eventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
-                                        ur_event_callback_t pfnNotify, void *pUserData) {
+ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
+                                          ur_event_callback_t pfnNotify, void *pUserData) {
   ORDO_LOOKUP(Event, ev, hEvent);
   if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -147,12 +149,12 @@ ur_result_t UR_APICALL eventSetCallback(ur_event_handle_t hEvent, ur_execution_i
 } // namespace
 
 void install_event_entry_points(ur_dditable_t &t) {
-  t.Event.pfnGetInfo = eventGetInfo;
-  t.Event.pfnGetProfilingInfo = eventGetProfilingInfo;
-  t.Event.pfnWait = eventWait;
-  t.Event.pfnRetain = eventRetain;
-  t.Event.pfnRelease = eventRelease;
-  t.Event.pfnSetCallback = eventSetCallback;
+  t.Event.pfnGetInfo = urEventGetInfo;
+  t.Event.pfnGetProfilingInfo = urEventGetProfilingInfo;
+  t.Event.pfnWait = urEventWait;
+  t.Event.pfnRetain = urEventRetain;
+  t.Event.pfnRelease = urEventRelease;
+  t.Event.pfnSetCallback = urEventSetCallback;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

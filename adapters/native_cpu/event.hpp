@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An event is also the scheduler's node for its command (docs/native-cpu.md, "The
 // scheduler"): every command, whether or not the user asked for its event, is one
 // Event holding its work, its unfinished dependencies and the commands waiting for it.
@@ -10,7 +11,7 @@
 
 #include "common.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 struct Context;
 struct Queue;
@@ -54,7 +55,7 @@ struct Event : Object<Event> {
   // ---- scheduling state (task_graph.cpp) ----
   std::mutex mu;
   std::condition_variable done_cv;
-  uint32_t sleepers = 0; // threads asleep on done_cv (under mu): finish() notifies only then
+  uint32_t sleepers = 0;                           // threads asleep on done_cv (under mu): finish() notifies only then
   std::atomic<int> status{UR_EVENT_STATUS_QUEUED}; // ur_event_status_t; terminal values set under mu
   ur_result_t result = UR_RESULT_SUCCESS;          // set under mu when status turns terminal
   // Unfinished dependencies, plus one guard held while the command is being built.
@@ -137,4 +138,4 @@ bool in_callback();
 
 } // namespace graph
 
-} // namespace nc
+} // namespace ordo::native_cpu

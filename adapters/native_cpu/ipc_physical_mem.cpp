@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urIPC*PhysMemHandleExp: physical memory is a memory file (physical_mem.cpp), which
 // another process of the same user can open through /proc/<pid>/fd/<fd>. The handle data
 // names the creating process, its file descriptor and the size; opening it opens that
@@ -20,7 +21,7 @@
 #include "physical_mem.hpp"
 #include "platform.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
@@ -40,8 +41,8 @@ struct IpcData {
   uint64_t ino;
 };
 
-ur_result_t UR_APICALL ipcGetPhysMemHandle(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem,
-                                           void **ppData, size_t *pSize) {
+ur_result_t UR_APICALL urIPCGetPhysMemHandleExp(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem,
+                                                void **ppData, size_t *pSize) {
   ORDO_LOOKUP(Context, ctx, hContext);
   ORDO_LOOKUP(PhysicalMem, p, hPhysMem);
   if (!ppData || !pSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -57,14 +58,19 @@ ur_result_t UR_APICALL ipcGetPhysMemHandle(ur_context_handle_t hContext, ur_phys
     std::free(d);
     return UR_RESULT_ERROR_OUT_OF_RESOURCES;
   }
-  *d = IpcData{kMagic,   static_cast<int64_t>(getpid()),   fd, p->size, p->flags, static_cast<uint64_t>(st.st_dev),
+  *d = IpcData{kMagic,
+               static_cast<int64_t>(getpid()),
+               fd,
+               p->size,
+               p->flags,
+               static_cast<uint64_t>(st.st_dev),
                static_cast<uint64_t>(st.st_ino)};
   *ppData = d;
   *pSize = sizeof(IpcData);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL ipcPutPhysMemHandle(ur_context_handle_t hContext, const void *pData) {
+ur_result_t UR_APICALL urIPCPutPhysMemHandleExp(ur_context_handle_t hContext, const void *pData) {
   if (!lookup<Context>(hContext)) return Context::invalid_handle(hContext);
   if (!pData) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   const auto *d = static_cast<const IpcData *>(pData);
@@ -74,8 +80,8 @@ ur_result_t UR_APICALL ipcPutPhysMemHandle(ur_context_handle_t hContext, const v
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL ipcOpenPhysMemHandle(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                            const void *pData, size_t size, ur_physical_mem_handle_t *phPhysMem) {
+ur_result_t UR_APICALL urIPCOpenPhysMemHandleExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                                 const void *pData, size_t size, ur_physical_mem_handle_t *phPhysMem) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!is_device(hDevice)) return device_error(hDevice);
   if (!pData || !phPhysMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -106,7 +112,7 @@ ur_result_t UR_APICALL ipcOpenPhysMemHandle(ur_context_handle_t hContext, ur_dev
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL ipcClosePhysMemHandle(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem) {
+ur_result_t UR_APICALL urIPCClosePhysMemHandleExp(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem) {
   ORDO_LOOKUP(Context, ctx, hContext);
   ORDO_LOOKUP(PhysicalMem, p, hPhysMem);
   if (p->context != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
@@ -116,10 +122,10 @@ ur_result_t UR_APICALL ipcClosePhysMemHandle(ur_context_handle_t hContext, ur_ph
 } // namespace
 
 void install_ipc_physical_mem_entry_points(ur_dditable_t &t) {
-  t.IPCExp.pfnGetPhysMemHandleExp = ipcGetPhysMemHandle;
-  t.IPCExp.pfnPutPhysMemHandleExp = ipcPutPhysMemHandle;
-  t.IPCExp.pfnOpenPhysMemHandleExp = ipcOpenPhysMemHandle;
-  t.IPCExp.pfnClosePhysMemHandleExp = ipcClosePhysMemHandle;
+  t.IPCExp.pfnGetPhysMemHandleExp = urIPCGetPhysMemHandleExp;
+  t.IPCExp.pfnPutPhysMemHandleExp = urIPCPutPhysMemHandleExp;
+  t.IPCExp.pfnOpenPhysMemHandleExp = urIPCOpenPhysMemHandleExp;
+  t.IPCExp.pfnClosePhysMemHandleExp = urIPCClosePhysMemHandleExp;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urKernel*: kernel objects and their queries.
 #include "entry_points.hpp"
 #include "kernel.hpp"
@@ -12,7 +13,7 @@
 #include "ur_common/kernel.hpp"
 #include "worker_pool.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 Kernel::Kernel(Program *p, const ordo_nc_kernel_desc *d) : program(p), desc(d), name(d->name) { program->hold(); }
 Kernel::~Kernel() { program->drop_hold(); }
@@ -51,8 +52,8 @@ void choose_local_size(const Kernel &k, uint32_t work_dim, const size_t *global,
 
 namespace {
 
-ur_result_t UR_APICALL kernelCreate(ur_program_handle_t hProgram, const char *pKernelName,
-                                    ur_kernel_handle_t *phKernel) {
+ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *pKernelName,
+                                      ur_kernel_handle_t *phKernel) {
   ORDO_LOOKUP(Program, p, hProgram);
   if (!pKernelName || !phKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   {
@@ -67,8 +68,9 @@ ur_result_t UR_APICALL kernelCreate(ur_program_handle_t hProgram, const char *pK
 }
 
 // All memory is reachable from every kernel; the hints need no action.
-ur_result_t UR_APICALL kernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t propSize,
-                                         const ur_kernel_exec_info_properties_t *pProperties, const void *pPropValue) {
+ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t propSize,
+                                           const ur_kernel_exec_info_properties_t *pProperties,
+                                           const void *pPropValue) {
   if (!lookup<Kernel>(hKernel)) return Kernel::invalid_handle(hKernel);
   if (!pPropValue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   switch (propName) {
@@ -82,8 +84,8 @@ ur_result_t UR_APICALL kernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_e
 
 // What ur_common/kernel.hpp asks of this adapter's kernels.
 struct kernel_hooks {
-  using Kernel = nc::Kernel;
-  using Device = nc::Device;
+  using Kernel = ordo::native_cpu::Kernel;
+  using Device = ordo::native_cpu::Device;
   static void destroy(Kernel *k) { // the user's last reference
     registry().remove(k);
     k->drop_hold();
@@ -126,12 +128,11 @@ struct kernel_hooks {
     }
   }
   static ur_result_t UR_APICALL suggest(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue, uint32_t numWorkDim,
-                                       const size_t *pGlobalWorkOffset, const size_t *pGlobalWorkSize,
-                                       size_t *pSuggestedLocalWorkSize) {
+                                        const size_t *pGlobalWorkOffset, const size_t *pGlobalWorkSize,
+                                        size_t *pSuggestedLocalWorkSize) {
     ORDO_LOOKUP(Kernel, k, hKernel);
     if (!lookup<Queue>(hQueue)) return Queue::invalid_handle(hQueue);
-    if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize)
-      return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
     for (uint32_t d = 0; d < numWorkDim; ++d)
       if (pGlobalWorkSize[d] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
@@ -143,9 +144,9 @@ struct kernel_hooks {
 } // namespace
 
 void install_kernel_entry_points(ur_dditable_t &t) {
-  ordo::uc::kernel_entry_points<kernel_hooks>::install(t);
-  t.Kernel.pfnCreate = kernelCreate;
-  t.Kernel.pfnSetExecInfo = kernelSetExecInfo;
+  ordo::ur_common::kernel_entry_points<kernel_hooks>::install(t);
+  t.Kernel.pfnCreate = urKernelCreate;
+  t.Kernel.pfnSetExecInfo = urKernelSetExecInfo;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

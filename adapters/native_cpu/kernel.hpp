@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kernel: one entry of a program's kernel table. Arguments are given at launch
 // (urEnqueueKernelLaunchWithArgsExp), so a kernel holds no argument state.
 #pragma once
@@ -6,7 +7,7 @@
 #include "common.hpp"
 #include "program.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 struct Kernel : Object<Kernel> {
   using handle_type = ur_kernel_handle_t;
@@ -31,4 +32,4 @@ inline ur_result_t unwrap(ur_kernel_handle_t h, Kernel *&out) { return registry_
 // enough to leave a few groups per worker.
 void choose_local_size(const Kernel &k, uint32_t work_dim, const size_t *global, size_t *local);
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueueKernelLaunchWithArgsExp: validates the ND-range and arguments, then runs
 // the work-groups as a command whose chunks spread over the worker pool.
 #include "entry_points.hpp"
@@ -14,7 +15,7 @@
 #include "platform.hpp"
 #include "worker_pool.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
@@ -255,8 +256,10 @@ ur_result_t read_launch_properties(const ur_kernel_launch_ext_properties_t *prop
     switch (p->stype) {
     case UR_STRUCTURE_TYPE_KERNEL_LAUNCH_EXT_PROPERTIES: {
       auto flags = reinterpret_cast<const ur_kernel_launch_ext_properties_t *>(p)->flags;
-      if (flags & UR_KERNEL_LAUNCH_FLAGS_MASK) result = UR_RESULT_ERROR_INVALID_ENUMERATION;
-      else if (flags & UR_KERNEL_LAUNCH_FLAG_COOPERATIVE) result = UR_RESULT_ERROR_INVALID_OPERATION;
+      if (flags & UR_KERNEL_LAUNCH_FLAGS_MASK)
+        result = UR_RESULT_ERROR_INVALID_ENUMERATION;
+      else if (flags & UR_KERNEL_LAUNCH_FLAG_COOPERATIVE)
+        result = UR_RESULT_ERROR_INVALID_OPERATION;
       break;
     }
     case UR_STRUCTURE_TYPE_KERNEL_LAUNCH_WORKGROUP_PROPERTY:
@@ -307,7 +310,7 @@ ur_result_t make_range(const Kernel &k, uint32_t workDim, const size_t *offset, 
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL enqueueKernelLaunchWithArgsExp(
+ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
     const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
     const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
@@ -364,7 +367,7 @@ ur_result_t UR_APICALL enqueueKernelLaunchWithArgsExp(
 } // namespace
 
 void install_launch_entry_points(ur_dditable_t &t) {
-  t.EnqueueExp.pfnKernelLaunchWithArgsExp = enqueueKernelLaunchWithArgsExp;
+  t.EnqueueExp.pfnKernelLaunchWithArgsExp = urEnqueueKernelLaunchWithArgsExp;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

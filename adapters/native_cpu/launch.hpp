@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kernel launch as a command: the ND-range, a copy of the arguments, and the
 // split of its work-groups over the worker pool.
 #pragma once
@@ -7,7 +8,7 @@
 #include "kernel.hpp"
 #include "queue.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 // Arguments captured at enqueue: values and pointers copied into `storage`;
 // local-memory arguments get a slice of each group's local block.
@@ -57,4 +58,4 @@ private:
   std::atomic<size_t> failed_group_{0};
 };
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urMem*: buffers and sub-buffers over host memory, their queries and native handles
 // (the native handle of a buffer is its host pointer). Images are not offered:
 // urMemImage* answer UR_RESULT_ERROR_UNSUPPORTED_FEATURE (UR_DEVICE_INFO_IMAGE_SUPPORT
@@ -18,7 +19,7 @@
 #include "platform.hpp"
 #include "ur_common/memory.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
@@ -127,8 +128,8 @@ ur_result_t check_buffer_chain(const void *pNext) {
   return result;
 }
 
-ur_result_t UR_APICALL memBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
-                                       const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
+ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
+                                         const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!phBuffer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -156,32 +157,32 @@ ur_result_t UR_APICALL memBufferCreate(ur_context_handle_t hContext, ur_mem_flag
   return publish_mem(m, phBuffer);
 }
 
-ur_result_t UR_APICALL memRetain(ur_mem_handle_t hMem) { return user_retain<Mem>(hMem); }
+ur_result_t UR_APICALL urMemRetain(ur_mem_handle_t hMem) { return user_retain<Mem>(hMem); }
 // A released buffer's pending commands still run: each holds the buffer until it has.
-ur_result_t UR_APICALL memRelease(ur_mem_handle_t hMem) { return user_release<Mem>(hMem); }
+ur_result_t UR_APICALL urMemRelease(ur_mem_handle_t hMem) { return user_release<Mem>(hMem); }
 
 // A sub-buffer is a view of its parent's bytes and keeps the parent alive. Like
 // clCreateSubBuffer: no sub-buffer of a sub-buffer, the host-pointer flags are the
 // parent's, the access may only narrow, and the origin is a multiple of
 // UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN.
-ur_result_t UR_APICALL memBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
-                                          ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
-                                          ur_mem_handle_t *phMem) {
+ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
+                                            ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
+                                            ur_mem_handle_t *phMem) {
   ORDO_LOOKUP(Mem, b, hBuffer);
   ur_mem_flags_t access = 0;
-  if (ur_result_t r = ordo::uc::check_partition(flags, bufferCreateType, pRegion, phMem, b->sub_buffer, b->size,
-                                                b->access, mem_base_align_bytes(), access))
+  if (ur_result_t r = ordo::ur_common::check_partition(flags, bufferCreateType, pRegion, phMem, b->sub_buffer, b->size,
+                                                       b->access, mem_base_align_bytes(), access))
     return r;
-  Mem *m = new Mem(b->context, b->data + pRegion->origin, pRegion->size, access, Mem::Storage::Alias, b,
-                   pRegion->origin);
+  Mem *m =
+      new Mem(b->context, b->data + pRegion->origin, pRegion->size, access, Mem::Storage::Alias, b, pRegion->origin);
   m->sub_buffer = true;
   return publish_mem(m, phMem);
 }
 
 // The native handle is the buffer's first byte in host memory (a sub-buffer's: its
 // parent's bytes at its origin), valid for as long as the buffer lives.
-ur_result_t UR_APICALL memGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle_t hDevice,
-                                          ur_native_handle_t *phNativeMem) {
+ur_result_t UR_APICALL urMemGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle_t hDevice,
+                                            ur_native_handle_t *phNativeMem) {
   ORDO_LOOKUP(Mem, m, hMem);
   if (hDevice && !is_device(hDevice)) return device_error(hDevice);
   if (!phNativeMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -196,9 +197,9 @@ ur_result_t UR_APICALL memGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle
 //  - a USM allocation of the context: with isNativeHandleOwned the buffer frees it
 //    (urUSMFree) when it goes, which needs the allocation's first byte.
 // Any other pointer is refused with UR_RESULT_ERROR_INVALID_MEM_OBJECT.
-ur_result_t UR_APICALL memBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
-                                                       const ur_mem_native_properties_t *pProperties,
-                                                       ur_mem_handle_t *phMem) {
+ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
+                                                         const ur_mem_native_properties_t *pProperties,
+                                                         ur_mem_handle_t *phMem) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!phMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   char *p = reinterpret_cast<char *>(hNativeMem);
@@ -211,7 +212,7 @@ ur_result_t UR_APICALL memBufferCreateWithNativeHandle(ur_native_handle_t hNativ
                                static_cast<size_t>(p - source->data)),
                        phMem);
   }
-  ordo::so::context_pools::block_facts a;
+  ordo::stream_ordered::context_pools::block_facts a;
   if (!ctx->pools->block_info(p, a) && !ctx->pools->find_plain(p, a)) {
     NC_LOG(info, "urMemBufferCreateWithNativeHandle: %p is in no buffer or USM allocation of this context",
            static_cast<void *>(p));
@@ -228,22 +229,23 @@ ur_result_t UR_APICALL memBufferCreateWithNativeHandle(ur_native_handle_t hNativ
   return publish_mem(m, phMem);
 }
 
-ur_result_t UR_APICALL memGetInfo(ur_mem_handle_t hMemory, ur_mem_info_t propName, size_t propSize, void *pPropValue,
-                                  size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urMemGetInfo(ur_mem_handle_t hMemory, ur_mem_info_t propName, size_t propSize, void *pPropValue,
+                                    size_t *pPropSizeRet) {
   ORDO_LOOKUP(Mem, m, hMemory);
-  return ordo::uc::mem_info(m->size, to_handle(m->context), m->count(), propName, propSize, pPropValue, pPropSizeRet);
+  return ordo::ur_common::mem_info(m->size, to_handle(m->context), m->count(), propName, propSize, pPropValue,
+                                   pPropSizeRet);
 }
 
 } // namespace
 
 void install_memory_entry_points(ur_dditable_t &t) {
-  t.Mem.pfnBufferCreate = memBufferCreate;
-  t.Mem.pfnRetain = memRetain;
-  t.Mem.pfnRelease = memRelease;
-  t.Mem.pfnBufferPartition = memBufferPartition;
-  t.Mem.pfnGetNativeHandle = memGetNativeHandle;
-  t.Mem.pfnBufferCreateWithNativeHandle = memBufferCreateWithNativeHandle;
-  t.Mem.pfnGetInfo = memGetInfo;
+  t.Mem.pfnBufferCreate = urMemBufferCreate;
+  t.Mem.pfnRetain = urMemRetain;
+  t.Mem.pfnRelease = urMemRelease;
+  t.Mem.pfnBufferPartition = urMemBufferPartition;
+  t.Mem.pfnGetNativeHandle = urMemGetNativeHandle;
+  t.Mem.pfnBufferCreateWithNativeHandle = urMemBufferCreateWithNativeHandle;
+  t.Mem.pfnGetInfo = urMemGetInfo;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A memory object: a buffer or a sub-buffer. Every buffer is host memory: the bytes a
 // kernel, a copy or a map sees are the buffer's own `data`, so nothing ever migrates.
 #pragma once
@@ -7,7 +8,7 @@
 
 #include "common.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 struct Context;
 
@@ -36,11 +37,11 @@ struct Mem : Object<Mem> {
   Mem *const parent;      // internal reference, or null
   char *const data;
   const size_t size;
-  const size_t origin;           // offset in `parent`'s bytes (sub-buffers)
-  const ur_mem_flags_t access;   // READ_WRITE, WRITE_ONLY or READ_ONLY (kernel access)
+  const size_t origin;         // offset in `parent`'s bytes (sub-buffers)
+  const ur_mem_flags_t access; // READ_WRITE, WRITE_ONLY or READ_ONLY (kernel access)
   const Storage storage;
-  bool sub_buffer = false;       // made by urMemBufferPartition (set before publication)
-  bool free_usm = false;         // Storage::Usm: urUSMFree(data) when the buffer goes
+  bool sub_buffer = false; // made by urMemBufferPartition (set before publication)
+  bool free_usm = false;   // Storage::Usm: urUSMFree(data) when the buffer goes
 
   // Pointers handed out by urEnqueueMemBufferMap and not yet given to urEnqueueMemUnmap
   // (one entry per map).
@@ -62,4 +63,4 @@ size_t mem_base_align_bytes();
 ur_result_t hold_kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *queue_context,
                                 std::vector<Ref<Mem>> &held);
 
-} // namespace nc
+} // namespace ordo::native_cpu

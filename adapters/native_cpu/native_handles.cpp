@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urXGetNativeHandle / urXCreateWithNativeHandle for the platform, device, context,
 // queue, event, program and kernel (buffers: memory.cpp; the platform's, context's and
 // kernel's urXGetNativeHandle: ur_common's, through adapter.cpp, context.cpp and
@@ -20,7 +21,7 @@
 #include "program.hpp"
 #include "queue.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
@@ -53,17 +54,17 @@ ur_result_t UR_APICALL singleton_from_native(ur_native_handle_t hNative, ur_adap
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL deviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
+ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
   if (!is_device(hDevice)) return device_error(hDevice);
   if (!phNativeDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNativeDevice = reinterpret_cast<ur_native_handle_t>(hDevice);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL contextCreateWithNativeHandle(ur_native_handle_t hNativeContext, ur_adapter_handle_t hAdapter,
-                                                     uint32_t numDevices, const ur_device_handle_t *phDevices,
-                                                     const ur_context_native_properties_t *pProperties,
-                                                     ur_context_handle_t *phContext) {
+ur_result_t UR_APICALL urContextCreateWithNativeHandle(ur_native_handle_t hNativeContext, ur_adapter_handle_t hAdapter,
+                                                       uint32_t numDevices, const ur_device_handle_t *phDevices,
+                                                       const ur_context_native_properties_t *pProperties,
+                                                       ur_context_handle_t *phContext) {
   if (!is_adapter(hAdapter)) return bad_handle(hAdapter, UR_RESULT_ERROR_INVALID_ARGUMENT);
   if (!phContext) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (numDevices && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -74,7 +75,7 @@ ur_result_t UR_APICALL contextCreateWithNativeHandle(ur_native_handle_t hNativeC
   return adopt(ctx, pProperties && pProperties->isNativeHandleOwned, phContext);
 }
 
-ur_result_t UR_APICALL queueGetNativeHandle(ur_queue_handle_t h, ur_queue_native_desc_t *, ur_native_handle_t *out) {
+ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t h, ur_queue_native_desc_t *, ur_native_handle_t *out) {
   return get_native<Queue>(h, out);
 }
 
@@ -100,10 +101,10 @@ ur_result_t adopt_native(ur_native_handle_t hNative, ur_context_handle_t hContex
   return adopt(obj, pProperties && pProperties->isNativeHandleOwned, out);
 }
 
-ur_result_t UR_APICALL queueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
-                                                   ur_device_handle_t hDevice,
-                                                   const ur_queue_native_properties_t *pProperties,
-                                                   ur_queue_handle_t *phQueue) {
+ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
+                                                     ur_device_handle_t hDevice,
+                                                     const ur_queue_native_properties_t *pProperties,
+                                                     ur_queue_handle_t *phQueue) {
   const ur_result_t dev = hDevice && !is_device(hDevice) ? device_error(hDevice) : UR_RESULT_SUCCESS;
   return adopt_native<Queue>(hNativeQueue, hContext, dev, pProperties, phQueue);
 }
@@ -115,10 +116,10 @@ ur_result_t UR_APICALL create_from_native(ur_native_handle_t hNative, ur_context
   return adopt_native<T>(hNative, hContext, UR_RESULT_SUCCESS, pProperties, out);
 }
 
-ur_result_t UR_APICALL kernelCreateWithNativeHandle(ur_native_handle_t hNativeKernel, ur_context_handle_t hContext,
-                                                    ur_program_handle_t hProgram,
-                                                    const ur_kernel_native_properties_t *pProperties,
-                                                    ur_kernel_handle_t *phKernel) {
+ur_result_t UR_APICALL urKernelCreateWithNativeHandle(ur_native_handle_t hNativeKernel, ur_context_handle_t hContext,
+                                                      ur_program_handle_t hProgram,
+                                                      const ur_kernel_native_properties_t *pProperties,
+                                                      ur_kernel_handle_t *phKernel) {
   const ur_result_t prog =
       hProgram && !lookup<Program>(hProgram) ? Program::invalid_handle(hProgram) : UR_RESULT_SUCCESS;
   return adopt_native<Kernel>(hNativeKernel, hContext, prog, pProperties, phKernel,
@@ -130,17 +131,17 @@ ur_result_t UR_APICALL kernelCreateWithNativeHandle(ur_native_handle_t hNativeKe
 void install_native_handle_entry_points(ur_dditable_t &t) {
   t.Platform.pfnCreateWithNativeHandle =
       singleton_from_native<ur_platform_handle_t, is_platform, UR_RESULT_ERROR_INVALID_PLATFORM>;
-  t.Device.pfnGetNativeHandle = deviceGetNativeHandle;
+  t.Device.pfnGetNativeHandle = urDeviceGetNativeHandle;
   t.Device.pfnCreateWithNativeHandle =
       singleton_from_native<ur_device_handle_t, is_device, UR_RESULT_ERROR_INVALID_DEVICE>;
-  t.Context.pfnCreateWithNativeHandle = contextCreateWithNativeHandle;
-  t.Queue.pfnGetNativeHandle = queueGetNativeHandle;
-  t.Queue.pfnCreateWithNativeHandle = queueCreateWithNativeHandle;
+  t.Context.pfnCreateWithNativeHandle = urContextCreateWithNativeHandle;
+  t.Queue.pfnGetNativeHandle = urQueueGetNativeHandle;
+  t.Queue.pfnCreateWithNativeHandle = urQueueCreateWithNativeHandle;
   t.Event.pfnGetNativeHandle = get_native<Event, ur_event_handle_t>;
   t.Event.pfnCreateWithNativeHandle = create_from_native<Event, ur_event_native_properties_t>;
   t.Program.pfnGetNativeHandle = get_native<Program, ur_program_handle_t>;
   t.Program.pfnCreateWithNativeHandle = create_from_native<Program, ur_program_native_properties_t>;
-  t.Kernel.pfnCreateWithNativeHandle = kernelCreateWithNativeHandle;
+  t.Kernel.pfnCreateWithNativeHandle = urKernelCreateWithNativeHandle;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

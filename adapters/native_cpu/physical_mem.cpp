@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urPhysicalMem*: a memory file per allocation, so its pages can be mapped into any
 // reserved virtual range (virtual_mem.cpp) and stay shared between those mappings.
 #include "physical_mem.hpp"
@@ -10,7 +11,7 @@
 #include "ordo/virtual_ranges.hpp"
 #include "platform.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 size_t page_size() {
   static const size_t p = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -29,9 +30,9 @@ PhysicalMem::~PhysicalMem() {
 
 namespace {
 
-ur_result_t UR_APICALL physicalMemCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t size,
-                                         const ur_physical_mem_properties_t *pProperties,
-                                         ur_physical_mem_handle_t *phPhysicalMem) {
+ur_result_t UR_APICALL urPhysicalMemCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t size,
+                                           const ur_physical_mem_properties_t *pProperties,
+                                           ur_physical_mem_handle_t *phPhysicalMem) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!is_device(hDevice)) return device_error(hDevice);
   if (!phPhysicalMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -56,26 +57,25 @@ ur_result_t UR_APICALL physicalMemCreate(ur_context_handle_t hContext, ur_device
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL physicalMemRetain(ur_physical_mem_handle_t h) { return user_retain<PhysicalMem>(h); }
+ur_result_t UR_APICALL urPhysicalMemRetain(ur_physical_mem_handle_t h) { return user_retain<PhysicalMem>(h); }
 // Mappings hold the pages: they stay valid after the user's last release.
-ur_result_t UR_APICALL physicalMemRelease(ur_physical_mem_handle_t h) { return user_release<PhysicalMem>(h); }
+ur_result_t UR_APICALL urPhysicalMemRelease(ur_physical_mem_handle_t h) { return user_release<PhysicalMem>(h); }
 
-ur_result_t UR_APICALL physicalMemGetInfo(ur_physical_mem_handle_t h, ur_physical_mem_info_t propName, size_t propSize,
-                                          void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urPhysicalMemGetInfo(ur_physical_mem_handle_t h, ur_physical_mem_info_t propName,
+                                            size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
   ORDO_LOOKUP(PhysicalMem, p, h);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  return ordo::physical_mem_info(out, propName, to_handle(p->context), device_handle(), p->size, p->flags,
-                                 p->count());
+  return ordo::physical_mem_info(out, propName, to_handle(p->context), device_handle(), p->size, p->flags, p->count());
 }
 
 } // namespace
 
 void install_physical_mem_entry_points(ur_dditable_t &t) {
-  t.PhysicalMem.pfnCreate = physicalMemCreate;
-  t.PhysicalMem.pfnRetain = physicalMemRetain;
-  t.PhysicalMem.pfnRelease = physicalMemRelease;
-  t.PhysicalMem.pfnGetInfo = physicalMemGetInfo;
+  t.PhysicalMem.pfnCreate = urPhysicalMemCreate;
+  t.PhysicalMem.pfnRetain = urPhysicalMemRetain;
+  t.PhysicalMem.pfnRelease = urPhysicalMemRelease;
+  t.PhysicalMem.pfnGetInfo = urPhysicalMemGetInfo;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

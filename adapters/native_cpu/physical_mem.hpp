@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Physical memory (urPhysicalMem*): pages of a memory file (memfd) that virtual ranges
 // map (virtual_mem.cpp). The same pages can be mapped at several addresses.
 #pragma once
 #include "common.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 struct Context;
 
@@ -29,4 +30,4 @@ size_t page_size();
 void install_physical_mem_entry_points(ur_dditable_t &t); // physical_mem.cpp
 void install_virtual_mem_entry_points(ur_dditable_t &t);  // virtual_mem.cpp
 
-} // namespace nc
+} // namespace ordo::native_cpu

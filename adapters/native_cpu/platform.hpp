@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adapter, its one platform and its one device (the host CPU): process-wide
 // singletons that are never deleted.
 #pragma once
@@ -6,7 +7,7 @@
 
 #include "common.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 struct Adapter : ordo::object {
   static constexpr handle_kind kKind = handle_kind::adapter;
@@ -64,4 +65,4 @@ constexpr size_t kMaxParameterSize = 64 * 1024;
 uint64_t local_memory_size();
 uint64_t max_alloc_size();
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urProgram*: programs from native CPU binaries (ELF shared objects). There is
 // nothing to compile: build, compile and link record their options and a log.
 #include "entry_points.hpp"
@@ -11,7 +12,7 @@
 #include "ordo/info.hpp"
 #include "platform.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 Program::Program(Context *ctx, std::vector<std::shared_ptr<ElfModule>> mods) : ctx(ctx), modules(std::move(mods)) {
   ctx->hold();
@@ -47,10 +48,10 @@ ur_result_t check_properties(const ur_program_properties_t *props) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL programCreateWithBinary(ur_context_handle_t hContext, uint32_t numDevices,
-                                               ur_device_handle_t *phDevices, size_t *pLengths,
-                                               const uint8_t **ppBinaries, const ur_program_properties_t *pProperties,
-                                               ur_program_handle_t *phProgram) {
+ur_result_t UR_APICALL urProgramCreateWithBinary(ur_context_handle_t hContext, uint32_t numDevices,
+                                                 ur_device_handle_t *phDevices, size_t *pLengths,
+                                                 const uint8_t **ppBinaries, const ur_program_properties_t *pProperties,
+                                                 ur_program_handle_t *phProgram) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!phDevices || !pLengths || !ppBinaries || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = check_properties(pProperties)) return r;
@@ -90,19 +91,21 @@ ur_result_t build_like(ur_context_handle_t hContext, ur_program_handle_t hProgra
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL programBuild(ur_context_handle_t hContext, ur_program_handle_t hProgram, const char *pOptions) {
+ur_result_t UR_APICALL urProgramBuild(ur_context_handle_t hContext, ur_program_handle_t hProgram,
+                                      const char *pOptions) {
   return build_like(hContext, hProgram, pOptions, UR_PROGRAM_BINARY_TYPE_EXECUTABLE, "Built");
 }
 
-ur_result_t UR_APICALL programCompile(ur_context_handle_t hContext, ur_program_handle_t hProgram,
-                                      const char *pOptions) {
+ur_result_t UR_APICALL urProgramCompile(ur_context_handle_t hContext, ur_program_handle_t hProgram,
+                                        const char *pOptions) {
   return build_like(hContext, hProgram, pOptions, UR_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "Compiled");
 }
 
 // Linking gathers the modules of every input into one program; a kernel name
 // defined twice is a link failure.
-ur_result_t UR_APICALL programLink(ur_context_handle_t hContext, uint32_t count, const ur_program_handle_t *phPrograms,
-                                   const char *pOptions, ur_program_handle_t *phProgram) {
+ur_result_t UR_APICALL urProgramLink(ur_context_handle_t hContext, uint32_t count,
+                                     const ur_program_handle_t *phPrograms, const char *pOptions,
+                                     ur_program_handle_t *phProgram) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!phPrograms || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (count == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -134,13 +137,13 @@ ur_result_t UR_APICALL programLink(ur_context_handle_t hContext, uint32_t count,
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL programRetain(ur_program_handle_t hProgram) { return user_retain<Program>(hProgram); }
-ur_result_t UR_APICALL programRelease(ur_program_handle_t hProgram) { return user_release<Program>(hProgram); }
+ur_result_t UR_APICALL urProgramRetain(ur_program_handle_t hProgram) { return user_retain<Program>(hProgram); }
+ur_result_t UR_APICALL urProgramRelease(ur_program_handle_t hProgram) { return user_release<Program>(hProgram); }
 
 // A kernel's name gives its work-group entry point; any other exported function
 // of the program is found by its symbol name.
-ur_result_t UR_APICALL programGetFunctionPointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
-                                                 const char *pFunctionName, void **ppFunctionPointer) {
+ur_result_t UR_APICALL urProgramGetFunctionPointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
+                                                   const char *pFunctionName, void **ppFunctionPointer) {
   if (!is_device(hDevice)) return device_error(hDevice);
   ORDO_LOOKUP(Program, p, hProgram);
   if (!pFunctionName || !ppFunctionPointer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -157,9 +160,10 @@ ur_result_t UR_APICALL programGetFunctionPointer(ur_device_handle_t hDevice, ur_
   return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
 }
 
-ur_result_t UR_APICALL programGetGlobalVariablePointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
-                                                       const char *pGlobalVariableName, size_t *pGlobalVariableSizeRet,
-                                                       void **ppGlobalVariablePointerRet) {
+ur_result_t UR_APICALL urProgramGetGlobalVariablePointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
+                                                         const char *pGlobalVariableName,
+                                                         size_t *pGlobalVariableSizeRet,
+                                                         void **ppGlobalVariablePointerRet) {
   if (!is_device(hDevice)) return device_error(hDevice);
   ORDO_LOOKUP(Program, p, hProgram);
   if (!pGlobalVariableName || !ppGlobalVariablePointerRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -174,8 +178,8 @@ ur_result_t UR_APICALL programGetGlobalVariablePointer(ur_device_handle_t hDevic
   return UR_RESULT_ERROR_INVALID_VALUE;
 }
 
-ur_result_t UR_APICALL programGetInfo(ur_program_handle_t hProgram, ur_program_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urProgramGetInfo(ur_program_handle_t hProgram, ur_program_info_t propName, size_t propSize,
+                                        void *pPropValue, size_t *pPropSizeRet) {
   ORDO_LOOKUP(Program, p, hProgram);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
@@ -223,9 +227,9 @@ ur_result_t UR_APICALL programGetInfo(ur_program_handle_t hProgram, ur_program_i
   return UR_RESULT_ERROR_INVALID_ENUMERATION;
 }
 
-ur_result_t UR_APICALL programGetBuildInfo(ur_program_handle_t hProgram, ur_device_handle_t hDevice,
-                                           ur_program_build_info_t propName, size_t propSize, void *pPropValue,
-                                           size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urProgramGetBuildInfo(ur_program_handle_t hProgram, ur_device_handle_t hDevice,
+                                             ur_program_build_info_t propName, size_t propSize, void *pPropValue,
+                                             size_t *pPropSizeRet) {
   ORDO_LOOKUP(Program, p, hProgram);
   if (!is_device(hDevice)) return device_error(hDevice);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
@@ -244,16 +248,16 @@ ur_result_t UR_APICALL programGetBuildInfo(ur_program_handle_t hProgram, ur_devi
 } // namespace
 
 void install_program_entry_points(ur_dditable_t &t) {
-  t.Program.pfnCreateWithBinary = programCreateWithBinary;
-  t.Program.pfnBuild = programBuild;
-  t.Program.pfnCompile = programCompile;
-  t.Program.pfnLink = programLink;
-  t.Program.pfnRetain = programRetain;
-  t.Program.pfnRelease = programRelease;
-  t.Program.pfnGetFunctionPointer = programGetFunctionPointer;
-  t.Program.pfnGetGlobalVariablePointer = programGetGlobalVariablePointer;
-  t.Program.pfnGetInfo = programGetInfo;
-  t.Program.pfnGetBuildInfo = programGetBuildInfo;
+  t.Program.pfnCreateWithBinary = urProgramCreateWithBinary;
+  t.Program.pfnBuild = urProgramBuild;
+  t.Program.pfnCompile = urProgramCompile;
+  t.Program.pfnLink = urProgramLink;
+  t.Program.pfnRetain = urProgramRetain;
+  t.Program.pfnRelease = urProgramRelease;
+  t.Program.pfnGetFunctionPointer = urProgramGetFunctionPointer;
+  t.Program.pfnGetGlobalVariablePointer = urProgramGetGlobalVariablePointer;
+  t.Program.pfnGetInfo = urProgramGetInfo;
+  t.Program.pfnGetBuildInfo = urProgramGetBuildInfo;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

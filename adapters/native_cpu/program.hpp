@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program: one or more loaded ELF modules (several after urProgramLink) and its
 // build state. Kernels are looked up by name across its modules.
 #pragma once
@@ -9,7 +10,7 @@
 #include "common.hpp"
 #include "ordo_elf/elf_module.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 struct Context;
 
@@ -37,4 +38,4 @@ ORDO_HANDLE_CHECK(Program);
 
 inline ur_program_handle_t to_handle(Program *p) { return reinterpret_cast<ur_program_handle_t>(p); }
 
-} // namespace nc
+} // namespace ordo::native_cpu

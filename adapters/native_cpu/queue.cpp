@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urQueue* and the command builder every enqueue goes through.
 #include "ordo/retired_handles.hpp"
 #include "entry_points.hpp"
@@ -9,13 +10,13 @@
 #include "platform.hpp"
 #include "worker_pool.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 // ---- Queue ----
 
 Queue::Queue(Context *ctx, ur_queue_flags_t f)
     : context(ctx), flags(f), in_order(!(f & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE)),
-      profiling(f & UR_QUEUE_FLAG_PROFILING_ENABLE), identity(ordo::so::new_queue_identity()) {
+      profiling(f & UR_QUEUE_FLAG_PROFILING_ENABLE), identity(ordo::stream_ordered::new_queue_identity()) {
   context->hold();
 }
 
@@ -137,7 +138,7 @@ ur_result_t CommandBuilder::set_wait_list(uint32_t numEvents, const ur_event_han
 void CommandBuilder::add_edges(Event &ev, bool user_event) {
   if (user_event) {
     ev.ref_count.store(1, std::memory_order_relaxed); // the user's reference...
-    ev.hold();                                     // ...keeps the memory too
+    ev.hold();                                        // ...keeps the memory too
   }
   for (uint32_t i = 0; i < num_waits_; ++i) graph::add_dependency(ev, *reinterpret_cast<Event *>(waits_[i]));
   for (auto &dep : extra_) graph::add_dependency(ev, *dep, /*inherit_failure=*/false);
@@ -202,8 +203,8 @@ void CommandBuilder::record_order(Event &ev) {
   for (auto &dep : extra_)
     if (uint64_t w = dep->order_node.load(std::memory_order_relaxed); w && n < kMax) waits[n++] = w;
   ev.order_node.store(queue_.context->pools->order().record(queue_.identity, queue_.in_order,
-                                                             ordering_ == Ordering::Barrier, waits, n,
-                                                             num_waits_ > 0 || !extra_.empty()),
+                                                            ordering_ == Ordering::Barrier, waits, n,
+                                                            num_waits_ > 0 || !extra_.empty()),
                       std::memory_order_relaxed);
 }
 
@@ -221,8 +222,10 @@ ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
     // work into it, add its edges and link it.
     std::lock_guard<std::mutex> lock(queue_.mu);
     ev = queue_.take_free_event();
-    if (ev) ev->reuse(type_);
-    else ev = new Event(queue_.context, &queue_, type_, queue_.profiling);
+    if (ev)
+      ev->reuse(type_);
+    else
+      ev = new Event(queue_.context, &queue_, type_, queue_.profiling);
     try {
       ev->work = maker_ ? maker_(*ev, maker_ctx_) : std::move(work_);
       if (user_event) registry().add(ev, handle_kind::event);
@@ -245,8 +248,8 @@ namespace {
 
 // Out-of-order and profiling change behaviour; discard-events, priorities, submission
 // modes, default-stream and low-power flags are hints that need nothing here.
-ur_result_t UR_APICALL queueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                   const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
+ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                     const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
   Context *ctx = lookup<Context>(hContext);
   if (!ctx) return Context::invalid_handle(hContext);
   if (!is_device(hDevice)) return device_error(hDevice);
@@ -261,12 +264,12 @@ ur_result_t UR_APICALL queueCreate(ur_context_handle_t hContext, ur_device_handl
   });
 }
 
-ur_result_t UR_APICALL queueRetain(ur_queue_handle_t hQueue) { return user_retain<Queue>(hQueue); }
+ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) { return user_retain<Queue>(hQueue); }
 // A released queue's pending commands still run; its memory goes with the last of them.
-ur_result_t UR_APICALL queueRelease(ur_queue_handle_t hQueue) { return user_release<Queue>(hQueue); }
+ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) { return user_release<Queue>(hQueue); }
 
-ur_result_t UR_APICALL queueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
-                                    void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
+                                      void *pPropValue, size_t *pPropSizeRet) {
   Queue *q = lookup<Queue>(hQueue);
   if (!q) return Queue::invalid_handle(hQueue);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
@@ -286,7 +289,7 @@ ur_result_t UR_APICALL queueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t pr
 
 // Waits for the commands enqueued before this call; a synchronisation point, where
 // the context's pools give back memory above their release thresholds.
-ur_result_t UR_APICALL queueFinish(ur_queue_handle_t hQueue) {
+ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   Queue *q = lookup<Queue>(hQueue);
   if (!q) return Queue::invalid_handle(hQueue);
   return guarded([&] {
@@ -297,19 +300,19 @@ ur_result_t UR_APICALL queueFinish(ur_queue_handle_t hQueue) {
 }
 
 // Commands are handed to the workers as soon as they are ready: nothing to flush.
-ur_result_t UR_APICALL queueFlush(ur_queue_handle_t hQueue) {
+ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
   return lookup<Queue>(hQueue) ? UR_RESULT_SUCCESS : Queue::invalid_handle(hQueue);
 }
 
 } // namespace
 
 void install_queue_entry_points(ur_dditable_t &t) {
-  t.Queue.pfnCreate = queueCreate;
-  t.Queue.pfnRetain = queueRetain;
-  t.Queue.pfnRelease = queueRelease;
-  t.Queue.pfnGetInfo = queueGetInfo;
-  t.Queue.pfnFinish = queueFinish;
-  t.Queue.pfnFlush = queueFlush;
+  t.Queue.pfnCreate = urQueueCreate;
+  t.Queue.pfnRetain = urQueueRetain;
+  t.Queue.pfnRelease = urQueueRelease;
+  t.Queue.pfnGetInfo = urQueueGetInfo;
+  t.Queue.pfnFinish = urQueueFinish;
+  t.Queue.pfnFlush = urQueueFlush;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A queue orders the commands enqueued on it: an in-order queue chains each
 // command after the previous one; an out-of-order queue only follows wait lists
 // and barriers. An out-of-order queue keeps the list of its unfinished commands for
@@ -10,7 +11,7 @@
 #include "event.hpp"
 #include "ur_common/handles.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 struct Context;
 
@@ -53,9 +54,9 @@ struct Queue : Object<Queue> {
   Event *pending_tail = nullptr;
   std::atomic<uint32_t> pending_count{0}; // unfinished commands (either kind)
 
-  Event *free_taken = nullptr;                 // under mu
-  std::atomic<Event *> free_given{nullptr};    // given back, not yet taken
-  std::atomic<uint32_t> free_count{0};         // in both lists
+  Event *free_taken = nullptr;              // under mu
+  std::atomic<Event *> free_given{nullptr}; // given back, not yet taken
+  std::atomic<uint32_t> free_count{0};      // in both lists
 
   // A stream-ordered free enqueued here may still be pending in a pool: releasing the
   // queue completes it. (The allocator's pool calls happen under `mu`, with the
@@ -70,9 +71,9 @@ inline ur_queue_handle_t to_handle(Queue *q) { return reinterpret_cast<ur_queue_
 
 // How a new command joins its queue's order.
 enum class Ordering {
-  Normal,       // after the wait list (+ in-order predecessor / last barrier)
-  AllPrevious,  // an empty wait list means every earlier command (urEnqueueEventsWait)
-  Barrier,      // like AllPrevious, and every later command waits for it
+  Normal,      // after the wait list (+ in-order predecessor / last barrier)
+  AllPrevious, // an empty wait list means every earlier command (urEnqueueEventsWait)
+  Barrier,     // like AllPrevious, and every later command waits for it
 };
 
 // Builds one command: validates the wait list, creates its event, links it into
@@ -169,7 +170,7 @@ class AsyncCommand {
 public:
   // The wait list is checked already (async_hooks::check_wait_list).
   AsyncCommand(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent,
-               ordo::uc::lane_hint = {})
+               ordo::ur_common::lane_hint = {})
       : queue_(*q), builder_(*q, type), ph_event_(phEvent), lock_(q->mu, std::defer_lock), deferred_(!phEvent && !n) {
     builder_.set_checked_wait_list(n, waits);
     if (!deferred_) lock_.lock();
@@ -212,4 +213,4 @@ ur_result_t check_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvent
 
 inline ur_result_t unwrap(ur_queue_handle_t h, Queue *&out) { return registry_unwrap(h, out); } // common.hpp
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The task graph: dependency counting, hand-off of ready commands to the worker
 // pool, completion, failure propagation and callbacks.
 #include <chrono>
@@ -9,7 +10,7 @@
 #include "queue.hpp"
 #include "worker_pool.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 namespace graph {
 
 namespace {
@@ -87,8 +88,10 @@ void run_on_worker(void *ctx, uint32_t) {
   }
   if (ev.profiling) ev.t_start.store(now_ns(), std::memory_order_relaxed);
   fire(ev, advance(ev, UR_EVENT_STATUS_RUNNING));
-  if (ev.work) ev.work->execute(ev);
-  else finish(ev, UR_RESULT_SUCCESS);
+  if (ev.work)
+    ev.work->execute(ev);
+  else
+    finish(ev, UR_RESULT_SUCCESS);
 }
 
 // All dependencies are done: hand the command to a worker (or, for a command
@@ -128,8 +131,7 @@ void add_dependency(Event &ev, Event &dep, bool inherit_failure) {
   // construction guard keeps the count above zero meanwhile).
   ev.waiting_on.fetch_add(1, std::memory_order_relaxed);
   Event *first = nullptr;
-  if (dep.first_successor.compare_exchange_strong(first, entry, std::memory_order_acq_rel,
-                                                  std::memory_order_acquire))
+  if (dep.first_successor.compare_exchange_strong(first, entry, std::memory_order_acq_rel, std::memory_order_acquire))
     return; // finish(dep) takes it with its exchange, whenever that comes
   if (first != kClosed) {
     std::lock_guard<std::mutex> lock(dep.mu);
@@ -219,8 +221,10 @@ void finish(Event &ev, ur_result_t result) {
   fire(ev, due);
   // Releases what the command held (a kernel, a program) before we let go; a launch's
   // work stays with the event for the next launch that reuses it.
-  if (work && work->recycle()) ev.spare = std::move(work);
-  else work.reset();
+  if (work && work->recycle())
+    ev.spare = std::move(work);
+  else
+    work.reset();
   if (ev.queue) ev.queue->command_finished(ev);
   ev.drop_hold(); // the scheduler's reference
 }
@@ -260,4 +264,4 @@ void add_callback(Event &ev, ur_execution_info_t when, ur_event_callback_t fn, v
 bool in_callback() { return callback_depth > 0; }
 
 } // namespace graph
-} // namespace nc
+} // namespace ordo::native_cpu

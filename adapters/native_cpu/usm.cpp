@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urUSM{Host,Device,Shared}Alloc, urUSMFree and urUSMGetMemAllocInfo are
 // ur_common/usm.hpp's: every kind is host memory here, from the C heap; this file says
 // how it is made, checked and given back. urUSMContextMemcpyExp is this file's.
@@ -14,7 +15,7 @@
 #include "ur_common/usm.hpp"
 #include "worker_pool.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
@@ -22,8 +23,8 @@ namespace {
 constexpr size_t kDefaultAlign = 64;
 
 struct usm_hooks {
-  using Context = nc::Context;
-  using Device = nc::Device;
+  using Context = ordo::native_cpu::Context;
+  using Device = ordo::native_cpu::Device;
   static size_t max_alloc(const Device *) { return max_alloc_size(); }
   static bool shared_supported(const Device *) { return true; }
   // Flags the spec does not define are refused; the size limit holds for pools too.
@@ -74,7 +75,7 @@ struct usm_hooks {
 ordo::usm_owners<const Context *> &usm_owners() { return ordo::usm_owners<const Context *>::instance(); }
 
 // A copy between any two host-accessible pointers, done at once.
-ur_result_t UR_APICALL usmContextMemcpyExp(ur_context_handle_t hContext, void *pDst, const void *pSrc, size_t size) {
+ur_result_t UR_APICALL urUSMContextMemcpyExp(ur_context_handle_t hContext, void *pDst, const void *pSrc, size_t size) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -99,8 +100,8 @@ ur_result_t check_usm_range(Context &ctx, const void *p, size_t bytes) {
 }
 
 void install_usm_entry_points(ur_dditable_t &t) {
-  ordo::uc::usm_entry_points<usm_hooks>::install(t);
-  t.USMExp.pfnContextMemcpyExp = usmContextMemcpyExp;
+  ordo::ur_common::usm_entry_points<usm_hooks>::install(t);
+  t.USMExp.pfnContextMemcpyExp = urUSMContextMemcpyExp;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urVirtualMem*: address ranges reserved with mmap (no access, no backing), into which
 // physical memory (physical_mem.cpp) is mapped with MAP_FIXED and given back to the
 // reservation on unmap. Every range is in pages. Kernels and commands use mapped
@@ -12,7 +13,7 @@
 #include "physical_mem.hpp"
 #include "platform.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
@@ -32,13 +33,13 @@ bool page_aligned(uintptr_t p, size_t size) { return size != 0 && p % page_size(
 
 // Puts the pages of [p, p + size) back to reserved, inaccessible address space.
 bool back_to_reserved(uintptr_t p, size_t size) {
-  return mmap(reinterpret_cast<void *>(p), size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
-              -1, 0) != MAP_FAILED;
+  return mmap(reinterpret_cast<void *>(p), size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+              0) != MAP_FAILED;
 }
 
-ur_result_t UR_APICALL granularityGetInfo(ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t,
-                                          ur_virtual_mem_granularity_info_t propName, size_t propSize,
-                                          void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urVirtualMemGranularityGetInfo(ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t,
+                                                      ur_virtual_mem_granularity_info_t propName, size_t propSize,
+                                                      void *pPropValue, size_t *pPropSizeRet) {
   if (!lookup<Context>(hContext)) return Context::invalid_handle(hContext);
   if (hDevice && !is_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
@@ -50,7 +51,8 @@ ur_result_t UR_APICALL granularityGetInfo(ur_context_handle_t hContext, ur_devic
   }
 }
 
-ur_result_t UR_APICALL virtualMemReserve(ur_context_handle_t hContext, const void *pStart, size_t size, void **ppStart) {
+ur_result_t UR_APICALL urVirtualMemReserve(ur_context_handle_t hContext, const void *pStart, size_t size,
+                                           void **ppStart) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!ppStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0 || size % page_size() != 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -69,7 +71,7 @@ ur_result_t UR_APICALL virtualMemReserve(ur_context_handle_t hContext, const voi
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL virtualMemFree(ur_context_handle_t hContext, const void *pStart, size_t size) {
+ur_result_t UR_APICALL urVirtualMemFree(ur_context_handle_t hContext, const void *pStart, size_t size) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   Ranges::mapping_map dropped; // released outside the lock
@@ -85,9 +87,9 @@ ur_result_t UR_APICALL virtualMemFree(ur_context_handle_t hContext, const void *
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL virtualMemMap(ur_context_handle_t hContext, const void *pStart, size_t size,
-                                     ur_physical_mem_handle_t hPhysicalMem, size_t offset,
-                                     ur_virtual_mem_access_flags_t flags) {
+ur_result_t UR_APICALL urVirtualMemMap(ur_context_handle_t hContext, const void *pStart, size_t size,
+                                       ur_physical_mem_handle_t hPhysicalMem, size_t offset,
+                                       ur_virtual_mem_access_flags_t flags) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   PhysicalMem *phys = lookup<PhysicalMem>(hPhysicalMem);
@@ -106,7 +108,7 @@ ur_result_t UR_APICALL virtualMemMap(ur_context_handle_t hContext, const void *p
   });
 }
 
-ur_result_t UR_APICALL virtualMemUnmap(ur_context_handle_t hContext, const void *pStart, size_t size) {
+ur_result_t UR_APICALL urVirtualMemUnmap(ur_context_handle_t hContext, const void *pStart, size_t size) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
@@ -121,8 +123,8 @@ ur_result_t UR_APICALL virtualMemUnmap(ur_context_handle_t hContext, const void 
 }
 
 // Changes the access of mapped pages; a range inside one mapping splits it.
-ur_result_t UR_APICALL virtualMemSetAccess(ur_context_handle_t hContext, const void *pStart, size_t size,
-                                           ur_virtual_mem_access_flags_t flags) {
+ur_result_t UR_APICALL urVirtualMemSetAccess(ur_context_handle_t hContext, const void *pStart, size_t size,
+                                             ur_virtual_mem_access_flags_t flags) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -130,13 +132,13 @@ ur_result_t UR_APICALL virtualMemSetAccess(ur_context_handle_t hContext, const v
   if (!page_aligned(p, size)) return UR_RESULT_ERROR_INVALID_VALUE;
   return ranges().set_access(ctx, p, size, flags, [&](const Ranges::mapping &) {
     return mprotect(reinterpret_cast<void *>(p), size, protection(flags)) == 0 ? UR_RESULT_SUCCESS
-                                                                              : UR_RESULT_ERROR_OUT_OF_RESOURCES;
+                                                                               : UR_RESULT_ERROR_OUT_OF_RESOURCES;
   });
 }
 
-ur_result_t UR_APICALL virtualMemGetInfo(ur_context_handle_t hContext, const void *pStart, size_t size,
-                                         ur_virtual_mem_info_t propName, size_t propSize, void *pPropValue,
-                                         size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urVirtualMemGetInfo(ur_context_handle_t hContext, const void *pStart, size_t size,
+                                           ur_virtual_mem_info_t propName, size_t propSize, void *pPropValue,
+                                           size_t *pPropSizeRet) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
@@ -151,13 +153,13 @@ ur_result_t UR_APICALL virtualMemGetInfo(ur_context_handle_t hContext, const voi
 } // namespace
 
 void install_virtual_mem_entry_points(ur_dditable_t &t) {
-  t.VirtualMem.pfnGranularityGetInfo = granularityGetInfo;
-  t.VirtualMem.pfnReserve = virtualMemReserve;
-  t.VirtualMem.pfnFree = virtualMemFree;
-  t.VirtualMem.pfnMap = virtualMemMap;
-  t.VirtualMem.pfnUnmap = virtualMemUnmap;
-  t.VirtualMem.pfnSetAccess = virtualMemSetAccess;
-  t.VirtualMem.pfnGetInfo = virtualMemGetInfo;
+  t.VirtualMem.pfnGranularityGetInfo = urVirtualMemGranularityGetInfo;
+  t.VirtualMem.pfnReserve = urVirtualMemReserve;
+  t.VirtualMem.pfnFree = urVirtualMemFree;
+  t.VirtualMem.pfnMap = urVirtualMemMap;
+  t.VirtualMem.pfnUnmap = urVirtualMemUnmap;
+  t.VirtualMem.pfnSetAccess = urVirtualMemSetAccess;
+  t.VirtualMem.pfnGetInfo = urVirtualMemGetInfo;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

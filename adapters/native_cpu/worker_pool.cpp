@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "worker_pool.hpp"
 
 #include <sched.h>
@@ -8,7 +9,7 @@
 
 #include "logging.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 // The task this worker runs next, before taking one from the shared queue.
@@ -21,7 +22,7 @@ struct Continuation {
 // thread_local costs a __tls_get_addr call per function that touches it.
 struct ThreadState {
   bool is_worker = false;
-  int chain = 0;      // continuations run back to back so far
+  int chain = 0; // continuations run back to back so far
   Continuation next;
 };
 thread_local ThreadState t_state;
@@ -117,8 +118,10 @@ void WorkerPool::push_range(TaskFn fn, void *ctx, uint32_t first, uint32_t count
     const size_t beyond_watcher = spinning_ ? tasks_.size() - 1 : tasks_.size();
     sleepers_needed = static_cast<uint32_t>(std::min<size_t>(idle_, beyond_watcher));
   }
-  if (sleepers_needed == 1) wake_.notify_one();
-  else if (sleepers_needed > 1) wake_.notify_all();
+  if (sleepers_needed == 1)
+    wake_.notify_one();
+  else if (sleepers_needed > 1)
+    wake_.notify_all();
 }
 
 void WorkerPool::push_continuation(TaskFn fn, void *ctx, uint32_t arg) {
@@ -176,4 +179,4 @@ void WorkerPool::run_worker() {
   }
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

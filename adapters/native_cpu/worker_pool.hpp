@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixed pool of worker threads that runs every ready task (docs/native-cpu.md,
 // "The scheduler").
 // Workers sleep on a condition variable when there is nothing to do; with
@@ -12,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace nc {
+namespace ordo::native_cpu {
 
 class WorkerPool {
 public:
@@ -55,8 +56,8 @@ private:
   std::deque<Task> tasks_;
   std::vector<std::thread> threads_;
   uint32_t users_ = 0;
-  uint32_t idle_ = 0;      // workers asleep on wake_
-  bool spinning_ = false;  // a worker is watching for tasks (under mu_)
+  uint32_t idle_ = 0;             // workers asleep on wake_
+  bool spinning_ = false;         // a worker is watching for tasks (under mu_)
   std::atomic<size_t> queued_{0}; // tasks_.size(), for the watching worker
   uint32_t running_ = 0;
   bool stopping_ = false;
@@ -77,4 +78,4 @@ inline void cpu_relax() {
 #endif
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

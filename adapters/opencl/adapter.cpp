@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one adapter object and platform discovery: every OpenCL platform is a UR
 // platform. urAdapter* and urPlatform* are ur_common/adapter.hpp's; this file says
 // what an OpenCL platform answers.
@@ -8,7 +9,7 @@
 #include "tables.hpp"
 #include "ur_common/adapter.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 Logger &log() {
   static Logger *logger = new Logger("opencl"); // UR_LOG_OPENCL; lives past static teardown
@@ -30,8 +31,7 @@ IntelUsmFunctions find_intel_usm(cl_platform_id p) {
   f.shared_alloc = reinterpret_cast<clSharedMemAllocINTEL_fn>(get("clSharedMemAllocINTEL"));
   f.blocking_free = reinterpret_cast<clMemBlockingFreeINTEL_fn>(get("clMemBlockingFreeINTEL"));
   f.get_alloc_info = reinterpret_cast<clGetMemAllocInfoINTEL_fn>(get("clGetMemAllocInfoINTEL"));
-  f.set_kernel_arg =
-      reinterpret_cast<clSetKernelArgMemPointerINTEL_fn>(get("clSetKernelArgMemPointerINTEL"));
+  f.set_kernel_arg = reinterpret_cast<clSetKernelArgMemPointerINTEL_fn>(get("clSetKernelArgMemPointerINTEL"));
   f.memcpy = reinterpret_cast<clEnqueueMemcpyINTEL_fn>(get("clEnqueueMemcpyINTEL"));
   f.fill = reinterpret_cast<clEnqueueMemFillINTEL_fn>(get("clEnqueueMemFillINTEL"));
   if (!f.complete()) f = IntelUsmFunctions{};
@@ -50,8 +50,7 @@ std::unique_ptr<ur_platform_handle_t_> make_platform(cl_platform_id id) {
   cl_uint n = 0;
   cl_int err = cl.clGetDeviceIDs(id, CL_DEVICE_TYPE_ALL, 0, nullptr, &n);
   if (err != CL_SUCCESS && err != CL_DEVICE_NOT_FOUND) {
-    ORDO_LOG(log(), warning, "platform \"%s\": clGetDeviceIDs failed (%d); no devices used",
-             p->name.c_str(), err);
+    ORDO_LOG(log(), warning, "platform \"%s\": clGetDeviceIDs failed (%d); no devices used", p->name.c_str(), err);
     n = 0;
   }
   std::vector<cl_device_id> ids(n);
@@ -59,13 +58,12 @@ std::unique_ptr<ur_platform_handle_t_> make_platform(cl_platform_id id) {
   for (cl_device_id d : ids) {
     auto dev = std::make_unique<ur_device_handle_t_>(d, p.get());
     if (!probe_device(*dev)) {
-      ORDO_LOG(log(), warning, "platform \"%s\": a device could not be queried; skipped",
-               p->name.c_str());
+      ORDO_LOG(log(), warning, "platform \"%s\": a device could not be queried; skipped", p->name.c_str());
       continue;
     }
-    ORDO_LOG(log(), info, "device \"%s\": OpenCL %u.%u, USM through %s, IL \"%s\", SPIR %s",
-             dev->name.c_str(), dev->cl_major, dev->cl_minor, dev->intel_usm ? "Intel USM" : "SVM",
-             dev->il_version.c_str(), dev->accepts_spir() ? "yes" : "no");
+    ORDO_LOG(log(), info, "device \"%s\": OpenCL %u.%u, USM through %s, IL \"%s\", SPIR %s", dev->name.c_str(),
+             dev->cl_major, dev->cl_minor, dev->intel_usm ? "Intel USM" : "SVM", dev->il_version.c_str(),
+             dev->accepts_spir() ? "yes" : "no");
     p->devices.push_back(std::move(dev));
   }
   return p;
@@ -96,8 +94,8 @@ std::vector<ur_platform_handle_t_ *> *discover() {
 struct adapter_hooks {
   using Adapter = ur_adapter_handle_t_;
   using Platform = ur_platform_handle_t_;
-  static Adapter *the_adapter() { return &ocl::the_adapter(); }
-  static const std::vector<Platform *> &platforms() { return ocl::platforms(); }
+  static Adapter *the_adapter() { return &opencl::the_adapter(); }
+  static const std::vector<Platform *> &platforms() { return opencl::platforms(); }
   static Logger &logger() { return log(); }
   static ur_backend_t backend() { return UR_BACKEND_OPENCL; }
   static std::string name(const Platform *p) { return p->name; }
@@ -145,10 +143,10 @@ struct adapter_hooks {
 };
 
 // A native cl_platform_id maps back to the platform handle that wraps it.
-ur_result_t UR_APICALL PlatformCreateWithNativeHandle(ur_native_handle_t hNativePlatform,
-                                                      ur_adapter_handle_t hAdapter,
-                                                      const ur_platform_native_properties_t *,
-                                                      ur_platform_handle_t *phPlatform) {
+ur_result_t UR_APICALL urPlatformCreateWithNativeHandle(ur_native_handle_t hNativePlatform,
+                                                        ur_adapter_handle_t hAdapter,
+                                                        const ur_platform_native_properties_t *,
+                                                        ur_platform_handle_t *phPlatform) {
   ORDO_CHECK_HANDLE(hAdapter);
   ORDO_CHECK_PTR(phPlatform);
   for (ur_platform_handle_t p : platforms())
@@ -166,9 +164,9 @@ const std::vector<ur_platform_handle_t_ *> &platforms() {
   return *list;
 }
 
-void fill_adapter_table(ur_dditable_t &t) {
-  ordo::uc::adapter_entry_points<adapter_hooks>::install(t); // urAdapter*, urPlatform*, the logger callback
-  t.Platform.pfnCreateWithNativeHandle = PlatformCreateWithNativeHandle;
+void install_adapter_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::adapter_entry_points<adapter_hooks>::install(t); // urAdapter*, urPlatform*, the logger callback
+  t.Platform.pfnCreateWithNativeHandle = urPlatformCreateWithNativeHandle;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

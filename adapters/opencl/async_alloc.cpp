@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueueUSM{Device,Shared,Host}AllocExp and urEnqueueUSMFreeExp on the
 // stream-ordered layer (docs/async-alloc.md). An alloc or free command is a marker
 // (clEnqueueMarkerWithWaitList) carrying the command's wait list, plus whatever
@@ -17,7 +18,7 @@
 #include "tables.hpp"
 #include "usm.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 namespace {
 
 ur_command_t alloc_command(ur_usm_type_t kind) {
@@ -64,13 +65,13 @@ ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_us
   if (!d->async_alloc_supported()) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
   if (size > d->max_alloc) return UR_RESULT_ERROR_INVALID_USM_SIZE;
   if (!usm_kind_supported(q->context, kind, d)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-  ordo::so::context_pools &pools = *q->context->pools;
-  ordo::so::pool_ref pool;
+  ordo::stream_ordered::context_pools &pools = *q->context->pools;
+  ordo::stream_ordered::pool_ref pool;
   if (ur_result_t r = pools.resolve(pPool, kind, d, pool)) return r;
 
   AllocDeps deps{&waits, {}};
-  const ordo::so::alloc_command cmd{q->identity, q->in_order, list, n, &deps};
-  ordo::so::allocation block;
+  const ordo::stream_ordered::alloc_command cmd{q->identity, q->in_order, list, n, &deps};
+  ordo::stream_ordered::allocation block;
   cl_event ev = nullptr;
   cl_int err = CL_SUCCESS;
   uint64_t node = 0, seq = 0;
@@ -131,16 +132,16 @@ ur_result_t UR_APICALL EnqueueUSMAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_
   return enqueue_alloc(hQueue, pPool, Kind, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
 }
 
-ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, void *pMem,
-                                         uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                         ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, void *pMem,
+                                           uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                           ur_event_handle_t *phEvent) {
   ORDO_CHECK_HANDLE(hQueue);
   ORDO_CHECK_PTR(pMem);
   if (ur_result_t r = check_wait_list(numEventsInWaitList, phEventWaitList)) return r;
   ClWaitList waits;
   if (ur_result_t r = waits.assign(numEventsInWaitList, phEventWaitList, hQueue->context)) return r;
-  ordo::so::context_pools &pools = *hQueue->context->pools;
-  ordo::so::pool_ref owner;
+  ordo::stream_ordered::context_pools &pools = *hQueue->context->pools;
+  ordo::stream_ordered::pool_ref owner;
   ur_event_handle_t made = nullptr; // this free's own marker, if it has one
   ur_result_t r = UR_RESULT_SUCCESS;
   {
@@ -170,8 +171,7 @@ ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
       if (shared) {
         cl.clRetainEvent(ev);
       } else {
-        if (cl_int err = enqueue_marker(hQueue, waits.size(), waits.data(), &ev))
-          return to_ur(err);
+        if (cl_int err = enqueue_marker(hQueue, waits.size(), waits.data(), &ev)) return to_ur(err);
       }
       uint64_t seq = 0;
       const uint64_t node = record_command(hQueue, false, waits, nullptr, &seq);
@@ -204,11 +204,11 @@ ur_result_t UR_APICALL EnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_h
 
 } // namespace
 
-void fill_async_alloc_table(ur_dditable_t &t) {
+void install_async_alloc_entry_points(ur_dditable_t &t) {
   t.EnqueueExp.pfnUSMDeviceAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_DEVICE>;
   t.EnqueueExp.pfnUSMSharedAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_SHARED>;
   t.EnqueueExp.pfnUSMHostAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_HOST>;
-  t.EnqueueExp.pfnUSMFreeExp = EnqueueUSMFreeExp;
+  t.EnqueueExp.pfnUSMFreeExp = urEnqueueUSMFreeExp;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cl_api.hpp"
 
 #include <cstdlib>
@@ -6,7 +7,7 @@
 #include "ordo/dynlib.hpp"
 #include "ordo/secure_env.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 ClApi cl;
 
@@ -29,10 +30,10 @@ bool load_once(std::string &why) {
     return false;
   }
   ClApi api;
-#define ORDO_CL_LOAD_REQUIRED(fn)                                                    \
-  if (!lib.sym(#fn, api.fn)) {                                                     \
-    why = std::string(name) + " lacks " #fn;                                       \
-    return false;                                                                  \
+#define ORDO_CL_LOAD_REQUIRED(fn)                                                                                      \
+  if (!lib.sym(#fn, api.fn)) {                                                                                         \
+    why = std::string(name) + " lacks " #fn;                                                                           \
+    return false;                                                                                                      \
   }
   ORDO_CL_REQUIRED(ORDO_CL_LOAD_REQUIRED)
 #undef ORDO_CL_LOAD_REQUIRED
@@ -66,8 +67,7 @@ ur_result_t to_ur(cl_int err) {
   case CL_OUT_OF_HOST_MEMORY: return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   case CL_PROFILING_INFO_NOT_AVAILABLE: return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
   case CL_MISALIGNED_SUB_BUFFER_OFFSET: return UR_RESULT_ERROR_MISALIGNED_SUB_BUFFER_OFFSET;
-  case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
-    return UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
+  case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST: return UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
   case CL_BUILD_PROGRAM_FAILURE:
   case CL_COMPILE_PROGRAM_FAILURE: return UR_RESULT_ERROR_PROGRAM_BUILD_FAILURE;
   case CL_LINK_PROGRAM_FAILURE: return UR_RESULT_ERROR_PROGRAM_LINK_FAILURE;
@@ -115,4 +115,4 @@ ur_result_t to_ur(cl_int err) {
   }
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

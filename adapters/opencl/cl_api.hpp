@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL entry points the adapter uses, loaded from libOpenCL.so.1 at run time.
 //
 // The CL headers are included for their types only: the adapter never links
@@ -17,81 +18,81 @@
 
 #include "ur_api.h"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 // Every function here must be present for the adapter to use a platform
 // (libOpenCL.so.1 from any ICD loader exports all of them).
-#define ORDO_CL_REQUIRED(X)                                                          \
-  X(clGetPlatformIDs)                                                              \
-  X(clGetPlatformInfo)                                                             \
-  X(clGetExtensionFunctionAddressForPlatform)                                      \
-  X(clGetDeviceIDs)                                                                \
-  X(clGetDeviceInfo)                                                               \
-  X(clCreateContext)                                                               \
-  X(clRetainContext)                                                               \
-  X(clReleaseContext)                                                              \
-  X(clGetContextInfo)                                                              \
-  X(clCreateCommandQueueWithProperties)                                            \
-  X(clRetainCommandQueue)                                                          \
-  X(clReleaseCommandQueue)                                                         \
-  X(clGetCommandQueueInfo)                                                         \
-  X(clFinish)                                                                      \
-  X(clFlush)                                                                       \
-  X(clWaitForEvents)                                                               \
-  X(clGetEventInfo)                                                                \
-  X(clGetEventProfilingInfo)                                                       \
-  X(clRetainEvent)                                                                 \
-  X(clReleaseEvent)                                                                \
-  X(clSetEventCallback)                                                            \
-  X(clCreateUserEvent)                                                             \
-  X(clSetUserEventStatus)                                                          \
-  X(clCreateProgramWithBinary)                                                     \
-  X(clBuildProgram)                                                                \
-  X(clCompileProgram)                                                              \
-  X(clLinkProgram)                                                                 \
-  X(clRetainProgram)                                                               \
-  X(clReleaseProgram)                                                              \
-  X(clGetProgramInfo)                                                              \
-  X(clGetProgramBuildInfo)                                                         \
-  X(clCreateKernel)                                                                \
-  X(clRetainKernel)                                                                \
-  X(clReleaseKernel)                                                               \
-  X(clGetKernelInfo)                                                               \
-  X(clGetKernelWorkGroupInfo)                                                      \
-  X(clSetKernelArg)                                                                \
-  X(clEnqueueNDRangeKernel)                                                        \
-  X(clEnqueueMarkerWithWaitList)                                                   \
-  X(clEnqueueBarrierWithWaitList)                                                  \
-  X(clCreateBuffer)                                                                \
-  X(clCreateSubBuffer)                                                             \
-  X(clRetainMemObject)                                                             \
-  X(clReleaseMemObject)                                                            \
-  X(clGetMemObjectInfo)                                                            \
-  X(clEnqueueReadBuffer)                                                           \
-  X(clEnqueueWriteBuffer)                                                          \
-  X(clEnqueueCopyBuffer)                                                           \
-  X(clEnqueueReadBufferRect)                                                       \
-  X(clEnqueueWriteBufferRect)                                                      \
-  X(clEnqueueCopyBufferRect)                                                       \
-  X(clEnqueueFillBuffer)                                                           \
-  X(clEnqueueMapBuffer)                                                            \
+#define ORDO_CL_REQUIRED(X)                                                                                            \
+  X(clGetPlatformIDs)                                                                                                  \
+  X(clGetPlatformInfo)                                                                                                 \
+  X(clGetExtensionFunctionAddressForPlatform)                                                                          \
+  X(clGetDeviceIDs)                                                                                                    \
+  X(clGetDeviceInfo)                                                                                                   \
+  X(clCreateContext)                                                                                                   \
+  X(clRetainContext)                                                                                                   \
+  X(clReleaseContext)                                                                                                  \
+  X(clGetContextInfo)                                                                                                  \
+  X(clCreateCommandQueueWithProperties)                                                                                \
+  X(clRetainCommandQueue)                                                                                              \
+  X(clReleaseCommandQueue)                                                                                             \
+  X(clGetCommandQueueInfo)                                                                                             \
+  X(clFinish)                                                                                                          \
+  X(clFlush)                                                                                                           \
+  X(clWaitForEvents)                                                                                                   \
+  X(clGetEventInfo)                                                                                                    \
+  X(clGetEventProfilingInfo)                                                                                           \
+  X(clRetainEvent)                                                                                                     \
+  X(clReleaseEvent)                                                                                                    \
+  X(clSetEventCallback)                                                                                                \
+  X(clCreateUserEvent)                                                                                                 \
+  X(clSetUserEventStatus)                                                                                              \
+  X(clCreateProgramWithBinary)                                                                                         \
+  X(clBuildProgram)                                                                                                    \
+  X(clCompileProgram)                                                                                                  \
+  X(clLinkProgram)                                                                                                     \
+  X(clRetainProgram)                                                                                                   \
+  X(clReleaseProgram)                                                                                                  \
+  X(clGetProgramInfo)                                                                                                  \
+  X(clGetProgramBuildInfo)                                                                                             \
+  X(clCreateKernel)                                                                                                    \
+  X(clRetainKernel)                                                                                                    \
+  X(clReleaseKernel)                                                                                                   \
+  X(clGetKernelInfo)                                                                                                   \
+  X(clGetKernelWorkGroupInfo)                                                                                          \
+  X(clSetKernelArg)                                                                                                    \
+  X(clEnqueueNDRangeKernel)                                                                                            \
+  X(clEnqueueMarkerWithWaitList)                                                                                       \
+  X(clEnqueueBarrierWithWaitList)                                                                                      \
+  X(clCreateBuffer)                                                                                                    \
+  X(clCreateSubBuffer)                                                                                                 \
+  X(clRetainMemObject)                                                                                                 \
+  X(clReleaseMemObject)                                                                                                \
+  X(clGetMemObjectInfo)                                                                                                \
+  X(clEnqueueReadBuffer)                                                                                               \
+  X(clEnqueueWriteBuffer)                                                                                              \
+  X(clEnqueueCopyBuffer)                                                                                               \
+  X(clEnqueueReadBufferRect)                                                                                           \
+  X(clEnqueueWriteBufferRect)                                                                                          \
+  X(clEnqueueCopyBufferRect)                                                                                           \
+  X(clEnqueueFillBuffer)                                                                                               \
+  X(clEnqueueMapBuffer)                                                                                                \
   X(clEnqueueUnmapMemObject)
 
 // Newer than OpenCL 1.2: looked up, but a platform may lack them (null then).
-#define ORDO_CL_OPTIONAL(X)                                                          \
-  X(clCreateProgramWithIL)                                                         \
-  X(clGetKernelSubGroupInfo)                                                       \
-  X(clSetKernelArgSVMPointer)                                                      \
-  X(clSetKernelExecInfo)                                                           \
-  X(clSVMAlloc)                                                                    \
-  X(clSVMFree)                                                                     \
-  X(clEnqueueSVMMemcpy)                                                            \
-  X(clEnqueueSVMMemFill)                                                           \
-  X(clEnqueueSVMMigrateMem)                                                        \
-  X(clGetDeviceAndHostTimer)                                                       \
-  X(clGetHostTimer)                                                                 \
-  X(clCreateCommandQueue)                                                          \
-  X(clCreateSubDevices)                                                            \
+#define ORDO_CL_OPTIONAL(X)                                                                                            \
+  X(clCreateProgramWithIL)                                                                                             \
+  X(clGetKernelSubGroupInfo)                                                                                           \
+  X(clSetKernelArgSVMPointer)                                                                                          \
+  X(clSetKernelExecInfo)                                                                                               \
+  X(clSVMAlloc)                                                                                                        \
+  X(clSVMFree)                                                                                                         \
+  X(clEnqueueSVMMemcpy)                                                                                                \
+  X(clEnqueueSVMMemFill)                                                                                               \
+  X(clEnqueueSVMMigrateMem)                                                                                            \
+  X(clGetDeviceAndHostTimer)                                                                                           \
+  X(clGetHostTimer)                                                                                                    \
+  X(clCreateCommandQueue)                                                                                              \
+  X(clCreateSubDevices)                                                                                                \
   X(clReleaseDevice)
 
 struct ClApi {
@@ -111,4 +112,4 @@ bool load_opencl(std::string &why);
 // The ur_result_t that best describes an OpenCL error code.
 ur_result_t to_ur(cl_int err);
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

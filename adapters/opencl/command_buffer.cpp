@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urCommandBuffer*Exp and urEnqueueCommandBufferExp on every OpenCL device: the shared
 // layer records the commands and each enqueue replays them as OpenCL commands through
 // this adapter's own entry points, each waiting for its sync points' events. This
@@ -7,12 +8,12 @@
 
 #include "ordo_cb/command_buffer.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
-void fill_command_buffer_table(ur_dditable_t &t) {
-  ordo::cb::adapter_hooks hooks;
+void install_command_buffer_entry_points(ur_dditable_t &t) {
+  ordo::command_buffer::adapter_hooks hooks;
   hooks.host_functions = true; // urEnqueueHostTaskExp (host_task.cpp)
-  ordo::cb::install_entry_points(t, hooks);
+  ordo::command_buffer::install_entry_points(t, hooks);
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every file of the OpenCL adapter shares: handle checks (on ordo::object),
 // the adapter's logger, wait-list translation.
 #pragma once
@@ -11,20 +12,20 @@
 #include "ordo/info.hpp"
 #include "ordo/logger.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 Logger &log();
 
 // Handle checks at the top of an entry point: ORDO_CHECK_HANDLE (ordo/object.hpp), and
-#define ORDO_CHECK_PTR(p)                                                            \
-  do {                                                                             \
-    if (!(p)) return UR_RESULT_ERROR_INVALID_NULL_POINTER;                         \
+#define ORDO_CHECK_PTR(p)                                                                                              \
+  do {                                                                                                                 \
+    if (!(p)) return UR_RESULT_ERROR_INVALID_NULL_POINTER;                                                             \
   } while (0)
 // Returns the UR code for a failed CL call.
-#define ORDO_CL_CHECK(expr)                                                          \
-  do {                                                                             \
-    cl_int ordo_cl_err_ = (expr);                                                  \
-    if (ordo_cl_err_ != CL_SUCCESS) return ::ordo::ocl::to_ur(ordo_cl_err_);       \
+#define ORDO_CL_CHECK(expr)                                                                                            \
+  do {                                                                                                                 \
+    cl_int ordo_cl_err_ = (expr);                                                                                      \
+    if (ordo_cl_err_ != CL_SUCCESS) return ::ordo::opencl::to_ur(ordo_cl_err_);                                        \
   } while (0)
 
 // The rules every enqueue applies to its wait list.
@@ -64,8 +65,7 @@ private:
 };
 
 // Reads a CL string query (platform or device) into `out`.
-template <class Fn, class Obj, class Param>
-cl_int cl_string(Fn fn, Obj obj, Param param, std::string &out) {
+template <class Fn, class Obj, class Param> cl_int cl_string(Fn fn, Obj obj, Param param, std::string &out) {
   size_t n = 0;
   cl_int err = fn(obj, param, 0, nullptr, &n);
   if (err != CL_SUCCESS) return err;
@@ -75,4 +75,4 @@ cl_int cl_string(Fn fn, Obj obj, Param param, std::string &out) {
   return err;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Contexts: a UR context wraps one cl_context over devices of one platform. urContext*
 // are ur_common/context.hpp's; this file says what OpenCL adds (the cl_context, its
 // native handle both ways, padded USM allocations, deferred event destruction).
@@ -11,7 +12,7 @@
 #include "ur_common/context.hpp"
 #include "usm.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 ur_result_t context_wait_all_queues(ur_context_handle_t c) {
   std::lock_guard<std::mutex> lock(c->queues_mutex);
@@ -49,7 +50,9 @@ struct context_hooks {
     out = wrap_context(native, devices);
     return UR_RESULT_SUCCESS;
   }
-  static void free_plain(Context *ctx, const ordo::so::context_pools::block_facts &a) { usm_free_plain(ctx, a.base); }
+  static void free_plain(Context *ctx, const ordo::stream_ordered::context_pools::block_facts &a) {
+    usm_free_plain(ctx, a.base);
+  }
   static void destroy(Context *ctx) { cl.clReleaseContext(ctx->cl); }
   static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) {
     *out = reinterpret_cast<ur_native_handle_t>(ctx->cl);
@@ -57,19 +60,19 @@ struct context_hooks {
   }
 };
 
-using entry_points = ordo::uc::context_entry_points<context_hooks>;
+using entry_points = ordo::ur_common::context_entry_points<context_hooks>;
 
 // The user's last release lets the pools drop events, parked (event.hpp) until here.
-ur_result_t UR_APICALL ContextRelease(ur_context_handle_t hContext) {
+ur_result_t UR_APICALL urContextRelease(ur_context_handle_t hContext) {
   ur_result_t r = entry_points::release(hContext);
   reap_deferred_events();
   return r;
 }
 
-ur_result_t UR_APICALL ContextCreateWithNativeHandle(ur_native_handle_t hNativeContext, ur_adapter_handle_t hAdapter,
-                                                     uint32_t numDevices, const ur_device_handle_t *phDevices,
-                                                     const ur_context_native_properties_t *pProperties,
-                                                     ur_context_handle_t *phContext) {
+ur_result_t UR_APICALL urContextCreateWithNativeHandle(ur_native_handle_t hNativeContext, ur_adapter_handle_t hAdapter,
+                                                       uint32_t numDevices, const ur_device_handle_t *phDevices,
+                                                       const ur_context_native_properties_t *pProperties,
+                                                       ur_context_handle_t *phContext) {
   ORDO_CHECK_HANDLE(hAdapter);
   ORDO_CHECK_PTR(phContext);
   if (numDevices && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -96,7 +99,7 @@ ur_result_t UR_APICALL ContextCreateWithNativeHandle(ur_native_handle_t hNativeC
   if (!(pProperties && pProperties->isNativeHandleOwned)) cl.clRetainContext(native);
   ur_context_handle_t_ *ctx = wrap_context(native, devices);
   ctx->devices = std::move(devices);
-  ctx->pools = std::make_unique<ordo::so::context_pools>(ctx->pool_hooks);
+  ctx->pools = std::make_unique<ordo::stream_ordered::context_pools>(ctx->pool_hooks);
   *phContext = ctx;
   return UR_RESULT_SUCCESS;
 }
@@ -105,10 +108,10 @@ ur_result_t UR_APICALL ContextCreateWithNativeHandle(ur_native_handle_t hNativeC
 
 void context_unhold(ur_context_handle_t c) { entry_points::drop(c); }
 
-void fill_context_table(ur_dditable_t &t) {
+void install_context_entry_points(ur_dditable_t &t) {
   entry_points::install(t);
-  t.Context.pfnRelease = ContextRelease;
-  t.Context.pfnCreateWithNativeHandle = ContextCreateWithNativeHandle;
+  t.Context.pfnRelease = urContextRelease;
+  t.Context.pfnCreateWithNativeHandle = urContextCreateWithNativeHandle;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

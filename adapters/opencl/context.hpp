@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A UR context: one cl_context over devices of one platform, plus what UR keeps per
 // context: its live queues, and (in the stream-ordered layer) its USM allocations,
 // pools and ordering knowledge.
@@ -26,8 +27,8 @@ struct ur_context_handle_t_ : ordo::object {
 
   // Its pools, USM allocations (plain and pooled) and ordering knowledge: the
   // stream-ordered layer, through this context's hooks.
-  ordo::ocl::PoolHooks pool_hooks{this};
-  std::unique_ptr<ordo::so::context_pools> pools;
+  ordo::opencl::PoolHooks pool_hooks{this};
+  std::unique_ptr<ordo::stream_ordered::context_pools> pools;
 
   // Plain USM allocations whose address was rounded up for alignment: what the
   // backend gave, by the address handed out.
@@ -46,10 +47,10 @@ struct ur_context_handle_t_ : ordo::object {
 };
 ORDO_HANDLE_CHECK(ur_context_handle_t_);
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 // Drops one holder (ordo::object); the last one tears the context down
 // (ur_common/context.hpp) and retires it.
 void context_unhold(ur_context_handle_t c);
 // Waits until every command enqueued so far on the context's queues has finished.
 ur_result_t context_wait_all_queues(ur_context_handle_t c);
-} // namespace ordo::ocl
+} // namespace ordo::opencl

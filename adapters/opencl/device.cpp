@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urDevice* (all but GetInfo, in device_info.cpp): every OpenCL device is a UR device,
 // and every OpenCL sub-device one made by urDevicePartition.
 #include <ctime>
@@ -11,11 +12,10 @@
 #include "platform.hpp"
 #include "tables.hpp"
 
-
 ur_device_handle_t_::~ur_device_handle_t_() {
   // Sub-devices first: each holds an OpenCL reference of its own.
   partitions.clear();
-  if (parent && ordo::ocl::cl.clReleaseDevice) ordo::ocl::cl.clReleaseDevice(cl);
+  if (parent && ordo::opencl::cl.clReleaseDevice) ordo::opencl::cl.clReleaseDevice(cl);
 }
 
 bool ur_device_handle_t_::has_extension(const char *ext) const {
@@ -33,9 +33,7 @@ namespace {
 using Caps = ur_device_usm_access_capability_flags_t;
 
 // Intel USM capability bits have the same meaning and position as UR's.
-Caps from_intel(cl_device_unified_shared_memory_capabilities_intel c) {
-  return static_cast<Caps>(c & 0xF);
-}
+Caps from_intel(cl_device_unified_shared_memory_capabilities_intel c) { return static_cast<Caps>(c & 0xF); }
 
 // What fine-grain SVM gives: host and device may touch it at once; atomics across
 // both when the device has SVM atomics.
@@ -79,11 +77,10 @@ bool ur_device_handle_t_::async_alloc_supported() const {
   return usm_device_caps() != 0;
 }
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 bool probe_device(ur_device_handle_t_ &d) {
-  if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_TYPE, sizeof(d.type), &d.type, nullptr) != CL_SUCCESS)
-    return false;
+  if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_TYPE, sizeof(d.type), &d.type, nullptr) != CL_SUCCESS) return false;
   cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_NAME, d.name);
   cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_EXTENSIONS, d.extensions);
   std::string version; // "OpenCL <major>.<minor> <vendor text>"
@@ -95,17 +92,16 @@ bool probe_device(ur_device_handle_t_ &d) {
   }
   cl.clGetDeviceInfo(d.cl, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(d.max_alloc), &d.max_alloc, nullptr);
   cl_uint align = 0;
-  if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, sizeof align, &align, nullptr) == CL_SUCCESS && align)
+  if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, sizeof align, &align, nullptr) == CL_SUCCESS &&
+      align)
     d.largest_type_align = align;
   if (d.cl_major >= 2) {
-    if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_SVM_CAPABILITIES, sizeof(d.svm), &d.svm, nullptr) != CL_SUCCESS)
-      d.svm = 0;
-    if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof(d.host_queue_props),
-                           &d.host_queue_props, nullptr) != CL_SUCCESS)
+    if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_SVM_CAPABILITIES, sizeof(d.svm), &d.svm, nullptr) != CL_SUCCESS) d.svm = 0;
+    if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof(d.host_queue_props), &d.host_queue_props,
+                           nullptr) != CL_SUCCESS)
       d.host_queue_props = 0;
   } else {
-    cl.clGetDeviceInfo(d.cl, CL_DEVICE_QUEUE_PROPERTIES, sizeof(d.host_queue_props), &d.host_queue_props,
-                       nullptr);
+    cl.clGetDeviceInfo(d.cl, CL_DEVICE_QUEUE_PROPERTIES, sizeof(d.host_queue_props), &d.host_queue_props, nullptr);
   }
   // SVM needs its entry points too, whatever the device says.
   if (!cl.clSVMAlloc || !cl.clSVMFree || !cl.clEnqueueSVMMemcpy || !cl.clEnqueueSVMMemFill ||
@@ -117,10 +113,10 @@ bool probe_device(ur_device_handle_t_ &d) {
 
   d.intel_usm = d.platform->intel_usm.complete() && d.has_extension("cl_intel_unified_shared_memory");
   if (d.intel_usm) {
-    const cl_device_info queries[5] = {
-        CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL, CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL,
-        CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL,
-        CL_DEVICE_CROSS_DEVICE_SHARED_MEM_CAPABILITIES_INTEL, CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL};
+    const cl_device_info queries[5] = {CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL, CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL,
+                                       CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL,
+                                       CL_DEVICE_CROSS_DEVICE_SHARED_MEM_CAPABILITIES_INTEL,
+                                       CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL};
     for (int i = 0; i < 5; ++i)
       if (cl.clGetDeviceInfo(d.cl, queries[i], sizeof(d.intel_caps[i]), &d.intel_caps[i], nullptr) != CL_SUCCESS)
         d.intel_caps[i] = 0;
@@ -141,8 +137,8 @@ bool type_matches(const ur_device_handle_t_ &d, ur_device_type_t want) {
   }
 }
 
-ur_result_t UR_APICALL DeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType,
-                                 uint32_t NumEntries, ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
+ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
+                                   ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
   ORDO_CHECK_HANDLE(hPlatform);
   if (DeviceType > UR_DEVICE_TYPE_CUSTOM || DeviceType < UR_DEVICE_TYPE_DEFAULT)
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -165,13 +161,13 @@ ur_result_t UR_APICALL DeviceGet(ur_platform_handle_t hPlatform, ur_device_type_
 
 // A root device's count never changes (UR: "the reference count remains unchanged");
 // a sub-device's counts its references, down to 0 (its object stays with its parent).
-ur_result_t UR_APICALL DeviceRetain(ur_device_handle_t hDevice) {
+ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
   ORDO_CHECK_HANDLE(hDevice);
   if (!hDevice->is_root()) hDevice->retain();
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL DeviceRelease(ur_device_handle_t hDevice) {
+ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
   ORDO_CHECK_HANDLE(hDevice);
   if (hDevice->is_root()) return UR_RESULT_SUCCESS;
   uint32_t n = hDevice->ref_count.load();
@@ -223,8 +219,8 @@ ur_result_t to_cl_partition(const ur_device_partition_property_t *props, size_t 
 // The sub-devices of `d` for one partitioning, made on first request (under the
 // device's partitions lock). Null with *result set when OpenCL refuses.
 ur_device_handle_t_::Partition *find_or_make_partition(ur_device_handle_t d,
-                                                      const ur_device_partition_property_t *props, size_t n,
-                                                      ur_result_t *result) {
+                                                       const ur_device_partition_property_t *props, size_t n,
+                                                       ur_result_t *result) {
   for (auto &p : d->partitions)
     if (same_properties(p.properties, props, n)) return &p;
   std::vector<cl_device_partition_property> list;
@@ -263,9 +259,9 @@ ur_device_handle_t_::Partition *find_or_make_partition(ur_device_handle_t d,
 
 // Repeated requests answer the same sub-devices in the same order (UR); each one
 // handed out is one more reference of it.
-ur_result_t UR_APICALL DevicePartition(ur_device_handle_t hDevice, const ur_device_partition_properties_t *pProperties,
-                                       uint32_t NumDevices, ur_device_handle_t *phSubDevices,
-                                       uint32_t *pNumDevicesRet) {
+ur_result_t UR_APICALL urDevicePartition(ur_device_handle_t hDevice,
+                                         const ur_device_partition_properties_t *pProperties, uint32_t NumDevices,
+                                         ur_device_handle_t *phSubDevices, uint32_t *pNumDevicesRet) {
   ORDO_CHECK_HANDLE(hDevice);
   ORDO_CHECK_PTR(pProperties);
   ORDO_CHECK_PTR(pProperties->pProperties);
@@ -288,7 +284,7 @@ ur_result_t UR_APICALL DevicePartition(ur_device_handle_t hDevice, const ur_devi
   }
 }
 
-ur_result_t UR_APICALL DeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
+ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
   ORDO_CHECK_HANDLE(hDevice);
   ORDO_CHECK_PTR(phNativeDevice);
   *phNativeDevice = reinterpret_cast<ur_native_handle_t>(hDevice->cl);
@@ -309,9 +305,9 @@ ur_device_handle_t find_sub_device(ur_device_handle_t d, cl_device_id id) {
 
 // The native handle of a device the adapter made answers that same device, a
 // sub-device included (UR's suite: urDeviceCreateWithNativeHandleTest.SubDeviceHandleEquality).
-ur_result_t UR_APICALL DeviceCreateWithNativeHandle(ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter,
-                                                    const ur_device_native_properties_t *,
-                                                    ur_device_handle_t *phDevice) {
+ur_result_t UR_APICALL urDeviceCreateWithNativeHandle(ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter,
+                                                      const ur_device_native_properties_t *,
+                                                      ur_device_handle_t *phDevice) {
   ORDO_CHECK_HANDLE(hAdapter);
   ORDO_CHECK_PTR(phDevice);
   const auto id = reinterpret_cast<cl_device_id>(hNativeDevice);
@@ -333,8 +329,8 @@ ur_result_t UR_APICALL DeviceCreateWithNativeHandle(ur_native_handle_t hNativeDe
 
 // Prefers an ahead-of-time image for this kind of device, then SPIR-V if the device
 // takes IL.
-ur_result_t UR_APICALL DeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
-                                          uint32_t NumBinaries, uint32_t *pSelectedBinary) {
+ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
+                                            uint32_t NumBinaries, uint32_t *pSelectedBinary) {
   ORDO_CHECK_HANDLE(hDevice);
   ORDO_CHECK_PTR(pBinaries);
   ORDO_CHECK_PTR(pSelectedBinary);
@@ -366,13 +362,13 @@ uint64_t host_raw_ns() {
 // A device without clGetDeviceAndHostTimer (PoCL: CL_INVALID_OPERATION) still gets
 // timestamps, both from host_raw_ns(), so that profiling queues and runtimes that
 // correlate clocks work (docs/opencl.md, "Timestamps").
-ur_result_t UR_APICALL DeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
-                                                 uint64_t *pHostTimestamp) {
+ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
+                                                   uint64_t *pHostTimestamp) {
   ORDO_CHECK_HANDLE(hDevice);
   cl_ulong dev = 0, host = 0;
   if (pDeviceTimestamp) {
-    cl_int err = cl.clGetDeviceAndHostTimer ? cl.clGetDeviceAndHostTimer(hDevice->cl, &dev, &host)
-                                            : CL_INVALID_OPERATION;
+    cl_int err =
+        cl.clGetDeviceAndHostTimer ? cl.clGetDeviceAndHostTimer(hDevice->cl, &dev, &host) : CL_INVALID_OPERATION;
     if (err == CL_INVALID_OPERATION) {
       dev = host = host_raw_ns();
       err = CL_SUCCESS;
@@ -396,18 +392,18 @@ ur_result_t UR_APICALL DeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uin
 
 } // namespace
 
-ur_result_t device_get_info(ur_device_handle_t, ur_device_info_t, size_t, void *, size_t *);
+ur_result_t urDeviceGetInfo(ur_device_handle_t, ur_device_info_t, size_t, void *, size_t *);
 
-void fill_device_table(ur_dditable_t &t) {
-  t.Device.pfnGet = DeviceGet;
-  t.Device.pfnGetInfo = device_get_info;
-  t.Device.pfnRetain = DeviceRetain;
-  t.Device.pfnRelease = DeviceRelease;
-  t.Device.pfnGetNativeHandle = DeviceGetNativeHandle;
-  t.Device.pfnCreateWithNativeHandle = DeviceCreateWithNativeHandle;
-  t.Device.pfnSelectBinary = DeviceSelectBinary;
-  t.Device.pfnPartition = DevicePartition;
-  t.Device.pfnGetGlobalTimestamps = DeviceGetGlobalTimestamps;
+void install_device_entry_points(ur_dditable_t &t) {
+  t.Device.pfnGet = urDeviceGet;
+  t.Device.pfnGetInfo = urDeviceGetInfo;
+  t.Device.pfnRetain = urDeviceRetain;
+  t.Device.pfnRelease = urDeviceRelease;
+  t.Device.pfnGetNativeHandle = urDeviceGetNativeHandle;
+  t.Device.pfnCreateWithNativeHandle = urDeviceCreateWithNativeHandle;
+  t.Device.pfnSelectBinary = urDeviceSelectBinary;
+  t.Device.pfnPartition = urDevicePartition;
+  t.Device.pfnGetGlobalTimestamps = urDeviceGetGlobalTimestamps;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A UR device: one OpenCL device, with the facts the adapter decides on read once.
 // Root devices belong to their platform; sub-devices (urDevicePartition) to their parent.
 #pragma once
@@ -11,8 +12,7 @@
 struct ur_device_handle_t_ : ordo::object {
   static constexpr ordo::handle_kind kKind = ordo::handle_kind::device;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_DEVICE;
-  ur_device_handle_t_(cl_device_id id, ur_platform_handle_t p)
-      : object(kKind), cl(id), platform(p) {}
+  ur_device_handle_t_(cl_device_id id, ur_platform_handle_t p) : object(kKind), cl(id), platform(p) {}
 
   cl_device_id cl;
   ur_platform_handle_t platform;
@@ -60,7 +60,7 @@ struct ur_device_handle_t_ : ordo::object {
 };
 ORDO_HANDLE_CHECK(ur_device_handle_t_);
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 // Reads the facts above from OpenCL; false if the device cannot be used at all.
 bool probe_device(ur_device_handle_t_ &d);
-} // namespace ordo::ocl
+} // namespace ordo::opencl

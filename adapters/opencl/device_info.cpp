@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urDeviceGetInfo: UR device queries answered from the matching OpenCL queries.
 #include <cstdio>
 #include <limits>
@@ -8,7 +9,7 @@
 #include "ordo_cb/command_buffer.hpp"
 #include "platform.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 namespace {
 
 template <class T> T query(const ur_device_handle_t_ *d, cl_device_info what, T fallback = T{}) {
@@ -91,7 +92,7 @@ bool cl_at_least(const ur_device_handle_t_ *d, cl_uint major, cl_uint minor) {
 
 } // namespace
 
-ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t propName, size_t propSize,
+ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t d, ur_device_info_t propName, size_t propSize,
                                        void *pPropValue, size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(d);
   if (propName > UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -118,16 +119,18 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_MAX_WORK_ITEM_DIMENSIONS: return u32(CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
   case UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES: {
     std::vector<size_t> sizes(query<cl_uint>(d, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, 3));
-    ORDO_CL_CHECK(cl.clGetDeviceInfo(d->cl, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizes.size() * sizeof(size_t),
-                                     sizes.data(), nullptr));
+    ORDO_CL_CHECK(
+        cl.clGetDeviceInfo(d->cl, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizes.size() * sizeof(size_t), sizes.data(), nullptr));
     return w.array(sizes);
   }
   case UR_DEVICE_INFO_MAX_WORK_GROUP_SIZE: return sz(CL_DEVICE_MAX_WORK_GROUP_SIZE);
-  case UR_DEVICE_INFO_SINGLE_FP_CONFIG: return w.value(fp_flags(query<cl_device_fp_config>(d, CL_DEVICE_SINGLE_FP_CONFIG)));
+  case UR_DEVICE_INFO_SINGLE_FP_CONFIG:
+    return w.value(fp_flags(query<cl_device_fp_config>(d, CL_DEVICE_SINGLE_FP_CONFIG)));
   case UR_DEVICE_INFO_HALF_FP_CONFIG:
     return w.value(d->has_extension("cl_khr_fp16") ? fp_flags(query<cl_device_fp_config>(d, CL_DEVICE_HALF_FP_CONFIG))
                                                    : ur_device_fp_capability_flags_t{0});
-  case UR_DEVICE_INFO_DOUBLE_FP_CONFIG: return w.value(fp_flags(query<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG)));
+  case UR_DEVICE_INFO_DOUBLE_FP_CONFIG:
+    return w.value(fp_flags(query<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG)));
   case UR_DEVICE_INFO_QUEUE_PROPERTIES:
   case UR_DEVICE_INFO_QUEUE_ON_HOST_PROPERTIES: return w.value(queue_flags(d->host_queue_props));
   case UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES:
@@ -226,11 +229,13 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_PARENT_DEVICE: return w.value<ur_device_handle_t>(d->parent);
   case UR_DEVICE_INFO_SUPPORTED_PARTITIONS: return w.array(supported_partitions(d));
   case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES:
-    return w.value<uint32_t>(supported_partitions(d).empty() ? 0 : query<cl_uint>(d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES));
+    return w.value<uint32_t>(supported_partitions(d).empty() ? 0
+                                                             : query<cl_uint>(d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES));
   case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN:
     // UR's affinity-domain bits are OpenCL's.
     return w.value<ur_device_affinity_domain_flags_t>(
-        static_cast<ur_device_affinity_domain_flags_t>(query<cl_device_affinity_domain>(d, CL_DEVICE_PARTITION_AFFINITY_DOMAIN)) &
+        static_cast<ur_device_affinity_domain_flags_t>(
+            query<cl_device_affinity_domain>(d, CL_DEVICE_PARTITION_AFFINITY_DOMAIN)) &
         ~UR_DEVICE_AFFINITY_DOMAIN_FLAGS_MASK);
   // Empty on a root device; on a sub-device, the properties urDevicePartition was given.
   case UR_DEVICE_INFO_PARTITION_TYPE: return w.array(d->partition_type);
@@ -271,8 +276,7 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
     cl_device_pci_bus_info_khr pci{};
     ORDO_CL_CHECK(cl.clGetDeviceInfo(d->cl, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci, nullptr));
     char s[32];
-    std::snprintf(s, sizeof s, "%04x:%02x:%02x.%01x", pci.pci_domain, pci.pci_bus, pci.pci_device,
-                  pci.pci_function);
+    std::snprintf(s, sizeof s, "%04x:%02x:%02x.%01x", pci.pci_domain, pci.pci_bus, pci.pci_device, pci.pci_function);
     return w.string(s);
   }
   case UR_DEVICE_INFO_ATOMIC_64:
@@ -299,15 +303,16 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_KERNEL_LAUNCH_CAPABILITIES: return w.value<ur_kernel_launch_properties_flags_t>(0);
   // Command buffers are recorded and replayed by source/command_buffer (command_buffer.cpp);
   // host tasks by host_task.cpp.
-  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP: return w.boolean(true); // source/command_buffer/graph_capture.cpp
+  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
+    return w.boolean(true);                                                // source/command_buffer/graph_capture.cpp
   case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP: return w.boolean(true); // source/command_buffer/bound_events.cpp
-  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return w.boolean(ordo::cb::kEventSupport);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return w.boolean(ordo::command_buffer::kEventSupport);
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return w.boolean(true);
-  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return w.value(ordo::cb::kUpdateCapabilities);
-  case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP: return w.boolean(ordo::cb::kSubgraphSupport);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return w.value(ordo::command_buffer::kUpdateCapabilities);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP: return w.boolean(ordo::command_buffer::kSubgraphSupport);
   case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP: return w.boolean(true);
   case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return w.boolean(true); // source/derived/timestamp.cpp
-  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return w.boolean(true);               // source/derived/peer_access.cpp
+  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return w.boolean(true);             // source/derived/peer_access.cpp
   case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP:
   case UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP:
   case UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP: return w.value<uint32_t>(0);
@@ -319,4 +324,4 @@ ur_result_t UR_APICALL device_get_info(ur_device_handle_t d, ur_device_info_t pr
   }
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

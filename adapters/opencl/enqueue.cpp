@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueue*: waits and barriers, USM copies and fills, kernel launches.
 #include <mutex>
 #include <vector>
@@ -12,14 +13,14 @@
 #include "ur_common/wait.hpp"
 #include "usm.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 namespace {
 
 // The checks every enqueue starts with; fills `waits` from the UR wait list.
-#define ORDO_ENQUEUE_PROLOGUE(q, n, list, waits)                                     \
-  ORDO_CHECK_HANDLE(q);                       \
-  if (ur_result_t r_ = check_wait_list(n, list)) return r_;                         \
-  ClWaitList waits;                                                                 \
+#define ORDO_ENQUEUE_PROLOGUE(q, n, list, waits)                                                                       \
+  ORDO_CHECK_HANDLE(q);                                                                                                \
+  if (ur_result_t r_ = check_wait_list(n, list)) return r_;                                                            \
+  ClWaitList waits;                                                                                                    \
   if (ur_result_t r_ = waits.assign(n, list, (q)->context)) return r_
 
 // A 2-D region's span, (height - 1) * pitch + width, in checked arithmetic, then the
@@ -48,9 +49,9 @@ struct wait_hooks {
   }
 };
 
-ur_result_t UR_APICALL EnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
-                                        size_t size, uint32_t numEventsInWaitList,
-                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
+                                          size_t size, uint32_t numEventsInWaitList,
+                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pDst);
   ORDO_CHECK_PTR(pSrc);
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
@@ -63,9 +64,9 @@ ur_result_t UR_APICALL EnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking,
       blocking);
 }
 
-ur_result_t UR_APICALL EnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
-                                      size_t size, uint32_t numEventsInWaitList,
-                                      const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
+                                        size_t size, uint32_t numEventsInWaitList,
+                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pMem);
   ORDO_CHECK_PTR(pPattern);
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
@@ -78,21 +79,20 @@ ur_result_t UR_APICALL EnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size
 }
 
 // SVM and USM memory on these devices needs no migration: the command only orders.
-ur_result_t UR_APICALL EnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
-                                          ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
-                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
+                                            ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
+                                            const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pMem);
   if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (ur_result_t r = check_usm_range(hQueue->context, pMem, size)) return r;
-  return submit(hQueue, UR_COMMAND_USM_PREFETCH, waits, phEvent, [&](cl_event *ev) {
-    return enqueue_marker(hQueue, waits.size(), waits.data(), ev);
-  });
+  return submit(hQueue, UR_COMMAND_USM_PREFETCH, waits, phEvent,
+                [&](cl_event *ev) { return enqueue_marker(hQueue, waits.size(), waits.data(), ev); });
 }
 
-ur_result_t UR_APICALL EnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
-                                        ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
+                                          ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
   ORDO_CHECK_HANDLE(hQueue);
   ORDO_CHECK_PTR(pMem);
   if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -129,9 +129,10 @@ ur_result_t enqueue_rows(ur_queue_handle_t q, size_t height, const ClWaitList &w
       blocking);
 }
 
-ur_result_t UR_APICALL EnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
-                                        const void *pPattern, size_t width, size_t height, uint32_t numEventsInWaitList,
-                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
+                                          const void *pPattern, size_t width, size_t height,
+                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                          ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pMem);
   ORDO_CHECK_PTR(pPattern);
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
@@ -154,10 +155,10 @@ ur_result_t UR_APICALL EnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, si
                       });
 }
 
-ur_result_t UR_APICALL EnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch,
-                                          const void *pSrc, size_t srcPitch, size_t width, size_t height,
-                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                          ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch,
+                                            const void *pSrc, size_t srcPitch, size_t width, size_t height,
+                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                            ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pDst);
   ORDO_CHECK_PTR(pSrc);
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
@@ -177,11 +178,12 @@ ur_result_t UR_APICALL EnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blockin
   }
   return enqueue_rows(hQueue, height, waits, blocking, UR_COMMAND_USM_MEMCPY_2D, phEvent,
                       [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
-                        return usm_enqueue_memcpy(hQueue, false, dst + y * dstPitch, src + y * srcPitch, width, n, w, ev);
+                        return usm_enqueue_memcpy(hQueue, false, dst + y * dstPitch, src + y * srcPitch, width, n, w,
+                                                  ev);
                       });
 }
 
-ur_result_t UR_APICALL EnqueueKernelLaunchWithArgsExp(
+ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
     const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
     const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
@@ -223,15 +225,15 @@ ur_result_t UR_APICALL EnqueueKernelLaunchWithArgsExp(
 
 } // namespace
 
-void fill_enqueue_table(ur_dditable_t &t) {
-  ordo::uc::wait_entry_points<wait_hooks>::install(t);
-  t.Enqueue.pfnUSMMemcpy = EnqueueUSMMemcpy;
-  t.Enqueue.pfnUSMFill = EnqueueUSMFill;
-  t.Enqueue.pfnUSMPrefetch = EnqueueUSMPrefetch;
-  t.Enqueue.pfnUSMAdvise = EnqueueUSMAdvise;
-  t.Enqueue.pfnUSMFill2D = EnqueueUSMFill2D;
-  t.Enqueue.pfnUSMMemcpy2D = EnqueueUSMMemcpy2D;
-  t.EnqueueExp.pfnKernelLaunchWithArgsExp = EnqueueKernelLaunchWithArgsExp;
+void install_enqueue_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::wait_entry_points<wait_hooks>::install(t);
+  t.Enqueue.pfnUSMMemcpy = urEnqueueUSMMemcpy;
+  t.Enqueue.pfnUSMFill = urEnqueueUSMFill;
+  t.Enqueue.pfnUSMPrefetch = urEnqueueUSMPrefetch;
+  t.Enqueue.pfnUSMAdvise = urEnqueueUSMAdvise;
+  t.Enqueue.pfnUSMFill2D = urEnqueueUSMFill2D;
+  t.Enqueue.pfnUSMMemcpy2D = urEnqueueUSMMemcpy2D;
+  t.EnqueueExp.pfnKernelLaunchWithArgsExp = urEnqueueKernelLaunchWithArgsExp;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

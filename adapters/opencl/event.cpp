@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEvent*: events on cl_event (status, wait, profiling, callbacks).
 #include "ordo/retired_handles.hpp"
 #include "event.hpp"
@@ -12,13 +13,15 @@
 #include "tables.hpp"
 
 ur_event_handle_t_::~ur_event_handle_t_() {
-  if (cl) ordo::ocl::cl.clReleaseEvent(cl);
-  if (queue && owns_queue) ordo::adapter_ddi().Queue.pfnRelease(queue);
-  else if (queue) ordo::ocl::queue_unhold(queue);
-  if (context) ordo::ocl::context_unhold(context);
+  if (cl) ordo::opencl::cl.clReleaseEvent(cl);
+  if (queue && owns_queue)
+    ordo::adapter_ddi().Queue.pfnRelease(queue);
+  else if (queue)
+    ordo::opencl::queue_unhold(queue);
+  if (context) ordo::opencl::context_unhold(context);
 }
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 namespace {
 
@@ -95,7 +98,7 @@ ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event e
     if (cl_int err = cl.clWaitForEvents(1, &ev)) {
       cl.clReleaseEvent(ev);
       return err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST ? UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS
-                                                                : to_ur(err);
+                                                                 : to_ur(err);
     }
   }
   if (!out) {
@@ -135,8 +138,8 @@ ur_event_status_t status_of(cl_int s) {
   }
 }
 
-ur_result_t UR_APICALL EventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
-                                    void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
+                                      void *pPropValue, size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hEvent);
   if (propName > UR_EVENT_INFO_REFERENCE_COUNT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
@@ -158,8 +161,8 @@ ur_result_t UR_APICALL EventGetInfo(ur_event_handle_t hEvent, ur_event_info_t pr
   }
 }
 
-ur_result_t UR_APICALL EventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
-                                             void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
+                                               void *pPropValue, size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hEvent);
   if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
@@ -183,7 +186,7 @@ ur_result_t UR_APICALL EventGetProfilingInfo(ur_event_handle_t hEvent, ur_profil
   return InfoWriter(propSize, pPropValue, pPropSizeRet).value<uint64_t>(t);
 }
 
-ur_result_t UR_APICALL EventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
+ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
   ORDO_CHECK_PTR(phEventWaitList);
   if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
   ClWaitList list;
@@ -211,13 +214,13 @@ ur_result_t UR_APICALL EventWait(uint32_t numEvents, const ur_event_handle_t *ph
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL EventRetain(ur_event_handle_t hEvent) {
+ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) {
   ORDO_CHECK_HANDLE(hEvent);
-  hEvent->retain();
+  if (!hEvent->retain_user()) return ordo::invalid_of(hEvent);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL EventRelease(ur_event_handle_t hEvent) {
+ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
   ORDO_CHECK_HANDLE(hEvent);
   switch (ordo::release_reference(hEvent)) {
   case ordo::released::none_left: return UR_RESULT_ERROR_INVALID_EVENT;
@@ -228,7 +231,7 @@ ur_result_t UR_APICALL EventRelease(ur_event_handle_t hEvent) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL EventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
+ur_result_t UR_APICALL urEventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
   ORDO_CHECK_HANDLE(hEvent);
   ORDO_CHECK_PTR(phNativeEvent);
   *phNativeEvent = reinterpret_cast<ur_native_handle_t>(hEvent->cl);
@@ -260,17 +263,17 @@ ur_result_t queue_of_native_event(cl_event native, ur_context_handle_t c, ur_eve
       }
   }
   ur_queue_handle_t q = nullptr;
-  if (ur_result_t r = ordo::adapter_ddi().Queue.pfnCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(clq),
-                                                                          c, nullptr, nullptr, &q))
+  if (ur_result_t r = ordo::adapter_ddi().Queue.pfnCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(clq), c,
+                                                                          nullptr, nullptr, &q))
     return r;
   e.queue = q;
   e.owns_queue = true;
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL EventCreateWithNativeHandle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
-                                                   const ur_event_native_properties_t *pProperties,
-                                                   ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
+                                                     const ur_event_native_properties_t *pProperties,
+                                                     ur_event_handle_t *phEvent) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phEvent);
   cl_event native = reinterpret_cast<cl_event>(hNativeEvent);
@@ -306,8 +309,8 @@ void CL_CALLBACK run_callback(cl_event, cl_int, void *data) {
   delete cb;
 }
 
-ur_result_t UR_APICALL EventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
-                                        ur_event_callback_t pfnNotify, void *pUserData) {
+ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
+                                          ur_event_callback_t pfnNotify, void *pUserData) {
   ORDO_CHECK_HANDLE(hEvent);
   if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
@@ -332,15 +335,15 @@ ur_result_t UR_APICALL EventSetCallback(ur_event_handle_t hEvent, ur_execution_i
 
 } // namespace
 
-void fill_event_table(ur_dditable_t &t) {
-  t.Event.pfnGetInfo = EventGetInfo;
-  t.Event.pfnGetProfilingInfo = EventGetProfilingInfo;
-  t.Event.pfnWait = EventWait;
-  t.Event.pfnRetain = EventRetain;
-  t.Event.pfnRelease = EventRelease;
-  t.Event.pfnGetNativeHandle = EventGetNativeHandle;
-  t.Event.pfnCreateWithNativeHandle = EventCreateWithNativeHandle;
-  t.Event.pfnSetCallback = EventSetCallback;
+void install_event_entry_points(ur_dditable_t &t) {
+  t.Event.pfnGetInfo = urEventGetInfo;
+  t.Event.pfnGetProfilingInfo = urEventGetProfilingInfo;
+  t.Event.pfnWait = urEventWait;
+  t.Event.pfnRetain = urEventRetain;
+  t.Event.pfnRelease = urEventRelease;
+  t.Event.pfnGetNativeHandle = urEventGetNativeHandle;
+  t.Event.pfnCreateWithNativeHandle = urEventCreateWithNativeHandle;
+  t.Event.pfnSetCallback = urEventSetCallback;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

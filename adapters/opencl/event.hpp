@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A UR event: one cl_event, with the queue and command that made it.
 #pragma once
 #include "common.hpp"
@@ -28,12 +29,11 @@ struct ur_event_handle_t_ : ordo::object {
 };
 ORDO_HANDLE_CHECK(ur_event_handle_t_);
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 // Wraps `ev` (taking over its reference) as the event of a command of `q` whose
 // ordering node is `node`; null when out of memory (`ev` is then still the caller's).
 // Destroys nothing, so it may be called under the queue's submission lock.
-ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node,
-                             uint64_t seq = 0);
+ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node, uint64_t seq = 0);
 // The end of every enqueue, after the submission lock: waits for `ev` when the
 // command is blocking, then hands it to the caller as *out when out is non-null
 // (else releases it).
@@ -46,4 +46,4 @@ void event_unhold_deferred(ur_event_handle_t e);
 void reap_deferred_events();
 // True once the command finished (successfully or not).
 bool event_complete(ur_event_handle_t e);
-} // namespace ordo::ocl
+} // namespace ordo::opencl

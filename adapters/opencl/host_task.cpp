@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueueHostTaskExp: a marker after the wait list says when the function may run; a
 // thread waits for it, runs the function and completes a user event; a second marker,
 // waiting for that user event, is the command the queue orders later commands after
@@ -13,13 +14,14 @@
 #include "ordo/ddi_fill.hpp"
 #include "ordo/host_threads.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 namespace {
 
-ur_result_t UR_APICALL enqueueHostTask(ur_queue_handle_t hQueue, ur_exp_host_task_function_t pfnHostTask, void *data,
-                                       const ur_exp_host_task_properties_t *pProperties, uint32_t numEvents,
-                                       const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_host_task_function_t pfnHostTask,
+                                            void *data, const ur_exp_host_task_properties_t *pProperties,
+                                            uint32_t numEvents, const ur_event_handle_t *phEvents,
+                                            ur_event_handle_t *phEvent) {
   const ur_dditable_t &t = ordo::adapter_ddi();
   if (!hQueue) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!pfnHostTask) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -38,7 +40,8 @@ ur_result_t UR_APICALL enqueueHostTask(ur_queue_handle_t hQueue, ur_exp_host_tas
   }
   ur_event_native_properties_t owned{UR_STRUCTURE_TYPE_EVENT_NATIVE_PROPERTIES, nullptr, true};
   ur_event_handle_t gate = nullptr;
-  if (ur_result_t r = t.Event.pfnCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(user), ctx, &owned, &gate)) {
+  if (ur_result_t r =
+          t.Event.pfnCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(user), ctx, &owned, &gate)) {
     cl.clReleaseEvent(user);
     t.Event.pfnRelease(ready);
     return r;
@@ -63,13 +66,15 @@ ur_result_t UR_APICALL enqueueHostTask(ur_queue_handle_t hQueue, ur_exp_host_tas
     if (done) t.Event.pfnRelease(done);
     return r;
   }
-  if (phEvent) *phEvent = done;
-  else t.Event.pfnRelease(done);
+  if (phEvent)
+    *phEvent = done;
+  else
+    t.Event.pfnRelease(done);
   return UR_RESULT_SUCCESS;
 }
 
 } // namespace
 
-void fill_host_task_table(ur_dditable_t &t) { t.EnqueueExp.pfnHostTaskExp = enqueueHostTask; }
+void install_host_task_entry_points(ur_dditable_t &t) { t.EnqueueExp.pfnHostTaskExp = urEnqueueHostTaskExp; }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

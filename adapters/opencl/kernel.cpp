@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urKernel*: kernels of a built program, their info, execution hints, arguments.
 #include "ordo/retired_handles.hpp"
 #include "kernel.hpp"
@@ -15,11 +16,11 @@
 #include "usm.hpp"
 
 ur_kernel_handle_t_::~ur_kernel_handle_t_() {
-  if (cl) ordo::ocl::cl.clReleaseKernel(cl);
-  if (program) ordo::ocl::program_unhold(program);
+  if (cl) ordo::opencl::cl.clReleaseKernel(cl);
+  if (program) ordo::opencl::program_unhold(program);
 }
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 ur_result_t set_kernel_arg(ur_kernel_handle_t k, const ur_exp_kernel_arg_properties_t &arg) {
   cl_int err = CL_SUCCESS;
@@ -28,9 +29,7 @@ ur_result_t set_kernel_arg(ur_kernel_handle_t k, const ur_exp_kernel_arg_propert
     if (!arg.value.value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     err = cl.clSetKernelArg(k->cl, arg.index, arg.size, arg.value.value);
     break;
-  case UR_EXP_KERNEL_ARG_TYPE_POINTER:
-    err = usm_set_kernel_arg(k->context, k->cl, arg.index, arg.value.pointer);
-    break;
+  case UR_EXP_KERNEL_ARG_TYPE_POINTER: err = usm_set_kernel_arg(k->context, k->cl, arg.index, arg.value.pointer); break;
   case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ: {
     ur_mem_handle_t m = arg.value.memObjTuple.hMem;
     if (m && !ordo::is_a<ur_mem_handle_t_>(m)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
@@ -46,13 +45,15 @@ ur_result_t set_kernel_arg(ur_kernel_handle_t k, const ur_exp_kernel_arg_propert
   case UR_EXP_KERNEL_ARG_TYPE_SAMPLER: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // samplers are not implemented
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
-  if (err == CL_INVALID_ARG_VALUE && arg.type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  if (err == CL_INVALID_ARG_VALUE && arg.type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ)
+    return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   return to_ur(err);
 }
 
 namespace {
 
-ur_result_t UR_APICALL KernelCreate(ur_program_handle_t hProgram, const char *pKernelName, ur_kernel_handle_t *phKernel) {
+ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *pKernelName,
+                                      ur_kernel_handle_t *phKernel) {
   ORDO_CHECK_HANDLE(hProgram);
   ORDO_CHECK_PTR(pKernelName);
   ORDO_CHECK_PTR(phKernel);
@@ -74,8 +75,8 @@ ur_result_t UR_APICALL KernelCreate(ur_program_handle_t hProgram, const char *pK
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL KernelGetInfo(ur_kernel_handle_t hKernel, ur_kernel_info_t propName, size_t propSize,
-                                     void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urKernelGetInfo(ur_kernel_handle_t hKernel, ur_kernel_info_t propName, size_t propSize,
+                                       void *pPropValue, size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hKernel);
   if (propName > UR_KERNEL_INFO_SPILL_MEM_SIZE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
@@ -95,9 +96,9 @@ ur_result_t UR_APICALL KernelGetInfo(ur_kernel_handle_t hKernel, ur_kernel_info_
   }
 }
 
-ur_result_t UR_APICALL KernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
-                                          ur_kernel_group_info_t propName, size_t propSize, void *pPropValue,
-                                          size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urKernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
+                                            ur_kernel_group_info_t propName, size_t propSize, void *pPropValue,
+                                            size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hKernel);
   ORDO_CHECK_HANDLE(hDevice);
   if (propName > UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -145,9 +146,9 @@ ur_result_t UR_APICALL KernelGetGroupInfo(ur_kernel_handle_t hKernel, ur_device_
 
 // Devices without sub-groups (no clGetKernelSubGroupInfo, or it refuses) behave as if
 // every work-item were its own sub-group.
-ur_result_t UR_APICALL KernelGetSubGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
-                                             ur_kernel_sub_group_info_t propName, size_t propSize, void *pPropValue,
-                                             size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urKernelGetSubGroupInfo(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
+                                               ur_kernel_sub_group_info_t propName, size_t propSize, void *pPropValue,
+                                               size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hKernel);
   ORDO_CHECK_HANDLE(hDevice);
   if (propName > UR_KERNEL_SUB_GROUP_INFO_SUB_GROUP_SIZE_INTEL) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -177,29 +178,31 @@ ur_result_t UR_APICALL KernelGetSubGroupInfo(ur_kernel_handle_t hKernel, ur_devi
   }
 }
 
-ur_result_t UR_APICALL KernelRetain(ur_kernel_handle_t hKernel) {
+ur_result_t UR_APICALL urKernelRetain(ur_kernel_handle_t hKernel) {
   ORDO_CHECK_HANDLE(hKernel);
-  hKernel->retain();
+  if (!hKernel->retain_user()) return ordo::invalid_of(hKernel);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL KernelRelease(ur_kernel_handle_t hKernel) {
+ur_result_t UR_APICALL urKernelRelease(ur_kernel_handle_t hKernel) {
   ORDO_CHECK_HANDLE(hKernel);
-  if (hKernel->release() && hKernel->drop()) ordo::retire(hKernel);
+  bool last_ = false;
+  if (!hKernel->release_user(last_)) return ordo::invalid_of(hKernel);
+  if (last_ && hKernel->drop()) ordo::retire(hKernel);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL KernelGetNativeHandle(ur_kernel_handle_t hKernel, ur_native_handle_t *phNativeKernel) {
+ur_result_t UR_APICALL urKernelGetNativeHandle(ur_kernel_handle_t hKernel, ur_native_handle_t *phNativeKernel) {
   ORDO_CHECK_HANDLE(hKernel);
   ORDO_CHECK_PTR(phNativeKernel);
   *phNativeKernel = reinterpret_cast<ur_native_handle_t>(hKernel->cl);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL KernelCreateWithNativeHandle(ur_native_handle_t hNativeKernel, ur_context_handle_t hContext,
-                                                    ur_program_handle_t hProgram,
-                                                    const ur_kernel_native_properties_t *pProperties,
-                                                    ur_kernel_handle_t *phKernel) {
+ur_result_t UR_APICALL urKernelCreateWithNativeHandle(ur_native_handle_t hNativeKernel, ur_context_handle_t hContext,
+                                                      ur_program_handle_t hProgram,
+                                                      const ur_kernel_native_properties_t *pProperties,
+                                                      ur_kernel_handle_t *phKernel) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phKernel);
   cl_kernel native = reinterpret_cast<cl_kernel>(hNativeKernel);
@@ -227,8 +230,8 @@ ur_result_t UR_APICALL KernelCreateWithNativeHandle(ur_native_handle_t hNativeKe
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL KernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t propSize,
-                                         const ur_kernel_exec_info_properties_t *, const void *pPropValue) {
+ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t propSize,
+                                           const ur_kernel_exec_info_properties_t *, const void *pPropValue) {
   ORDO_CHECK_HANDLE(hKernel);
   ORDO_CHECK_PTR(pPropValue);
   if (propName > UR_KERNEL_EXEC_INFO_CACHE_CONFIG) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -239,17 +242,17 @@ ur_result_t UR_APICALL KernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_e
     if (propSize != sizeof(ur_bool_t)) return UR_RESULT_ERROR_INVALID_SIZE;
     if (!intel) return UR_RESULT_SUCCESS; // SVM: reachable from any kernel of the context
     cl_bool on = *static_cast<const ur_bool_t *>(pPropValue) ? CL_TRUE : CL_FALSE;
-    for (cl_kernel_exec_info what : {CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL,
-                                     CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL,
-                                     CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL})
+    for (cl_kernel_exec_info what :
+         {CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL, CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL,
+          CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL})
       ORDO_CL_CHECK(cl.clSetKernelExecInfo(hKernel->cl, what, sizeof on, &on));
     return UR_RESULT_SUCCESS;
   }
   case UR_KERNEL_EXEC_INFO_USM_PTRS:
     if (!cl.clSetKernelExecInfo) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
     if (propSize % sizeof(void *)) return UR_RESULT_ERROR_INVALID_SIZE;
-    return to_ur(cl.clSetKernelExecInfo(hKernel->cl, intel ? CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL : CL_KERNEL_EXEC_INFO_SVM_PTRS,
-                                        propSize, pPropValue));
+    return to_ur(cl.clSetKernelExecInfo(
+        hKernel->cl, intel ? CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL : CL_KERNEL_EXEC_INFO_SVM_PTRS, propSize, pPropValue));
   case UR_KERNEL_EXEC_INFO_CACHE_CONFIG:
     if (propSize != sizeof(ur_kernel_cache_config_t)) return UR_RESULT_ERROR_INVALID_SIZE;
     if (*static_cast<const ur_kernel_cache_config_t *>(pPropValue) > UR_KERNEL_CACHE_CONFIG_LARGE_DATA)
@@ -283,9 +286,10 @@ ur_result_t suggest_local_size(ur_kernel_handle_t hKernel, ur_queue_handle_t hQu
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL KernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
-                                                       uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
-                                                       const size_t *pGlobalWorkSize, size_t *pSuggestedLocalWorkSize) {
+ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
+                                                         uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
+                                                         const size_t *pGlobalWorkSize,
+                                                         size_t *pSuggestedLocalWorkSize) {
   ORDO_CHECK_HANDLE(hKernel);
   ORDO_CHECK_HANDLE(hQueue);
   ORDO_CHECK_PTR(pGlobalWorkOffset);
@@ -294,11 +298,11 @@ ur_result_t UR_APICALL KernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKerne
   return suggest_local_size(hKernel, hQueue, numWorkDim, pGlobalWorkSize, pSuggestedLocalWorkSize);
 }
 
-ur_result_t UR_APICALL KernelGetSuggestedLocalWorkSizeWithArgs(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
-                                                               uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
-                                                               const size_t *pGlobalWorkSize, uint32_t numArgs,
-                                                               const ur_exp_kernel_arg_properties_t *pArgs,
-                                                               size_t *pSuggestedLocalWorkSize) {
+ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSizeWithArgs(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
+                                                                 uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
+                                                                 const size_t *pGlobalWorkSize, uint32_t numArgs,
+                                                                 const ur_exp_kernel_arg_properties_t *pArgs,
+                                                                 size_t *pSuggestedLocalWorkSize) {
   ORDO_CHECK_HANDLE(hKernel);
   ORDO_CHECK_HANDLE(hQueue);
   ORDO_CHECK_PTR(pGlobalWorkOffset);
@@ -314,18 +318,18 @@ ur_result_t UR_APICALL KernelGetSuggestedLocalWorkSizeWithArgs(ur_kernel_handle_
 
 } // namespace
 
-void fill_kernel_table(ur_dditable_t &t) {
-  t.Kernel.pfnCreate = KernelCreate;
-  t.Kernel.pfnGetInfo = KernelGetInfo;
-  t.Kernel.pfnGetGroupInfo = KernelGetGroupInfo;
-  t.Kernel.pfnGetSubGroupInfo = KernelGetSubGroupInfo;
-  t.Kernel.pfnRetain = KernelRetain;
-  t.Kernel.pfnRelease = KernelRelease;
-  t.Kernel.pfnGetNativeHandle = KernelGetNativeHandle;
-  t.Kernel.pfnCreateWithNativeHandle = KernelCreateWithNativeHandle;
-  t.Kernel.pfnSetExecInfo = KernelSetExecInfo;
-  t.Kernel.pfnGetSuggestedLocalWorkSize = KernelGetSuggestedLocalWorkSize;
-  t.Kernel.pfnGetSuggestedLocalWorkSizeWithArgs = KernelGetSuggestedLocalWorkSizeWithArgs;
+void install_kernel_entry_points(ur_dditable_t &t) {
+  t.Kernel.pfnCreate = urKernelCreate;
+  t.Kernel.pfnGetInfo = urKernelGetInfo;
+  t.Kernel.pfnGetGroupInfo = urKernelGetGroupInfo;
+  t.Kernel.pfnGetSubGroupInfo = urKernelGetSubGroupInfo;
+  t.Kernel.pfnRetain = urKernelRetain;
+  t.Kernel.pfnRelease = urKernelRelease;
+  t.Kernel.pfnGetNativeHandle = urKernelGetNativeHandle;
+  t.Kernel.pfnCreateWithNativeHandle = urKernelCreateWithNativeHandle;
+  t.Kernel.pfnSetExecInfo = urKernelSetExecInfo;
+  t.Kernel.pfnGetSuggestedLocalWorkSize = urKernelGetSuggestedLocalWorkSize;
+  t.Kernel.pfnGetSuggestedLocalWorkSizeWithArgs = urKernelGetSuggestedLocalWorkSizeWithArgs;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A UR kernel: one cl_kernel. Setting arguments and enqueuing are one step under the
 // kernel's lock, because a cl_kernel's arguments are shared state.
 #pragma once
@@ -21,7 +22,7 @@ struct ur_kernel_handle_t_ : ordo::object {
 };
 ORDO_HANDLE_CHECK(ur_kernel_handle_t_);
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 // Sets one argument of a launch (the caller holds the kernel's launch_mutex).
 ur_result_t set_kernel_arg(ur_kernel_handle_t k, const ur_exp_kernel_arg_properties_t &arg);
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urMem*: buffers and sub-buffers on cl_mem, and the buffer enqueues (read, write,
 // copy, fill, map, unmap).
 #include <cstdint>
@@ -15,12 +16,12 @@
 #include "tables.hpp"
 
 ur_mem_handle_t_::~ur_mem_handle_t_() {
-  if (cl) ordo::ocl::cl.clReleaseMemObject(cl);
+  if (cl) ordo::opencl::cl.clReleaseMemObject(cl);
   if (parent && parent->drop()) ordo::retire(parent);
-  if (context) ordo::ocl::context_unhold(context);
+  if (context) ordo::opencl::context_unhold(context);
 }
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 namespace {
 
 cl_mem_flags cl_flags(ur_mem_flags_t f) {
@@ -50,8 +51,8 @@ ur_result_t wrap_mem(ur_context_handle_t c, cl_mem native, size_t size, ur_mem_h
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL MemBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
-                                       const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
+ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
+                                         const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
   ORDO_CHECK_HANDLE(hContext);
   if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   ORDO_CHECK_PTR(phBuffer);
@@ -67,21 +68,23 @@ ur_result_t UR_APICALL MemBufferCreate(ur_context_handle_t hContext, ur_mem_flag
   return wrap_mem(hContext, native, size, nullptr, phBuffer);
 }
 
-ur_result_t UR_APICALL MemRetain(ur_mem_handle_t hMem) {
+ur_result_t UR_APICALL urMemRetain(ur_mem_handle_t hMem) {
   ORDO_CHECK_HANDLE(hMem);
-  hMem->retain();
+  if (!hMem->retain_user()) return ordo::invalid_of(hMem);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL MemRelease(ur_mem_handle_t hMem) {
+ur_result_t UR_APICALL urMemRelease(ur_mem_handle_t hMem) {
   ORDO_CHECK_HANDLE(hMem);
-  if (hMem->release() && hMem->drop()) ordo::retire(hMem);
+  bool last_ = false;
+  if (!hMem->release_user(last_)) return ordo::invalid_of(hMem);
+  if (last_ && hMem->drop()) ordo::retire(hMem);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL MemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
-                                          ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
-                                          ur_mem_handle_t *phMem) {
+ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
+                                            ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
+                                            ur_mem_handle_t *phMem) {
   ORDO_CHECK_HANDLE(hBuffer);
   if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (bufferCreateType > UR_BUFFER_CREATE_TYPE_REGION) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -96,16 +99,16 @@ ur_result_t UR_APICALL MemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_
   return wrap_mem(hBuffer->context, native, pRegion->size, hBuffer, phMem);
 }
 
-ur_result_t UR_APICALL MemGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle_t, ur_native_handle_t *phNativeMem) {
+ur_result_t UR_APICALL urMemGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle_t, ur_native_handle_t *phNativeMem) {
   ORDO_CHECK_HANDLE(hMem);
   ORDO_CHECK_PTR(phNativeMem);
   *phNativeMem = reinterpret_cast<ur_native_handle_t>(hMem->cl);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL MemBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
-                                                       const ur_mem_native_properties_t *pProperties,
-                                                       ur_mem_handle_t *phMem) {
+ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
+                                                         const ur_mem_native_properties_t *pProperties,
+                                                         ur_mem_handle_t *phMem) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phMem);
   cl_mem native = reinterpret_cast<cl_mem>(hNativeMem);
@@ -119,8 +122,8 @@ ur_result_t UR_APICALL MemBufferCreateWithNativeHandle(ur_native_handle_t hNativ
   return wrap_mem(hContext, native, size, nullptr, phMem);
 }
 
-ur_result_t UR_APICALL MemGetInfo(ur_mem_handle_t hMem, ur_mem_info_t propName, size_t propSize, void *pPropValue,
-                                  size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urMemGetInfo(ur_mem_handle_t hMem, ur_mem_info_t propName, size_t propSize, void *pPropValue,
+                                    size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hMem);
   if (propName > UR_MEM_INFO_REFERENCE_COUNT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
@@ -135,19 +138,19 @@ ur_result_t UR_APICALL MemGetInfo(ur_mem_handle_t hMem, ur_mem_info_t propName, 
 
 // --- buffer commands ---
 
-#define ORDO_BUFFER_PROLOGUE(q, m, n, list, waits)                                    \
-  ORDO_CHECK_HANDLE(q);                        \
-  ORDO_CHECK_HANDLE(m);                     \
-  if (ur_result_t r_ = check_wait_list(n, list)) return r_;                          \
-  ClWaitList waits;                                                                  \
-  if (ur_result_t r_ = waits.assign(n, list, (q)->context)) return r_;              \
+#define ORDO_BUFFER_PROLOGUE(q, m, n, list, waits)                                                                     \
+  ORDO_CHECK_HANDLE(q);                                                                                                \
+  ORDO_CHECK_HANDLE(m);                                                                                                \
+  if (ur_result_t r_ = check_wait_list(n, list)) return r_;                                                            \
+  ClWaitList waits;                                                                                                    \
+  if (ur_result_t r_ = waits.assign(n, list, (q)->context)) return r_;                                                 \
   if ((m)->context != (q)->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT
 
 bool in_bounds(ur_mem_handle_t m, size_t offset, size_t size) { return ordo::mem::range_inside(offset, size, m->size); }
 
-ur_result_t UR_APICALL EnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
-                                            size_t offset, size_t size, void *pDst, uint32_t numEventsInWaitList,
-                                            const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
+                                              size_t offset, size_t size, void *pDst, uint32_t numEventsInWaitList,
+                                              const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pDst);
   ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
   if (!in_bounds(hBuffer, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -160,9 +163,10 @@ ur_result_t UR_APICALL EnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_han
       blockingRead);
 }
 
-ur_result_t UR_APICALL EnqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingWrite,
-                                             size_t offset, size_t size, const void *pSrc, uint32_t numEventsInWaitList,
-                                             const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingWrite,
+                                               size_t offset, size_t size, const void *pSrc,
+                                               uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                               ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pSrc);
   ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
   if (!in_bounds(hBuffer, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -175,10 +179,10 @@ ur_result_t UR_APICALL EnqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_ha
       blockingWrite);
 }
 
-ur_result_t UR_APICALL EnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
-                                            ur_mem_handle_t hBufferDst, size_t srcOffset, size_t dstOffset, size_t size,
-                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                            ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
+                                              ur_mem_handle_t hBufferDst, size_t srcOffset, size_t dstOffset,
+                                              size_t size, uint32_t numEventsInWaitList,
+                                              const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_CHECK_HANDLE(hBufferDst);
   ORDO_BUFFER_PROLOGUE(hQueue, hBufferSrc, numEventsInWaitList, phEventWaitList, waits);
   if (hBufferDst->context != hQueue->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
@@ -207,12 +211,13 @@ struct cl_rect {
   explicit cl_rect(const ur_rect_offset_t &o) : v{o.x, o.y, o.z} {}
   explicit cl_rect(const ur_rect_region_t &r) : v{r.width, r.height, r.depth} {}
 };
-ur_result_t UR_APICALL EnqueueMemBufferReadRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
-                                                ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin,
-                                                ur_rect_region_t region, size_t bufferRowPitch,
-                                                size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
-                                                void *pDst, uint32_t numEventsInWaitList,
-                                                const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferReadRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
+                                                  ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin,
+                                                  ur_rect_region_t region, size_t bufferRowPitch,
+                                                  size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
+                                                  void *pDst, uint32_t numEventsInWaitList,
+                                                  const ur_event_handle_t *phEventWaitList,
+                                                  ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pDst);
   ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
   if (ur_result_t r = check_rect_side(bufferOrigin, region, bufferRowPitch, bufferSlicePitch, hBuffer->size)) return r;
@@ -228,13 +233,13 @@ ur_result_t UR_APICALL EnqueueMemBufferReadRect(ur_queue_handle_t hQueue, ur_mem
       blockingRead);
 }
 
-ur_result_t UR_APICALL EnqueueMemBufferWriteRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer,
-                                                 bool blockingWrite, ur_rect_offset_t bufferOrigin,
-                                                 ur_rect_offset_t hostOrigin, ur_rect_region_t region,
-                                                 size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch,
-                                                 size_t hostSlicePitch, void *pSrc, uint32_t numEventsInWaitList,
-                                                 const ur_event_handle_t *phEventWaitList,
-                                                 ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferWriteRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer,
+                                                   bool blockingWrite, ur_rect_offset_t bufferOrigin,
+                                                   ur_rect_offset_t hostOrigin, ur_rect_region_t region,
+                                                   size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch,
+                                                   size_t hostSlicePitch, void *pSrc, uint32_t numEventsInWaitList,
+                                                   const ur_event_handle_t *phEventWaitList,
+                                                   ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pSrc);
   ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
   if (ur_result_t r = check_rect_side(bufferOrigin, region, bufferRowPitch, bufferSlicePitch, hBuffer->size)) return r;
@@ -250,12 +255,13 @@ ur_result_t UR_APICALL EnqueueMemBufferWriteRect(ur_queue_handle_t hQueue, ur_me
       blockingWrite);
 }
 
-ur_result_t UR_APICALL EnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
-                                                ur_mem_handle_t hBufferDst, ur_rect_offset_t srcOrigin,
-                                                ur_rect_offset_t dstOrigin, ur_rect_region_t region,
-                                                size_t srcRowPitch, size_t srcSlicePitch, size_t dstRowPitch,
-                                                size_t dstSlicePitch, uint32_t numEventsInWaitList,
-                                                const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
+                                                  ur_mem_handle_t hBufferDst, ur_rect_offset_t srcOrigin,
+                                                  ur_rect_offset_t dstOrigin, ur_rect_region_t region,
+                                                  size_t srcRowPitch, size_t srcSlicePitch, size_t dstRowPitch,
+                                                  size_t dstSlicePitch, uint32_t numEventsInWaitList,
+                                                  const ur_event_handle_t *phEventWaitList,
+                                                  ur_event_handle_t *phEvent) {
   ORDO_CHECK_HANDLE(hBufferDst);
   ORDO_BUFFER_PROLOGUE(hQueue, hBufferSrc, numEventsInWaitList, phEventWaitList, waits);
   if (hBufferDst->context != hQueue->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
@@ -268,14 +274,14 @@ ur_result_t UR_APICALL EnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem
   });
 }
 
-ur_result_t UR_APICALL EnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void *pPattern,
-                                            size_t patternSize, size_t offset, size_t size,
-                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                            ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void *pPattern,
+                                              size_t patternSize, size_t offset, size_t size,
+                                              uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                              ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pPattern);
   ORDO_BUFFER_PROLOGUE(hQueue, hBuffer, numEventsInWaitList, phEventWaitList, waits);
-  if (patternSize == 0 || size == 0 || patternSize > size || (patternSize & (patternSize - 1)) ||
-      size % patternSize || offset % patternSize)
+  if (patternSize == 0 || size == 0 || patternSize > size || (patternSize & (patternSize - 1)) || size % patternSize ||
+      offset % patternSize)
     return UR_RESULT_ERROR_INVALID_SIZE;
   if (!in_bounds(hBuffer, offset, size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return submit(hQueue, UR_COMMAND_MEM_BUFFER_FILL, waits, phEvent, [&](cl_event *ev) {
@@ -284,10 +290,10 @@ ur_result_t UR_APICALL EnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_han
   });
 }
 
-ur_result_t UR_APICALL EnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingMap,
-                                           ur_map_flags_t mapFlags, size_t offset, size_t size,
-                                           uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                           ur_event_handle_t *phEvent, void **ppRetMap) {
+ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingMap,
+                                             ur_map_flags_t mapFlags, size_t offset, size_t size,
+                                             uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                             ur_event_handle_t *phEvent, void **ppRetMap) {
   if (mapFlags & UR_MAP_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   ORDO_CHECK_PTR(ppRetMap);
   if (!ordo::mem::map_flags_ok(mapFlags)) return UR_RESULT_ERROR_INVALID_VALUE;
@@ -311,9 +317,9 @@ ur_result_t UR_APICALL EnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_hand
   return r;
 }
 
-ur_result_t UR_APICALL EnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void *pMappedPtr,
-                                       uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                       ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void *pMappedPtr,
+                                         uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                         ur_event_handle_t *phEvent) {
   ORDO_CHECK_PTR(pMappedPtr);
   ORDO_BUFFER_PROLOGUE(hQueue, hMem, numEventsInWaitList, phEventWaitList, waits);
   return submit(hQueue, UR_COMMAND_MEM_UNMAP, waits, phEvent, [&](cl_event *ev) {
@@ -323,23 +329,23 @@ ur_result_t UR_APICALL EnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t
 
 } // namespace
 
-void fill_memory_table(ur_dditable_t &t) {
-  t.Mem.pfnBufferCreate = MemBufferCreate;
-  t.Mem.pfnRetain = MemRetain;
-  t.Mem.pfnRelease = MemRelease;
-  t.Mem.pfnBufferPartition = MemBufferPartition;
-  t.Mem.pfnGetNativeHandle = MemGetNativeHandle;
-  t.Mem.pfnBufferCreateWithNativeHandle = MemBufferCreateWithNativeHandle;
-  t.Mem.pfnGetInfo = MemGetInfo;
-  t.Enqueue.pfnMemBufferRead = EnqueueMemBufferRead;
-  t.Enqueue.pfnMemBufferWrite = EnqueueMemBufferWrite;
-  t.Enqueue.pfnMemBufferCopy = EnqueueMemBufferCopy;
-  t.Enqueue.pfnMemBufferReadRect = EnqueueMemBufferReadRect;
-  t.Enqueue.pfnMemBufferWriteRect = EnqueueMemBufferWriteRect;
-  t.Enqueue.pfnMemBufferCopyRect = EnqueueMemBufferCopyRect;
-  t.Enqueue.pfnMemBufferFill = EnqueueMemBufferFill;
-  t.Enqueue.pfnMemBufferMap = EnqueueMemBufferMap;
-  t.Enqueue.pfnMemUnmap = EnqueueMemUnmap;
+void install_memory_entry_points(ur_dditable_t &t) {
+  t.Mem.pfnBufferCreate = urMemBufferCreate;
+  t.Mem.pfnRetain = urMemRetain;
+  t.Mem.pfnRelease = urMemRelease;
+  t.Mem.pfnBufferPartition = urMemBufferPartition;
+  t.Mem.pfnGetNativeHandle = urMemGetNativeHandle;
+  t.Mem.pfnBufferCreateWithNativeHandle = urMemBufferCreateWithNativeHandle;
+  t.Mem.pfnGetInfo = urMemGetInfo;
+  t.Enqueue.pfnMemBufferRead = urEnqueueMemBufferRead;
+  t.Enqueue.pfnMemBufferWrite = urEnqueueMemBufferWrite;
+  t.Enqueue.pfnMemBufferCopy = urEnqueueMemBufferCopy;
+  t.Enqueue.pfnMemBufferReadRect = urEnqueueMemBufferReadRect;
+  t.Enqueue.pfnMemBufferWriteRect = urEnqueueMemBufferWriteRect;
+  t.Enqueue.pfnMemBufferCopyRect = urEnqueueMemBufferCopyRect;
+  t.Enqueue.pfnMemBufferFill = urEnqueueMemBufferFill;
+  t.Enqueue.pfnMemBufferMap = urEnqueueMemBufferMap;
+  t.Enqueue.pfnMemUnmap = urEnqueueMemUnmap;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A UR memory object: a cl_mem buffer (images are not implemented).
 #pragma once
 #include "common.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adapter (one per process) and its platforms: one per OpenCL platform.
 #pragma once
 #include <memory>
@@ -19,8 +20,8 @@ struct IntelUsmFunctions {
   clEnqueueMemcpyINTEL_fn memcpy = nullptr;
   clEnqueueMemFillINTEL_fn fill = nullptr;
   bool complete() const {
-    return host_alloc && device_alloc && shared_alloc && blocking_free && get_alloc_info &&
-           set_kernel_arg && memcpy && fill;
+    return host_alloc && device_alloc && shared_alloc && blocking_free && get_alloc_info && set_kernel_arg && memcpy &&
+           fill;
   }
 };
 
@@ -44,11 +45,11 @@ struct ur_adapter_handle_t_ : ordo::object {
 };
 ORDO_HANDLE_CHECK(ur_adapter_handle_t_);
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 // The one adapter object.
 ur_adapter_handle_t_ &the_adapter();
 // Every OpenCL platform, discovered at the first call. Platforms live as long as the
 // process: UR hands out the same handles on every urPlatformGet, also after the
 // adapter was released and taken again.
 const std::vector<ur_platform_handle_t_ *> &platforms();
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL adapter's stream-ordered layer hooks (pool_hooks.hpp) and the layer's
 // urUSMPool* entry points with this adapter's handle lookup.
 #include "pool_hooks.hpp"
@@ -12,35 +13,38 @@
 #include "ur_common/pool_hooks.hpp"
 #include "usm.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
-ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) {
+ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device,
+                                    ordo::stream_ordered::mem_class &out) {
   if (kind == UR_USM_TYPE_HOST) {
     if (!usm_kind_supported(ctx_, UR_USM_TYPE_HOST, nullptr)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    out = ordo::so::mem_class{nullptr, UR_USM_TYPE_HOST};
+    out = ordo::stream_ordered::mem_class{nullptr, UR_USM_TYPE_HOST};
   } else if (device && device->usm_shared_caps()) {
-    out = ordo::so::mem_class{device, UR_USM_TYPE_SHARED}; // one block serves device or shared
+    out = ordo::stream_ordered::mem_class{device, UR_USM_TYPE_SHARED}; // one block serves device or shared
   } else if (device && kind == UR_USM_TYPE_DEVICE && device->usm_device_caps()) {
-    out = ordo::so::mem_class{device, UR_USM_TYPE_DEVICE};
+    out = ordo::stream_ordered::mem_class{device, UR_USM_TYPE_DEVICE};
   } else {
     return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
   }
   return UR_RESULT_SUCCESS;
 }
 
-ur_usm_type_t PoolHooks::primary_kind(const ordo::so::mem_class &c) {
+ur_usm_type_t PoolHooks::primary_kind(const ordo::stream_ordered::mem_class &c) {
   return c.device ? UR_USM_TYPE_DEVICE : UR_USM_TYPE_HOST;
 }
 
-void *PoolHooks::get_chunk(const ordo::so::mem_class &c, size_t size) {
+void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) {
   ur_result_t err = UR_RESULT_SUCCESS;
   return usm_get_memory(ctx_, static_cast<ur_usm_type_t>(c.id), c.device, size, 0, err);
 }
 
 // Only chunks with no live or pending block come back, so nothing uses them.
-void PoolHooks::put_chunk(const ordo::so::mem_class &, void *base, size_t) { usm_release_memory(ctx_, base); }
+void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &, void *base, size_t) {
+  usm_release_memory(ctx_, base);
+}
 
-bool PoolHooks::event_complete(ur_event_handle_t ev) { return ordo::ocl::event_complete(ev); }
+bool PoolHooks::event_complete(ur_event_handle_t ev) { return ordo::opencl::event_complete(ev); }
 
 void PoolHooks::retain_event(ur_event_handle_t ev) { ev->hold(); }
 
@@ -86,8 +90,8 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, v
   return to_ur(e);
 }
 
-void fill_usm_pool_table(ur_dditable_t &t) {
-  ordo::uc::install_pool_entry_points<ur_context_handle_t_, ur_device_handle_t_>(t);
+void install_usm_pool_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::install_pool_entry_points<ur_context_handle_t_, ur_device_handle_t_>(t);
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urProgram*: programs from SPIR-V (where the device takes IL), from device binaries
 // and SPIR bitcode (cl_khr_spir), compile/link, build logs.
 #include "ordo/retired_handles.hpp"
@@ -11,11 +12,11 @@
 #include "tables.hpp"
 
 ur_program_handle_t_::~ur_program_handle_t_() {
-  if (cl) ordo::ocl::cl.clReleaseProgram(cl);
-  if (context) ordo::ocl::context_unhold(context);
+  if (cl) ordo::opencl::cl.clReleaseProgram(cl);
+  if (context) ordo::opencl::context_unhold(context);
 }
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 void program_unhold(ur_program_handle_t p) {
   if (p->drop()) ordo::retire(p);
@@ -59,8 +60,9 @@ std::vector<cl_device_id> device_ids(const std::vector<ur_device_handle_t> &devi
   return ids;
 }
 
-ur_result_t UR_APICALL ProgramCreateWithIL(ur_context_handle_t hContext, const void *pIL, size_t length,
-                                           const ur_program_properties_t *pProperties, ur_program_handle_t *phProgram) {
+ur_result_t UR_APICALL urProgramCreateWithIL(ur_context_handle_t hContext, const void *pIL, size_t length,
+                                             const ur_program_properties_t *pProperties,
+                                             ur_program_handle_t *phProgram) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(pIL);
   ORDO_CHECK_PTR(phProgram);
@@ -77,10 +79,10 @@ ur_result_t UR_APICALL ProgramCreateWithIL(ur_context_handle_t hContext, const v
 }
 
 // Device binaries, or SPIR bitcode on devices with cl_khr_spir.
-ur_result_t UR_APICALL ProgramCreateWithBinary(ur_context_handle_t hContext, uint32_t numDevices,
-                                               ur_device_handle_t *phDevices, size_t *pLengths,
-                                               const uint8_t **ppBinaries, const ur_program_properties_t *pProperties,
-                                               ur_program_handle_t *phProgram) {
+ur_result_t UR_APICALL urProgramCreateWithBinary(ur_context_handle_t hContext, uint32_t numDevices,
+                                                 ur_device_handle_t *phDevices, size_t *pLengths,
+                                                 const uint8_t **ppBinaries, const ur_program_properties_t *pProperties,
+                                                 ur_program_handle_t *phProgram) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phDevices);
   ORDO_CHECK_PTR(pLengths);
@@ -98,8 +100,8 @@ ur_result_t UR_APICALL ProgramCreateWithBinary(ur_context_handle_t hContext, uin
   }
   std::vector<cl_int> status(numDevices, CL_SUCCESS);
   cl_int err = CL_SUCCESS;
-  cl_program native = cl.clCreateProgramWithBinary(hContext->cl, numDevices, ids.data(), pLengths, ppBinaries,
-                                                   status.data(), &err);
+  cl_program native =
+      cl.clCreateProgramWithBinary(hContext->cl, numDevices, ids.data(), pLengths, ppBinaries, status.data(), &err);
   if (!native) return err == CL_INVALID_BINARY ? UR_RESULT_ERROR_INVALID_NATIVE_BINARY : to_ur(err);
   ur_program_handle_t p = nullptr;
   if (ur_result_t r = wrap_program(hContext, native, &p)) return r;
@@ -108,17 +110,20 @@ ur_result_t UR_APICALL ProgramCreateWithBinary(ur_context_handle_t hContext, uin
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL ProgramBuild(ur_context_handle_t hContext, ur_program_handle_t hProgram, const char *pOptions) {
+ur_result_t UR_APICALL urProgramBuild(ur_context_handle_t hContext, ur_program_handle_t hProgram,
+                                      const char *pOptions) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_HANDLE(hProgram);
   if (hProgram->context != hContext) return UR_RESULT_ERROR_INVALID_CONTEXT;
   std::vector<cl_device_id> ids = device_ids(hProgram->devices);
-  cl_int err = cl.clBuildProgram(hProgram->cl, static_cast<cl_uint>(ids.size()), ids.data(), pOptions, nullptr, nullptr);
+  cl_int err =
+      cl.clBuildProgram(hProgram->cl, static_cast<cl_uint>(ids.size()), ids.data(), pOptions, nullptr, nullptr);
   if (err == CL_INVALID_BINARY) return UR_RESULT_ERROR_PROGRAM_BUILD_FAILURE;
   return to_ur(err);
 }
 
-ur_result_t UR_APICALL ProgramCompile(ur_context_handle_t hContext, ur_program_handle_t hProgram, const char *pOptions) {
+ur_result_t UR_APICALL urProgramCompile(ur_context_handle_t hContext, ur_program_handle_t hProgram,
+                                        const char *pOptions) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_HANDLE(hProgram);
   if (hProgram->context != hContext) return UR_RESULT_ERROR_INVALID_CONTEXT;
@@ -127,8 +132,9 @@ ur_result_t UR_APICALL ProgramCompile(ur_context_handle_t hContext, ur_program_h
                                    nullptr, nullptr, nullptr));
 }
 
-ur_result_t UR_APICALL ProgramLink(ur_context_handle_t hContext, uint32_t count, const ur_program_handle_t *phPrograms,
-                                   const char *pOptions, ur_program_handle_t *phProgram) {
+ur_result_t UR_APICALL urProgramLink(ur_context_handle_t hContext, uint32_t count,
+                                     const ur_program_handle_t *phPrograms, const char *pOptions,
+                                     ur_program_handle_t *phProgram) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phPrograms);
   ORDO_CHECK_PTR(phProgram);
@@ -153,20 +159,22 @@ ur_result_t UR_APICALL ProgramLink(ur_context_handle_t hContext, uint32_t count,
   return to_ur(err);
 }
 
-ur_result_t UR_APICALL ProgramRetain(ur_program_handle_t hProgram) {
+ur_result_t UR_APICALL urProgramRetain(ur_program_handle_t hProgram) {
   ORDO_CHECK_HANDLE(hProgram);
-  hProgram->retain();
+  if (!hProgram->retain_user()) return ordo::invalid_of(hProgram);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL ProgramRelease(ur_program_handle_t hProgram) {
+ur_result_t UR_APICALL urProgramRelease(ur_program_handle_t hProgram) {
   ORDO_CHECK_HANDLE(hProgram);
-  if (hProgram->release()) program_unhold(hProgram);
+  bool last_ = false;
+  if (!hProgram->release_user(last_)) return ordo::invalid_of(hProgram);
+  if (last_) program_unhold(hProgram);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL ProgramGetInfo(ur_program_handle_t hProgram, ur_program_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urProgramGetInfo(ur_program_handle_t hProgram, ur_program_info_t propName, size_t propSize,
+                                        void *pPropValue, size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hProgram);
   if (propName > UR_PROGRAM_INFO_KERNEL_NAMES) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
@@ -203,9 +211,9 @@ ur_result_t UR_APICALL ProgramGetInfo(ur_program_handle_t hProgram, ur_program_i
   }
 }
 
-ur_result_t UR_APICALL ProgramGetBuildInfo(ur_program_handle_t hProgram, ur_device_handle_t hDevice,
-                                           ur_program_build_info_t propName, size_t propSize, void *pPropValue,
-                                           size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urProgramGetBuildInfo(ur_program_handle_t hProgram, ur_device_handle_t hDevice,
+                                             ur_program_build_info_t propName, size_t propSize, void *pPropValue,
+                                             size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hProgram);
   ORDO_CHECK_HANDLE(hDevice);
   if (propName > UR_PROGRAM_BUILD_INFO_BINARY_TYPE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -249,16 +257,16 @@ ur_result_t UR_APICALL ProgramGetBuildInfo(ur_program_handle_t hProgram, ur_devi
   }
 }
 
-ur_result_t UR_APICALL ProgramGetNativeHandle(ur_program_handle_t hProgram, ur_native_handle_t *phNativeProgram) {
+ur_result_t UR_APICALL urProgramGetNativeHandle(ur_program_handle_t hProgram, ur_native_handle_t *phNativeProgram) {
   ORDO_CHECK_HANDLE(hProgram);
   ORDO_CHECK_PTR(phNativeProgram);
   *phNativeProgram = reinterpret_cast<ur_native_handle_t>(hProgram->cl);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL ProgramCreateWithNativeHandle(ur_native_handle_t hNativeProgram, ur_context_handle_t hContext,
-                                                     const ur_program_native_properties_t *pProperties,
-                                                     ur_program_handle_t *phProgram) {
+ur_result_t UR_APICALL urProgramCreateWithNativeHandle(ur_native_handle_t hNativeProgram, ur_context_handle_t hContext,
+                                                       const ur_program_native_properties_t *pProperties,
+                                                       ur_program_handle_t *phProgram) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phProgram);
   cl_program native = reinterpret_cast<cl_program>(hNativeProgram);
@@ -272,18 +280,18 @@ ur_result_t UR_APICALL ProgramCreateWithNativeHandle(ur_native_handle_t hNativeP
 
 } // namespace
 
-void fill_program_table(ur_dditable_t &t) {
-  t.Program.pfnCreateWithIL = ProgramCreateWithIL;
-  t.Program.pfnCreateWithBinary = ProgramCreateWithBinary;
-  t.Program.pfnBuild = ProgramBuild;
-  t.Program.pfnCompile = ProgramCompile;
-  t.Program.pfnLink = ProgramLink;
-  t.Program.pfnRetain = ProgramRetain;
-  t.Program.pfnRelease = ProgramRelease;
-  t.Program.pfnGetInfo = ProgramGetInfo;
-  t.Program.pfnGetBuildInfo = ProgramGetBuildInfo;
-  t.Program.pfnGetNativeHandle = ProgramGetNativeHandle;
-  t.Program.pfnCreateWithNativeHandle = ProgramCreateWithNativeHandle;
+void install_program_entry_points(ur_dditable_t &t) {
+  t.Program.pfnCreateWithIL = urProgramCreateWithIL;
+  t.Program.pfnCreateWithBinary = urProgramCreateWithBinary;
+  t.Program.pfnBuild = urProgramBuild;
+  t.Program.pfnCompile = urProgramCompile;
+  t.Program.pfnLink = urProgramLink;
+  t.Program.pfnRetain = urProgramRetain;
+  t.Program.pfnRelease = urProgramRelease;
+  t.Program.pfnGetInfo = urProgramGetInfo;
+  t.Program.pfnGetBuildInfo = urProgramGetBuildInfo;
+  t.Program.pfnGetNativeHandle = urProgramGetNativeHandle;
+  t.Program.pfnCreateWithNativeHandle = urProgramCreateWithNativeHandle;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

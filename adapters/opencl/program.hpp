@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A UR program: one cl_program (from IL, from binaries or SPIR bitcode, or linked).
 #pragma once
 #include <vector>
@@ -16,8 +17,8 @@ struct ur_program_handle_t_ : ordo::object {
 };
 ORDO_HANDLE_CHECK(ur_program_handle_t_);
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 void program_unhold(ur_program_handle_t p);
 // Wraps `native` (taking over its reference) for the devices it was made for.
 ur_result_t wrap_program(ur_context_handle_t c, cl_program native, ur_program_handle_t *out);
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urQueue*: in-order and out-of-order queues on cl_command_queue.
 #include "ordo/queue_rules.hpp"
 #include "ordo/retired_handles.hpp"
@@ -10,23 +11,22 @@
 #include "event.hpp"
 #include "tables.hpp"
 
-ur_queue_handle_t_::ur_queue_handle_t_()
-    : object(kKind), identity(ordo::so::new_queue_identity()) {}
+ur_queue_handle_t_::ur_queue_handle_t_() : object(kKind), identity(ordo::stream_ordered::new_queue_identity()) {}
 
 ur_queue_handle_t_::~ur_queue_handle_t_() {
-  using namespace ordo::ocl;
+  using namespace ordo::opencl;
   if (context) {
     std::lock_guard<std::mutex> lock(context->queues_mutex);
     auto &qs = context->queues;
     qs.erase(std::remove(qs.begin(), qs.end(), this), qs.end());
   }
-  if (last_cl) ordo::ocl::cl.clReleaseEvent(last_cl);
-  if (last_barrier_cl) ordo::ocl::cl.clReleaseEvent(last_barrier_cl);
-  if (cl) ordo::ocl::cl.clReleaseCommandQueue(cl);
+  if (last_cl) ordo::opencl::cl.clReleaseEvent(last_cl);
+  if (last_barrier_cl) ordo::opencl::cl.clReleaseEvent(last_barrier_cl);
+  if (cl) ordo::opencl::cl.clReleaseCommandQueue(cl);
   if (context) context_unhold(context);
 }
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 void queue_unhold(ur_queue_handle_t q) {
   if (q->drop()) ordo::retire(q);
@@ -104,8 +104,8 @@ ur_result_t register_queue(ur_queue_handle_t_ *q, ur_queue_handle_t *out) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL QueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                   const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
+ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                     const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_HANDLE(hDevice);
   ORDO_CHECK_PTR(phQueue);
@@ -151,17 +151,19 @@ ur_result_t UR_APICALL QueueCreate(ur_context_handle_t hContext, ur_device_handl
   return register_queue(q, phQueue);
 }
 
-ur_result_t UR_APICALL QueueRetain(ur_queue_handle_t hQueue) {
+ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) {
   ORDO_CHECK_HANDLE(hQueue);
-  hQueue->retain();
+  if (!hQueue->retain_user()) return ordo::invalid_of(hQueue);
   return UR_RESULT_SUCCESS;
 }
 
 // The user's last reference: finish the queue's work (its pending frees included)
 // before letting go; the object itself lives on while events refer to it.
-ur_result_t UR_APICALL QueueRelease(ur_queue_handle_t hQueue) {
+ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   ORDO_CHECK_HANDLE(hQueue);
-  if (!hQueue->release()) return UR_RESULT_SUCCESS;
+  bool last_ = false;
+  if (!hQueue->release_user(last_)) return ordo::invalid_of(hQueue);
+  if (!last_) return UR_RESULT_SUCCESS;
   cl_int err = hQueue->on_device ? CL_SUCCESS : cl.clFinish(hQueue->cl);
   {
     // The queue's hold on its last free marker would keep the queue alive.
@@ -179,8 +181,8 @@ ur_result_t UR_APICALL QueueRelease(ur_queue_handle_t hQueue) {
   return to_ur(err);
 }
 
-ur_result_t UR_APICALL QueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
-                                    void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
+                                      void *pPropValue, size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hQueue);
   if (propName > UR_QUEUE_INFO_EMPTY) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
@@ -196,8 +198,8 @@ ur_result_t UR_APICALL QueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t pr
   case UR_QUEUE_INFO_DEVICE_DEFAULT: {
     if (!hQueue->on_device) return UR_RESULT_ERROR_INVALID_QUEUE;
     cl_command_queue native_default = nullptr;
-    ORDO_CL_CHECK(cl.clGetCommandQueueInfo(hQueue->cl, CL_QUEUE_DEVICE_DEFAULT, sizeof native_default,
-                                           &native_default, nullptr));
+    ORDO_CL_CHECK(
+        cl.clGetCommandQueueInfo(hQueue->cl, CL_QUEUE_DEVICE_DEFAULT, sizeof native_default, &native_default, nullptr));
     // The UR queue of the context over that cl_command_queue; null when it is not one
     // made through this adapter.
     ur_queue_handle_t found = nullptr;
@@ -218,18 +220,18 @@ ur_result_t UR_APICALL QueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t pr
   }
 }
 
-ur_result_t UR_APICALL QueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *,
-                                            ur_native_handle_t *phNativeQueue) {
+ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *,
+                                              ur_native_handle_t *phNativeQueue) {
   ORDO_CHECK_HANDLE(hQueue);
   ORDO_CHECK_PTR(phNativeQueue);
   *phNativeQueue = reinterpret_cast<ur_native_handle_t>(hQueue->cl);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL QueueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
-                                                   ur_device_handle_t hDevice,
-                                                   const ur_queue_native_properties_t *pProperties,
-                                                   ur_queue_handle_t *phQueue) {
+ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
+                                                     ur_device_handle_t hDevice,
+                                                     const ur_queue_native_properties_t *pProperties,
+                                                     ur_queue_handle_t *phQueue) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_PTR(phQueue);
   cl_command_queue native = reinterpret_cast<cl_command_queue>(hNativeQueue);
@@ -258,7 +260,7 @@ ur_result_t UR_APICALL QueueCreateWithNativeHandle(ur_native_handle_t hNativeQue
   return register_queue(q, phQueue);
 }
 
-ur_result_t UR_APICALL QueueFinish(ur_queue_handle_t hQueue) {
+ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   ORDO_CHECK_HANDLE(hQueue);
   // Work on a device queue is its parent kernel's, which completes only after it.
   if (!hQueue->on_device) ORDO_CL_CHECK(cl.clFinish(hQueue->cl));
@@ -268,7 +270,7 @@ ur_result_t UR_APICALL QueueFinish(ur_queue_handle_t hQueue) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL QueueFlush(ur_queue_handle_t hQueue) {
+ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
   ORDO_CHECK_HANDLE(hQueue);
   if (!hQueue->on_device) ORDO_CL_CHECK(cl.clFlush(hQueue->cl));
   return UR_RESULT_SUCCESS;
@@ -276,15 +278,15 @@ ur_result_t UR_APICALL QueueFlush(ur_queue_handle_t hQueue) {
 
 } // namespace
 
-void fill_queue_table(ur_dditable_t &t) {
-  t.Queue.pfnCreate = QueueCreate;
-  t.Queue.pfnRetain = QueueRetain;
-  t.Queue.pfnRelease = QueueRelease;
-  t.Queue.pfnGetInfo = QueueGetInfo;
-  t.Queue.pfnGetNativeHandle = QueueGetNativeHandle;
-  t.Queue.pfnCreateWithNativeHandle = QueueCreateWithNativeHandle;
-  t.Queue.pfnFinish = QueueFinish;
-  t.Queue.pfnFlush = QueueFlush;
+void install_queue_entry_points(ur_dditable_t &t) {
+  t.Queue.pfnCreate = urQueueCreate;
+  t.Queue.pfnRetain = urQueueRetain;
+  t.Queue.pfnRelease = urQueueRelease;
+  t.Queue.pfnGetInfo = urQueueGetInfo;
+  t.Queue.pfnGetNativeHandle = urQueueGetNativeHandle;
+  t.Queue.pfnCreateWithNativeHandle = urQueueCreateWithNativeHandle;
+  t.Queue.pfnFinish = urQueueFinish;
+  t.Queue.pfnFlush = urQueueFlush;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

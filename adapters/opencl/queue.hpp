@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A UR queue: one cl_command_queue. Out-of-order queues are native where the device
 // has them; elsewhere an in-order queue stands in (a valid execution of any order).
 #pragma once
@@ -16,8 +17,8 @@ struct ur_queue_handle_t_ : ordo::object {
   cl_command_queue cl = nullptr;
   ur_context_handle_t context = nullptr;
   ur_device_handle_t device = nullptr;
-  ur_queue_flags_t flags = 0;  // as the user asked
-  bool in_order = true;        // what the cl_command_queue really does
+  ur_queue_flags_t flags = 0; // as the user asked
+  bool in_order = true;       // what the cl_command_queue really does
   bool profiling = false;
   // A device queue (CL_QUEUE_ON_DEVICE): only kernels enqueue to it (device-side
   // enqueue), so the host never finishes or flushes it; host commands on it are
@@ -57,7 +58,7 @@ struct ur_queue_handle_t_ : ordo::object {
 };
 ORDO_HANDLE_CHECK(ur_queue_handle_t_);
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 void queue_unhold(ur_queue_handle_t q);
 
 // Under q->submit_mutex, right after the command entered the cl_command_queue: its
@@ -101,4 +102,4 @@ ur_result_t submit(ur_queue_handle_t q, ur_command_t command, const ClWaitList &
   }
   return finish_command(q, command, ev, node, blocking, phEvent, seq);
 }
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // USM memory underneath (SVM or Intel USM) and the USM flavours of memcpy, fill and
 // kernel arguments. urUSM{Host,Device,Shared}Alloc, urUSMFree and urUSMGetMemAllocInfo
 // are ur_common/usm.hpp's; the hooks below say how OpenCL makes and frees plain memory.
@@ -17,7 +18,7 @@
 #include "tables.hpp"
 #include "ur_common/usm.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 namespace {
 
@@ -139,8 +140,8 @@ void CL_CALLBACK free_staging(cl_event, cl_int, void *data) { delete static_cast
 // doubling each step: log2(size / pattern_size) copies, each after the previous one.
 cl_int fill_by_copies(ur_queue_handle_t q, unsigned char *dst, const void *pattern, size_t pattern_size, size_t size,
                       cl_uint n, const cl_event *waits, cl_event *ev) {
-  auto *staging = new (std::nothrow) std::vector<unsigned char>(static_cast<const unsigned char *>(pattern),
-                                                              static_cast<const unsigned char *>(pattern) + pattern_size);
+  auto *staging = new (std::nothrow) std::vector<unsigned char>(
+      static_cast<const unsigned char *>(pattern), static_cast<const unsigned char *>(pattern) + pattern_size);
   if (!staging) return CL_OUT_OF_HOST_MEMORY;
   cl_event prev = nullptr;
   cl_int err = usm_enqueue_memcpy(q, false, dst, staging->data(), pattern_size, n, waits, &prev);
@@ -177,8 +178,8 @@ bool power_of_two(size_t x) { return x && !(x & (x - 1)); }
 cl_int usm_enqueue_fill(ur_queue_handle_t q, void *dst, const void *pattern, size_t pattern_size, size_t size,
                         cl_uint n, const cl_event *waits, cl_event *ev) {
   // OpenCL fills take patterns of 1, 2, 4, ..., 128 bytes at an address aligned to them.
-  bool direct = power_of_two(pattern_size) && pattern_size <= 128 &&
-                reinterpret_cast<uintptr_t>(dst) % pattern_size == 0;
+  bool direct =
+      power_of_two(pattern_size) && pattern_size <= 128 && reinterpret_cast<uintptr_t>(dst) % pattern_size == 0;
   if (!direct) return fill_by_copies(q, static_cast<unsigned char *>(dst), pattern, pattern_size, size, n, waits, ev);
   if (q->context->intel_usm)
     return q->context->platform->intel_usm.fill(q->cl, dst, pattern, pattern_size, size, n, waits, ev);
@@ -264,10 +265,10 @@ struct usm_hooks {
   static ur_result_t wait_before_free(Context *c) { return context_wait_all_queues(c); }
 };
 
-using entry_points = ordo::uc::usm_entry_points<usm_hooks>;
+using entry_points = ordo::ur_common::usm_entry_points<usm_hooks>;
 
 // A pool block's free may let the pool drop events, parked (event.hpp) until here.
-ur_result_t UR_APICALL USMFree(ur_context_handle_t hContext, void *pMem) {
+ur_result_t UR_APICALL urUSMFree(ur_context_handle_t hContext, void *pMem) {
   ur_result_t r = entry_points::free(hContext, pMem);
   reap_deferred_events();
   return r;
@@ -275,9 +276,9 @@ ur_result_t UR_APICALL USMFree(ur_context_handle_t hContext, void *pMem) {
 
 } // namespace
 
-void fill_usm_table(ur_dditable_t &t) {
+void install_usm_entry_points(ur_dditable_t &t) {
   entry_points::install(t);
-  t.USM.pfnFree = USMFree;
+  t.USM.pfnFree = urUSMFree;
 }
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // USM memory underneath: cl_intel_unified_shared_memory where the context has it,
 // otherwise SVM (fine-grain buffer SVM for host and shared, coarse-grain for device).
 #pragma once
 #include "common.hpp"
 
-namespace ordo::ocl {
+namespace ordo::opencl {
 
 // Backend memory of one USM kind, not registered anywhere (pools take chunks this way).
 // `device` is ignored for host memory. On failure returns null and sets `err`.
@@ -24,11 +25,11 @@ ur_result_t check_usm_range(ur_context_handle_t c, const void *p, size_t size);
 bool usm_kind_supported(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device);
 
 // The USM flavours of three commands.
-cl_int usm_enqueue_memcpy(ur_queue_handle_t q, bool blocking, void *dst, const void *src, size_t size,
-                          cl_uint n, const cl_event *waits, cl_event *ev);
+cl_int usm_enqueue_memcpy(ur_queue_handle_t q, bool blocking, void *dst, const void *src, size_t size, cl_uint n,
+                          const cl_event *waits, cl_event *ev);
 // Any pattern size: patterns OpenCL cannot fill directly are copied out in doubling steps.
 cl_int usm_enqueue_fill(ur_queue_handle_t q, void *dst, const void *pattern, size_t pattern_size, size_t size,
                         cl_uint n, const cl_event *waits, cl_event *ev);
 cl_int usm_set_kernel_arg(ur_context_handle_t c, cl_kernel k, cl_uint index, const void *ptr);
 
-} // namespace ordo::ocl
+} // namespace ordo::opencl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adapter handle, its log and the dispatch table: libur_adapter_template.so.0.
 // Replace: the logger's name (UR_LOG_<NAME>) and, as you implement more of the API, the
 // install_* lines of build_table(). Keep the order of its end: the slots you implement,

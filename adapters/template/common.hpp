@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The template adapter's handle types and what its files share (docs/adapter-guide.md,
 // "The template"). Replace: the members that say what your backend keeps in each object
 // (a driver handle, facts read at discovery); keep the object model (ordo::object,
@@ -22,9 +23,9 @@ struct Platform;
 struct Device;
 struct Context;
 
-using handle_types = ordo::uc::handle_types_of<Adapter, Platform, Device, Context>;
+using handle_types = ordo::ur_common::handle_types_of<Adapter, Platform, Device, Context>;
 
-struct Adapter : ordo::uc::adapter_object {};
+struct Adapter : ordo::ur_common::adapter_object {};
 ORDO_HANDLE_CHECK(Adapter);
 
 // What discovery learns about a device once; a vendor fills it from the driver.
@@ -53,14 +54,15 @@ ORDO_HANDLE_CHECK(Platform);
 
 // The stream-ordered layer's view of a context's memory (context.cpp). The template has
 // no queues and no events yet, so every event question has its trivial answer; a backend
-// with commands derives from ordo::uc::pool_hooks_base instead (ur_common/pool_hooks.hpp).
-class PoolHooks final : public ordo::so::context_hooks {
+// with commands derives from ordo::ur_common::pool_hooks_base instead (ur_common/pool_hooks.hpp).
+class PoolHooks final : public ordo::stream_ordered::context_hooks {
 public:
   explicit PoolHooks(Context *ctx) : ctx_(ctx) {}
-  ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) override;
-  ur_usm_type_t primary_kind(const ordo::so::mem_class &c) override { return ur_usm_type_t(c.id); }
-  void *get_chunk(const ordo::so::mem_class &c, size_t size) override;
-  void put_chunk(const ordo::so::mem_class &c, void *base, size_t size) override;
+  ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device,
+                           ordo::stream_ordered::mem_class &out) override;
+  ur_usm_type_t primary_kind(const ordo::stream_ordered::mem_class &c) override { return ur_usm_type_t(c.id); }
+  void *get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) override;
+  void put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t size) override;
   bool event_complete(ur_event_handle_t) override { return true; }
   void retain_event(ur_event_handle_t) override {}
   void release_event(ur_event_handle_t) override {}
@@ -89,22 +91,22 @@ struct Context : object {
     return -1;
   }
   PoolHooks pool_hooks{this};
-  std::unique_ptr<ordo::so::context_pools> pools;
+  std::unique_ptr<ordo::stream_ordered::context_pools> pools;
   ur_context_extended_deleter_t deleter = nullptr;
   void *deleter_data = nullptr;
 };
 ORDO_HANDLE_CHECK(Context);
 
-Adapter *the_adapter();                               // adapter.cpp
-const std::vector<Platform *> &platforms();           // platform.cpp: discovery, once
-void context_drop(Context *ctx);                      // context.cpp
-void *alloc_memory(size_t size, size_t align);        // usm.cpp: your driver's allocation
+Adapter *the_adapter();                        // adapter.cpp
+const std::vector<Platform *> &platforms();    // platform.cpp: discovery, once
+void context_drop(Context *ctx);               // context.cpp
+void *alloc_memory(size_t size, size_t align); // usm.cpp: your driver's allocation
 void free_memory(void *p);
 
-void install_adapter_entry_points(ur_dditable_t &t);  // platform.cpp: urAdapter*, urPlatform*
-void install_device_entry_points(ur_dditable_t &t);   // device.cpp
-void install_context_entry_points(ur_dditable_t &t);  // context.cpp
-void install_usm_entry_points(ur_dditable_t &t);      // usm.cpp
-void install_queue_entry_points(ur_dditable_t &t);    // queue.cpp
+void install_adapter_entry_points(ur_dditable_t &t); // platform.cpp: urAdapter*, urPlatform*
+void install_device_entry_points(ur_dditable_t &t);  // device.cpp
+void install_context_entry_points(ur_dditable_t &t); // context.cpp
+void install_usm_entry_points(ur_dditable_t &t);     // usm.cpp
+void install_queue_entry_points(ur_dditable_t &t);   // queue.cpp
 
 } // namespace ordo::template_adapter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Contexts: a set of devices of the one platform, with the stream-ordered layer's state
 // (context_pools) over host memory. urContext* are ur_common/context.hpp's; this file
 // says what the template adds. Replace: create() and destroy() (your driver's context),
@@ -21,7 +22,7 @@ struct context_hooks : handle_types {
     return out ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
   // USM the program never freed, at the context's end.
-  static void free_plain(Context *, const ordo::so::context_pools::block_facts &a) { free_memory(a.base); }
+  static void free_plain(Context *, const ordo::stream_ordered::context_pools::block_facts &a) { free_memory(a.base); }
   static void destroy(Context *) {} // your driver's context goes here, after the pools
   static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) {
     *out = reinterpret_cast<ur_native_handle_t>(ctx); // your driver's context handle
@@ -29,29 +30,28 @@ struct context_hooks : handle_types {
   }
 };
 
-using entry_points = ordo::uc::context_entry_points<context_hooks>;
+using entry_points = ordo::ur_common::context_entry_points<context_hooks>;
 
 } // namespace
 
 // One memory class per kind (and per device for device and shared memory), so that a
 // block keeps the kind and device it was made for.
-ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) {
+ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device,
+                                    ordo::stream_ordered::mem_class &out) {
   if (kind == UR_USM_TYPE_HOST) {
-    out = ordo::so::mem_class{nullptr, UR_USM_TYPE_HOST};
+    out = ordo::stream_ordered::mem_class{nullptr, UR_USM_TYPE_HOST};
     return UR_RESULT_SUCCESS;
   }
   if (kind != UR_USM_TYPE_DEVICE && kind != UR_USM_TYPE_SHARED) return UR_RESULT_ERROR_INVALID_VALUE;
   if (!has_device(device)) return UR_RESULT_ERROR_INVALID_DEVICE;
-  out = ordo::so::mem_class{device, unsigned(kind)};
+  out = ordo::stream_ordered::mem_class{device, unsigned(kind)};
   return UR_RESULT_SUCCESS;
 }
 
-void *PoolHooks::get_chunk(const ordo::so::mem_class &, size_t size) { return alloc_memory(size, 64); }
-void PoolHooks::put_chunk(const ordo::so::mem_class &, void *base, size_t) { free_memory(base); }
+void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &, size_t size) { return alloc_memory(size, 64); }
+void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &, void *base, size_t) { free_memory(base); }
 
-bool PoolHooks::has_device(ur_device_handle_t d) {
-  return d && ctx_->index_of(reinterpret_cast<Device *>(d)) >= 0;
-}
+bool PoolHooks::has_device(ur_device_handle_t d) { return d && ctx_->index_of(reinterpret_cast<Device *>(d)) >= 0; }
 ur_context_handle_t PoolHooks::handle() { return reinterpret_cast<ur_context_handle_t>(ctx_); }
 void PoolHooks::retain_context() { ctx_->hold(); }
 void PoolHooks::release_context() { context_drop(ctx_); }

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices: enumeration, the info queries, reference counts (root devices keep theirs
-// fixed), timestamps. Replace: the answers of device_info() with what your driver
+// fixed), timestamps. Replace: the answers of urDeviceGetInfo() with what your driver
 // reports (read once at discovery into DeviceFacts), the native handle, and the clocks.
 // A query your device cannot answer goes to the default: ordo::device_info_default
 // (UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION).
@@ -15,8 +16,8 @@ namespace {
 
 constexpr ur_device_type_t kType = UR_DEVICE_TYPE_CPU;
 
-ur_result_t UR_APICALL device_get(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
-                                  ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
+ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
+                                   ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
   ORDO_UNWRAP(Platform, p, hPlatform);
   if (DeviceType < UR_DEVICE_TYPE_DEFAULT || DeviceType > UR_DEVICE_TYPE_CUSTOM)
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -33,8 +34,8 @@ ur_result_t UR_APICALL device_get(ur_platform_handle_t hPlatform, ur_device_type
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL device_info(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
-                                   void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
+                                       void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Device, d, hDevice);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
@@ -42,10 +43,10 @@ ur_result_t UR_APICALL device_info(ur_device_handle_t hDevice, ur_device_info_t 
   const ur_device_partition_t no_partitions[1] = {};
   const ur_device_partition_property_t no_partition_properties[1] = {};
   // Host memory: the host reaches every kind, atomically and concurrently.
-  const ur_device_usm_access_capability_flags_t usm =
-      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
-      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS |
-      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
+  const ur_device_usm_access_capability_flags_t usm = UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS |
+                                                      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
+                                                      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS |
+                                                      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
   switch (propName) {
   case UR_DEVICE_INFO_TYPE: return out.value(kType);
   case UR_DEVICE_INFO_VENDOR_ID: return out.value(uint32_t{0});
@@ -95,19 +96,19 @@ ur_result_t UR_APICALL device_info(ur_device_handle_t hDevice, ur_device_info_t 
 }
 
 // Root devices live as long as the adapter: their count stays as it is.
-ur_result_t UR_APICALL device_retain(ur_device_handle_t hDevice) {
+ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
   ORDO_UNWRAP(Device, d, hDevice);
   (void)d;
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL device_release(ur_device_handle_t hDevice) {
+ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
   ORDO_UNWRAP(Device, d, hDevice);
   (void)d;
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL device_native(ur_device_handle_t hDevice, ur_native_handle_t *phNative) {
+ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNative) {
   ORDO_UNWRAP(Device, d, hDevice);
   if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNative = reinterpret_cast<ur_native_handle_t>(d); // your driver's device handle
@@ -115,13 +116,13 @@ ur_result_t UR_APICALL device_native(ur_device_handle_t hDevice, ur_native_handl
 }
 
 uint64_t now_ns() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now().time_since_epoch())
-                      .count());
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 // The device's clock is the host's here; a device reads both as close together as it can.
-ur_result_t UR_APICALL device_timestamps(ur_device_handle_t hDevice, uint64_t *pDevice, uint64_t *pHost) {
+ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDevice, uint64_t *pHost) {
   ORDO_UNWRAP(Device, d, hDevice);
   (void)d;
   const uint64_t t = now_ns();
@@ -133,12 +134,12 @@ ur_result_t UR_APICALL device_timestamps(ur_device_handle_t hDevice, uint64_t *p
 } // namespace
 
 void install_device_entry_points(ur_dditable_t &t) {
-  t.Device.pfnGet = device_get;
-  t.Device.pfnGetInfo = device_info;
-  t.Device.pfnRetain = device_retain;
-  t.Device.pfnRelease = device_release;
-  t.Device.pfnGetNativeHandle = device_native;
-  t.Device.pfnGetGlobalTimestamps = device_timestamps;
+  t.Device.pfnGet = urDeviceGet;
+  t.Device.pfnGetInfo = urDeviceGetInfo;
+  t.Device.pfnRetain = urDeviceRetain;
+  t.Device.pfnRelease = urDeviceRelease;
+  t.Device.pfnGetNativeHandle = urDeviceGetNativeHandle;
+  t.Device.pfnGetGlobalTimestamps = urDeviceGetGlobalTimestamps;
 }
 
 } // namespace ordo::template_adapter

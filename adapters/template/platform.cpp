@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Discovery and the platform: one platform with one device whose memory is host memory.
 // urAdapter* and urPlatform* are ur_common/adapter.hpp's; this file says what differs.
 // Replace: discover() (open your runtime with ordo::DynLib, ordo/dynlib.hpp; with no
@@ -52,6 +53,8 @@ const std::vector<Platform *> &platforms() {
   return *list;
 }
 
-void install_adapter_entry_points(ur_dditable_t &t) { ordo::uc::adapter_entry_points<adapter_hooks>::install(t); }
+void install_adapter_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::adapter_entry_points<adapter_hooks>::install(t);
+}
 
 } // namespace ordo::template_adapter

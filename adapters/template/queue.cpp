@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queues: made, counted, asked about, finished, released; they hold their context. No
 // command can be enqueued yet (every urEnqueue* is UNSUPPORTED_FEATURE), so finish and
 // flush have nothing to wait for. Replace: your driver's queue (a stream, a command
@@ -25,8 +26,8 @@ struct Queue : object {
 };
 ORDO_HANDLE_CHECK(Queue);
 
-ur_result_t UR_APICALL queue_create(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                    const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
+ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                     const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
   ORDO_UNWRAP(Context, ctx, hContext);
   ORDO_UNWRAP(Device, dev, hDevice);
   if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -49,43 +50,46 @@ ur_result_t UR_APICALL queue_create(ur_context_handle_t hContext, ur_device_hand
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL queue_retain(ur_queue_handle_t hQueue) {
+ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  q->retain();
+  if (!q->retain_user()) return ordo::invalid_of(q);
   return UR_RESULT_SUCCESS;
 }
 
 // The user's last release: the queue's work would be finished here, then its holders
 // let go (commands in flight would hold it too), and the handle retired.
-ur_result_t UR_APICALL queue_release(ur_queue_handle_t hQueue) {
+ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  if (!q->release()) return UR_RESULT_SUCCESS;
-  ordo::uc::drop_queue(q);
+  bool last_ = false;
+  if (!q->release_user(last_)) return ordo::invalid_of(q);
+  if (!last_) return UR_RESULT_SUCCESS;
+  ordo::ur_common::drop_queue(q);
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL queue_info(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
-                                  void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
+                                      void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  return ordo::uc::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [](bool &empty) {
+  return ordo::ur_common::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [](bool &empty) {
     empty = true; // nothing can be enqueued yet
     return UR_RESULT_SUCCESS;
   });
 }
 
-ur_result_t UR_APICALL queue_finish(ur_queue_handle_t hQueue) {
+ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
   (void)q; // wait for the queue's commands here
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL queue_flush(ur_queue_handle_t hQueue) {
+ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
   (void)q; // hand the queue's batched commands to the device here
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL queue_native(ur_queue_handle_t hQueue, ur_queue_native_desc_t *, ur_native_handle_t *phNative) {
+ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *,
+                                              ur_native_handle_t *phNative) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNative = reinterpret_cast<ur_native_handle_t>(q); // your driver's queue
@@ -95,13 +99,13 @@ ur_result_t UR_APICALL queue_native(ur_queue_handle_t hQueue, ur_queue_native_de
 } // namespace
 
 void install_queue_entry_points(ur_dditable_t &t) {
-  t.Queue.pfnCreate = queue_create;
-  t.Queue.pfnRetain = queue_retain;
-  t.Queue.pfnRelease = queue_release;
-  t.Queue.pfnGetInfo = queue_info;
-  t.Queue.pfnFinish = queue_finish;
-  t.Queue.pfnFlush = queue_flush;
-  t.Queue.pfnGetNativeHandle = queue_native;
+  t.Queue.pfnCreate = urQueueCreate;
+  t.Queue.pfnRetain = urQueueRetain;
+  t.Queue.pfnRelease = urQueueRelease;
+  t.Queue.pfnGetInfo = urQueueGetInfo;
+  t.Queue.pfnFinish = urQueueFinish;
+  t.Queue.pfnFlush = urQueueFlush;
+  t.Queue.pfnGetNativeHandle = urQueueGetNativeHandle;
 }
 
 } // namespace ordo::template_adapter

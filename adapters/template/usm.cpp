@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronous USM: urUSM{Host,Device,Shared}Alloc, urUSMFree and urUSMGetMemAllocInfo
 // are ur_common/usm.hpp's (argument checks, the pointer registry that refuses unknown,
 // interior, double and other contexts' frees); this file says how plain memory is made
@@ -35,6 +36,6 @@ struct usm_hooks : handle_types {
 
 } // namespace
 
-void install_usm_entry_points(ur_dditable_t &t) { ordo::uc::usm_entry_points<usm_hooks>::install(t); }
+void install_usm_entry_points(ur_dditable_t &t) { ordo::ur_common::usm_entry_points<usm_hooks>::install(t); }
 
 } // namespace ordo::template_adapter

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Ordo's Unified Runtime adapters for the DPC++ runtime in Python (docs/python.md).
 
     import ordo

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python -m ordo info | run <program> [args...] | env   (docs/python.md)
 
 info  the devices Ordo's loader sees (this package's urinfo), and which adapters the DPC++

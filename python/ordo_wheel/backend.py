@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PEP 517 backend for the `ordo-ur` wheel (docs/python.md, "How the wheel is built").
 
 No build requirements: it drives CMake and writes the wheel with the standard library.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes test/abi/abi_facts.gen.cpp: every measured ABI fact of the spec, compared with
 what our headers give (sizes, alignments, offsets, enumerator values, slot positions,
 function signatures)."""

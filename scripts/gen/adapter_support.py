@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes the pieces every adapter shares (source/generated/):
   unsupported.gen.cpp      a stub for every DDI slot, returning UNSUPPORTED_FEATURE,
                            ordo::unsupported_ddi() (the table of them), and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes the exception boundary every adapter's table gets (source/generated/boundary.gen.cpp)
 and the device-info default (source/generated/device_info.gen.cpp).
 

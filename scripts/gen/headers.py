@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes include/ur_api.h and include/ur_ddi.h: the public C ABI, identical in names,
 values, layouts and table order to UR at the pinned commit."""
 from spec import BANNER, c_type_decl, decl_params

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes tools/urinfo/support/info_tables.gen.cpp: every enumeration of the API and the
 typed queries of each *GetInfo enumeration, as data for urinfo, the demo and the
 conformance suite. The types and lookups over them are hand-written

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes the leak-checking layer (loader/generated/leak_checking_layer.gen.cpp).
 
 The layer counts references of handles of every *trackable* type: a non-native handle

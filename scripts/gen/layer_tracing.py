@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes the tracing layer and the names it prints (loader/generated/):
   enum_names.gen.hpp/.cpp  enum value -> enumerator name for every enum of the spec, and
                            flag masks -> "A | B | 0x..." for every flags type

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes the spec's parameter checks and the parameter-validation layer:
   source/generated/ordo_checks/param_checks.gen.hpp
                              ordo::checks::check_<function>(): the spec's rules for one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes the loader's exported surface (loader/generated/):
   entry_points.gen.cpp       every API function that has a DDI slot, as an exported
                              handle-first dispatcher; the bottom dispatch table the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes test/loader/generated/leak_coverage.gen.cpp: proof that the leak-checking layer
 covers every function with a handle out-parameter, and every function that ends a
 handle's life.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes adapters/mock/generated/slot_names.gen.cpp: every DDI slot's function name and
 its position in ur_dditable_t, so a test can replace a mock slot by function name
 (ordoMockReplace, adapters/mock/ordo_mock.h)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes test/loader/generated/validation_rules.gen.cpp: one test per parameter rule of
 the spec that can be instantiated automatically, plus one per event wait list.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes the retired dispatch table (source/generated/retired.gen.cpp).
 
 ordo::retired_ddi() is the table a destroyed handle's first word points at

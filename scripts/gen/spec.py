@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Loads the UR spec (scripts/spec/ur.json) and answers the questions generators ask."""
 import json
 import os

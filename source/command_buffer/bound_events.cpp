@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bound events (bound_events.hpp, docs/command-buffers.md "Events that are signalled
 // again"): the registry, binding, and the answers of the event entry points.
 #include "bound_events.hpp"
@@ -11,7 +12,7 @@
 #include "ordo/info.hpp"
 #include "records.hpp"
 
-namespace ordo::cb {
+namespace ordo::command_buffer {
 
 namespace {
 
@@ -278,8 +279,8 @@ bool bound_native_handle(ur_event_handle_t e, ur_native_handle_t *out, ur_result
   return true;
 }
 
-ur_result_t UR_APICALL eventCreateExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                      const ur_exp_event_desc_t *pEventDesc, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEventCreateExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                        const ur_exp_event_desc_t *pEventDesc, ur_event_handle_t *phEvent) {
   if (!hContext || !hDevice) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!pEventDesc || !phEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (pEventDesc->flags & UR_EXP_EVENT_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -291,7 +292,7 @@ ur_result_t UR_APICALL eventCreateExp(ur_context_handle_t hContext, ur_device_ha
   try {
     std::vector<ur_device_handle_t> devices(n);
     if (table().Context.pfnGetInfo(hContext, UR_CONTEXT_INFO_DEVICES, n * sizeof(ur_device_handle_t), devices.data(),
-                                 nullptr) != UR_RESULT_SUCCESS)
+                                   nullptr) != UR_RESULT_SUCCESS)
       return UR_RESULT_ERROR_INVALID_CONTEXT;
     if (std::find(devices.begin(), devices.end(), hDevice) == devices.end()) return UR_RESULT_ERROR_INVALID_DEVICE;
   } catch (const std::bad_alloc &) {
@@ -300,4 +301,4 @@ ur_result_t UR_APICALL eventCreateExp(ur_context_handle_t hContext, ur_device_ha
   return make_bound(hContext, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, true, phEvent);
 }
 
-} // namespace ordo::cb
+} // namespace ordo::command_buffer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events that are signalled again and again (docs/command-buffers.md, "Events that are
 // signalled again"): an event handle of this library that stands for the newest real
 // event of the adapter bound to it. Reusable events (urEventCreateExp, signalled by
@@ -11,7 +12,7 @@
 
 #include "ur_api.h"
 
-namespace ordo::cb {
+namespace ordo::command_buffer {
 
 // One more or one less live bound event or capture (graph_capture.cpp): while there is
 // none, every wrapper passes straight through.
@@ -51,7 +52,7 @@ bool bound_set_callback(ur_event_handle_t e, ur_execution_info_t status, ur_even
 bool bound_native_handle(ur_event_handle_t e, ur_native_handle_t *out, ur_result_t &r);
 
 // urEventCreateExp.
-ur_result_t UR_APICALL eventCreateExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                      const ur_exp_event_desc_t *pEventDesc, ur_event_handle_t *phEvent);
+ur_result_t UR_APICALL urEventCreateExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                        const ur_exp_event_desc_t *pEventDesc, ur_event_handle_t *phEvent);
 
-} // namespace ordo::cb
+} // namespace ordo::command_buffer

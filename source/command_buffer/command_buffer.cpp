@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urCommandBuffer*Exp and urEnqueueCommandBufferExp over recorded commands
 // (docs/command-buffers.md). Appending checks everything the command's enqueue would
 // check that can be known then, copies the arguments and holds the handles; enqueueing
@@ -16,7 +17,7 @@
 #include "bound_events.hpp"
 #include "records.hpp"
 
-namespace ordo::cb {
+namespace ordo::command_buffer {
 
 namespace {
 
@@ -208,48 +209,50 @@ ur_result_t check_arg_indices(ur_kernel_handle_t k, const std::vector<ArgRecord>
 ur_result_t UR_APICALL appendKernelLaunchWithArgs(
     ur_exp_command_buffer_handle_t hCommandBuffer, ur_kernel_handle_t hKernel, uint32_t workDim,
     const size_t *pGlobalWorkOffset, const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
-    const ur_exp_kernel_arg_properties_t *pArgs, uint32_t numKernelAlternatives, ur_kernel_handle_t *phKernelAlternatives,
-    uint32_t numSync, const SyncPoint *pSync, uint32_t numEvents, const ur_event_handle_t *phEvents,
-    SyncPoint *pSyncPoint, ur_event_handle_t *phEvent, ur_exp_command_buffer_command_handle_t *phCommand) {
+    const ur_exp_kernel_arg_properties_t *pArgs, uint32_t numKernelAlternatives,
+    ur_kernel_handle_t *phKernelAlternatives, uint32_t numSync, const SyncPoint *pSync, uint32_t numEvents,
+    const ur_event_handle_t *phEvents, SyncPoint *pSyncPoint, ur_event_handle_t *phEvent,
+    ur_exp_command_buffer_command_handle_t *phCommand) {
   if (!hKernel) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   return append(hCommandBuffer, UR_COMMAND_KERNEL_LAUNCH, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent,
                 phCommand, [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
-    if (!pGlobalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (numArgs > 0 && !pArgs) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if ((numKernelAlternatives > 0) != (phKernelAlternatives != nullptr)) return UR_RESULT_ERROR_INVALID_VALUE;
-    if (ur_result_t r = kernel_of(cb, hKernel)) return r;
-    for (uint32_t i = 0; i < numKernelAlternatives; ++i) {
-      if (phKernelAlternatives[i] == hKernel) return UR_RESULT_ERROR_INVALID_VALUE;
-      if (ur_result_t r = kernel_of(cb, phKernelAlternatives[i])) return r;
-    }
-    if (workDim < 1 || workDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-    if (ur_result_t r = check_range(workDim, pGlobalWorkSize, pLocalWorkSize)) return r;
-    auto launch = std::make_unique<LaunchRecord>();
-    launch->alternatives.reserve(numKernelAlternatives + 1);
-    launch->alternatives.push_back(hKernel);
-    table().Kernel.pfnRetain(hKernel);
-    for (uint32_t i = 0; i < numKernelAlternatives; ++i) {
-      table().Kernel.pfnRetain(phKernelAlternatives[i]);
-      launch->alternatives.push_back(phKernelAlternatives[i]);
-    }
-    launch->kernel = hKernel;
-    launch->dims = workDim;
-    for (uint32_t d = 0; d < workDim; ++d) {
-      launch->global[d] = pGlobalWorkSize[d];
-      if (pGlobalWorkOffset) launch->offset[d] = pGlobalWorkOffset[d];
-      if (pLocalWorkSize) launch->local[d] = pLocalWorkSize[d];
-    }
-    launch->has_offset = pGlobalWorkOffset != nullptr;
-    launch->has_local = pLocalWorkSize != nullptr;
-    for (uint32_t i = 0; i < numArgs; ++i) {
-      ArgRecord a;
-      if (ur_result_t r = record_arg(cb, pArgs[i], a)) return r; // launch's destructor releases the rest
-      set_arg(launch->args, std::move(a));
-    }
-    if (ur_result_t r = check_arg_indices(hKernel, launch->args)) return r;
-    cmd.launch = std::move(launch);
-    return UR_RESULT_SUCCESS;
-  });
+                  if (!pGlobalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+                  if (numArgs > 0 && !pArgs) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+                  if ((numKernelAlternatives > 0) != (phKernelAlternatives != nullptr))
+                    return UR_RESULT_ERROR_INVALID_VALUE;
+                  if (ur_result_t r = kernel_of(cb, hKernel)) return r;
+                  for (uint32_t i = 0; i < numKernelAlternatives; ++i) {
+                    if (phKernelAlternatives[i] == hKernel) return UR_RESULT_ERROR_INVALID_VALUE;
+                    if (ur_result_t r = kernel_of(cb, phKernelAlternatives[i])) return r;
+                  }
+                  if (workDim < 1 || workDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+                  if (ur_result_t r = check_range(workDim, pGlobalWorkSize, pLocalWorkSize)) return r;
+                  auto launch = std::make_unique<LaunchRecord>();
+                  launch->alternatives.reserve(numKernelAlternatives + 1);
+                  launch->alternatives.push_back(hKernel);
+                  table().Kernel.pfnRetain(hKernel);
+                  for (uint32_t i = 0; i < numKernelAlternatives; ++i) {
+                    table().Kernel.pfnRetain(phKernelAlternatives[i]);
+                    launch->alternatives.push_back(phKernelAlternatives[i]);
+                  }
+                  launch->kernel = hKernel;
+                  launch->dims = workDim;
+                  for (uint32_t d = 0; d < workDim; ++d) {
+                    launch->global[d] = pGlobalWorkSize[d];
+                    if (pGlobalWorkOffset) launch->offset[d] = pGlobalWorkOffset[d];
+                    if (pLocalWorkSize) launch->local[d] = pLocalWorkSize[d];
+                  }
+                  launch->has_offset = pGlobalWorkOffset != nullptr;
+                  launch->has_local = pLocalWorkSize != nullptr;
+                  for (uint32_t i = 0; i < numArgs; ++i) {
+                    ArgRecord a;
+                    if (ur_result_t r = record_arg(cb, pArgs[i], a)) return r; // launch's destructor releases the rest
+                    set_arg(launch->args, std::move(a));
+                  }
+                  if (ur_result_t r = check_arg_indices(hKernel, launch->args)) return r;
+                  cmd.launch = std::move(launch);
+                  return UR_RESULT_SUCCESS;
+                });
 }
 
 // Without arguments: for kernels that take none (the pinned API sets arguments only with a launch).
@@ -259,7 +262,8 @@ ur_result_t UR_APICALL appendKernelLaunch(ur_exp_command_buffer_handle_t hComman
                                           uint32_t numKernelAlternatives, ur_kernel_handle_t *phKernelAlternatives,
                                           uint32_t numSync, const SyncPoint *pSync, uint32_t numEvents,
                                           const ur_event_handle_t *phEvents, SyncPoint *pSyncPoint,
-                                          ur_event_handle_t *phEvent, ur_exp_command_buffer_command_handle_t *phCommand) {
+                                          ur_event_handle_t *phEvent,
+                                          ur_exp_command_buffer_command_handle_t *phCommand) {
   return appendKernelLaunchWithArgs(hCommandBuffer, hKernel, workDim, pGlobalWorkOffset, pGlobalWorkSize,
                                     pLocalWorkSize, 0, nullptr, numKernelAlternatives, phKernelAlternatives, numSync,
                                     pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand);
@@ -273,15 +277,16 @@ ur_result_t UR_APICALL appendUSMMemcpy(ur_exp_command_buffer_handle_t h, void *p
                                        ur_event_handle_t *phEvent, ur_exp_command_buffer_command_handle_t *phCommand) {
   return append(h, UR_COMMAND_USM_MEMCPY, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand,
                 [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
-    if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-    if (ur_result_t r = usm_range(cb, pDst, size)) return r;
-    if (ur_result_t r = usm_range(cb, pSrc, size)) return r;
-    cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
-      return table().Enqueue.pfnUSMMemcpy(q, false, pDst, pSrc, size, n, w, out);
-    };
-    return UR_RESULT_SUCCESS;
-  });
+                  if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+                  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+                  if (ur_result_t r = usm_range(cb, pDst, size)) return r;
+                  if (ur_result_t r = usm_range(cb, pSrc, size)) return r;
+                  cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w,
+                                   ur_event_handle_t *out) {
+                    return table().Enqueue.pfnUSMMemcpy(q, false, pDst, pSrc, size, n, w, out);
+                  };
+                  return UR_RESULT_SUCCESS;
+                });
 }
 
 ur_result_t UR_APICALL appendUSMFill(ur_exp_command_buffer_handle_t h, void *pMemory, const void *pPattern,
@@ -290,34 +295,37 @@ ur_result_t UR_APICALL appendUSMFill(ur_exp_command_buffer_handle_t h, void *pMe
                                      ur_event_handle_t *phEvent, ur_exp_command_buffer_command_handle_t *phCommand) {
   return append(h, UR_COMMAND_USM_FILL, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand,
                 [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
-    if (!pMemory || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
-      return UR_RESULT_ERROR_INVALID_SIZE;
-    if (ur_result_t r = usm_range(cb, pMemory, size)) return r;
-    std::vector<unsigned char> pattern(static_cast<const unsigned char *>(pPattern),
-                                       static_cast<const unsigned char *>(pPattern) + patternSize);
-    cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
-      return table().Enqueue.pfnUSMFill(q, pMemory, pattern.size(), pattern.data(), size, n, w, out);
-    };
-    return UR_RESULT_SUCCESS;
-  });
+                  if (!pMemory || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+                  if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
+                    return UR_RESULT_ERROR_INVALID_SIZE;
+                  if (ur_result_t r = usm_range(cb, pMemory, size)) return r;
+                  std::vector<unsigned char> pattern(static_cast<const unsigned char *>(pPattern),
+                                                     static_cast<const unsigned char *>(pPattern) + patternSize);
+                  cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w,
+                                   ur_event_handle_t *out) {
+                    return table().Enqueue.pfnUSMFill(q, pMemory, pattern.size(), pattern.data(), size, n, w, out);
+                  };
+                  return UR_RESULT_SUCCESS;
+                });
 }
 
 ur_result_t UR_APICALL appendUSMPrefetch(ur_exp_command_buffer_handle_t h, const void *pMemory, size_t size,
                                          ur_usm_migration_flags_t flags, uint32_t numSync, const SyncPoint *pSync,
                                          uint32_t numEvents, const ur_event_handle_t *phEvents, SyncPoint *pSyncPoint,
-                                         ur_event_handle_t *phEvent, ur_exp_command_buffer_command_handle_t *phCommand) {
+                                         ur_event_handle_t *phEvent,
+                                         ur_exp_command_buffer_command_handle_t *phCommand) {
   return append(h, UR_COMMAND_USM_PREFETCH, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand,
                 [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
-    if (!pMemory) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-    if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-    if (ur_result_t r = usm_range(cb, pMemory, size)) return r;
-    cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
-      return table().Enqueue.pfnUSMPrefetch(q, pMemory, size, flags, n, w, out);
-    };
-    return UR_RESULT_SUCCESS;
-  });
+                  if (!pMemory) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+                  if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+                  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+                  if (ur_result_t r = usm_range(cb, pMemory, size)) return r;
+                  cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w,
+                                   ur_event_handle_t *out) {
+                    return table().Enqueue.pfnUSMPrefetch(q, pMemory, size, flags, n, w, out);
+                  };
+                  return UR_RESULT_SUCCESS;
+                });
 }
 
 // urEnqueueUSMAdvise takes no wait list: the advice goes first, and a marker after
@@ -326,46 +334,49 @@ ur_result_t UR_APICALL appendUSMAdvise(ur_exp_command_buffer_handle_t h, const v
                                        ur_usm_advice_flags_t advice, uint32_t numSync, const SyncPoint *pSync,
                                        uint32_t numEvents, const ur_event_handle_t *phEvents, SyncPoint *pSyncPoint,
                                        ur_event_handle_t *phEvent, ur_exp_command_buffer_command_handle_t *phCommand) {
-  return append(h, UR_COMMAND_USM_ADVISE, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand,
-                [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
-    if (!pMemory) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-    if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-    if (ur_result_t r = usm_range(cb, pMemory, size)) return r;
-    cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
-      ur_event_handle_t advised = nullptr;
-      if (ur_result_t r = table().Enqueue.pfnUSMAdvise(q, pMemory, size, advice, &advised)) return r;
-      std::vector<ur_event_handle_t> all(w, w + n);
-      all.push_back(advised);
-      ur_result_t r = table().Enqueue.pfnEventsWait(q, static_cast<uint32_t>(all.size()), all.data(), out);
-      table().Event.pfnRelease(advised);
-      return r;
-    };
-    return UR_RESULT_SUCCESS;
-  });
+  return append(
+      h, UR_COMMAND_USM_ADVISE, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand,
+      [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
+        if (!pMemory) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+        if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+        if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+        if (ur_result_t r = usm_range(cb, pMemory, size)) return r;
+        cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
+          ur_event_handle_t advised = nullptr;
+          if (ur_result_t r = table().Enqueue.pfnUSMAdvise(q, pMemory, size, advice, &advised)) return r;
+          std::vector<ur_event_handle_t> all(w, w + n);
+          all.push_back(advised);
+          ur_result_t r = table().Enqueue.pfnEventsWait(q, static_cast<uint32_t>(all.size()), all.data(), out);
+          table().Event.pfnRelease(advised);
+          return r;
+        };
+        return UR_RESULT_SUCCESS;
+      });
 }
 
 // ---- buffers ----
 
 ur_result_t UR_APICALL appendMemBufferCopy(ur_exp_command_buffer_handle_t h, ur_mem_handle_t hSrc, ur_mem_handle_t hDst,
                                            size_t srcOffset, size_t dstOffset, size_t size, uint32_t numSync,
-                                           const SyncPoint *pSync, uint32_t numEvents, const ur_event_handle_t *phEvents,
-                                           SyncPoint *pSyncPoint, ur_event_handle_t *phEvent,
+                                           const SyncPoint *pSync, uint32_t numEvents,
+                                           const ur_event_handle_t *phEvents, SyncPoint *pSyncPoint,
+                                           ur_event_handle_t *phEvent,
                                            ur_exp_command_buffer_command_handle_t *phCommand) {
   return append(h, UR_COMMAND_MEM_BUFFER_COPY, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand,
                 [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
-    size_t src_size = 0, dst_size = 0;
-    if (ur_result_t r = buffer_of(cb, hSrc, src_size)) return r;
-    if (ur_result_t r = buffer_of(cb, hDst, dst_size)) return r;
-    if (!range_inside(srcOffset, size, src_size) || !range_inside(dstOffset, size, dst_size))
-      return UR_RESULT_ERROR_INVALID_SIZE;
-    hold_buffer(cmd, hSrc);
-    hold_buffer(cmd, hDst);
-    cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
-      return table().Enqueue.pfnMemBufferCopy(q, hSrc, hDst, srcOffset, dstOffset, size, n, w, out);
-    };
-    return UR_RESULT_SUCCESS;
-  });
+                  size_t src_size = 0, dst_size = 0;
+                  if (ur_result_t r = buffer_of(cb, hSrc, src_size)) return r;
+                  if (ur_result_t r = buffer_of(cb, hDst, dst_size)) return r;
+                  if (!range_inside(srcOffset, size, src_size) || !range_inside(dstOffset, size, dst_size))
+                    return UR_RESULT_ERROR_INVALID_SIZE;
+                  hold_buffer(cmd, hSrc);
+                  hold_buffer(cmd, hDst);
+                  cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w,
+                                   ur_event_handle_t *out) {
+                    return table().Enqueue.pfnMemBufferCopy(q, hSrc, hDst, srcOffset, dstOffset, size, n, w, out);
+                  };
+                  return UR_RESULT_SUCCESS;
+                });
 }
 
 ur_result_t UR_APICALL appendMemBufferWrite(ur_exp_command_buffer_handle_t h, ur_mem_handle_t hBuffer, size_t offset,
@@ -375,34 +386,37 @@ ur_result_t UR_APICALL appendMemBufferWrite(ur_exp_command_buffer_handle_t h, ur
                                             ur_exp_command_buffer_command_handle_t *phCommand) {
   return append(h, UR_COMMAND_MEM_BUFFER_WRITE, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand,
                 [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
-    size_t total = 0;
-    if (ur_result_t r = buffer_of(cb, hBuffer, total)) return r;
-    if (!pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (!range_inside(offset, size, total)) return UR_RESULT_ERROR_INVALID_SIZE;
-    hold_buffer(cmd, hBuffer);
-    cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
-      return table().Enqueue.pfnMemBufferWrite(q, hBuffer, false, offset, size, pSrc, n, w, out);
-    };
-    return UR_RESULT_SUCCESS;
-  });
+                  size_t total = 0;
+                  if (ur_result_t r = buffer_of(cb, hBuffer, total)) return r;
+                  if (!pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+                  if (!range_inside(offset, size, total)) return UR_RESULT_ERROR_INVALID_SIZE;
+                  hold_buffer(cmd, hBuffer);
+                  cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w,
+                                   ur_event_handle_t *out) {
+                    return table().Enqueue.pfnMemBufferWrite(q, hBuffer, false, offset, size, pSrc, n, w, out);
+                  };
+                  return UR_RESULT_SUCCESS;
+                });
 }
 
 ur_result_t UR_APICALL appendMemBufferRead(ur_exp_command_buffer_handle_t h, ur_mem_handle_t hBuffer, size_t offset,
                                            size_t size, void *pDst, uint32_t numSync, const SyncPoint *pSync,
                                            uint32_t numEvents, const ur_event_handle_t *phEvents, SyncPoint *pSyncPoint,
-                                           ur_event_handle_t *phEvent, ur_exp_command_buffer_command_handle_t *phCommand) {
+                                           ur_event_handle_t *phEvent,
+                                           ur_exp_command_buffer_command_handle_t *phCommand) {
   return append(h, UR_COMMAND_MEM_BUFFER_READ, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand,
                 [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
-    size_t total = 0;
-    if (ur_result_t r = buffer_of(cb, hBuffer, total)) return r;
-    if (!pDst) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (!range_inside(offset, size, total)) return UR_RESULT_ERROR_INVALID_SIZE;
-    hold_buffer(cmd, hBuffer);
-    cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
-      return table().Enqueue.pfnMemBufferRead(q, hBuffer, false, offset, size, pDst, n, w, out);
-    };
-    return UR_RESULT_SUCCESS;
-  });
+                  size_t total = 0;
+                  if (ur_result_t r = buffer_of(cb, hBuffer, total)) return r;
+                  if (!pDst) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+                  if (!range_inside(offset, size, total)) return UR_RESULT_ERROR_INVALID_SIZE;
+                  hold_buffer(cmd, hBuffer);
+                  cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w,
+                                   ur_event_handle_t *out) {
+                    return table().Enqueue.pfnMemBufferRead(q, hBuffer, false, offset, size, pDst, n, w, out);
+                  };
+                  return UR_RESULT_SUCCESS;
+                });
 }
 
 // A buffer's side of a rectangle lies inside the buffer.
@@ -421,21 +435,22 @@ ur_result_t UR_APICALL appendMemBufferCopyRect(ur_exp_command_buffer_handle_t h,
                                                const ur_event_handle_t *phEvents, SyncPoint *pSyncPoint,
                                                ur_event_handle_t *phEvent,
                                                ur_exp_command_buffer_command_handle_t *phCommand) {
-  return append(h, UR_COMMAND_MEM_BUFFER_COPY_RECT, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent,
-                phCommand, [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
-    size_t src_size = 0, dst_size = 0;
-    if (ur_result_t r = buffer_of(cb, hSrc, src_size)) return r;
-    if (ur_result_t r = buffer_of(cb, hDst, dst_size)) return r;
-    if (ur_result_t r = rect_in_buffer(srcOrigin, region, srcRowPitch, srcSlicePitch, src_size)) return r;
-    if (ur_result_t r = rect_in_buffer(dstOrigin, region, dstRowPitch, dstSlicePitch, dst_size)) return r;
-    hold_buffer(cmd, hSrc);
-    hold_buffer(cmd, hDst);
-    cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
-      return table().Enqueue.pfnMemBufferCopyRect(q, hSrc, hDst, srcOrigin, dstOrigin, region, srcRowPitch,
-                                                srcSlicePitch, dstRowPitch, dstSlicePitch, n, w, out);
-    };
-    return UR_RESULT_SUCCESS;
-  });
+  return append(
+      h, UR_COMMAND_MEM_BUFFER_COPY_RECT, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand,
+      [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
+        size_t src_size = 0, dst_size = 0;
+        if (ur_result_t r = buffer_of(cb, hSrc, src_size)) return r;
+        if (ur_result_t r = buffer_of(cb, hDst, dst_size)) return r;
+        if (ur_result_t r = rect_in_buffer(srcOrigin, region, srcRowPitch, srcSlicePitch, src_size)) return r;
+        if (ur_result_t r = rect_in_buffer(dstOrigin, region, dstRowPitch, dstSlicePitch, dst_size)) return r;
+        hold_buffer(cmd, hSrc);
+        hold_buffer(cmd, hDst);
+        cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
+          return table().Enqueue.pfnMemBufferCopyRect(q, hSrc, hDst, srcOrigin, dstOrigin, region, srcRowPitch,
+                                                      srcSlicePitch, dstRowPitch, dstSlicePitch, n, w, out);
+        };
+        return UR_RESULT_SUCCESS;
+      });
 }
 
 // Read and write rectangles: the buffer side inside the buffer, the host side well formed.
@@ -446,22 +461,24 @@ ur_result_t append_host_rect(ur_exp_command_buffer_handle_t h, ur_mem_handle_t h
                              uint32_t numSync, const SyncPoint *pSync, uint32_t numEvents,
                              const ur_event_handle_t *phEvents, SyncPoint *pSyncPoint, ur_event_handle_t *phEvent,
                              ur_exp_command_buffer_command_handle_t *phCommand) {
-  return append(h, kWrite ? UR_COMMAND_MEM_BUFFER_WRITE_RECT : UR_COMMAND_MEM_BUFFER_READ_RECT, numSync, pSync,
-                numEvents, phEvents, pSyncPoint, phEvent, phCommand, [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
-    size_t total = 0;
-    if (ur_result_t r = buffer_of(cb, hBuffer, total)) return r;
-    if (!pHost) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (ur_result_t r = rect_in_buffer(bufferOffset, region, bufferRowPitch, bufferSlicePitch, total)) return r;
-    ordo::rect_side host_side;
-    if (ur_result_t r = ordo::resolve_rect_side(hostOffset, region, hostRowPitch, hostSlicePitch, host_side)) return r;
-    hold_buffer(cmd, hBuffer);
-    cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
-      auto fn = kWrite ? table().Enqueue.pfnMemBufferWriteRect : table().Enqueue.pfnMemBufferReadRect;
-      return fn(q, hBuffer, false, bufferOffset, hostOffset, region, bufferRowPitch, bufferSlicePitch, hostRowPitch,
-                hostSlicePitch, pHost, n, w, out);
-    };
-    return UR_RESULT_SUCCESS;
-  });
+  return append(
+      h, kWrite ? UR_COMMAND_MEM_BUFFER_WRITE_RECT : UR_COMMAND_MEM_BUFFER_READ_RECT, numSync, pSync, numEvents,
+      phEvents, pSyncPoint, phEvent, phCommand, [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
+        size_t total = 0;
+        if (ur_result_t r = buffer_of(cb, hBuffer, total)) return r;
+        if (!pHost) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+        if (ur_result_t r = rect_in_buffer(bufferOffset, region, bufferRowPitch, bufferSlicePitch, total)) return r;
+        ordo::rect_side host_side;
+        if (ur_result_t r = ordo::resolve_rect_side(hostOffset, region, hostRowPitch, hostSlicePitch, host_side))
+          return r;
+        hold_buffer(cmd, hBuffer);
+        cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
+          auto fn = kWrite ? table().Enqueue.pfnMemBufferWriteRect : table().Enqueue.pfnMemBufferReadRect;
+          return fn(q, hBuffer, false, bufferOffset, hostOffset, region, bufferRowPitch, bufferSlicePitch, hostRowPitch,
+                    hostSlicePitch, pHost, n, w, out);
+        };
+        return UR_RESULT_SUCCESS;
+      });
 }
 
 ur_result_t UR_APICALL appendMemBufferWriteRect(ur_exp_command_buffer_handle_t h, ur_mem_handle_t hBuffer,
@@ -480,8 +497,8 @@ ur_result_t UR_APICALL appendMemBufferWriteRect(ur_exp_command_buffer_handle_t h
 ur_result_t UR_APICALL appendMemBufferReadRect(ur_exp_command_buffer_handle_t h, ur_mem_handle_t hBuffer,
                                                ur_rect_offset_t bufferOffset, ur_rect_offset_t hostOffset,
                                                ur_rect_region_t region, size_t bufferRowPitch, size_t bufferSlicePitch,
-                                               size_t hostRowPitch, size_t hostSlicePitch, void *pDst,
-                                               uint32_t numSync, const SyncPoint *pSync, uint32_t numEvents,
+                                               size_t hostRowPitch, size_t hostSlicePitch, void *pDst, uint32_t numSync,
+                                               const SyncPoint *pSync, uint32_t numEvents,
                                                const ur_event_handle_t *phEvents, SyncPoint *pSyncPoint,
                                                ur_event_handle_t *phEvent,
                                                ur_exp_command_buffer_command_handle_t *phCommand) {
@@ -494,23 +511,25 @@ ur_result_t UR_APICALL appendMemBufferFill(ur_exp_command_buffer_handle_t h, ur_
                                            const void *pPattern, size_t patternSize, size_t offset, size_t size,
                                            uint32_t numSync, const SyncPoint *pSync, uint32_t numEvents,
                                            const ur_event_handle_t *phEvents, SyncPoint *pSyncPoint,
-                                           ur_event_handle_t *phEvent, ur_exp_command_buffer_command_handle_t *phCommand) {
-  return append(h, UR_COMMAND_MEM_BUFFER_FILL, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand,
-                [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
-    size_t total = 0;
-    if (ur_result_t r = buffer_of(cb, hBuffer, total)) return r;
-    if (!pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (patternSize == 0 || (patternSize & (patternSize - 1)) != 0 || size % patternSize != 0 ||
-        offset % patternSize != 0 || !range_inside(offset, size, total))
-      return UR_RESULT_ERROR_INVALID_SIZE;
-    std::vector<unsigned char> pattern(static_cast<const unsigned char *>(pPattern),
-                                       static_cast<const unsigned char *>(pPattern) + patternSize);
-    hold_buffer(cmd, hBuffer);
-    cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
-      return table().Enqueue.pfnMemBufferFill(q, hBuffer, pattern.data(), pattern.size(), offset, size, n, w, out);
-    };
-    return UR_RESULT_SUCCESS;
-  });
+                                           ur_event_handle_t *phEvent,
+                                           ur_exp_command_buffer_command_handle_t *phCommand) {
+  return append(
+      h, UR_COMMAND_MEM_BUFFER_FILL, numSync, pSync, numEvents, phEvents, pSyncPoint, phEvent, phCommand,
+      [&](CommandBuffer &cb, Command &cmd) -> ur_result_t {
+        size_t total = 0;
+        if (ur_result_t r = buffer_of(cb, hBuffer, total)) return r;
+        if (!pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+        if (patternSize == 0 || (patternSize & (patternSize - 1)) != 0 || size % patternSize != 0 ||
+            offset % patternSize != 0 || !range_inside(offset, size, total))
+          return UR_RESULT_ERROR_INVALID_SIZE;
+        std::vector<unsigned char> pattern(static_cast<const unsigned char *>(pPattern),
+                                           static_cast<const unsigned char *>(pPattern) + patternSize);
+        hold_buffer(cmd, hBuffer);
+        cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
+          return table().Enqueue.pfnMemBufferFill(q, hBuffer, pattern.data(), pattern.size(), offset, size, n, w, out);
+        };
+        return UR_RESULT_SUCCESS;
+      });
 }
 
 // A host function, run as a host task (only where the adapter has host tasks).
@@ -520,19 +539,21 @@ ur_result_t UR_APICALL appendNativeCommand(ur_exp_command_buffer_handle_t h,
                                            uint32_t numSync, const SyncPoint *pSync, SyncPoint *pSyncPoint) {
   return append(h, UR_COMMAND_ENQUEUE_NATIVE_EXP, numSync, pSync, 0, nullptr, pSyncPoint, nullptr, nullptr,
                 [&](CommandBuffer &, Command &cmd) -> ur_result_t {
-    if (!pfnNativeCommand) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (hChildCommandBuffer) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // kSubgraphSupport is false
-    cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
-      return table().EnqueueExp.pfnHostTaskExp(q, pfnNativeCommand, pData, nullptr, n, w, out);
-    };
-    return UR_RESULT_SUCCESS;
-  });
+                  if (!pfnNativeCommand) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+                  if (hChildCommandBuffer) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // kSubgraphSupport is false
+                  cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w,
+                                   ur_event_handle_t *out) {
+                    return table().EnqueueExp.pfnHostTaskExp(q, pfnNativeCommand, pData, nullptr, n, w, out);
+                  };
+                  return UR_RESULT_SUCCESS;
+                });
 }
 
 // ---- the command buffer ----
 
 ur_result_t UR_APICALL create(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                              const ur_exp_command_buffer_desc_t *pDesc, ur_exp_command_buffer_handle_t *phCommandBuffer) {
+                              const ur_exp_command_buffer_desc_t *pDesc,
+                              ur_exp_command_buffer_handle_t *phCommandBuffer) {
   if (!hContext || !hDevice) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!pDesc || !phCommandBuffer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   // The device must be one of the context's.
@@ -542,7 +563,7 @@ ur_result_t UR_APICALL create(ur_context_handle_t hContext, ur_device_handle_t h
   return guarded([&]() -> ur_result_t {
     std::vector<ur_device_handle_t> devices(n);
     if (table().Context.pfnGetInfo(hContext, UR_CONTEXT_INFO_DEVICES, n * sizeof(ur_device_handle_t), devices.data(),
-                                 nullptr) != UR_RESULT_SUCCESS)
+                                   nullptr) != UR_RESULT_SUCCESS)
       return UR_RESULT_ERROR_INVALID_CONTEXT;
     if (std::find(devices.begin(), devices.end(), hDevice) == devices.end()) return UR_RESULT_ERROR_INVALID_DEVICE;
     auto cb = std::make_unique<CommandBuffer>(hContext, hDevice, *pDesc);
@@ -577,8 +598,8 @@ ur_result_t UR_APICALL finalize(ur_exp_command_buffer_handle_t h) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL getInfo(ur_exp_command_buffer_handle_t h, ur_exp_command_buffer_info_t propName,
-                               size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL getInfo(ur_exp_command_buffer_handle_t h, ur_exp_command_buffer_info_t propName, size_t propSize,
+                               void *pPropValue, size_t *pPropSizeRet) {
   Hold cb(h);
   if (!cb) return bad_buffer(h);
   if (propSize == 0 && pPropValue) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -656,8 +677,10 @@ ur_result_t UR_APICALL enqueue(ur_queue_handle_t hQueue, ur_exp_command_buffer_h
     // The run's event: after every command (on an in-order queue, after the queue's
     // newest command), or, with no commands, after what they would have waited for.
     waits.clear();
-    if (count == 0) add_external();
-    else if (!queue_orders) waits.assign(done.begin(), done.end());
+    if (count == 0)
+      add_external();
+    else if (!queue_orders)
+      waits.assign(done.begin(), done.end());
     ur_event_handle_t run = nullptr;
     ur_result_t r = table().Enqueue.pfnEventsWait(hQueue, static_cast<uint32_t>(waits.size()),
                                                   waits.empty() ? nullptr : waits.data(), &run);
@@ -702,7 +725,8 @@ ur_result_t stage(CommandBuffer &cb, const ur_exp_command_buffer_update_kernel_l
     s.kernel = d.hNewKernel;
   }
   if (d.newWorkDim < 1 || d.newWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  if (d.newWorkDim != l.dims && (!d.pNewGlobalWorkSize || !d.pNewGlobalWorkOffset)) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (d.newWorkDim != l.dims && (!d.pNewGlobalWorkSize || !d.pNewGlobalWorkOffset))
+    return UR_RESULT_ERROR_INVALID_VALUE;
   s.dims = d.newWorkDim;
   std::copy(l.offset, l.offset + 3, s.offset);
   std::copy(l.global, l.global + 3, s.global);
@@ -730,8 +754,12 @@ ur_result_t stage(CommandBuffer &cb, const ur_exp_command_buffer_update_kernel_l
     return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   for (uint32_t i = 0; i < d.numNewMemObjArgs; ++i) {
     const auto &m = d.pNewMemObjArgList[i];
-    ur_exp_kernel_arg_properties_t p{UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES, nullptr,
-                                     UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ, m.argIndex, sizeof(void *), {}};
+    ur_exp_kernel_arg_properties_t p{UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES,
+                                     nullptr,
+                                     UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ,
+                                     m.argIndex,
+                                     sizeof(void *),
+                                     {}};
     p.value.memObjTuple = {m.hNewMemObjArg, m.pProperties ? m.pProperties->memoryAccess : 0};
     ArgRecord a;
     if (ur_result_t r = record_arg(cb, p, a)) return r;
@@ -749,9 +777,12 @@ ur_result_t stage(CommandBuffer &cb, const ur_exp_command_buffer_update_kernel_l
   }
   for (uint32_t i = 0; i < d.numNewValueArgs; ++i) {
     const auto &v = d.pNewValueArgList[i];
-    ur_exp_kernel_arg_properties_t p{UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES, nullptr,
+    ur_exp_kernel_arg_properties_t p{UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES,
+                                     nullptr,
                                      v.pNewValueArg ? UR_EXP_KERNEL_ARG_TYPE_VALUE : UR_EXP_KERNEL_ARG_TYPE_LOCAL,
-                                     v.argIndex, v.argSize, {}};
+                                     v.argIndex,
+                                     v.argSize,
+                                     {}};
     p.value.value = v.pNewValueArg; // no value: local memory of that size
     ArgRecord a;
     if (ur_result_t r = record_arg(cb, p, a)) return r;
@@ -798,8 +829,10 @@ ur_result_t UR_APICALL updateKernelLaunch(ur_exp_command_buffer_handle_t h, uint
         // Arguments past the new kernel's parameters go.
         std::vector<ArgRecord> kept;
         for (ArgRecord &a : l.args) {
-          if (a.index < s.num_args) kept.push_back(std::move(a));
-          else if (a.mem) table().Mem.pfnRelease(a.mem);
+          if (a.index < s.num_args)
+            kept.push_back(std::move(a));
+          else if (a.mem)
+            table().Mem.pfnRelease(a.mem);
         }
         l.args = std::move(kept);
       }
@@ -868,8 +901,8 @@ ur_result_t UR_APICALL updateWaitEvents(ur_exp_command_buffer_command_handle_t h
 
 ur_result_t append_replay(ur_exp_command_buffer_handle_t h, ur_command_t type, const std::vector<SyncPoint> &after,
                           Replay replay, SyncPoint *point) {
-  return append(h, type, static_cast<uint32_t>(after.size()), after.empty() ? nullptr : after.data(), 0, nullptr,
-                point, nullptr, nullptr, [&](CommandBuffer &, Command &cmd) -> ur_result_t {
+  return append(h, type, static_cast<uint32_t>(after.size()), after.empty() ? nullptr : after.data(), 0, nullptr, point,
+                nullptr, nullptr, [&](CommandBuffer &, Command &cmd) -> ur_result_t {
                   cmd.replay = std::move(replay);
                   return UR_RESULT_SUCCESS;
                 });
@@ -925,4 +958,4 @@ void install_entry_points(ur_dditable_t &t, const adapter_hooks &hooks) {
   t.EnqueueExp.pfnCommandBufferExp = enqueue;
 }
 
-} // namespace ordo::cb
+} // namespace ordo::command_buffer

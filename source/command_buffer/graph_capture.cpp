@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Graph record and replay (urGraph*Exp, urQueue*Graph*Exp, urEnqueueGraphExp) over the
 // command-buffer recorder, for every adapter (docs/command-buffers.md, "Graph capture").
 //
@@ -23,7 +24,7 @@
 #include "bound_events.hpp"
 #include "records.hpp"
 
-namespace ordo::cb {
+namespace ordo::command_buffer {
 
 namespace {
 
@@ -37,7 +38,7 @@ using ordo::guarded;
 struct Graph : ordo::object {
   Graph(ur_context_handle_t c, uint64_t i) : object(handle_kind::graph), context(c), id(i) {}
   const ur_context_handle_t context;
-  const uint64_t id;                            // process-unique, increasing
+  const uint64_t id;                           // process-unique, increasing
   ur_exp_command_buffer_handle_t cb = nullptr; // made at the first capture, for that queue's device
   ur_device_handle_t device = nullptr;
   uint32_t capturing = 0; // queues capturing into it now
@@ -99,8 +100,10 @@ bool is_capturing(State &s, ur_queue_handle_t q) {
 }
 void set_capturing(State &s, ur_queue_handle_t q, bool on) { // under mu
   std::lock_guard<std::mutex> lock(s.capturing_mu);
-  if (on) s.capturing.insert(q);
-  else s.capturing.erase(q);
+  if (on)
+    s.capturing.insert(q);
+  else
+    s.capturing.erase(q);
 }
 State &state() {
   static State *s = new State; // never destroyed: handles may outlive static destruction
@@ -158,11 +161,12 @@ bool queue_facts(ur_queue_handle_t q, ur_context_handle_t &ctx, ur_device_handle
 // wrapped entry points serve both; they take events_mu and the bound-event registry's
 // lock, never `mu`, so these may run under `mu`.
 std::shared_ptr<std::vector<ur_event_handle_t>> hold_events(std::vector<ur_event_handle_t> evs) {
-  auto held = std::shared_ptr<std::vector<ur_event_handle_t>>(
-      new std::vector<ur_event_handle_t>(std::move(evs)), [](std::vector<ur_event_handle_t> *v) {
-        for (ur_event_handle_t e : *v) table().Event.pfnRelease(e);
-        delete v;
-      });
+  auto held = std::shared_ptr<std::vector<ur_event_handle_t>>(new std::vector<ur_event_handle_t>(std::move(evs)),
+                                                              [](std::vector<ur_event_handle_t> *v) {
+                                                                for (ur_event_handle_t e : *v)
+                                                                  table().Event.pfnRelease(e);
+                                                                delete v;
+                                                              });
   for (ur_event_handle_t e : *held) table().Event.pfnRetain(e);
   return held;
 }
@@ -174,8 +178,7 @@ Replay wait_replay(std::shared_ptr<std::vector<ur_event_handle_t>> held) {
   return [held](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
     std::vector<ur_event_handle_t> all(w, w + n);
     if (held) all.insert(all.end(), held->begin(), held->end());
-    return table().Enqueue.pfnEventsWait(q, static_cast<uint32_t>(all.size()), all.empty() ? nullptr : all.data(),
-                                         out);
+    return table().Enqueue.pfnEventsWait(q, static_cast<uint32_t>(all.size()), all.empty() ? nullptr : all.data(), out);
   };
 }
 
@@ -265,8 +268,7 @@ ur_result_t command(ur_queue_handle_t q, ur_command_t type, Kind kind, uint32_t 
     std::vector<SyncPoint> after;
     bool waits_recorded = false;
     SyncPoint wait_point = 0;
-    if (ur_result_t r =
-            dependencies(c, n, w, kind != Kind::command && n == 0, after, waits_recorded, wait_point))
+    if (ur_result_t r = dependencies(c, n, w, kind != Kind::command && n == 0, after, waits_recorded, wait_point))
       return r;
     SyncPoint p = 0;
     if (ur_result_t r = record(c.graph->cb, after, &p)) {
@@ -298,7 +300,8 @@ const SyncPoint *data(const std::vector<SyncPoint> &v) { return v.empty() ? null
 
 // ---- wrapped enqueue entry points ----
 
-#define ORDO_APPEND(fn, ...) table().CommandBufferExp.fn(cb, __VA_ARGS__, count(after), data(after), 0, nullptr, p, nullptr, nullptr)
+#define ORDO_APPEND(fn, ...)                                                                                           \
+  table().CommandBufferExp.fn(cb, __VA_ARGS__, count(after), data(after), 0, nullptr, p, nullptr, nullptr)
 
 ur_result_t UR_APICALL eventsWait(ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {
   return command(
@@ -424,8 +427,8 @@ ur_result_t UR_APICALL bufferFill(ur_queue_handle_t q, ur_mem_handle_t b, const 
 }
 
 ur_result_t UR_APICALL bufferReadRect(ur_queue_handle_t q, ur_mem_handle_t b, bool blocking, ur_rect_offset_t bo,
-                                      ur_rect_offset_t ho, ur_rect_region_t region, size_t brp, size_t bsp,
-                                      size_t hrp, size_t hsp, void *dst, uint32_t n, const ur_event_handle_t *w,
+                                      ur_rect_offset_t ho, ur_rect_region_t region, size_t brp, size_t bsp, size_t hrp,
+                                      size_t hsp, void *dst, uint32_t n, const ur_event_handle_t *w,
                                       ur_event_handle_t *out) {
   return command(
       q, UR_COMMAND_MEM_BUFFER_READ_RECT, Kind::command, n, w, out,
@@ -439,8 +442,8 @@ ur_result_t UR_APICALL bufferReadRect(ur_queue_handle_t q, ur_mem_handle_t b, bo
 }
 
 ur_result_t UR_APICALL bufferWriteRect(ur_queue_handle_t q, ur_mem_handle_t b, bool blocking, ur_rect_offset_t bo,
-                                       ur_rect_offset_t ho, ur_rect_region_t region, size_t brp, size_t bsp,
-                                       size_t hrp, size_t hsp, void *src, uint32_t n, const ur_event_handle_t *w,
+                                       ur_rect_offset_t ho, ur_rect_region_t region, size_t brp, size_t bsp, size_t hrp,
+                                       size_t hsp, void *src, uint32_t n, const ur_event_handle_t *w,
                                        ur_event_handle_t *out) {
   return command(
       q, UR_COMMAND_MEM_BUFFER_WRITE_RECT, Kind::command, n, w, out,
@@ -449,8 +452,7 @@ ur_result_t UR_APICALL bufferWriteRect(ur_queue_handle_t q, ur_mem_handle_t b, b
         return ORDO_APPEND(pfnAppendMemBufferWriteRectExp, b, bo, ho, region, brp, bsp, hrp, hsp, src);
       },
       [&] {
-        return g_orig.Enqueue.pfnMemBufferWriteRect(q, b, blocking, bo, ho, region, brp, bsp, hrp, hsp, src, n, w,
-                                                    out);
+        return g_orig.Enqueue.pfnMemBufferWriteRect(q, b, blocking, bo, ho, region, brp, bsp, hrp, hsp, src, n, w, out);
       });
 }
 
@@ -475,12 +477,11 @@ ur_result_t UR_APICALL kernelLaunch(ur_queue_handle_t q, ur_kernel_handle_t k, u
       q, UR_COMMAND_KERNEL_LAUNCH, Kind::command, n, w, out,
       [&](ur_exp_command_buffer_handle_t cb, const std::vector<SyncPoint> &after, SyncPoint *p) {
         if (props && props->flags) return UR_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED; // the recorder keeps no flags
-        return ORDO_APPEND(pfnAppendKernelLaunchWithArgsExp, k, dims, offset, global, local, numArgs, args, 0,
-                           nullptr);
+        return ORDO_APPEND(pfnAppendKernelLaunchWithArgsExp, k, dims, offset, global, local, numArgs, args, 0, nullptr);
       },
       [&] {
-        return g_orig.EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, dims, offset, global, local, numArgs, args, props,
-                                                            n, w, out);
+        return g_orig.EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, dims, offset, global, local, numArgs, args, props, n,
+                                                            w, out);
       });
 }
 
@@ -493,17 +494,17 @@ ur_result_t UR_APICALL commandBuffer(ur_queue_handle_t q, ur_exp_command_buffer_
       q, UR_COMMAND_ENQUEUE_COMMAND_BUFFER_EXP, Kind::command, n, w, out,
       [&](ur_exp_command_buffer_handle_t cb, const std::vector<SyncPoint> &after, SyncPoint *p) -> ur_result_t {
         if (!h) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-        if (table().CommandBufferExp.pfnRetainExp(h) != UR_RESULT_SUCCESS) return UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP;
-        std::shared_ptr<void> held(h, [](void *x) {
-          table().CommandBufferExp.pfnReleaseExp(static_cast<ur_exp_command_buffer_handle_t>(x));
-        });
-        return append_replay(cb, UR_COMMAND_ENQUEUE_COMMAND_BUFFER_EXP, after,
-                             [held](ur_queue_handle_t rq, uint32_t rn, const ur_event_handle_t *rw,
-                                    ur_event_handle_t *rout) {
-                               return table().EnqueueExp.pfnCommandBufferExp(
-                                   rq, static_cast<ur_exp_command_buffer_handle_t>(held.get()), rn, rw, rout);
-                             },
-                             p);
+        if (table().CommandBufferExp.pfnRetainExp(h) != UR_RESULT_SUCCESS)
+          return UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP;
+        std::shared_ptr<void> held(
+            h, [](void *x) { table().CommandBufferExp.pfnReleaseExp(static_cast<ur_exp_command_buffer_handle_t>(x)); });
+        return append_replay(
+            cb, UR_COMMAND_ENQUEUE_COMMAND_BUFFER_EXP, after,
+            [held](ur_queue_handle_t rq, uint32_t rn, const ur_event_handle_t *rw, ur_event_handle_t *rout) {
+              return table().EnqueueExp.pfnCommandBufferExp(rq, static_cast<ur_exp_command_buffer_handle_t>(held.get()),
+                                                            rn, rw, rout);
+            },
+            p);
       },
       [&] { return g_orig.EnqueueExp.pfnCommandBufferExp(q, h, n, w, out); });
 }
@@ -511,10 +512,9 @@ ur_result_t UR_APICALL commandBuffer(ur_queue_handle_t q, ur_exp_command_buffer_
 // ---- enqueues a graph cannot hold ----
 // Each passes through unless its queue captures (or its wait list names a capture event).
 
-#define ORDO_REFUSE_IN_CAPTURE(table_, slot, type, params, args, n, w, out)                                         \
-  ur_result_t UR_APICALL refuse_##slot params {                                                                   \
-    return command(                                                                                               \
-        q, type, Kind::command, n, w, out, uncapturable, [&] { return g_orig.table_.pfn##slot args; });         \
+#define ORDO_REFUSE_IN_CAPTURE(table_, slot, type, params, args, n, w, out)                                            \
+  ur_result_t UR_APICALL refuse_##slot params {                                                                        \
+    return command(q, type, Kind::command, n, w, out, uncapturable, [&] { return g_orig.table_.pfn##slot args; });     \
   }
 
 ORDO_REFUSE_IN_CAPTURE(Enqueue, MemImageRead, UR_COMMAND_MEM_IMAGE_READ,
@@ -543,8 +543,8 @@ ORDO_REFUSE_IN_CAPTURE(Enqueue, USMFill2D, UR_COMMAND_USM_FILL_2D,
                         uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *e),
                        (q, m, pitch, ps, pat, wd, h, n, w, e), n, w, e)
 ORDO_REFUSE_IN_CAPTURE(Enqueue, USMMemcpy2D, UR_COMMAND_USM_MEMCPY_2D,
-                       (ur_queue_handle_t q, bool b, void *d, size_t dp, const void *s, size_t sp, size_t wd,
-                        size_t h, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *e),
+                       (ur_queue_handle_t q, bool b, void *d, size_t dp, const void *s, size_t sp, size_t wd, size_t h,
+                        uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *e),
                        (q, b, d, dp, s, sp, wd, h, n, w, e), n, w, e)
 ORDO_REFUSE_IN_CAPTURE(Enqueue, DeviceGlobalVariableWrite, UR_COMMAND_DEVICE_GLOBAL_VARIABLE_WRITE,
                        (ur_queue_handle_t q, ur_program_handle_t pr, const char *nm, bool b, size_t c, size_t o,
@@ -564,18 +564,18 @@ ORDO_REFUSE_IN_CAPTURE(Enqueue, WriteHostPipe, UR_COMMAND_WRITE_HOST_PIPE,
                        (q, pr, nm, b, p, s, n, w, e), n, w, e)
 ORDO_REFUSE_IN_CAPTURE(EnqueueExp, USMDeviceAllocExp, UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP,
                        (ur_queue_handle_t q, ur_usm_pool_handle_t p, const size_t s,
-                        const ur_exp_async_usm_alloc_properties_t *pr, uint32_t n, const ur_event_handle_t *w,
-                        void **m, ur_event_handle_t *e),
+                        const ur_exp_async_usm_alloc_properties_t *pr, uint32_t n, const ur_event_handle_t *w, void **m,
+                        ur_event_handle_t *e),
                        (q, p, s, pr, n, w, m, e), n, w, e)
 ORDO_REFUSE_IN_CAPTURE(EnqueueExp, USMSharedAllocExp, UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP,
                        (ur_queue_handle_t q, ur_usm_pool_handle_t p, const size_t s,
-                        const ur_exp_async_usm_alloc_properties_t *pr, uint32_t n, const ur_event_handle_t *w,
-                        void **m, ur_event_handle_t *e),
+                        const ur_exp_async_usm_alloc_properties_t *pr, uint32_t n, const ur_event_handle_t *w, void **m,
+                        ur_event_handle_t *e),
                        (q, p, s, pr, n, w, m, e), n, w, e)
 ORDO_REFUSE_IN_CAPTURE(EnqueueExp, USMHostAllocExp, UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP,
                        (ur_queue_handle_t q, ur_usm_pool_handle_t p, const size_t s,
-                        const ur_exp_async_usm_alloc_properties_t *pr, uint32_t n, const ur_event_handle_t *w,
-                        void **m, ur_event_handle_t *e),
+                        const ur_exp_async_usm_alloc_properties_t *pr, uint32_t n, const ur_event_handle_t *w, void **m,
+                        ur_event_handle_t *e),
                        (q, p, s, pr, n, w, m, e), n, w, e)
 ORDO_REFUSE_IN_CAPTURE(EnqueueExp, USMFreeExp, UR_COMMAND_ENQUEUE_USM_FREE_EXP,
                        (ur_queue_handle_t q, ur_usm_pool_handle_t p, void *m, uint32_t n, const ur_event_handle_t *w,
@@ -741,7 +741,8 @@ ur_result_t UR_APICALL graphCreate(ur_context_handle_t ctx, ur_exp_graph_handle_
   if (!ctx) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!phGraph) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   uint32_t refs = 0;
-  if (table().Context.pfnGetInfo(ctx, UR_CONTEXT_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr) != UR_RESULT_SUCCESS)
+  if (table().Context.pfnGetInfo(ctx, UR_CONTEXT_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr) !=
+      UR_RESULT_SUCCESS)
     return UR_RESULT_ERROR_INVALID_CONTEXT;
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mu);
@@ -867,7 +868,7 @@ ur_result_t UR_APICALL graphInstantiate(ur_exp_graph_handle_t hGraph, ur_exp_exe
     if (!g->recorded) return UR_RESULT_ERROR_INVALID_ARGUMENT;  // nothing to run
     cb = g->cb;
     first = !g->instantiated;
-    g->instantiated = true; // no capture into it from now on
+    g->instantiated = true;                    // no capture into it from now on
     table().CommandBufferExp.pfnRetainExp(cb); // the executable graph's
   }
   // Finalizing takes the recording's lock, which is never taken under `mu` by a replay.
@@ -895,7 +896,7 @@ ur_result_t UR_APICALL graphDestroy(ur_exp_graph_handle_t hGraph) {
     Graph *g = graph_of(s, hGraph);
     if (!g) return bad_graph(hGraph);
     if (g->capturing) return UR_RESULT_ERROR_INVALID_OPERATION; // a queue still captures into it
-    ended = destroy_graph(s, g);                                 // executable graphs hold the recording
+    ended = destroy_graph(s, g);                                // executable graphs hold the recording
   }
   run(ended);
   return UR_RESULT_SUCCESS;
@@ -958,8 +959,8 @@ ur_result_t UR_APICALL graphGetId(ur_exp_graph_handle_t hGraph, uint64_t *pId) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL graphSetDestructionCallback(ur_exp_graph_handle_t hGraph,
-                                                   ur_exp_graph_destruction_callback_t fn, void *data) {
+ur_result_t UR_APICALL graphSetDestructionCallback(ur_exp_graph_handle_t hGraph, ur_exp_graph_destruction_callback_t fn,
+                                                   void *data) {
   if (!hGraph) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!fn) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   State &s = state();
@@ -1034,8 +1035,10 @@ ur_result_t UR_APICALL graphDump(ur_exp_graph_handle_t hGraph, const char *path)
 const ur_dditable_t &unwrapped() { return g_installed.load(std::memory_order_acquire) ? g_orig : table(); }
 
 void note_activity(int delta) {
-  if (delta > 0) g_active.fetch_add(uint32_t(delta), std::memory_order_acq_rel);
-  else g_active.fetch_sub(uint32_t(-delta), std::memory_order_acq_rel);
+  if (delta > 0)
+    g_active.fetch_add(uint32_t(delta), std::memory_order_acq_rel);
+  else
+    g_active.fetch_sub(uint32_t(-delta), std::memory_order_acq_rel);
 }
 
 void install_graph_capture(ur_dditable_t &t) {
@@ -1044,7 +1047,7 @@ void install_graph_capture(ur_dditable_t &t) {
   ur_enqueue_dditable_t &e = t.Enqueue;
   ur_enqueue_exp_dditable_t &x = t.EnqueueExp;
   // Wrap only what the adapter has: an empty slot stays empty (the unsupported stub).
-#define ORDO_WRAP(slot, fn)                                                                                       \
+#define ORDO_WRAP(slot, fn)                                                                                            \
   if (slot) slot = fn
   ORDO_WRAP(e.pfnEventsWait, eventsWait);
   ORDO_WRAP(e.pfnEventsWaitWithBarrier, barrier);
@@ -1090,7 +1093,7 @@ void install_graph_capture(ur_dditable_t &t) {
   ORDO_WRAP(t.Queue.pfnRelease, queueRelease);
 #undef ORDO_WRAP
   x.pfnGraphExp = enqueueGraph;
-  t.EventExp.pfnCreateExp = eventCreateExp; // bound_events.cpp
+  t.EventExp.pfnCreateExp = urEventCreateExp; // bound_events.cpp
   ur_graph_exp_dditable_t &g = t.GraphExp;
   g.pfnCreateExp = graphCreate;
   g.pfnInstantiateGraphExp = graphInstantiate;
@@ -1108,4 +1111,4 @@ void install_graph_capture(ur_dditable_t &t) {
   qx.pfnGetGraphExp = queueGetGraph;
 }
 
-} // namespace ordo::cb
+} // namespace ordo::command_buffer

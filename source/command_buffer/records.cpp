@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lifetimes of recorded command buffers and their commands, and the replay of a launch.
 #include "records.hpp"
 
 #include <unordered_map>
 #include <unordered_set>
 
-namespace ordo::cb {
+namespace ordo::command_buffer {
 
 namespace {
 
@@ -47,8 +48,8 @@ ur_result_t LaunchRecord::enqueue(ur_queue_handle_t q, uint32_t n, const ur_even
     }
   }
   return table().EnqueueExp.pfnKernelLaunchWithArgsExp(q, kernel, dims, has_offset ? offset : nullptr, global,
-                                                     has_local ? local : nullptr, static_cast<uint32_t>(props.size()),
-                                                     props.empty() ? nullptr : props.data(), nullptr, n, waits, out);
+                                                       has_local ? local : nullptr, static_cast<uint32_t>(props.size()),
+                                                       props.empty() ? nullptr : props.data(), nullptr, n, waits, out);
 }
 
 Command::~Command() {
@@ -121,4 +122,4 @@ Hold::~Hold() {
   if (cb_) drop(cb_);
 }
 
-} // namespace ordo::cb
+} // namespace ordo::command_buffer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recorded form of a command buffer (docs/command-buffers.md): each appended command
 // keeps copies of its arguments and holds the handles it uses, so the buffer can be
 // enqueued again and again through the adapter's own enqueue entry points.
@@ -14,7 +15,7 @@
 #include "ordo/handle.hpp"
 #include "ur_api.h"
 
-namespace ordo::cb {
+namespace ordo::command_buffer {
 
 // The adapter's own table: every recorded command is replayed through it.
 inline const ur_dditable_t &table() { return ordo::adapter_ddi(); }
@@ -122,4 +123,4 @@ void unregister_command(Command *c);
 bool unregister_buffer(CommandBuffer *cb);
 void drop(CommandBuffer *cb); // one `alive` reference less
 
-} // namespace ordo::cb
+} // namespace ordo::command_buffer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Entry points built from the adapter's own others (ordo_derived/derived.hpp), called
 // through ordo::adapter_ddi() so they see exactly what the adapter does.
 #include "ordo/guarded.hpp"
@@ -27,9 +28,10 @@ using ordo::guarded;
 
 // Rows start at a multiple of the element size and of 128 bytes (a cache-line pair), so
 // a row never shares a line with the next one.
-ur_result_t UR_APICALL usmPitchedAlloc(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                       const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t widthInBytes,
-                                       size_t height, size_t elementSizeBytes, void **ppMem, size_t *pResultPitch) {
+ur_result_t UR_APICALL urUSMPitchedAllocExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                            const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool,
+                                            size_t widthInBytes, size_t height, size_t elementSizeBytes, void **ppMem,
+                                            size_t *pResultPitch) {
   if (!hContext || !hDevice) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!ppMem || !pResultPitch) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (widthInBytes == 0 || height == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
@@ -83,24 +85,27 @@ ur_result_t build_for(ur_program_handle_t hProgram, uint32_t numDevices, ur_devi
   if (flags & UR_EXP_PROGRAM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   return guarded([&] {
     if (ur_result_t r = devices_in_context(ctx, numDevices, phDevices)) return r;
-    return kCompile ? table().Program.pfnCompile(ctx, hProgram, pOptions) : table().Program.pfnBuild(ctx, hProgram, pOptions);
+    return kCompile ? table().Program.pfnCompile(ctx, hProgram, pOptions)
+                    : table().Program.pfnBuild(ctx, hProgram, pOptions);
   });
 }
 
-ur_result_t UR_APICALL programBuildExp(ur_program_handle_t hProgram, uint32_t numDevices, ur_device_handle_t *phDevices,
-                                       ur_exp_program_flags_t flags, const char *pOptions) {
+ur_result_t UR_APICALL urProgramBuildExp(ur_program_handle_t hProgram, uint32_t numDevices,
+                                         ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
+                                         const char *pOptions) {
   return build_for<false>(hProgram, numDevices, phDevices, flags, pOptions);
 }
 
-ur_result_t UR_APICALL programCompileExp(ur_program_handle_t hProgram, uint32_t numDevices,
-                                         ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
-                                         const char *pOptions) {
+ur_result_t UR_APICALL urProgramCompileExp(ur_program_handle_t hProgram, uint32_t numDevices,
+                                           ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
+                                           const char *pOptions) {
   return build_for<true>(hProgram, numDevices, phDevices, flags, pOptions);
 }
 
-ur_result_t UR_APICALL programLinkExp(ur_context_handle_t hContext, uint32_t numDevices, ur_device_handle_t *phDevices,
-                                      ur_exp_program_flags_t flags, uint32_t count, const ur_program_handle_t *phPrograms,
-                                      const char *pOptions, ur_program_handle_t *phProgram) {
+ur_result_t UR_APICALL urProgramLinkExp(ur_context_handle_t hContext, uint32_t numDevices,
+                                        ur_device_handle_t *phDevices, ur_exp_program_flags_t flags, uint32_t count,
+                                        const ur_program_handle_t *phPrograms, const char *pOptions,
+                                        ur_program_handle_t *phProgram) {
   if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!phProgram || !phPrograms) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_EXP_PROGRAM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -145,7 +150,8 @@ ur_result_t UR_APICALL enqueueNativeAsHostTask(ur_queue_handle_t hQueue, ur_exp_
   if (ur_result_t r = check_native_args(hQueue, fn, numMems, phMems, pProps, numEvents, phEvents)) return r;
   return guarded([&] {
     auto *call = new NativeCall{fn, hQueue, pData};
-    ur_result_t r = table().EnqueueExp.pfnHostTaskExp(hQueue, run_native_call, call, nullptr, numEvents, phEvents, phEvent);
+    ur_result_t r =
+        table().EnqueueExp.pfnHostTaskExp(hQueue, run_native_call, call, nullptr, numEvents, phEvents, phEvent);
     if (r != UR_RESULT_SUCCESS) delete call;
     return r;
   });
@@ -185,23 +191,26 @@ ur_result_t device_global_copy(ur_queue_handle_t hQueue, ur_program_handle_t hPr
                : table().Enqueue.pfnUSMMemcpy(hQueue, blocking, at, host, count, numEvents, phEvents, phEvent);
 }
 
-ur_result_t UR_APICALL deviceGlobalRead(ur_queue_handle_t hQueue, ur_program_handle_t hProgram, const char *name,
-                                        bool blocking, size_t count, size_t offset, void *pDst, uint32_t numEvents,
-                                        const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueDeviceGlobalVariableRead(ur_queue_handle_t hQueue, ur_program_handle_t hProgram,
+                                                         const char *name, bool blocking, size_t count, size_t offset,
+                                                         void *pDst, uint32_t numEvents,
+                                                         const ur_event_handle_t *phEvents,
+                                                         ur_event_handle_t *phEvent) {
   return device_global_copy<true>(hQueue, hProgram, name, blocking, count, offset, pDst, numEvents, phEvents, phEvent);
 }
 
-ur_result_t UR_APICALL deviceGlobalWrite(ur_queue_handle_t hQueue, ur_program_handle_t hProgram, const char *name,
-                                         bool blocking, size_t count, size_t offset, const void *pSrc,
-                                         uint32_t numEvents, const ur_event_handle_t *phEvents,
-                                         ur_event_handle_t *phEvent) {
-  return device_global_copy<false>(hQueue, hProgram, name, blocking, count, offset, const_cast<void *>(pSrc),
-                                   numEvents, phEvents, phEvent);
+ur_result_t UR_APICALL urEnqueueDeviceGlobalVariableWrite(ur_queue_handle_t hQueue, ur_program_handle_t hProgram,
+                                                          const char *name, bool blocking, size_t count, size_t offset,
+                                                          const void *pSrc, uint32_t numEvents,
+                                                          const ur_event_handle_t *phEvents,
+                                                          ur_event_handle_t *phEvent) {
+  return device_global_copy<false>(hQueue, hProgram, name, blocking, count, offset, const_cast<void *>(pSrc), numEvents,
+                                   phEvents, phEvent);
 }
 
 // ---- a copy without a queue: one made for it on the context's first device ----
 
-ur_result_t UR_APICALL usmContextMemcpy(ur_context_handle_t hContext, void *pDst, const void *pSrc, size_t size) {
+ur_result_t UR_APICALL urUSMContextMemcpyExp(ur_context_handle_t hContext, void *pDst, const void *pSrc, size_t size) {
   if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -236,10 +245,11 @@ ImportTable &imports() {
 
 bool context_valid(ur_context_handle_t c) {
   uint32_t n = 0;
-  return c && table().Context.pfnGetInfo(c, UR_CONTEXT_INFO_REFERENCE_COUNT, sizeof n, &n, nullptr) == UR_RESULT_SUCCESS;
+  return c &&
+         table().Context.pfnGetInfo(c, UR_CONTEXT_INFO_REFERENCE_COUNT, sizeof n, &n, nullptr) == UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL usmImport(ur_context_handle_t hContext, void *pMem, size_t size) {
+ur_result_t UR_APICALL urUSMImportExp(ur_context_handle_t hContext, void *pMem, size_t size) {
   if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!context_valid(hContext)) return UR_RESULT_ERROR_INVALID_CONTEXT;
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -264,7 +274,7 @@ ur_result_t UR_APICALL usmImport(ur_context_handle_t hContext, void *pMem, size_
   });
 }
 
-ur_result_t UR_APICALL usmRelease(ur_context_handle_t hContext, void *pMem) {
+ur_result_t UR_APICALL urUSMReleaseExp(ur_context_handle_t hContext, void *pMem) {
   if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!context_valid(hContext)) return UR_RESULT_ERROR_INVALID_CONTEXT;
   if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -283,20 +293,20 @@ ur_result_t UR_APICALL usmRelease(ur_context_handle_t hContext, void *pMem) {
 } // namespace
 
 void install_entry_points(ur_dditable_t &t) {
-  if (!t.USMExp.pfnPitchedAllocExp && t.USM.pfnDeviceAlloc) t.USMExp.pfnPitchedAllocExp = usmPitchedAlloc;
-  if (!t.ProgramExp.pfnBuildExp && t.Program.pfnBuild) t.ProgramExp.pfnBuildExp = programBuildExp;
-  if (!t.ProgramExp.pfnCompileExp && t.Program.pfnCompile) t.ProgramExp.pfnCompileExp = programCompileExp;
-  if (!t.ProgramExp.pfnLinkExp && t.Program.pfnLink) t.ProgramExp.pfnLinkExp = programLinkExp;
+  if (!t.USMExp.pfnPitchedAllocExp && t.USM.pfnDeviceAlloc) t.USMExp.pfnPitchedAllocExp = urUSMPitchedAllocExp;
+  if (!t.ProgramExp.pfnBuildExp && t.Program.pfnBuild) t.ProgramExp.pfnBuildExp = urProgramBuildExp;
+  if (!t.ProgramExp.pfnCompileExp && t.Program.pfnCompile) t.ProgramExp.pfnCompileExp = urProgramCompileExp;
+  if (!t.ProgramExp.pfnLinkExp && t.Program.pfnLink) t.ProgramExp.pfnLinkExp = urProgramLinkExp;
   if (!t.EnqueueExp.pfnNativeCommandExp)
     t.EnqueueExp.pfnNativeCommandExp = t.EnqueueExp.pfnHostTaskExp ? enqueueNativeAsHostTask : enqueueNativeInline;
   if (!t.Enqueue.pfnDeviceGlobalVariableRead && t.Program.pfnGetGlobalVariablePointer) {
-    t.Enqueue.pfnDeviceGlobalVariableRead = deviceGlobalRead;
-    t.Enqueue.pfnDeviceGlobalVariableWrite = deviceGlobalWrite;
+    t.Enqueue.pfnDeviceGlobalVariableRead = urEnqueueDeviceGlobalVariableRead;
+    t.Enqueue.pfnDeviceGlobalVariableWrite = urEnqueueDeviceGlobalVariableWrite;
   }
-  if (!t.USMExp.pfnContextMemcpyExp) t.USMExp.pfnContextMemcpyExp = usmContextMemcpy;
+  if (!t.USMExp.pfnContextMemcpyExp) t.USMExp.pfnContextMemcpyExp = urUSMContextMemcpyExp;
   if (!t.USMExp.pfnImportExp && !t.USMExp.pfnReleaseExp) {
-    t.USMExp.pfnImportExp = usmImport;
-    t.USMExp.pfnReleaseExp = usmRelease;
+    t.USMExp.pfnImportExp = urUSMImportExp;
+    t.USMExp.pfnReleaseExp = urUSMReleaseExp;
   }
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urUsmP2P*Exp where a device is its own only peer (ordo_derived/derived.hpp,
 // docs/command-buffers.md "Derived entry points"). A device always reaches its own
 // memory, so access with itself is reported supported, atomics as the device answers for
@@ -28,19 +29,19 @@ ur_result_t check_pair(ur_device_handle_t command, ur_device_handle_t peer) {
   return check_device(peer);
 }
 
-ur_result_t UR_APICALL enablePeerAccess(ur_device_handle_t commandDevice, ur_device_handle_t peerDevice) {
+ur_result_t UR_APICALL urUsmP2PEnablePeerAccessExp(ur_device_handle_t commandDevice, ur_device_handle_t peerDevice) {
   if (ur_result_t r = check_pair(commandDevice, peerDevice)) return r;
   return commandDevice == peerDevice ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
 }
 
-ur_result_t UR_APICALL disablePeerAccess(ur_device_handle_t commandDevice, ur_device_handle_t peerDevice) {
+ur_result_t UR_APICALL urUsmP2PDisablePeerAccessExp(ur_device_handle_t commandDevice, ur_device_handle_t peerDevice) {
   if (ur_result_t r = check_pair(commandDevice, peerDevice)) return r;
   return commandDevice == peerDevice ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
 }
 
-ur_result_t UR_APICALL peerAccessGetInfo(ur_device_handle_t commandDevice, ur_device_handle_t peerDevice,
-                                         ur_exp_peer_info_t propName, size_t propSize, void *pPropValue,
-                                         size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urUsmP2PPeerAccessGetInfoExp(ur_device_handle_t commandDevice, ur_device_handle_t peerDevice,
+                                                    ur_exp_peer_info_t propName, size_t propSize, void *pPropValue,
+                                                    size_t *pPropSizeRet) {
   if (ur_result_t r = check_pair(commandDevice, peerDevice)) return r;
   if (propName > UR_EXP_PEER_INFO_UR_PEER_ATOMICS_SUPPORT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (propSize == 0 && pPropValue) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -52,8 +53,8 @@ ur_result_t UR_APICALL peerAccessGetInfo(ur_device_handle_t commandDevice, ur_de
       answer = 1;
     } else {
       ur_device_usm_access_capability_flags_t caps = 0;
-      if (ur_result_t r = table().Device.pfnGetInfo(commandDevice, UR_DEVICE_INFO_USM_DEVICE_SUPPORT, sizeof caps,
-                                                    &caps, nullptr))
+      if (ur_result_t r =
+              table().Device.pfnGetInfo(commandDevice, UR_DEVICE_INFO_USM_DEVICE_SUPPORT, sizeof caps, &caps, nullptr))
         return r;
       answer = (caps & UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS) ? 1 : 0;
     }
@@ -68,9 +69,9 @@ void install_peer_access(ur_dditable_t &t) {
   if (t.UsmP2PExp.pfnEnablePeerAccessExp || t.UsmP2PExp.pfnDisablePeerAccessExp ||
       t.UsmP2PExp.pfnPeerAccessGetInfoExp || !t.Device.pfnGetInfo)
     return;
-  t.UsmP2PExp.pfnEnablePeerAccessExp = enablePeerAccess;
-  t.UsmP2PExp.pfnDisablePeerAccessExp = disablePeerAccess;
-  t.UsmP2PExp.pfnPeerAccessGetInfoExp = peerAccessGetInfo;
+  t.UsmP2PExp.pfnEnablePeerAccessExp = urUsmP2PEnablePeerAccessExp;
+  t.UsmP2PExp.pfnDisablePeerAccessExp = urUsmP2PDisablePeerAccessExp;
+  t.UsmP2PExp.pfnPeerAccessGetInfoExp = urUsmP2PPeerAccessGetInfoExp;
 }
 
 } // namespace ordo::derived

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueueTimestampRecordingExp over an adapter's host tasks (ordo_derived/derived.hpp,
 // docs/command-buffers.md "Derived entry points"): the command is a host task that reads
 // the device's clock (urDeviceGetGlobalTimestamps) when it runs, i.e. once its wait list
@@ -37,7 +38,7 @@ ur_pfnEventGetInfo_t g_event_info = nullptr;
 
 std::mutex g_mu;
 std::unordered_map<ur_event_handle_t, std::shared_ptr<Stamp>> g_stamps; // under g_mu
-std::atomic<size_t> g_count{0};                                          // g_stamps.size()
+std::atomic<size_t> g_count{0};                                         // g_stamps.size()
 
 const ur_dditable_t &table() { return ordo::adapter_ddi(); }
 
@@ -60,8 +61,8 @@ void run_stamp(void *p) {
   delete s;
 }
 
-ur_result_t UR_APICALL enqueueTimestampRecording(ur_queue_handle_t hQueue, bool blocking, uint32_t numEvents,
-                                                 const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueTimestampRecordingExp(ur_queue_handle_t hQueue, bool blocking, uint32_t numEvents,
+                                                      const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
   if (!hQueue) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!phEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if ((numEvents > 0) != (phEvents != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
@@ -103,8 +104,8 @@ ur_result_t UR_APICALL enqueueTimestampRecording(ur_queue_handle_t hQueue, bool 
   }
 }
 
-ur_result_t UR_APICALL eventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
-                                             void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
+                                               void *pPropValue, size_t *pPropSizeRet) {
   std::shared_ptr<Stamp> s = find(hEvent);
   if (!s) return g_profiling(hEvent, propName, propSize, pPropValue, pPropSizeRet);
   if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -121,8 +122,8 @@ ur_result_t UR_APICALL eventGetProfilingInfo(ur_event_handle_t hEvent, ur_profil
   return out.value(t);
 }
 
-ur_result_t UR_APICALL eventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
-                                    void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
+                                      void *pPropValue, size_t *pPropSizeRet) {
   ur_result_t r = g_event_info(hEvent, propName, propSize, pPropValue, pPropSizeRet);
   if (r == UR_RESULT_SUCCESS && propName == UR_EVENT_INFO_REFERENCE_COUNT && pPropValue &&
       propSize >= sizeof(uint32_t) && find(hEvent))
@@ -135,7 +136,7 @@ uint32_t adapter_count(ur_event_handle_t e) {
   return g_event_info(e, UR_EVENT_INFO_REFERENCE_COUNT, sizeof n, &n, nullptr) == UR_RESULT_SUCCESS ? n : 0;
 }
 
-ur_result_t UR_APICALL eventRelease(ur_event_handle_t hEvent) {
+ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
   if (g_count.load(std::memory_order_acquire) == 0) return g_release(hEvent);
   std::unique_lock<std::mutex> lock(g_mu);
   auto it = g_stamps.find(hEvent);
@@ -164,10 +165,10 @@ void install_timestamp_recording(ur_dditable_t &t) {
   g_profiling = t.Event.pfnGetProfilingInfo;
   g_release = t.Event.pfnRelease;
   g_event_info = t.Event.pfnGetInfo;
-  t.Event.pfnGetProfilingInfo = eventGetProfilingInfo;
-  t.Event.pfnRelease = eventRelease;
-  t.Event.pfnGetInfo = eventGetInfo;
-  t.EnqueueExp.pfnTimestampRecordingExp = enqueueTimestampRecording;
+  t.Event.pfnGetProfilingInfo = urEventGetProfilingInfo;
+  t.Event.pfnRelease = urEventRelease;
+  t.Event.pfnGetInfo = urEventGetInfo;
+  t.EnqueueExp.pfnTimestampRecordingExp = urEnqueueTimestampRecordingExp;
 }
 
 } // namespace ordo::derived

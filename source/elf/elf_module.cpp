@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ordo_elf/elf_module.hpp"
 
 #include <dlfcn.h>
@@ -11,7 +12,7 @@
 
 #include "ordo/logger.hpp"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 namespace {
 
@@ -72,8 +73,7 @@ bool write_all(int fd, const uint8_t *data, size_t size) {
 
 } // namespace
 
-std::shared_ptr<ElfModule> ElfModule::load(const uint8_t *data, size_t size, ur_result_t *error,
-                                           std::string *message) {
+std::shared_ptr<ElfModule> ElfModule::load(const uint8_t *data, size_t size, ur_result_t *error, std::string *message) {
   *error = UR_RESULT_ERROR_INVALID_NATIVE_BINARY;
   std::string why;
   if (!check_elf(data, size, &why)) {
@@ -193,12 +193,11 @@ void *ElfModule::symbol(const char *name, size_t *size) const {
   Dl_info info;
   void *sym_entry = nullptr; // an ElfW(Sym) *
   struct link_map *self = nullptr;
-  if (!dladdr1(addr, &info, &sym_entry, RTLD_DL_SYMENT) ||
-      dlinfo(handle_, RTLD_DI_LINKMAP, &self) != 0 || !self || !info.dli_fname ||
-      std::strcmp(info.dli_fname, self->l_name) != 0)
+  if (!dladdr1(addr, &info, &sym_entry, RTLD_DL_SYMENT) || dlinfo(handle_, RTLD_DI_LINKMAP, &self) != 0 || !self ||
+      !info.dli_fname || std::strcmp(info.dli_fname, self->l_name) != 0)
     return nullptr;
   if (size) *size = sym_entry ? static_cast<const ElfW(Sym) *>(sym_entry)->st_size : 0;
   return addr;
 }
 
-} // namespace nc
+} // namespace ordo::native_cpu

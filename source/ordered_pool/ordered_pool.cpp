@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ordered pool core: entry points, construction and destruction.
 // docs/ordered-pool.md describes the model; comments here say why.
 #include "ordo_pool/pool_impl.hpp"
@@ -25,24 +26,19 @@ namespace {
 // Raise a high-water mark to `v`; says what it was and what this call set it to.
 void raise_high(std::atomic<std::size_t> &high, std::size_t v, std::size_t *before, std::size_t *set) {
   std::size_t old = high.load(std::memory_order_acquire);
-  if (before)
-    *before = old;
-  if (set)
-    *set = 0;
+  if (before) *before = old;
+  if (set) *set = 0;
   while (old < v) {
     if (high.compare_exchange_weak(old, v, std::memory_order_acq_rel)) {
-      if (before)
-        *before = old;
-      if (set)
-        *set = v;
+      if (before) *before = old;
+      if (set) *set = v;
       return;
     }
   }
 }
 
 void undo_high(std::atomic<std::size_t> &high, std::size_t before, std::size_t set, std::size_t now) {
-  if (set == 0)
-    return;
+  if (set == 0) return;
   std::size_t expected = set; // unless someone raised it since
   high.compare_exchange_strong(expected, std::max(before, now), std::memory_order_acq_rel);
 }
@@ -51,16 +47,14 @@ void undo_high(std::atomic<std::size_t> &high, std::size_t before, std::size_t s
 bool pool_budget::try_reserve(std::size_t bytes, std::size_t *high_before, std::size_t *high_set) {
   std::size_t cur = reserved_.load(std::memory_order_acquire);
   do {
-    if (max_ && (cur > max_ || bytes > max_ - cur))
-      return false;
+    if (max_ && (cur > max_ || bytes > max_ - cur)) return false;
   } while (!reserved_.compare_exchange_weak(cur, cur + bytes, std::memory_order_acq_rel));
   raise_high(reserved_high_, cur + bytes, high_before, high_set);
   return true;
 }
 
 std::size_t pool_budget::room() const {
-  if (!max_)
-    return std::numeric_limits<std::size_t>::max();
+  if (!max_) return std::numeric_limits<std::size_t>::max();
   const std::size_t r = reserved();
   return r >= max_ ? 0 : max_ - r;
 }
@@ -88,8 +82,7 @@ pool_stats pool_budget::stats() const {
 }
 
 status pool_budget::set_release_threshold(std::size_t bytes) {
-  if (max_ && bytes > max_)
-    return status::invalid_argument;
+  if (max_ && bytes > max_) return status::invalid_argument;
   threshold_.store(bytes, std::memory_order_release);
   return status::success;
 }
@@ -98,8 +91,7 @@ status pool_budget::set_release_threshold(std::size_t bytes) {
 
 ordered_pool::impl::impl(backend &be, const pool_config &cfg, std::shared_ptr<pool_budget> budget)
     : be_(be), cfg_(cfg), budget_(std::move(budget)) {
-  if (!budget_)
-    budget_ = std::make_shared<pool_budget>(cfg.max_size, cfg.release_threshold);
+  if (!budget_) budget_ = std::make_shared<pool_budget>(cfg.max_size, cfg.release_threshold);
   cfg_.chunk_granularity = align_up(std::max(cfg_.chunk_granularity, block_granule), block_granule);
   // Teach the node recycler the node size (all sets share one node type).
   block probe;
@@ -110,8 +102,7 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg, std::shared_ptr<po
 ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::size_t size,
                          std::shared_ptr<pool_budget> budget)
     : impl(be, cfg,
-           budget ? std::move(budget)
-                  : std::make_shared<pool_budget>(size, std::min(cfg.release_threshold, size))) {
+           budget ? std::move(budget) : std::make_shared<pool_budget>(size, std::min(cfg.release_threshold, size))) {
   fixed_ = true;
   auto c = std::make_unique<chunk>();
   c->raw = mem;
@@ -135,8 +126,7 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::si
 
 ordered_pool::impl::~impl() {
   for (std::size_t i = 0; i < cache_count_; ++i) // blocks are live to the core: theirs are below
-    if (cache_[i].event)
-      be_.release_event(cache_[i].event);
+    if (cache_[i].event) be_.release_event(cache_[i].event);
   cache_count_ = 0;
   for (chunk *c : chunks_) {
     for (block *b = c->first; b;) {
@@ -148,8 +138,7 @@ ordered_pool::impl::~impl() {
       delete b;
       b = n;
     }
-    if (!c->user_memory)
-      be_.put_chunk(c->raw, c->raw_size);
+    if (!c->user_memory) be_.put_chunk(c->raw, c->raw_size);
     budget_->unreserve(c->raw_size);
     delete c;
   }
@@ -166,28 +155,21 @@ ordered_pool::impl::~impl() {
 }
 
 status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
-  if (rq.size == 0)
-    return status::invalid_size;
+  if (rq.size == 0) return status::invalid_size;
   std::size_t align = rq.alignment ? rq.alignment : block_granule;
-  if (!is_pow2(align))
-    return status::invalid_alignment;
+  if (!is_pow2(align)) return status::invalid_alignment;
   align = std::max(align, block_granule);
-  if (rq.wait_count && !rq.wait_list)
-    return status::invalid_argument;
+  if (rq.wait_count && !rq.wait_list) return status::invalid_argument;
   // Far beyond any memory; keeps the arithmetic below from overflowing.
   constexpr std::size_t huge = std::numeric_limits<std::size_t>::max() / 4;
-  if (rq.size > huge || align > huge)
-    return status::out_of_memory;
+  if (rq.size > huge || align > huge) return status::out_of_memory;
   const std::size_t need = align_up(rq.size, block_granule);
   // A closed pool has nothing live, so nothing cached: the cache never answers for it.
-  if (cache_alloc(rq, need, align, out))
-    return status::success;
+  if (cache_alloc(rq, need, align, out)) return status::success;
 
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
-  if (closed_)
-    return status::closed;
-  if (!live_room())
-    return status::out_of_memory;
+  if (closed_) return status::closed;
+  if (!live_room()) return status::out_of_memory;
   alloc_undo undo;
   block *live = take_quick(rq, need, align);
   search s{rq, need, align};
@@ -196,17 +178,14 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   } else if (!live) {
     // As the quick list: a miss puts cached blocks back first, so that the search
     // (and growth) sees every freed block.
-    if (!drain_cache(false) || !flush_quick() || !stock_up(alloc_nodes, alloc_blocks))
-      return status::out_of_memory;
+    if (!drain_cache(false) || !flush_quick() || !stock_up(alloc_nodes, alloc_blocks)) return status::out_of_memory;
     live = find_memory(s, undo);
-    if (!live)
-      return status::out_of_memory;
+    if (!live) return status::out_of_memory;
   }
 
   live->state = block_state::live;
   live->requested = rq.size;
-  if (live->event || live->inherited_runs)
-    inherited_live_ = true;
+  if (live->event || live->inherited_runs) inherited_live_ = true;
   live_index_.insert(live);
   ++live_;
   budget_->add_used(live->size, &undo.used_high_before, &undo.used_high_set);
@@ -224,8 +203,7 @@ block *ordered_pool::impl::find_memory(search &s, alloc_undo &undo) {
   const std::size_t need = s.need, align = s.align;
   auto grown = [&]() -> block * {
     block *fresh = grow(need, align, undo);
-    if (!fresh)
-      return nullptr;
+    if (!fresh) return nullptr;
     s.source = alloc_source::new_chunk;
     undo.grew = true;
     return take_range(fresh, fresh, align_up(fresh->addr, align), need);
@@ -239,15 +217,13 @@ block *ordered_pool::impl::find_memory(search &s, alloc_undo &undo) {
     s.source = alloc_source::completed;
   }
   if (!b) {
-    if (block *live = grown())
-      return live;
+    if (block *live = grown()) return live;
     // Cannot grow (the backend has no memory): now every completed free counts.
     if (!near_limit && cfg_.reuse_completed && collect_locked()) {
       b = fit(free_, need, align);
       s.source = alloc_source::completed;
       if (!b)
-        if (block *live = grown())
-          return live;
+        if (block *live = grown()) return live;
     }
   }
   if (b) {
@@ -255,8 +231,7 @@ block *ordered_pool::impl::find_memory(search &s, alloc_undo &undo) {
     // A pending block (rule 1) hands its release over to the new owner.
     return take_range(b, b, align_up(b->addr, align), need, b->state == block_state::pending);
   }
-  if (!cfg_.reuse_with_dependency)
-    return nullptr;
+  if (!cfg_.reuse_with_dependency) return nullptr;
   s.source = alloc_source::internal_dependency;
   return take_with_dependencies(s);
 }
@@ -264,52 +239,41 @@ block *ordered_pool::impl::find_memory(search &s, alloc_undo &undo) {
 status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_only, std::size_t *block_size) {
   const std::uintptr_t addr = as_uint(ptr);
   status cached = status::success;
-  if (cache_free(addr, rel, live_only, cached, block_size))
-    return cached;
+  if (cache_free(addr, rel, live_only, cached, block_size)) return cached;
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
-  if (live_only && !live_index_.find(addr))
-    return status::not_owned;
-  if (!stock_up(free_nodes, 0))
-    return status::out_of_memory;
+  if (live_only && !live_index_.find(addr)) return status::not_owned;
+  if (!stock_up(free_nodes, 0)) return status::out_of_memory;
   block *b = containing(addr);
-  if (!b)
-    return status::not_owned;
+  if (!b) return status::not_owned;
   // Once freed blocks merge, a stale pointer may land mid-block: anything
   // not live is reported as a double free.
-  if (b->state != block_state::live)
-    return status::double_free;
+  if (b->state != block_state::live) return status::double_free;
   if (cache_count_ != 0) {
     std::lock_guard<cache_lock> hold_cache(cache_mu_);
     const int i = cache_find(b);
     if (i >= 0 && !cache_[i].lent) // freed already, waiting in the cache
       return live_only ? status::not_owned : status::double_free;
-    if (i >= 0 && b->addr == addr)
-      unlend(std::size_t(i)); // the core frees it: its taken-over release goes with it
+    if (i >= 0 && b->addr == addr) unlend(std::size_t(i)); // the core frees it: its taken-over release goes with it
   }
-  if (b->addr != addr)
-    return status::not_block_start;
+  if (b->addr != addr) return status::not_block_start;
   const std::size_t k = inherited_count(b);
-  if (!rel.event && k > 1 && !stock_up(free_nodes + 6 * k, 2 * k))
-    return status::out_of_memory;
+  if (!rel.event && k > 1 && !stock_up(free_nodes + 6 * k, 2 * k)) return status::out_of_memory;
   if (rel.event && cache_count_ != 0 && !stock_up(3 * free_nodes, 0)) // two neighbours may go back
     return status::out_of_memory;
   if (cache_keep(b, rel)) { // else cached neighbours it would merge with are back in the core
     budget_->sub_used(b->size);
-    if (block_size)
-      *block_size = b->size;
+    if (block_size) *block_size = b->size;
     return status::success;
   }
   // A block that does not stay whole in the quick list merges with its neighbours
   // as ever: they must be in the indexes first.
   const bool quick = quick_eligible(b, rel);
-  if (!quick && !flush_quick())
-    return status::out_of_memory;
+  if (!quick && !flush_quick()) return status::out_of_memory;
 
   --live_;
   live_index_.erase(b->addr);
   budget_->sub_used(b->size);
-  if (block_size)
-    *block_size = b->size;
+  if (block_size) *block_size = b->size;
   b->requested = 0;
   if (quick) {
     keep_quick(b, rel);
@@ -362,15 +326,12 @@ void ordered_pool::impl::make_pending(block *b) {
 status ordered_pool::impl::cancel(const alloc_result &res) {
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   block *b = containing(as_uint(res.ptr));
-  if (!b)
-    return status::not_owned;
-  if (b->state != block_state::live)
-    return status::double_free;
+  if (!b) return status::not_owned;
+  if (b->state != block_state::live) return status::double_free;
   if (cache_count_ != 0) {
     std::lock_guard<cache_lock> hold_cache(cache_mu_);
     const int i = cache_find(b);
-    if (i >= 0 && !cache_[i].lent)
-      return status::double_free;
+    if (i >= 0 && !cache_[i].lent) return status::double_free;
     if (i >= 0 && b->addr == as_uint(res.ptr)) {
       // Lent by the cache for this alloc: it goes back as it was (its release too).
       cache_entry &e = cache_[i];
@@ -381,11 +342,9 @@ status ordered_pool::impl::cancel(const alloc_result &res) {
       return status::success;
     }
   }
-  if (b->addr != as_uint(res.ptr))
-    return status::not_block_start;
+  if (b->addr != as_uint(res.ptr)) return status::not_block_start;
   const std::size_t k = inherited_count(b);
-  if (!stock_up(free_nodes + 6 * k, 2 * k) || !flush_quick())
-    return status::out_of_memory;
+  if (!stock_up(free_nodes + 6 * k, 2 * k) || !flush_quick()) return status::out_of_memory;
   chunk *owner = b->owner;
   --live_;
   live_index_.erase(b->addr);
@@ -402,17 +361,15 @@ status ordered_pool::impl::cancel(const alloc_result &res) {
 
 std::size_t ordered_pool::impl::release_to(std::size_t keep, bool use_threshold) {
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
-  if (use_threshold)
-    keep = budget_->release_threshold();
+  if (use_threshold) keep = budget_->release_threshold();
   drain_cache(true); // cached blocks, like quick ones, keep their chunks busy
-  flush_quick(); // quick blocks keep their chunks from looking wholly free
+  flush_quick();     // quick blocks keep their chunks from looking wholly free
   collect_locked();
   std::size_t released = 0;
   // Newest chunks first: older ones are more likely to be busy again soon.
   for (std::size_t i = chunks_.size(); i-- > 0 && budget_->reserved() > keep;) {
     chunk *c = chunks_[i];
-    if (c->user_memory || !c->wholly_free())
-      continue;
+    if (c->user_memory || !c->wholly_free()) continue;
     released += c->raw_size;
     drop_chunk(i);
   }
@@ -435,16 +392,13 @@ void ordered_pool::impl::forget_queue(queue_id q) {
 bool ordered_pool::impl::lookup(const void *ptr, block_info &out) const {
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   const block *b = containing(as_uint(ptr));
-  if (!b || b->state != block_state::live)
-    return false;
+  if (!b || b->state != block_state::live) return false;
   std::size_t requested = b->requested;
   if (cache_count_ != 0) {
     std::lock_guard<cache_lock> hold_cache(cache_mu_);
     const int i = cache_find(b);
-    if (i >= 0 && !cache_[i].lent)
-      return false; // freed: answered like any freed block
-    if (i >= 0)
-      requested = cache_[i].requested;
+    if (i >= 0 && !cache_[i].lent) return false; // freed: answered like any freed block
+    if (i >= 0) requested = cache_[i].requested;
   }
   out.base = reinterpret_cast<void *>(b->addr);
   out.size = requested;
@@ -452,11 +406,9 @@ bool ordered_pool::impl::lookup(const void *ptr, block_info &out) const {
   return true;
 }
 
-
 // --- public forwarding ------------------------------------------------------
 
-ordered_pool::ordered_pool(backend &be, const pool_config &cfg)
-    : impl_(std::make_unique<impl>(be, cfg, nullptr)) {}
+ordered_pool::ordered_pool(backend &be, const pool_config &cfg) : impl_(std::make_unique<impl>(be, cfg, nullptr)) {}
 ordered_pool::ordered_pool(backend &be, const pool_config &cfg, std::shared_ptr<pool_budget> budget)
     : impl_(std::make_unique<impl>(be, cfg, std::move(budget))) {}
 ordered_pool::ordered_pool(backend &be, const pool_config &cfg, void *user_memory, std::size_t size)
@@ -466,9 +418,7 @@ ordered_pool::ordered_pool(backend &be, const pool_config &cfg, void *user_memor
     : impl_(std::make_unique<impl>(be, cfg, user_memory, size, std::move(budget))) {}
 ordered_pool::~ordered_pool() = default;
 
-status ordered_pool::alloc(const alloc_request &req, alloc_result &out) {
-  return impl_->alloc(req, out);
-}
+status ordered_pool::alloc(const alloc_request &req, alloc_result &out) { return impl_->alloc(req, out); }
 status ordered_pool::free(void *ptr, const release_info &rel) { return impl_->free(ptr, rel); }
 status ordered_pool::free(void *ptr, const release_info &rel, std::size_t &block_size) {
   return impl_->free(ptr, rel, false, &block_size);
@@ -483,18 +433,14 @@ std::size_t ordered_pool::release_above_threshold() { return impl_->release_to(0
 std::size_t ordered_pool::trim_to(std::size_t keep) { return impl_->release_to(keep, false); }
 void ordered_pool::forget_queue(queue_id q) { impl_->forget_queue(q); }
 void ordered_pool::drop_lane(queue_id q) { impl_->drop_lane(q); }
-bool ordered_pool::lookup(const void *ptr, block_info &out) const {
-  return impl_->lookup(ptr, out);
-}
+bool ordered_pool::lookup(const void *ptr, block_info &out) const { return impl_->lookup(ptr, out); }
 bool ordered_pool::owns(const void *ptr) const { return impl_->owns(ptr); }
 pool_stats ordered_pool::stats() const { return impl_->budget().stats(); }
 pool_budget &ordered_pool::budget() { return impl_->budget(); }
 void ordered_pool::reset_reserved_high() { impl_->budget().reset_reserved_high(); }
 void ordered_pool::reset_used_high() { impl_->budget().reset_used_high(); }
 std::size_t ordered_pool::release_threshold() const { return impl_->budget().release_threshold(); }
-status ordered_pool::set_release_threshold(std::size_t bytes) {
-  return impl_->budget().set_release_threshold(bytes);
-}
+status ordered_pool::set_release_threshold(std::size_t bytes) { return impl_->budget().set_release_threshold(bytes); }
 std::size_t ordered_pool::max_size() const { return impl_->budget().max_size(); }
 bool ordered_pool::zero_init() const { return impl_->zero_init(); }
 bool ordered_pool::is_fixed() const { return impl_->is_fixed(); }

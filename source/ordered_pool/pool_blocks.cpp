@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ordered pool core: block bookkeeping, completion of pending blocks,
 // and chunks.
 #include "ordo_pool/pool_impl.hpp"
@@ -21,8 +22,7 @@ void ordered_pool::impl::recycle(block *b) {
 bool ordered_pool::impl::stock_up(std::size_t nodes, std::size_t blocks) {
   try {
     nodes_.reserve(nodes);
-    while (spare_count_ < blocks)
-      recycle(new block);
+    while (spare_count_ < blocks) recycle(new block);
     return true;
   } catch (const std::bad_alloc &) {
     return false;
@@ -35,8 +35,7 @@ void ordered_pool::impl::index(block *b) {
   } else if (b->state == block_state::pending) {
     pending_.insert(b);
     pending_event_.insert(b);
-    if (b->in_order)
-      pending_queue_.insert(b);
+    if (b->in_order) pending_queue_.insert(b);
   }
 }
 
@@ -46,14 +45,12 @@ void ordered_pool::impl::unindex(block *b) {
   } else if (b->state == block_state::pending) {
     pending_.erase(b);
     pending_event_.erase(b);
-    if (b->in_order)
-      pending_queue_.erase(b);
+    if (b->in_order) pending_queue_.erase(b);
   }
 }
 
 void ordered_pool::impl::drop_release(block *b) {
-  if (b->state != block_state::pending)
-    return;
+  if (b->state != block_state::pending) return;
   be_.release_event(b->event);
   --pending_count_;
   b->event = nullptr;
@@ -70,8 +67,7 @@ block *ordered_pool::impl::split_at(block *b, std::uintptr_t at) {
   b->size = at - b->addr;
   nb->prev = b;
   nb->next = b->next;
-  if (b->next)
-    b->next->prev = nb;
+  if (b->next) b->next->prev = nb;
   b->next = nb;
   return nb;
 }
@@ -79,8 +75,7 @@ block *ordered_pool::impl::split_at(block *b, std::uintptr_t at) {
 void ordered_pool::impl::absorb(block *left, block *right) {
   left->size += right->size;
   left->next = right->next;
-  if (right->next)
-    right->next->prev = left;
+  if (right->next) right->next->prev = left;
   recycle(right);
 }
 
@@ -100,15 +95,13 @@ void ordered_pool::impl::coalesce_free(block *b) {
 }
 
 bool ordered_pool::impl::quick_eligible(const block *b, const release_info &rel) const {
-  if (quick_count_ == quick_slots || b->inherited_runs)
-    return false;
-  if (!rel.event)
-    return !b->event || be_.event_complete(b->event); // else release_now() decides
+  if (quick_count_ == quick_slots || b->inherited_runs) return false;
+  if (!rel.event) return !b->event || be_.event_complete(b->event); // else release_now() decides
   // Only what rule 1 can hand back without a question, and nothing free() would
   // merge with (a neighbour pending, or kept, on the same queue).
   auto same_queue = [&](const block *n) {
-    return n && (n->state == block_state::pending || n->state == block_state::quick) && n->event &&
-           n->in_order && n->queue == rel.queue;
+    return n && (n->state == block_state::pending || n->state == block_state::quick) && n->event && n->in_order &&
+           n->queue == rel.queue;
   };
   return rel.queue && rel.in_order && !same_queue(b->prev) && !same_queue(b->next);
 }
@@ -133,22 +126,18 @@ void ordered_pool::impl::keep_quick(block *b, const release_info &rel) {
 block *ordered_pool::impl::take_quick(const alloc_request &rq, std::size_t need, std::size_t align) {
   for (std::size_t i = quick_count_; i-- > 0;) {
     block *b = quick_[i];
-    if (b->size != need || (b->addr & (align - 1)) != 0)
-      continue;
-    if (b->event && (!cfg_.reuse_ordered || !ordered_after(rq, b)))
-      continue;
+    if (b->size != need || (b->addr & (align - 1)) != 0) continue;
+    if (b->event && (!cfg_.reuse_ordered || !ordered_after(rq, b))) continue;
     quick_[i] = quick_[--quick_count_];
     quick_[quick_count_] = nullptr;
-    if (b->event)
-      --pending_count_; // its release now belongs to the live block (rule 1)
+    if (b->event) --pending_count_; // its release now belongs to the live block (rule 1)
     return b;
   }
   return nullptr;
 }
 
 bool ordered_pool::impl::flush_quick() {
-  if (quick_count_ == 0)
-    return true;
+  if (quick_count_ == 0) return true;
   if (!stock_up(3 * quick_count_, 0)) // index nodes: three per pending block at most
     return false;
   while (quick_count_) {
@@ -166,24 +155,19 @@ bool ordered_pool::impl::flush_quick() {
 }
 
 const block *ordered_pool::impl::containing(std::uintptr_t addr) const {
-  if (const block *b = live_index_.find(addr))
-    return b;
+  if (const block *b = live_index_.find(addr)) return b;
   auto it = chunk_at_.upper_bound(addr);
-  if (it == chunk_at_.begin())
-    return nullptr;
+  if (it == chunk_at_.begin()) return nullptr;
   const chunk *c = std::prev(it)->second;
-  if (addr - as_uint(c->raw) >= c->raw_size)
-    return nullptr;
+  if (addr - as_uint(c->raw) >= c->raw_size) return nullptr;
   for (const block *b = c->first; b; b = b->next)
-    if (addr < b->end())
-      return addr >= b->addr ? b : nullptr;
+    if (addr < b->end()) return addr >= b->addr ? b : nullptr;
   return nullptr;
 }
 
 void ordered_pool::impl::promote(block *b) {
   pending_.erase(b);
-  if (b->in_order)
-    pending_queue_.erase(b);
+  if (b->in_order) pending_queue_.erase(b);
   drop_release(b);
   coalesce_free(b);
 }
@@ -210,31 +194,26 @@ bool ordered_pool::impl::collect_locked() {
         promote(b);
       }
     } else {
-      it = pending_event_.upper_bound(
-          by_event::type{as_uint(ev), std::numeric_limits<std::uintptr_t>::max()});
+      it = pending_event_.upper_bound(by_event::type{as_uint(ev), std::numeric_limits<std::uintptr_t>::max()});
     }
   }
   return any;
 }
 
 bool ordered_pool::impl::collect_some(std::size_t max_events) {
-  if (pending_event_.empty())
-    return false;
+  if (pending_event_.empty()) return false;
   const std::uintptr_t start = collect_cursor_;
   auto it = pending_event_.lower_bound(by_event::type{start, 0});
   bool any = false, wrapped = false;
   for (std::size_t asked = 0; asked < max_events; ++asked) {
     if (it == pending_event_.end()) {
-      if (wrapped || start == 0)
-        break;
+      if (wrapped || start == 0) break;
       wrapped = true;
       it = pending_event_.begin();
-      if (it == pending_event_.end())
-        break; // every one was promoted
+      if (it == pending_event_.end()) break; // every one was promoted
     }
     const event_handle ev = (*it)->event;
-    if (wrapped && as_uint(ev) >= start)
-      break; // came round to where this call began
+    if (wrapped && as_uint(ev) >= start) break; // came round to where this call began
     if (be_.event_complete(ev)) {
       any = true;
       while (it != pending_event_.end() && (*it)->event == ev) {
@@ -243,8 +222,7 @@ bool ordered_pool::impl::collect_some(std::size_t max_events) {
         promote(b);
       }
     } else {
-      it = pending_event_.upper_bound(
-          by_event::type{as_uint(ev), std::numeric_limits<std::uintptr_t>::max()});
+      it = pending_event_.upper_bound(by_event::type{as_uint(ev), std::numeric_limits<std::uintptr_t>::max()});
     }
   }
   collect_cursor_ = it == pending_event_.end() ? 0 : as_uint((*it)->event);
@@ -252,17 +230,14 @@ bool ordered_pool::impl::collect_some(std::size_t max_events) {
 }
 
 block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo &undo) {
-  if (fixed_)
-    return nullptr;
+  if (fixed_) return nullptr;
   const std::size_t want = need + (align - block_granule);
   const std::size_t gran = cfg_.chunk_granularity;
-  std::size_t size =
-      want <= std::numeric_limits<std::size_t>::max() - gran ? align_up(want, gran) : want;
+  std::size_t size = want <= std::numeric_limits<std::size_t>::max() - gran ? align_up(want, gran) : want;
   // The maximum is the UR pool's, over every core that shares the budget.
   std::size_t room = budget_->room();
   if (room != std::numeric_limits<std::size_t>::max()) {
-    if (align_down(room, block_granule) < want && !make_room(want))
-      return nullptr;
+    if (align_down(room, block_granule) < want && !make_room(want)) return nullptr;
     room = align_down(budget_->room(), block_granule);
     size = std::min(size, room);
   }
@@ -271,16 +246,14 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
     c = std::make_unique<chunk>();
     // Geometric: reserving exactly one more copied the whole list at every growth,
     // quadratic in the number of chunks (~5·10^4 in the 100k random workload).
-    if (chunks_.size() == chunks_.capacity())
-      chunks_.reserve(std::max<std::size_t>(16, 2 * chunks_.size()));
+    if (chunks_.size() == chunks_.capacity()) chunks_.reserve(std::max<std::size_t>(16, 2 * chunks_.size()));
   } catch (const std::bad_alloc &) {
     return nullptr;
   }
   // Reserved before the backend is asked, so two cores cannot both pass the limit.
   std::size_t hb = 0, hs = 0;
   if (!budget_->try_reserve(size, &hb, &hs)) {
-    if (size == want || !budget_->try_reserve(want, &hb, &hs))
-      return nullptr;
+    if (size == want || !budget_->try_reserve(want, &hb, &hs)) return nullptr;
     size = want;
   }
   void *p = be_.get_chunk(size);
@@ -329,13 +302,10 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
 bool ordered_pool::impl::make_room(std::size_t want) {
   std::size_t freeable = 0;
   for (chunk *c : chunks_)
-    if (!c->user_memory && c->wholly_free())
-      freeable += c->raw_size;
-  if (align_down(budget_->room() + freeable, block_granule) < want)
-    return false;
+    if (!c->user_memory && c->wholly_free()) freeable += c->raw_size;
+  if (align_down(budget_->room() + freeable, block_granule) < want) return false;
   for (std::size_t i = chunks_.size(); i-- > 0 && align_down(budget_->room(), block_granule) < want;)
-    if (!chunks_[i]->user_memory && chunks_[i]->wholly_free())
-      drop_chunk(i);
+    if (!chunks_[i]->user_memory && chunks_[i]->wholly_free()) drop_chunk(i);
   return align_down(budget_->room(), block_granule) >= want;
 }
 
@@ -361,8 +331,7 @@ void ordered_pool::impl::drop_chunk(const chunk *c) {
 
 void ordered_pool::impl::drop_inherited(block *b) {
   if (b->inherited_runs) {
-    for (const inherited_release &r : *b->inherited_runs)
-      be_.release_event(r.event);
+    for (const inherited_release &r : *b->inherited_runs) be_.release_event(r.event);
     delete b->inherited_runs;
     b->inherited_runs = nullptr;
   } else if (b->event) {
@@ -374,15 +343,13 @@ void ordered_pool::impl::drop_inherited(block *b) {
 }
 
 void ordered_pool::impl::drop_completed_inherited(bool only_completed) {
-  if (!inherited_live_)
-    return;
+  if (!inherited_live_) return;
   bool left = false;
   live_index_.for_each([&](block *b) {
     if (b->inherited_runs) {
       auto &runs = *b->inherited_runs;
       auto keep = std::remove_if(runs.begin(), runs.end(), [&](const inherited_release &r) {
-        if (only_completed && !be_.event_complete(r.event))
-          return false;
+        if (only_completed && !be_.event_complete(r.event)) return false;
         be_.release_event(r.event);
         return true;
       });
@@ -447,8 +414,7 @@ void ordered_pool::impl::release_now(block *b) {
     ++pending_count_;
     index(cur);
     cur = next;
-    if (!cur)
-      break;
+    if (!cur) break;
   }
   if (cur) {
     cur->state = block_state::free;
@@ -466,35 +432,29 @@ namespace ordo::pool {
 std::size_t ordered_pool::impl::cached_blocks(bool with_event_only) const {
   std::size_t n = 0;
   for (std::size_t i = 0; i < cache_count_; ++i)
-    if (!cache_[i].lent && (!with_event_only || cache_[i].event))
-      ++n;
+    if (!cache_[i].lent && (!with_event_only || cache_[i].event)) ++n;
   return n;
 }
 
 int ordered_pool::impl::cache_find(const block *b) const {
   for (std::size_t i = 0; i < cache_count_; ++i)
-    if (cache_[i].b == b)
-      return int(i);
+    if (cache_[i].b == b) return int(i);
   return -1;
 }
 
 // Keeps the order (newest last): an alloc takes the most recently freed block first.
 void ordered_pool::impl::cache_erase(std::size_t i) {
-  for (; i + 1 < cache_count_; ++i)
-    cache_[i] = cache_[i + 1];
+  for (; i + 1 < cache_count_; ++i) cache_[i] = cache_[i + 1];
   cache_[--cache_count_] = cache_entry{};
   cache_hint_.store(cache_count_, std::memory_order_release);
 }
 
-bool ordered_pool::impl::cache_alloc(const alloc_request &rq, std::size_t need, std::size_t align,
-                                     alloc_result &out) {
-  if (cache_hint_.load(std::memory_order_acquire) == 0)
-    return false;
+bool ordered_pool::impl::cache_alloc(const alloc_request &rq, std::size_t need, std::size_t align, alloc_result &out) {
+  if (cache_hint_.load(std::memory_order_acquire) == 0) return false;
   std::lock_guard<cache_lock> hold_cache(cache_mu_);
   for (std::size_t i = cache_count_; i-- > 0;) {
     cache_entry &e = cache_[i];
-    if (e.lent || e.size != need || (e.addr & (align - 1)) != 0)
-      continue;
+    if (e.lent || e.size != need || (e.addr & (align - 1)) != 0) continue;
     alloc_source source = alloc_source::free_block;
     if (e.event) {
       // Rule 1 without asking the backend, as the quick list: the same in-order queue
@@ -529,14 +489,11 @@ bool ordered_pool::impl::cache_alloc(const alloc_request &rq, std::size_t need, 
 
 bool ordered_pool::impl::cache_free(std::uintptr_t addr, const release_info &rel, bool live_only, status &st,
                                     std::size_t *block_size) {
-  if (cache_hint_.load(std::memory_order_acquire) == 0)
-    return false;
+  if (cache_hint_.load(std::memory_order_acquire) == 0) return false;
   std::lock_guard<cache_lock> hold_cache(cache_mu_);
   std::size_t i = 0;
-  while (i < cache_count_ && cache_[i].addr != addr)
-    ++i;
-  if (i == cache_count_)
-    return false;
+  while (i < cache_count_ && cache_[i].addr != addr) ++i;
+  if (i == cache_count_) return false;
   cache_entry &e = cache_[i];
   if (!e.lent) {
     st = live_only ? status::not_owned : status::double_free; // as the core answers for a freed block
@@ -545,29 +502,23 @@ bool ordered_pool::impl::cache_free(std::uintptr_t addr, const release_info &rel
   // What free() would keep: a release rule 1 can hand back by queue order, or none
   // (then the block's own taken-over release must have completed: else it goes back
   // pending on it, which is the core's to do).
-  if (rel.event ? !(rel.in_order && rel.queue) : (e.event && !be_.event_complete(e.event)))
-    return false;
+  if (rel.event ? !(rel.in_order && rel.queue) : (e.event && !be_.event_complete(e.event))) return false;
   const queue_id lane = rel.event ? rel.queue : nullptr;
   std::size_t on_lane = 0;
   for (std::size_t j = 0; j < cache_count_; ++j)
-    if (!cache_[j].lent && cache_[j].queue == lane)
-      ++on_lane;
-  if (on_lane >= cache_per_lane)
-    return false;
-  if (rel.event)
-    be_.retain_event(rel.event);
+    if (!cache_[j].lent && cache_[j].queue == lane) ++on_lane;
+  if (on_lane >= cache_per_lane) return false;
+  if (rel.event) be_.retain_event(rel.event);
   // The free is ordered after the block's alloc, which was ordered after the release
   // it took over: that one is no longer needed.
-  if (e.event)
-    be_.release_event(e.event);
+  if (e.event) be_.release_event(e.event);
   e.event = rel.event;
   e.queue = lane;
   e.in_order = rel.event != nullptr;
   e.lent = false;
   e.requested = 0;
   budget_->sub_used(e.size);
-  if (block_size)
-    *block_size = e.size;
+  if (block_size) *block_size = e.size;
   st = status::success;
   return true;
 }
@@ -579,8 +530,7 @@ void ordered_pool::impl::unlend(std::size_t i) {
   b->event = e.event; // the entry's reference moves to the block
   b->queue = e.queue;
   b->in_order = e.in_order;
-  if (b->event)
-    inherited_live_ = true;
+  if (b->event) inherited_live_ = true;
   cache_erase(i);
 }
 
@@ -607,10 +557,8 @@ void ordered_pool::impl::retire(std::size_t i) {
 }
 
 bool ordered_pool::impl::cache_keep(block *b, const release_info &rel) {
-  if (b->inherited_runs)
-    return false;
-  if (rel.event ? !(rel.in_order && rel.queue) : (b->event && !be_.event_complete(b->event)))
-    return false;
+  if (b->inherited_runs) return false;
+  if (rel.event ? !(rel.in_order && rel.queue) : (b->event && !be_.event_complete(b->event))) return false;
   const queue_id lane = rel.event ? rel.queue : nullptr;
   std::lock_guard<cache_lock> hold_cache(cache_mu_);
   if (rel.event) {
@@ -618,8 +566,8 @@ bool ordered_pool::impl::cache_keep(block *b, const release_info &rel) {
     // whole run): a block with such a neighbour goes that way, cached ones included.
     bool merges = false;
     for (block *n : {b->prev, b->next}) {
-      if (n && (n->state == block_state::pending || n->state == block_state::quick) && n->event &&
-          n->in_order && n->queue == lane)
+      if (n && (n->state == block_state::pending || n->state == block_state::quick) && n->event && n->in_order &&
+          n->queue == lane)
         merges = true;
       const int j = n && n->state == block_state::live ? cache_find(n) : -1;
       if (j >= 0 && !cache_[j].lent && cache_[j].event && cache_[j].queue == lane) {
@@ -627,28 +575,22 @@ bool ordered_pool::impl::cache_keep(block *b, const release_info &rel) {
         merges = true;
       }
     }
-    if (merges)
-      return false;
+    if (merges) return false;
   }
   std::size_t on_lane = 0;
   for (std::size_t j = 0; j < cache_count_; ++j)
-    if (!cache_[j].lent && cache_[j].queue == lane)
-      ++on_lane;
-  if (on_lane >= cache_per_lane)
-    return false;
+    if (!cache_[j].lent && cache_[j].queue == lane) ++on_lane;
+  if (on_lane >= cache_per_lane) return false;
   if (cache_count_ == cache_slots) {
     // A lent block long in use holds a slot only to make its free cheap: the oldest
     // one makes room (it stays live, an ordinary block of the core).
     std::size_t j = 0;
-    while (j < cache_count_ && !cache_[j].lent)
-      ++j;
-    if (j == cache_count_)
-      return false;
+    while (j < cache_count_ && !cache_[j].lent) ++j;
+    if (j == cache_count_) return false;
     unlend(j);
   }
   drop_inherited(b); // completed, or ordered before this free (see free())
-  if (rel.event)
-    be_.retain_event(rel.event);
+  if (rel.event) be_.retain_event(rel.event);
   b->requested = 0;
   cache_entry &e = cache_[cache_count_++];
   e.b = b;
@@ -664,10 +606,8 @@ bool ordered_pool::impl::cache_keep(block *b, const release_info &rel) {
 }
 
 bool ordered_pool::impl::drain_cache(bool lent_too) {
-  if (cache_count_ == 0)
-    return true;
-  if (!stock_up(free_nodes * cache_count_, 0))
-    return false;
+  if (cache_count_ == 0) return true;
+  if (!stock_up(free_nodes * cache_count_, 0)) return false;
   std::lock_guard<cache_lock> hold_cache(cache_mu_);
   for (std::size_t i = cache_count_; i-- > 0;) {
     if (!cache_[i].lent)
@@ -683,8 +623,7 @@ void ordered_pool::impl::drain_lane(queue_id q) {
     return; // without memory for nodes the blocks wait for the next collect()
   std::lock_guard<cache_lock> hold_cache(cache_mu_);
   for (std::size_t i = cache_count_; i-- > 0;)
-    if (!cache_[i].lent && cache_[i].queue == q)
-      retire(i);
+    if (!cache_[i].lent && cache_[i].queue == q) retire(i);
 }
 
 } // namespace ordo::pool

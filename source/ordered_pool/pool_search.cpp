@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ordered pool core: finding memory for an alloc (the reuse rules) and
 // carving the block out of it.
 #include "ordo_pool/pool_impl.hpp"
@@ -22,10 +23,8 @@ block *ordered_pool::impl::fit(const size_bins &bins, std::size_t need, std::siz
   // Need's own class may hold smaller blocks; every block of a class above is big enough.
   unsigned c = bins.first_from(size_bins::class_of(need));
   for (std::size_t tries = 0; c != size_bins::none && tries < 2; ++tries, c = bins.first_from(c + 1))
-    if (block *b = best_in(c, need))
-      return b;
-  if (align == block_granule)
-    return nullptr;
+    if (block *b = best_in(c, need)) return b;
+  if (align == block_granule) return nullptr;
   c = bins.first_from(size_bins::class_at_least(need + align - block_granule));
   return c == size_bins::none ? nullptr : best_in(c, 0);
 }
@@ -33,20 +32,16 @@ block *ordered_pool::impl::fit(const size_bins &bins, std::size_t need, std::siz
 block *ordered_pool::impl::fit_queue(queue_id q, std::size_t need, std::size_t align) {
   const std::uintptr_t qk = as_uint(q);
   auto it = pending_queue_.lower_bound(by_queue::type{qk, need, 0});
-  for (std::size_t k = 0; it != pending_queue_.end() && (*it)->queue == q && k < align_tries;
-       ++it, ++k)
-    if (fits(*it, need, align))
-      return *it;
-  if (align == block_granule)
-    return nullptr;
+  for (std::size_t k = 0; it != pending_queue_.end() && (*it)->queue == q && k < align_tries; ++it, ++k)
+    if (fits(*it, need, align)) return *it;
+  if (align == block_granule) return nullptr;
   it = pending_queue_.lower_bound(by_queue::type{qk, need + align - block_granule, 0});
   return it != pending_queue_.end() && (*it)->queue == q ? *it : nullptr;
 }
 
 bool ordered_pool::impl::in_wait_list(const alloc_request &rq, event_handle ev) const {
   for (std::size_t i = 0; i < rq.wait_count; ++i)
-    if (rq.wait_list[i] == ev)
-      return true;
+    if (rq.wait_list[i] == ev) return true;
   return false;
 }
 
@@ -60,19 +55,14 @@ block *ordered_pool::impl::indexed_candidate(search &s) {
       s.source = alloc_source::ordered;
     }
   };
-  if (!cfg_.reuse_ordered)
-    return best;
-  if (s.rq.in_order && s.rq.queue)
-    consider(fit_queue(s.rq.queue, need, align));
+  if (!cfg_.reuse_ordered) return best;
+  if (s.rq.in_order && s.rq.queue) consider(fit_queue(s.rq.queue, need, align));
   for (std::size_t i = 0; i < s.rq.wait_count; ++i) {
     const event_handle ev = s.rq.wait_list[i];
-    if (!ev)
-      continue;
+    if (!ev) continue;
     auto it = pending_event_.lower_bound(by_event::type{as_uint(ev), 0});
-    for (std::size_t k = 0; it != pending_event_.end() && (*it)->event == ev && k < per_event_limit;
-         ++it, ++k)
-      if (fits(*it, need, align))
-        consider(*it);
+    for (std::size_t k = 0; it != pending_event_.end() && (*it)->event == ev && k < per_event_limit; ++it, ++k)
+      if (fits(*it, need, align)) consider(*it);
   }
   return best;
 }
@@ -80,8 +70,7 @@ block *ordered_pool::impl::indexed_candidate(search &s) {
 block *ordered_pool::impl::find_reusable(search &s) {
   const std::size_t need = s.need, align = s.align;
   block *best = indexed_candidate(s);
-  if ((best && best->size == need) || (!cfg_.reuse_ordered && !cfg_.reuse_completed))
-    return best;
+  if ((best && best->size == need) || (!cfg_.reuse_ordered && !cfg_.reuse_completed)) return best;
 
   // Pending blocks of the right size may be ordered through the backend's
   // reachability hook, or already complete. With a candidate in hand only
@@ -93,10 +82,8 @@ block *ordered_pool::impl::find_reusable(search &s) {
   pending_.visit(need, 4 * probe_limit, [&](block *c) {
     if (best && c->size >= best->size) // classes only grow: past best's, nothing is tighter
       return size_bins::class_of(c->size) > size_bins::class_of(best->size);
-    if (asked++ == budget)
-      return true;
-    if (!fits(c, need, align))
-      return false;
+    if (asked++ == budget) return true;
+    if (!fits(c, need, align)) return false;
     if (cfg_.reuse_ordered && be_.is_ordered_before(s.rq.command, c->event)) {
       taken = c;
       return true;
@@ -115,8 +102,7 @@ block *ordered_pool::impl::find_reusable(search &s) {
   if (promoted) {
     // Promotion coalesces, which may recycle `best`: search again.
     block *again = indexed_candidate(s);
-    if (again && s.source == alloc_source::free_block)
-      s.source = alloc_source::completed;
+    if (again && s.source == alloc_source::free_block) s.source = alloc_source::completed;
     return again;
   }
   return best;
@@ -126,8 +112,7 @@ block *ordered_pool::impl::take_with_dependencies(search &s) {
   const std::size_t need = s.need, align = s.align;
   if (block *c = fit(pending_, need, align)) {
     if (!ordered_after(s.rq, c) && !be_.is_ordered_before(s.rq.command, c->event)) {
-      if (!be_.add_dependency(s.rq.command, c->event))
-        return nullptr;
+      if (!be_.add_dependency(s.rq.command, c->event)) return nullptr;
       ++s.deps;
     }
     unindex(c);
@@ -143,14 +128,11 @@ block *ordered_pool::impl::take_with_dependencies(search &s) {
         run = nullptr;
         continue;
       }
-      if (!run)
-        run = b;
+      if (!run) run = b;
       const std::uintptr_t start = align_up(run->addr, align);
-      if (b->end() < start || b->end() - start < need)
-        continue;
+      if (b->end() < start || b->end() - start < need) continue;
       block *first = run;
-      while (first->end() <= start)
-        first = first->next;
+      while (first->end() <= start) first = first->next;
       return take_window(s, first, b, start);
     }
   }
@@ -165,12 +147,10 @@ block *ordered_pool::impl::take_window(search &s, block *first, block *last, std
   for (block *b = first;; b = b->next) {
     if (b->state == block_state::pending) {
       ++pieces;
-      if (b->event != seen)
-        ++distinct;
+      if (b->event != seen) ++distinct;
       seen = b->event;
     }
-    if (b == last)
-      break;
+    if (b == last) break;
   }
   std::unique_ptr<std::vector<inherited_release>> runs;
   if (distinct > 1) {
@@ -185,24 +165,20 @@ block *ordered_pool::impl::take_window(search &s, block *first, block *last, std
   for (block *b = first;; b = b->next) {
     if (b->state == block_state::pending && b->event != added && !ordered_after(s.rq, b) &&
         !be_.is_ordered_before(s.rq.command, b->event)) {
-      if (!be_.add_dependency(s.rq.command, b->event))
-        return nullptr;
+      if (!be_.add_dependency(s.rq.command, b->event)) return nullptr;
       added = b->event;
       ++s.deps;
     }
-    if (b == last)
-      break;
+    if (b == last) break;
   }
   for (block *b = first;; b = b->next) {
     unindex(b);
-    if (b == last)
-      break;
+    if (b == last) break;
   }
   return take_range(first, last, start, s.need, true, runs.release());
 }
 
-block *ordered_pool::impl::take_range(block *first, block *last, std::uintptr_t start,
-                                      std::size_t need, bool inherit,
+block *ordered_pool::impl::take_range(block *first, block *last, std::uintptr_t start, std::size_t need, bool inherit,
                                       std::vector<inherited_release> *runs) {
   std::unique_ptr<std::vector<inherited_release>> run_list(runs);
   const std::uintptr_t stop = start + need;
@@ -229,8 +205,7 @@ block *ordered_pool::impl::take_range(block *first, block *last, std::uintptr_t 
       ++pending_count_;
     }
     index(first); // the head keeps first's state
-    if (first == last)
-      last = mid;
+    if (first == last) last = mid;
     first = mid;
   }
   // The pieces first..last tile [start, stop). Their releases go to the new
@@ -254,10 +229,8 @@ block *ordered_pool::impl::take_range(block *first, block *last, std::uintptr_t 
     } else {
       drop_release(b);
     }
-    if (b != first)
-      absorb(first, b);
-    if (!next)
-      break;
+    if (b != first) absorb(first, b);
+    if (!next) break;
     b = next;
   }
   if (run_list && !run_list->empty()) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urAdapterSetLoggerCallback and urAdapterSetLoggerCallbackLevel, once for every
 // adapter: the callback becomes a second sink of the adapter's Logger, so every line
 // the adapter logs (UR_LOG_<NAME>) also reaches the caller's function at or above the

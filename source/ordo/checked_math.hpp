@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checked size arithmetic for sizes that come from the C API (docs/conformance.md):
 // a product or sum that does not fit a size_t is the caller's bad input, answered
 // with INVALID_SIZE by the entry point, never a wrapped bound that lets a command

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers every adapter uses to build its dispatch table (docs/architecture.md,
 // "Handle-first dispatch"; docs/adapter-guide.md, "The contract" and "The exception
 // boundary").
@@ -17,7 +18,7 @@ struct table_tail {
   bool param_checks = false;
 };
 
-// The end of every table build, called once the adapter, ordo::derived and ordo::cb
+// The end of every table build, called once the adapter, ordo::derived and ordo::command_buffer
 // have put in what they implement: every function in the table goes behind the
 // exception boundary (put_boundary), then every slot still null gets the generated
 // "unsupported" stub, so no slot an adapter exposes is ever null.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The answer to a device-info query an adapter does not answer (docs/adapter-guide.md,
 // "Shared rules"): an adapter's urDeviceGetInfo switch ends in
 //   default: return ordo::device_info_default(propName, out);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dynamic-library seam: adapters load their backend's runtime (libOpenCL.so.1,
 // libcuda.so.1, ...) at run time so that they load cleanly where it is absent.
 #pragma once

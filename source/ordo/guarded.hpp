@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // No exception crosses the C interface: an entry point's body runs through guarded(),
 // which turns std::bad_alloc into OUT_OF_HOST_MEMORY and anything else into UNKNOWN.
 #pragma once

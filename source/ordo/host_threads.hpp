@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Threads an adapter starts for work that outlives the call that started it (the thread
 // behind a host task). Such a thread releases handles after the program already saw its
 // command complete, so the program may be exiting, or the loader unloading the adapter,

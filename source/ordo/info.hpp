@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Answers *GetInfo queries: one call writes a value of the query's type into the
 // caller's buffer, or reports its size, with the errors the spec gives for a buffer
 // that is too small.
@@ -12,8 +13,7 @@ namespace ordo {
 
 class InfoWriter {
 public:
-  InfoWriter(size_t size, void *value, size_t *size_ret)
-      : size_(size), value_(value), size_ret_(size_ret) {}
+  InfoWriter(size_t size, void *value, size_t *size_ret) : size_(size), value_(value), size_ret_(size_ret) {}
 
   ur_result_t bytes(const void *data, size_t n) {
     if (size_ret_) *size_ret_ = n;
@@ -26,9 +26,7 @@ public:
   template <class T> ur_result_t value(const T &v) { return bytes(&v, sizeof(T)); }
   ur_result_t boolean(bool b) { return value(static_cast<ur_bool_t>(b)); }
   ur_result_t string(const std::string &s) { return bytes(s.c_str(), s.size() + 1); }
-  template <class T> ur_result_t array(const std::vector<T> &v) {
-    return bytes(v.data(), v.size() * sizeof(T));
-  }
+  template <class T> ur_result_t array(const std::vector<T> &v) { return bytes(v.data(), v.size() * sizeof(T)); }
   template <class T> ur_result_t array(const T *data, size_t n) { return bytes(data, n * sizeof(T)); }
 
 private:

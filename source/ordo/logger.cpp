@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ordo/logger.hpp"
 #include "ordo/secure_env.hpp"
 
@@ -28,8 +29,7 @@ Logger::Logger(const std::string &name) : name_(name) {
   for (char c : name) var += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (const char *cfg = secure_env(var.c_str())) {
     if (!configure(cfg))
-      std::fprintf(stderr, "<%s>[WARNING]: ignoring malformed %s=\"%s\"\n", name_.c_str(),
-                   var.c_str(), cfg);
+      std::fprintf(stderr, "<%s>[WARNING]: ignoring malformed %s=\"%s\"\n", name_.c_str(), var.c_str(), cfg);
   }
 }
 
@@ -53,14 +53,17 @@ bool Logger::configure(const std::string &config) {
     } else if (key == "flush") {
       if (!parse_level(val, flush)) return false;
     } else if (key == "output") {
-      if (val == "stdout") out = stdout;
-      else if (val == "stderr") out = stderr;
+      if (val == "stdout")
+        out = stdout;
+      else if (val == "stderr")
+        out = stderr;
       else if (val.rfind("file,", 0) == 0) {
         FILE *f = std::fopen(val.substr(5).c_str(), "a");
         if (!f) return false;
         out = f;
         own = true;
-      } else return false;
+      } else
+        return false;
     } else {
       return false;
     }

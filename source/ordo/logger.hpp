@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Logging controlled by UR_LOG_<NAME> (docs/environment.md):
 //   UR_LOG_LOADER="level:info;output:stderr"      levels: debug, info, warning, error, quiet
 //   UR_LOG_NATIVE_CPU="level:debug;output:file,/tmp/ur.log;flush:debug"
@@ -48,7 +49,7 @@ private:
   std::string name_;
   std::atomic<LogLevel> level_{LogLevel::warning}; // read without the lock on every log call
   std::atomic<int> callback_level_{static_cast<int>(UR_LOGGER_LEVEL_QUIET) + 1}; // none: above every level
-  ur_logger_callback_t callback_ = nullptr; // under mutex_
+  ur_logger_callback_t callback_ = nullptr;                                      // under mutex_
   void *callback_user_ = nullptr;
   LogLevel flush_ = LogLevel::error;
   FILE *out_ = stderr;
@@ -58,8 +59,7 @@ private:
 
 } // namespace ordo
 
-#define ORDO_LOG(logger, lvl, ...)                                                  \
-  do {                                                                             \
-    if ((logger).enabled(::ordo::LogLevel::lvl))                                   \
-      (logger).log(::ordo::LogLevel::lvl, __VA_ARGS__);                            \
+#define ORDO_LOG(logger, lvl, ...)                                                                                     \
+  do {                                                                                                                 \
+    if ((logger).enabled(::ordo::LogLevel::lvl)) (logger).log(::ordo::LogLevel::lvl, __VA_ARGS__);                     \
   } while (0)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rules for memory-object flags and regions that UR's spec leaves to OpenCL's
 // (clCreateBuffer, clCreateSubBuffer, clEnqueueMapBuffer), once for every adapter, so
 // that the same input gets the same answer everywhere (docs/conformance.md).

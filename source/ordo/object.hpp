@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one object model of every adapter (docs/adapter-guide.md, "The contract").
 //
 // Every adapter handle derives from ordo::object: the dispatch table first (handle-first
@@ -110,14 +111,14 @@ template <class T> ur_result_t check_handle(T *handle) {
 } // namespace ordo
 
 // `Type *var` from `handle`, or return the unwrap result from the entry point.
-#define ORDO_UNWRAP(Type, var, handle)                                                 \
-  Type *var = nullptr;                                                                 \
-  do {                                                                                 \
-    if (ur_result_t unwrap_result_ = ::ordo::unwrap(handle, var)) return unwrap_result_; \
+#define ORDO_UNWRAP(Type, var, handle)                                                                                 \
+  Type *var = nullptr;                                                                                                 \
+  do {                                                                                                                 \
+    if (ur_result_t unwrap_result_ = ::ordo::unwrap(handle, var)) return unwrap_result_;                               \
   } while (0)
 
 // Returns the unwrap result unless `handle` is a live handle of its own type's kind.
-#define ORDO_CHECK_HANDLE(handle)                                                      \
-  do {                                                                                 \
-    if (ur_result_t check_result_ = ::ordo::check_handle(handle)) return check_result_; \
+#define ORDO_CHECK_HANDLE(handle)                                                                                      \
+  do {                                                                                                                 \
+    if (ur_result_t check_result_ = ::ordo::check_handle(handle)) return check_result_;                                \
   } while (0)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The urQueueCreate rules on ur_queue_properties_t that every adapter keeps, written once
 // (docs/adapter-guide.md, "Shared rules"): what a queue's flags and its pNext chain may
 // say, given what the backend offers. An adapter checks its handles and the out-pointer

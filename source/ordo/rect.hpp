@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rectangular copies (urEnqueueMemBuffer{Read,Write,Copy}Rect): the pitch rules and the
 // bytes one side of a region touches, once for every adapter. Offsets and widths are in
 // bytes; heights and depths in rows and slices; a pitch of 0 is tight.
@@ -26,8 +27,8 @@ inline bool mul_add(size_t a, size_t b, size_t c, size_t &out) { // out = a * b 
 
 // INVALID_SIZE for an empty region, a row pitch below the width, a slice pitch below
 // one slice's rows or not a whole number of rows, or a side past the end of memory.
-inline ur_result_t resolve_rect_side(const ur_rect_offset_t &origin, const ur_rect_region_t &region,
-                                     size_t row_pitch, size_t slice_pitch, rect_side &s) {
+inline ur_result_t resolve_rect_side(const ur_rect_offset_t &origin, const ur_rect_region_t &region, size_t row_pitch,
+                                     size_t slice_pitch, rect_side &s) {
   const size_t w = region.width, h = region.height, d = region.depth;
   if (w == 0 || h == 0 || d == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (row_pitch != 0 && row_pitch < w) return UR_RESULT_ERROR_INVALID_SIZE;

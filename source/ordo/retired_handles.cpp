@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The storage of retired handles, kept FIFO per adapter library (retired_handles.hpp).
 #include "ordo/retired_handles.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Retiring a handle instead of freeing it (docs/adapter-guide.md, "Released handles").
 //
 // Without the validation layer the loader calls through the table read from a handle's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one way Ordo reads an environment variable that picks a library to load, a layer,
 // or a file to write (docs/environment.md, "Secure execution"): in a program the kernel
 // runs in secure-execution mode (AT_SECURE: setuid, setgid, file capabilities) the

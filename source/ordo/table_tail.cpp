@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The switch over the table tail's parameter checks (ordo/ddi_fill.hpp).
 #include <cstdlib>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The size rules of urEnqueueUSMFill2D and urEnqueueUSMMemcpy2D that need nothing but
 // the arguments, with checked arithmetic (checked_math.hpp), so that every adapter
 // answers the same input the same way: INVALID_SIZE for a zero or too-small pitch, an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which context's USM memory an address lies in, across every context of one adapter
 // library (an adapter's context_pools knows only its own context): lets a CPU adapter
 // tell another context's allocation from system memory and refuse a command on it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bookkeeping of urVirtualMem* written once (docs/architecture.md): the address
 // ranges each context reserved, the pieces of physical memory mapped inside them, and
 // UR's rules on both. An adapter keeps one `virtual_ranges` and passes the calls that
@@ -51,8 +52,8 @@ public:
   // Removes a whole reservation; `release(mappings)` gives the range back (its
   // mappings are handed over, to be unmapped and dropped outside the lock by the caller
   // through `dropped`). INVALID_VALUE unless [p, p + size) is exactly one reservation of ctx.
-  template <class Release> ur_result_t remove(Context *ctx, uintptr_t p, size_t size, Release &&release,
-                                              mapping_map &dropped) {
+  template <class Release>
+  ur_result_t remove(Context *ctx, uintptr_t p, size_t size, Release &&release, mapping_map &dropped) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = by_start_.find(p);
     if (it == by_start_.end() || it->second.context != ctx || it->second.size != size)
@@ -65,8 +66,9 @@ public:
 
   // Maps [p, p + size) to phys from offset: the range must lie in one reservation of ctx
   // and overlap no mapping. `do_map()` makes the mapping real.
-  template <class DoMap> ur_result_t map(Context *ctx, uintptr_t p, size_t size, PhysRef phys, size_t offset,
-                                        ur_virtual_mem_access_flags_t access, DoMap &&do_map) {
+  template <class DoMap>
+  ur_result_t map(Context *ctx, uintptr_t p, size_t size, PhysRef phys, size_t offset,
+                  ur_virtual_mem_access_flags_t access, DoMap &&do_map) {
     std::lock_guard<std::mutex> lock(mu_);
     reservation *r = containing(ctx, p, size);
     if (!r) return UR_RESULT_ERROR_INVALID_VALUE;
@@ -84,8 +86,8 @@ public:
 
   // Unmaps exactly one mapping [p, p + size); its physical reference moves to `released`
   // (dropped by the caller outside the lock). `do_unmap(m)` makes it real.
-  template <class DoUnmap> ur_result_t unmap(Context *ctx, uintptr_t p, size_t size, DoUnmap &&do_unmap,
-                                            PhysRef &released) {
+  template <class DoUnmap>
+  ur_result_t unmap(Context *ctx, uintptr_t p, size_t size, DoUnmap &&do_unmap, PhysRef &released) {
     std::lock_guard<std::mutex> lock(mu_);
     reservation *r = containing(ctx, p, size);
     if (!r) return UR_RESULT_ERROR_INVALID_VALUE;
@@ -99,8 +101,9 @@ public:
 
   // New access for [p, p + size), which must lie inside one mapping; the mapping is split
   // so that each piece has one access. `do_protect(m, piece_offset)` makes it real.
-  template <class DoProtect> ur_result_t set_access(Context *ctx, uintptr_t p, size_t size,
-                                                    ur_virtual_mem_access_flags_t access, DoProtect &&do_protect) {
+  template <class DoProtect>
+  ur_result_t set_access(Context *ctx, uintptr_t p, size_t size, ur_virtual_mem_access_flags_t access,
+                         DoProtect &&do_protect) {
     std::lock_guard<std::mutex> lock(mu_);
     reservation *r = containing(ctx, p, size);
     if (!r) return UR_RESULT_ERROR_INVALID_VALUE;
@@ -115,8 +118,8 @@ public:
     if (p > start) r->mappings.emplace(start, mapping{p - start, m.phys, m.offset, m.access});
     r->mappings.emplace(p, mapping{size, m.phys, m.offset + (p - start), access});
     if (p + size < start + m.size)
-      r->mappings.emplace(p + size, mapping{start + m.size - (p + size), m.phys, m.offset + (p + size - start),
-                                            m.access});
+      r->mappings.emplace(p + size,
+                          mapping{start + m.size - (p + size), m.phys, m.offset + (p + size - start), m.access});
     return UR_RESULT_SUCCESS;
   }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adapter handle, platform discovery and the dispatch table of an adapter on the
 // stream backend.
 #include <cstring>
@@ -13,7 +14,7 @@
 // Per adapter: the table's getters (proc_addr_getters.gen.cpp) read ordo::adapter_ddi(),
 // which this file defines for whichever adapter links the backend.
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 Logger &logger() {
   static Logger *log = new Logger(info().log_name);
@@ -66,15 +67,18 @@ std::vector<Platform *> *discover() {
   const char *backend = info().display_name;
   std::string why;
   if (!drv::load(why, info_storage().runtime_version)) {
-    log_no_platform(logger(), backend, drv::not_installed() ? no_platform_cause::not_installed : no_platform_cause::failed,
-                    why);
+    log_no_platform(logger(), backend,
+                    drv::not_installed() ? no_platform_cause::not_installed : no_platform_cause::failed, why);
     return list;
   }
   int count = 0;
   status r = drv::device_count(&count);
   if (r || count == 0) {
-    if (r) log_no_platform(logger(), backend, no_platform_cause::failed, "the device count query returned " + drv::error_text(r));
-    else log_no_platform(logger(), backend, no_platform_cause::not_installed, "the driver reports no device");
+    if (r)
+      log_no_platform(logger(), backend, no_platform_cause::failed,
+                      "the device count query returned " + drv::error_text(r));
+    else
+      log_no_platform(logger(), backend, no_platform_cause::not_installed, "the driver reports no device");
     return list;
   }
   auto *platform = new Platform();
@@ -90,8 +94,7 @@ std::vector<Platform *> *discover() {
     platform->devices.push_back(d);
   }
   list->push_back(platform);
-  ORDO_LOG(logger(), info, "%s %s, %zu device(s)", backend, info().runtime_version.c_str(),
-           platform->devices.size());
+  ORDO_LOG(logger(), info, "%s %s, %zu device(s)", backend, info().runtime_version.c_str(), platform->devices.size());
   return list;
 }
 
@@ -102,7 +105,7 @@ const std::vector<Platform *> &platforms() {
   return *list;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend
 
 // ---- the dispatch table ---------------------------------------------------------------
 
@@ -111,59 +114,60 @@ namespace {
 ur_dditable_t build_table() {
   ur_dditable_t t;
   std::memset(&t, 0, sizeof(t));
-  ordo::sb::install_adapter_entry_points(t); // urAdapter*, urPlatform*, the logger callback
-  t.Device.pfnGet = ordo::sb::urDeviceGet;
-  t.Device.pfnGetInfo = ordo::sb::urDeviceGetInfo;
-  t.Device.pfnRetain = ordo::sb::urDeviceRetain;
-  t.Device.pfnRelease = ordo::sb::urDeviceRelease;
-  t.Device.pfnSelectBinary = ordo::sb::urDeviceSelectBinary;
-  t.Device.pfnGetNativeHandle = ordo::sb::urDeviceGetNativeHandle;
-  t.Device.pfnCreateWithNativeHandle = ordo::sb::urDeviceCreateWithNativeHandle;
-  t.Device.pfnGetGlobalTimestamps = ordo::sb::urDeviceGetGlobalTimestamps;
-  t.DeviceExp.pfnWaitExp = ordo::sb::urDeviceWaitExp;
-  ordo::sb::install_context_entry_points(t); // urContext*
-  t.Queue.pfnGetInfo = ordo::sb::urQueueGetInfo;
-  t.Queue.pfnCreate = ordo::sb::urQueueCreate;
-  t.Queue.pfnRetain = ordo::sb::urQueueRetain;
-  t.Queue.pfnRelease = ordo::sb::urQueueRelease;
-  t.Queue.pfnGetNativeHandle = ordo::sb::urQueueGetNativeHandle;
-  t.Queue.pfnCreateWithNativeHandle = ordo::sb::urQueueCreateWithNativeHandle;
-  t.Queue.pfnFinish = ordo::sb::urQueueFinish;
-  t.Queue.pfnFlush = ordo::sb::urQueueFlush;
-  t.Event.pfnGetInfo = ordo::sb::urEventGetInfo;
-  t.Event.pfnGetProfilingInfo = ordo::sb::urEventGetProfilingInfo;
-  t.Event.pfnWait = ordo::sb::urEventWait;
-  t.Event.pfnRetain = ordo::sb::urEventRetain;
-  t.Event.pfnRelease = ordo::sb::urEventRelease;
-  t.Event.pfnGetNativeHandle = ordo::sb::urEventGetNativeHandle;
-  t.Event.pfnCreateWithNativeHandle = ordo::sb::urEventCreateWithNativeHandle;
-  t.Event.pfnSetCallback = ordo::sb::urEventSetCallback;
-  ordo::sb::install_wait_entry_points(t); // urEnqueueEventsWait*
-  t.EnqueueExp.pfnTimestampRecordingExp = ordo::sb::urEnqueueTimestampRecordingExp;
-  t.Enqueue.pfnUSMFill = ordo::sb::urEnqueueUSMFill;
-  t.Enqueue.pfnUSMMemcpy = ordo::sb::urEnqueueUSMMemcpy;
-  t.Enqueue.pfnUSMPrefetch = ordo::sb::urEnqueueUSMPrefetch;
-  t.Enqueue.pfnUSMAdvise = ordo::sb::urEnqueueUSMAdvise;
-  t.Enqueue.pfnUSMFill2D = ordo::sb::urEnqueueUSMFill2D;
-  t.Enqueue.pfnUSMMemcpy2D = ordo::sb::urEnqueueUSMMemcpy2D;
-  ordo::sb::install_usm_entry_points(t); // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo
-  ordo::sb::install_pool_entry_points(t); // the twelve urUSMPool* of the stream-ordered layer
-  ordo::sb::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
-  ordo::sb::install_program_entry_points(t); // urProgram*
-  t.Kernel.pfnCreate = ordo::sb::urKernelCreate;
-  t.Kernel.pfnCreateWithNativeHandle = ordo::sb::urKernelCreateWithNativeHandle;
-  ordo::sb::install_kernel_entry_points(t); // the bookkeeping urKernel*
-  t.Kernel.pfnSetExecInfo = ordo::sb::urKernelSetExecInfo;
-  t.Kernel.pfnSuggestMaxCooperativeGroupCount = ordo::sb::urKernelSuggestMaxCooperativeGroupCount;
-  t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::sb::urEnqueueKernelLaunchWithArgsExp;
-  ordo::sb::install_memory_entry_points(t);
-  ordo::sb::install_enqueue_mem_entry_points(t);
-  ordo::sb::install_peer_entry_points(t);
-  ordo::sb::install_ipc_entry_points(t);
-  ordo::sb::install_virtual_mem_entry_points(t);
-  ordo::cb::install_entry_points(t, ordo::cb::adapter_hooks{}); // no host tasks: no host functions
+  ordo::stream_backend::install_adapter_entry_points(t); // urAdapter*, urPlatform*, the logger callback
+  t.Device.pfnGet = ordo::stream_backend::urDeviceGet;
+  t.Device.pfnGetInfo = ordo::stream_backend::urDeviceGetInfo;
+  t.Device.pfnRetain = ordo::stream_backend::urDeviceRetain;
+  t.Device.pfnRelease = ordo::stream_backend::urDeviceRelease;
+  t.Device.pfnSelectBinary = ordo::stream_backend::urDeviceSelectBinary;
+  t.Device.pfnGetNativeHandle = ordo::stream_backend::urDeviceGetNativeHandle;
+  t.Device.pfnCreateWithNativeHandle = ordo::stream_backend::urDeviceCreateWithNativeHandle;
+  t.Device.pfnGetGlobalTimestamps = ordo::stream_backend::urDeviceGetGlobalTimestamps;
+  t.DeviceExp.pfnWaitExp = ordo::stream_backend::urDeviceWaitExp;
+  ordo::stream_backend::install_context_entry_points(t); // urContext*
+  t.Queue.pfnGetInfo = ordo::stream_backend::urQueueGetInfo;
+  t.Queue.pfnCreate = ordo::stream_backend::urQueueCreate;
+  t.Queue.pfnRetain = ordo::stream_backend::urQueueRetain;
+  t.Queue.pfnRelease = ordo::stream_backend::urQueueRelease;
+  t.Queue.pfnGetNativeHandle = ordo::stream_backend::urQueueGetNativeHandle;
+  t.Queue.pfnCreateWithNativeHandle = ordo::stream_backend::urQueueCreateWithNativeHandle;
+  t.Queue.pfnFinish = ordo::stream_backend::urQueueFinish;
+  t.Queue.pfnFlush = ordo::stream_backend::urQueueFlush;
+  t.Event.pfnGetInfo = ordo::stream_backend::urEventGetInfo;
+  t.Event.pfnGetProfilingInfo = ordo::stream_backend::urEventGetProfilingInfo;
+  t.Event.pfnWait = ordo::stream_backend::urEventWait;
+  t.Event.pfnRetain = ordo::stream_backend::urEventRetain;
+  t.Event.pfnRelease = ordo::stream_backend::urEventRelease;
+  t.Event.pfnGetNativeHandle = ordo::stream_backend::urEventGetNativeHandle;
+  t.Event.pfnCreateWithNativeHandle = ordo::stream_backend::urEventCreateWithNativeHandle;
+  t.Event.pfnSetCallback = ordo::stream_backend::urEventSetCallback;
+  ordo::stream_backend::install_wait_entry_points(t); // urEnqueueEventsWait*
+  t.EnqueueExp.pfnTimestampRecordingExp = ordo::stream_backend::urEnqueueTimestampRecordingExp;
+  t.Enqueue.pfnUSMFill = ordo::stream_backend::urEnqueueUSMFill;
+  t.Enqueue.pfnUSMMemcpy = ordo::stream_backend::urEnqueueUSMMemcpy;
+  t.Enqueue.pfnUSMPrefetch = ordo::stream_backend::urEnqueueUSMPrefetch;
+  t.Enqueue.pfnUSMAdvise = ordo::stream_backend::urEnqueueUSMAdvise;
+  t.Enqueue.pfnUSMFill2D = ordo::stream_backend::urEnqueueUSMFill2D;
+  t.Enqueue.pfnUSMMemcpy2D = ordo::stream_backend::urEnqueueUSMMemcpy2D;
+  ordo::stream_backend::install_usm_entry_points(t);  // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo
+  ordo::stream_backend::install_pool_entry_points(t); // the twelve urUSMPool* of the stream-ordered layer
+  ordo::stream_backend::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
+  ordo::stream_backend::install_program_entry_points(t);     // urProgram*
+  t.Kernel.pfnCreate = ordo::stream_backend::urKernelCreate;
+  t.Kernel.pfnCreateWithNativeHandle = ordo::stream_backend::urKernelCreateWithNativeHandle;
+  ordo::stream_backend::install_kernel_entry_points(t); // the bookkeeping urKernel*
+  t.Kernel.pfnSetExecInfo = ordo::stream_backend::urKernelSetExecInfo;
+  t.Kernel.pfnSuggestMaxCooperativeGroupCount = ordo::stream_backend::urKernelSuggestMaxCooperativeGroupCount;
+  t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::stream_backend::urEnqueueKernelLaunchWithArgsExp;
+  ordo::stream_backend::install_memory_entry_points(t);
+  ordo::stream_backend::install_enqueue_mem_entry_points(t);
+  ordo::stream_backend::install_peer_entry_points(t);
+  ordo::stream_backend::install_ipc_entry_points(t);
+  ordo::stream_backend::install_virtual_mem_entry_points(t);
+  ordo::command_buffer::install_entry_points(t,
+                                             ordo::command_buffer::adapter_hooks{}); // no host tasks: no host functions
   ordo::derived::install_entry_points(t);
-  ordo::cb::install_graph_capture(t); // wraps the enqueues above: last
+  ordo::command_buffer::install_graph_capture(t); // wraps the enqueues above: last
   ordo::fill_unsupported(t);
   return t;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream-ordered allocation: urEnqueueUSM{Device,Shared,Host}AllocExp and
 // urEnqueueUSMFreeExp on the stream-ordered layer (docs/async-alloc.md, docs/cuda.md),
 // through the shared entry points of ur_common/async_alloc.hpp.
@@ -9,13 +10,15 @@
 #include "entry_points.hpp"
 #include "ur_common/async_alloc.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
 struct async_hooks : handle_types {
-  static ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *w) { return sb::check_wait_list(n, w); }
-  static ur_result_t alloc_work(Command &cmd, const ordo::so::allocation &block) {
+  static ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *w) {
+    return stream_backend::check_wait_list(n, w);
+  }
+  static ur_result_t alloc_work(Command &cmd, const ordo::stream_ordered::allocation &block) {
     if (!block.needs_zero) return UR_RESULT_SUCCESS;
     return to_ur(drv::memset_8(block.ptr, 0, block.size, cmd.stream()));
   }
@@ -34,6 +37,6 @@ struct async_hooks : handle_types {
 
 } // namespace
 
-void install_async_alloc_entry_points(ur_dditable_t &t) { ordo::uc::async_alloc<async_hooks>::install(t); }
+void install_async_alloc_entry_points(ur_dditable_t &t) { ordo::ur_common::async_alloc<async_hooks>::install(t); }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stream backend's handle types and the helpers every file shares
 // (docs/architecture.md, "stream backend"; the driver interface is driver_api.hpp).
 //
@@ -22,14 +23,14 @@
 #include "ur_common/pool_hooks.hpp"
 #include "ur_ddi.h"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 Logger &logger();
 
-#define ORDO_DRV(call)                                                                 \
-  do {                                                                                 \
-    ::ordo::sb::status drv_result_ = (call);                                           \
-    if (drv_result_) return ::ordo::sb::to_ur(drv_result_);                            \
+#define ORDO_DRV(call)                                                                                                 \
+  do {                                                                                                                 \
+    ::ordo::stream_backend::status drv_result_ = (call);                                                               \
+    if (drv_result_) return ::ordo::stream_backend::to_ur(drv_result_);                                                \
   } while (0)
 
 struct Platform;
@@ -43,9 +44,9 @@ struct Mem;
 struct Adapter;
 class Command;
 
-using handle_types = ordo::uc::handle_types_of<Adapter, Platform, Device, Context, Queue, Program, Command>;
+using handle_types = ordo::ur_common::handle_types_of<Adapter, Platform, Device, Context, Queue, Program, Command>;
 
-struct Adapter : ordo::uc::adapter_object {};
+struct Adapter : ordo::ur_common::adapter_object {};
 ORDO_HANDLE_CHECK(Adapter);
 
 // Driver events are recycled per device: a command's event comes from here and goes
@@ -144,12 +145,13 @@ uint64_t host_now_ns();
 // and plain USM) and the ordering knowledge; these hooks give it driver memory
 // (device, pinned host and managed chunks: memory classes are {device, kind}, host
 // memory is {null, host}), driver events and stream waits.
-class PoolHooks final : public ordo::uc::pool_hooks_base<Context, Device, Event, Command> {
+class PoolHooks final : public ordo::ur_common::pool_hooks_base<Context, Device, Event, Command> {
 public:
   using pool_hooks_base::pool_hooks_base;
-  ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) override;
-  void *get_chunk(const ordo::so::mem_class &c, size_t size) override;
-  void put_chunk(const ordo::so::mem_class &c, void *base, size_t size) override;
+  ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device,
+                           ordo::stream_ordered::mem_class &out) override;
+  void *get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) override;
+  void put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t size) override;
   bool event_complete(ur_event_handle_t ev) override;
   ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override;
   ur_result_t pin_host(void *p, size_t size, bool read_only) override;
@@ -185,7 +187,7 @@ struct Context : object {
   // The layer's state of this context (pools, pointer registry, ordering knowledge)
   // over its hooks, which outlive it.
   PoolHooks pool_hooks{this};
-  std::unique_ptr<ordo::so::context_pools> pools;
+  std::unique_ptr<ordo::stream_ordered::context_pools> pools;
 
   ur_context_extended_deleter_t deleter = nullptr;
   void *deleter_data = nullptr;
@@ -202,7 +204,7 @@ void context_drop(Context *ctx);
 // ---- queues and commands ----------------------------------------------------------
 
 // One driver stream of a queue. For the stream-ordered layer each stream is an
-// in-order queue with its own identity (ordo::so::new_queue_identity(): never used
+// in-order queue with its own identity (ordo::stream_ordered::new_queue_identity(): never used
 // by another stream, even after this one is gone). Its lock serialises submission:
 // a command's stream operations, its event, its ordering record and its pool call
 // (alloc_in_command / free_in_command) happen in one hold, so the layer sees the
@@ -227,7 +229,7 @@ struct Lane {
   stream_t stream = nullptr;
   const void *identity = nullptr;
   std::mutex mutex;
-  uint64_t last_node = 0; // ordering node of the stream's newest command (under mutex)
+  uint64_t last_node = 0;             // ordering node of the stream's newest command (under mutex)
   std::atomic<uint64_t> issued{0};    // number of the newest deferred command (written under mutex)
   std::atomic<uint64_t> completed{0}; // every deferred command numbered up to this is complete
   // A leaf lock: held only around the mark, `gone` and driver calls, never while taking
@@ -289,7 +291,7 @@ struct Queue : object {
   bool owns_streams = true;
   std::vector<std::unique_ptr<Lane>> lanes; // one for an in-order queue
   std::atomic<uint32_t> next_lane{0};
-  ordo::uc::alloc_affinity affinity; // which stream a stream-ordered alloc goes to
+  ordo::ur_common::alloc_affinity affinity; // which stream a stream-ordered alloc goes to
   SpareEvents spare_events;
 
   // The stream a command goes to: on an in-order queue the only one; on an
@@ -311,15 +313,15 @@ struct Event : object {
   Device *dev = nullptr;
   ur_command_t command = UR_COMMAND_EVENTS_WAIT;
   stream_t stream = nullptr;
-  uint32_t lane = 0;       // index of `stream` in the queue's lanes
-  event_t done = nullptr;  // recorded after the command
-  event_t start = nullptr; // recorded before it (profiling only)
-  bool timed = false;      // `done`/`start` came from the timed pool
-  bool pooled = true;      // return the driver events to the device pool on release
+  uint32_t lane = 0;        // index of `stream` in the queue's lanes
+  event_t done = nullptr;   // recorded after the command
+  event_t start = nullptr;  // recorded before it (profiling only)
+  bool timed = false;       // `done`/`start` came from the timed pool
+  bool pooled = true;       // return the driver events to the device pool on release
   bool owns_native = false; // made from a native handle that is ours to destroy
   bool exported = false;    // its native handle went out (Device::exported)
-  uint64_t queued_ns = 0;  // host time of the enqueue call
-  uint64_t order_node = 0; // the command's node in ctx's ordering knowledge (0: none)
+  uint64_t queued_ns = 0;   // host time of the enqueue call
+  uint64_t order_node = 0;  // the command's node in ctx's ordering knowledge (0: none)
   // Deferred (Lane): no driver event yet; `seq` is the command's number on its stream.
   // A recorded event's `seq` is the stream's newest number at its record, so a host
   // wait for it shows those deferred commands complete too.
@@ -358,12 +360,11 @@ public:
   // `timed` asks for profiling timestamps even on a queue without profiling.
   // `all_lanes` (an out-of-order queue's barrier or wait for everything) holds the
   // lock of every stream of the queue, taken in index order.
-  Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
-          ur_event_handle_t *out_event, bool timed = false, bool all_lanes = false,
-          ordo::uc::lane_hint hint = {});
+  Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
+          bool timed = false, bool all_lanes = false, ordo::ur_common::lane_hint hint = {});
   // A stream-ordered alloc's command, on the lane `hint` names if it names one.
-  Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
-          ur_event_handle_t *out_event, ordo::uc::lane_hint hint)
+  Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
+          ordo::ur_common::lane_hint hint)
       : Command(q, type, n, waits, out_event, false, false, hint) {}
   ~Command(); // releases the lock(s); an event never handed out is destroyed
   Command(const Command &) = delete;
@@ -429,7 +430,7 @@ struct Program : object {
     ur_program_build_status_t status = UR_PROGRAM_BUILD_STATUS_NONE;
     std::string log;
     std::string options;
-    bool owned = true; // false: the caller's module (urProgramCreateWithNativeHandle), never unloaded here
+    bool owned = true;     // false: the caller's module (urProgramCreateWithNativeHandle), never unloaded here
     bool compiled = false; // made by urProgramCompile: a compiled object
   };
 
@@ -483,7 +484,7 @@ void suggest_local_size(const Device *d, function_t f, uint32_t dims, const size
 // that uses it), pinned host memory (UR_MEM_FLAG_ALLOC_HOST_POINTER) or the caller's
 // own memory registered with the driver (UR_MEM_FLAG_USE_HOST_POINTER). Sub-buffers
 // and views hold their root and address its bytes at `origin`.
-struct Mem : ordo::uc::mem_object<Mem, Context> {
+struct Mem : ordo::ur_common::mem_object<Mem, Context> {
   enum class Storage { device, managed, host, registered, usm, alias };
   Storage storage = Storage::device;
   Device *home = nullptr; // the device whose context allocated the root's memory
@@ -494,8 +495,8 @@ struct Mem : ordo::uc::mem_object<Mem, Context> {
 ORDO_HANDLE_CHECK(Mem);
 void install_memory_entry_points(ur_dditable_t &t);
 void install_enqueue_mem_entry_points(ur_dditable_t &t);
-void install_peer_entry_points(ur_dditable_t &t); // peer.cpp
-void install_ipc_entry_points(ur_dditable_t &t);  // ipc.cpp
+void install_peer_entry_points(ur_dditable_t &t);        // peer.cpp
+void install_ipc_entry_points(ur_dditable_t &t);         // ipc.cpp
 void install_virtual_mem_entry_points(ur_dditable_t &t); // virtual_mem.cpp: where the driver has it
 // A memory-object kernel argument: the address kernels use for `h` on the queue's
 // context; INVALID_MEM_OBJECT for a buffer of another context or another handle kind.
@@ -504,9 +505,8 @@ ur_result_t kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *ctx
 // Fills `count` back-to-back copies of a `size`-byte pattern (enqueue_usm.cpp).
 status fill_patterns(uint8_t *dst, const uint8_t *pattern, size_t size, size_t count, stream_t s);
 
-
 // The adapter's one handle and its platforms (empty when there is no driver).
 Adapter *the_adapter();
 const std::vector<Platform *> &platforms();
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Contexts: a set of devices, each used through its primary context. urContext* are
 // ur_common/context.hpp's; this file says what the driver adds.
 #include "backend.hpp"
 #include "ur_common/context.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
@@ -15,8 +16,8 @@ struct context_hooks : handle_types {
     out = new Context();
     return UR_RESULT_SUCCESS;
   }
-  static void free_plain(Context *ctx, const ordo::so::context_pools::block_facts &a) {
-    sb::free_plain(ctx, a.base, a.kind, a.device);
+  static void free_plain(Context *ctx, const ordo::stream_ordered::context_pools::block_facts &a) {
+    stream_backend::free_plain(ctx, a.base, a.kind, a.device);
   }
   static void destroy(Context *) {}
   static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) {
@@ -27,7 +28,7 @@ struct context_hooks : handle_types {
   }
 };
 
-using entry_points = ordo::uc::context_entry_points<context_hooks>;
+using entry_points = ordo::ur_common::context_entry_points<context_hooks>;
 
 } // namespace
 
@@ -53,7 +54,8 @@ ur_result_t UR_APICALL urContextCreateWithNativeHandle(ur_native_handle_t hNativ
     return entry_points::create(1, &only, nullptr, phContext);
   }
   bool listed = false;
-  for (uint32_t i = 0; i < numDevices; ++i) listed = listed || phDevices[i] == reinterpret_cast<ur_device_handle_t>(owner);
+  for (uint32_t i = 0; i < numDevices; ++i)
+    listed = listed || phDevices[i] == reinterpret_cast<ur_device_handle_t>(owner);
   if (!listed) return UR_RESULT_ERROR_INVALID_DEVICE;
   return entry_points::create(numDevices, phDevices, nullptr, phContext);
 }
@@ -67,4 +69,4 @@ void install_context_entry_points(ur_dditable_t &t) {
   t.Context.pfnCreateWithNativeHandle = urContextCreateWithNativeHandle;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices: the primary context, the event pool, the profiling clock and the info
 // queries (from the facts each adapter reads at discovery).
 #include <chrono>
@@ -10,12 +11,12 @@
 #include "ordo_cb/command_buffer.hpp"
 #include "ur_common/device_info.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 uint64_t host_now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 // ---- EventPool -------------------------------------------------------------------------
@@ -47,10 +48,10 @@ dctx_t Device::context() {
   std::call_once(context_once_, [this] {
     dctx_t c = nullptr;
     context_error = drv::primary_context(native, &c);
-    if (!context_error) primary_.store(c, std::memory_order_release);
+    if (!context_error)
+      primary_.store(c, std::memory_order_release);
     else
-      ORDO_LOG(logger(), error, "primary context of device %d: %s", ordinal,
-               drv::error_text(context_error).c_str());
+      ORDO_LOG(logger(), error, "primary context of device %d: %s", ordinal, drv::error_text(context_error).c_str());
   });
   return primary_.load(std::memory_order_acquire);
 }
@@ -67,8 +68,7 @@ status Device::internal_stream(stream_t *out) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!internal_stream_) {
     if (status r = make_current()) return r;
-    if (status r = drv::stream_create(&internal_stream_, false, 0))
-      return r;
+    if (status r = drv::stream_create(&internal_stream_, false, 0)) return r;
   }
   *out = internal_stream_;
   return status{};
@@ -99,16 +99,15 @@ status Device::time_base(event_t *event, uint64_t *host_ns) {
 
 // ---- entry points ------------------------------------------------------------------
 
-ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType,
-                                   uint32_t NumEntries, ur_device_handle_t *phDevices,
-                                   uint32_t *pNumDevices) {
+ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
+                                   ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
   ORDO_UNWRAP(Platform, p, hPlatform);
   if (DeviceType < UR_DEVICE_TYPE_DEFAULT || DeviceType > UR_DEVICE_TYPE_CUSTOM)
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
   if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  bool gpu = DeviceType == UR_DEVICE_TYPE_DEFAULT || DeviceType == UR_DEVICE_TYPE_ALL ||
-             DeviceType == UR_DEVICE_TYPE_GPU;
+  bool gpu =
+      DeviceType == UR_DEVICE_TYPE_DEFAULT || DeviceType == UR_DEVICE_TYPE_ALL || DeviceType == UR_DEVICE_TYPE_GPU;
   uint32_t count = gpu ? static_cast<uint32_t>(p->devices.size()) : 0;
   if (pNumDevices) *pNumDevices = count;
   for (uint32_t i = 0; phDevices && i < count && i < NumEntries; ++i)
@@ -130,8 +129,7 @@ ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice,
-                                               ur_native_handle_t *phNativeDevice) {
+ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
   ORDO_UNWRAP(Device, d, hDevice);
   if (!phNativeDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNativeDevice = static_cast<ur_native_handle_t>(d->native);
@@ -154,16 +152,14 @@ ur_result_t UR_APICALL urDeviceCreateWithNativeHandle(ur_native_handle_t hNative
   return UR_RESULT_ERROR_INVALID_DEVICE;
 }
 
-ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice,
-                                            const ur_device_binary_t *pBinaries,
+ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
                                             uint32_t NumBinaries, uint32_t *pSelectedBinary) {
   ORDO_UNWRAP(Device, d, hDevice);
   (void)d;
   if (!pBinaries || !pSelectedBinary) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   for (uint32_t i = 0; i < NumBinaries; ++i) {
-    if (pBinaries[i].pDeviceTargetSpec &&
-        std::strcmp(pBinaries[i].pDeviceTargetSpec, info().binary_target) == 0) {
+    if (pBinaries[i].pDeviceTargetSpec && std::strcmp(pBinaries[i].pDeviceTargetSpec, info().binary_target) == 0) {
       *pSelectedBinary = i;
       return UR_RESULT_SUCCESS;
     }
@@ -171,8 +167,7 @@ ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice,
   return UR_RESULT_ERROR_INVALID_BINARY;
 }
 
-ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice,
-                                                   uint64_t *pDeviceTimestamp,
+ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
                                                    uint64_t *pHostTimestamp) {
   ORDO_UNWRAP(Device, d, hDevice);
   if (pDeviceTimestamp) {
@@ -215,8 +210,8 @@ uint32_t usm_flags(bool access, bool atomic, bool concurrent, bool atomic_concur
 
 } // namespace
 
-ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName,
-                                       size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
+                                       void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Device, d, hDevice);
   // No device here is composite, so its component list is empty: a caller that sizes
   // its array by that (empty) answer asks with no buffer and no size pointer, and
@@ -226,11 +221,11 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
   const device_facts &f = d->facts;
-  const uint32_t fp_config = ordo::uc::kFullFpConfig;
-  const uint32_t order_caps = ordo::uc::kAllMemoryOrders;
-  const uint32_t scope_caps = ordo::uc::kAllMemoryScopes;
+  const uint32_t fp_config = ordo::ur_common::kFullFpConfig;
+  const uint32_t order_caps = ordo::ur_common::kAllMemoryOrders;
+  const uint32_t scope_caps = ordo::ur_common::kAllMemoryScopes;
   ur_result_t fixed = UR_RESULT_SUCCESS;
-  if (ordo::uc::fixed_device_info(propName, out, fixed)) return fixed;
+  if (ordo::ur_common::fixed_device_info(propName, out, fixed)) return fixed;
 
   switch (propName) {
   case UR_DEVICE_INFO_TYPE: return out.value(UR_DEVICE_TYPE_GPU);
@@ -290,8 +285,7 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_DEVICE_WAIT_SUPPORT_EXP:
   case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP: // pinned by the layer's hooks (pool_hooks.cpp)
   case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return out.boolean(true);
-  case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
-    return out.boolean(f.independent_forward_progress);
+  case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return out.boolean(f.independent_forward_progress);
   case UR_DEVICE_INFO_BFLOAT16:
   case UR_DEVICE_INFO_BFLOAT16_CONVERSIONS_NATIVE: return out.boolean(f.bf16);
   case UR_DEVICE_INFO_ASYNC_BARRIER: return out.boolean(f.async_barrier);
@@ -309,14 +303,16 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_PITCH_EXP: return out.value(size_t{0});
   // Command buffers are the shared recorder's (source/command_buffer), replayed
   // through this adapter's own entry points.
-  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP: return out.boolean(true); // source/command_buffer/graph_capture.cpp
-  case UR_DEVICE_INFO_IPC_MEMORY_SUPPORT_EXP: return out.boolean(true); // ipc.cpp
+  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
+    return out.boolean(true);                                                // source/command_buffer/graph_capture.cpp
+  case UR_DEVICE_INFO_IPC_MEMORY_SUPPORT_EXP: return out.boolean(true);      // ipc.cpp
   case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP: return out.boolean(true); // source/command_buffer/bound_events.cpp
-  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::cb::kEventSupport);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::command_buffer::kEventSupport);
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return out.boolean(true);
-  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return out.boolean(true); // peer.cpp
+  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return out.boolean(true);            // peer.cpp
   case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP: return out.boolean(true); // usm.cpp
-  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return out.value(ordo::cb::kUpdateCapabilities);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
+    return out.value(ordo::command_buffer::kUpdateCapabilities);
   case UR_DEVICE_INFO_EXECUTION_CAPABILITIES: return out.value(uint32_t(UR_DEVICE_EXEC_CAPABILITY_FLAG_KERNEL));
   case UR_DEVICE_INFO_BUILT_IN_KERNELS: return out.string("");
   case UR_DEVICE_INFO_PLATFORM: return out.value(reinterpret_cast<ur_platform_handle_t>(d->platform));
@@ -368,4 +364,4 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   }
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

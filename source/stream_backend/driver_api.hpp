@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The driver interface of the stream backend (docs/architecture.md, "stream backend").
 //
 // The backend implements the UR API once for every driver whose model is streams,
@@ -15,7 +16,7 @@
 
 #include "ur_api.h"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 struct native_context;
 struct native_stream;
@@ -66,12 +67,12 @@ ur_result_t to_ur(status s);
 struct device_facts {
   std::string name;
   std::string pci_address;
-  std::string version;       // "9.0" (compute capability), "gfx90a", ...
+  std::string version; // "9.0" (compute capability), "gfx90a", ...
   uint8_t uuid[16] = {};
-  uint32_t vendor_id = 0;    // PCI vendor id
+  uint32_t vendor_id = 0; // PCI vendor id
   uint32_t pci_device_id = 0;
   size_t total_mem = 0;
-  int arch_major = 0;        // compute capability major on NVIDIA, 0 where it means nothing
+  int arch_major = 0; // compute capability major on NVIDIA, 0 where it means nothing
   int sm_count = 0, warp_size = 32;
   int max_threads_per_block = 0, block_dim[3] = {}, grid_dim[3] = {};
   int shared_per_block = 0, shared_per_block_optin = 0, regs_per_block = 0;
@@ -90,8 +91,8 @@ constexpr unsigned image_bit(image_kind k) { return 1u << unsigned(k); }
 
 // What tells one driver's platform from another's.
 struct backend_info {
-  const char *log_name;        // "cuda": logger name and UR_LOG_<NAME>
-  const char *display_name;    // "CUDA", in log lines
+  const char *log_name;     // "cuda": logger name and UR_LOG_<NAME>
+  const char *display_name; // "CUDA", in log lines
   ur_backend_t backend;
   const char *platform_name;
   const char *vendor_name;
@@ -185,8 +186,8 @@ status ipc_close(void *base);
 
 status memcpy_async(void *dst, const void *src, size_t size, stream_t s);
 // Pageable host memory included on either side.
-status memcpy_2d_async(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t width,
-                       size_t height, stream_t s);
+status memcpy_2d_async(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t width, size_t height,
+                       stream_t s);
 status memset_8(void *dst, uint8_t v, size_t count, stream_t s);
 status memset_16(void *dst, uint16_t v, size_t count, stream_t s);
 status memset_32(void *dst, uint32_t v, size_t count, stream_t s);
@@ -212,8 +213,8 @@ status vm_reserve(void **out, size_t size, const void *hint);
 status vm_free(void *p, size_t size);
 // `shareable`: exportable as a file descriptor (phys_export_fd) for another process.
 status phys_create(phys_t *out, size_t size, int native, bool shareable);
-status phys_export_fd(phys_t h, int *fd);     // a new descriptor of this process
-status phys_import_fd(phys_t *out, int fd);   // the descriptor stays the caller's
+status phys_export_fd(phys_t h, int *fd);   // a new descriptor of this process
+status phys_import_fd(phys_t *out, int fd); // the descriptor stays the caller's
 status phys_release(phys_t h);
 status vm_map(void *p, size_t size, phys_t h, size_t offset);
 status vm_unmap(void *p, size_t size);
@@ -237,9 +238,9 @@ status module_function_names(module_t m, std::vector<std::string> &names);
 status function_param_sizes(function_t f, std::vector<size_t> &sizes);
 int function_attribute(function_t f, func_attr a);
 status function_set_max_dynamic_shared(function_t f, int bytes);
-status launch(function_t f, const size_t grid[3], const size_t block[3], unsigned shared, stream_t s,
-              void **params, bool cooperative);
+status launch(function_t f, const size_t grid[3], const size_t block[3], unsigned shared, stream_t s, void **params,
+              bool cooperative);
 status occupancy_max_blocks(int *blocks, function_t f, int threads, size_t shared);
 
 } // namespace drv
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

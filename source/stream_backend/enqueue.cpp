@@ -1,17 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
 // Commands that only order: event waits, barriers, timestamps.
 #include "backend.hpp"
 #include "entry_points.hpp"
 #include "ur_common/wait.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
 // A wait or barrier. With no wait list it waits for everything enqueued so far;
 // a barrier also makes every later command of the queue wait for it. On an
 // out-of-order queue either spans every stream, so it holds every stream's lock.
-ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n,
-                         const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n, const ur_event_handle_t *waits,
+                         ur_event_handle_t *phEvent) {
   const bool spans = !q->in_order && (barrier || n == 0);
   Command cmd(q, type, n, waits, phEvent, false, spans);
   if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
@@ -27,13 +28,13 @@ ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n,
 struct wait_hooks : handle_types {
   static ur_result_t enqueue_wait(Queue *q, ur_command_t type, bool barrier, uint32_t n, const ur_event_handle_t *waits,
                                   ur_event_handle_t *phEvent) {
-    return sb::enqueue_wait(q, type, barrier, n, waits, phEvent);
+    return stream_backend::enqueue_wait(q, type, barrier, n, waits, phEvent);
   }
 };
 
 } // namespace
 
-void install_wait_entry_points(ur_dditable_t &t) { ordo::uc::wait_entry_points<wait_hooks>::install(t); }
+void install_wait_entry_points(ur_dditable_t &t) { ordo::ur_common::wait_entry_points<wait_hooks>::install(t); }
 
 ur_result_t UR_APICALL urEnqueueTimestampRecordingExp(ur_queue_handle_t hQueue, bool blocking,
                                                       uint32_t numEventsInWaitList,
@@ -50,4 +51,4 @@ ur_result_t UR_APICALL urEnqueueTimestampRecordingExp(ur_queue_handle_t hQueue, 
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

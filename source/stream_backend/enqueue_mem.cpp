@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffer commands: read, write, copy, fill (1-D and rectangles), map and unmap. Each is
 // one Command on the queue's stream; copies are the driver's (unified addresses on
 // both sides, pageable host memory included). Maps go through the root buffer's host
@@ -11,7 +12,7 @@
 #include "ordo/mem_rules.hpp"
 #include "ordo/rect.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
@@ -60,8 +61,10 @@ bool rects_overlap(const uint8_t *a, const ordo::rect_side &as, const uint8_t *b
   for (size_t i = 0, j = 0; i < rows && j < rows;) {
     const uint8_t *x = row_start(a, as, i), *y = row_start(b, bs, j);
     if (overlap(x, w, y, w)) return true;
-    if (x < y) ++i;
-    else ++j;
+    if (x < y)
+      ++i;
+    else
+      ++j;
   }
   return false;
 }
@@ -69,8 +72,8 @@ bool rects_overlap(const uint8_t *a, const ordo::rect_side &as, const uint8_t *b
 // A copy whose two sides share bytes goes through temporary device memory, so the
 // result is as if the source were read whole first. The call waits for the copy to end
 // before the temporary memory goes (a rare case: copies within one buffer's bytes).
-status staged_copy(const std::function<status(uint8_t *, stream_t)> &in, const std::function<status(uint8_t *, stream_t)> &out,
-                   size_t bytes, stream_t s) {
+status staged_copy(const std::function<status(uint8_t *, stream_t)> &in,
+                   const std::function<status(uint8_t *, stream_t)> &out, size_t bytes, stream_t s) {
   void *tmp = nullptr;
   if (status r = drv::alloc_device(&tmp, bytes)) return r;
   auto *t = static_cast<uint8_t *>(tmp);
@@ -131,7 +134,7 @@ ur_result_t UR_APICALL urEnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_h
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (ur_result_t r = ordo::uc::check_fill(pPattern, patternSize, offset, size, m->size)) return r;
+  if (ur_result_t r = ordo::ur_common::check_fill(pPattern, patternSize, offset, size, m->size)) return r;
   return submit(q, UR_COMMAND_MEM_BUFFER_FILL, false, n, waits, phEvent, [&](stream_t s) {
     return fill_patterns(m->ptr + offset, static_cast<const uint8_t *>(pPattern), patternSize, size / patternSize, s);
   });
@@ -147,8 +150,9 @@ ur_result_t host_rect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, ur_comm
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
   ordo::rect_side bs, hs;
-  if (ur_result_t r = ordo::uc::resolve_host_rect(host, bufferOrigin, hostOrigin, region, bufferRowPitch,
-                                                  bufferSlicePitch, hostRowPitch, hostSlicePitch, m->size, bs, hs))
+  if (ur_result_t r =
+          ordo::ur_common::resolve_host_rect(host, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch,
+                                             hostRowPitch, hostSlicePitch, m->size, bs, hs))
     return r;
   auto *h = static_cast<uint8_t *>(host);
   // Host memory that is the buffer's own bytes (host storage) must not overlap the rectangle.
@@ -169,8 +173,8 @@ ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_m
   if (ur_result_t r = queue_and_buffer(hQueue, hSrc, q, src)) return r;
   if (ur_result_t r = queue_and_buffer(hQueue, hDst, q, dst)) return r;
   ordo::rect_side ss, ds;
-  if (ur_result_t r = ordo::uc::resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch,
-                                                  dstRowPitch, dstSlicePitch, src->size, dst->size, ss, ds))
+  if (ur_result_t r = ordo::ur_common::resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch,
+                                                         dstRowPitch, dstSlicePitch, src->size, dst->size, ss, ds))
     return r;
   const bool shared = rects_overlap(src->ptr, ss, dst->ptr, ds, region);
   return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, n, waits, phEvent, [&](stream_t s) {
@@ -209,7 +213,7 @@ ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_ha
   Queue *q;
   Mem *m;
   if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (ur_result_t r = ordo::uc::check_map(ppRetMap, mapFlags, offset, size, m->size)) return r;
+  if (ur_result_t r = ordo::ur_common::check_map(ppRetMap, mapFlags, offset, size, m->size)) return r;
   if (ur_result_t r = check_wait_list(n, waits)) return r;
   Mem *root = m->owner();
   uint8_t *mirror = nullptr;
@@ -219,12 +223,12 @@ ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_ha
   const bool invalidate = mapFlags & UR_MAP_FLAG_WRITE_INVALIDATE_REGION;
   const bool write_back = !direct && (invalidate || (mapFlags & UR_MAP_FLAG_WRITE) || mapFlags == 0);
   const Mem::Mapping map{host, offset, size, write_back};
-  if (ur_result_t r = ordo::uc::add_mapping(m, map)) return r; // before the command: an unmap may follow at once
+  if (ur_result_t r = ordo::ur_common::add_mapping(m, map)) return r; // before the command: an unmap may follow at once
   ur_result_t r = submit(q, UR_COMMAND_MEM_BUFFER_MAP, blocking, n, waits, phEvent, [&](stream_t s) {
     return direct || invalidate ? status{} : drv::memcpy_async(host, m->ptr + offset, size, s);
   });
   if (r != UR_RESULT_SUCCESS) {
-    ordo::uc::strike_mapping(m, map);
+    ordo::ur_common::strike_mapping(m, map);
     return r;
   }
   *ppRetMap = host;
@@ -240,11 +244,11 @@ ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle
   if (!pMappedPtr) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = check_wait_list(n, waits)) return r;
   Mem::Mapping map{};
-  if (ur_result_t r = ordo::uc::take_mapping(m, pMappedPtr, map)) return r;
+  if (ur_result_t r = ordo::ur_common::take_mapping(m, pMappedPtr, map)) return r;
   ur_result_t r = submit(q, UR_COMMAND_MEM_UNMAP, false, n, waits, phEvent, [&](stream_t s) {
     return map.write_back ? drv::memcpy_async(m->ptr + map.offset, map.host, map.size, s) : status{};
   });
-  if (r != UR_RESULT_SUCCESS) ordo::uc::restore_mapping(m, map); // nothing was enqueued: the map stands
+  if (r != UR_RESULT_SUCCESS) ordo::ur_common::restore_mapping(m, map); // nothing was enqueued: the map stands
   return r;
 }
 
@@ -253,8 +257,8 @@ ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle
 void install_enqueue_mem_entry_points(ur_dditable_t &t) {
   t.Enqueue.pfnMemBufferRead = urEnqueueMemBufferRead;
   t.Enqueue.pfnMemBufferWrite = urEnqueueMemBufferWrite;
-  t.Enqueue.pfnMemBufferReadRect = ordo::uc::enqueue_read_rect<host_rect>;
-  t.Enqueue.pfnMemBufferWriteRect = ordo::uc::enqueue_write_rect<host_rect>;
+  t.Enqueue.pfnMemBufferReadRect = ordo::ur_common::enqueue_read_rect<host_rect>;
+  t.Enqueue.pfnMemBufferWriteRect = ordo::ur_common::enqueue_write_rect<host_rect>;
   t.Enqueue.pfnMemBufferCopy = urEnqueueMemBufferCopy;
   t.Enqueue.pfnMemBufferCopyRect = urEnqueueMemBufferCopyRect;
   t.Enqueue.pfnMemBufferFill = urEnqueueMemBufferFill;
@@ -262,4 +266,4 @@ void install_enqueue_mem_entry_points(ur_dditable_t &t) {
   t.Enqueue.pfnMemUnmap = urEnqueueMemUnmap;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // USM commands: fill, copy (1-D and 2-D), prefetch and advice.
 #include <cstring>
 #include <vector>
@@ -7,7 +8,7 @@
 #include "backend.hpp"
 #include "entry_points.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
@@ -93,8 +94,8 @@ ur_result_t check_region_2d(Queue *q, const void *p, size_t pitch, size_t width,
 
 } // namespace
 
-ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize,
-                                        const void *pPattern, size_t size, uint32_t numEventsInWaitList,
+ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
+                                        size_t size, uint32_t numEventsInWaitList,
                                         const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -109,10 +110,10 @@ ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, si
                                         patternSize, size / patternSize, cmd.stream())));
 }
 
-ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch,
-                                          size_t patternSize, const void *pPattern, size_t width,
-                                          size_t height, uint32_t numEventsInWaitList,
-                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
+                                          const void *pPattern, size_t width, size_t height,
+                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                          ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = ordo::usm_2d::fill_sizes(pMem, pitch, patternSize, width, height)) return r;
@@ -127,7 +128,8 @@ ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, 
   if (one_memset && width % patternSize == 0 && period <= 4 && aligned(dst, period) && pitch % period == 0) {
     // One 2-D memset covers the whole region.
     size_t w = width / period;
-    if (period == 1) r = drv::memset_2d8(dst, pitch, pattern[0], w, height, cmd.stream());
+    if (period == 1)
+      r = drv::memset_2d8(dst, pitch, pattern[0], w, height, cmd.stream());
     else if (period == 2) {
       uint16_t v;
       std::memcpy(&v, pattern, 2);
@@ -140,19 +142,18 @@ ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, 
   } else {
     // Row by row; the pattern runs on across rows as over one flat range.
     for (size_t row = 0; row < height && !r; ++row)
-      r = fill_run(dst + row * pitch, pattern, patternSize, (row * width) % patternSize, width,
-                   cmd.stream());
+      r = fill_run(dst + row * pitch, pattern, patternSize, (row * width) % patternSize, width, cmd.stream());
   }
   return cmd.finish(to_ur(r));
 }
 
-ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst,
-                                          const void *pSrc, size_t size, uint32_t numEventsInWaitList,
+ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
+                                          size_t size, uint32_t numEventsInWaitList,
                                           const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  ordo::so::context_pools &pools = *q->ctx->pools;
+  ordo::stream_ordered::context_pools &pools = *q->ctx->pools;
   if (ur_result_t r = pools.check_usm_region(pDst, size)) return r;
   if (ur_result_t r = pools.check_usm_region(pSrc, size)) return r;
   if (overlap(pDst, pSrc, size)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
@@ -164,10 +165,10 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blockin
   return r;
 }
 
-ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blocking, void *pDst,
-                                            size_t dstPitch, const void *pSrc, size_t srcPitch,
-                                            size_t width, size_t height, uint32_t numEventsInWaitList,
-                                            const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch,
+                                            const void *pSrc, size_t srcPitch, size_t width, size_t height,
+                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                            ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
@@ -195,8 +196,7 @@ ur_result_t UR_APICALL urEnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void
   status r{};
   // Only managed memory migrates; for anything else the hint has nothing to do.
   if (q->dev->facts.concurrent_managed && drv::is_managed(pMem))
-    r = drv::prefetch(pMem, size, (flags & UR_USM_MIGRATION_FLAG_DEVICE_TO_HOST) != 0, q->dev->ordinal,
-                      cmd.stream());
+    r = drv::prefetch(pMem, size, (flags & UR_USM_MIGRATION_FLAG_DEVICE_TO_HOST) != 0, q->dev->ordinal, cmd.stream());
   return cmd.finish(to_ur(r));
 }
 
@@ -245,4 +245,4 @@ ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *
   return cmd.finish();
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events: a recycled driver event recorded after the command (and one before it on a
 // profiling queue), status, waits, profiling and completion callbacks.
 #include <chrono>
@@ -10,7 +11,7 @@
 #include "ordo/info.hpp"
 #include "ur_common/callbacks.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out, bool deferred) {
   void *spare = deferred ? q->spare_events.take() : nullptr;
@@ -200,19 +201,21 @@ namespace {
 // Completion callbacks: ur_common/callbacks.hpp's thread; a status is reached when
 // the event says so.
 struct callback_hooks {
-  using Event = sb::Event;
+  using Event = stream_backend::Event;
   static bool reached(Event *e, ur_execution_info_t status) {
     if (!e->has_work() || status == UR_EXECUTION_INFO_SUBMITTED) return true;
     e->dev->make_current();
     if (status == UR_EXECUTION_INFO_RUNNING && e->start && !drv::event_query(e->start)) return true;
     bool done = false;
-    sb::status r = poll_event(e, &done);
+    stream_backend::status r = poll_event(e, &done);
     return r || done; // an error ends the wait too
   }
   static void release(Event *e) { event_drop(e); }
 };
 
-ordo::uc::callback_thread<callback_hooks> &callbacks() { return ordo::uc::callback_thread<callback_hooks>::instance(); }
+ordo::ur_common::callback_thread<callback_hooks> &callbacks() {
+  return ordo::ur_common::callback_thread<callback_hooks>::instance();
+}
 
 ur_event_status_t status_of(Event *e) {
   bool done = false;
@@ -224,8 +227,8 @@ ur_event_status_t status_of(Event *e) {
 
 } // namespace
 
-ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName,
-                                      size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
+                                      void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Event, e, hEvent);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
@@ -233,16 +236,14 @@ ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t 
   case UR_EVENT_INFO_COMMAND_QUEUE: return out.value(reinterpret_cast<ur_queue_handle_t>(e->queue));
   case UR_EVENT_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(e->ctx));
   case UR_EVENT_INFO_COMMAND_TYPE: return out.value(e->command);
-  case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS:
-    ORDO_DRV(e->dev->make_current());
-    return out.value(status_of(e));
+  case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS: ORDO_DRV(e->dev->make_current()); return out.value(status_of(e));
   case UR_EVENT_INFO_REFERENCE_COUNT: return out.value(e->count());
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
 }
 
-ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName,
-                                               size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
+                                               void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Event, e, hEvent);
   if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
@@ -302,7 +303,7 @@ ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *
 
 ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) {
   ORDO_UNWRAP(Event, e, hEvent);
-  e->retain();
+  if (!e->retain_user()) return ordo::invalid_of(e);
   return UR_RESULT_SUCCESS;
 }
 
@@ -339,8 +340,7 @@ ur_result_t UR_APICALL urEventGetNativeHandle(ur_event_handle_t hEvent, ur_nativ
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeEvent,
-                                                     ur_context_handle_t hContext,
+ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
                                                      const ur_event_native_properties_t *pProperties,
                                                      ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Context, ctx, hContext);
@@ -379,4 +379,4 @@ ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Program images: what kind an image is, and the kernel names and parameter sizes
 // an image tells by itself, for drivers that cannot list them (HIP: docs/hip.md).
 #include "image.hpp"
@@ -6,7 +7,7 @@
 #include <cstring>
 #include <elf.h>
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 image_kind classify_image(const uint8_t *data, size_t size) {
   if (size >= 4 && data[0] == 0x7f && data[1] == 'E' && data[2] == 'L' && data[3] == 'F') return image_kind::elf;
@@ -19,8 +20,7 @@ image_kind classify_image(const uint8_t *data, size_t size) {
     return image_kind::offload_bundle;
   // PTX is text naming its ISA version and target.
   std::string head(reinterpret_cast<const char *>(data), std::min<size_t>(size, 4096));
-  if (head.find(".version") != std::string::npos && head.find(".target") != std::string::npos)
-    return image_kind::ptx;
+  if (head.find(".version") != std::string::npos && head.find(".target") != std::string::npos) return image_kind::ptx;
   return image_kind::unknown;
 }
 
@@ -108,8 +108,7 @@ bool elf_kernel_names(const std::vector<uint8_t> &image, std::vector<std::string
   Elf64_Ehdr eh;
   std::memcpy(&eh, image.data(), sizeof(eh));
   if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh.e_shentsize != sizeof(Elf64_Shdr) ||
-      eh.e_shoff + uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) > image.size())
+      eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff + uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) > image.size())
     return false;
   auto section = [&](size_t i) {
     Elf64_Shdr sh;
@@ -140,4 +139,4 @@ bool elf_kernel_names(const std::vector<uint8_t> &image, std::vector<std::string
   return true;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a program image tells by itself (image.cpp).
 #pragma once
 #include <string>
@@ -5,7 +6,7 @@
 
 #include "driver_api.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 // The ".entry" names of a PTX module.
 bool ptx_kernel_names(const std::vector<uint8_t> &image, std::vector<std::string> &names);
@@ -15,4 +16,4 @@ bool ptx_param_sizes(const std::vector<uint8_t> &image, const std::string &kerne
 // Kernel names from an ELF image's symbol table (cubin entries, AMD kernel descriptors).
 bool elf_kernel_names(const std::vector<uint8_t> &image, std::vector<std::string> &names);
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inter-process USM (urIPC*MemHandleExp, docs/cuda.md "Inter-process memory"): a handle
 // names the driver allocation holding a device USM pointer (a pool's chunk or a plain
 // allocation) and the pointer's offset in it; another process opens it into its own
@@ -10,7 +11,7 @@
 
 #include "backend.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
@@ -33,7 +34,7 @@ struct Opened {
 
 struct Registry {
   std::mutex mu;
-  std::unordered_set<const void *> given; // handle data not yet put back
+  std::unordered_set<const void *> given;    // handle data not yet put back
   std::unordered_map<void *, Opened> opened; // by the pointer handed out
 };
 Registry &registry() {
@@ -41,11 +42,10 @@ Registry &registry() {
   return *r;
 }
 
-ur_result_t UR_APICALL urIPCGetMemHandleExp(ur_context_handle_t hContext, void *pMem, void **ppData,
-                                            size_t *pSizeRet) {
+ur_result_t UR_APICALL urIPCGetMemHandleExp(ur_context_handle_t hContext, void *pMem, void **ppData, size_t *pSizeRet) {
   ORDO_UNWRAP(Context, ctx, hContext);
   if (!pMem || !ppData) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  ordo::so::context_pools::block_facts a;
+  ordo::stream_ordered::context_pools::block_facts a;
   if (!ctx->pools->block_info(pMem, a) && !ctx->pools->find_plain(pMem, a)) return UR_RESULT_ERROR_INVALID_VALUE;
   if (a.kind != UR_USM_TYPE_DEVICE) return UR_RESULT_ERROR_INVALID_VALUE; // only device memory is shared
   Device *dev = reinterpret_cast<Device *>(a.device);
@@ -143,4 +143,4 @@ void install_ipc_entry_points(ur_dditable_t &t) {
   t.IPCExp.pfnCloseMemHandleExp = urIPCCloseMemHandleExp;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels: a driver function per device of the program, their parameter layout (from
 // the driver, or from a PTX image, so launches can check every argument) and info queries.
 #include <cstring>
@@ -8,7 +9,7 @@
 #include "ordo/info.hpp"
 #include "ur_common/kernel.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 function_t Kernel::function_for(const Device *dev) const {
   const auto &pds = program->per_device;
@@ -62,7 +63,6 @@ void suggest_local_size(const Device *d, function_t f, uint32_t dims, const size
     budget /= best;
   }
 }
-
 
 ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *pKernelName,
                                       ur_kernel_handle_t *phKernel) {
@@ -121,8 +121,7 @@ ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKer
                                                          size_t *pSuggestedLocalWorkSize) {
   ORDO_UNWRAP(Kernel, k, hKernel);
   ORDO_UNWRAP(Queue, q, hQueue);
-  if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize)
-    return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
   for (uint32_t i = 0; i < numWorkDim; ++i)
     if (pGlobalWorkSize[i] == 0) return UR_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
@@ -134,8 +133,8 @@ ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKer
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName,
-                                           size_t propSize, const ur_kernel_exec_info_properties_t *pProperties,
+ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t propSize,
+                                           const ur_kernel_exec_info_properties_t *pProperties,
                                            const void *pPropValue) {
   ORDO_UNWRAP(Kernel, k, hKernel);
   (void)k;
@@ -183,12 +182,11 @@ ur_result_t UR_APICALL urKernelCreateWithNativeHandle(ur_native_handle_t hNative
     }
   }
   if (name.empty()) return UR_RESULT_ERROR_INVALID_KERNEL; // no function of the program
-  return sb::urKernelCreate(hProgram, name.c_str(), phKernel);
+  return stream_backend::urKernelCreate(hProgram, name.c_str(), phKernel);
 }
 
-ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_t hKernel,
-                                                               ur_device_handle_t hDevice, uint32_t workDim,
-                                                               const size_t *pLocalWorkSize,
+ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
+                                                               uint32_t workDim, const size_t *pLocalWorkSize,
                                                                size_t dynamicSharedMemorySize,
                                                                uint32_t *pGroupCountRet) {
   ORDO_UNWRAP(Kernel, k, hKernel);
@@ -209,7 +207,7 @@ ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_
 namespace {
 
 struct kernel_hooks : handle_types {
-  using Kernel = sb::Kernel;
+  using Kernel = stream_backend::Kernel;
   static void destroy(Kernel *k) { kernel_destroy(k); }
   static void *native(Kernel *k) {
     for (function_t f : k->functions)
@@ -247,11 +245,9 @@ struct kernel_hooks : handle_types {
       return out.array(none, 3);
     }
     case UR_KERNEL_GROUP_INFO_COMPILE_MAX_LINEAR_WORK_GROUP_SIZE: return out.value(size_t{0});
-    case UR_KERNEL_GROUP_INFO_LOCAL_MEM_SIZE:
-      return out.value(size_t(kernel_attr(f, func_attr::shared_size_bytes)));
+    case UR_KERNEL_GROUP_INFO_LOCAL_MEM_SIZE: return out.value(size_t(kernel_attr(f, func_attr::shared_size_bytes)));
     case UR_KERNEL_GROUP_INFO_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.value(size_t(facts.warp_size));
-    case UR_KERNEL_GROUP_INFO_PRIVATE_MEM_SIZE:
-      return out.value(size_t(kernel_attr(f, func_attr::local_size_bytes)));
+    case UR_KERNEL_GROUP_INFO_PRIVATE_MEM_SIZE: return out.value(size_t(kernel_attr(f, func_attr::local_size_bytes)));
     default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
     }
   }
@@ -273,6 +269,6 @@ struct kernel_hooks : handle_types {
 
 } // namespace
 
-void install_kernel_entry_points(ur_dditable_t &t) { ordo::uc::kernel_entry_points<kernel_hooks>::install(t); }
+void install_kernel_entry_points(ur_dditable_t &t) { ordo::ur_common::kernel_entry_points<kernel_hooks>::install(t); }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueueKernelLaunchWithArgsExp: arguments checked against the kernel's
 // parameter layout, local memory as offsets into dynamic shared memory, then
 // the driver's launch on the stream the queue picks.
@@ -13,7 +14,7 @@
 #include "entry_points.hpp"
 #include "ur_common/kernel.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
@@ -44,9 +45,9 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_UNWRAP(Queue, q, hQueue);
   ORDO_UNWRAP(Kernel, k, hKernel);
-  if (ur_result_t r = ordo::uc::check_launch(workDim, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
-                                             [&] { return check_wait_list(numEventsInWaitList, phEventWaitList); },
-                                             k->program->ctx == q->ctx))
+  if (ur_result_t r = ordo::ur_common::check_launch(
+          workDim, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
+          [&] { return check_wait_list(numEventsInWaitList, phEventWaitList); }, k->program->ctx == q->ctx))
     return r;
   function_t f = k->function_for(q->dev);
   if (!f) return UR_RESULT_ERROR_INVALID_KERNEL; // not built for the queue's device
@@ -128,14 +129,12 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
       // A buffer is passed as the device address of its first byte (memory.cpp).
       if (want != sizeof(void *)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
       void *p = nullptr;
-      if (ur_result_t r = kernel_mem_arg(arg.value.memObjTuple.hMem, arg.value.memObjTuple.flags, q->ctx, &p))
-        return r;
+      if (ur_result_t r = kernel_mem_arg(arg.value.memObjTuple.hMem, arg.value.memObjTuple.flags, q->ctx, &p)) return r;
       std::memcpy(&storage[arg.index], &p, sizeof(void *));
       params[arg.index] = &storage[arg.index];
       break;
     }
-    case UR_EXP_KERNEL_ARG_TYPE_SAMPLER:
-      return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // this adapter has no samplers
+    case UR_EXP_KERNEL_ARG_TYPE_SAMPLER: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // this adapter has no samplers
     default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
     }
   }
@@ -178,4 +177,4 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
   return cmd.finish(to_ur(r));
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

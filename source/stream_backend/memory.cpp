@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory objects: buffers, sub-buffers, views from native handles, their info, and
 // buffers as kernel arguments. The flag and region rules are ordo/mem_rules.hpp's, as
 // on every adapter. Where the bytes live: docs/cuda.md, "Memory objects".
@@ -9,7 +10,7 @@
 #include "ordo/info.hpp"
 #include "ordo/mem_rules.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
@@ -43,13 +44,15 @@ void destroy(Mem *m) {
     case Mem::Storage::host: drv::free_host(m->ptr); break;
     case Mem::Storage::registered: {
       status r = drv::host_unregister(m->ptr);
-      if (r) ORDO_LOG(logger(), warning, "USE_HOST_POINTER memory %p not unregistered: %s", m->ptr, drv::error_text(r).c_str());
+      if (r)
+        ORDO_LOG(logger(), warning, "USE_HOST_POINTER memory %p not unregistered: %s", m->ptr,
+                 drv::error_text(r).c_str());
       break;
     }
     case Mem::Storage::usm: {
       if (!m->free_usm) break;
       ur_result_t pooled = UR_RESULT_SUCCESS;
-      ordo::so::context_pools::block_facts a;
+      ordo::stream_ordered::context_pools::block_facts a;
       if (!ctx->pools->free_now(m->ptr, pooled) && ctx->pools->take_plain(m->ptr, &a))
         free_plain(ctx, a.base, a.kind, a.device);
       break;
@@ -104,8 +107,9 @@ ur_result_t publish(Mem *m, ur_mem_handle_t *out) {
 bool use_host_memory(Mem *m, void *host) {
   status r = drv::host_register(host, m->size, false);
   if (r && r.kind != err::already_registered) {
-    ORDO_LOG(logger(), warning, "USE_HOST_POINTER memory %p (%zu bytes) not registered (%s): the buffer is a device copy",
-             host, m->size, drv::error_text(r).c_str());
+    ORDO_LOG(logger(), warning,
+             "USE_HOST_POINTER memory %p (%zu bytes) not registered (%s): the buffer is a device copy", host, m->size,
+             drv::error_text(r).c_str());
     return false;
   }
   m->storage = r ? Mem::Storage::alias : Mem::Storage::registered; // alias: not ours to unregister
@@ -121,8 +125,7 @@ ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
   for (Device *d : ctx->devices) all_managed = all_managed && d->facts.managed;
   m->home = ctx->devices[0];
   ORDO_DRV(m->home->make_current());
-  if ((flags & UR_MEM_FLAG_USE_HOST_POINTER) && use_host_memory(m, const_cast<void *>(host)))
-    return UR_RESULT_SUCCESS;
+  if ((flags & UR_MEM_FLAG_USE_HOST_POINTER) && use_host_memory(m, const_cast<void *>(host))) return UR_RESULT_SUCCESS;
   void *p = nullptr;
   status r;
   if (flags & UR_MEM_FLAG_ALLOC_HOST_POINTER) {
@@ -135,8 +138,9 @@ ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
     m->storage = Mem::Storage::device;
     r = drv::alloc_device(&p, m->size);
   }
-  if (r) return r.kind == err::out_of_memory && m->storage == Mem::Storage::host ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY
-                                                                                  : to_ur(r);
+  if (r)
+    return r.kind == err::out_of_memory && m->storage == Mem::Storage::host ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY
+                                                                            : to_ur(r);
   m->ptr = static_cast<uint8_t *>(p);
   if (m->storage == Mem::Storage::host) m->mirror = m->ptr;
   if (flags & UR_MEM_FLAG_USE_HOST_POINTER) m->mirror = static_cast<uint8_t *>(const_cast<void *>(host));
@@ -144,8 +148,10 @@ ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
     status c = m->storage == Mem::Storage::host ? (std::memcpy(p, host, m->size), status{})
                                                 : copy_now(m->home, p, host, m->size);
     if (c) {
-      if (m->storage == Mem::Storage::host) drv::free_host(p);
-      else drv::free_device(p);
+      if (m->storage == Mem::Storage::host)
+        drv::free_host(p);
+      else
+        drv::free_device(p);
       m->ptr = nullptr;
       return to_ur(c);
     }
@@ -156,13 +162,14 @@ ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
 ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
                                          const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
   ORDO_UNWRAP(Context, ctx, hContext);
-  if (ur_result_t r = ordo::uc::check_buffer_create(flags, size, pProperties, phBuffer, max_alloc(ctx))) return r;
+  if (ur_result_t r = ordo::ur_common::check_buffer_create(flags, size, pProperties, phBuffer, max_alloc(ctx)))
+    return r;
   const void *host = pProperties ? pProperties->pHost : nullptr;
   Mem *m = nullptr;
   try {
     m = make_mem(ctx, nullptr);
     m->size = size;
-    m->access = ordo::uc::access_of(flags);
+    m->access = ordo::ur_common::access_of(flags);
     if (ur_result_t r = allocate_root(m, flags, host)) {
       m->storage = Mem::Storage::alias; // nothing to free
       drop(m);
@@ -179,25 +186,27 @@ ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_fl
 
 ur_result_t UR_APICALL urMemRetain(ur_mem_handle_t hMem) {
   ORDO_UNWRAP(Mem, m, hMem);
-  m->retain();
+  if (!m->retain_user()) return ordo::invalid_of(m);
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urMemRelease(ur_mem_handle_t hMem) {
   ORDO_UNWRAP(Mem, m, hMem);
-  if (m->release()) drop(m);
+  bool last_ = false;
+  if (!m->release_user(last_)) return ordo::invalid_of(m);
+  if (last_) drop(m);
   return UR_RESULT_SUCCESS;
 }
 
 // As clCreateSubBuffer: no sub-buffer of a sub-buffer, no host-pointer flags, access
 // only narrowed, the origin a multiple of UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN.
 ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
-                                            ur_buffer_create_type_t bufferCreateType,
-                                            const ur_buffer_region_t *pRegion, ur_mem_handle_t *phMem) {
+                                            ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
+                                            ur_mem_handle_t *phMem) {
   ORDO_UNWRAP(Mem, b, hBuffer);
   ur_mem_flags_t access = 0;
-  if (ur_result_t r = ordo::uc::check_partition(flags, bufferCreateType, pRegion, phMem, b->sub_buffer, b->size,
-                                                b->access, kBaseAlign, access))
+  if (ur_result_t r = ordo::ur_common::check_partition(flags, bufferCreateType, pRegion, phMem, b->sub_buffer, b->size,
+                                                       b->access, kBaseAlign, access))
     return r;
   try {
     Mem *m = make_mem(b->ctx, b->owner());
@@ -227,7 +236,7 @@ ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNat
   if (!p) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   const bool owned = pProperties && pProperties->isNativeHandleOwned;
   try {
-    if (Mem *source = ordo::uc::buffer_containing<Mem>(ctx, p)) {
+    if (Mem *source = ordo::ur_common::buffer_containing<Mem>(ctx, p)) {
       Mem *m = make_mem(ctx, source);
       drop(source); // buffer_containing's holder; make_mem took the view's
       m->origin = size_t(p - source->ptr);
@@ -236,8 +245,8 @@ ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNat
       m->storage = Mem::Storage::alias;
       return publish(m, phMem);
     }
-    ordo::so::context_pools::block_facts a;
-    if (ur_result_t r = ordo::uc::native_usm_block(*ctx->pools, p, owned, a)) return r;
+    ordo::stream_ordered::context_pools::block_facts a;
+    if (ur_result_t r = ordo::ur_common::native_usm_block(*ctx->pools, p, owned, a)) return r;
     Mem *m = make_mem(ctx, nullptr);
     m->size = size_t(static_cast<uint8_t *>(a.base) + a.size - p);
     m->ptr = p;
@@ -271,9 +280,9 @@ void install_memory_entry_points(ur_dditable_t &t) {
   t.Mem.pfnRelease = urMemRelease;
   t.Mem.pfnBufferPartition = urMemBufferPartition;
   // The native handle is the device address of the first byte (CUdeviceptr / hipDeviceptr_t).
-  t.Mem.pfnGetNativeHandle = ordo::uc::mem_get_native_handle<Mem, Device>;
+  t.Mem.pfnGetNativeHandle = ordo::ur_common::mem_get_native_handle<Mem, Device>;
   t.Mem.pfnBufferCreateWithNativeHandle = urMemBufferCreateWithNativeHandle;
-  t.Mem.pfnGetInfo = ordo::uc::mem_get_info<Mem>;
+  t.Mem.pfnGetInfo = ordo::ur_common::mem_get_info<Mem>;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Peer access (urUsmP2P*Exp): one device using another's memory. Enabling maps all of the
 // peer's memory into the command device's context, allocations made later included, so
 // every pool chunk, buffer and USM allocation of the peer becomes usable from the
@@ -6,7 +7,7 @@
 #include "backend.hpp"
 #include "ordo/info.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
@@ -60,4 +61,4 @@ void install_peer_entry_points(ur_dditable_t &t) {
   t.UsmP2PExp.pfnPeerAccessGetInfoExp = urUsmP2PPeerAccessGetInfoExp;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stream backend's hooks into the stream-ordered layer (backend.hpp, PoolHooks;
 // docs/adapter-guide.md): every pool, default pools included, is the layer's, over
 // chunks of driver memory. No driver memory pool is made, read or configured, so the
@@ -7,7 +8,7 @@
 
 #include "backend.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
@@ -15,28 +16,29 @@ Device *as_device(ur_device_handle_t d) { return reinterpret_cast<Device *>(d); 
 
 // The device whose primary context holds a class's chunks (host memory: the
 // context's first device; it is portable, so every device of the context maps it).
-Device *home_of(Context *ctx, const ordo::so::mem_class &c) {
+Device *home_of(Context *ctx, const ordo::stream_ordered::mem_class &c) {
   return c.device ? as_device(c.device) : ctx->devices[0];
 }
 
 } // namespace
 
 // Memory classes: device and shared memory per device, host memory once.
-ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device, ordo::so::mem_class &out) {
+ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device,
+                                    ordo::stream_ordered::mem_class &out) {
   if (kind == UR_USM_TYPE_HOST) {
-    out = ordo::so::mem_class{nullptr, UR_USM_TYPE_HOST};
+    out = ordo::stream_ordered::mem_class{nullptr, UR_USM_TYPE_HOST};
     return UR_RESULT_SUCCESS;
   }
   if (kind != UR_USM_TYPE_DEVICE && kind != UR_USM_TYPE_SHARED) return UR_RESULT_ERROR_INVALID_VALUE;
   if (!device || ctx_->index_of(as_device(device)) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
   if (kind == UR_USM_TYPE_SHARED && !as_device(device)->facts.managed) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-  out = ordo::so::mem_class{device, unsigned(kind)};
+  out = ordo::stream_ordered::mem_class{device, unsigned(kind)};
   return UR_RESULT_SUCCESS;
 }
 
 // Device memory, host memory pinned, portable and mapped (one address on the host
 // and every device), shared memory managed.
-void *PoolHooks::get_chunk(const ordo::so::mem_class &c, size_t size) {
+void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) {
   CurrentFor current(home_of(ctx_, c));
   if (!current.ok()) return nullptr;
   void *p = nullptr;
@@ -49,7 +51,7 @@ void *PoolHooks::get_chunk(const ordo::so::mem_class &c, size_t size) {
 }
 
 // Only chunks with no live or pending block come back: nothing can still use them.
-void PoolHooks::put_chunk(const ordo::so::mem_class &c, void *base, size_t) {
+void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t) {
   CurrentFor current(home_of(ctx_, c));
   status r = c.id == UR_USM_TYPE_HOST ? drv::free_host(base) : drv::free_device(base);
   if (r) ORDO_LOG(logger(), warning, "pool chunk %p not freed: %s", base, drv::error_text(r).c_str());
@@ -101,6 +103,8 @@ status free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t 
   return kind == UR_USM_TYPE_HOST ? drv::free_host(p) : drv::free_device(p);
 }
 
-void install_pool_entry_points(ur_dditable_t &t) { ordo::uc::install_pool_entry_points<Context, Device>(t, true); }
+void install_pool_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::install_pool_entry_points<Context, Device>(t, true);
+}
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

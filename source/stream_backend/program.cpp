@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Programs from the images the driver loads (PTX, cubin, fatbinary; HIP code objects),
 // with what the driver's loader or JIT reports kept as the build log. urProgram* are
 // ur_common/program.hpp's; this file says what the driver does.
@@ -9,7 +10,7 @@
 #include "image.hpp"
 #include "ur_common/program.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 module_t Program::module_for(const Device *dev) {
   for (auto &pd : per_device)
@@ -68,9 +69,9 @@ ur_result_t build_one(Program::PerDevice &pd, const std::string &options) {
   pd.log.clear();
   if (!loadable(kind)) {
     pd.status = UR_PROGRAM_BUILD_STATUS_ERROR;
-    pd.log = kind == image_kind::spirv ? std::string("SPIR-V cannot be loaded by the ") + info().display_name +
-                                             " driver"
-                                       : std::string("not an image the ") + info().display_name + " driver loads";
+    pd.log = kind == image_kind::spirv
+                 ? std::string("SPIR-V cannot be loaded by the ") + info().display_name + " driver"
+                 : std::string("not an image the ") + info().display_name + " driver loads";
     return UR_RESULT_ERROR_INVALID_BINARY;
   }
   ORDO_DRV(pd.dev->make_current());
@@ -120,7 +121,8 @@ struct program_hooks : handle_types {
     for (const Program::PerDevice *pd : parts) images.push_back(&pd->image);
     status r = drv::link(images, jit, image);
     log = logs.text();
-    if (r) return r.kind == err::out_of_memory ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY : UR_RESULT_ERROR_PROGRAM_LINK_FAILURE;
+    if (r)
+      return r.kind == err::out_of_memory ? UR_RESULT_ERROR_OUT_OF_HOST_MEMORY : UR_RESULT_ERROR_PROGRAM_LINK_FAILURE;
     return UR_RESULT_SUCCESS;
   }
   // Not an image the driver loads: no native binary for this device.
@@ -135,13 +137,13 @@ struct program_hooks : handle_types {
     if (pd.is_ptx && (pd.image.empty() || pd.image.back() != 0)) pd.image.push_back(0);
   }
   static ur_result_t build_one(Program *, Program::PerDevice &pd, const std::string &options) {
-    return sb::build_one(pd, options);
+    return stream_backend::build_one(pd, options);
   }
   static void unload(Program::PerDevice &pd) {
     if (!pd.dev->make_current()) drv::module_unload(pd.module);
   }
-  static void context_hold(Context *c) { sb::context_hold(c); }
-  static void context_drop(Context *c) { sb::context_drop(c); }
+  static void context_hold(Context *c) { stream_backend::context_hold(c); }
+  static void context_drop(Context *c) { stream_backend::context_drop(c); }
   static ur_result_t function_pointer(Device *d, module_t m, const char *name, void **out) {
     ORDO_DRV(d->make_current());
     function_t f = nullptr;
@@ -180,7 +182,7 @@ struct program_hooks : handle_types {
   }
 };
 
-using entry_points = ordo::uc::program_entry_points<program_hooks>;
+using entry_points = ordo::ur_common::program_entry_points<program_hooks>;
 
 } // namespace
 
@@ -188,4 +190,4 @@ void program_hold(Program *p) { p->hold(); }
 void program_drop(Program *p) { entry_points::drop(p); }
 void install_program_entry_points(ur_dditable_t &t) { entry_points::install(t); }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queues and the command helper every enqueue uses.
 //
 // An in-order queue is one stream. An out-of-order queue is a few streams: a
@@ -15,7 +16,7 @@
 #include "ordo/queue_rules.hpp"
 #include "ur_common/queue.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 // Streams behind an out-of-order queue (ORDO_CUDA_OOO_STREAMS / ORDO_HIP_OOO_STREAMS
@@ -45,7 +46,7 @@ bool defers_event(ur_command_t type) {
 
 void queue_hold(Queue *q) { q->hold(); }
 
-void queue_drop(Queue *q) { ordo::uc::drop_queue(q); }
+void queue_drop(Queue *q) { ordo::ur_common::drop_queue(q); }
 
 uint32_t Queue::pick_lane(uint32_t n, const ur_event_handle_t *waits) {
   if (lanes.size() == 1) return 0;
@@ -67,12 +68,12 @@ ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
 
 // ---- Command ------------------------------------------------------------------------
 
-Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
-                 ur_event_handle_t *out_event, bool timed, bool all_lanes, ordo::uc::lane_hint hint)
+Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
+                 bool timed, bool all_lanes, ordo::ur_common::lane_hint hint)
     : queue_(q), type_(type), out_(out_event), all_lanes_(all_lanes && q->lanes.size() > 1) {
   status_ = check_wait_list(n, waits);
   if (status_ != UR_RESULT_SUCCESS) return;
-  if (sb::status r = q->dev->make_current()) {
+  if (stream_backend::status r = q->dev->make_current()) {
     status_ = to_ur(r);
     return;
   }
@@ -91,7 +92,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
     if (!e->has_work()) continue;
     if (e->queue == q && e->lane == lane_) continue; // same stream: already ordered
     event_t ev = nullptr;
-    sb::status r = wait_event_of(e, &ev);
+    stream_backend::status r = wait_event_of(e, &ev);
     if (!r && ev) r = drv::stream_wait_event(stream_, ev);
     if (r) {
       status_ = to_ur(r);
@@ -105,7 +106,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
     event_->stream = stream_;
     event_->lane = lane_;
     if (event_->start) {
-      if (sb::status r = drv::event_record(event_->start, stream_)) status_ = to_ur(r);
+      if (stream_backend::status r = drv::event_record(event_->start, stream_)) status_ = to_ur(r);
     }
   }
 }
@@ -150,7 +151,7 @@ ur_result_t Command::join_other_lanes() {
     Lane &l = *queue_->lanes[i]; // locked by this command (all_lanes)
     event_t marker = nullptr;
     ORDO_DRV(dev->events.get(false, &marker));
-    sb::status r = drv::event_record(marker, l.stream);
+    stream_backend::status r = drv::event_record(marker, l.stream);
     if (!r) r = drv::stream_wait_event(stream_, marker);
     // The wait has captured the record, so the event can serve again at once.
     dev->events.put(marker, false);
@@ -165,7 +166,7 @@ ur_result_t Command::order_other_lanes() {
   Device *dev = queue_->dev;
   event_t marker = nullptr;
   ORDO_DRV(dev->events.get(false, &marker));
-  sb::status r = drv::event_record(marker, stream_);
+  stream_backend::status r = drv::event_record(marker, stream_);
   for (size_t i = 0; i < queue_->lanes.size(); ++i)
     if (!r && i != lane_) r = drv::stream_wait_event(queue_->lanes[i]->stream, marker);
   dev->events.put(marker, false);
@@ -189,12 +190,13 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
   }
   // The command's node: after the stream's previous command (in order) and after
   // its predecessors. After a barrier each other stream's next command follows it.
-  ordo::so::order_graph &order = queue_->ctx->pools->order();
+  ordo::stream_ordered::order_graph &order = queue_->ctx->pools->order();
   const uint64_t node = order.record(lane.identity, true, false, preds_, npreds_, npreds_ > 0);
   lane.last_node = node;
   if (barrier_)
     for (size_t i = 0; i < queue_->lanes.size(); ++i)
-      if (i != lane_) queue_->lanes[i]->last_node = order.record(queue_->lanes[i]->identity, true, false, &node, 1, true);
+      if (i != lane_)
+        queue_->lanes[i]->last_node = order.record(queue_->lanes[i]->identity, true, false, &node, 1, true);
   if (event_) {
     event_->order_node = node;
     *out_ = reinterpret_cast<ur_event_handle_t>(event_);
@@ -207,8 +209,7 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
 // ---- entry points ------------------------------------------------------------------
 
 ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                     const ur_queue_properties_t *pProperties,
-                                     ur_queue_handle_t *phQueue) {
+                                     const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
   ORDO_UNWRAP(Context, ctx, hContext);
   ORDO_UNWRAP(Device, dev, hDevice);
   if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -228,7 +229,7 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
   auto add_lane = [q](stream_t s) {
     q->lanes.push_back(std::make_unique<Lane>());
     q->lanes.back()->stream = s;
-    q->lanes.back()->identity = ordo::so::new_queue_identity();
+    q->lanes.back()->identity = ordo::stream_ordered::new_queue_identity();
   };
   if (flags & UR_QUEUE_FLAG_USE_DEFAULT_STREAM) {
     add_lane(drv::default_stream());
@@ -267,19 +268,21 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
 
 ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  q->retain();
+  if (!q->retain_user()) return ordo::invalid_of(q);
   return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  if (!q->release()) return UR_RESULT_SUCCESS;
+  bool last_ = false;
+  if (!q->release_user(last_)) return ordo::invalid_of(q);
+  if (!last_) return UR_RESULT_SUCCESS;
   // The last reference: finish the work (pending frees included), then let the
   // streams go. Events of the queue keep the object, not the streams.
   q->dev->make_current();
   ur_result_t result = UR_RESULT_SUCCESS;
   for (auto &l : q->lanes) {
-    sb::status r = drv::stream_synchronize(l->stream);
+    stream_backend::status r = drv::stream_synchronize(l->stream);
     if (r && result == UR_RESULT_SUCCESS) result = to_ur(r);
     // Its deferred commands are complete, and the stream goes: their events (which
     // keep the queue object, lanes included) answer from the count from now on.
@@ -291,7 +294,7 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   }
   // Its frees have completed: the pools let their events go and forget the
   // streams' order (identities are never reused). The queue still holds the context.
-  ordo::so::context_pools &pools = *q->ctx->pools;
+  ordo::stream_ordered::context_pools &pools = *q->ctx->pools;
   for (auto &l : q->lanes) pools.queue_released(l->identity);
   pools.collect();
   for (auto &l : q->lanes) {
@@ -302,15 +305,17 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   return result;
 }
 
-ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName,
-                                      size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
+                                      void *pPropValue, size_t *pPropSizeRet) {
   ORDO_UNWRAP(Queue, q, hQueue);
-  return ordo::uc::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [&](bool &empty) -> ur_result_t {
+  return ordo::ur_common::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [&](bool &empty) -> ur_result_t {
     ORDO_DRV(q->dev->make_current());
     for (auto &l : q->lanes) {
-      sb::status r = drv::stream_query(l->stream);
-      if (r.kind == err::not_ready) empty = false;
-      else if (r) return to_ur(r);
+      stream_backend::status r = drv::stream_query(l->stream);
+      if (r.kind == err::not_ready)
+        empty = false;
+      else if (r)
+        return to_ur(r);
     }
     return UR_RESULT_SUCCESS;
   });
@@ -349,7 +354,7 @@ ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQ
   q->owns_streams = pProperties && pProperties->isNativeHandleOwned;
   q->lanes.push_back(std::make_unique<Lane>());
   q->lanes.back()->stream = reinterpret_cast<stream_t>(hNativeQueue); // null: the default stream
-  q->lanes.back()->identity = ordo::so::new_queue_identity();
+  q->lanes.back()->identity = ordo::stream_ordered::new_queue_identity();
   context_hold(ctx);
   *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
   return UR_RESULT_SUCCESS;
@@ -376,4 +381,4 @@ ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronous USM: device, pinned host and managed driver allocations, registered in
 // the stream-ordered layer's pointer registry (plain allocations); with a pool, a
 // block of that pool (the layer); frees; pointer queries. The entry points are
@@ -7,7 +8,7 @@
 #include "entry_points.hpp"
 #include "ur_common/usm.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
@@ -30,12 +31,12 @@ struct usm_hooks : handle_types {
     return UR_RESULT_SUCCESS;
   }
   static ur_result_t free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device) {
-    return to_ur(sb::free_plain(ctx, p, kind, device));
+    return to_ur(stream_backend::free_plain(ctx, p, kind, device));
   }
 };
 
 // The USM allocation of `ctx` holding `p` (pool block or plain), if any.
-bool allocation_of(Context *ctx, const void *p, ordo::so::context_pools::block_facts &a) {
+bool allocation_of(Context *ctx, const void *p, ordo::stream_ordered::context_pools::block_facts &a) {
   return ctx->pools->block_info(p, a) || ctx->pools->find_plain(p, a);
 }
 
@@ -43,7 +44,7 @@ bool allocation_of(Context *ctx, const void *p, ordo::so::context_pools::block_f
 // (INVALID_SIZE, the spec's); any other address is the driver's to reach (unified
 // addresses: pageable host memory too). The device that copies is the allocation's.
 ur_result_t copy_side(Context *ctx, const void *p, size_t size, Device **dev) {
-  ordo::so::context_pools::block_facts a;
+  ordo::stream_ordered::context_pools::block_facts a;
   if (!allocation_of(ctx, p, a)) return UR_RESULT_SUCCESS;
   const size_t offset = size_t(static_cast<const uint8_t *>(p) - static_cast<const uint8_t *>(a.base));
   if (offset > a.size || size > a.size - offset) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -72,8 +73,8 @@ ur_result_t UR_APICALL urUSMContextMemcpyExp(ur_context_handle_t hContext, void 
 } // namespace
 
 void install_usm_entry_points(ur_dditable_t &t) {
-  ordo::uc::usm_entry_points<usm_hooks>::install(t);
+  ordo::ur_common::usm_entry_points<usm_hooks>::install(t);
   t.USMExp.pfnContextMemcpyExp = urUSMContextMemcpyExp;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urVirtualMem* and urPhysicalMem* over the driver's virtual memory management
 // (cuMemAddressReserve, cuMemCreate, cuMemMap, cuMemSetAccess), offered only where the
 // driver has it (backend_info::virtual_memory and the device's attribute). The table of
@@ -22,7 +23,7 @@
 #include "ordo/info.hpp"
 #include "ordo/virtual_ranges.hpp"
 
-namespace ordo::sb {
+namespace ordo::stream_backend {
 
 namespace {
 
@@ -138,9 +139,9 @@ ur_result_t context_of(ur_context_handle_t h, Context *&ctx) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urVirtualMemGranularityGetInfo(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                                      size_t, ur_virtual_mem_granularity_info_t propName,
-                                                      size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urVirtualMemGranularityGetInfo(ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t,
+                                                      ur_virtual_mem_granularity_info_t propName, size_t propSize,
+                                                      void *pPropValue, size_t *pPropSizeRet) {
   Context *ctx = nullptr;
   if (ur_result_t r = context_of(hContext, ctx)) return r;
   if (hDevice) {
@@ -309,14 +310,16 @@ ur_result_t UR_APICALL urPhysicalMemCreate(ur_context_handle_t hContext, ur_devi
 
 ur_result_t UR_APICALL urPhysicalMemRetain(ur_physical_mem_handle_t h) {
   ORDO_UNWRAP(PhysicalMem, p, h);
-  p->retain();
+  if (!p->retain_user()) return ordo::invalid_of(p);
   return UR_RESULT_SUCCESS;
 }
 
 // Mappings hold the memory: it stays mapped after the user's last release.
 ur_result_t UR_APICALL urPhysicalMemRelease(ur_physical_mem_handle_t h) {
   ORDO_UNWRAP(PhysicalMem, p, h);
-  if (p->release()) drop(p);
+  bool last_ = false;
+  if (!p->release_user(last_)) return ordo::invalid_of(p);
+  if (last_) drop(p);
   return UR_RESULT_SUCCESS;
 }
 
@@ -452,7 +455,7 @@ ur_result_t UR_APICALL urIPCClosePhysMemHandleExp(ur_context_handle_t hContext, 
   ORDO_UNWRAP(Context, ctx, hContext);
   ORDO_UNWRAP(PhysicalMem, p, hPhysMem);
   if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  return sb::urPhysicalMemRelease(hPhysMem);
+  return stream_backend::urPhysicalMemRelease(hPhysMem);
 }
 
 } // namespace
@@ -476,4 +479,4 @@ void install_virtual_mem_entry_points(ur_dditable_t &t) {
   t.IPCExp.pfnClosePhysMemHandleExp = urIPCClosePhysMemHandleExp;
 }
 
-} // namespace ordo::sb
+} // namespace ordo::stream_backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The layer state of one context: its default, current and host pools, every pool
 // made in it, the pointer registry (pool chunks and plain USM), stream-ordered
 // commands and synchronous USM on pool memory (docs/async-alloc.md).
@@ -7,7 +8,7 @@
 #include "ordo/checked_math.hpp"
 #include "pool_core.hpp"
 
-namespace ordo::so {
+namespace ordo::stream_ordered {
 
 using ordo::pool::status;
 
@@ -30,7 +31,7 @@ void context_pools::shutdown() {
   }
   for (pool *p : owned) {
     if (p->is_default()) p->handle()->ref_count.store(0, std::memory_order_release);
-    p->drop_ref(); // the list's
+    p->drop_ref();                      // the list's
     if (p->is_default()) p->drop_ref(); // the context's user count
   }
   // Registrations the user never undid: the pages stay the caller's, unpinned.
@@ -124,8 +125,7 @@ void context_pools::add_user_pool(pool &p) {
 void context_pools::user_released(pool &p) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = current_.begin(); it != current_.end();)
-      it = it->second == &p ? current_.erase(it) : std::next(it);
+    for (auto it = current_.begin(); it != current_.end();) it = it->second == &p ? current_.erase(it) : std::next(it);
     current_count_.store(current_.size(), std::memory_order_release);
   }
   reap_if_idle(p);
@@ -264,8 +264,9 @@ bool context_pools::take_plain(const void *base, block_facts *out) {
   auto it = plain_.find(reinterpret_cast<uintptr_t>(base));
   if (it == plain_.end()) return false;
   if (it->second.fixed_pools) return false; // a live fixed pool is carved from it
-  if (out) *out = block_facts{reinterpret_cast<void *>(it->first), it->second.size, it->second.kind, it->second.device,
-                              nullptr};
+  if (out)
+    *out =
+        block_facts{reinterpret_cast<void *>(it->first), it->second.size, it->second.kind, it->second.device, nullptr};
   plain_.erase(it);
   return true;
 }
@@ -356,8 +357,8 @@ std::vector<context_pools::block_facts> context_pools::plain_allocations() const
   std::vector<block_facts> all;
   all.reserve(plain_.size());
   for (auto &kv : plain_)
-    all.push_back(block_facts{reinterpret_cast<void *>(kv.first), kv.second.size, kv.second.kind, kv.second.device,
-                              nullptr});
+    all.push_back(
+        block_facts{reinterpret_cast<void *>(kv.first), kv.second.size, kv.second.kind, kv.second.device, nullptr});
   return all;
 }
 
@@ -569,4 +570,4 @@ bool context_pools::block_info(const void *ptr, block_facts &out) {
   return true;
 }
 
-} // namespace ordo::so
+} // namespace ordo::stream_ordered

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ordering knowledge shared by every adapter: which commands precede which, as far
 // as queues, wait lists and barriers say. It decides reuse rule 1 beyond the cases
 // the core sees itself (docs/async-alloc.md, "Reuse"). Bounded in memory and in
@@ -5,7 +6,7 @@
 // loses reuse.
 #include "ordo_so/layer.hpp"
 
-namespace ordo::so {
+namespace ordo::stream_ordered {
 
 namespace {
 constexpr size_t kRing = 4096;      // nodes remembered per context
@@ -41,7 +42,7 @@ std::atomic<uint64_t> g_next_node{1};
 } // namespace
 
 uint64_t order_graph::record(const void *queue, bool in_order, bool barrier, const uint64_t *waits, size_t n,
-                            bool has_wait_list) {
+                             bool has_wait_list) {
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   const uint64_t id = g_next_node.fetch_add(1, std::memory_order_relaxed);
   node &nd = ring_[id % kRing];
@@ -116,4 +117,4 @@ void order_graph::forget_queue(const void *queue) {
   queues_.erase(queue);
 }
 
-} // namespace ordo::so
+} // namespace ordo::stream_ordered

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pool object of the stream-ordered layer: its cores (one ordered_pool per
 // memory class, all sharing the pool's budget), its handle and lifetime, and the
 // one table from core status to ur_result_t (docs/async-alloc.md, "Errors").
@@ -8,9 +9,10 @@
 #include "ordo/retired_handles.hpp"
 #include "pool_core.hpp"
 
-ur_usm_pool_handle_t_::ur_usm_pool_handle_t_(ordo::so::pool *p) : ordo::object(ordo::handle_kind::usm_pool), owner(p) {}
+ur_usm_pool_handle_t_::ur_usm_pool_handle_t_(ordo::stream_ordered::pool *p)
+    : ordo::object(ordo::handle_kind::usm_pool), owner(p) {}
 
-namespace ordo::so {
+namespace ordo::stream_ordered {
 
 using ordo::pool::status;
 
@@ -70,16 +72,15 @@ const void *new_queue_identity() {
 
 // ---- the pool -----------------------------------------------------------------------
 
-pool::pool(context_pools &ctx, pool_scope scope, ur_device_handle_t device, bool is_default,
-           const pool_settings &s)
+pool::pool(context_pools &ctx, pool_scope scope, ur_device_handle_t device, bool is_default, const pool_settings &s)
     : handle_(this), ctx_(ctx), scope_(scope), device_(device), is_default_(is_default), settings_(s) {
   size_t max = s.user_memory ? s.user_size : s.config.max_size;
   budget_ = std::make_shared<ordo::pool::pool_budget>(max, std::min(s.config.release_threshold, max ? max : SIZE_MAX));
   if (s.user_memory) {
     // A fixed pool has exactly one core, over the user's memory.
     mem_class cls;
-    ur_result_t err = ctx.hooks().memory_class(s.user_kind, s.user_kind == UR_USM_TYPE_HOST ? nullptr : s.user_device,
-                                               cls);
+    ur_result_t err =
+        ctx.hooks().memory_class(s.user_kind, s.user_kind == UR_USM_TYPE_HOST ? nullptr : s.user_device, cls);
     if (err != UR_RESULT_SUCCESS) cls = mem_class{s.user_device, unsigned(s.user_kind)};
     auto c = std::make_unique<core>(*this, cls);
     c->op = std::make_unique<ordo::pool::ordered_pool>(*c, s.config, s.user_memory, s.user_size, budget_);
@@ -285,4 +286,4 @@ void pool::clear_kind(const void *base) {
   kinds_count_.store(kinds_.size(), std::memory_order_release);
 }
 
-} // namespace ordo::so
+} // namespace ordo::stream_ordered

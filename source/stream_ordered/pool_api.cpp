@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The urUSMPool* entry points, once for every adapter: the classic pool functions
 // (urUSMPoolCreate/Retain/Release/GetInfo) and the stream-ordered pool family
 // (urUSMPool*Exp). Results for bad input: docs/async-alloc.md, "Errors".
@@ -9,7 +10,7 @@
 #include "ordo/info.hpp"
 #include "pool_core.hpp"
 
-namespace ordo::so {
+namespace ordo::stream_ordered {
 
 namespace {
 
@@ -55,7 +56,8 @@ ur_result_t read_desc(context_pools &ctx, pool_scope scope, ur_device_handle_t d
   if (desc.flags & UR_USM_POOL_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   out.flags = desc.flags;
   out.config.zero_init = desc.flags & UR_USM_POOL_FLAG_ZERO_INITIALIZE_BLOCK;
-  for (auto *p = static_cast<const ur_base_desc_t *>(desc.pNext); p; p = static_cast<const ur_base_desc_t *>(p->pNext)) {
+  for (auto *p = static_cast<const ur_base_desc_t *>(desc.pNext); p;
+       p = static_cast<const ur_base_desc_t *>(p->pNext)) {
     if (p->stype == UR_STRUCTURE_TYPE_USM_POOL_LIMITS_DESC) {
       auto *limits = reinterpret_cast<const ur_usm_pool_limits_desc_t *>(p);
       out.config.max_size = limits->maxPoolableSize;
@@ -118,15 +120,15 @@ ur_result_t pool_info(pool &p, ur_usm_pool_info_t propName, ordo::InfoWriter &ou
 
 // ---- classic pools ----
 
-ur_result_t UR_APICALL usmPoolCreate(ur_context_handle_t hContext, ur_usm_pool_desc_t *pPoolDesc,
-                                     ur_usm_pool_handle_t *ppPool) {
+ur_result_t UR_APICALL urUSMPoolCreate(ur_context_handle_t hContext, ur_usm_pool_desc_t *pPoolDesc,
+                                       ur_usm_pool_handle_t *ppPool) {
   context_pools *ctx = nullptr;
   if (ur_result_t r = context_of(hContext, &ctx)) return r;
   if (!pPoolDesc || !ppPool) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   return guarded([&] { return make_user_pool(*ctx, pool_scope::context, nullptr, *pPoolDesc, ppPool); });
 }
 
-ur_result_t UR_APICALL usmPoolRetain(ur_usm_pool_handle_t hPool) {
+ur_result_t UR_APICALL urUSMPoolRetain(ur_usm_pool_handle_t hPool) {
   pool_ref p;
   if (ur_result_t r = pool_of(hPool, p)) return r;
   p->handle()->retain();
@@ -135,7 +137,7 @@ ur_result_t UR_APICALL usmPoolRetain(ur_usm_pool_handle_t hPool) {
 
 // A default pool belongs to its context: the user's count never takes the
 // context's reference.
-ur_result_t UR_APICALL usmPoolRelease(ur_usm_pool_handle_t hPool) {
+ur_result_t UR_APICALL urUSMPoolRelease(ur_usm_pool_handle_t hPool) {
   pool_ref p;
   if (ur_result_t r = pool_of(hPool, p)) return r;
   auto &count = p->handle()->ref_count;
@@ -146,14 +148,15 @@ ur_result_t UR_APICALL usmPoolRelease(ur_usm_pool_handle_t hPool) {
     return UR_RESULT_SUCCESS;
   }
   do {
-    if (n == 1) return guarded([&] { return p->end_user_handle() ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_VALUE; });
+    if (n == 1)
+      return guarded([&] { return p->end_user_handle() ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_VALUE; });
     if (n == 0) return UR_RESULT_ERROR_INVALID_VALUE;
   } while (!count.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel));
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL usmPoolGetInfo(ur_usm_pool_handle_t hPool, ur_usm_pool_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urUSMPoolGetInfo(ur_usm_pool_handle_t hPool, ur_usm_pool_info_t propName, size_t propSize,
+                                        void *pPropValue, size_t *pPropSizeRet) {
   pool_ref p;
   if (ur_result_t r = pool_of(hPool, p)) return r;
   if (propName > UR_USM_POOL_INFO_USED_HIGH_EXP) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -165,8 +168,8 @@ ur_result_t UR_APICALL usmPoolGetInfo(ur_usm_pool_handle_t hPool, ur_usm_pool_in
 
 // ---- stream-ordered pools ----
 
-ur_result_t UR_APICALL usmPoolCreateExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                        ur_usm_pool_desc_t *pPoolDesc, ur_usm_pool_handle_t *pPool) {
+ur_result_t UR_APICALL urUSMPoolCreateExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                          ur_usm_pool_desc_t *pPoolDesc, ur_usm_pool_handle_t *pPool) {
   context_pools *ctx = nullptr;
   if (ur_result_t r = context_device(hContext, hDevice, &ctx)) return r;
   if (!pPoolDesc || !pPool) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -174,8 +177,8 @@ ur_result_t UR_APICALL usmPoolCreateExp(ur_context_handle_t hContext, ur_device_
 }
 
 // With allocations still live, the pool's memory goes when the last is freed.
-ur_result_t UR_APICALL usmPoolDestroyExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                         ur_usm_pool_handle_t hPool) {
+ur_result_t UR_APICALL urUSMPoolDestroyExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                           ur_usm_pool_handle_t hPool) {
   context_pools *ctx = nullptr;
   pool_ref p;
   if (ur_result_t r = context_device(hContext, hDevice, &ctx)) return r;
@@ -184,8 +187,8 @@ ur_result_t UR_APICALL usmPoolDestroyExp(ur_context_handle_t hContext, ur_device
   return guarded([&] { return p->end_user_handle() ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_VALUE; });
 }
 
-ur_result_t UR_APICALL usmPoolGetDefaultDevicePoolExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                                      ur_usm_pool_handle_t *pPool) {
+ur_result_t UR_APICALL urUSMPoolGetDefaultDevicePoolExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                                        ur_usm_pool_handle_t *pPool) {
   context_pools *ctx = nullptr;
   if (ur_result_t r = context_device(hContext, hDevice, &ctx)) return r;
   if (!pPool) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -196,23 +199,23 @@ ur_result_t UR_APICALL usmPoolGetDefaultDevicePoolExp(ur_context_handle_t hConte
 }
 
 // No size is passed: the buffer is as large as the property's type.
-ur_result_t UR_APICALL usmPoolGetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_pool_info_t propName, void *pPropValue,
-                                         size_t *pPropSizeRet) {
+ur_result_t UR_APICALL urUSMPoolGetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_pool_info_t propName, void *pPropValue,
+                                           size_t *pPropSizeRet) {
   pool_ref p;
   if (ur_result_t r = pool_of(hPool, p)) return r;
   if (propName > UR_USM_POOL_INFO_USED_HIGH_EXP) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   const size_t size = propName == UR_USM_POOL_INFO_REFERENCE_COUNT ? sizeof(uint32_t)
-                      : propName == UR_USM_POOL_INFO_CONTEXT     ? sizeof(ur_context_handle_t)
-                                                                 : sizeof(size_t);
+                      : propName == UR_USM_POOL_INFO_CONTEXT       ? sizeof(ur_context_handle_t)
+                                                                   : sizeof(size_t);
   ordo::InfoWriter out(size, pPropValue, pPropSizeRet);
   return pool_info(*p, propName, out);
 }
 
 // The release threshold can be set (up to the maximum size); writing a high-water
 // mark, whatever the value, resets it to the current value. The rest is read-only.
-ur_result_t UR_APICALL usmPoolSetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_pool_info_t propName, void *pPropValue,
-                                         size_t propSize) {
+ur_result_t UR_APICALL urUSMPoolSetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_pool_info_t propName, void *pPropValue,
+                                           size_t propSize) {
   pool_ref p;
   if (ur_result_t r = pool_of(hPool, p)) return r;
   if (!pPropValue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -230,8 +233,8 @@ ur_result_t UR_APICALL usmPoolSetInfoExp(ur_usm_pool_handle_t hPool, ur_usm_pool
   }
 }
 
-ur_result_t UR_APICALL usmPoolSetDevicePoolExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                               ur_usm_pool_handle_t hPool) {
+ur_result_t UR_APICALL urUSMPoolSetDevicePoolExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                                 ur_usm_pool_handle_t hPool) {
   context_pools *ctx = nullptr;
   pool_ref p;
   if (ur_result_t r = context_device(hContext, hDevice, &ctx)) return r;
@@ -239,8 +242,8 @@ ur_result_t UR_APICALL usmPoolSetDevicePoolExp(ur_context_handle_t hContext, ur_
   return guarded([&] { return ctx->set_current(hDevice, *p); });
 }
 
-ur_result_t UR_APICALL usmPoolGetDevicePoolExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                               ur_usm_pool_handle_t *pPool) {
+ur_result_t UR_APICALL urUSMPoolGetDevicePoolExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                                 ur_usm_pool_handle_t *pPool) {
   context_pools *ctx = nullptr;
   if (ur_result_t r = context_device(hContext, hDevice, &ctx)) return r;
   if (!pPool) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -252,8 +255,8 @@ ur_result_t UR_APICALL usmPoolGetDevicePoolExp(ur_context_handle_t hContext, ur_
 
 // Gives back wholly free chunks while the pool holds more than minBytesToKeep;
 // never memory that holds a live block or one a command may still use.
-ur_result_t UR_APICALL usmPoolTrimToExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                        ur_usm_pool_handle_t hPool, size_t minBytesToKeep) {
+ur_result_t UR_APICALL urUSMPoolTrimToExp(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                          ur_usm_pool_handle_t hPool, size_t minBytesToKeep) {
   context_pools *ctx = nullptr;
   pool_ref p;
   if (ur_result_t r = context_device(hContext, hDevice, &ctx)) return r;
@@ -265,8 +268,8 @@ ur_result_t UR_APICALL usmPoolTrimToExp(ur_context_handle_t hContext, ur_device_
 // ---- host memory registration (urUSMHostAllocRegisterExp) ----
 // Checks in the order of UR's parameter rules, then the range: whole pages, no wrap.
 
-ur_result_t UR_APICALL usmHostAllocRegisterExp(ur_context_handle_t hContext, void *pHostMem, size_t size,
-                                               const ur_exp_usm_host_alloc_register_properties_t *pProperties) {
+ur_result_t UR_APICALL urUSMHostAllocRegisterExp(ur_context_handle_t hContext, void *pHostMem, size_t size,
+                                                 const ur_exp_usm_host_alloc_register_properties_t *pProperties) {
   if (!pHostMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!hContext) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (pProperties && (pProperties->flags & UR_EXP_USM_HOST_ALLOC_REGISTER_FLAGS_MASK))
@@ -281,7 +284,7 @@ ur_result_t UR_APICALL usmHostAllocRegisterExp(ur_context_handle_t hContext, voi
   return guarded([&] { return ctx->register_host(pHostMem, size, read_only); });
 }
 
-ur_result_t UR_APICALL usmHostAllocUnregisterExp(ur_context_handle_t hContext, void *pHostMem) {
+ur_result_t UR_APICALL urUSMHostAllocUnregisterExp(ur_context_handle_t hContext, void *pHostMem) {
   if (!pHostMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   context_pools *ctx = nullptr;
   if (ur_result_t r = context_of(hContext, &ctx)) return r;
@@ -292,22 +295,22 @@ ur_result_t UR_APICALL usmHostAllocUnregisterExp(ur_context_handle_t hContext, v
 
 void install_pool_entry_points(ur_dditable_t &t, const adapter_hooks &hooks) {
   g_hooks = hooks;
-  t.USM.pfnPoolCreate = usmPoolCreate;
-  t.USM.pfnPoolRetain = usmPoolRetain;
-  t.USM.pfnPoolRelease = usmPoolRelease;
-  t.USM.pfnPoolGetInfo = usmPoolGetInfo;
-  t.USMExp.pfnPoolCreateExp = usmPoolCreateExp;
-  t.USMExp.pfnPoolDestroyExp = usmPoolDestroyExp;
-  t.USMExp.pfnPoolGetDefaultDevicePoolExp = usmPoolGetDefaultDevicePoolExp;
-  t.USMExp.pfnPoolGetInfoExp = usmPoolGetInfoExp;
-  t.USMExp.pfnPoolSetInfoExp = usmPoolSetInfoExp;
-  t.USMExp.pfnPoolSetDevicePoolExp = usmPoolSetDevicePoolExp;
-  t.USMExp.pfnPoolGetDevicePoolExp = usmPoolGetDevicePoolExp;
-  t.USMExp.pfnPoolTrimToExp = usmPoolTrimToExp;
+  t.USM.pfnPoolCreate = urUSMPoolCreate;
+  t.USM.pfnPoolRetain = urUSMPoolRetain;
+  t.USM.pfnPoolRelease = urUSMPoolRelease;
+  t.USM.pfnPoolGetInfo = urUSMPoolGetInfo;
+  t.USMExp.pfnPoolCreateExp = urUSMPoolCreateExp;
+  t.USMExp.pfnPoolDestroyExp = urUSMPoolDestroyExp;
+  t.USMExp.pfnPoolGetDefaultDevicePoolExp = urUSMPoolGetDefaultDevicePoolExp;
+  t.USMExp.pfnPoolGetInfoExp = urUSMPoolGetInfoExp;
+  t.USMExp.pfnPoolSetInfoExp = urUSMPoolSetInfoExp;
+  t.USMExp.pfnPoolSetDevicePoolExp = urUSMPoolSetDevicePoolExp;
+  t.USMExp.pfnPoolGetDevicePoolExp = urUSMPoolGetDevicePoolExp;
+  t.USMExp.pfnPoolTrimToExp = urUSMPoolTrimToExp;
   if (hooks.host_registration) {
-    t.USMExp.pfnHostAllocRegisterExp = usmHostAllocRegisterExp;
-    t.USMExp.pfnHostAllocUnregisterExp = usmHostAllocUnregisterExp;
+    t.USMExp.pfnHostAllocRegisterExp = urUSMHostAllocRegisterExp;
+    t.USMExp.pfnHostAllocUnregisterExp = urUSMHostAllocUnregisterExp;
   }
 }
 
-} // namespace ordo::so
+} // namespace ordo::stream_ordered

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the stream-ordered layer: the core of one memory class of a pool.
 #pragma once
 #include "ordo_so/layer.hpp"
 
-namespace ordo::so {
+namespace ordo::stream_ordered {
 
 // ---- a core: one memory class of one pool ----------------------------------------
 
@@ -64,4 +65,4 @@ struct pool::core final : ordo::pool::backend {
   std::unique_ptr<ordo::pool::ordered_pool> op;
 };
 
-} // namespace ordo::so
+} // namespace ordo::stream_ordered

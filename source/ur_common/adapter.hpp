@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urAdapter* and urPlatform* written once for an adapter with one adapter handle and
 // a list of platforms found at the first urAdapterGet. The adapter says what differs:
 //
@@ -34,7 +35,7 @@
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 // Whether hooks H have release_adapter / backend_option (the optional hooks above).
 template <class H, class = void> struct has_adapter_lifetime : std::false_type {};
@@ -90,8 +91,7 @@ template <class H> struct adapter_entry_points {
     return UR_RESULT_SUCCESS;
   }
 
-  static ur_result_t UR_APICALL get_last_error(ur_adapter_handle_t hAdapter, const char **ppMessage,
-                                               int32_t *pError) {
+  static ur_result_t UR_APICALL get_last_error(ur_adapter_handle_t hAdapter, const char **ppMessage, int32_t *pError) {
     Adapter *a = nullptr;
     if (ur_result_t r = unwrap(hAdapter, a)) return r;
     if (!ppMessage || !pError) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -202,4 +202,4 @@ template <class H> struct adapter_entry_points {
   }
 };
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueueUSM{Device,Shared,Host}AllocExp and urEnqueueUSMFreeExp on the
 // stream-ordered layer, written once for adapters whose queue submits through a
 // command object that holds one in-order lane's lock (the stream backend's streams,
@@ -8,7 +9,7 @@
 //     using Command = ...;  // Command(q, type, n, waits, phEvent): takes the lane's lock;
 //                           // status(), identity(), finish(r, keep_lock = false)
 //     static ur_result_t check_wait_list(uint32_t, const ur_event_handle_t *);
-//     static ur_result_t alloc_work(Command &, const ordo::so::allocation &);  // zeroing, if asked
+//     static ur_result_t alloc_work(Command &, const ordo::stream_ordered::allocation &);  // zeroing, if asked
 //     static ur_result_t free_work(Command &);         // what orders the free after its waits
 //     static void release_event(ur_event_handle_t);    // the adapter's reference to an event
 //   };
@@ -41,7 +42,7 @@
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 // The defaults of the optional hooks above.
 template <class Q> auto queue_context(Q *q) -> std::decay_t<decltype(q->ctx)> { return q->ctx; }
@@ -58,16 +59,16 @@ template <class H, class = void> struct has_max_alloc_size : std::false_type {};
 template <class H> struct has_max_alloc_size<H, std::void_t<decltype(H::max_alloc_size())>> : std::true_type {};
 template <class H, class = void> struct has_fast_free : std::false_type {};
 template <class H>
-struct has_fast_free<H, std::void_t<decltype(H::fast_free(nullptr, nullptr, nullptr, 0, nullptr,
-                                                          std::declval<ur_result_t &>()))>> : std::true_type {};
+struct has_fast_free<
+    H, std::void_t<decltype(H::fast_free(nullptr, nullptr, nullptr, 0, nullptr, std::declval<ur_result_t &>()))>>
+    : std::true_type {};
 
 template <class H> struct async_alloc {
   using Queue = typename H::Queue;
   using Command = typename H::Command;
 
-  static ur_result_t alloc(ur_usm_type_t kind, ur_command_t type, ur_queue_handle_t hQueue,
-                           ur_usm_pool_handle_t hPool, size_t size,
-                           const ur_exp_async_usm_alloc_properties_t *pProperties, uint32_t n,
+  static ur_result_t alloc(ur_usm_type_t kind, ur_command_t type, ur_queue_handle_t hQueue, ur_usm_pool_handle_t hPool,
+                           size_t size, const ur_exp_async_usm_alloc_properties_t *pProperties, uint32_t n,
                            const ur_event_handle_t *waits, void **ppMem, ur_event_handle_t *phEvent) {
     Queue *q = nullptr;
     if (ur_result_t r = unwrap(hQueue, q)) return r;
@@ -78,9 +79,9 @@ template <class H> struct async_alloc {
     if constexpr (has_max_alloc_size<H>::value)
       if (size > H::max_alloc_size()) return UR_RESULT_ERROR_INVALID_USM_SIZE;
     if (ur_result_t r = H::check_wait_list(n, waits)) return r;
-    ordo::so::context_pools &pools = *queue_context(q)->pools;
+    ordo::stream_ordered::context_pools &pools = *queue_context(q)->pools;
     auto device = reinterpret_cast<ur_device_handle_t>(queue_device(q));
-    ordo::so::pool_ref pool; // declared before the command: let go outside its lock
+    ordo::stream_ordered::pool_ref pool; // declared before the command: let go outside its lock
     if (ur_result_t r = pools.resolve(hPool, kind, device, pool)) return r;
 
     lane_hint hint;
@@ -89,8 +90,8 @@ template <class H> struct async_alloc {
     if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
     bool in_order = true;
     if constexpr (has_in_order<Command>::value) in_order = cmd.in_order();
-    const ordo::so::alloc_command ac{cmd.identity(), in_order, waits, n, &cmd};
-    ordo::so::allocation block;
+    const ordo::stream_ordered::alloc_command ac{cmd.identity(), in_order, waits, n, &cmd};
+    ordo::stream_ordered::allocation block;
     if (ur_result_t r = pools.alloc_in_command(pool, kind, device, size, ac, block)) return r;
     if (ur_result_t r = cmd.finish(H::alloc_work(cmd, block))) {
       pools.cancel(pool, block); // no command for the caller: the pool is as before
@@ -115,8 +116,8 @@ template <class H> struct async_alloc {
   static ur_result_t UR_APICALL host(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size,
                                      const ur_exp_async_usm_alloc_properties_t *pProperties, uint32_t n,
                                      const ur_event_handle_t *waits, void **ppMem, ur_event_handle_t *phEvent) {
-    return alloc(UR_USM_TYPE_HOST, UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP, hQueue, pPool, size, pProperties, n,
-                 waits, ppMem, phEvent);
+    return alloc(UR_USM_TYPE_HOST, UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP, hQueue, pPool, size, pProperties, n, waits,
+                 ppMem, phEvent);
   }
 
   // The free command's own event (made even when the caller asks for none) is the
@@ -131,8 +132,8 @@ template <class H> struct async_alloc {
       ur_result_t r = UR_RESULT_SUCCESS;
       if (H::fast_free(q, pPool, pMem, n, phEvent, r)) return r;
     }
-    ordo::so::context_pools &pools = *queue_context(q)->pools;
-    ordo::so::pool_ref owner; // let go outside the lane's lock
+    ordo::stream_ordered::context_pools &pools = *queue_context(q)->pools;
+    ordo::stream_ordered::pool_ref owner; // let go outside the lane's lock
     // Memory of a pool of this context (of pPool, if named): refused before any
     // command exists. Whether it is a live block's first byte the core answers once,
     // in free_in_command: a refused free's command only ordered, and is forgotten.
@@ -171,4 +172,4 @@ template <class H> struct async_alloc {
   }
 };
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

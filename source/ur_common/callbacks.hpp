@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEventSetCallback's completion callbacks, run on one adapter thread, never inside an
 // entry point and never inside a driver callback (they may call UR functions
 // themselves), those of one event in status order (SUBMITTED, RUNNING, COMPLETE). The
@@ -19,7 +20,7 @@
 
 #include "ur_api.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 template <class H> class callback_thread {
 public:
@@ -100,4 +101,4 @@ private:
   bool started_ = false;
 };
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urContext* written once for adapters whose context is a set of devices with the
 // stream-ordered layer's state (context_pools) and a user deleter. The adapter says
 // what its backend adds:
@@ -8,7 +9,7 @@
 //     using Device = ...;
 //     static ur_result_t check_device(const std::vector<Device *> &taken, Device *d);
 //     static ur_result_t create(const std::vector<Device *> &devices, Context *&out);  // new Context
-//     static void free_plain(Context *, const ordo::so::context_pools::block_facts &);
+//     static void free_plain(Context *, const ordo::stream_ordered::context_pools::block_facts &);
 //     static void destroy(Context *);        // the backend's part, after the pools
 //     static ur_result_t native_handle(Context *, ur_native_handle_t *out);
 //   };
@@ -23,7 +24,7 @@
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 template <class H> struct context_entry_points {
   using Context = typename H::Context;
@@ -59,7 +60,7 @@ template <class H> struct context_entry_points {
     Context *ctx = nullptr;
     if (ur_result_t r = H::create(devices, ctx)) return r;
     ctx->devices = std::move(devices);
-    ctx->pools = std::make_unique<ordo::so::context_pools>(ctx->pool_hooks);
+    ctx->pools = std::make_unique<ordo::stream_ordered::context_pools>(ctx->pool_hooks);
     *phContext = reinterpret_cast<ur_context_handle_t>(ctx);
     return UR_RESULT_SUCCESS;
   }
@@ -67,14 +68,16 @@ template <class H> struct context_entry_points {
   static ur_result_t UR_APICALL retain(ur_context_handle_t hContext) {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r;
-    ctx->retain();
+    if (!ctx->retain_user()) return ordo::invalid_of(ctx);
     return UR_RESULT_SUCCESS;
   }
 
   static ur_result_t UR_APICALL release(ur_context_handle_t hContext) {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r;
-    if (ctx->release()) {
+    bool last_ = false;
+    if (!ctx->release_user(last_)) return ordo::invalid_of(ctx);
+    if (last_) {
       // Pools let go of events (which hold queues, and queues the context) they no longer need.
       ctx->pools->user_released_context();
       drop(ctx);
@@ -129,4 +132,4 @@ template <class H> struct context_entry_points {
   }
 };
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

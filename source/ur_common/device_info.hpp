@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urDeviceGetInfo answers that are the same on every GPU adapter on ur_common (Level
 // Zero, the stream backend): the capability sets they share and the queries whose
 // answer no device of theirs changes (no images, no device-side queues, vector widths
@@ -10,20 +11,20 @@
 #include "ordo/info.hpp"
 #include "ur_api.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 constexpr uint32_t kFullFpConfig =
     UR_DEVICE_FP_CAPABILITY_FLAG_CORRECTLY_ROUNDED_DIVIDE_SQRT | UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_NEAREST |
     UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_ZERO | UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_INF |
     UR_DEVICE_FP_CAPABILITY_FLAG_INF_NAN | UR_DEVICE_FP_CAPABILITY_FLAG_DENORM | UR_DEVICE_FP_CAPABILITY_FLAG_FMA;
-constexpr uint32_t kAllMemoryOrders =
-    UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED | UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQUIRE |
-    UR_MEMORY_ORDER_CAPABILITY_FLAG_RELEASE | UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQ_REL |
-    UR_MEMORY_ORDER_CAPABILITY_FLAG_SEQ_CST;
-constexpr uint32_t kAllMemoryScopes =
-    UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_ITEM | UR_MEMORY_SCOPE_CAPABILITY_FLAG_SUB_GROUP |
-    UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_GROUP | UR_MEMORY_SCOPE_CAPABILITY_FLAG_DEVICE |
-    UR_MEMORY_SCOPE_CAPABILITY_FLAG_SYSTEM;
+constexpr uint32_t kAllMemoryOrders = UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED |
+                                      UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQUIRE |
+                                      UR_MEMORY_ORDER_CAPABILITY_FLAG_RELEASE |
+                                      UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQ_REL | UR_MEMORY_ORDER_CAPABILITY_FLAG_SEQ_CST;
+constexpr uint32_t kAllMemoryScopes = UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_ITEM |
+                                      UR_MEMORY_SCOPE_CAPABILITY_FLAG_SUB_GROUP |
+                                      UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_GROUP |
+                                      UR_MEMORY_SCOPE_CAPABILITY_FLAG_DEVICE | UR_MEMORY_SCOPE_CAPABILITY_FLAG_SYSTEM;
 
 // True when `propName` is one of those fixed queries; `result` is then its answer.
 inline bool fixed_device_info(ur_device_info_t propName, InfoWriter &out, ur_result_t &result) {
@@ -66,4 +67,4 @@ inline bool fixed_device_info(ur_device_info_t propName, InfoWriter &out, ur_res
   }
 }
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

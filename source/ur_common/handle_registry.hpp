@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry option of the one object model (ordo/object.hpp): the set of live user
 // handles, for an adapter that must refuse a handle the user has released while internal
 // holders keep its object (native CPU: docs/native-cpu.md), never reading an unknown
@@ -15,13 +16,13 @@
 
 #include "ordo/object.hpp"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 // The kinds the registry keeps, each in the three alignment bits of a handle word.
 constexpr bool registry_tracks(handle_kind k) {
-  return k == handle_kind::context || k == handle_kind::queue || k == handle_kind::event ||
-         k == handle_kind::program || k == handle_kind::kernel || k == handle_kind::mem ||
-         k == handle_kind::physical_mem || k == handle_kind::usm_pool;
+  return k == handle_kind::context || k == handle_kind::queue || k == handle_kind::event || k == handle_kind::program ||
+         k == handle_kind::kernel || k == handle_kind::mem || k == handle_kind::physical_mem ||
+         k == handle_kind::usm_pool;
 }
 
 class HandleRegistry {
@@ -170,7 +171,6 @@ inline bool HandleRegistry::contains(const void *h, handle_kind kind) const {
   return stable.slots[Shard::find_slot(stable, handle)].load(std::memory_order_relaxed) == word(h, kind);
 }
 
-
 inline HandleRegistry &registry() {
   static HandleRegistry r; // stateless: the shards above hold the data
   return r;
@@ -201,13 +201,15 @@ template <class T> ur_result_t registry_unwrap(typename T::handle_type h, T *&ou
 template <class T> ur_result_t user_retain(typename T::handle_type h) {
   T *obj = nullptr;
   if (ur_result_t r = registry_unwrap(h, obj)) return r;
-  obj->retain();
+  if (!obj->retain_user()) return ordo::invalid_of(obj);
   return UR_RESULT_SUCCESS;
 }
 template <class T> ur_result_t user_release(typename T::handle_type h) {
   T *obj = nullptr;
   if (ur_result_t r = registry_unwrap(h, obj)) return r;
-  if (obj->release()) {
+  bool last_ = false;
+  if (!obj->release_user(last_)) return ordo::invalid_of(obj);
+  if (last_) {
     registry().remove(obj);
     obj->on_user_released();
     obj->drop_hold();
@@ -215,11 +217,11 @@ template <class T> ur_result_t user_release(typename T::handle_type h) {
   return UR_RESULT_SUCCESS;
 }
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common
 
 // `Type *var` from a registry-tracked `handle`, or return the refusal from the entry point.
-#define ORDO_LOOKUP(Type, var, handle)                                                                \
-  Type *var = nullptr;                                                                                \
-  do {                                                                                                \
-    if (ur_result_t lookup_result_ = ::ordo::uc::registry_unwrap(handle, var)) return lookup_result_; \
+#define ORDO_LOOKUP(Type, var, handle)                                                                                 \
+  Type *var = nullptr;                                                                                                 \
+  do {                                                                                                                 \
+    if (ur_result_t lookup_result_ = ::ordo::ur_common::registry_unwrap(handle, var)) return lookup_result_;           \
   } while (0)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small pieces every adapter on ur_common shares: the handle-type list its templates
 // read, the adapter handle, lane hints and stream-ordered alloc affinity. Handles, their
 // holders and unwrap are the one object model (ordo/object.hpp).
@@ -10,12 +11,13 @@
 #include "ordo/object.hpp"
 #include "ur_api.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 // The handle types ur_common's templates work on; an adapter names its own once
 // (`using handle_types = handle_types_of<...>;`) and each hooks struct derives from it.
 // An adapter without queues, programs or commands yet leaves those void.
-template <class A, class P, class D, class C, class Q = void, class Pr = void, class Cmd = void> struct handle_types_of {
+template <class A, class P, class D, class C, class Q = void, class Pr = void, class Cmd = void>
+struct handle_types_of {
   using Adapter = A;
   using Platform = P;
   using Device = D;
@@ -66,4 +68,4 @@ private:
   std::atomic<uint64_t> newest_free_{0};
 };
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

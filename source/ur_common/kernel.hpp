@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The urKernel* entry points that are bookkeeping, written once: retain, release, the
 // native handle, urKernelGetInfo, and the argument checks of the group and sub-group
 // queries. The adapter says what its per-device kernels answer:
@@ -28,7 +29,7 @@
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 // The checks every kernel launch starts with, in this order; `check_waits()` is the
 // adapter's wait-list check, `same_context` whether kernel and queue share a context.
@@ -62,14 +63,16 @@ template <class H> struct kernel_entry_points {
   static ur_result_t UR_APICALL retain(ur_kernel_handle_t hKernel) {
     Kernel *k = nullptr;
     if (ur_result_t r = unwrap(hKernel, k)) return r;
-    k->retain();
+    if (!k->retain_user()) return ordo::invalid_of(k);
     return UR_RESULT_SUCCESS;
   }
 
   static ur_result_t UR_APICALL release(ur_kernel_handle_t hKernel) {
     Kernel *k = nullptr;
     if (ur_result_t r = unwrap(hKernel, k)) return r;
-    if (k->release()) H::destroy(k);
+    bool last_ = false;
+    if (!k->release_user(last_)) return ordo::invalid_of(k);
+    if (last_) H::destroy(k);
     return UR_RESULT_SUCCESS;
   }
 
@@ -121,8 +124,8 @@ template <class H> struct kernel_entry_points {
   }
 
   static ur_result_t UR_APICALL sub_group_info(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
-                                               ur_kernel_sub_group_info_t propName, size_t propSize,
-                                               void *pPropValue, size_t *pPropSizeRet) {
+                                               ur_kernel_sub_group_info_t propName, size_t propSize, void *pPropValue,
+                                               size_t *pPropSizeRet) {
     Kernel *k = nullptr;
     if (ur_result_t r = unwrap(hKernel, k)) return r;
     Device *d = nullptr;
@@ -155,4 +158,4 @@ template <class H> struct kernel_entry_points {
   }
 };
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

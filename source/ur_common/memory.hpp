@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory objects, the part that is bookkeeping, written once for the adapters whose
 // buffers are one address range (Level Zero, the stream backend): the fields a buffer,
 // sub-buffer or view shares with every such adapter, the map list, the argument checks
@@ -19,7 +20,7 @@
 #include "ordo/rect.hpp"
 #include "ur_api.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 // The fields of a buffer object: `Self` the adapter's Mem, `Context` its context. A
 // sub-buffer or view holds its root and addresses the root's bytes at `origin`.
@@ -109,9 +110,9 @@ inline ur_result_t check_buffer_create(ur_mem_flags_t flags, size_t size, const 
 // multiple of `base_align` (UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN). `access` gets the
 // sub-buffer's access.
 inline ur_result_t check_partition(ur_mem_flags_t flags, ur_buffer_create_type_t bufferCreateType,
-                                   const ur_buffer_region_t *pRegion, const ur_mem_handle_t *phMem,
-                                   bool parent_is_sub, size_t parent_size, ur_mem_flags_t parent_access,
-                                   size_t base_align, ur_mem_flags_t &access) {
+                                   const ur_buffer_region_t *pRegion, const ur_mem_handle_t *phMem, bool parent_is_sub,
+                                   size_t parent_size, ur_mem_flags_t parent_access, size_t base_align,
+                                   ur_mem_flags_t &access) {
   if (!pRegion || !phMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (bufferCreateType != UR_BUFFER_CREATE_TYPE_REGION) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -138,8 +139,9 @@ inline ur_result_t mem_info(size_t size, ur_context_handle_t ctx, uint32_t count
   }
 }
 
-template <class Mem> ur_result_t UR_APICALL mem_get_info(ur_mem_handle_t hMemory, ur_mem_info_t propName,
-                                                         size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
+template <class Mem>
+ur_result_t UR_APICALL mem_get_info(ur_mem_handle_t hMemory, ur_mem_info_t propName, size_t propSize, void *pPropValue,
+                                    size_t *pPropSizeRet) {
   ORDO_UNWRAP(Mem, m, hMemory);
   return mem_info(m->size, reinterpret_cast<ur_context_handle_t>(m->ctx), m->count(), propName, propSize, pPropValue,
                   pPropSizeRet);
@@ -197,9 +199,8 @@ inline ur_result_t resolve_host_rect(const void *host, ur_rect_offset_t bufferOr
 
 // urEnqueueMemBufferCopyRect: both sides resolved and inside their buffers.
 inline ur_result_t resolve_copy_rect(ur_rect_offset_t srcOrigin, ur_rect_offset_t dstOrigin, ur_rect_region_t region,
-                                     size_t srcRowPitch, size_t srcSlicePitch, size_t dstRowPitch,
-                                     size_t dstSlicePitch, size_t src_total, size_t dst_total, ordo::rect_side &ss,
-                                     ordo::rect_side &ds) {
+                                     size_t srcRowPitch, size_t srcSlicePitch, size_t dstRowPitch, size_t dstSlicePitch,
+                                     size_t src_total, size_t dst_total, ordo::rect_side &ss, ordo::rect_side &ds) {
   if (ur_result_t r = ordo::resolve_rect_side(srcOrigin, region, srcRowPitch, srcSlicePitch, ss)) return r;
   if (ur_result_t r = ordo::resolve_rect_side(dstOrigin, region, dstRowPitch, dstSlicePitch, ds)) return r;
   if (ss.end > src_total || ds.end > dst_total) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -281,4 +282,4 @@ template <class Mem> void restore_mapping(Mem *m, const typename Mem::Mapping &m
   m->mappings.push_back(map);
 }
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The parts of the stream-ordered layer's context_hooks (docs/adapter-guide.md) that do
 // not depend on the backend, for adapters whose commands are `Cmd` objects with
 // wait_for(Ev *) and whose events are reference counted with an order_node: the
@@ -15,15 +16,16 @@
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 // The context an event belongs to, unless the adapter's namespace says otherwise.
 template <class Ev> auto event_context(const Ev *e) -> std::decay_t<decltype(e->ctx)> { return e->ctx; }
 
-template <class Ctx, class Dev, class Ev, class Cmd> class pool_hooks_base : public ordo::so::context_hooks {
+template <class Ctx, class Dev, class Ev, class Cmd>
+class pool_hooks_base : public ordo::stream_ordered::context_hooks {
 public:
   explicit pool_hooks_base(Ctx *ctx) : ctx_(ctx) {}
-  ur_usm_type_t primary_kind(const ordo::so::mem_class &c) override { return ur_usm_type_t(c.id); }
+  ur_usm_type_t primary_kind(const ordo::stream_ordered::mem_class &c) override { return ur_usm_type_t(c.id); }
   void retain_event(ur_event_handle_t ev) override { reinterpret_cast<Ev *>(ev)->hold(); }
   // The last reference may destroy the event and its queue, never the context: whoever
   // calls into the layer holds the context through a queue, an event or its handle.
@@ -48,9 +50,9 @@ protected:
 // The twelve urUSMPool* entry points of the layer, with this adapter's handle checks.
 // `host_registration`: the adapter's hooks pin host memory (context_hooks::pin_host).
 template <class Ctx, class Dev> void install_pool_entry_points(ur_dditable_t &t, bool host_registration = false) {
-  ordo::so::adapter_hooks hooks;
+  ordo::stream_ordered::adapter_hooks hooks;
   hooks.host_registration = host_registration;
-  hooks.pools_of = [](ur_context_handle_t h, ur_result_t *err) -> ordo::so::context_pools * {
+  hooks.pools_of = [](ur_context_handle_t h, ur_result_t *err) -> ordo::stream_ordered::context_pools * {
     Ctx *ctx = nullptr;
     if (ur_result_t r = unwrap(h, ctx)) {
       *err = r;
@@ -62,7 +64,7 @@ template <class Ctx, class Dev> void install_pool_entry_points(ur_dditable_t &t,
     Dev *d = nullptr;
     return unwrap(h, d) == UR_RESULT_SUCCESS;
   };
-  ordo::so::install_pool_entry_points(t, hooks);
+  ordo::stream_ordered::install_pool_entry_points(t, hooks);
 }
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urProgram* written once for adapters whose program keeps one image, module, build
 // status, options and log per device. The adapter says how images are judged and
 // built and what its modules answer:
@@ -37,7 +38,7 @@
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 template <class H> struct program_entry_points {
   using Program = typename H::Program;
@@ -105,8 +106,7 @@ template <class H> struct program_entry_points {
 
   static ur_result_t build(Program *p, const std::vector<Device *> *only, const char *options) {
     std::lock_guard<std::mutex> lock(p->mutex);
-    if (p->holders.load() > 1)
-      return UR_RESULT_ERROR_INVALID_OPERATION; // kernels still use the loaded modules
+    if (p->holders.load() > 1) return UR_RESULT_ERROR_INVALID_OPERATION; // kernels still use the loaded modules
     std::string opts = options ? options : "";
     ur_result_t result = UR_RESULT_SUCCESS;
     bool any = false;
@@ -152,8 +152,9 @@ template <class H> struct program_entry_points {
 
   // A new program: per device of the context, the backend's link of every input's image
   // for that device, loaded as a build would.
-  static ur_result_t UR_APICALL link(ur_context_handle_t hContext, uint32_t count, const ur_program_handle_t *phPrograms,
-                                     const char *pOptions, ur_program_handle_t *phProgram) {
+  static ur_result_t UR_APICALL link(ur_context_handle_t hContext, uint32_t count,
+                                     const ur_program_handle_t *phPrograms, const char *pOptions,
+                                     ur_program_handle_t *phProgram) {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (!phPrograms || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -232,7 +233,6 @@ template <class H> struct program_entry_points {
     return make(ctx, ctx->devices, images, true, phProgram);
   }
 
-
   // The checks BuildExp and CompileExp share; `only` gets the devices named.
   static ur_result_t check_exp(Program *p, uint32_t numDevices, ur_device_handle_t *phDevices,
                                ur_exp_program_flags_t flags, std::vector<Device *> &only) {
@@ -275,14 +275,16 @@ template <class H> struct program_entry_points {
   static ur_result_t UR_APICALL retain(ur_program_handle_t hProgram) {
     Program *p = nullptr;
     if (ur_result_t r = unwrap(hProgram, p)) return r;
-    p->retain();
+    if (!p->retain_user()) return ordo::invalid_of(p);
     return UR_RESULT_SUCCESS;
   }
 
   static ur_result_t UR_APICALL release(ur_program_handle_t hProgram) {
     Program *p = nullptr;
     if (ur_result_t r = unwrap(hProgram, p)) return r;
-    if (p->release()) drop(p);
+    bool last_ = false;
+    if (!p->release_user(last_)) return ordo::invalid_of(p);
+    if (last_) drop(p);
     return UR_RESULT_SUCCESS;
   }
 
@@ -304,9 +306,8 @@ template <class H> struct program_entry_points {
 
   static ur_result_t UR_APICALL function_pointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
                                                  const char *pFunctionName, void **ppFunctionPointer) {
-    return in_module(hDevice, hProgram, pFunctionName && ppFunctionPointer, [&](Device *d, auto m) {
-      return H::function_pointer(d, m, pFunctionName, ppFunctionPointer);
-    });
+    return in_module(hDevice, hProgram, pFunctionName && ppFunctionPointer,
+                     [&](Device *d, auto m) { return H::function_pointer(d, m, pFunctionName, ppFunctionPointer); });
   }
 
   static ur_result_t UR_APICALL global_variable(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
@@ -431,4 +432,4 @@ template <class H> struct program_entry_points {
   }
 };
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

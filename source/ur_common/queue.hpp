@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queue bookkeeping written once for the adapters whose queues are lanes on one device
 // (Level Zero, the stream backend): the holder drop and urQueueGetInfo. The adapter
 // says whether its lanes are empty.
@@ -10,7 +11,7 @@
 #include "ordo/retired_handles.hpp"
 #include "ur_api.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 // Drops one holder of a queue; the last retires it and drops its holder of the context
 // (`context_drop`, the adapter's, found by argument-dependent lookup).
@@ -44,4 +45,4 @@ ur_result_t queue_info(Queue *q, ur_queue_info_t propName, size_t propSize, void
   }
 }
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronous USM written once over the stream-ordered layer: urUSM{Host,Device,
 // Shared}Alloc (a block of the pool named, or a plain backend allocation registered
 // in the context's pointer registry), urUSMFree and urUSMGetMemAllocInfo. The adapter
@@ -37,7 +38,7 @@
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 inline size_t align_of(const ur_usm_desc_t *desc) { return desc && desc->align > 1 ? desc->align : 0; }
 
@@ -61,7 +62,7 @@ struct has_free_refused<H, std::void_t<decltype(H::free_refused(std::declval<typ
 template <class H, class = void> struct has_check_placement : std::false_type {};
 template <class H>
 struct has_check_placement<H, std::void_t<decltype(H::check_placement(std::declval<typename H::Context *>(),
-                                                                       UR_USM_TYPE_HOST, nullptr, size_t{}))>>
+                                                                      UR_USM_TYPE_HOST, nullptr, size_t{}))>>
     : std::true_type {};
 
 template <class H> struct usm_entry_points {
@@ -80,11 +81,10 @@ template <class H> struct usm_entry_points {
   }
 
   // A block of `pool`, usable at once (no pending use; zeroed by a zero-initialising pool).
-  static ur_result_t pooled_alloc(Context *ctx, ur_usm_pool_handle_t pool, ur_usm_type_t kind, Device *dev,
-                                  size_t size, const ur_usm_desc_t *desc, void **ppMem) {
+  static ur_result_t pooled_alloc(Context *ctx, ur_usm_pool_handle_t pool, ur_usm_type_t kind, Device *dev, size_t size,
+                                  const ur_usm_desc_t *desc, void **ppMem) {
     try {
-      return ctx->pools->alloc_now(pool, kind, reinterpret_cast<ur_device_handle_t>(dev), size, align_of(desc),
-                                   ppMem);
+      return ctx->pools->alloc_now(pool, kind, reinterpret_cast<ur_device_handle_t>(dev), size, align_of(desc), ppMem);
     } catch (const std::bad_alloc &) {
       return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -92,8 +92,8 @@ template <class H> struct usm_entry_points {
 
   // A backend may not honour the alignment asked for: a pointer that misses it is
   // given back. A pointer that is kept goes into the context's registry.
-  static ur_result_t plain_alloc(Context *ctx, const ur_usm_desc_t *desc, size_t size, ur_usm_type_t kind,
-                                 Device *dev, void **ppMem) {
+  static ur_result_t plain_alloc(Context *ctx, const ur_usm_desc_t *desc, size_t size, ur_usm_type_t kind, Device *dev,
+                                 void **ppMem) {
     void *p = nullptr;
     if (ur_result_t r = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p)) return r;
     ur_result_t r = UR_RESULT_SUCCESS;
@@ -132,8 +132,7 @@ template <class H> struct usm_entry_points {
   }
 
   static ur_result_t device_alloc(ur_usm_type_t kind, ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                  const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size,
-                                  void **ppMem) {
+                                  const ur_usm_desc_t *pUSMDesc, ur_usm_pool_handle_t pool, size_t size, void **ppMem) {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r;
     Device *dev = nullptr;
@@ -171,7 +170,7 @@ template <class H> struct usm_entry_points {
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     ur_result_t pooled = UR_RESULT_SUCCESS;
     if (ctx->pools->free_now(pMem, pooled)) return pooled;
-    ordo::so::context_pools::block_facts a;
+    ordo::stream_ordered::context_pools::block_facts a;
     if constexpr (has_wait_before_free<H>::value) {
       // Only for a pointer that is about to be freed: a refused one waits for nothing.
       if (ctx->pools->find_plain(pMem, a) && a.base == pMem) {
@@ -192,9 +191,8 @@ template <class H> struct usm_entry_points {
     return UR_RESULT_SUCCESS;
   }
 
-  static ur_result_t UR_APICALL get_info(ur_context_handle_t hContext, const void *pMem,
-                                         ur_usm_alloc_info_t propName, size_t propSize, void *pPropValue,
-                                         size_t *pPropSizeRet) {
+  static ur_result_t UR_APICALL get_info(ur_context_handle_t hContext, const void *pMem, ur_usm_alloc_info_t propName,
+                                         size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -203,7 +201,7 @@ template <class H> struct usm_entry_points {
     InfoWriter out(propSize, pPropValue, pPropSizeRet);
     // Only this context's allocations are described (interior pointers too): pool
     // blocks by the layer, plain allocations by its registry.
-    ordo::so::context_pools::block_facts a;
+    ordo::stream_ordered::context_pools::block_facts a;
     const bool known = ctx->pools->block_info(pMem, a) || ctx->pools->find_plain(pMem, a);
     if (propName == UR_USM_ALLOC_INFO_TYPE) return out.value(known ? a.kind : UR_USM_TYPE_UNKNOWN);
     if (!known) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
@@ -226,4 +224,4 @@ template <class H> struct usm_entry_points {
   }
 };
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

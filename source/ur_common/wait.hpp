@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueueEventsWait, urEnqueueEventsWaitWithBarrier and ...BarrierExt written once over
 // the adapter's own wait-or-barrier command:
 //
@@ -11,7 +12,7 @@
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
-namespace ordo::uc {
+namespace ordo::ur_common {
 
 template <class H> struct wait_entry_points {
   using Queue = typename H::Queue;
@@ -30,8 +31,9 @@ template <class H> struct wait_entry_points {
     return H::enqueue_wait(q, UR_COMMAND_EVENTS_WAIT_WITH_BARRIER, true, n, waits, phEvent);
   }
 
-  static ur_result_t UR_APICALL barrier_ext(ur_queue_handle_t hQueue, const ur_exp_enqueue_ext_properties_t *pProperties,
-                                            uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+  static ur_result_t UR_APICALL barrier_ext(ur_queue_handle_t hQueue,
+                                            const ur_exp_enqueue_ext_properties_t *pProperties, uint32_t n,
+                                            const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
     Queue *q = nullptr;
     if (ur_result_t r = unwrap(hQueue, q)) return r;
     if (pProperties && (pProperties->flags & UR_EXP_ENQUEUE_EXT_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
@@ -46,4 +48,4 @@ template <class H> struct wait_entry_points {
   }
 };
 
-} // namespace ordo::uc
+} // namespace ordo::ur_common

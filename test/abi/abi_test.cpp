@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks our public headers against the ABI measured from UR's headers at the pinned
 // commit: one failure line per fact that differs. Function signatures are checked at
 // compile time in abi_facts.gen.cpp.
@@ -29,6 +30,6 @@ TEST(Abi, EnumeratorValues) {
 TEST(Abi, Coverage) {
   // The spec holds 251 API functions and 26 table getters.
   EXPECT_EQ(kFunctionCount, 251u + 26u);
-  std::printf("checked %zu layouts, %zu members/slots, %zu enumerator facts, %zu signatures\n",
-              kLayoutCount, kMemberCount, kEnumeratorCount, kFunctionCount);
+  std::printf("checked %zu layouts, %zu members/slots, %zu enumerator facts, %zu signatures\n", kLayoutCount,
+              kMemberCount, kEnumeratorCount, kFunctionCount);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The calls the tool makes, each with randomly bad arguments (pickers.hpp), and the list
 // of failures already known (kept empty where possible: docs/bad-input.md).
 #include <cstring>
@@ -56,10 +57,10 @@ void get_info(Call &c, const char *function, const char *param, H valid, const s
   size_t *size_ret_ptr = c.rng.percent(50) ? &size_ret : nullptr;
   unsigned roll = static_cast<unsigned>(c.rng.below(100));
   if (roll < 5) {
-    prop_size = 0;  // with a value pointer
+    prop_size = 0; // with a value pointer
     c.bad("propSize 0 with pPropValue", {UR_RESULT_ERROR_INVALID_SIZE});
   } else if (roll < 10) {
-    value_ptr = nullptr;  // with a size
+    value_ptr = nullptr; // with a size
     c.bad("pPropValue null with propSize != 0", {UR_RESULT_ERROR_INVALID_NULL_POINTER});
   } else if (roll < 14) {
     value_ptr = nullptr;
@@ -70,7 +71,7 @@ void get_info(Call &c, const char *function, const char *param, H valid, const s
     prop_size = 1;
     c.bad("propSize smaller than the value", {UR_RESULT_ERROR_INVALID_SIZE});
   } else if (roll < 25) {
-    value_ptr = nullptr;  // a size query
+    value_ptr = nullptr; // a size query
     prop_size = 0;
     if (!size_ret_ptr) size_ret_ptr = &size_ret;
   }
@@ -108,7 +109,8 @@ void event_get_info(Call &c) {
   ur_event_handle_t e = c.w.events.empty() ? nullptr : c.w.events[c.rng.below(c.w.events.size())];
   get_info<ur_event_handle_t>(c, "urEventGetInfo", "hEvent", e, &c.w.released_events,
                               UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, UR_EVENT_INFO_REFERENCE_COUNT,
-                              sizeof(ur_event_status_t), [](ur_event_handle_t h, uint32_t q, size_t s, void *v, size_t *r) {
+                              sizeof(ur_event_status_t),
+                              [](ur_event_handle_t h, uint32_t q, size_t s, void *v, size_t *r) {
                                 return urEventGetInfo(h, static_cast<ur_event_info_t>(q), s, v, r);
                               });
 }
@@ -139,7 +141,7 @@ void usm_alloc(Call &c) {
     pdesc = &desc;
     unsigned roll = static_cast<unsigned>(c.rng.below(100));
     if (roll < 15) {
-      desc.align = static_cast<uint32_t>(c.rng.range(3, 4095)) | 1u;  // odd: never a power of two
+      desc.align = static_cast<uint32_t>(c.rng.range(3, 4095)) | 1u; // odd: never a power of two
       c.bad("align not a power of two", {UR_RESULT_ERROR_INVALID_VALUE});
     } else if (roll < 30) {
       desc.hints = bad_flag(c.rng, UR_USM_ADVICE_FLAGS_MASK);
@@ -184,7 +186,7 @@ void usm_alloc(Call &c) {
       w.allocs.push_back({out, size, kind});
       note_new_alloc(w, out, size);
     } else {
-      urUSMFree(ctx, out);  // an accepted bad call, or enough live allocations
+      urUSMFree(ctx, out); // an accepted bad call, or enough live allocations
     }
   }
 }
@@ -291,7 +293,8 @@ void usm_fill(Call &c) {
   }
   c.arg(std::string("pPattern=") + (pp ? "pattern" : "null"));
   size_t size = pick_usm_size(c, "size", p, pattern_size ? (pattern_size == 3 ? 1 : pattern_size) : 1);
-  if (pattern_size && size && size % pattern_size != 0) c.bad("size % patternSize != 0", {UR_RESULT_ERROR_INVALID_SIZE});
+  if (pattern_size && size && size % pattern_size != 0)
+    c.bad("size % patternSize != 0", {UR_RESULT_ERROR_INVALID_SIZE});
   if (pattern_size > size) c.bad("patternSize > size", {UR_RESULT_ERROR_INVALID_SIZE});
   WaitList wl = pick_wait_list(c);
   ur_event_handle_t e = nullptr;
@@ -320,7 +323,7 @@ void usm_memcpy(Call &c) {
       c.bad("size past the other allocation", {UR_RESULT_ERROR_INVALID_SIZE, UR_RESULT_ERROR_INVALID_MEM_OBJECT,
                                                UR_RESULT_ERROR_INVALID_VALUE, UR_RESULT_ERROR_INVALID_CONTEXT});
     } else if (!c.invalid()) {
-      size = other.room;  // host memory of ours: never past its end with otherwise valid input
+      size = other.room; // host memory of ours: never past its end with otherwise valid input
     }
   }
   auto lo_d = reinterpret_cast<uintptr_t>(dst.ptr), lo_s = reinterpret_cast<uintptr_t>(src.ptr);
@@ -346,8 +349,9 @@ void pick_2d(Call &c, const PickedPtr &p, const char *pitch_name, size_t &pitch,
   }
   size_t most_pitch = height > 1 ? (room - std::min(room, width)) / (height - 1) : width + 64;
   pitch = most_pitch >= width ? c.rng.range(width, std::min(most_pitch, width + 64)) : width;
-  bool fits = height == 0 || (pitch >= width && (height - 1) <= (room - std::min(room, width)) / std::max<size_t>(pitch, 1) &&
-                              width <= room);
+  bool fits =
+      height == 0 ||
+      (pitch >= width && (height - 1) <= (room - std::min(room, width)) / std::max<size_t>(pitch, 1) && width <= room);
   unsigned roll = static_cast<unsigned>(c.rng.below(100));
   if (roll < 3) {
     pitch = 0;
@@ -400,7 +404,8 @@ void usm_fill_2d(Call &c) {
     height = 2;
     c.bad("width * height overflowing", {UR_RESULT_ERROR_INVALID_SIZE});
   }
-  c.arg("width=" + size_text(width) + ", height=" + size_text(height) + ", patternSize=" + std::to_string(pattern_size));
+  c.arg("width=" + size_text(width) + ", height=" + size_text(height) +
+        ", patternSize=" + std::to_string(pattern_size));
   uint64_t pattern = 0x5a5a5a5a5a5a5a5aull;
   WaitList wl = pick_wait_list(c);
   ur_event_handle_t e = nullptr;
@@ -436,14 +441,15 @@ void usm_memcpy_2d(Call &c) {
     return (height - 1) <= (p.room - std::min(p.room, width)) / pitch && width <= p.room;
   };
   if (!c.invalid() && !c.is_unspecified() && (!region_fits(dst, dst_pitch) || !region_fits(src, src_pitch))) height = 1;
-  if ((dst.kind == PtrKind::host && !region_fits(dst, dst_pitch)) || (src.kind == PtrKind::host && !region_fits(src, src_pitch)))
+  if ((dst.kind == PtrKind::host && !region_fits(dst, dst_pitch)) ||
+      (src.kind == PtrKind::host && !region_fits(src, src_pitch)))
     height = 1;
   WaitList wl = pick_wait_list(c);
   ur_event_handle_t e = nullptr;
   ur_event_handle_t *pe = pick_out_event(c, e);
   c.publish();
-  ur_result_t r = urEnqueueUSMMemcpy2D(q, blocking, dst.ptr, dst_pitch, src.ptr, src_pitch, width, height, wl.count,
-                                       wl.list, pe);
+  ur_result_t r =
+      urEnqueueUSMMemcpy2D(q, blocking, dst.ptr, dst_pitch, src.ptr, src_pitch, width, height, wl.count, wl.list, pe);
   after_enqueue(c, r, e);
 }
 
@@ -516,14 +522,15 @@ void buffer_create(Call &c) {
   } else if (roll < 12 && !pprops) {
     size = huge_size(c.rng);
     if (w.max_alloc && size > w.max_alloc) {
-      c.bad("size beyond MAX_MEM_ALLOC_SIZE", {UR_RESULT_ERROR_INVALID_BUFFER_SIZE, UR_RESULT_ERROR_OUT_OF_HOST_MEMORY,
-                                               UR_RESULT_ERROR_OUT_OF_RESOURCES, UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
-                                               UR_RESULT_ERROR_MEM_OBJECT_ALLOCATION_FAILURE});
+      c.bad("size beyond MAX_MEM_ALLOC_SIZE",
+            {UR_RESULT_ERROR_INVALID_BUFFER_SIZE, UR_RESULT_ERROR_OUT_OF_HOST_MEMORY, UR_RESULT_ERROR_OUT_OF_RESOURCES,
+             UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, UR_RESULT_ERROR_MEM_OBJECT_ALLOCATION_FAILURE});
     } else {
       c.unspecified("huge size");
     }
   }
-  c.arg("flags=" + std::to_string(flags) + ", size=" + size_text(size) + ", pProperties=" + (pprops ? "{pHost}" : "null"));
+  c.arg("flags=" + std::to_string(flags) + ", size=" + size_text(size) +
+        ", pProperties=" + (pprops ? "{pHost}" : "null"));
   ur_mem_handle_t m = nullptr;
   ur_mem_handle_t *pm = &m;
   if (c.rng.percent(3)) {
@@ -567,7 +574,7 @@ void buffer_partition(Call &c) {
   World &w = c.w;
   c.begin("urMemBufferPartition");
   Buffer *b = pick_buffer_entry(c);
-  if (b && b->sub) b = nullptr;  // sub-buffers of sub-buffers are refused (INVALID_MEM_OBJECT) anyway
+  if (b && b->sub) b = nullptr; // sub-buffers of sub-buffers are refused (INVALID_MEM_OBJECT) anyway
   size_t bsize = b ? b->size : 0;
   ur_mem_handle_t m = pick_handle<ur_mem_handle_t>(c, "hBuffer", b ? b->mem : nullptr, &w.released_mems);
   ur_mem_flags_t flags = UR_MEM_FLAG_READ_WRITE;
@@ -585,7 +592,8 @@ void buffer_partition(Call &c) {
   ur_buffer_region_t region{UR_STRUCTURE_TYPE_BUFFER_REGION, nullptr, 0, 0};
   size_t slots = std::max<size_t>(bsize / 1024, 1);
   region.origin = 1024 * c.rng.below(slots);
-  region.size = std::max<size_t>(16, 16 * c.rng.range(1, std::max<size_t>((bsize - std::min(bsize, region.origin)) / 16, 1)));
+  region.size =
+      std::max<size_t>(16, 16 * c.rng.range(1, std::max<size_t>((bsize - std::min(bsize, region.origin)) / 16, 1)));
   if (bsize && region.origin + region.size > bsize) region.size = bsize - region.origin;
   unsigned roll = static_cast<unsigned>(c.rng.below(100));
   if (roll < 5) {
@@ -664,7 +672,7 @@ void buffer_copy(Call &c) {
   c.arg("dstOffset=" + size_text(dst_offset));
   if (src && src == dst && size && size < SIZE_MAX / 2) {
     size_t lo = std::max(src_offset, dst_offset), hi = std::min(src_offset + size, dst_offset + size);
-    if (lo < hi) c.unspecified("overlapping copy within one buffer");  // UR's spec does not say
+    if (lo < hi) c.unspecified("overlapping copy within one buffer"); // UR's spec does not say
   }
   WaitList wl = pick_wait_list(c);
   ur_event_handle_t e = nullptr;
@@ -747,7 +755,7 @@ void pick_rect_side(Call &c, const char *side, size_t size, bool host_side, cons
     row = region.width > 1 ? region.width - 1 : 0;
     if (row) c.bad(s + "RowPitch < width", {UR_RESULT_ERROR_INVALID_SIZE});
   } else if (roll < 6 && region.height > 1) {
-    row = std::max<size_t>(region.width, 2);  // a slice pitch is always a multiple of 1
+    row = std::max<size_t>(region.width, 2); // a slice pitch is always a multiple of 1
     slice = row * region.height + 1;
     c.bad(s + "SlicePitch not a multiple of the row pitch", {UR_RESULT_ERROR_INVALID_SIZE});
   } else if (roll < 12 && !host_side) {
@@ -796,8 +804,10 @@ ur_rect_region_t pick_region(Call &c, size_t room) {
 }
 
 void buffer_rect(Call &c) {
-  unsigned kind = static_cast<unsigned>(c.rng.below(3));  // read, write, copy
-  c.begin(kind == 0 ? "urEnqueueMemBufferReadRect" : kind == 1 ? "urEnqueueMemBufferWriteRect" : "urEnqueueMemBufferCopyRect");
+  unsigned kind = static_cast<unsigned>(c.rng.below(3)); // read, write, copy
+  c.begin(kind == 0   ? "urEnqueueMemBufferReadRect"
+          : kind == 1 ? "urEnqueueMemBufferWriteRect"
+                      : "urEnqueueMemBufferCopyRect");
   ur_queue_handle_t q = pick_queue(c);
   size_t bsize = 0, dsize = 0;
   // PoCL's clEnqueueCopyBufferRect crashes on a sub-buffer (without Ordo too, issue 22):
@@ -820,9 +830,11 @@ void buffer_rect(Call &c) {
   c.publish();
   ur_result_t r;
   if (kind == 0) {
-    r = urEnqueueMemBufferReadRect(q, m, blocking, bo, ho, region, brow, bslice, hrow, hslice, host, wl.count, wl.list, pe);
+    r = urEnqueueMemBufferReadRect(q, m, blocking, bo, ho, region, brow, bslice, hrow, hslice, host, wl.count, wl.list,
+                                   pe);
   } else if (kind == 1) {
-    r = urEnqueueMemBufferWriteRect(q, m, blocking, bo, ho, region, brow, bslice, hrow, hslice, host, wl.count, wl.list, pe);
+    r = urEnqueueMemBufferWriteRect(q, m, blocking, bo, ho, region, brow, bslice, hrow, hslice, host, wl.count, wl.list,
+                                    pe);
   } else {
     r = urEnqueueMemBufferCopyRect(q, m, d, bo, ho, region, brow, bslice, hrow, hslice, wl.count, wl.list, pe);
   }
@@ -844,8 +856,8 @@ void buffer_map_unmap(Call &c) {
       c.bad("pMappedPtr null", {UR_RESULT_ERROR_INVALID_NULL_POINTER});
     } else if (roll < 12) {
       ptr = w.host.data();
-      c.bad("pMappedPtr not a mapping of hMem", {UR_RESULT_ERROR_INVALID_MEM_OBJECT, UR_RESULT_ERROR_INVALID_VALUE,
-                                                 UR_RESULT_ERROR_INVALID_ARGUMENT});
+      c.bad("pMappedPtr not a mapping of hMem",
+            {UR_RESULT_ERROR_INVALID_MEM_OBJECT, UR_RESULT_ERROR_INVALID_VALUE, UR_RESULT_ERROR_INVALID_ARGUMENT});
     }
     c.arg("pMappedPtr=" + hex(ptr));
     WaitList wl = pick_wait_list(c);
@@ -854,7 +866,8 @@ void buffer_map_unmap(Call &c) {
     c.publish();
     ur_result_t r = urEnqueueMemUnmap(q, m, ptr, wl.count, wl.list, pe);
     after_enqueue(c, r, e);
-    if (r == UR_RESULT_SUCCESS && ptr == mp.ptr && m == mp.mem) w.mappings.erase(w.mappings.begin() + static_cast<long>(i));
+    if (r == UR_RESULT_SUCCESS && ptr == mp.ptr && m == mp.mem)
+      w.mappings.erase(w.mappings.begin() + static_cast<long>(i));
     return;
   }
   c.begin("urEnqueueMemBufferMap");
@@ -1090,7 +1103,7 @@ void kernel_launch(Call &c) {
   } else if (roll < 17 && global[0] > 1) {
     plocal = local;
     local[0] = global[0] + 1;
-    c.unspecified("local size above the global size");  // non-uniform groups (OpenCL 2) allow it
+    c.unspecified("local size above the global size"); // non-uniform groups (OpenCL 2) allow it
   }
   // fill(uint32_t *out, uint32_t value)
   uint32_t value = 7;
@@ -1124,8 +1137,8 @@ void kernel_launch(Call &c) {
     c.bad("pArgs null with numArgs 2", {UR_RESULT_ERROR_INVALID_NULL_POINTER});
   } else if (roll < 16) {
     args[1].value.value = nullptr;
-    c.bad("value argument's pointer null", {UR_RESULT_ERROR_INVALID_NULL_POINTER, UR_RESULT_ERROR_INVALID_KERNEL_ARGS,
-                                            UR_RESULT_ERROR_INVALID_VALUE});
+    c.bad("value argument's pointer null",
+          {UR_RESULT_ERROR_INVALID_NULL_POINTER, UR_RESULT_ERROR_INVALID_KERNEL_ARGS, UR_RESULT_ERROR_INVALID_VALUE});
   }
   c.arg("workDim=" + std::to_string(dim) + ", global=" + size_text(global[0]) +
         (plocal ? ", local=" + size_text(local[0]) : std::string(", local=null")) + ", numArgs=2, pArgs=" +
@@ -1141,7 +1154,7 @@ void kernel_launch(Call &c) {
   after_enqueue(c, r, e);
 }
 
-}  // namespace
+} // namespace
 
 const std::vector<Op> &ops() {
   static const std::vector<Op> table = {
@@ -1178,4 +1191,4 @@ const std::vector<Op> &ops() {
   return table;
 }
 
-}  // namespace bad_input
+} // namespace bad_input

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ordo-bad-input on Intel's CPU OpenCL runtime (intel-opencl-rt in the SYCL venv,
 # scripts/sycl_env.sh), through Ordo's OpenCL adapter; set up as
 # test/conformance/intel_cpu_opencl.sh does (that script says why LD_LIBRARY_PATH goes).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ordo-bad-input (docs/bad-input.md): runs batches of randomly bad UR calls, each batch
 // in a forked child that initialises the loader itself (adapters start threads, which a
 // fork would not carry), on every device ONEAPI_DEVICE_SELECTOR lets through. The parent
@@ -22,29 +23,28 @@
 namespace bad_input {
 namespace {
 
-const char kUsage[] =
-    "usage: ordo-bad-input [--seed N] [--calls N] [--batch-calls N] [--timeout S] [--no-fork]\n"
-    "                      [--released] [--no-kernels] [--skip op,op] [--avoid k,k] [--verbose]\n"
-    "                      [--trace] [--finish-each]\n"
-    "  --seed N         first batch's seed (ORDO_BAD_INPUT_SEED; default 1); batch i uses N+i\n"
-    "  --calls N        calls per device in all (ORDO_BAD_INPUT_CALLS; default 2000)\n"
-    "  --batch-calls N  calls per device in one forked child (ORDO_BAD_INPUT_BATCH; default 1000)\n"
-    "  --timeout S      seconds a batch may take before it counts as a hang (default 120)\n"
-    "  --no-fork        run the batches in this process (for a debugger)\n"
-    "  --released       use released handles too (on by itself with UR_LAYER_FULL_VALIDATION\n"
-    "                   in UR_ENABLE_LAYERS: without it, using one is undefined in UR)\n"
-    "  --no-kernels     do not load the test-kernel program\n"
-    "  --skip op,op     leave these calls out (ORDO_BAD_INPUT_SKIP; names in --list)\n"
-    "  --avoid k,k      do not make these kinds of bad input (ORDO_BAD_INPUT_AVOID): freed_ptr\n"
-    "                   (freed USM pointers in enqueues), foreign_ptr (USM of the other context),\n"
-    "                   host_ptr (host memory that is not USM), foreign_event (an event of the\n"
-    "                   other context in wait lists), overflow_2d (overflowing 2-D USM regions),\n"
-    "                   free_pending (urUSMFree of memory a pending command uses)\n"
-    "  --trace          print each call to stderr before it is made, then its result\n"
-    "  --finish-each    finish the batch's queues after each call, so that a crash in a\n"
-    "                   command's execution is reported at the call that enqueued it\n"
-    "  --list           print the calls and exit\n"
-    "A batch is reproduced alone by --seed <its seed> --calls <calls it ran> --batch-calls <same>.\n";
+const char kUsage[] = "usage: ordo-bad-input [--seed N] [--calls N] [--batch-calls N] [--timeout S] [--no-fork]\n"
+                      "                      [--released] [--no-kernels] [--skip op,op] [--avoid k,k] [--verbose]\n"
+                      "                      [--trace] [--finish-each]\n"
+                      "  --seed N         first batch's seed (ORDO_BAD_INPUT_SEED; default 1); batch i uses N+i\n"
+                      "  --calls N        calls per device in all (ORDO_BAD_INPUT_CALLS; default 2000)\n"
+                      "  --batch-calls N  calls per device in one forked child (ORDO_BAD_INPUT_BATCH; default 1000)\n"
+                      "  --timeout S      seconds a batch may take before it counts as a hang (default 120)\n"
+                      "  --no-fork        run the batches in this process (for a debugger)\n"
+                      "  --released       use released handles too (on by itself with UR_LAYER_FULL_VALIDATION\n"
+                      "                   in UR_ENABLE_LAYERS: without it, using one is undefined in UR)\n"
+                      "  --no-kernels     do not load the test-kernel program\n"
+                      "  --skip op,op     leave these calls out (ORDO_BAD_INPUT_SKIP; names in --list)\n"
+                      "  --avoid k,k      do not make these kinds of bad input (ORDO_BAD_INPUT_AVOID): freed_ptr\n"
+                      "                   (freed USM pointers in enqueues), foreign_ptr (USM of the other context),\n"
+                      "                   host_ptr (host memory that is not USM), foreign_event (an event of the\n"
+                      "                   other context in wait lists), overflow_2d (overflowing 2-D USM regions),\n"
+                      "                   free_pending (urUSMFree of memory a pending command uses)\n"
+                      "  --trace          print each call to stderr before it is made, then its result\n"
+                      "  --finish-each    finish the batch's queues after each call, so that a crash in a\n"
+                      "                   command's execution is reported at the call that enqueued it\n"
+                      "  --list           print the calls and exit\n"
+                      "A batch is reproduced alone by --seed <its seed> --calls <calls it ran> --batch-calls <same>.\n";
 
 uint64_t env_number(const char *name, uint64_t fallback) {
   const char *v = std::getenv(name);
@@ -76,18 +76,30 @@ bool parse(int argc, char **argv, Options &opt) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> const char * { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--seed") opt.seed = std::strtoull(value(), nullptr, 0);
-    else if (a == "--calls") opt.calls = std::strtoull(value(), nullptr, 0);
-    else if (a == "--batch-calls") opt.batch_calls = std::strtoull(value(), nullptr, 0);
-    else if (a == "--timeout") opt.batch_timeout_s = static_cast<unsigned>(std::strtoul(value(), nullptr, 0));
-    else if (a == "--no-fork") opt.fork_batches = false;
-    else if (a == "--released") opt.released_handles = true;
-    else if (a == "--no-kernels") opt.kernels = false;
-    else if (a == "--skip") opt.skip_ops = split(value());
-    else if (a == "--avoid") opt.avoid = split(value());
-    else if (a == "--verbose") opt.verbose = true;
-    else if (a == "--trace") opt.trace = true;
-    else if (a == "--finish-each") opt.finish_each = true;
+    if (a == "--seed")
+      opt.seed = std::strtoull(value(), nullptr, 0);
+    else if (a == "--calls")
+      opt.calls = std::strtoull(value(), nullptr, 0);
+    else if (a == "--batch-calls")
+      opt.batch_calls = std::strtoull(value(), nullptr, 0);
+    else if (a == "--timeout")
+      opt.batch_timeout_s = static_cast<unsigned>(std::strtoul(value(), nullptr, 0));
+    else if (a == "--no-fork")
+      opt.fork_batches = false;
+    else if (a == "--released")
+      opt.released_handles = true;
+    else if (a == "--no-kernels")
+      opt.kernels = false;
+    else if (a == "--skip")
+      opt.skip_ops = split(value());
+    else if (a == "--avoid")
+      opt.avoid = split(value());
+    else if (a == "--verbose")
+      opt.verbose = true;
+    else if (a == "--trace")
+      opt.trace = true;
+    else if (a == "--finish-each")
+      opt.finish_each = true;
     else if (a == "--list") {
       for (const Op &op : ops()) std::printf("%s\n", op.name);
       std::exit(0);
@@ -151,7 +163,7 @@ void run_batch(const Options &opt, uint64_t seed, uint64_t calls, Shared &shared
       if (opt.finish_each)
         for (ur_queue_handle_t q : {w.queues[0], w.queues[1], w.other_queue})
           if (q) urQueueFinish(q);
-      i += tally.calls > before ? tally.calls - before : 1;  // an op with nothing to do still counts
+      i += tally.calls > before ? tally.calls - before : 1; // an op with nothing to do still counts
     }
     std::snprintf(shared.current, sizeof shared.current, "tearing down the batch's objects");
     teardown_world(w);
@@ -166,7 +178,7 @@ void run_batch(const Options &opt, uint64_t seed, uint64_t calls, Shared &shared
 
 struct Totals {
   std::map<std::string, DeviceTally> devices;
-  std::map<std::string, std::string> failures;  // signature -> first text
+  std::map<std::string, std::string> failures; // signature -> first text
   std::map<std::string, uint64_t> failure_counts;
   std::vector<std::string> crashes;
   std::set<std::string> notes;
@@ -220,9 +232,9 @@ int print_summary(const Options &opt, const Totals &t) {
   if (t.devices.empty()) std::printf("no device ran a call\n");
   for (const auto &kv : t.devices) {
     const DeviceTally &d = kv.second;
-    std::printf("device %s: %" PRIu64 " calls: %" PRIu64 " with invalid input (%" PRIu64 " refused as the spec says, %" PRIu64
-                " accepted, %" PRIu64 " refused with another code, %" PRIu64 " known), %" PRIu64 " valid (%" PRIu64
-                " refused), %" PRIu64 " open\n",
+    std::printf("device %s: %" PRIu64 " calls: %" PRIu64 " with invalid input (%" PRIu64
+                " refused as the spec says, %" PRIu64 " accepted, %" PRIu64 " refused with another code, %" PRIu64
+                " known), %" PRIu64 " valid (%" PRIu64 " refused), %" PRIu64 " open\n",
                 d.label, d.calls, d.invalid, d.refused_as_spec, d.accepted_invalid, d.wrong_code, d.known, d.valid,
                 d.valid_refused, d.unspecified);
     std::printf("  results:");
@@ -245,8 +257,8 @@ int print_summary(const Options &opt, const Totals &t) {
   return ok ? 0 : 1;
 }
 
-}  // namespace
-}  // namespace bad_input
+} // namespace
+} // namespace bad_input
 
 int main(int argc, char **argv) {
   using namespace bad_input;
@@ -286,7 +298,7 @@ int main(int argc, char **argv) {
       alarm(opt.batch_timeout_s);
       run_batch(opt, seed, calls, shared);
       std::fflush(nullptr);
-      std::exit(0);  // exit, not _exit: LeakSanitizer runs at exit
+      std::exit(0); // exit, not _exit: LeakSanitizer runs at exit
     }
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
@@ -297,7 +309,8 @@ int main(int argc, char **argv) {
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
     char line[1600];
     std::snprintf(line, sizeof line,
-                  "seed %" PRIu64 " (batch of %" PRIu64 " calls per device) %s at call %" PRIu64 " on %s: %s; reproduce: "
+                  "seed %" PRIu64 " (batch of %" PRIu64 " calls per device) %s at call %" PRIu64
+                  " on %s: %s; reproduce: "
                   "ordo-bad-input --seed %" PRIu64 " --calls %" PRIu64 " --batch-calls %" PRIu64 "%s",
                   seed, calls, describe_status(status, opt.batch_timeout_s).c_str(), shared.call_index,
                   shared.device[0] ? shared.device : "(setup)", shared.current, seed, calls, calls,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Argument pickers: each returns a valid value most of the time and otherwise a bad one
 // (null, released, of another context, huge, zero, overflowing), telling the Call what
 // the spec says about it. The codes are UR's (include/ur_api.h "Parameter rules" and the
@@ -9,16 +10,12 @@
 
 namespace bad_input {
 
-constexpr unsigned kBadPercent = 7;  // per argument: most calls have none or one bad argument
+constexpr unsigned kBadPercent = 7; // per argument: most calls have none or one bad argument
 
 inline uint64_t huge_size(Rng &rng) {
-  static const uint64_t values[] = {SIZE_MAX,
-                                    SIZE_MAX - 15,
-                                    (uint64_t{1} << 63) + 8,
-                                    uint64_t{1} << 63,
-                                    (uint64_t{1} << 32) + 16,
-                                    SIZE_MAX / 2 + 1,
-                                    SIZE_MAX - 4095};
+  static const uint64_t values[] = {
+      SIZE_MAX,         SIZE_MAX - 15,  (uint64_t{1} << 63) + 8, uint64_t{1} << 63, (uint64_t{1} << 32) + 16,
+      SIZE_MAX / 2 + 1, SIZE_MAX - 4095};
   return values[rng.below(sizeof values / sizeof values[0])];
 }
 
@@ -203,9 +200,8 @@ inline PickedPtr pick_usm_ptr(Call &c, const char *param, size_t align = 4) {
     size_t off = offset_into(a.size);
     p = {static_cast<char *>(a.ptr) + off, a.size - off, PtrKind::freed};
     c.arg(name + "freed " + a.kind + " alloc " + hex(a.ptr) + "+" + std::to_string(off));
-    c.bad(std::string(param) + " freed",
-          {UR_RESULT_ERROR_INVALID_MEM_OBJECT, UR_RESULT_ERROR_INVALID_VALUE, UR_RESULT_ERROR_INVALID_SIZE,
-           UR_RESULT_ERROR_INVALID_CONTEXT});
+    c.bad(std::string(param) + " freed", {UR_RESULT_ERROR_INVALID_MEM_OBJECT, UR_RESULT_ERROR_INVALID_VALUE,
+                                          UR_RESULT_ERROR_INVALID_SIZE, UR_RESULT_ERROR_INVALID_CONTEXT});
     return p;
   }
   if (roll < 11 && w.other_alloc.ptr && !c.opt.avoids("foreign_ptr")) {
@@ -251,14 +247,14 @@ inline size_t pick_usm_size(Call &c, const char *param, const PickedPtr &p, size
   if (roll < 15 && knowable) {
     size_t v = (p.room / unit + c.rng.range(1, 4)) * unit;
     c.arg(name + std::to_string(v) + " (room " + std::to_string(p.room) + ")");
-    c.bad(std::string(param) + " past the allocation", {UR_RESULT_ERROR_INVALID_SIZE,
-                                                        UR_RESULT_ERROR_INVALID_MEM_OBJECT,
-                                                        UR_RESULT_ERROR_INVALID_VALUE, UR_RESULT_ERROR_INVALID_CONTEXT});
+    c.bad(std::string(param) + " past the allocation",
+          {UR_RESULT_ERROR_INVALID_SIZE, UR_RESULT_ERROR_INVALID_MEM_OBJECT, UR_RESULT_ERROR_INVALID_VALUE,
+           UR_RESULT_ERROR_INVALID_CONTEXT});
     return v;
   }
   size_t most = std::max<size_t>(p.room / unit, 1);
   size_t v = c.rng.range(1, std::min<size_t>(most, 1024)) * unit;
-  if (p.room < unit) v = unit;  // rare: a pointer at the very end
+  if (p.room < unit) v = unit; // rare: a pointer at the very end
   c.arg(name + std::to_string(v));
   return v;
 }
@@ -312,4 +308,4 @@ inline void pick_range(Call &c, size_t buffer_size, size_t unit, size_t &offset,
   c.arg("offset=" + size_text(offset) + ", size=" + size_text(size) + " (buffer " + std::to_string(buffer_size) + ")");
 }
 
-}  // namespace bad_input
+} // namespace bad_input

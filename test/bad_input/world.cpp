@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The objects a batch works on (contexts, queues, USM, buffers, events, a kernel), made
 // with valid calls so that the bad ones meet real state; and the judging of one call.
 #include <algorithm>
@@ -84,12 +85,12 @@ void Call::unspecified(const std::string &why) {
 void Call::publish() {
   desc_ += ")";
   ++shared_.call_index;
-  std::snprintf(shared_.current, sizeof shared_.current, "%s%s%s%s", desc_.c_str(),
-                why_.empty() ? "" : " [", why_.c_str(), why_.empty() ? "" : "]");
+  std::snprintf(shared_.current, sizeof shared_.current, "%s%s%s%s", desc_.c_str(), why_.empty() ? "" : " [",
+                why_.c_str(), why_.empty() ? "" : "]");
   if (opt.trace) std::fprintf(stderr, "call %" PRIu64 ": %s\n", shared_.call_index, shared_.current);
 }
 
-bool is_known_failure(const std::string &signature, std::string &reason);  // calls.cpp
+bool is_known_failure(const std::string &signature, std::string &reason); // calls.cpp
 
 bool Call::judge(ur_result_t r) {
   if (opt.trace) std::fprintf(stderr, "  -> %s\n", result_text(r).c_str());
@@ -160,7 +161,7 @@ bool alloc_usm(World &w, ur_context_handle_t ctx, const char *kind, size_t size,
   return r == UR_RESULT_SUCCESS && *out;
 }
 
-}  // namespace
+} // namespace
 
 void forget_released(World &w, const void *h) {
   if (!h) return;
@@ -317,4 +318,4 @@ void teardown_world(World &w) {
   w = World{};
 }
 
-}  // namespace bad_input
+} // namespace bad_input

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Adapters: discovery, info queries, reference counting, the parameter rules.
 #include "conformance.hpp"
 
@@ -14,9 +15,11 @@ using urAdapterGetInfoTest = DeviceTestWith<Query>;
 TEST_P(urAdapterGetInfoTest, Query) {
   const urinfo::InfoQuery &q = *std::get<1>(GetParam());
   ur_adapter_handle_t a = adapter();
-  conf::check_info_query(q, [a](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urAdapterGetInfo(a, static_cast<ur_adapter_info_t>(id), size, value, ret);
-  }, {});
+  conf::check_info_query(q,
+                         [a](uint32_t id, size_t size, void *value, size_t *ret) {
+                           return urAdapterGetInfo(a, static_cast<ur_adapter_info_t>(id), size, value, ret);
+                         },
+                         {});
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE_WITH(urAdapterGetInfoTest, Query,
@@ -29,7 +32,8 @@ using urAdapterTest = DeviceTest;
 TEST_P(urAdapterTest, BackendMatchesPlatform) {
   ur_backend_t from_adapter = UR_BACKEND_UNKNOWN, from_platform = UR_BACKEND_UNKNOWN;
   ASSERT_SUCCESS(urAdapterGetInfo(adapter(), UR_ADAPTER_INFO_BACKEND, sizeof from_adapter, &from_adapter, nullptr));
-  ASSERT_SUCCESS(urPlatformGetInfo(platform(), UR_PLATFORM_INFO_BACKEND, sizeof from_platform, &from_platform, nullptr));
+  ASSERT_SUCCESS(
+      urPlatformGetInfo(platform(), UR_PLATFORM_INFO_BACKEND, sizeof from_platform, &from_platform, nullptr));
   EXPECT_EQ(from_platform, from_adapter);
   EXPECT_NE(UR_BACKEND_UNKNOWN, from_adapter);
 }
@@ -83,7 +87,9 @@ TEST_P(urAdapterTest, LastErrorAnswers) {
   // message, if any, must be a valid string.
   ur_result_t r = urAdapterGetLastError(adapter(), &message, &error);
   ASSERT_RESULT_IN(r, UR_RESULT_SUCCESS, UR_RESULT_ERROR_ADAPTER_SPECIFIC, UR_RESULT_ERROR_UNSUPPORTED_FEATURE);
-  if (r == UR_RESULT_SUCCESS && message) { EXPECT_LT(std::string(message).size(), 1u << 20); }
+  if (r == UR_RESULT_SUCCESS && message) {
+    EXPECT_LT(std::string(message).size(), 1u << 20);
+  }
 }
 
 TEST_P(urAdapterTest, LoggerCallbackLevel) {
@@ -133,4 +139,4 @@ TEST_P(urAdapterTest, GetZeroEntriesWithBuffer) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urAdapterTest);
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream-ordered allocation (docs/async-alloc.md): urEnqueueUSM*AllocExp,
 // urEnqueueUSMFreeExp and the urUSMPool*Exp family, on every device that reports
 // UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, for each kind of USM it has.
@@ -28,8 +29,8 @@ bool async_supported(ur_device_handle_t d) {
 struct PoolStats {
   size_t reserved = 0, reserved_high = 0, used = 0, used_high = 0, threshold = 0, max_size = 0;
   bool operator==(const PoolStats &o) const {
-    return reserved == o.reserved && reserved_high == o.reserved_high && used == o.used &&
-           used_high == o.used_high && threshold == o.threshold && max_size == o.max_size;
+    return reserved == o.reserved && reserved_high == o.reserved_high && used == o.used && used_high == o.used_high &&
+           threshold == o.threshold && max_size == o.max_size;
   }
 };
 std::ostream &operator<<(std::ostream &os, const PoolStats &s) {
@@ -40,8 +41,8 @@ std::ostream &operator<<(std::ostream &os, const PoolStats &s) {
 PoolStats stats_of(ur_usm_pool_handle_t pool) {
   PoolStats s;
   const std::pair<ur_usm_pool_info_t, size_t *> all[] = {
-      {UR_USM_POOL_INFO_RESERVED_CURRENT_EXP, &s.reserved}, {UR_USM_POOL_INFO_RESERVED_HIGH_EXP, &s.reserved_high},
-      {UR_USM_POOL_INFO_USED_CURRENT_EXP, &s.used},         {UR_USM_POOL_INFO_USED_HIGH_EXP, &s.used_high},
+      {UR_USM_POOL_INFO_RESERVED_CURRENT_EXP, &s.reserved},   {UR_USM_POOL_INFO_RESERVED_HIGH_EXP, &s.reserved_high},
+      {UR_USM_POOL_INFO_USED_CURRENT_EXP, &s.used},           {UR_USM_POOL_INFO_USED_HIGH_EXP, &s.used_high},
       {UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP, &s.threshold}, {UR_USM_POOL_INFO_MAXIMUM_SIZE_EXP, &s.max_size}};
   for (auto &q : all) EXPECT_SUCCESS(urUSMPoolGetInfoExp(pool, q.first, q.second, nullptr)) << q.first;
   return s;
@@ -67,8 +68,7 @@ protected:
     CONF_BASE_SETUP(Base);
     if (!async_supported(device()))
       GTEST_SKIP() << found().label() << " reports no UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP";
-    if (!conf::usm_supported(device(), kind()))
-      GTEST_SKIP() << found().label() << " has no " << kind_name() << " USM";
+    if (!conf::usm_supported(device(), kind())) GTEST_SKIP() << found().label() << " has no " << kind_name() << " USM";
     fill_kernel = make_kernel("fill");
     increment_kernel = make_kernel("increment");
     ASSERT_NE(nullptr, fill_kernel);
@@ -131,8 +131,8 @@ protected:
   }
 
   // ---- commands ----
-  ur_result_t alloc(ur_queue_handle_t q, size_t bytes, void **out, ur_usm_pool_handle_t pool = nullptr,
-                    uint32_t n = 0, const ur_event_handle_t *waits = nullptr, ur_event_handle_t *ev = nullptr) {
+  ur_result_t alloc(ur_queue_handle_t q, size_t bytes, void **out, ur_usm_pool_handle_t pool = nullptr, uint32_t n = 0,
+                    const ur_event_handle_t *waits = nullptr, ur_event_handle_t *ev = nullptr) {
     switch (kind()) {
     case UR_USM_TYPE_HOST: return urEnqueueUSMHostAllocExp(q, pool, bytes, nullptr, n, waits, out, ev);
     case UR_USM_TYPE_SHARED: return urEnqueueUSMSharedAllocExp(q, pool, bytes, nullptr, n, waits, out, ev);
@@ -295,8 +295,8 @@ TEST_P(urAsyncAllocTest, ReleaseThresholdAppliesAtSynchronisation) {
   EXPECT_EQ(0u, stats_of(pool).reserved) << "threshold 0: everything goes back at urQueueFinish";
 
   const size_t keep = 8 << 20;
-  ASSERT_SUCCESS(urUSMPoolSetInfoExp(pool, UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP, const_cast<size_t *>(&keep),
-                                     sizeof keep));
+  ASSERT_SUCCESS(
+      urUSMPoolSetInfoExp(pool, UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP, const_cast<size_t *>(&keep), sizeof keep));
   EXPECT_EQ(keep, stats_of(pool).threshold);
   ASSERT_SUCCESS(alloc(queue, 1 << 20, &p, pool));
   ASSERT_SUCCESS(free_async(queue, p, 0, nullptr, nullptr, pool));
@@ -306,8 +306,8 @@ TEST_P(urAsyncAllocTest, ReleaseThresholdAppliesAtSynchronisation) {
   EXPECT_EQ(0u, stats_of(pool).used);
 
   const size_t none = 0;
-  ASSERT_SUCCESS(urUSMPoolSetInfoExp(pool, UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP, const_cast<size_t *>(&none),
-                                     sizeof none));
+  ASSERT_SUCCESS(
+      urUSMPoolSetInfoExp(pool, UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP, const_cast<size_t *>(&none), sizeof none));
   ur_event_handle_t *freed = new_event();
   ASSERT_SUCCESS(alloc(queue, 4096, &p, pool));
   ASSERT_SUCCESS(free_async(queue, p, 0, nullptr, freed, pool));
@@ -359,9 +359,8 @@ TEST_P(urAsyncAllocTest, MaximumSizeIsNeverExceeded) {
   ASSERT_SUCCESS(alloc(queue, 100, &b, pool));
   EXPECT_LE(stats_of(pool).reserved_high, max);
   const size_t too_big = max + 1;
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE,
-            urUSMPoolSetInfoExp(pool, UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP, const_cast<size_t *>(&too_big),
-                                sizeof too_big))
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, urUSMPoolSetInfoExp(pool, UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP,
+                                                               const_cast<size_t *>(&too_big), sizeof too_big))
       << "a threshold above the maximum size";
   ASSERT_SUCCESS(free_async(queue, a, 0, nullptr, nullptr, pool));
   ASSERT_SUCCESS(free_async(queue, b, 0, nullptr, nullptr, pool));
@@ -397,8 +396,7 @@ TEST_P(urAsyncAllocTest, StatisticsAreExact) {
   if (kind() != UR_USM_TYPE_HOST) {
     ASSERT_SUCCESS(urUSMPoolTrimToExp(context, device(), pool, 0));
   }
-  ASSERT_SUCCESS(
-      urUSMPoolSetInfoExp(pool, UR_USM_POOL_INFO_RESERVED_HIGH_EXP, const_cast<size_t *>(&any), sizeof any));
+  ASSERT_SUCCESS(urUSMPoolSetInfoExp(pool, UR_USM_POOL_INFO_RESERVED_HIGH_EXP, const_cast<size_t *>(&any), sizeof any));
   const PoolStats reset = stats_of(pool);
   EXPECT_EQ(reset.reserved, reset.reserved_high);
 }
@@ -616,8 +614,8 @@ TEST_P(urAsyncAllocTest, BadInputGetsItsErrorAndChangesNothing) {
 
   // Read-only properties.
   size_t value = 0;
-  for (ur_usm_pool_info_t ro : {UR_USM_POOL_INFO_MAXIMUM_SIZE_EXP, UR_USM_POOL_INFO_RESERVED_CURRENT_EXP,
-                                UR_USM_POOL_INFO_USED_CURRENT_EXP})
+  for (ur_usm_pool_info_t ro :
+       {UR_USM_POOL_INFO_MAXIMUM_SIZE_EXP, UR_USM_POOL_INFO_RESERVED_CURRENT_EXP, UR_USM_POOL_INFO_USED_CURRENT_EXP})
     EXPECT_EQ(UR_RESULT_ERROR_INVALID_ENUMERATION, urUSMPoolSetInfoExp(pool, ro, &value, sizeof value)) << ro;
   unchanged("writes of read-only properties");
 
@@ -700,4 +698,4 @@ TEST_P(urAsyncPoolTest, PoolOfAnotherDevice) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urAsyncPoolTest);
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A randomized checker of stream-ordered allocation through the UR API
 // (docs/async-alloc.md), on every device that reports
 // UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP.
@@ -156,7 +157,7 @@ private:
     bool user = false;                    // drawn from the user pool
     uint32_t pattern = 0;
     bool filled = false;
-    bool used = false; // a fill or copy was enqueued (the alloc itself is no use)
+    bool used = false;                // a fill or copy was enqueued (the alloc itself is no use)
     ur_event_handle_t last = nullptr; // the block's newest command's event (null: only queue order)
     size_t last_queue = 0;
   };
@@ -235,7 +236,7 @@ private:
   bool classic_ = false;                // made by urUSMPoolCreate
   bool current_is_user_ = false;        // urUSMPoolSetDevicePoolExp made it the device's current pool
   size_t max_ = 0;
-  QueueHold hold_;      // keeps one queue's commands pending (async_alloc_support.hpp)
+  QueueHold hold_; // keeps one queue's commands pending (async_alloc_support.hpp)
   bool holding_ = false;
   uint64_t next_id_ = 1;
   std::atomic<size_t> ops_done_{0};
@@ -246,13 +247,13 @@ private:
   std::deque<ur_event_handle_t> events_;                  // every event the program asked for
   std::deque<Check> checks_;                              // stable addresses for non-blocking copies
   size_t staged_ = 0;
-  size_t user_used_ = 0; // the user pool's live blocks, each rounded up to 64 bytes
+  size_t user_used_ = 0;      // the user pool's live blocks, each rounded up to 64 bytes
   std::vector<void *> stale_; // freed pointers, for double frees
   struct LogEntry {
     std::string text;
     uint64_t block;
   };
-  std::vector<LogEntry> log_;                                     // every operation, in order
+  std::vector<LogEntry> log_;                                       // every operation, in order
   std::map<uint64_t, std::pair<const void *, size_t>> every_block_; // id -> memory, blocks ever made
   std::string failure_;
   std::atomic<bool> failed_{false};
@@ -356,9 +357,8 @@ bool Program::register_live(const Block &b, const std::string &op) {
     auto it = live_.upper_bound(lo);
     for (auto c : {it, it == live_.begin() ? live_.end() : std::prev(it)})
       if (c != live_.end() && overlaps(b.ptr, b.size, reinterpret_cast<void *>(c->first), c->second.first))
-        clash << op << " returned " << b.ptr << " (" << b.size << " bytes), overlapping live block "
-              << c->second.second << " at " << reinterpret_cast<void *>(c->first) << " (" << c->second.first
-              << " bytes)";
+        clash << op << " returned " << b.ptr << " (" << b.size << " bytes), overlapping live block " << c->second.second
+              << " at " << reinterpret_cast<void *>(c->first) << " (" << c->second.first << " bytes)";
     if (clash.str().empty()) {
       live_[lo] = {b.size, b.id};
       if (b.user) user_used_ += round_up(b.size, 64);
@@ -378,7 +378,10 @@ void Program::unregister_live(const Block &b) {
 size_t Program::pick_size(Actor &a, bool user_pool) {
   static const size_t classes[] = {64, 100, 4096, 64 * KiB, 300 * KiB, MiB};
   const uint64_t r = a.below(100);
-  size_t size = a.chance(40) ? classes[a.below(6)] : r < 50 ? 1 + a.below(4096) : r < 85 ? 4 * KiB + a.below(252 * KiB) : 256 * KiB + a.below(1792 * KiB);
+  size_t size = a.chance(40) ? classes[a.below(6)]
+                : r < 50     ? 1 + a.below(4096)
+                : r < 85     ? 4 * KiB + a.below(252 * KiB)
+                             : 256 * KiB + a.below(1792 * KiB);
   if (user_pool && max_) size = std::min(size, std::max<size_t>(64, max_ / 3));
   return size;
 }
@@ -458,8 +461,10 @@ void Program::teardown() {
       if (urUSMPoolGetDefaultDevicePoolExp(ctx_, dev_.device, &def) == UR_RESULT_SUCCESS)
         urUSMPoolSetDevicePoolExp(ctx_, dev_.device, def);
     }
-    if (classic_) urUSMPoolRelease(pool_);
-    else urUSMPoolDestroyExp(ctx_, dev_.device, pool_);
+    if (classic_)
+      urUSMPoolRelease(pool_);
+    else
+      urUSMPoolDestroyExp(ctx_, dev_.device, pool_);
     pool_ = nullptr;
   }
   for (Queue &q : queues_) urQueueRelease(q.h);
@@ -475,8 +480,10 @@ bool Program::run() {
   for (size_t i = 0; i < queues_.size(); ++i) main.queues.push_back(i);
   const size_t target = 30 + rng_() % 51;
   while (ok && ops_done_ < target) {
-    if (queues_.size() >= 2 && main.chance(6)) ok = threaded_phase(main);
-    else ok = single_op(main);
+    if (queues_.size() >= 2 && main.chance(6))
+      ok = threaded_phase(main);
+    else
+      ok = single_op(main);
     if (ok && !failed_) ok = check_stats(("operation #" + std::to_string(ops_done_.load())).c_str());
   }
   if (ok) ok = finish_and_verify(std::move(main.blocks));
@@ -571,14 +578,19 @@ bool Program::threaded_phase(Actor &main) {
         ++ops_done_;
         const uint64_t r = a.below(100);
         bool ok;
-        if (r < 35 || a.blocks.empty()) ok = op_alloc(a);
-        else if (r < 55) ok = op_fill(a, a.blocks[a.below(a.blocks.size())]);
+        if (r < 35 || a.blocks.empty())
+          ok = op_alloc(a);
+        else if (r < 55)
+          ok = op_fill(a, a.blocks[a.below(a.blocks.size())]);
         else if (r < 70) {
           Block &b = a.blocks[a.below(a.blocks.size())];
           ok = b.filled ? op_copy(a, b) : op_fill(a, b);
-        } else if (r < 90) ok = op_free(a, a.below(a.blocks.size()));
-        else if (r < 95) ok = op_plain_free(a, a.below(a.blocks.size()));
-        else ok = op_refused_alloc(a);
+        } else if (r < 90)
+          ok = op_free(a, a.below(a.blocks.size()));
+        else if (r < 95)
+          ok = op_plain_free(a, a.below(a.blocks.size()));
+        else
+          ok = op_refused_alloc(a);
         if (!ok) break;
       }
     });
@@ -730,7 +742,10 @@ bool Program::op_free(Actor &a, size_t index, ur_event_handle_t *freed, size_t *
   ur_event_handle_t *ev = freed || a.chance(40) ? keep_event() : nullptr;
   a.blocks.erase(a.blocks.begin() + std::ptrdiff_t(index));
   unregister_live(b); // before the call: from then on the pool may hand the memory out
-  note(a, "free block " + std::to_string(b.id) + " on queue " + std::to_string(q) + (waits.empty() ? "" : " after its wait list") + (ev ? " (event kept)" : ""), b.id);
+  note(a,
+       "free block " + std::to_string(b.id) + " on queue " + std::to_string(q) +
+           (waits.empty() ? "" : " after its wait list") + (ev ? " (event kept)" : ""),
+       b.id);
   ++totals_.frees;
   if (!expect_result(urEnqueueUSMFreeExp(queues_[q].h, named, b.ptr, uint32_t(waits.size()),
                                          waits.empty() ? nullptr : waits.data(), ev),
@@ -771,8 +786,8 @@ bool Program::op_ordering(Actor &a) {
   ++totals_.orderings;
   const uint32_t n = uint32_t(waits.size());
   const ur_event_handle_t *w = waits.empty() ? nullptr : waits.data();
-  ur_result_t r = barrier ? urEnqueueEventsWaitWithBarrier(queues_[q].h, n, w, ev)
-                          : urEnqueueEventsWait(queues_[q].h, n, w, ev);
+  ur_result_t r =
+      barrier ? urEnqueueEventsWaitWithBarrier(queues_[q].h, n, w, ev) : urEnqueueEventsWait(queues_[q].h, n, w, ev);
   return expect_result(r, UR_RESULT_SUCCESS, barrier ? "urEnqueueEventsWaitWithBarrier" : "urEnqueueEventsWait");
 }
 
@@ -857,9 +872,8 @@ bool Program::op_bad_free(Actor &a) {
 bool Program::op_switch_current(Actor &a) {
   if (classic_) return op_ordering(a);
   ur_usm_pool_handle_t target = pool_;
-  if (current_is_user_ &&
-      !expect_result(urUSMPoolGetDefaultDevicePoolExp(ctx_, dev_.device, &target), UR_RESULT_SUCCESS,
-                     "urUSMPoolGetDefaultDevicePoolExp"))
+  if (current_is_user_ && !expect_result(urUSMPoolGetDefaultDevicePoolExp(ctx_, dev_.device, &target),
+                                         UR_RESULT_SUCCESS, "urUSMPoolGetDefaultDevicePoolExp"))
     return false;
   note(a, current_is_user_ ? "make the default pool current" : "make the user pool current");
   if (!expect_result(urUSMPoolSetDevicePoolExp(ctx_, dev_.device, target), UR_RESULT_SUCCESS,

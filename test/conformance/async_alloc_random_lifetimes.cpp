@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lifetime mode of the randomized checker of stream-ordered allocation
 // (async_alloc_random.cpp runs it for some seeds, or for all with
 // ORDO_RANDOM_MODE=lifetimes). Where the other mode keeps one user pool for the whole
@@ -68,8 +69,8 @@ std::atomic<int> &new_deleter_counter() {
 }
 void count_deletion(void *counter) { static_cast<std::atomic<int> *>(counter)->fetch_add(1); }
 
-ur_result_t plain_alloc(ur_context_handle_t ctx, ur_device_handle_t dev, ur_usm_type_t kind,
-                        ur_usm_pool_handle_t pool, size_t size, void **out) {
+ur_result_t plain_alloc(ur_context_handle_t ctx, ur_device_handle_t dev, ur_usm_type_t kind, ur_usm_pool_handle_t pool,
+                        size_t size, void **out) {
   switch (kind) {
   case UR_USM_TYPE_HOST: return urUSMHostAlloc(ctx, nullptr, pool, size, out);
   case UR_USM_TYPE_SHARED: return urUSMSharedAlloc(ctx, dev, nullptr, pool, size, out);
@@ -105,7 +106,7 @@ private:
     char *ptr = nullptr;
     size_t size = 0;
     ur_usm_type_t kind = UR_USM_TYPE_DEVICE;
-    Pool *pool = nullptr;     // the pool that holds it, where known
+    Pool *pool = nullptr;       // the pool that holds it, where known
     bool context_owned = false; // known to come from the default or host pool
     uint32_t pattern = 0;
     bool filled = false;
@@ -217,8 +218,10 @@ bool LifetimeProgram::setup() {
   if (!expect(urContextCreate(1, &d, nullptr, &ctx_), UR_RESULT_SUCCESS, "urContextCreate")) return false;
   std::atomic<int> &counter = new_deleter_counter();
   const ur_result_t r = urContextSetExtendedDeleter(ctx_, count_deletion, &counter);
-  if (r == UR_RESULT_SUCCESS) deleted_ = &counter;
-  else if (!expect(r, UR_RESULT_ERROR_UNSUPPORTED_FEATURE, "urContextSetExtendedDeleter")) return false;
+  if (r == UR_RESULT_SUCCESS)
+    deleted_ = &counter;
+  else if (!expect(r, UR_RESULT_ERROR_UNSUPPORTED_FEATURE, "urContextSetExtendedDeleter"))
+    return false;
   // In-order queues only: each block lives on one queue, so queue order is its order.
   // Queue 0 is the main thread's; churn threads take one each of the others.
   for (size_t i = 0; i < 4; ++i) {
@@ -266,8 +269,8 @@ bool LifetimeProgram::made_block(Actor &a, Block b, const std::string &what) {
     for (auto c : {it, it == live_.begin() ? live_.end() : std::prev(it)})
       if (c != live_.end() && overlaps(b.ptr, b.size, reinterpret_cast<void *>(c->first), c->second.first))
         clash << what << " returned " << static_cast<void *>(b.ptr) << " (" << b.size
-              << " bytes), overlapping live block " << c->second.second << " at "
-              << reinterpret_cast<void *>(c->first) << " (" << c->second.first << " bytes)";
+              << " bytes), overlapping live block " << c->second.second << " at " << reinterpret_cast<void *>(c->first)
+              << " (" << c->second.first << " bytes)";
     if (clash.str().empty()) {
       live_[lo] = {b.size, b.id};
       if (b.pool && b.pool->fixed) {
@@ -301,8 +304,8 @@ bool LifetimeProgram::check_block(const Block &b, const std::string &when) {
   ur_usm_type_t type = UR_USM_TYPE_FORCE_UINT32;
   const ur_result_t r = urUSMGetMemAllocInfo(ctx_, b.ptr, UR_USM_ALLOC_INFO_TYPE, sizeof type, &type, nullptr);
   if (r != UR_RESULT_SUCCESS || type != b.kind)
-    return fail("block " + std::to_string(b.id) + " is no longer a " + conf::usm_kind_name(b.kind) +
-                " allocation " + when + " (" + (r ? urinfo::result_name(r) : conf::usm_kind_name(type)) + ")");
+    return fail("block " + std::to_string(b.id) + " is no longer a " + conf::usm_kind_name(b.kind) + " allocation " +
+                when + " (" + (r ? urinfo::result_name(r) : conf::usm_kind_name(type)) + ")");
   const size_t bytes = b.size & ~size_t(3);
   if (!b.filled || !bytes) return true;
   std::vector<uint32_t> got(bytes / 4, 0xcdcdcdcdu);
@@ -358,8 +361,10 @@ bool LifetimeProgram::op_alloc(Actor &a) {
   ur_result_t want = UR_RESULT_SUCCESS;
   bool may_be_full = false;
   if (named) {
-    if (named->fixed && named->kind != b.kind) want = UR_RESULT_ERROR_INVALID_VALUE;
-    else if (named->exp && b.kind == UR_USM_TYPE_HOST) want = UR_RESULT_ERROR_INVALID_VALUE;
+    if (named->fixed && named->kind != b.kind)
+      want = UR_RESULT_ERROR_INVALID_VALUE;
+    else if (named->exp && b.kind == UR_USM_TYPE_HOST)
+      want = UR_RESULT_ERROR_INVALID_VALUE;
     if (named->fixed) {
       b.size = std::min(b.size, size_t(named->hi - named->lo));
       // An empty fixed pool holds any request its range holds (an enqueued alloc waits
@@ -374,13 +379,14 @@ bool LifetimeProgram::op_alloc(Actor &a) {
   b.context_owned = !b.pool;
   std::ostringstream what;
   what << (enqueued ? "enqueued " : "urUSM*Alloc ") << conf::usm_kind_name(b.kind) << " alloc of " << b.size
-       << " bytes from " << (named ? (named->fixed ? "fixed pool " : "pool ") + std::to_string(named->id) : "pPool = NULL");
+       << " bytes from "
+       << (named ? (named->fixed ? "fixed pool " : "pool ") + std::to_string(named->id) : "pPool = NULL");
   note(a, what.str());
   ++calls_;
   void *p = nullptr;
-  const ur_result_t r = enqueued ? enqueue_alloc(b.kind, queues_[a.queue], named ? named->h : nullptr, b.size, 0,
-                                                 nullptr, &p, nullptr)
-                                 : plain_alloc(ctx_, dev_.device, b.kind, named->h, b.size, &p);
+  const ur_result_t r =
+      enqueued ? enqueue_alloc(b.kind, queues_[a.queue], named ? named->h : nullptr, b.size, 0, nullptr, &p, nullptr)
+               : plain_alloc(ctx_, dev_.device, b.kind, named->h, b.size, &p);
   if (may_be_full && want == UR_RESULT_SUCCESS && r == out_of_memory_for(b.kind)) return true;
   if (!expect(r, want, what.str())) return false;
   if (r != UR_RESULT_SUCCESS) return true;
@@ -410,7 +416,8 @@ bool LifetimeProgram::op_reuse(Actor &a) {
   void *p = nullptr;
   const size_t keep = a.queue;
   a.queue = q;
-  const ur_result_t r = enqueue_alloc(b.kind, queues_[q], b.pool ? b.pool->h : nullptr, b.size, 0, nullptr, &p, nullptr);
+  const ur_result_t r =
+      enqueue_alloc(b.kind, queues_[q], b.pool ? b.pool->h : nullptr, b.size, 0, nullptr, &p, nullptr);
   bool ok = true;
   if (!(b.pool && b.pool->max && r == out_of_memory_for(b.kind))) {
     ok = expect(r, UR_RESULT_SUCCESS, what);
@@ -451,12 +458,11 @@ bool LifetimeProgram::op_offsets(Actor &a) {
     }
     ++calls_;
     ++totals_.offset_frees;
-    const std::string at = " of block " + std::to_string(b.id) + " + " + std::to_string(o) + " (size " +
-                           std::to_string(b.size) + ")";
+    const std::string at =
+        " of block " + std::to_string(b.id) + " + " + std::to_string(o) + " (size " + std::to_string(b.size) + ")";
     if (!expect(urUSMFree(ctx_, p), UR_RESULT_ERROR_INVALID_MEM_OBJECT, "urUSMFree" + at)) return false;
-    if (o % 3 == 1 &&
-        !expect(urEnqueueUSMFreeExp(queues_[b.queue], nullptr, p, 0, nullptr, nullptr),
-                UR_RESULT_ERROR_INVALID_MEM_OBJECT, "urEnqueueUSMFreeExp" + at))
+    if (o % 3 == 1 && !expect(urEnqueueUSMFreeExp(queues_[b.queue], nullptr, p, 0, nullptr, nullptr),
+                              UR_RESULT_ERROR_INVALID_MEM_OBJECT, "urEnqueueUSMFreeExp" + at))
       return false;
   }
   if (stats) {
@@ -621,7 +627,7 @@ bool LifetimeProgram::op_churn(Actor &main) {
         if (r < 50 || a.blocks.empty()) {
           Block b;
           b.kind = device_kinds.empty() || a.chance(15) ? kinds_[a.below(kinds_.size())]
-                                                          : device_kinds[a.below(device_kinds.size())];
+                                                        : device_kinds[a.below(device_kinds.size())];
           b.size = 1 + a.below(a.chance(70) ? 4096 : 512 * KiB);
           Pool *named = b.kind != UR_USM_TYPE_HOST && a.chance(30) ? kept[a.below(kept.size())] : nullptr;
           b.pool = named; // with pPool = NULL: whichever pool is current when it runs
@@ -655,8 +661,10 @@ bool LifetimeProgram::op_churn(Actor &main) {
   const size_t steps = 4 + main.below(8);
   for (size_t i = 0; i < steps && !failed_; ++i) {
     // Let the threads run between pool steps, briefly (the run's length is CI's).
-    if (main.chance(50)) std::this_thread::yield();
-    else std::this_thread::sleep_for(std::chrono::microseconds(main.below(80)));
+    if (main.chance(50))
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(main.below(80)));
     std::vector<Pool *> live_doomed;
     for (Pool *p : doomed)
       if (p->alive) live_doomed.push_back(p);
@@ -727,7 +735,11 @@ bool LifetimeProgram::try_fixed(Actor &a, int backing, char *lo, char *hi, ur_us
   for (const Pool &p : pools_)
     if (p.fixed && (p.alive || p.live) && lo < p.hi && p.lo < hi) holder = &p;
   const bool exp = kind != UR_USM_TYPE_HOST && a.chance(50);
-  ur_usm_pool_buffer_desc_t buf{UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC, nullptr, lo, size_t(hi - lo), kind,
+  ur_usm_pool_buffer_desc_t buf{UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC,
+                                nullptr,
+                                lo,
+                                size_t(hi - lo),
+                                kind,
                                 kind == UR_USM_TYPE_HOST || exp ? nullptr : dev_.device};
   ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, &buf, 0};
   const ur_result_t want = inside && !holder ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_VALUE;
@@ -932,7 +944,7 @@ bool LifetimeProgram::op_registered(Actor &a) {
     const size_t off = a.below(pages) * page;
     const size_t len = a.chance(50) ? pages * page - off : 64 + a.below(page - 64);
     const ur_usm_type_t kind = a.chance(75) ? UR_USM_TYPE_HOST : UR_USM_TYPE_DEVICE;
-    ur_usm_pool_buffer_desc_t buf{UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC, nullptr, mem + off, len, kind,
+    ur_usm_pool_buffer_desc_t buf{UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC,          nullptr, mem + off, len, kind,
                                   kind == UR_USM_TYPE_HOST ? nullptr : dev_.device};
     ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, &buf, 0};
     ur_usm_pool_handle_t h = nullptr;
@@ -947,8 +959,9 @@ bool LifetimeProgram::op_registered(Actor &a) {
       urUSMPoolRelease(h);
       if (u != UR_RESULT_SUCCESS) urUSMHostAllocUnregisterExp(ctx_, mem);
       munmap(mem, pages * page);
-      return fail(what + " gave SUCCESS, expected UR_RESULT_ERROR_INVALID_VALUE (docs/async-alloc.md: memory from "
-                         "urUSM*Alloc); urUSMHostAllocUnregisterExp under the pool then gave " +
+      return fail(what +
+                  " gave SUCCESS, expected UR_RESULT_ERROR_INVALID_VALUE (docs/async-alloc.md: memory from "
+                  "urUSM*Alloc); urUSMHostAllocUnregisterExp under the pool then gave " +
                   urinfo::result_name(u));
     }
     ok = expect(r, UR_RESULT_ERROR_INVALID_VALUE, what + " (docs/async-alloc.md: memory from urUSM*Alloc)");
@@ -965,8 +978,7 @@ bool LifetimeProgram::op_registered(Actor &a) {
 bool LifetimeProgram::op_limits(Actor &a) {
   ++totals_.limit_checks;
   const size_t max = (2 + 2 * a.below(3)) * MiB; // 2, 4 or 6 MiB
-  ur_usm_pool_limits_desc_t limits{UR_STRUCTURE_TYPE_USM_POOL_LIMITS_DESC, nullptr, max,
-                                   a.chance(70) ? max : max / 2};
+  ur_usm_pool_limits_desc_t limits{UR_STRUCTURE_TYPE_USM_POOL_LIMITS_DESC, nullptr, max, a.chance(70) ? max : max / 2};
   ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, &limits, 0};
   ur_usm_pool_handle_t h = nullptr;
   ++calls_;
@@ -1127,8 +1139,8 @@ bool LifetimeProgram::end_program(Actor &a) {
       b.context_owned = true;
       void *p = nullptr;
       ++calls_;
-      if (!expect(enqueue_alloc(b.kind, queues_[a.queue], nullptr, b.size, 0, nullptr, &p, nullptr),
-                  UR_RESULT_SUCCESS, "enqueued alloc before a reuse"))
+      if (!expect(enqueue_alloc(b.kind, queues_[a.queue], nullptr, b.size, 0, nullptr, &p, nullptr), UR_RESULT_SUCCESS,
+                  "enqueued alloc before a reuse"))
         return false;
       b.ptr = static_cast<char *>(p);
       if (!made_block(a, b, "enqueued alloc before a reuse") || !op_reuse(a)) return false;
@@ -1158,8 +1170,10 @@ bool LifetimeProgram::end_program(Actor &a) {
       return fail("the context's extended deleter ran before its last handle was released");
     ++calls_;
     const ur_result_t r = order[k] == queues_.size() ? urContextRelease(ctx_) : urQueueRelease(queues_[order[k]]);
-    if (order[k] == queues_.size()) ctx_ = nullptr;
-    else queues_[order[k]] = nullptr;
+    if (order[k] == queues_.size())
+      ctx_ = nullptr;
+    else
+      queues_[order[k]] = nullptr;
     if (!expect(r, UR_RESULT_SUCCESS, order[k] == queues_.size() ? "urContextRelease" : "urQueueRelease")) return false;
   }
   queues_.clear();
@@ -1194,8 +1208,10 @@ void LifetimeProgram::teardown_after_failure() {
   }
   for (Pool &p : pools_)
     if (p.alive) {
-      if (p.exp) urUSMPoolDestroyExp(ctx_, dev_.device, p.h);
-      else urUSMPoolRelease(p.h);
+      if (p.exp)
+        urUSMPoolDestroyExp(ctx_, dev_.device, p.h);
+      else
+        urUSMPoolRelease(p.h);
       p.alive = false;
     }
   for (Backing &bk : backings_)
@@ -1227,8 +1243,8 @@ bool LifetimeProgram::run() {
 
 } // namespace
 
-bool run_lifetime_program(const urinfo::FoundDevice &dev, uint64_t seed, LifetimeTotals &totals,
-                          std::string &failure, size_t &calls) {
+bool run_lifetime_program(const urinfo::FoundDevice &dev, uint64_t seed, LifetimeTotals &totals, std::string &failure,
+                          size_t &calls) {
   LifetimeProgram program(dev, seed, totals);
   const bool ok = program.run();
   ++totals.programs;
@@ -1242,10 +1258,10 @@ std::string describe(const LifetimeTotals &t) {
   std::ostringstream os;
   os << t.programs.load() << " lifetime programs, " << t.calls.load() << " operations (" << t.churns.load()
      << " pool churns, " << t.pools_destroyed.load() << " pools destroyed, " << t.fixed_made.load() << " of "
-     << t.fixed_tried.load() << " fixed pools made, " << t.backing_refused.load() << " frees of a pool's memory refused, "
-     << t.registered.load() << " registrations, " << t.limit_checks.load() << " full pools, " << t.offset_frees.load()
-     << " frees of inner pointers, " << t.left_live.load() << " blocks left live at teardown, "
-     << t.deleter_checks.load() << " deleter checks)";
+     << t.fixed_tried.load() << " fixed pools made, " << t.backing_refused.load()
+     << " frees of a pool's memory refused, " << t.registered.load() << " registrations, " << t.limit_checks.load()
+     << " full pools, " << t.offset_frees.load() << " frees of inner pointers, " << t.left_live.load()
+     << " blocks left live at teardown, " << t.deleter_checks.load() << " deleter checks)";
   return os.str();
 }
 

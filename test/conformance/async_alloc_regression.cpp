@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Regression tests for stream-ordered allocation (docs/async-alloc.md), one per bug
 // found in the pools, through the public API only, on every device that reports
 // UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP:
@@ -59,7 +60,8 @@ protected:
   }
   ur_queue_handle_t make_queue(bool out_of_order = false) {
     ur_queue_handle_t q = nullptr;
-    EXPECT_SUCCESS(conf::make_queue(context, device(), out_of_order ? UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, &q));
+    EXPECT_SUCCESS(
+        conf::make_queue(context, device(), out_of_order ? UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, &q));
     if (q) queues.push_back(q);
     return q;
   }
@@ -97,7 +99,7 @@ protected:
 
   QueueHold hold;
   std::vector<ur_queue_handle_t> queues;
-  std::deque<ur_event_handle_t> events; // new_event() hands out stable addresses
+  std::deque<ur_event_handle_t> events;                     // new_event() hands out stable addresses
   std::vector<std::pair<ur_usm_pool_handle_t, bool>> pools; // (pool, made by urUSMPoolCreateExp)
   std::vector<void *> plain;
 };
@@ -125,8 +127,8 @@ void urAsyncAllocRegressionTest::plain_free_of_handed_over_block(bool ordered) {
     ur_event_handle_t *freed1 = new_event();
     ASSERT_SUCCESS(urEnqueueUSMFreeExp(q1, pool, a1, 0, nullptr, freed1));
 
-    ASSERT_SUCCESS(enqueue_alloc(UR_USM_TYPE_DEVICE, q2, pool, bytes, ordered ? 1 : 0, ordered ? freed1 : nullptr,
-                                 &a2, nullptr));
+    ASSERT_SUCCESS(
+        enqueue_alloc(UR_USM_TYPE_DEVICE, q2, pool, bytes, ordered ? 1 : 0, ordered ? freed1 : nullptr, &a2, nullptr));
     EXPECT_EQ(a1, a2) << "a1's block is the only memory the pool may hold";
     ASSERT_SUCCESS(urUSMFree(context, a2));
 
@@ -146,8 +148,9 @@ void urAsyncAllocRegressionTest::plain_free_of_handed_over_block(bool ordered) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       EXPECT_NE(UR_EVENT_STATUS_COMPLETE, conf::event_status(*freed1)) << "the hold did not hold";
       EXPECT_NE(UR_EVENT_STATUS_COMPLETE, conf::event_status(*allocated3))
-          << "a3 got a1's memory (" << a3 << ") and its alloc completed while a1's free was still pending: "
-          << (ordered ? "rule 1" : "rule 3") << " handed the block to a2, and urUSMFree(a2) dropped a1's pending free";
+          << "a3 got a1's memory (" << a3
+          << ") and its alloc completed while a1's free was still pending: " << (ordered ? "rule 1" : "rule 3")
+          << " handed the block to a2, and urUSMFree(a2) dropped a1's pending free";
     }
     hold.open();
     ASSERT_SUCCESS(urEventWait(1, filled3));
@@ -172,9 +175,7 @@ void urAsyncAllocRegressionTest::plain_free_of_handed_over_block(bool ordered) {
 }
 
 // Rule 3: a2 is unordered with a1's free; the pool makes it wait.
-TEST_P(urAsyncAllocRegressionTest, PlainFreeKeepsPreviousOwnersPendingFree) {
-  plain_free_of_handed_over_block(false);
-}
+TEST_P(urAsyncAllocRegressionTest, PlainFreeKeepsPreviousOwnersPendingFree) { plain_free_of_handed_over_block(false); }
 
 // Rule 1: a2 waits for a1's free through its wait list.
 TEST_P(urAsyncAllocRegressionTest, PlainFreeKeepsPreviousOwnersPendingFreeWhenOrdered) {
@@ -419,7 +420,9 @@ void urAsyncAllocRegressionTest::cross_queue_rounds(Order how) {
     const std::set<void *> distinct(ptrs.begin(), ptrs.end());
     EXPECT_LE(grown.reserved_high, 2 * first_reserved)
         << rounds << " rounds of " << bytes << " bytes, each alloc ordered after the previous free only through "
-        << (how == Order::barrier ? "a barrier" : how == Order::events_wait ? "urEnqueueEventsWait" : "a chain of events")
+        << (how == Order::barrier       ? "a barrier"
+            : how == Order::events_wait ? "urEnqueueEventsWait"
+                                        : "a chain of events")
         << ": the pool grew from " << first_reserved << " to " << grown.reserved_high << " bytes (" << distinct.size()
         << " distinct blocks) instead of reusing the freed block";
     EXPECT_EQ(0u, stats_of(pool).used);
@@ -481,7 +484,8 @@ TEST_P(urAsyncAllocRegressionTest, NoReuseThroughABarrierThatSkipsTheFree) {
       while (conf::event_status(*filled) != UR_EVENT_STATUS_COMPLETE && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       EXPECT_NE(UR_EVENT_STATUS_COMPLETE, conf::event_status(*allocated))
-          << "y got x's memory (" << y << ") and its alloc completed while x's free was still pending: the barrier "
+          << "y got x's memory (" << y
+          << ") and its alloc completed while x's free was still pending: the barrier "
              "before y waits only for an event that had completed, so it does not order y after the free";
     }
     hold.open();
@@ -552,7 +556,8 @@ TEST_P(urAsyncAllocRegressionTest, StatisticsUnchangedByRefusedAlloc) {
     EXPECT_EQ(UR_RESULT_ERROR_OUT_OF_HOST_MEMORY,
               urEnqueueUSMHostAllocExp(other, shared_pool, max - MiB + 64 * 1024, nullptr, 0, nullptr, &p, nullptr));
     EXPECT_EQ(host_before, stats_of(shared_pool)) << "after a refused stream-ordered host allocation";
-    EXPECT_EQ(UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, urUSMDeviceAlloc(context, device(), nullptr, shared_pool, max + 1, &p));
+    EXPECT_EQ(UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
+              urUSMDeviceAlloc(context, device(), nullptr, shared_pool, max + 1, &p));
     EXPECT_EQ(host_before, stats_of(shared_pool)) << "after a refused device allocation";
     EXPECT_EQ(reinterpret_cast<void *>(0x1000), p) << "a refused alloc wrote its pointer";
     ASSERT_SUCCESS(urUSMFree(context, h));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the stream-ordered allocation regression tests and the random
 // checker (async_alloc_regression.cpp, async_alloc_random.cpp): pool statistics, and
 // a way to keep a queue's commands pending while the test enqueues more.
@@ -129,8 +130,7 @@ public:
       fills_ = static_cast<unsigned>(std::min<long long>(4000, std::max<long long>(8, target_ms * 1000LL / (us + 1))));
     }
     for (unsigned i = 0; i + 1 < fills_; ++i)
-      if (ur_result_t r = fill32(q, scratch_, kScratch, i, 0, nullptr, nullptr))
-        return r;
+      if (ur_result_t r = fill32(q, scratch_, kScratch, i, 0, nullptr, nullptr)) return r;
     return fill32(q, scratch_, kScratch, 7, 0, nullptr, ev);
   }
   void open() { opened_.store(true); }
@@ -174,8 +174,8 @@ struct LifetimeTotals {
 // pools at their maximum, frees at every offset of a block, and a teardown with blocks
 // left live that the context's extended deleter must see through. False when a check
 // failed; `failure` says which and what led to it, `calls` how many operations ran.
-bool run_lifetime_program(const urinfo::FoundDevice &dev, uint64_t seed, LifetimeTotals &totals,
-                          std::string &failure, size_t &calls);
+bool run_lifetime_program(const urinfo::FoundDevice &dev, uint64_t seed, LifetimeTotals &totals, std::string &failure,
+                          size_t &calls);
 // One line for the run's summary.
 std::string describe(const LifetimeTotals &t);
 

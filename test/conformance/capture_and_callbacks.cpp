@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Graph capture with reusable events, and event callbacks (issue 22, items 8-10;
 // docs/command-buffers.md "Graph capture" and "Events that are signalled again"):
 //   - a captured wait on a reusable event (urEventCreateExp) is resolved at every
@@ -52,8 +53,8 @@ bool completes_within(ur_event_handle_t e, int ms) {
 struct Seen {
   ur_event_handle_t event;
   ur_execution_info_t status;
-  ur_result_t info;              // urEventGetInfo(event, CONTEXT) inside the callback
-  ur_context_handle_t context;   // what it answered
+  ur_result_t info;            // urEventGetInfo(event, CONTEXT) inside the callback
+  ur_context_handle_t context; // what it answered
 };
 struct CallbackLog {
   std::mutex m;
@@ -92,13 +93,19 @@ protected:
   void TearDown() override {
     gate.open = true; // whatever failed, nothing stays held back
     for (ur_queue_handle_t q : {queue, producer, reader}) {
-      if (q) { EXPECT_SUCCESS(urQueueFinish(q)); }
+      if (q) {
+        EXPECT_SUCCESS(urQueueFinish(q));
+      }
     }
     for (ur_queue_handle_t q : {producer, reader}) {
-      if (q) { EXPECT_SUCCESS(urQueueRelease(q)); }
+      if (q) {
+        EXPECT_SUCCESS(urQueueRelease(q));
+      }
     }
     for (void *p : mem) {
-      if (p) { EXPECT_SUCCESS(urUSMFree(context, p)); }
+      if (p) {
+        EXPECT_SUCCESS(urUSMFree(context, p));
+      }
     }
     conf::QueueTest::TearDown();
   }
@@ -138,7 +145,7 @@ protected:
   void *mem[2] = {nullptr, nullptr};
 };
 
-#define CONF_REQUIRE(what, query)                                                                                \
+#define CONF_REQUIRE(what, query)                                                                                      \
   if (!device_says(device(), query)) GTEST_SKIP() << found().label() << " reports no " what
 
 // Item 8: the consumer captured waiting for E runs after the producer that signals E
@@ -245,7 +252,7 @@ TEST_P(urCaptureAndCallbacksTest, CallbackOnAReusableEventGetsTheUsersHandle) {
     GTEST_SKIP() << found().label() << ": urEventSetCallback unsupported";
   }
   ASSERT_SUCCESS(r);
-  produce(2, e);                    // signalled again: the first signal's event is let go
+  produce(2, e);                     // signalled again: the first signal's event is let go
   EXPECT_SUCCESS(urEventRelease(e)); // the user's only reference, before the callback ran
   open_gate();
   ASSERT_TRUE(log.wait_for(1)) << "the callback never ran";

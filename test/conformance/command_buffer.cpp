@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command buffers (urCommandBuffer*Exp, urEnqueueCommandBufferExp): creation and
 // lifetime, every kind of appended command with its data checked after each replay,
 // sync points on in-order and out-of-order queues, wait lists and events of an enqueue,
@@ -28,11 +29,11 @@ bool command_events_supported(ur_device_handle_t d) {
   return conf::info(d, UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP, yes) == UR_RESULT_SUCCESS && yes;
 }
 
-#define CONF_REQUIRE_UPDATE_CAPS(caps)                                                               \
-  do {                                                                                             \
-    if ((update_caps(this->device()) & (caps)) != (caps))                                          \
-      GTEST_SKIP() << this->found().label() << " lacks update capabilities " << (caps)             \
-                   << " (UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP)";                  \
+#define CONF_REQUIRE_UPDATE_CAPS(caps)                                                                                 \
+  do {                                                                                                                 \
+    if ((update_caps(this->device()) & (caps)) != (caps))                                                              \
+      GTEST_SKIP() << this->found().label() << " lacks update capabilities " << (caps)                                 \
+                   << " (UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP)";                                      \
   } while (0)
 
 bool command_buffers_supported(ur_device_handle_t d) {
@@ -40,10 +41,10 @@ bool command_buffers_supported(ur_device_handle_t d) {
   return conf::info(d, UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP, yes) == UR_RESULT_SUCCESS && yes;
 }
 
-#define CONF_SKIP_WITHOUT_COMMAND_BUFFERS()                                                          \
-  do {                                                                                             \
-    if (!command_buffers_supported(this->device()))                                                \
-      GTEST_SKIP() << this->found().label() << " reports no UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP"; \
+#define CONF_SKIP_WITHOUT_COMMAND_BUFFERS()                                                                            \
+  do {                                                                                                                 \
+    if (!command_buffers_supported(this->device()))                                                                    \
+      GTEST_SKIP() << this->found().label() << " reports no UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP";                \
   } while (0)
 
 // Helpers shared by the fixtures: USM arrays, buffers and command buffers released at the end.
@@ -131,10 +132,12 @@ TEST_P(urCommandBufferTest, CreateRetainReleaseGetInfo) {
   ur_exp_command_buffer_handle_t cb = nullptr;
   ASSERT_SUCCESS(urCommandBufferCreateExp(context, device(), &desc, &cb));
   uint32_t refs = 0;
-  ASSERT_SUCCESS(urCommandBufferGetInfoExp(cb, UR_EXP_COMMAND_BUFFER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr));
+  ASSERT_SUCCESS(
+      urCommandBufferGetInfoExp(cb, UR_EXP_COMMAND_BUFFER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr));
   EXPECT_EQ(1u, refs);
   ASSERT_SUCCESS(urCommandBufferRetainExp(cb));
-  ASSERT_SUCCESS(urCommandBufferGetInfoExp(cb, UR_EXP_COMMAND_BUFFER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr));
+  ASSERT_SUCCESS(
+      urCommandBufferGetInfoExp(cb, UR_EXP_COMMAND_BUFFER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr));
   EXPECT_EQ(2u, refs);
   ur_exp_command_buffer_desc_t got{};
   size_t size = 0;
@@ -150,7 +153,8 @@ TEST_P(urCommandBufferTest, CreateRetainReleaseGetInfo) {
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_ENUMERATION,
             urCommandBufferGetInfoExp(cb, UR_EXP_COMMAND_BUFFER_INFO_FORCE_UINT32, sizeof refs, &refs, nullptr));
   ASSERT_SUCCESS(urCommandBufferReleaseExp(cb));
-  ASSERT_SUCCESS(urCommandBufferGetInfoExp(cb, UR_EXP_COMMAND_BUFFER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr));
+  ASSERT_SUCCESS(
+      urCommandBufferGetInfoExp(cb, UR_EXP_COMMAND_BUFFER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr));
   EXPECT_EQ(1u, refs);
   ASSERT_SUCCESS(urCommandBufferReleaseExp(cb));
 }
@@ -236,8 +240,8 @@ TEST_P(urCommandBufferOutOfOrderTest, SyncPointsOrderAChain) {
   auto cb = make_cb();
   const uint32_t v = 0xABCD0123;
   SyncPoint prev;
-  ASSERT_SUCCESS(urCommandBufferAppendUSMFillExp(cb, arrays[0], &v, 4, n * 4, 0, nullptr, 0, nullptr, &prev, nullptr,
-                                                 nullptr));
+  ASSERT_SUCCESS(
+      urCommandBufferAppendUSMFillExp(cb, arrays[0], &v, 4, n * 4, 0, nullptr, 0, nullptr, &prev, nullptr, nullptr));
   for (int i = 1; i <= links; ++i)
     ASSERT_SUCCESS(urCommandBufferAppendUSMMemcpyExp(cb, arrays[i], arrays[i - 1], n * 4, 1, &prev, 0, nullptr, &prev,
                                                      nullptr, nullptr));
@@ -255,7 +259,8 @@ TEST_P(urCommandBufferOutOfOrderTest, InOrderCommandBuffer) {
   uint32_t *a = usm<uint32_t>(n), *b = usm<uint32_t>(n), *c = usm<uint32_t>(n);
   auto cb = make_cb(false, true);
   const uint32_t v = 5;
-  ASSERT_SUCCESS(urCommandBufferAppendUSMFillExp(cb, a, &v, 4, n * 4, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
+  ASSERT_SUCCESS(
+      urCommandBufferAppendUSMFillExp(cb, a, &v, 4, n * 4, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
   ASSERT_SUCCESS(urCommandBufferAppendUSMMemcpyExp(cb, b, a, n * 4, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
   ASSERT_SUCCESS(urCommandBufferAppendUSMMemcpyExp(cb, c, b, n * 4, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
   ASSERT_SUCCESS(urCommandBufferFinalizeExp(cb));
@@ -297,7 +302,8 @@ TEST_P(urCommandBufferOutOfOrderTest, RunsDoNotOverlap) {
   // b = a; a = pattern ^ ... : the second run copies what the first wrote.
   const uint32_t v = 0x5A5A5A5A;
   ASSERT_SUCCESS(urCommandBufferAppendUSMMemcpyExp(cb, b, a, n * 4, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
-  ASSERT_SUCCESS(urCommandBufferAppendUSMFillExp(cb, a, &v, 4, n * 4, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
+  ASSERT_SUCCESS(
+      urCommandBufferAppendUSMFillExp(cb, a, &v, 4, n * 4, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
   ASSERT_SUCCESS(urCommandBufferFinalizeExp(cb));
   set_all<uint32_t>(a, n, 1);
   set_all<uint32_t>(b, n, 0);
@@ -372,7 +378,8 @@ TEST_P(urCommandBufferTest, AppendRefusals) {
     return urCommandBufferAppendUSMFillExp(cb, a, pattern, 4, size, ns, sp, ne, ev, nullptr, out, cmd);
   };
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_EXP, fill(1, &unknown, 0, nullptr, nullptr, nullptr));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP, fill(1, nullptr, 0, nullptr, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP,
+            fill(1, nullptr, 0, nullptr, nullptr, nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_SYNC_POINT_WAIT_LIST_EXP, fill(0, &s, 0, nullptr, nullptr, nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, fill(0, nullptr, 1, nullptr, nullptr, nullptr));
   ur_event_handle_t e = nullptr;
@@ -388,7 +395,8 @@ TEST_P(urCommandBufferTest, AppendRefusals) {
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
             urCommandBufferAppendUSMFillExp(cb, a, &w, 4, 0, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, fill(0, nullptr, 0, nullptr, nullptr, nullptr, 6));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, fill(0, nullptr, 0, nullptr, nullptr, nullptr, n * 4 + 4)) << "past the allocation";
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, fill(0, nullptr, 0, nullptr, nullptr, nullptr, n * 4 + 4))
+      << "past the allocation";
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER,
             urCommandBufferAppendUSMFillExp(cb, a, nullptr, 4, 64, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER,
@@ -454,20 +462,22 @@ TEST_P(urCommandBufferTest, BufferWriteFillCopyRead) {
                                                         nullptr, nullptr));
   ASSERT_SUCCESS(urCommandBufferAppendMemBufferFillExp(cb, src, &pattern, 4, 1024, 512, 1, &wrote, 0, nullptr, &filled,
                                                        nullptr, nullptr));
-  ASSERT_SUCCESS(urCommandBufferAppendMemBufferCopyExp(cb, src, dst, 0, 0, n, 1, &filled, 0, nullptr, &copied, nullptr,
-                                                       nullptr));
+  ASSERT_SUCCESS(
+      urCommandBufferAppendMemBufferCopyExp(cb, src, dst, 0, 0, n, 1, &filled, 0, nullptr, &copied, nullptr, nullptr));
   ASSERT_SUCCESS(urCommandBufferAppendMemBufferReadExp(cb, dst, 0, n, back.data(), 1, &copied, 0, nullptr, nullptr,
                                                        nullptr, nullptr));
   // Refused: out of range, misaligned fill, null host pointer.
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, urCommandBufferAppendMemBufferReadExp(cb, dst, n - 4, 8, back.data(), 0,
-                                                                                nullptr, 0, nullptr, nullptr, nullptr,
-                                                                                nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
+            urCommandBufferAppendMemBufferReadExp(cb, dst, n - 4, 8, back.data(), 0, nullptr, 0, nullptr, nullptr,
+                                                  nullptr, nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, urCommandBufferAppendMemBufferFillExp(cb, src, &pattern, 4, 2, 8, 0, nullptr,
                                                                                 0, nullptr, nullptr, nullptr, nullptr));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER, urCommandBufferAppendMemBufferWriteExp(
-                                                      cb, src, 0, 4, nullptr, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urCommandBufferAppendMemBufferCopyExp(
-                                                     cb, nullptr, dst, 0, 0, 4, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+            urCommandBufferAppendMemBufferWriteExp(cb, src, 0, 4, nullptr, 0, nullptr, 0, nullptr, nullptr, nullptr,
+                                                   nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE,
+            urCommandBufferAppendMemBufferCopyExp(cb, nullptr, dst, 0, 0, 4, 0, nullptr, 0, nullptr, nullptr, nullptr,
+                                                  nullptr));
   ASSERT_SUCCESS(urCommandBufferFinalizeExp(cb));
   ASSERT_SUCCESS(run(cb));
   for (size_t i = 0; i < n; ++i) {
@@ -506,8 +516,8 @@ TEST_P(urCommandBufferTest, BufferRectangles) {
                                                            back.data(), 0, nullptr, 0, nullptr, nullptr, nullptr,
                                                            nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
-            urCommandBufferAppendMemBufferCopyRectExp(cb, a, b, {0, 6, 1}, {0, 0, 0}, region, row, slice, row, slice,
-                                                      0, nullptr, 0, nullptr, nullptr, nullptr, nullptr))
+            urCommandBufferAppendMemBufferCopyRectExp(cb, a, b, {0, 6, 1}, {0, 0, 0}, region, row, slice, row, slice, 0,
+                                                      nullptr, 0, nullptr, nullptr, nullptr, nullptr))
       << "the source rectangle ends past the buffer";
   ASSERT_SUCCESS(urCommandBufferFinalizeExp(cb));
   ASSERT_SUCCESS(run(cb));
@@ -525,11 +535,10 @@ TEST_P(urCommandBufferKernelTest, FillKernelThenCopy) {
   std::vector<ur_exp_kernel_arg_properties_t> args{arg_pointer(0, out), arg_value(1, sizeof value, &value)};
   auto cb = make_cb();
   SyncPoint launched;
-  ASSERT_SUCCESS(urCommandBufferAppendKernelLaunchWithArgsExp(cb, k, 1, nullptr, &n, nullptr, 2, args.data(), 0,
-                                                              nullptr, 0, nullptr, 0, nullptr, &launched, nullptr,
-                                                              nullptr));
-  ASSERT_SUCCESS(urCommandBufferAppendUSMMemcpyExp(cb, copy, out, n * 4, 1, &launched, 0, nullptr, nullptr, nullptr,
-                                                   nullptr));
+  ASSERT_SUCCESS(urCommandBufferAppendKernelLaunchWithArgsExp(
+      cb, k, 1, nullptr, &n, nullptr, 2, args.data(), 0, nullptr, 0, nullptr, 0, nullptr, &launched, nullptr, nullptr));
+  ASSERT_SUCCESS(
+      urCommandBufferAppendUSMMemcpyExp(cb, copy, out, n * 4, 1, &launched, 0, nullptr, nullptr, nullptr, nullptr));
   ASSERT_SUCCESS(urKernelRelease(k)); // the command holds the kernel
   ASSERT_SUCCESS(urCommandBufferFinalizeExp(cb));
   set_all<uint32_t>(copy, n, 0);
@@ -605,8 +614,8 @@ TEST_P(urCommandBufferKernelTest, UpdateArgumentsAndSize) {
 
   const uint32_t seven = 7;
   void *new_ptr = second;
-  ur_exp_command_buffer_update_value_arg_desc_t new_value{UR_STRUCTURE_TYPE_EXP_COMMAND_BUFFER_UPDATE_VALUE_ARG_DESC,
-                                                          nullptr, 1, sizeof seven, nullptr, &seven};
+  ur_exp_command_buffer_update_value_arg_desc_t new_value{
+      UR_STRUCTURE_TYPE_EXP_COMMAND_BUFFER_UPDATE_VALUE_ARG_DESC, nullptr, 1, sizeof seven, nullptr, &seven};
   ur_exp_command_buffer_update_pointer_arg_desc_t new_pointer{
       UR_STRUCTURE_TYPE_EXP_COMMAND_BUFFER_UPDATE_POINTER_ARG_DESC, nullptr, 0, nullptr, &new_ptr};
   size_t global = n2;
@@ -685,8 +694,8 @@ TEST_P(urCommandBufferKernelTest, UpdateRefusedWhenNotUpdatableOrNotAKernel) {
   ASSERT_NE(nullptr, k);
   auto arg = arg_pointer(0, data);
   auto fixed = make_cb(false);
-  ASSERT_SUCCESS(urCommandBufferAppendKernelLaunchWithArgsExp(fixed, k, 1, nullptr, &n, nullptr, 1, &arg, 0, nullptr,
-                                                              0, nullptr, 0, nullptr, nullptr, nullptr, nullptr));
+  ASSERT_SUCCESS(urCommandBufferAppendKernelLaunchWithArgsExp(fixed, k, 1, nullptr, &n, nullptr, 1, &arg, 0, nullptr, 0,
+                                                              nullptr, 0, nullptr, nullptr, nullptr, nullptr));
   ASSERT_SUCCESS(urCommandBufferFinalizeExp(fixed));
   auto updatable = make_cb(true);
   ur_exp_command_buffer_command_handle_t copy_cmd = nullptr;
@@ -719,7 +728,8 @@ TEST_P(urCommandBufferTest, NativeCommandRunsInOrder) {
   allocations.push_back(host);
   const uint32_t v = 41;
   SyncPoint filled;
-  ASSERT_SUCCESS(urCommandBufferAppendUSMFillExp(cb, host, &v, 4, 64, 0, nullptr, 0, nullptr, &filled, nullptr, nullptr));
+  ASSERT_SUCCESS(
+      urCommandBufferAppendUSMFillExp(cb, host, &v, 4, 64, 0, nullptr, 0, nullptr, &filled, nullptr, nullptr));
   ur_result_t r = urCommandBufferAppendNativeCommandExp(cb, count_call, host, nullptr, 1, &filled, nullptr);
   if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE)
     GTEST_SKIP() << found().label() << " has no host functions in command buffers (no urEnqueueHostTaskExp)";
@@ -738,4 +748,4 @@ CONF_INSTANTIATE_DEVICE_SUITE(urCommandBufferTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urCommandBufferOutOfOrderTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urCommandBufferKernelTest);
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events that are signalled again (docs/command-buffers.md, "Events that are signalled
 // again"): the signal events and wait lists of command-buffer commands, their updates
 // (urCommandBufferUpdateSignalEventExp, urCommandBufferUpdateWaitEventsExp), and reusable
@@ -32,10 +33,16 @@ protected:
       EXPECT_SUCCESS(urQueueFinish(other));
       EXPECT_SUCCESS(urQueueRelease(other));
     }
-    if (queue) { EXPECT_SUCCESS(urQueueFinish(queue)); }
-    if (cb) { EXPECT_SUCCESS(urCommandBufferReleaseExp(cb)); }
+    if (queue) {
+      EXPECT_SUCCESS(urQueueFinish(queue));
+    }
+    if (cb) {
+      EXPECT_SUCCESS(urCommandBufferReleaseExp(cb));
+    }
     for (void *p : mem) {
-      if (p) { EXPECT_SUCCESS(urUSMFree(context, p)); }
+      if (p) {
+        EXPECT_SUCCESS(urUSMFree(context, p));
+      }
     }
     conf::QueueTest::TearDown();
   }
@@ -94,8 +101,8 @@ TEST_P(urCommandEventsTest, WaitListIsWaitedForAtEveryRun) {
   const uint32_t three = 3;
   ASSERT_SUCCESS(urEnqueueUSMFill(other, mem[0], 4, &three, kWords * 4, 0, nullptr, &gate));
   ur_exp_command_buffer_command_handle_t copy = nullptr;
-  ASSERT_SUCCESS(urCommandBufferAppendUSMMemcpyExp(cb, mem[1], mem[0], kWords * 4, 0, nullptr, 1, &gate, nullptr,
-                                                   nullptr, &copy));
+  ASSERT_SUCCESS(
+      urCommandBufferAppendUSMMemcpyExp(cb, mem[1], mem[0], kWords * 4, 0, nullptr, 1, &gate, nullptr, nullptr, &copy));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_OPERATION, urCommandBufferUpdateWaitEventsExp(copy, 1, &gate)) << "not finalized";
   ASSERT_SUCCESS(urCommandBufferFinalizeExp(cb));
   ASSERT_SUCCESS(urEnqueueCommandBufferExp(queue, cb, 0, nullptr, nullptr));
@@ -156,8 +163,8 @@ TEST_P(urCommandEventsTest, NotUpdatableRefusesEventUpdates) {
   ur_exp_command_buffer_desc_t desc{UR_STRUCTURE_TYPE_EXP_COMMAND_BUFFER_DESC, nullptr, false, false, false};
   ASSERT_SUCCESS(urCommandBufferCreateExp(context, device(), &desc, &cb2));
   const uint32_t v = 1;
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_OPERATION, urCommandBufferAppendUSMFillExp(cb2, mem[0], &v, 4, 64, 0, nullptr, 0,
-                                                                              nullptr, nullptr, nullptr, &cmd));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_OPERATION,
+            urCommandBufferAppendUSMFillExp(cb2, mem[0], &v, 4, 64, 0, nullptr, 0, nullptr, nullptr, nullptr, &cmd));
   EXPECT_SUCCESS(urCommandBufferReleaseExp(cb2));
 }
 
@@ -224,8 +231,7 @@ TEST_P(urReusableEventTest, CreateRefusals) {
   desc.flags = UR_EXP_EVENT_FLAGS_MASK;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_ENUMERATION, urEventCreateExp(context, device(), &desc, &e));
   desc.flags = UR_EXP_EVENT_FLAG_IPC_EXP;
-  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE, urEventCreateExp(context, device(), &desc, &e))
-      << "no IPC events";
+  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE, urEventCreateExp(context, device(), &desc, &e)) << "no IPC events";
   EXPECT_EQ(nullptr, e);
   // Waiting for one never signalled does not block.
   desc.flags = 0;

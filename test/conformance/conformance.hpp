@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The conformance suite's fixtures and helpers (docs/conformance.md).
 //
 // Every test is parameterized over the devices the loader finds through
@@ -27,7 +28,7 @@ inline void PrintTo(ur_result_t r, std::ostream *os) { *os << urinfo::result_nam
 namespace urinfo {
 inline void PrintTo(const FoundDevice &d, std::ostream *os) { *os << d.label(); }
 inline void PrintTo(const InfoQuery *q, std::ostream *os) { *os << (q ? q->name : "null"); }
-}  // namespace urinfo
+} // namespace urinfo
 
 #define ASSERT_SUCCESS(expr) ASSERT_EQ(UR_RESULT_SUCCESS, (expr))
 #define EXPECT_SUCCESS(expr) EXPECT_EQ(UR_RESULT_SUCCESS, (expr))
@@ -35,35 +36,35 @@ inline void PrintTo(const InfoQuery *q, std::ostream *os) { *os << (q ? q->name 
 #define EXPECT_EQ_RESULT(expected, expr) EXPECT_EQ((expected), (expr))
 
 // An optional entry point: UNSUPPORTED_FEATURE skips the test with the reason.
-#define ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(expr)                                          \
-  do {                                                                                  \
-    ur_result_t conf_r_ = (expr);                                                       \
-    if (conf_r_ == UR_RESULT_ERROR_UNSUPPORTED_FEATURE)                                 \
-      GTEST_SKIP() << #expr " is not supported on " << this->found().label();           \
-    ASSERT_EQ(UR_RESULT_SUCCESS, conf_r_);                                              \
+#define ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(expr)                                                                       \
+  do {                                                                                                                 \
+    ur_result_t conf_r_ = (expr);                                                                                      \
+    if (conf_r_ == UR_RESULT_ERROR_UNSUPPORTED_FEATURE)                                                                \
+      GTEST_SKIP() << #expr " is not supported on " << this->found().label();                                          \
+    ASSERT_EQ(UR_RESULT_SUCCESS, conf_r_);                                                                             \
   } while (0)
 
 // `expr` must give one of the listed results.
-#define ASSERT_RESULT_IN(expr, ...)                                                       \
-  do {                                                                                  \
-    ur_result_t conf_r_ = (expr);                                                       \
-    ASSERT_TRUE(::conf::result_in(conf_r_, {__VA_ARGS__}))                              \
-        << #expr " gave " << urinfo::result_name(conf_r_) << ", expected one of "       \
-        << ::conf::results_text({__VA_ARGS__});                                          \
+#define ASSERT_RESULT_IN(expr, ...)                                                                                    \
+  do {                                                                                                                 \
+    ur_result_t conf_r_ = (expr);                                                                                      \
+    ASSERT_TRUE(::conf::result_in(conf_r_, {__VA_ARGS__}))                                                             \
+        << #expr " gave " << urinfo::result_name(conf_r_) << ", expected one of "                                      \
+        << ::conf::results_text({__VA_ARGS__});                                                                        \
   } while (0)
 
 // Negative tests of the parameter rules need the validation layer.
-#define CONF_REQUIRE_VALIDATION()                                                         \
-  do {                                                                                  \
-    if (!::conf::validation_enabled())                                                  \
-      GTEST_SKIP() << "needs UR_LAYER_PARAMETER_VALIDATION: " << ::conf::validation_status(); \
+#define CONF_REQUIRE_VALIDATION()                                                                                      \
+  do {                                                                                                                 \
+    if (!::conf::validation_enabled())                                                                                 \
+      GTEST_SKIP() << "needs UR_LAYER_PARAMETER_VALIDATION: " << ::conf::validation_status();                          \
   } while (0)
 
 // A derived fixture's SetUp starts with this.
-#define CONF_BASE_SETUP(Base)                                                             \
-  do {                                                                                  \
-    Base::SetUp();                                                                      \
-    if (this->IsSkipped() || this->HasFatalFailure()) return;                           \
+#define CONF_BASE_SETUP(Base)                                                                                          \
+  do {                                                                                                                 \
+    Base::SetUp();                                                                                                     \
+    if (this->IsSkipped() || this->HasFatalFailure()) return;                                                          \
   } while (0)
 
 namespace conf {
@@ -85,8 +86,8 @@ std::string results_text(std::initializer_list<ur_result_t> allowed);
 const char *known_failure(const std::string &backend, const std::string &test);
 // Every entry, for the docs check and the report.
 struct KnownFailure {
-  const char *backend;  // "native_cpu", ... or "*"
-  const char *pattern;  // glob over "Suite.Test" or "Suite.Test/param"
+  const char *backend; // "native_cpu", ... or "*"
+  const char *pattern; // glob over "Suite.Test" or "Suite.Test/param"
   const char *reason;
 };
 const std::vector<KnownFailure> &known_failures();
@@ -147,7 +148,9 @@ protected:
     ASSERT_SUCCESS(urContextCreate(1, &dev, nullptr, &context));
   }
   void TearDown() override {
-    if (context) { EXPECT_SUCCESS(urContextRelease(context)); }
+    if (context) {
+      EXPECT_SUCCESS(urContextRelease(context));
+    }
     DeviceFixture<Param>::TearDown();
   }
 };
@@ -191,7 +194,9 @@ protected:
     program_path = p.path;
   }
   void TearDown() override {
-    if (program) { EXPECT_SUCCESS(urProgramRelease(program)); }
+    if (program) {
+      EXPECT_SUCCESS(urProgramRelease(program));
+    }
     QueueFixture<Param>::TearDown();
   }
 
@@ -226,8 +231,8 @@ ur_result_t make_queue(ur_context_handle_t context, ur_device_handle_t device, u
 
 // USM capability of the device for one kind (host/device/shared): access bit set.
 bool usm_supported(ur_device_handle_t device, ur_usm_type_t kind);
-ur_result_t usm_alloc(ur_context_handle_t context, ur_device_handle_t device, ur_usm_type_t kind,
-                      size_t size, void **ptr, uint32_t align = 0);
+ur_result_t usm_alloc(ur_context_handle_t context, ur_device_handle_t device, ur_usm_type_t kind, size_t size,
+                      void **ptr, uint32_t align = 0);
 const char *usm_kind_name(ur_usm_type_t kind);
 
 // Reads a fixed-size info value; the result of the call.
@@ -284,8 +289,7 @@ template <class Param> void DeviceFixture<Param>::SetUp() {
   size_t slash = suite.rfind('/');
   if (slash != std::string::npos) suite = suite.substr(slash + 1);
   const char *why = known_failure(found().backend_name, suite + "." + info->name());
-  if (why && !run_known_failures())
-    GTEST_SKIP() << "known failure on " << found().backend_name << ": " << why;
+  if (why && !run_known_failures()) GTEST_SKIP() << "known failure on " << found().backend_name << ": " << why;
 }
 
 template <class Param> void QueueFixture<Param>::SetUp() {
@@ -298,16 +302,15 @@ template <class Param> void QueueFixture<Param>::SetUp() {
   ASSERT_SUCCESS(make_queue(this->context, this->device(), flags, &queue));
 }
 
-}  // namespace conf
+} // namespace conf
 
 // Instantiates a device-parameterized suite over every device found.
-#define CONF_INSTANTIATE_DEVICE_SUITE(Suite)                                             \
-  GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Suite);                                 \
+#define CONF_INSTANTIATE_DEVICE_SUITE(Suite)                                                                           \
+  GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Suite);                                                                \
   INSTANTIATE_TEST_SUITE_P(, Suite, ::testing::ValuesIn(::conf::devices()), ::conf::DeviceName{})
 
 // ... over every (device, value) pair; Namer turns a value into a name.
-#define CONF_INSTANTIATE_DEVICE_SUITE_WITH(Suite, T, Values, Namer)                      \
-  GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Suite);                                 \
-  INSTANTIATE_TEST_SUITE_P(, Suite,                                                     \
-                           ::testing::Combine(::testing::ValuesIn(::conf::devices()), Values), \
+#define CONF_INSTANTIATE_DEVICE_SUITE_WITH(Suite, T, Values, Namer)                                                    \
+  GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Suite);                                                                \
+  INSTANTIATE_TEST_SUITE_P(, Suite, ::testing::Combine(::testing::ValuesIn(::conf::devices()), Values),                \
                            (::conf::DeviceAndName<T, Namer>{}))

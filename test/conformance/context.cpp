@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Contexts: creation, info queries, reference counting, the extended deleter, the
 // parameter rules.
 #include <atomic>
@@ -16,9 +17,11 @@ using urContextGetInfoTest = ContextTestWith<Query>;
 TEST_P(urContextGetInfoTest, Query) {
   const urinfo::InfoQuery &q = *std::get<1>(GetParam());
   ur_context_handle_t c = context;
-  conf::check_info_query(q, [c](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urContextGetInfo(c, static_cast<ur_context_info_t>(id), size, value, ret);
-  }, {});
+  conf::check_info_query(q,
+                         [c](uint32_t id, size_t size, void *value, size_t *ret) {
+                           return urContextGetInfo(c, static_cast<ur_context_info_t>(id), size, value, ret);
+                         },
+                         {});
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE_WITH(urContextGetInfoTest, Query,
@@ -59,8 +62,9 @@ TEST_P(urContextTest, TwoContextsAreIndependent) {
   ASSERT_SUCCESS(conf::usm_alloc(context, device(), UR_USM_TYPE_DEVICE, 256, &ptr));
   ur_usm_type_t type = UR_USM_TYPE_DEVICE;
   ur_result_t r = urUSMGetMemAllocInfo(other, ptr, UR_USM_ALLOC_INFO_TYPE, sizeof type, &type, nullptr);
-  if (r == UR_RESULT_SUCCESS) { EXPECT_EQ(UR_USM_TYPE_UNKNOWN, type) << "another context's allocation"; }
-  else
+  if (r == UR_RESULT_SUCCESS) {
+    EXPECT_EQ(UR_USM_TYPE_UNKNOWN, type) << "another context's allocation";
+  } else
     EXPECT_TRUE(conf::result_in(r, {UR_RESULT_ERROR_INVALID_MEM_OBJECT, UR_RESULT_ERROR_INVALID_VALUE}))
         << "another context's allocation: " << urinfo::result_name(r);
   EXPECT_SUCCESS(urUSMFree(context, ptr));
@@ -134,7 +138,8 @@ TEST_P(urContextTest, InvalidGetInfo) {
                    urContextGetInfo(context, UR_CONTEXT_INFO_FORCE_UINT32, sizeof n, &n, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE,
                    urContextGetInfo(nullptr, UR_CONTEXT_INFO_NUM_DEVICES, sizeof n, &n, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urContextGetInfo(context, UR_CONTEXT_INFO_NUM_DEVICES, 0, &n, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urContextGetInfo(context, UR_CONTEXT_INFO_NUM_DEVICES, 0, &n, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
                    urContextGetInfo(context, UR_CONTEXT_INFO_NUM_DEVICES, 0, nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urContextRetain(nullptr));
@@ -144,4 +149,4 @@ TEST_P(urContextTest, InvalidGetInfo) {
 CONF_INSTANTIATE_DEVICE_SUITE(urContextTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urContextLifetimeTest);
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices: every info query, the values the rest of the API relies on, timestamps,
 // binary selection, reference counting, the parameter rules.
 #include <cstring>
@@ -20,9 +21,12 @@ TEST_P(urDeviceGetInfoTest, Query) {
   conf::InfoCheckOptions options;
   // A root device has no parent and need not be part of a composite device.
   options.null_handle_ok = q.id == UR_DEVICE_INFO_PARENT_DEVICE || q.id == UR_DEVICE_INFO_COMPOSITE_DEVICE;
-  conf::check_info_query(q, [d](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urDeviceGetInfo(d, static_cast<ur_device_info_t>(id), size, value, ret);
-  }, options);
+  conf::check_info_query(
+      q,
+      [d](uint32_t id, size_t size, void *value, size_t *ret) {
+        return urDeviceGetInfo(d, static_cast<ur_device_info_t>(id), size, value, ret);
+      },
+      options);
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE_WITH(urDeviceGetInfoTest, Query,
@@ -33,17 +37,35 @@ CONF_INSTANTIATE_DEVICE_SUITE_WITH(urDeviceGetInfoTest, Query,
 // What the suite, urinfo and any UR user rely on; UNSUPPORTED_ENUMERATION is not an
 // answer for these.
 const ur_device_info_t kRequired[] = {
-    UR_DEVICE_INFO_TYPE, UR_DEVICE_INFO_VENDOR_ID, UR_DEVICE_INFO_MAX_COMPUTE_UNITS,
-    UR_DEVICE_INFO_MAX_WORK_ITEM_DIMENSIONS, UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES,
-    UR_DEVICE_INFO_MAX_WORK_GROUP_SIZE, UR_DEVICE_INFO_QUEUE_PROPERTIES, UR_DEVICE_INFO_ADDRESS_BITS,
-    UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE, UR_DEVICE_INFO_GLOBAL_MEM_SIZE, UR_DEVICE_INFO_LOCAL_MEM_SIZE,
-    UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN, UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION,
-    UR_DEVICE_INFO_ENDIAN_LITTLE, UR_DEVICE_INFO_AVAILABLE, UR_DEVICE_INFO_PLATFORM,
-    UR_DEVICE_INFO_REFERENCE_COUNT, UR_DEVICE_INFO_NAME, UR_DEVICE_INFO_VENDOR, UR_DEVICE_INFO_DRIVER_VERSION,
-    UR_DEVICE_INFO_VERSION, UR_DEVICE_INFO_EXTENSIONS, UR_DEVICE_INFO_USM_HOST_SUPPORT,
-    UR_DEVICE_INFO_USM_DEVICE_SUPPORT, UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT,
-    UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, UR_DEVICE_INFO_IMAGE_SUPPORT,
-    UR_DEVICE_INFO_HOST_UNIFIED_MEMORY, UR_DEVICE_INFO_PARENT_DEVICE,
+    UR_DEVICE_INFO_TYPE,
+    UR_DEVICE_INFO_VENDOR_ID,
+    UR_DEVICE_INFO_MAX_COMPUTE_UNITS,
+    UR_DEVICE_INFO_MAX_WORK_ITEM_DIMENSIONS,
+    UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES,
+    UR_DEVICE_INFO_MAX_WORK_GROUP_SIZE,
+    UR_DEVICE_INFO_QUEUE_PROPERTIES,
+    UR_DEVICE_INFO_ADDRESS_BITS,
+    UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE,
+    UR_DEVICE_INFO_GLOBAL_MEM_SIZE,
+    UR_DEVICE_INFO_LOCAL_MEM_SIZE,
+    UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN,
+    UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION,
+    UR_DEVICE_INFO_ENDIAN_LITTLE,
+    UR_DEVICE_INFO_AVAILABLE,
+    UR_DEVICE_INFO_PLATFORM,
+    UR_DEVICE_INFO_REFERENCE_COUNT,
+    UR_DEVICE_INFO_NAME,
+    UR_DEVICE_INFO_VENDOR,
+    UR_DEVICE_INFO_DRIVER_VERSION,
+    UR_DEVICE_INFO_VERSION,
+    UR_DEVICE_INFO_EXTENSIONS,
+    UR_DEVICE_INFO_USM_HOST_SUPPORT,
+    UR_DEVICE_INFO_USM_DEVICE_SUPPORT,
+    UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT,
+    UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP,
+    UR_DEVICE_INFO_IMAGE_SUPPORT,
+    UR_DEVICE_INFO_HOST_UNIFIED_MEMORY,
+    UR_DEVICE_INFO_PARENT_DEVICE,
 };
 
 using urDeviceTest = DeviceTest;
@@ -61,7 +83,9 @@ TEST_P(urDeviceTest, TypeMatchesDiscovery) {
   EXPECT_NE(UR_DEVICE_TYPE_ALL, type) << "a device has one concrete type";
   EXPECT_NE(UR_DEVICE_TYPE_DEFAULT, type) << "a device has one concrete type";
   EXPECT_EQ(found().type_name, urinfo::device_type_name(type));
-  if (backend() == UR_BACKEND_NATIVE_CPU) { EXPECT_EQ(UR_DEVICE_TYPE_CPU, type); }
+  if (backend() == UR_BACKEND_NATIVE_CPU) {
+    EXPECT_EQ(UR_DEVICE_TYPE_CPU, type);
+  }
 }
 
 TEST_P(urDeviceTest, PlatformIsItsPlatform) {
@@ -119,8 +143,8 @@ TEST_P(urDeviceTest, ComputeUnitsAndAddressBits) {
 }
 
 TEST_P(urDeviceTest, NamesAreNotEmpty) {
-  for (ur_device_info_t q : {UR_DEVICE_INFO_NAME, UR_DEVICE_INFO_VENDOR, UR_DEVICE_INFO_VERSION,
-                             UR_DEVICE_INFO_DRIVER_VERSION})
+  for (ur_device_info_t q :
+       {UR_DEVICE_INFO_NAME, UR_DEVICE_INFO_VENDOR, UR_DEVICE_INFO_VERSION, UR_DEVICE_INFO_DRIVER_VERSION})
     EXPECT_FALSE(urinfo::device_string(device(), q).empty()) << urinfo::enumerator_name("ur_device_info_t", q);
 }
 
@@ -135,13 +159,13 @@ TEST_P(urDeviceTest, AvailableAndInOrderQueues) {
 
 TEST_P(urDeviceTest, UsmCapabilitiesCoherent) {
   // Device memory is the one kind every USM device has; atomic access needs access.
-  for (ur_device_info_t q : {UR_DEVICE_INFO_USM_HOST_SUPPORT, UR_DEVICE_INFO_USM_DEVICE_SUPPORT,
-                             UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT, UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT,
-                             UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT}) {
+  for (ur_device_info_t q :
+       {UR_DEVICE_INFO_USM_HOST_SUPPORT, UR_DEVICE_INFO_USM_DEVICE_SUPPORT, UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT,
+        UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT, UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT}) {
     ur_device_usm_access_capability_flags_t caps = 0;
     if (conf::info(device(), q, caps) != UR_RESULT_SUCCESS) continue;
-    if (caps & (UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
-                UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS)) {
+    if (caps &
+        (UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS)) {
       EXPECT_TRUE(caps & UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS)
           << urinfo::enumerator_name("ur_device_info_t", q) << ": atomic or concurrent access without access";
     }
@@ -262,7 +286,8 @@ TEST_P(urDeviceTest, InvalidEnumeration) {
 TEST_P(urDeviceTest, InvalidNullHandle) {
   CONF_REQUIRE_VALIDATION();
   size_t size = 0;
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urDeviceGetInfo(nullptr, UR_DEVICE_INFO_TYPE, 0, nullptr, &size));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE,
+                   urDeviceGetInfo(nullptr, UR_DEVICE_INFO_TYPE, 0, nullptr, &size));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urDeviceRetain(nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urDeviceRelease(nullptr));
   uint32_t count = 0;
@@ -282,10 +307,12 @@ TEST_P(urDeviceTest, InvalidSizes) {
 
 TEST_P(urDeviceTest, InvalidNullPointers) {
   CONF_REQUIRE_VALIDATION();
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER, urDeviceGetInfo(device(), UR_DEVICE_INFO_TYPE, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+                   urDeviceGetInfo(device(), UR_DEVICE_INFO_TYPE, 0, nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
                    urDeviceGetInfo(device(), UR_DEVICE_INFO_TYPE, sizeof(ur_device_type_t), nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER, urDeviceGet(platform(), UR_DEVICE_TYPE_ALL, 1, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+                   urDeviceGet(platform(), UR_DEVICE_TYPE_ALL, 1, nullptr, nullptr));
 }
 
 // Inside the enumeration's range but unknown to the adapter: the adapter itself must say so.
@@ -303,4 +330,4 @@ TEST_P(urDeviceTest, UnsupportedEnumerationIsRefused) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urDeviceTest);
 
-}  // namespace
+} // namespace

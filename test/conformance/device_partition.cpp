@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Root-device reference counts, device partitioning (urDevicePartition, sub-devices and
 // the UR_DEVICE_INFO_PARTITION_* / PARENT_DEVICE answers), and sub-devices at work:
 // a context, a queue, USM commands and stream-ordered allocation on one.
@@ -25,7 +26,9 @@ std::vector<ur_device_partition_property_t> partition_type(ur_device_handle_t d)
   size_t size = 0;
   EXPECT_SUCCESS(urDeviceGetInfo(d, UR_DEVICE_INFO_PARTITION_TYPE, 0, nullptr, &size));
   std::vector<ur_device_partition_property_t> out(size / sizeof(ur_device_partition_property_t));
-  if (!out.empty()) { EXPECT_SUCCESS(urDeviceGetInfo(d, UR_DEVICE_INFO_PARTITION_TYPE, size, out.data(), nullptr)); }
+  if (!out.empty()) {
+    EXPECT_SUCCESS(urDeviceGetInfo(d, UR_DEVICE_INFO_PARTITION_TYPE, size, out.data(), nullptr));
+  }
   return out;
 }
 
@@ -104,12 +107,16 @@ protected:
     uint32_t n = 0;
     EXPECT_SUCCESS(urDevicePartition(device(), &props, 0, nullptr, &n));
     std::vector<ur_device_handle_t> subs(n, nullptr);
-    if (n) { EXPECT_SUCCESS(urDevicePartition(device(), &props, n, subs.data(), nullptr)); }
+    if (n) {
+      EXPECT_SUCCESS(urDevicePartition(device(), &props, n, subs.data(), nullptr));
+    }
     return subs;
   }
   static void release_all(const std::vector<ur_device_handle_t> &subs) {
     for (ur_device_handle_t s : subs)
-      if (s) { EXPECT_SUCCESS(urDeviceRelease(s)); }
+      if (s) {
+        EXPECT_SUCCESS(urDeviceRelease(s));
+      }
   }
 };
 
@@ -356,4 +363,4 @@ TEST_P(urDevicePartitionTest, SubDeviceRunsCommands) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urDevicePartitionTest);
 
-}  // namespace
+} // namespace

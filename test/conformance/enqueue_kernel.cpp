@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel launches through urEnqueueKernelLaunchWithArgsExp: 1 to 3 dimensions, offsets,
 // given and chosen local sizes, value / pointer / local arguments, wait lists and chains
 // on out-of-order queues, and what a launch must refuse.
@@ -132,7 +133,7 @@ TEST_P(urEnqueueKernelTest, SaxpyValueArgument) {
   float a = 3.0f;
   ur_kernel_handle_t k = kernel("saxpy");
   ASSERT_SUCCESS(launch(k, 1, &n, nullptr, {arg_value(0, sizeof a, &a), arg_pointer(1, x), arg_pointer(2, y)}));
-  a = -100.0f;  // the value was copied at the call: changing it now changes nothing
+  a = -100.0f; // the value was copied at the call: changing it now changes nothing
   std::vector<float> out = download(y, n);
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(3.0f * hx[i] + 0.5f, out[i]) << i;
 }
@@ -144,8 +145,8 @@ TEST_P(urEnqueueKernelTest, LocalMemoryArgument) {
   std::iota(h.begin(), h.end(), 1u);
   upload(in, h);
   ur_kernel_handle_t k = kernel("local_sum");
-  ASSERT_SUCCESS(launch(k, 1, &n, &local,
-                        {arg_pointer(0, in), arg_pointer(1, out), arg_local(2, local * sizeof(uint32_t))}));
+  ASSERT_SUCCESS(
+      launch(k, 1, &n, &local, {arg_pointer(0, in), arg_pointer(1, out), arg_local(2, local * sizeof(uint32_t))}));
   std::vector<uint32_t> sums = download(out, groups);
   for (size_t g = 0; g < groups; ++g) {
     uint32_t expected = 0;
@@ -216,7 +217,8 @@ TEST_P(urEnqueueKernelTest, TwoDimensions) {
     const size_t local[2] = {8, 4};
     ASSERT_SUCCESS(launch(k, 2, global, with_local ? local : nullptr, {arg_pointer(0, out), arg_value(1, 4, &width)}));
     std::vector<uint32_t> host = download(out, global[0] * global[1]);
-    for (size_t i = 0; i < host.size(); ++i) ASSERT_EQ(i, host[i]) << (with_local ? "given" : "chosen") << " local size";
+    for (size_t i = 0; i < host.size(); ++i)
+      ASSERT_EQ(i, host[i]) << (with_local ? "given" : "chosen") << " local size";
   }
 }
 
@@ -269,8 +271,8 @@ TEST_P(urEnqueueKernelTest, OutOfOrderChainFollowsWaitLists) {
   const uint32_t zero = 0;
   const int steps = 24;
   std::vector<ur_event_handle_t> events(steps + 1, nullptr);
-  ASSERT_SUCCESS(launch(f, 1, &n, nullptr, {arg_pointer(0, data), arg_value(1, 4, &zero)}, nullptr, 0, nullptr,
-                        &events[0], ooo));
+  ASSERT_SUCCESS(
+      launch(f, 1, &n, nullptr, {arg_pointer(0, data), arg_value(1, 4, &zero)}, nullptr, 0, nullptr, &events[0], ooo));
   for (int i = 1; i <= steps; ++i)
     ASSERT_SUCCESS(launch(inc, 1, &n, nullptr, {arg_pointer(0, data)}, nullptr, 1, &events[i - 1], &events[i], ooo));
   std::vector<uint32_t> host(n, 0);
@@ -333,8 +335,8 @@ TEST_P(urEnqueueKernelTest, ProfiledLaunch) {
   uint32_t *out = device_array<uint32_t>(n);
   const uint32_t v = 5;
   ur_event_handle_t e = nullptr;
-  ASSERT_SUCCESS(launch(kernel("fill"), 1, &n, nullptr, {arg_pointer(0, out), arg_value(1, 4, &v)}, nullptr, 0,
-                        nullptr, &e, q));
+  ASSERT_SUCCESS(
+      launch(kernel("fill"), 1, &n, nullptr, {arg_pointer(0, out), arg_value(1, 4, &v)}, nullptr, 0, nullptr, &e, q));
   ASSERT_SUCCESS(urEventWait(1, &e));
   uint64_t start = 0, end = 0;
   ASSERT_SUCCESS(urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_START, sizeof start, &start, nullptr));
@@ -429,4 +431,4 @@ TEST_P(urEnqueueKernelTest, LaunchRules) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urEnqueueKernelTest);
 
-}  // namespace
+} // namespace

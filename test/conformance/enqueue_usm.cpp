@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // USM commands: fill, memcpy, 2-D fill and copy, prefetch and advise, with wait lists,
 // blocking and not, on in-order and out-of-order queues.
 #include <algorithm>
@@ -15,7 +16,7 @@ using conf::QueueTestWith;
 class urEnqueueUSMTest : public QueueTest {
 protected:
   static constexpr size_t kSize = 1 << 16;
-  void *dev = nullptr;  // device USM, kSize bytes
+  void *dev = nullptr; // device USM, kSize bytes
 
   void SetUp() override {
     CONF_BASE_SETUP(QueueTest);
@@ -23,7 +24,9 @@ protected:
   }
   void TearDown() override {
     if (queue) urQueueFinish(queue);
-    if (dev) { EXPECT_SUCCESS(urUSMFree(context, dev)); }
+    if (dev) {
+      EXPECT_SUCCESS(urUSMFree(context, dev));
+    }
     QueueTest::TearDown();
   }
   std::vector<uint8_t> read_back(const void *src, size_t size) {
@@ -62,7 +65,7 @@ TEST_P(urEnqueueUSMTest, FillPatternCopiedAtEnqueue) {
   uint32_t pattern = 0x11223344;
   ur_event_handle_t e = nullptr;
   ASSERT_SUCCESS(urEnqueueUSMFill(queue, dev, sizeof pattern, &pattern, kSize, 0, nullptr, &e));
-  pattern = 0;  // the caller's buffer may change as soon as the call returns
+  pattern = 0; // the caller's buffer may change as soon as the call returns
   ASSERT_SUCCESS(urEventWait(1, &e));
   std::vector<uint8_t> host = read_back(dev, 8);
   uint32_t first = 0;
@@ -171,8 +174,8 @@ TEST_P(urEnqueueUSMTest, Memcpy2D) {
   const uint8_t fill = 0xFF;
   ur_event_handle_t filled = nullptr;
   ASSERT_SUCCESS(urEnqueueUSMFill(queue, dev, 1, &fill, dst_pitch * height, 0, nullptr, &filled));
-  ASSERT_SUCCESS(urEnqueueUSMMemcpy2D(queue, true, dev, dst_pitch, src.data(), src_pitch, width, height, 1, &filled,
-                                      nullptr));
+  ASSERT_SUCCESS(
+      urEnqueueUSMMemcpy2D(queue, true, dev, dst_pitch, src.data(), src_pitch, width, height, 1, &filled, nullptr));
   EXPECT_SUCCESS(urEventRelease(filled));
   std::vector<uint8_t> host = read_back(dev, dst_pitch * height);
   for (size_t y = 0; y < height; ++y)
@@ -203,11 +206,12 @@ TEST_P(urEnqueueUSMTest, AdviseShared) {
   if (!conf::usm_supported(device(), UR_USM_TYPE_SHARED)) GTEST_SKIP() << "no shared USM";
   void *shared = nullptr;
   ASSERT_SUCCESS(conf::usm_alloc(context, device(), UR_USM_TYPE_SHARED, 4096, &shared));
-  for (ur_usm_advice_flags_t advice : {ur_usm_advice_flags_t(UR_USM_ADVICE_FLAG_DEFAULT),
-                                       ur_usm_advice_flags_t(UR_USM_ADVICE_FLAG_SET_READ_MOSTLY),
-                                       ur_usm_advice_flags_t(UR_USM_ADVICE_FLAG_CLEAR_READ_MOSTLY)}) {
+  for (ur_usm_advice_flags_t advice :
+       {ur_usm_advice_flags_t(UR_USM_ADVICE_FLAG_DEFAULT), ur_usm_advice_flags_t(UR_USM_ADVICE_FLAG_SET_READ_MOSTLY),
+        ur_usm_advice_flags_t(UR_USM_ADVICE_FLAG_CLEAR_READ_MOSTLY)}) {
     ur_event_handle_t e = nullptr;
-    ASSERT_SUCCESS(urEnqueueUSMAdvise(queue, shared, 4096, advice, &e)) << urinfo::flags_text("ur_usm_advice_flags_t", advice);
+    ASSERT_SUCCESS(urEnqueueUSMAdvise(queue, shared, 4096, advice, &e))
+        << urinfo::flags_text("ur_usm_advice_flags_t", advice);
     ASSERT_SUCCESS(urEventWait(1, &e));
     EXPECT_SUCCESS(urEventRelease(e));
   }
@@ -223,20 +227,26 @@ TEST_P(urEnqueueUSMTest, FillRules) {
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueUSMFill(queue, dev, 0, &p, 64, 0, nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueUSMFill(queue, dev, 4, &p, 2, 0, nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueUSMFill(queue, dev, 4, &p, 10, 0, nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER, urEnqueueUSMFill(queue, nullptr, 4, &p, 64, 0, nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER, urEnqueueUSMFill(queue, dev, 4, nullptr, 64, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+                   urEnqueueUSMFill(queue, nullptr, 4, &p, 64, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+                   urEnqueueUSMFill(queue, dev, 4, nullptr, 64, 0, nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urEnqueueUSMFill(nullptr, dev, 4, &p, 64, 0, nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, urEnqueueUSMFill(queue, dev, 4, &p, 64, 1, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST,
+                   urEnqueueUSMFill(queue, dev, 4, &p, 64, 1, nullptr, nullptr));
 }
 
 TEST_P(urEnqueueUSMTest, MemcpyRules) {
   CONF_REQUIRE_VALIDATION();
   char host[8];
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueUSMMemcpy(queue, true, host, dev, 0, 0, nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER, urEnqueueUSMMemcpy(queue, true, nullptr, dev, 8, 0, nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER, urEnqueueUSMMemcpy(queue, true, host, nullptr, 8, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+                   urEnqueueUSMMemcpy(queue, true, nullptr, dev, 8, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+                   urEnqueueUSMMemcpy(queue, true, host, nullptr, 8, 0, nullptr, nullptr));
   ur_event_handle_t list[1] = {nullptr};
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, urEnqueueUSMMemcpy(queue, true, host, dev, 8, 0, list, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST,
+                   urEnqueueUSMMemcpy(queue, true, host, dev, 8, 0, list, nullptr));
 }
 
 TEST_P(urEnqueueUSMTest, TwoDimensionalRules) {
@@ -259,7 +269,8 @@ TEST_P(urEnqueueUSMTest, PrefetchAdviseRules) {
                    urEnqueueUSMPrefetch(queue, dev, 0, UR_USM_MIGRATION_FLAG_HOST_TO_DEVICE, 0, nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_ENUMERATION,
                    urEnqueueUSMPrefetch(queue, dev, 64, UR_USM_MIGRATION_FLAGS_MASK, 0, nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueUSMAdvise(queue, dev, 0, UR_USM_ADVICE_FLAG_DEFAULT, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urEnqueueUSMAdvise(queue, dev, 0, UR_USM_ADVICE_FLAG_DEFAULT, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_ENUMERATION,
                    urEnqueueUSMAdvise(queue, dev, 64, UR_USM_ADVICE_FLAGS_MASK, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
@@ -299,12 +310,13 @@ TEST_P(urEnqueueUSMChainTest, FanInFanOut) {
   ASSERT_SUCCESS(conf::usm_alloc(context, device(), UR_USM_TYPE_DEVICE, size, &dst));
   ur_event_handle_t fills[4] = {}, copy = nullptr, reads[4] = {};
   for (uint32_t i = 0; i < 4; ++i)
-    ASSERT_SUCCESS(urEnqueueUSMFill(queue, static_cast<char *>(src) + i * quarter, 4, &i, quarter, 0, nullptr, &fills[i]));
+    ASSERT_SUCCESS(
+        urEnqueueUSMFill(queue, static_cast<char *>(src) + i * quarter, 4, &i, quarter, 0, nullptr, &fills[i]));
   ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue, false, dst, src, size, 4, fills, &copy));
   std::vector<std::vector<uint32_t>> host(4, std::vector<uint32_t>(quarter / 4, 99));
   for (uint32_t i = 0; i < 4; ++i)
-    ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue, false, host[i].data(), static_cast<char *>(dst) + i * quarter, quarter,
-                                      1, &copy, &reads[i]));
+    ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue, false, host[i].data(), static_cast<char *>(dst) + i * quarter, quarter, 1,
+                                      &copy, &reads[i]));
   ASSERT_SUCCESS(urEventWait(4, reads));
   for (uint32_t i = 0; i < 4; ++i)
     EXPECT_TRUE(std::all_of(host[i].begin(), host[i].end(), [i](uint32_t v) { return v == i; })) << "quarter " << i;
@@ -330,4 +342,4 @@ TEST_P(urEnqueueUSMChainTest, BlockingCopyWithWaitList) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urEnqueueUSMChainTest);
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The suite's main: initialises the loader with the validation layer, finds the devices,
 // and tears everything down after the last test.
 #include <cstdio>
@@ -32,13 +33,11 @@ bool env_flag(const char *name) {
 
 std::string loader_layers(ur_loader_config_handle_t config) {
   size_t size = 0;
-  if (urLoaderConfigGetInfo(config, UR_LOADER_CONFIG_INFO_AVAILABLE_LAYERS, 0, nullptr, &size) !=
-          UR_RESULT_SUCCESS ||
+  if (urLoaderConfigGetInfo(config, UR_LOADER_CONFIG_INFO_AVAILABLE_LAYERS, 0, nullptr, &size) != UR_RESULT_SUCCESS ||
       size == 0)
     return "";
   std::string s(size, '\0');
-  if (urLoaderConfigGetInfo(config, UR_LOADER_CONFIG_INFO_AVAILABLE_LAYERS, size, &s[0], nullptr) !=
-      UR_RESULT_SUCCESS)
+  if (urLoaderConfigGetInfo(config, UR_LOADER_CONFIG_INFO_AVAILABLE_LAYERS, size, &s[0], nullptr) != UR_RESULT_SUCCESS)
     return "";
   s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
   return s;
@@ -85,8 +84,7 @@ void init_once() {
   std::printf("ordo-conformance: test kernels from %s\n", s.kernel_dir.c_str());
   for (const urinfo::FoundDevice &d : s.found.devices)
     std::printf("ordo-conformance: device %s (%s)\n", d.label().c_str(), device_param_name(d).c_str());
-  if (s.found.devices.empty())
-    std::printf("ordo-conformance: no devices: %s\n", why_no_devices().c_str());
+  if (s.found.devices.empty()) std::printf("ordo-conformance: no devices: %s\n", why_no_devices().c_str());
   for (const urinfo::FoundDevice &d : s.found.devices) {
     size_t listed = 0;
     for (const KnownFailure &k : known_failures())
@@ -115,7 +113,7 @@ public:
   }
 };
 
-}  // namespace
+} // namespace
 
 const std::vector<urinfo::FoundDevice> &devices() {
   ensure_init();
@@ -145,7 +143,7 @@ const std::string &kernel_dir() {
 
 bool run_known_failures() { return env_flag("ORDO_CONFORMANCE_RUN_KNOWN_FAILURES"); }
 
-}  // namespace conf
+} // namespace conf
 
 // Says what was found: with no device, the run is one skipped test with the reason.
 TEST(Conformance, DevicesFound) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events: status, info, waiting, callbacks, profiling, barriers, wait lists across
 // queues, a failed dependency, the parameter rules.
 #include <atomic>
@@ -28,14 +29,16 @@ TEST_P(urEventGetInfoTest, Query) {
   ur_event_handle_t e = nullptr;
   ASSERT_SUCCESS(urEnqueueEventsWait(queue, 0, nullptr, &e));
   ASSERT_SUCCESS(urEventWait(1, &e));
-  conf::check_info_query(q, [e](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urEventGetInfo(e, static_cast<ur_event_info_t>(id), size, value, ret);
-  }, {});
+  conf::check_info_query(q,
+                         [e](uint32_t id, size_t size, void *value, size_t *ret) {
+                           return urEventGetInfo(e, static_cast<ur_event_info_t>(id), size, value, ret);
+                         },
+                         {});
   EXPECT_SUCCESS(urEventRelease(e));
 }
 
-CONF_INSTANTIATE_DEVICE_SUITE_WITH(urEventGetInfoTest, Query,
-                                   ::testing::ValuesIn(conf::queries_of("ur_event_info_t")), conf::QueryNamer);
+CONF_INSTANTIATE_DEVICE_SUITE_WITH(urEventGetInfoTest, Query, ::testing::ValuesIn(conf::queries_of("ur_event_info_t")),
+                                   conf::QueryNamer);
 
 // ---- one event ------------------------------------------------------------------------------
 
@@ -312,8 +315,7 @@ TEST_P(urEventTest, InvalidWaitLists) {
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, urEnqueueEventsWait(queue, 1, nullptr, nullptr));
   ur_event_handle_t list[1] = {nullptr};
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, urEnqueueEventsWait(queue, 0, list, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST,
-                   urEnqueueEventsWaitWithBarrier(queue, 1, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, urEnqueueEventsWaitWithBarrier(queue, 1, nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urEnqueueEventsWait(nullptr, 0, nullptr, &e));
 }
 
@@ -346,9 +348,15 @@ TEST_P(urEventProfilingTest, TimesAreOrdered) {
   ASSERT_TRUE(have[2] && have[3]) << "a profiling queue's events must give start and end times";
   EXPECT_LE(t[2], t[3]) << "start <= end";
   EXPECT_GT(t[2], 0u);
-  if (have[0] && have[1]) { EXPECT_LE(t[0], t[1]) << "queued <= submit"; }
-  if (have[1]) { EXPECT_LE(t[1], t[2]) << "submit <= start"; }
-  if (have[4]) { EXPECT_LE(t[3], t[4]) << "end <= complete"; }
+  if (have[0] && have[1]) {
+    EXPECT_LE(t[0], t[1]) << "queued <= submit";
+  }
+  if (have[1]) {
+    EXPECT_LE(t[1], t[2]) << "submit <= start";
+  }
+  if (have[4]) {
+    EXPECT_LE(t[3], t[4]) << "end <= complete";
+  }
   EXPECT_SUCCESS(urEventRelease(e));
   EXPECT_SUCCESS(urUSMFree(context, mem));
 }
@@ -403,9 +411,11 @@ TEST_P(urEventProfilingTest, EveryProfilingQuery) {
   ASSERT_SUCCESS(urEventWait(1, &e));
   for (const urinfo::InfoQuery &q : urinfo::info_table("ur_profiling_info_t")) {
     SCOPED_TRACE(q.name);
-    conf::check_info_query(q, [e](uint32_t id, size_t size, void *value, size_t *ret) {
-      return urEventGetProfilingInfo(e, static_cast<ur_profiling_info_t>(id), size, value, ret);
-    }, {});
+    conf::check_info_query(q,
+                           [e](uint32_t id, size_t size, void *value, size_t *ret) {
+                             return urEventGetProfilingInfo(e, static_cast<ur_profiling_info_t>(id), size, value, ret);
+                           },
+                           {});
   }
   EXPECT_SUCCESS(urEventRelease(e));
 }
@@ -416,7 +426,7 @@ CONF_INSTANTIATE_DEVICE_SUITE(urEventProfilingTest);
 
 class urEventOrderingTest : public OutOfOrderQueueTest {
 protected:
-  static constexpr size_t kSize = 8 << 20;  // large enough that a missing edge shows as a race
+  static constexpr size_t kSize = 8 << 20; // large enough that a missing edge shows as a race
   void *a = nullptr, *b = nullptr;
   void SetUp() override {
     CONF_BASE_SETUP(OutOfOrderQueueTest);
@@ -425,8 +435,12 @@ protected:
   }
   void TearDown() override {
     if (queue) urQueueFinish(queue);
-    if (a) { EXPECT_SUCCESS(urUSMFree(context, a)); }
-    if (b) { EXPECT_SUCCESS(urUSMFree(context, b)); }
+    if (a) {
+      EXPECT_SUCCESS(urUSMFree(context, a));
+    }
+    if (b) {
+      EXPECT_SUCCESS(urUSMFree(context, b));
+    }
     OutOfOrderQueueTest::TearDown();
   }
   void expect_b_holds(uint32_t value) {
@@ -560,15 +574,19 @@ protected:
   }
   void TearDown() override {
     if (queue) urQueueFinish(queue);
-    if (kernel) { EXPECT_SUCCESS(urKernelRelease(kernel)); }
-    if (program) { EXPECT_SUCCESS(urProgramRelease(program)); }
+    if (kernel) {
+      EXPECT_SUCCESS(urKernelRelease(kernel));
+    }
+    if (program) {
+      EXPECT_SUCCESS(urProgramRelease(program));
+    }
     OutOfOrderQueueTest::TearDown();
   }
   ur_event_handle_t launch_failing() {
     size_t global = 16;
     ur_event_handle_t e = nullptr;
-    EXPECT_SUCCESS(urEnqueueKernelLaunchWithArgsExp(queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr,
-                                                    nullptr, 0, nullptr, &e));
+    EXPECT_SUCCESS(urEnqueueKernelLaunchWithArgsExp(queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr, 0,
+                                                    nullptr, &e));
     return e;
   }
 };
@@ -626,4 +644,4 @@ TEST_P(urEventFailureTest, BarrierAfterFailure) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urEventFailureTest);
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events made from native handles (urEventCreateWithNativeHandle): they answer the
 // queue their command ran on, as UR's own conformance suite expects: a UR queue
 // whose native handle is the original queue's.
@@ -9,7 +10,7 @@ using conf::QueueTest;
 
 class urEventNativeTest : public QueueTest {
 protected:
-  ur_event_handle_t event = nullptr;  // of a fill on the fixture's queue
+  ur_event_handle_t event = nullptr; // of a fill on the fixture's queue
   void *mem = nullptr;
 
   void SetUp() override {
@@ -19,9 +20,13 @@ protected:
     ASSERT_SUCCESS(urEnqueueUSMFill(queue, mem, sizeof pattern, &pattern, 4096, 0, nullptr, &event));
   }
   void TearDown() override {
-    if (event) { EXPECT_SUCCESS(urEventRelease(event)); }
+    if (event) {
+      EXPECT_SUCCESS(urEventRelease(event));
+    }
     if (queue) urQueueFinish(queue);
-    if (mem) { EXPECT_SUCCESS(urUSMFree(context, mem)); }
+    if (mem) {
+      EXPECT_SUCCESS(urUSMFree(context, mem));
+    }
     QueueTest::TearDown();
   }
   // The event again, through its native handle; skips where the adapter has none.
@@ -63,4 +68,4 @@ TEST_P(urEventNativeTest, AnswersTheQueueItRanOn) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urEventNativeTest);
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Experimental entry points Ordo's adapters build from their own others
 // (docs/command-buffers.md, "Derived entry points"): pitched USM (urUSMPitchedAllocExp),
 // copies without a queue (urUSMContextMemcpyExp), builds for a device list
@@ -23,7 +24,8 @@ TEST_P(urUSMExpTest, PitchedAllocHoldsRows) {
   const size_t width = 100, height = 7;
   void *p = nullptr;
   size_t pitch = 0;
-  ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(urUSMPitchedAllocExp(context, device(), nullptr, nullptr, width, height, 4, &p, &pitch));
+  ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(
+      urUSMPitchedAllocExp(context, device(), nullptr, nullptr, width, height, 4, &p, &pitch));
   ASSERT_NE(nullptr, p);
   EXPECT_GE(pitch, width);
   EXPECT_EQ(0u, pitch % 4) << "rows start on an element";
@@ -73,7 +75,8 @@ TEST_P(urUSMExpTest, ImportAndReleaseHostMemory) {
   std::vector<uint32_t> host(8192), back(8192, 0);
   std::iota(host.begin(), host.end(), 9u);
   ur_result_t r = urUSMImportExp(context, host.data(), host.size() * 4);
-  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << "urUSMImportExp is not supported on " << found().label();
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE)
+    GTEST_SKIP() << "urUSMImportExp is not supported on " << found().label();
   ASSERT_SUCCESS(r);
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, urUSMImportExp(context, host.data() + 16, 64)) << "overlaps an import";
   // Imported memory is used by commands as before.
@@ -251,8 +254,8 @@ class urDeviceGlobalTest : public conf::ProgramTest {};
 
 TEST_P(urDeviceGlobalTest, ReadAndWrite) {
   uint32_t words[16] = {};
-  ur_result_t r = urEnqueueDeviceGlobalVariableRead(queue, program, "ordo_test_global", true, sizeof words, 0, words,
-                                                    0, nullptr, nullptr);
+  ur_result_t r = urEnqueueDeviceGlobalVariableRead(queue, program, "ordo_test_global", true, sizeof words, 0, words, 0,
+                                                    nullptr, nullptr);
   if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE)
     GTEST_SKIP() << "urEnqueueDeviceGlobalVariableRead is not supported on " << found().label();
   if (r == UR_RESULT_ERROR_INVALID_VALUE)
@@ -267,8 +270,8 @@ TEST_P(urDeviceGlobalTest, ReadAndWrite) {
                                                    &wrote, nullptr));
   for (uint32_t i = 0; i < 16; ++i) EXPECT_EQ(i >= 2 && i < 6 ? 98 + i : i + 1, words[i]) << i;
   EXPECT_SUCCESS(urEventRelease(wrote));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueDeviceGlobalVariableRead(queue, program, "ordo_test_global", true,
-                                                                            8, 60, words, 0, nullptr, nullptr))
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueDeviceGlobalVariableRead(queue, program, "ordo_test_global", true, 8,
+                                                                            60, words, 0, nullptr, nullptr))
       << "past the end of the global";
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, urEnqueueDeviceGlobalVariableRead(queue, program, "no_such_global", true, 4,
                                                                              0, words, 0, nullptr, nullptr));
@@ -296,7 +299,8 @@ TEST_P(urHostTaskTest, OrdersTheQueue) {
   HostTaskData data;
   ur_event_handle_t task = nullptr, after = nullptr;
   ur_result_t r = urEnqueueHostTaskExp(queue, slow_host_task, &data, nullptr, 0, nullptr, &task);
-  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << "urEnqueueHostTaskExp is not supported on " << found().label();
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE)
+    GTEST_SKIP() << "urEnqueueHostTaskExp is not supported on " << found().label();
   ASSERT_SUCCESS(r);
   ASSERT_SUCCESS(urEnqueueEventsWait(queue, 0, nullptr, &after));
   ASSERT_SUCCESS(urEventWait(1, &after));
@@ -310,7 +314,8 @@ TEST_P(urHostTaskTest, OrdersTheQueue) {
   EXPECT_SUCCESS(urEventRelease(task));
   EXPECT_SUCCESS(urEventRelease(after));
   EXPECT_SUCCESS(urEventRelease(second));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER, urEnqueueHostTaskExp(queue, nullptr, &data, nullptr, 0, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+            urEnqueueHostTaskExp(queue, nullptr, &data, nullptr, 0, nullptr, nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST,
             urEnqueueHostTaskExp(queue, slow_host_task, &data, nullptr, 1, nullptr, nullptr));
   ASSERT_SUCCESS(urQueueFinish(queue));
@@ -323,4 +328,4 @@ CONF_INSTANTIATE_DEVICE_SUITE(urNativeCommandTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urDeviceGlobalTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urHostTaskTest);
 
-}  // namespace
+} // namespace

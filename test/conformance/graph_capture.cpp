@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Graph record and replay (urQueueBeginGraphCaptureExp ... urEnqueueGraphExp,
 // docs/command-buffers.md "Graph capture"): commands enqueued while a queue captures
 // do not run, run on every replay in their recorded order, follow the capture events
@@ -25,15 +26,13 @@ bool graphs_supported(ur_device_handle_t d) {
          supported;
 }
 
-
 template <class Base> class GraphFixture : public Base {
 protected:
   static constexpr size_t kWords = 1024;
   void SetUp() override {
     CONF_BASE_SETUP(Base);
     if (!graphs_supported(this->device()))
-      GTEST_SKIP() << this->found().label()
-                   << " has no graph record and replay (GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP)";
+      GTEST_SKIP() << this->found().label() << " has no graph record and replay (GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP)";
     ur_device_handle_t dev = this->device();
     ASSERT_SUCCESS(urQueueCreate(this->context, dev, nullptr, &reader));
     for (void *&p : mem) ASSERT_SUCCESS(conf::usm_alloc(this->context, dev, UR_USM_TYPE_DEVICE, kWords * 4, &p));
@@ -44,7 +43,9 @@ protected:
       EXPECT_SUCCESS(urQueueRelease(reader));
     }
     for (void *p : mem) {
-      if (p) { EXPECT_SUCCESS(urUSMFree(this->context, p)); }
+      if (p) {
+        EXPECT_SUCCESS(urUSMFree(this->context, p));
+      }
     }
     Base::TearDown();
   }
@@ -392,14 +393,14 @@ TEST_P(urGraphCaptureTest, ThreadsCaptureAndReplayTheirOwnGraphs) {
         ur_exp_graph_handle_t g = nullptr;
         ur_exp_executable_graph_handle_t e = nullptr;
         std::vector<uint32_t> back(kWords, 0);
-        bool ok = urQueueBeginGraphCaptureExp(q) == UR_RESULT_SUCCESS &&
-                  urEnqueueUSMFill(q, bufs[t], 4, &v, kWords * 4, 0, nullptr, nullptr) == UR_RESULT_SUCCESS &&
-                  urQueueEndGraphCaptureExp(q, &g) == UR_RESULT_SUCCESS &&
-                  urGraphInstantiateGraphExp(g, &e) == UR_RESULT_SUCCESS &&
-                  urEnqueueGraphExp(q, e, 0, nullptr, nullptr) == UR_RESULT_SUCCESS &&
-                  urEnqueueUSMMemcpy(q, true, back.data(), bufs[t], kWords * 4, 0, nullptr, nullptr) ==
-                      UR_RESULT_SUCCESS &&
-                  std::all_of(back.begin(), back.end(), [&](uint32_t x) { return x == v; });
+        bool ok =
+            urQueueBeginGraphCaptureExp(q) == UR_RESULT_SUCCESS &&
+            urEnqueueUSMFill(q, bufs[t], 4, &v, kWords * 4, 0, nullptr, nullptr) == UR_RESULT_SUCCESS &&
+            urQueueEndGraphCaptureExp(q, &g) == UR_RESULT_SUCCESS &&
+            urGraphInstantiateGraphExp(g, &e) == UR_RESULT_SUCCESS &&
+            urEnqueueGraphExp(q, e, 0, nullptr, nullptr) == UR_RESULT_SUCCESS &&
+            urEnqueueUSMMemcpy(q, true, back.data(), bufs[t], kWords * 4, 0, nullptr, nullptr) == UR_RESULT_SUCCESS &&
+            std::all_of(back.begin(), back.end(), [&](uint32_t x) { return x == v; });
         if (e) urGraphExecutableGraphDestroyExp(e);
         if (g) urGraphDestroyExp(g);
         if (!ok) ++bad[t];

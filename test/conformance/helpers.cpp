@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the conformance tests: names, queues, USM, kernel arguments, and
 // the generic *GetInfo check.
 #include <cctype>
@@ -24,8 +25,10 @@ std::string sanitize(const std::string &in) {
   std::string out;
   for (char c : in) {
     bool ok = std::isalnum(static_cast<unsigned char>(c));
-    if (ok) out += c;
-    else if (!out.empty() && out.back() != '_') out += '_';
+    if (ok)
+      out += c;
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
   }
   while (!out.empty() && out.back() == '_') out.pop_back();
   return out.empty() ? "unnamed" : out;
@@ -62,8 +65,8 @@ bool usm_supported(ur_device_handle_t device, ur_usm_type_t kind) {
   return (caps & UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS) != 0;
 }
 
-ur_result_t usm_alloc(ur_context_handle_t context, ur_device_handle_t device, ur_usm_type_t kind,
-                      size_t size, void **ptr, uint32_t align) {
+ur_result_t usm_alloc(ur_context_handle_t context, ur_device_handle_t device, ur_usm_type_t kind, size_t size,
+                      void **ptr, uint32_t align) {
   ur_usm_desc_t desc{UR_STRUCTURE_TYPE_USM_DESC, nullptr, 0, align};
   const ur_usm_desc_t *d = align ? &desc : nullptr;
   switch (kind) {
@@ -88,15 +91,21 @@ template <class H, class E, class F> uint32_t count_of(H h, E query, F get) {
   if (get(h, query, sizeof n, &n, nullptr) != UR_RESULT_SUCCESS) return 0;
   return n;
 }
-}  // namespace
+} // namespace
 
-uint32_t reference_count(ur_context_handle_t h) { return count_of(h, UR_CONTEXT_INFO_REFERENCE_COUNT, urContextGetInfo); }
+uint32_t reference_count(ur_context_handle_t h) {
+  return count_of(h, UR_CONTEXT_INFO_REFERENCE_COUNT, urContextGetInfo);
+}
 uint32_t reference_count(ur_queue_handle_t h) { return count_of(h, UR_QUEUE_INFO_REFERENCE_COUNT, urQueueGetInfo); }
 uint32_t reference_count(ur_event_handle_t h) { return count_of(h, UR_EVENT_INFO_REFERENCE_COUNT, urEventGetInfo); }
-uint32_t reference_count(ur_program_handle_t h) { return count_of(h, UR_PROGRAM_INFO_REFERENCE_COUNT, urProgramGetInfo); }
+uint32_t reference_count(ur_program_handle_t h) {
+  return count_of(h, UR_PROGRAM_INFO_REFERENCE_COUNT, urProgramGetInfo);
+}
 uint32_t reference_count(ur_kernel_handle_t h) { return count_of(h, UR_KERNEL_INFO_REFERENCE_COUNT, urKernelGetInfo); }
 uint32_t reference_count(ur_device_handle_t h) { return count_of(h, UR_DEVICE_INFO_REFERENCE_COUNT, urDeviceGetInfo); }
-uint32_t reference_count(ur_adapter_handle_t h) { return count_of(h, UR_ADAPTER_INFO_REFERENCE_COUNT, urAdapterGetInfo); }
+uint32_t reference_count(ur_adapter_handle_t h) {
+  return count_of(h, UR_ADAPTER_INFO_REFERENCE_COUNT, urAdapterGetInfo);
+}
 
 ur_event_status_t event_status(ur_event_handle_t e) {
   ur_event_status_t s = UR_EVENT_STATUS_FORCE_UINT32;
@@ -141,9 +150,21 @@ namespace {
 int64_t element_signed(const unsigned char *p, size_t n) {
   switch (n) {
   case 1: return static_cast<int8_t>(p[0]);
-  case 2: { int16_t v; std::memcpy(&v, p, 2); return v; }
-  case 4: { int32_t v; std::memcpy(&v, p, 4); return v; }
-  default: { int64_t v = 0; std::memcpy(&v, p, n < 8 ? n : 8); return v; }
+  case 2: {
+    int16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  case 4: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  default: {
+    int64_t v = 0;
+    std::memcpy(&v, p, n < 8 ? n : 8);
+    return v;
+  }
   }
 }
 
@@ -155,8 +176,7 @@ uint64_t element_unsigned(const unsigned char *p, size_t n) {
 }
 
 // What the query's type says about the value's bytes.
-void check_value(const urinfo::InfoQuery &q, const std::vector<unsigned char> &v, bool null_handle_ok,
-                 bool raw_bytes) {
+void check_value(const urinfo::InfoQuery &q, const std::vector<unsigned char> &v, bool null_handle_ok, bool raw_bytes) {
   if (raw_bytes) return;
   if (q.kind == urinfo::ValueKind::String) {
     ASSERT_FALSE(v.empty()) << q.name << ": a string is at least its terminator";
@@ -178,8 +198,8 @@ void check_value(const urinfo::InfoQuery &q, const std::vector<unsigned char> &v
       break;
     case urinfo::ValueKind::Flags:
       EXPECT_EQ(0u, urinfo::unknown_flag_bits(q.enum_name, element_unsigned(p, q.elem_size)))
-          << q.name << "[" << i << "] has bits no " << q.enum_name << " names: "
-          << urinfo::flags_text(q.enum_name, element_unsigned(p, q.elem_size));
+          << q.name << "[" << i << "] has bits no " << q.enum_name
+          << " names: " << urinfo::flags_text(q.enum_name, element_unsigned(p, q.elem_size));
       break;
     case urinfo::ValueKind::Handle:
       if (!null_handle_ok) {
@@ -191,7 +211,7 @@ void check_value(const urinfo::InfoQuery &q, const std::vector<unsigned char> &v
   }
 }
 
-}  // namespace
+} // namespace
 
 void check_info_query(const urinfo::InfoQuery &q, const InfoCall &call, const InfoCheckOptions &options,
                       std::vector<unsigned char> *value_out, ur_result_t *result_out) {
@@ -211,10 +231,9 @@ void check_info_query(const urinfo::InfoQuery &q, const InfoCall &call, const In
   } else if (q.fixed_size()) {
     ASSERT_EQ(q.fixed_bytes(), size) << q.name << " is " << q.type;
   } else {
-    ASSERT_EQ(0u, size % q.elem_size) << q.name << " is " << q.type << ": size must be a multiple of "
-                                      << q.elem_size;
+    ASSERT_EQ(0u, size % q.elem_size) << q.name << " is " << q.type << ": size must be a multiple of " << q.elem_size;
   }
-  if (size == 0) return;  // an empty array: nothing more to read
+  if (size == 0) return; // an empty array: nothing more to read
 
   // Exact size; a larger buffer; then one byte short.
   std::vector<unsigned char> value(size, 0xA5);
@@ -247,4 +266,4 @@ void check_info_query(const urinfo::InfoQuery &q, const InfoCall &call, const In
   if (value_out) *value_out = value;
 }
 
-}  // namespace conf
+} // namespace conf

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The conformance suite on Intel's CPU OpenCL runtime (intel-opencl-rt from PyPI, in the
 # venv scripts/sycl_env.sh makes), through Ordo's loader and OpenCL adapter. That device
 # takes SPIR-V (the suite builds test/kernels/opencl's .spv with urProgramCreateWithIL)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inter-process USM (urIPC*MemHandleExp): device memory of this process, a plain
 // allocation and a stream-ordered pool block, is opened by a second process (this
 // binary again, running only IpcChild.WritesThroughTheHandle), which writes a value
@@ -35,7 +36,8 @@ std::string to_hex(const void *p, size_t n) {
 
 std::vector<unsigned char> from_hex(const std::string &s) {
   std::vector<unsigned char> out;
-  for (size_t i = 0; i + 1 < s.size(); i += 2) out.push_back(static_cast<unsigned char>(std::stoi(s.substr(i, 2), nullptr, 16)));
+  for (size_t i = 0; i + 1 < s.size(); i += 2)
+    out.push_back(static_cast<unsigned char>(std::stoi(s.substr(i, 2), nullptr, 16)));
   return out;
 }
 
@@ -74,8 +76,9 @@ protected:
     size_t size = 0;
     ASSERT_SUCCESS(urIPCGetMemHandleExp(context, p, &data, &size));
     ASSERT_NE(nullptr, data);
-    int status = run_child({"ORDO_IPC_CHILD_HANDLE=" + to_hex(data, size), "ORDO_IPC_CHILD_DEVICE=" + std::to_string(index),
-                            "ORDO_IPC_CHILD_VALUE=" + std::to_string(value)});
+    int status =
+        run_child({"ORDO_IPC_CHILD_HANDLE=" + to_hex(data, size), "ORDO_IPC_CHILD_DEVICE=" + std::to_string(index),
+                   "ORDO_IPC_CHILD_VALUE=" + std::to_string(value)});
     EXPECT_EQ(0, status) << "the child process failed (its output is above)";
     std::vector<uint32_t> back(kWords, 0);
     ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue, true, back.data(), p, kWords * 4, 0, nullptr, nullptr));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IPC handles of physical memory (urIPC*PhysMemHandleExp): memory made with
 // UR_PHYSICAL_MEM_FLAG_ENABLE_IPC gives handle data; opening it (here in the same
 // process, through the same path another process would take) gives a second physical
@@ -90,4 +91,4 @@ TEST_P(urIpcPhysicalMemTest, Refusals) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urIpcPhysicalMemTest);
 
-}  // namespace
+} // namespace

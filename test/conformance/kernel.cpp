@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels: creation, info, group and sub-group info, reference counting, exec info,
 // suggested local sizes, the parameter rules.
 #include <cstring>
@@ -15,8 +16,8 @@ struct KernelSignature {
   uint32_t num_args;
 };
 // test/kernels/README.md
-const KernelSignature kKernels[] = {{"empty", 0},     {"fill", 2},      {"increment", 1}, {"vector_add", 3},
-                                    {"saxpy", 3},     {"local_sum", 3}, {"fill_2d", 2}};
+const KernelSignature kKernels[] = {{"empty", 0}, {"fill", 2},      {"increment", 1}, {"vector_add", 3},
+                                    {"saxpy", 3}, {"local_sum", 3}, {"fill_2d", 2}};
 
 // A fixture holding one kernel (saxpy: a value and two pointers).
 template <class Param> class KernelFixture : public ProgramTestWith<Param> {
@@ -27,7 +28,9 @@ protected:
     ASSERT_SUCCESS(urKernelCreate(this->program, "saxpy", &kernel));
   }
   void TearDown() override {
-    if (kernel) { EXPECT_SUCCESS(urKernelRelease(kernel)); }
+    if (kernel) {
+      EXPECT_SUCCESS(urKernelRelease(kernel));
+    }
     ProgramTestWith<Param>::TearDown();
   }
 };
@@ -39,9 +42,11 @@ using urKernelGetInfoTest = KernelFixture<Query>;
 TEST_P(urKernelGetInfoTest, Query) {
   const urinfo::InfoQuery &q = *std::get<1>(GetParam());
   ur_kernel_handle_t k = kernel;
-  conf::check_info_query(q, [k](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urKernelGetInfo(k, static_cast<ur_kernel_info_t>(id), size, value, ret);
-  }, {});
+  conf::check_info_query(q,
+                         [k](uint32_t id, size_t size, void *value, size_t *ret) {
+                           return urKernelGetInfo(k, static_cast<ur_kernel_info_t>(id), size, value, ret);
+                         },
+                         {});
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE_WITH(urKernelGetInfoTest, Query,
@@ -53,9 +58,11 @@ TEST_P(urKernelGetGroupInfoTest, Query) {
   const urinfo::InfoQuery &q = *std::get<1>(GetParam());
   ur_kernel_handle_t k = kernel;
   ur_device_handle_t d = device();
-  conf::check_info_query(q, [k, d](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urKernelGetGroupInfo(k, d, static_cast<ur_kernel_group_info_t>(id), size, value, ret);
-  }, {});
+  conf::check_info_query(q,
+                         [k, d](uint32_t id, size_t size, void *value, size_t *ret) {
+                           return urKernelGetGroupInfo(k, d, static_cast<ur_kernel_group_info_t>(id), size, value, ret);
+                         },
+                         {});
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE_WITH(urKernelGetGroupInfoTest, Query,
@@ -67,13 +74,17 @@ TEST_P(urKernelGetSubGroupInfoTest, Query) {
   const urinfo::InfoQuery &q = *std::get<1>(GetParam());
   ur_kernel_handle_t k = kernel;
   ur_device_handle_t d = device();
-  conf::check_info_query(q, [k, d](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urKernelGetSubGroupInfo(k, d, static_cast<ur_kernel_sub_group_info_t>(id), size, value, ret);
-  }, {});
+  conf::check_info_query(q,
+                         [k, d](uint32_t id, size_t size, void *value, size_t *ret) {
+                           return urKernelGetSubGroupInfo(k, d, static_cast<ur_kernel_sub_group_info_t>(id), size,
+                                                          value, ret);
+                         },
+                         {});
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE_WITH(urKernelGetSubGroupInfoTest, Query,
-                                   ::testing::ValuesIn(conf::queries_of("ur_kernel_sub_group_info_t")), conf::QueryNamer);
+                                   ::testing::ValuesIn(conf::queries_of("ur_kernel_sub_group_info_t")),
+                                   conf::QueryNamer);
 
 // ---- behaviour ------------------------------------------------------------------------------------
 
@@ -140,7 +151,8 @@ TEST_P(urKernelTest, WorkGroupSizeWithinDeviceLimit) {
   ur_kernel_handle_t k = make_kernel("local_sum");
   ASSERT_NE(nullptr, k);
   size_t kernel_max = 0, device_max = 0, multiple = 0;
-  ASSERT_SUCCESS(urKernelGetGroupInfo(k, device(), UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE, sizeof kernel_max, &kernel_max, nullptr));
+  ASSERT_SUCCESS(
+      urKernelGetGroupInfo(k, device(), UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE, sizeof kernel_max, &kernel_max, nullptr));
   ASSERT_SUCCESS(conf::info(device(), UR_DEVICE_INFO_MAX_WORK_GROUP_SIZE, device_max));
   EXPECT_GE(kernel_max, 1u);
   EXPECT_LE(kernel_max, device_max);
@@ -219,4 +231,4 @@ TEST_P(urKernelTest, InfoRules) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urKernelTest);
 
-}  // namespace
+} // namespace

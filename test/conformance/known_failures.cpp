@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known failures: tests an adapter is known to fail today, each with its reason.
 //
 // A listed test is reported as skipped with "known failure on <adapter>: <reason>";
@@ -31,4 +32,4 @@ const char *known_failure(const std::string &backend, const std::string &test) {
   return nullptr;
 }
 
-}  // namespace conf
+} // namespace conf

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory objects: buffers and sub-buffers (urMem*), their commands (urEnqueueMemBuffer*,
 // urEnqueueMemUnmap) and buffers as kernel arguments, with the data checked after every
 // operation and what each function must refuse. An adapter without memory objects
@@ -33,7 +34,8 @@ std::vector<uint8_t> bytes(size_t n, uint8_t seed = 1) {
   return v;
 }
 
-ur_exp_kernel_arg_properties_t arg_mem(uint32_t index, ur_mem_handle_t m, ur_mem_flags_t flags = UR_MEM_FLAG_READ_WRITE) {
+ur_exp_kernel_arg_properties_t arg_mem(uint32_t index, ur_mem_handle_t m,
+                                       ur_mem_flags_t flags = UR_MEM_FLAG_READ_WRITE) {
   ur_exp_kernel_arg_properties_t a{};
   a.stype = UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES;
   a.type = UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ;
@@ -51,13 +53,13 @@ ur_result_t probe_buffers(ur_context_handle_t context) {
   return r;
 }
 
-#define CONF_SKIP_WITHOUT_BUFFERS()                                                                       \
-  do {                                                                                                  \
-    ur_result_t conf_probe_ = probe_buffers(this->context);                                              \
-    if (conf_probe_ == UR_RESULT_ERROR_UNSUPPORTED_FEATURE)                                             \
-      GTEST_SKIP() << "memory objects unsupported on " << this->found().label()                         \
-                   << ": urMemBufferCreate answers UR_RESULT_ERROR_UNSUPPORTED_FEATURE";               \
-    ASSERT_SUCCESS(conf_probe_);                                                                        \
+#define CONF_SKIP_WITHOUT_BUFFERS()                                                                                    \
+  do {                                                                                                                 \
+    ur_result_t conf_probe_ = probe_buffers(this->context);                                                            \
+    if (conf_probe_ == UR_RESULT_ERROR_UNSUPPORTED_FEATURE)                                                            \
+      GTEST_SKIP() << "memory objects unsupported on " << this->found().label()                                        \
+                   << ": urMemBufferCreate answers UR_RESULT_ERROR_UNSUPPORTED_FEATURE";                               \
+    ASSERT_SUCCESS(conf_probe_);                                                                                       \
   } while (0)
 
 // Buffers made through buffer() are released at the end of the test.
@@ -182,12 +184,12 @@ TEST_P(urMemBufferTest, CreateRefusesContradictoryFlags) {
                    urMemBufferCreate(context, UR_MEM_FLAG_READ_ONLY | UR_MEM_FLAG_WRITE_ONLY, 64, nullptr, &m));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_VALUE,
                    urMemBufferCreate(context, UR_MEM_FLAG_READ_WRITE | UR_MEM_FLAG_READ_ONLY, 64, nullptr, &m));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_VALUE,
-                   urMemBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER, 64,
-                                     &props, &m));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_VALUE,
-                   urMemBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_HOST_POINTER, 64,
-                                     &props, &m));
+  EXPECT_EQ_RESULT(
+      UR_RESULT_ERROR_INVALID_VALUE,
+      urMemBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER, 64, &props, &m));
+  EXPECT_EQ_RESULT(
+      UR_RESULT_ERROR_INVALID_VALUE,
+      urMemBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_HOST_POINTER, 64, &props, &m));
   EXPECT_EQ(nullptr, m);
 }
 
@@ -297,9 +299,11 @@ TEST_P(urMemGetInfoTest, Query) {
   ur_mem_handle_t m = nullptr;
   ASSERT_SUCCESS(urMemBufferCreate(context, UR_MEM_FLAG_READ_WRITE, 4096, nullptr, &m));
   const urinfo::InfoQuery &q = *std::get<1>(GetParam());
-  conf::check_info_query(q, [m](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urMemGetInfo(m, static_cast<ur_mem_info_t>(id), size, value, ret);
-  }, {});
+  conf::check_info_query(q,
+                         [m](uint32_t id, size_t size, void *value, size_t *ret) {
+                           return urMemGetInfo(m, static_cast<ur_mem_info_t>(id), size, value, ret);
+                         },
+                         {});
   EXPECT_SUCCESS(urMemRelease(m));
 }
 
@@ -479,7 +483,8 @@ TEST_P(urMemBufferTest, NativeHandleParameterRules) {
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urMemGetNativeHandle(nullptr, device(), &native));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER, urMemGetNativeHandle(m, device(), nullptr));
   ur_mem_handle_t view = nullptr;
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urMemBufferCreateWithNativeHandle(native, nullptr, nullptr, &view));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE,
+                   urMemBufferCreateWithNativeHandle(native, nullptr, nullptr, &view));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
                    urMemBufferCreateWithNativeHandle(native, context, nullptr, nullptr));
 }
@@ -638,8 +643,10 @@ TEST_P(urMemBufferTest, CopyOutOfRange) {
   ur_mem_handle_t a = buffer(1024), b = buffer(512);
   ASSERT_TRUE(a && b);
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueMemBufferCopy(queue, a, b, 0, 0, 1024, 0, nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueMemBufferCopy(queue, a, b, 1000, 0, 100, 0, nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueMemBufferCopy(queue, b, a, 0, 1000, 100, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urEnqueueMemBufferCopy(queue, a, b, 1000, 0, 100, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urEnqueueMemBufferCopy(queue, b, a, 0, 1000, 100, 0, nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
                    urEnqueueMemBufferCopy(queue, b, a, 0, SIZE_MAX, 2, 0, nullptr, nullptr));
 }
@@ -686,8 +693,10 @@ TEST_P(urMemBufferTest, FillOutOfRange) {
   ur_mem_handle_t m = buffer(1024);
   ASSERT_NE(nullptr, m);
   const uint32_t pattern = 7;
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueMemBufferFill(queue, m, &pattern, 4, 1024, 4, 0, nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueMemBufferFill(queue, m, &pattern, 4, 512, 1024, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urEnqueueMemBufferFill(queue, m, &pattern, 4, 1024, 4, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urEnqueueMemBufferFill(queue, m, &pattern, 4, 512, 1024, 0, nullptr, nullptr));
 }
 
 TEST_P(urMemBufferTest, FillParameterRules) {
@@ -745,8 +754,8 @@ TEST_P(urMemBufferTest, WriteRect) {
   const size_t host_row = 16, host_slice = 16 * 6;
   std::vector<uint8_t> host = bytes(host_slice * 4, 81);
   ur_event_handle_t e = nullptr;
-  ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(urEnqueueMemBufferWriteRect(queue, m, false, bo, ho, region, row, slice,
-                                                                 host_row, host_slice, host.data(), 0, nullptr, &e));
+  ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(urEnqueueMemBufferWriteRect(queue, m, false, bo, ho, region, row, slice, host_row,
+                                                                 host_slice, host.data(), 0, nullptr, &e));
   ASSERT_SUCCESS(urEventWait(1, &e));
   EXPECT_EQ(UR_COMMAND_MEM_BUFFER_WRITE_RECT, command_of(e));
   EXPECT_SUCCESS(urEventRelease(e));
@@ -828,17 +837,15 @@ TEST_P(urMemBufferTest, RectOutOfRange) {
                    urEnqueueMemBufferReadRect(queue, m, true, zero, zero, {32, 9, 1}, 32, 0, 32, 0, host.data(), 0,
                                               nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
-                   urEnqueueMemBufferReadRect(queue, m, true, {1, 7, 0}, zero, {32, 1, 1}, 32, 0, 32, 0, host.data(),
-                                              0, nullptr, nullptr));
+                   urEnqueueMemBufferReadRect(queue, m, true, {1, 7, 0}, zero, {32, 1, 1}, 32, 0, 32, 0, host.data(), 0,
+                                              nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
                    urEnqueueMemBufferWriteRect(queue, m, true, zero, zero, {16, 4, 2}, 32, 256, 16, 0, host.data(), 0,
                                                nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
-                   urEnqueueMemBufferCopyRect(queue, m, other, {0, 0, 1}, zero, {8, 1, 1}, 32, 256, 32, 256, 0, nullptr,
-                                              nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
-                   urEnqueueMemBufferCopyRect(queue, m, other, zero, {0, 8, 0}, {8, 1, 1}, 32, 0, 32, 0, 0, nullptr,
-                                              nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueMemBufferCopyRect(queue, m, other, {0, 0, 1}, zero, {8, 1, 1},
+                                                                            32, 256, 32, 256, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueMemBufferCopyRect(queue, m, other, zero, {0, 8, 0}, {8, 1, 1},
+                                                                            32, 0, 32, 0, 0, nullptr, nullptr));
 }
 
 TEST_P(urMemBufferTest, RectParameterRules) {
@@ -854,18 +861,19 @@ TEST_P(urMemBufferTest, RectParameterRules) {
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, read_rect({0, 1, 1}, 0, 0, 0, 0));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, read_rect({8, 0, 1}, 0, 0, 0, 0));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, read_rect({8, 1, 0}, 0, 0, 0, 0));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, read_rect({8, 2, 2}, 4, 0, 0, 0));   // row pitch < width
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, read_rect({8, 2, 2}, 4, 0, 0, 0)); // row pitch < width
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, read_rect({8, 2, 2}, 0, 0, 4, 0));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, read_rect({8, 2, 2}, 8, 8, 0, 0));   // slice pitch < height * row
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, read_rect({8, 2, 2}, 8, 20, 0, 0));  // not a multiple of the row
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, read_rect({8, 2, 2}, 8, 8, 0, 0));  // slice pitch < height * row
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, read_rect({8, 2, 2}, 8, 20, 0, 0)); // not a multiple of the row
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, read_rect({8, 2, 2}, 0, 0, 8, 20));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
-                   urEnqueueMemBufferReadRect(queue, m, true, zero, zero, {8, 1, 1}, 0, 0, 0, 0, nullptr, 0, nullptr,
-                                              nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
-                   urEnqueueMemBufferCopyRect(queue, m, other, zero, zero, {8, 2, 2}, 0, 0, 8, 12, 0, nullptr, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE,
-                   urEnqueueMemBufferCopyRect(queue, m, nullptr, zero, zero, {8, 1, 1}, 0, 0, 0, 0, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(
+      UR_RESULT_ERROR_INVALID_NULL_POINTER,
+      urEnqueueMemBufferReadRect(queue, m, true, zero, zero, {8, 1, 1}, 0, 0, 0, 0, nullptr, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueMemBufferCopyRect(queue, m, other, zero, zero, {8, 2, 2}, 0,
+                                                                            0, 8, 12, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(
+      UR_RESULT_ERROR_INVALID_NULL_HANDLE,
+      urEnqueueMemBufferCopyRect(queue, m, nullptr, zero, zero, {8, 1, 1}, 0, 0, 0, 0, 0, nullptr, nullptr));
 }
 
 // ---- map and unmap --------------------------------------------------------------------------------
@@ -877,8 +885,8 @@ TEST_P(urMemBufferTest, MapReadsAndWrites) {
   std::vector<uint8_t> in = bytes(n, 121);
   write(m, 0, in);
   void *p = nullptr;
-  ASSERT_SUCCESS(urEnqueueMemBufferMap(queue, m, true, UR_MAP_FLAG_READ | UR_MAP_FLAG_WRITE, 1000, 2000, 0, nullptr,
-                                       nullptr, &p));
+  ASSERT_SUCCESS(
+      urEnqueueMemBufferMap(queue, m, true, UR_MAP_FLAG_READ | UR_MAP_FLAG_WRITE, 1000, 2000, 0, nullptr, nullptr, &p));
   ASSERT_NE(nullptr, p);
   EXPECT_EQ(0, std::memcmp(p, in.data() + 1000, 2000)) << "the map shows the buffer's bytes at the offset";
   std::memset(p, 0x3C, 2000);
@@ -1058,8 +1066,9 @@ TEST_P(urMemBufferKernelTest, VectorAddOverBuffers) {
   write(b, hb);
   ur_kernel_handle_t k = kernel("vector_add");
   ASSERT_NE(nullptr, k);
-  ASSERT_SUCCESS(launch(k, n, {arg_mem(0, a, UR_MEM_FLAG_READ_ONLY), arg_mem(1, b, UR_MEM_FLAG_READ_ONLY),
-                               arg_mem(2, c, UR_MEM_FLAG_WRITE_ONLY)}));
+  ASSERT_SUCCESS(launch(k, n,
+                        {arg_mem(0, a, UR_MEM_FLAG_READ_ONLY), arg_mem(1, b, UR_MEM_FLAG_READ_ONLY),
+                         arg_mem(2, c, UR_MEM_FLAG_WRITE_ONLY)}));
   std::vector<float> hc = read<float>(c, n);
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(ha[i] + hb[i], hc[i]) << i;
 }
@@ -1103,4 +1112,4 @@ TEST_P(urMemBufferKernelTest, BufferReleasedWhileLaunchPending) {
 CONF_INSTANTIATE_DEVICE_SUITE(urMemBufferTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urMemBufferKernelTest);
 
-}  // namespace
+} // namespace

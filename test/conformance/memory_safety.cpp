@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory safety at the C boundary (issues 22 and 23): sizes that overflow are refused
 // before any byte is written, urUSMFree waits for the commands that may still use the
 // memory, a callback may query its event after the program released it, a USM pointer
@@ -30,21 +31,21 @@ struct SlowTask {
   }
 };
 
-#define SKIP_UNLESS_HOST_TASKS()                                                                         \
-  do {                                                                                                   \
-    if (!host_tasks(device()))                                                                           \
-      GTEST_SKIP() << found().label()                                                                    \
-                   << " has no host tasks (UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP) to hold the queue with"; \
+#define SKIP_UNLESS_HOST_TASKS()                                                                                       \
+  do {                                                                                                                 \
+    if (!host_tasks(device()))                                                                                         \
+      GTEST_SKIP() << found().label()                                                                                  \
+                   << " has no host tasks (UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP) to hold the queue with";      \
   } while (0)
 
 // urUSMFree waits for pending commands on the CPU adapters and Level Zero (issue 22,
 // item 2). The GPU adapters are not checked here: their tests skip, saying so.
-#define SKIP_UNLESS_FREE_WAITS()                                                                         \
-  do {                                                                                                   \
-    const std::string &b_ = found().backend_name;                                                        \
-    if (b_ != "native_cpu" && b_ != "opencl" && b_ != "level_zero")                                      \
-      GTEST_SKIP() << "urUSMFree waiting for pending commands is checked on the CPU adapters and Level " \
-                   << "Zero only; the " << b_ << " adapter's is not (issue 22, item 2)";               \
+#define SKIP_UNLESS_FREE_WAITS()                                                                                       \
+  do {                                                                                                                 \
+    const std::string &b_ = found().backend_name;                                                                      \
+    if (b_ != "native_cpu" && b_ != "opencl" && b_ != "level_zero")                                                    \
+      GTEST_SKIP() << "urUSMFree waiting for pending commands is checked on the CPU adapters and Level "               \
+                   << "Zero only; the " << b_ << " adapter's is not (issue 22, item 2)";                               \
   } while (0)
 
 // ---- 2-D USM regions whose span overflows size_t (issue 22, item 1) -------------------
@@ -66,8 +67,12 @@ protected:
   }
   void TearDown() override {
     if (queue) urQueueFinish(queue);
-    if (block) { EXPECT_SUCCESS(urUSMFree(context, block)); }
-    if (other) { EXPECT_SUCCESS(urUSMFree(context, other)); }
+    if (block) {
+      EXPECT_SUCCESS(urUSMFree(context, block));
+    }
+    if (other) {
+      EXPECT_SUCCESS(urUSMFree(context, other));
+    }
     conf::QueueTest::TearDown();
   }
   // Every byte of both blocks still holds kOld.
@@ -389,13 +394,21 @@ protected:
     for (auto q : queues)
       if (q) urQueueFinish(q);
     for (auto m : src)
-      if (m) { EXPECT_SUCCESS(urMemRelease(m)); }
+      if (m) {
+        EXPECT_SUCCESS(urMemRelease(m));
+      }
     for (auto m : dst)
-      if (m) { EXPECT_SUCCESS(urMemRelease(m)); }
+      if (m) {
+        EXPECT_SUCCESS(urMemRelease(m));
+      }
     for (auto q : queues)
-      if (q) { EXPECT_SUCCESS(urQueueRelease(q)); }
+      if (q) {
+        EXPECT_SUCCESS(urQueueRelease(q));
+      }
     for (auto c : contexts)
-      if (c) { EXPECT_SUCCESS(urContextRelease(c)); }
+      if (c) {
+        EXPECT_SUCCESS(urContextRelease(c));
+      }
     conf::DeviceTest::TearDown();
   }
 };
@@ -419,7 +432,8 @@ TEST_P(urURWaitSequenceTest, WaitForEventsOfFiveContexts) {
   std::vector<std::vector<uint32_t>> output(kContexts, std::vector<uint32_t>(kCount, 1));
   std::vector<ur_event_handle_t> events(kContexts, nullptr);
   for (size_t i = 0; i < kContexts; ++i)
-    ASSERT_SUCCESS(urEnqueueMemBufferRead(queues[i], dst[i], false, 0, kBytes, output[i].data(), 0, nullptr, &events[i]));
+    ASSERT_SUCCESS(
+        urEnqueueMemBufferRead(queues[i], dst[i], false, 0, kBytes, output[i].data(), 0, nullptr, &events[i]));
   ASSERT_SUCCESS(urEventWait(static_cast<uint32_t>(kContexts), events.data()));
   for (size_t i = 0; i < kContexts; ++i) EXPECT_EQ(input[i], output[i]) << "context " << i;
   for (auto e : events) EXPECT_SUCCESS(urEventRelease(e));
@@ -448,7 +462,8 @@ protected:
     if (conf::info(device(), UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP, yes) != UR_RESULT_SUCCESS || !yes)
       GTEST_SKIP() << found().label() << " reports no UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP";
     if (found().backend_name != "native_cpu")
-      GTEST_SKIP() << "checked on native CPU, whose fix this is (issue 23); the stream backend: see docs/conformance.md";
+      GTEST_SKIP()
+          << "checked on native CPU, whose fix this is (issue 23); the stream backend: see docs/conformance.md";
     ASSERT_SUCCESS(urVirtualMemGranularityGetInfo(context, device(), 1, UR_VIRTUAL_MEM_GRANULARITY_INFO_MINIMUM,
                                                   sizeof page, &page, nullptr));
   }

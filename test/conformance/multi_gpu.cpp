@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two devices of one platform in one context (issue 15): peer access between them, a
 // kernel on the second device using memory from the first device's stream-ordered
 // pool, cross-device copies ordered by wait lists, and the reuse rule across devices.
@@ -139,8 +140,8 @@ void urMultiGpuTest::run_kernel_on_second_device(ur_usm_pool_handle_t pool) {
   ur_kernel_handle_t k = kernel("increment", &program);
   if (!k) GTEST_SKIP() << "no test kernels for " << found().label();
   auto a = arg_pointer(0, p);
-  ASSERT_SUCCESS(urEnqueueKernelLaunchWithArgsExp(queue[1], k, 1, nullptr, &n, nullptr, 1, &a, nullptr, 1, &filled,
-                                                  &ran));
+  ASSERT_SUCCESS(
+      urEnqueueKernelLaunchWithArgsExp(queue[1], k, 1, nullptr, &n, nullptr, 1, &a, nullptr, 1, &filled, &ran));
   std::vector<uint32_t> out(n);
   ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue[0], true, out.data(), p, n * 4, 1, &ran, nullptr));
   EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](uint32_t v) { return v == 42; }));
@@ -255,8 +256,8 @@ TEST_P(urMultiGpuTest, BufferFollowsTheDeviceThatUsesIt) {
   a.size = sizeof(ur_mem_handle_t);
   a.value.memObjTuple = {m, UR_MEM_FLAG_READ_WRITE};
   ur_event_handle_t ran = nullptr;
-  ASSERT_SUCCESS(urEnqueueKernelLaunchWithArgsExp(queue[1], k, 1, nullptr, &n, nullptr, 1, &a, nullptr, 0, nullptr,
-                                                  &ran));
+  ASSERT_SUCCESS(
+      urEnqueueKernelLaunchWithArgsExp(queue[1], k, 1, nullptr, &n, nullptr, 1, &a, nullptr, 0, nullptr, &ran));
   std::vector<uint32_t> out(n);
   ASSERT_SUCCESS(urEnqueueMemBufferRead(queue[0], m, true, 0, n * 4, out.data(), 1, &ran, nullptr));
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(in[i] + 1, out[i]) << i;

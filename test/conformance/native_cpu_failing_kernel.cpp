@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A native CPU program whose one kernel fails, so that the suite can check what a
 // failed command does to its event and to the commands that depend on it
 // (event.cpp, urEventFailureTest). Built into the conformance build folder.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Native handles round trip (docs/native-cpu.md, "Native handles"): for the platform,
 // device, context, queue, event, program and kernel, a handle made from another's native
 // handle answers the same object (same native handle, same info) and is released on its
@@ -17,10 +18,11 @@ protected:
   ur_native_handle_t foreign() { return reinterpret_cast<ur_native_handle_t>(&foreign_); }
 };
 
-#define NATIVE_OR_SKIP(call, what)                                                                                    \
+#define NATIVE_OR_SKIP(call, what)                                                                                     \
   do {                                                                                                                 \
     ur_result_t r_ = (call);                                                                                           \
-    if (r_ == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << what << " has no native handle on " << found().label(); \
+    if (r_ == UR_RESULT_ERROR_UNSUPPORTED_FEATURE)                                                                     \
+      GTEST_SKIP() << what << " has no native handle on " << found().label();                                          \
     ASSERT_SUCCESS(r_);                                                                                                \
   } while (0)
 
@@ -78,7 +80,8 @@ TEST_P(urNativeHandleTest, Context) {
               urContextCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(&not_a_context), adapter(), 1, &dev,
                                               &keep, &c))
         << "only a device's primary context is taken";
-    ASSERT_SUCCESS(urContextCreateWithNativeHandle(n, adapter(), 0, nullptr, &keep, &c)) << "no device list: its device";
+    ASSERT_SUCCESS(urContextCreateWithNativeHandle(n, adapter(), 0, nullptr, &keep, &c))
+        << "no device list: its device";
     ASSERT_SUCCESS(urContextGetInfo(c, UR_CONTEXT_INFO_NUM_DEVICES, sizeof num, &num, nullptr));
     EXPECT_EQ(1u, num);
     EXPECT_SUCCESS(urContextRelease(c));
@@ -196,9 +199,11 @@ TEST_P(urNativeHandleTest, ProgramAndKernel) {
   EXPECT_SUCCESS(urProgramRelease(p));
   ur_kernel_handle_t k3 = make_kernel("fill");
   EXPECT_NE(nullptr, k3) << "the original program outlives the copy";
-  if (k3) { EXPECT_SUCCESS(urKernelRelease(k3)); }
+  if (k3) {
+    EXPECT_SUCCESS(urKernelRelease(k3));
+  }
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE(urNativeHandleTest);
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Platforms: info queries, API version, stable handles, the parameter rules.
 #include <cstring>
 
@@ -14,9 +15,11 @@ using urPlatformGetInfoTest = DeviceTestWith<Query>;
 TEST_P(urPlatformGetInfoTest, Query) {
   const urinfo::InfoQuery &q = *std::get<1>(GetParam());
   ur_platform_handle_t p = platform();
-  conf::check_info_query(q, [p](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urPlatformGetInfo(p, static_cast<ur_platform_info_t>(id), size, value, ret);
-  }, {});
+  conf::check_info_query(q,
+                         [p](uint32_t id, size_t size, void *value, size_t *ret) {
+                           return urPlatformGetInfo(p, static_cast<ur_platform_info_t>(id), size, value, ret);
+                         },
+                         {});
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE_WITH(urPlatformGetInfoTest, Query,
@@ -26,10 +29,11 @@ using urPlatformTest = DeviceTest;
 
 // Queries every platform must answer, with values that say something.
 TEST_P(urPlatformTest, RequiredStrings) {
-  for (ur_platform_info_t q : {UR_PLATFORM_INFO_NAME, UR_PLATFORM_INFO_VENDOR_NAME, UR_PLATFORM_INFO_VERSION,
-                               UR_PLATFORM_INFO_PROFILE}) {
+  for (ur_platform_info_t q :
+       {UR_PLATFORM_INFO_NAME, UR_PLATFORM_INFO_VENDOR_NAME, UR_PLATFORM_INFO_VERSION, UR_PLATFORM_INFO_PROFILE}) {
     size_t size = 0;
-    ASSERT_SUCCESS(urPlatformGetInfo(platform(), q, 0, nullptr, &size)) << urinfo::enumerator_name("ur_platform_info_t", q);
+    ASSERT_SUCCESS(urPlatformGetInfo(platform(), q, 0, nullptr, &size))
+        << urinfo::enumerator_name("ur_platform_info_t", q);
     EXPECT_GT(size, 1u) << urinfo::enumerator_name("ur_platform_info_t", q) << " is empty";
   }
 }
@@ -106,7 +110,8 @@ TEST_P(urPlatformTest, InvalidEnumeration) {
 TEST_P(urPlatformTest, InvalidNullHandle) {
   CONF_REQUIRE_VALIDATION();
   size_t size = 0;
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urPlatformGetInfo(nullptr, UR_PLATFORM_INFO_NAME, 0, nullptr, &size));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE,
+                   urPlatformGetInfo(nullptr, UR_PLATFORM_INFO_NAME, 0, nullptr, &size));
   uint32_t count = 0;
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urPlatformGet(nullptr, 0, nullptr, &count));
 }
@@ -116,7 +121,8 @@ TEST_P(urPlatformTest, InvalidSizes) {
   ur_platform_handle_t p = nullptr;
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urPlatformGet(adapter(), 0, &p, nullptr));
   char name[8];
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urPlatformGetInfo(platform(), UR_PLATFORM_INFO_NAME, 0, name, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urPlatformGetInfo(platform(), UR_PLATFORM_INFO_NAME, 0, name, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_VALUE, urPlatformGet(adapter(), 1, nullptr, nullptr));
 }
 
@@ -130,4 +136,4 @@ TEST_P(urPlatformTest, InvalidNullPointers) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urPlatformTest);
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pool lifetimes, fixed pools and limits through the public API (docs/async-alloc.md,
 // "Lifetime" and "Fixed pools"): a pool destroyed while other threads allocate from it
 // as the current pool, fixed pools whose ranges nest or overlap, the allocation under a
@@ -39,7 +40,7 @@ protected:
   // A fixed pool over [mem, mem + bytes): a device pool, or a classic pool for host memory.
   ur_result_t fixed_pool(void *mem, size_t bytes, ur_usm_pool_handle_t *out, ur_usm_type_t type = UR_USM_TYPE_UNKNOWN) {
     if (type == UR_USM_TYPE_UNKNOWN) type = kind;
-    ur_usm_pool_buffer_desc_t buf{UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC, nullptr, mem, bytes, type,
+    ur_usm_pool_buffer_desc_t buf{UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC,       nullptr, mem, bytes, type,
                                   type == UR_USM_TYPE_HOST ? nullptr : device()};
     ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, &buf, 0};
     *out = nullptr;
@@ -311,12 +312,12 @@ TEST_P(urPoolLifetimeTest, RoundingIsNotPartOfTheAllocation) {
   ASSERT_SUCCESS(enqueue_alloc(kind, q, nullptr, 100, 0, nullptr, &p, nullptr));
   ASSERT_SUCCESS(urQueueFinish(q));
   ur_usm_type_t type = UR_USM_TYPE_UNKNOWN;
-  ASSERT_SUCCESS(urUSMGetMemAllocInfo(context, static_cast<char *>(p) + 99, UR_USM_ALLOC_INFO_TYPE, sizeof type,
-                                      &type, nullptr));
+  ASSERT_SUCCESS(
+      urUSMGetMemAllocInfo(context, static_cast<char *>(p) + 99, UR_USM_ALLOC_INFO_TYPE, sizeof type, &type, nullptr));
   EXPECT_EQ(kind, type) << "the last byte asked for";
   type = UR_USM_TYPE_HOST;
-  ASSERT_SUCCESS(urUSMGetMemAllocInfo(context, static_cast<char *>(p) + 100, UR_USM_ALLOC_INFO_TYPE, sizeof type,
-                                      &type, nullptr));
+  ASSERT_SUCCESS(
+      urUSMGetMemAllocInfo(context, static_cast<char *>(p) + 100, UR_USM_ALLOC_INFO_TYPE, sizeof type, &type, nullptr));
   EXPECT_EQ(UR_USM_TYPE_UNKNOWN, type) << "one past the size asked for, inside the block's rounding";
   EXPECT_SUCCESS(urEnqueueUSMFreeExp(q, nullptr, p, 0, nullptr, nullptr));
   EXPECT_SUCCESS(urQueueFinish(q));
@@ -329,7 +330,8 @@ TEST_P(urPoolLifetimeTest, RoundingIsNotPartOfTheAllocation) {
 // release memory above the threshold (docs/async-alloc.md, "Growth and release").
 TEST_P(urPoolLifetimeTest, HostTaskIsNoSynchronisationPoint) {
   ur_bool_t host_tasks = 0;
-  if (conf::info(device(), UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP, host_tasks) != UR_RESULT_SUCCESS || !host_tasks)
+  if (conf::info(device(), UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP, host_tasks) != UR_RESULT_SUCCESS ||
+      !host_tasks)
     GTEST_SKIP() << found().label() << " has no host tasks";
   ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, nullptr, 0};
   ur_usm_pool_handle_t pool = nullptr;

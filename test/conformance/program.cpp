@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Programs: creation from the backend's test-kernel file, build, info and build info,
 // binaries, function pointers, reference counting, bad binaries, the parameter rules.
 #include <algorithm>
@@ -35,9 +36,12 @@ TEST_P(urProgramGetInfoTest, Query) {
   conf::InfoCheckOptions options;
   // The IL is bytes, not a string: empty for a program made from a binary.
   options.raw_bytes = q.id == UR_PROGRAM_INFO_IL;
-  conf::check_info_query(q, [p](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urProgramGetInfo(p, static_cast<ur_program_info_t>(id), size, value, ret);
-  }, options);
+  conf::check_info_query(
+      q,
+      [p](uint32_t id, size_t size, void *value, size_t *ret) {
+        return urProgramGetInfo(p, static_cast<ur_program_info_t>(id), size, value, ret);
+      },
+      options);
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE_WITH(urProgramGetInfoTest, Query,
@@ -49,9 +53,12 @@ TEST_P(urProgramGetBuildInfoTest, Query) {
   const urinfo::InfoQuery &q = *std::get<1>(GetParam());
   ur_program_handle_t p = program;
   ur_device_handle_t d = device();
-  conf::check_info_query(q, [p, d](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urProgramGetBuildInfo(p, d, static_cast<ur_program_build_info_t>(id), size, value, ret);
-  }, {});
+  conf::check_info_query(q,
+                         [p, d](uint32_t id, size_t size, void *value, size_t *ret) {
+                           return urProgramGetBuildInfo(p, d, static_cast<ur_program_build_info_t>(id), size, value,
+                                                        ret);
+                         },
+                         {});
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE_WITH(urProgramGetBuildInfoTest, Query,
@@ -93,10 +100,12 @@ TEST_P(urProgramTest, KernelNames) {
 
 TEST_P(urProgramTest, BuildStatusAndType) {
   ur_program_build_status_t status = UR_PROGRAM_BUILD_STATUS_NONE;
-  ASSERT_SUCCESS(urProgramGetBuildInfo(program, device(), UR_PROGRAM_BUILD_INFO_STATUS, sizeof status, &status, nullptr));
+  ASSERT_SUCCESS(
+      urProgramGetBuildInfo(program, device(), UR_PROGRAM_BUILD_INFO_STATUS, sizeof status, &status, nullptr));
   EXPECT_EQ(UR_PROGRAM_BUILD_STATUS_SUCCESS, status);
   ur_program_binary_type_t type = UR_PROGRAM_BINARY_TYPE_NONE;
-  ASSERT_SUCCESS(urProgramGetBuildInfo(program, device(), UR_PROGRAM_BUILD_INFO_BINARY_TYPE, sizeof type, &type, nullptr));
+  ASSERT_SUCCESS(
+      urProgramGetBuildInfo(program, device(), UR_PROGRAM_BUILD_INFO_BINARY_TYPE, sizeof type, &type, nullptr));
   EXPECT_EQ(UR_PROGRAM_BINARY_TYPE_EXECUTABLE, type);
   size_t log_size = 0;
   ASSERT_SUCCESS(urProgramGetBuildInfo(program, device(), UR_PROGRAM_BUILD_INFO_LOG, 0, nullptr, &log_size));
@@ -124,7 +133,9 @@ TEST_P(urProgramTest, Binaries) {
   ASSERT_SUCCESS(urProgramBuild(context, again, nullptr));
   ur_kernel_handle_t k = nullptr;
   EXPECT_SUCCESS(urKernelCreate(again, "fill", &k));
-  if (k) { EXPECT_SUCCESS(urKernelRelease(k)); }
+  if (k) {
+    EXPECT_SUCCESS(urKernelRelease(k));
+  }
   EXPECT_SUCCESS(urProgramRelease(again));
 }
 
@@ -141,7 +152,9 @@ TEST_P(urProgramTest, FunctionPointer) {
   ur_result_t r = urProgramGetFunctionPointer(device(), program, "fill", &fn);
   if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << "urProgramGetFunctionPointer unsupported";
   ASSERT_RESULT_IN(r, UR_RESULT_SUCCESS, UR_RESULT_ERROR_FUNCTION_ADDRESS_NOT_AVAILABLE);
-  if (r == UR_RESULT_SUCCESS) { EXPECT_NE(nullptr, fn); }
+  if (r == UR_RESULT_SUCCESS) {
+    EXPECT_NE(nullptr, fn);
+  }
   void *none = nullptr;
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_KERNEL_NAME,
                    urProgramGetFunctionPointer(device(), program, "no_such_function", &none));
@@ -194,7 +207,9 @@ TEST_P(urProgramCreateTest, CreateThenBuild) {
   ASSERT_SUCCESS(urProgramBuild(context, p, nullptr));
   ur_kernel_handle_t k = nullptr;
   EXPECT_SUCCESS(urKernelCreate(p, "vector_add", &k));
-  if (k) { EXPECT_SUCCESS(urKernelRelease(k)); }
+  if (k) {
+    EXPECT_SUCCESS(urKernelRelease(k));
+  }
   EXPECT_SUCCESS(urProgramRelease(p));
 }
 
@@ -213,9 +228,14 @@ TEST_P(urProgramCreateTest, KernelBeforeBuildIsRefused) {
   ur_kernel_handle_t k = nullptr;
   ur_result_t r = urKernelCreate(p, "fill", &k);
   // A binary may count as built already; IL never does.
-  if (as_il) { EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE, r); }
-  else { ASSERT_RESULT_IN(r, UR_RESULT_SUCCESS, UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE); }
-  if (k) { EXPECT_SUCCESS(urKernelRelease(k)); }
+  if (as_il) {
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE, r);
+  } else {
+    ASSERT_RESULT_IN(r, UR_RESULT_SUCCESS, UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE);
+  }
+  if (k) {
+    EXPECT_SUCCESS(urKernelRelease(k));
+  }
   EXPECT_SUCCESS(urProgramRelease(p));
 }
 
@@ -291,7 +311,8 @@ TEST_P(urProgramTest, InfoRules) {
   uint32_t n = 0;
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_ENUMERATION,
                    urProgramGetInfo(program, UR_PROGRAM_INFO_FORCE_UINT32, sizeof n, &n, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urProgramGetInfo(program, UR_PROGRAM_INFO_NUM_DEVICES, 0, &n, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urProgramGetInfo(program, UR_PROGRAM_INFO_NUM_DEVICES, 0, &n, nullptr));
   ur_program_build_status_t s;
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_ENUMERATION,
                    urProgramGetBuildInfo(program, device(), UR_PROGRAM_BUILD_INFO_FORCE_UINT32, sizeof s, &s, nullptr));
@@ -301,4 +322,4 @@ TEST_P(urProgramTest, InfoRules) {
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urProgramRelease(nullptr));
 }
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queues: in-order, out-of-order and profiling queues, info queries, finish and flush,
 // reference counting, the parameter rules.
 #include "conformance.hpp"
@@ -18,18 +19,23 @@ TEST_P(urQueueGetInfoTest, Query) {
   // The default and size queries are for on-device queues only.
   if (q.id == UR_QUEUE_INFO_DEVICE_DEFAULT || q.id == UR_QUEUE_INFO_SIZE)
     options.also_allowed.push_back(UR_RESULT_ERROR_INVALID_QUEUE);
-  conf::check_info_query(q, [h](uint32_t id, size_t size, void *value, size_t *ret) {
-    return urQueueGetInfo(h, static_cast<ur_queue_info_t>(id), size, value, ret);
-  }, options);
+  conf::check_info_query(
+      q,
+      [h](uint32_t id, size_t size, void *value, size_t *ret) {
+        return urQueueGetInfo(h, static_cast<ur_queue_info_t>(id), size, value, ret);
+      },
+      options);
 }
 
-CONF_INSTANTIATE_DEVICE_SUITE_WITH(urQueueGetInfoTest, Query,
-                                   ::testing::ValuesIn(conf::queries_of("ur_queue_info_t")), conf::QueryNamer);
+CONF_INSTANTIATE_DEVICE_SUITE_WITH(urQueueGetInfoTest, Query, ::testing::ValuesIn(conf::queries_of("ur_queue_info_t")),
+                                   conf::QueryNamer);
 
 // ---- creation with each combination of the flags that matter ----------------------------
 
 struct FlagsNamer {
-  std::string operator()(ur_queue_flags_t f) const { return f ? urinfo::flags_text("ur_queue_flags_t", f) : "in_order"; }
+  std::string operator()(ur_queue_flags_t f) const {
+    return f ? urinfo::flags_text("ur_queue_flags_t", f) : "in_order";
+  }
 };
 
 using urQueueCreateTest = ContextTestWith<ur_queue_flags_t>;
@@ -78,13 +84,12 @@ TEST_P(urQueueCreateTest, WorksWithCommands) {
   EXPECT_SUCCESS(urQueueRelease(q));
 }
 
-CONF_INSTANTIATE_DEVICE_SUITE_WITH(urQueueCreateTest, ur_queue_flags_t,
-                                   ::testing::Values(ur_queue_flags_t(0),
-                                                     ur_queue_flags_t(UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE),
-                                                     ur_queue_flags_t(UR_QUEUE_FLAG_PROFILING_ENABLE),
-                                                     ur_queue_flags_t(UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE |
-                                                                      UR_QUEUE_FLAG_PROFILING_ENABLE)),
-                                   FlagsNamer);
+CONF_INSTANTIATE_DEVICE_SUITE_WITH(
+    urQueueCreateTest, ur_queue_flags_t,
+    ::testing::Values(ur_queue_flags_t(0), ur_queue_flags_t(UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE),
+                      ur_queue_flags_t(UR_QUEUE_FLAG_PROFILING_ENABLE),
+                      ur_queue_flags_t(UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE)),
+    FlagsNamer);
 
 // ---- one queue -------------------------------------------------------------------------
 
@@ -184,9 +189,9 @@ TEST_P(urQueueTest, InvalidCreate) {
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER, urQueueCreate(context, device(), nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES,
                    conf::make_queue(context, device(), UR_QUEUE_FLAG_PRIORITY_HIGH | UR_QUEUE_FLAG_PRIORITY_LOW, &q));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES,
-                   conf::make_queue(context, device(),
-                                    UR_QUEUE_FLAG_SUBMISSION_BATCHED | UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE, &q));
+  EXPECT_EQ_RESULT(
+      UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES,
+      conf::make_queue(context, device(), UR_QUEUE_FLAG_SUBMISSION_BATCHED | UR_QUEUE_FLAG_SUBMISSION_IMMEDIATE, &q));
 }
 
 TEST_P(urQueueTest, InvalidGetInfo) {
@@ -197,7 +202,8 @@ TEST_P(urQueueTest, InvalidGetInfo) {
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE,
                    urQueueGetInfo(nullptr, UR_QUEUE_INFO_FLAGS, sizeof flags, &flags, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urQueueGetInfo(queue, UR_QUEUE_INFO_FLAGS, 0, &flags, nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER, urQueueGetInfo(queue, UR_QUEUE_INFO_FLAGS, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+                   urQueueGetInfo(queue, UR_QUEUE_INFO_FLAGS, 0, nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urQueueFinish(nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urQueueFlush(nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urQueueRetain(nullptr));
@@ -206,4 +212,4 @@ TEST_P(urQueueTest, InvalidGetInfo) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urQueueTest);
 
-}  // namespace
+} // namespace

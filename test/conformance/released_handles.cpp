@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Handles used after their last release (issue 22, item 3; docs/adapter-guide.md,
 // "Released handles"): the loader reads the dispatch table from the handle's first word,
 // so an adapter that frees the object hands the loader freed memory to call through.
@@ -17,9 +18,7 @@ namespace {
 
 class urReleasedHandlesTest : public conf::ContextTest {
 protected:
-  void SetUp() override {
-    CONF_BASE_SETUP(conf::ContextTest);
-  }
+  void SetUp() override { CONF_BASE_SETUP(conf::ContextTest); }
 
   ur_queue_handle_t new_queue() {
     ur_queue_handle_t q = nullptr;
@@ -93,8 +92,8 @@ TEST_P(urReleasedHandlesTest, EventReleasedWhileItsQueueLivesIsRefused) {
   ur_native_handle_t native = 0;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT, urEventGetNativeHandle(ev, &native));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT,
-            urEventSetCallback(ev, UR_EXECUTION_INFO_COMPLETE, [](ur_event_handle_t, ur_execution_info_t, void *) {},
-                               nullptr));
+            urEventSetCallback(
+                ev, UR_EXECUTION_INFO_COMPLETE, [](ur_event_handle_t, ur_execution_info_t, void *) {}, nullptr));
   // In a command's wait list: refused, and nothing is enqueued (the queue still works).
   ur_event_handle_t after = nullptr;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST, urEnqueueEventsWait(q, 1, &ev, &after));
@@ -108,6 +107,29 @@ TEST_P(urReleasedHandlesTest, EventReleasedWhileItsQueueLivesIsRefused) {
 // The memory of a released handle is not handed to the next objects made: well within
 // the bound (ordo::kRetiredHandlesKept, 1024), a released queue stays refused while
 // queues and events of the same size come and go.
+// An object the user released may live on while the adapter holds it (a queue holds its
+// context, a list or callback its event): a retain then must not bring it back, or the
+// matching release takes an internal holder's reference (Level Zero freed such an event
+// twice). Retain and release both refuse; the holder's own release still works after.
+TEST_P(urReleasedHandlesTest, RetainAfterTheLastReleaseIsRefusedWhileHeld) {
+  ur_device_handle_t dev = device();
+  ur_context_handle_t c = nullptr;
+  ASSERT_SUCCESS(urContextCreate(1, &dev, nullptr, &c));
+  ur_queue_handle_t q = nullptr;
+  ASSERT_SUCCESS(conf::make_queue(c, dev, 0, &q));
+  ur_event_handle_t ev = nullptr;
+  ASSERT_SUCCESS(urEnqueueEventsWait(q, 0, nullptr, &ev));
+  ASSERT_SUCCESS(urContextRelease(c)); // the queue still holds it
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_CONTEXT, urContextRetain(c));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_CONTEXT, urContextRelease(c));
+  ASSERT_SUCCESS(urEventRelease(ev)); // the queue's list may still hold it
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT, urEventRetain(ev));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT, urEventRelease(ev));
+  ASSERT_SUCCESS(urQueueFinish(q));
+  ASSERT_SUCCESS(urQueueRelease(q));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_QUEUE, urQueueRetain(q));
+}
+
 TEST_P(urReleasedHandlesTest, StaysRefusedWhileOtherObjectsComeAndGo) {
   ur_queue_handle_t released = new_queue();
   ASSERT_NE(nullptr, released);
@@ -125,6 +147,6 @@ TEST_P(urReleasedHandlesTest, StaysRefusedWhileOtherObjectsComeAndGo) {
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_QUEUE, urQueueFlush(released));
 }
 
-}  // namespace
+} // namespace
 
 CONF_INSTANTIATE_DEVICE_SUITE(urReleasedHandlesTest);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Concurrency: several threads at once create objects, enqueue onto shared queues,
 // wait and release. Run under ThreadSanitizer in CI (scripts/test).
 #include <algorithm>
@@ -51,7 +52,9 @@ protected:
         EXPECT_SUCCESS(urQueueFinish(q));
         EXPECT_SUCCESS(urQueueRelease(q));
       }
-    if (program) { EXPECT_SUCCESS(urProgramRelease(program)); }
+    if (program) {
+      EXPECT_SUCCESS(urProgramRelease(program));
+    }
     ContextTest::TearDown();
   }
 };
@@ -93,8 +96,7 @@ TEST_P(urStressTest, SharedQueuesManyThreads) {
       }
       if (r == UR_RESULT_SUCCESS) r = urEnqueueUSMMemcpy(q, false, host.data(), mem, n * 4, 1, &e2, &e3);
       if (r == UR_RESULT_SUCCESS) r = urEventWait(1, &e3);
-      if (r != UR_RESULT_SUCCESS ||
-          !std::all_of(host.begin(), host.end(), [&](uint32_t v) { return v == value + 1; }))
+      if (r != UR_RESULT_SUCCESS || !std::all_of(host.begin(), host.end(), [&](uint32_t v) { return v == value + 1; }))
         failures++;
       for (ur_event_handle_t e : {e1, e2, e3})
         if (e) urEventRelease(e);
@@ -115,7 +117,10 @@ TEST_P(urStressTest, CreateAndReleaseConcurrently) {
     for (int i = 0; i < 20; ++i) {
       ur_context_handle_t c = nullptr;
       ur_queue_handle_t q = nullptr;
-      if (urContextCreate(1, &d, nullptr, &c) != UR_RESULT_SUCCESS) { failures++; continue; }
+      if (urContextCreate(1, &d, nullptr, &c) != UR_RESULT_SUCCESS) {
+        failures++;
+        continue;
+      }
       if (urQueueCreate(c, d, nullptr, &q) != UR_RESULT_SUCCESS) failures++;
       ur_event_handle_t e = nullptr;
       if (q && urEnqueueEventsWait(q, 0, nullptr, &e) == UR_RESULT_SUCCESS) {
@@ -163,8 +168,8 @@ TEST_P(urStressTest, ConcurrentWaitsOnSharedEvents) {
   const size_t part = size / events.size();
   for (size_t i = 0; i < events.size(); ++i) {
     const uint32_t v = static_cast<uint32_t>(i);
-    ASSERT_SUCCESS(urEnqueueUSMFill(out_of_order, static_cast<char *>(mem) + i * part, 4, &v, part, 0, nullptr,
-                                    &events[i]));
+    ASSERT_SUCCESS(
+        urEnqueueUSMFill(out_of_order, static_cast<char *>(mem) + i * part, 4, &v, part, 0, nullptr, &events[i]));
   }
   std::atomic<int> failures{0};
   run_threads([&](int t) {
@@ -187,8 +192,8 @@ TEST_P(urStressTest, ConcurrentUsm) {
     std::vector<void *> mine;
     for (int i = 0; i < 200; ++i) {
       void *p = nullptr;
-      ur_usm_type_t kind = conf::usm_supported(device(), UR_USM_TYPE_HOST) && i % 2 ? UR_USM_TYPE_HOST
-                                                                                    : UR_USM_TYPE_DEVICE;
+      ur_usm_type_t kind =
+          conf::usm_supported(device(), UR_USM_TYPE_HOST) && i % 2 ? UR_USM_TYPE_HOST : UR_USM_TYPE_DEVICE;
       if (conf::usm_alloc(context, device(), kind, 64 + 16 * ((i + t) % 32), &p) != UR_RESULT_SUCCESS) {
         failures++;
         continue;
@@ -219,15 +224,22 @@ TEST_P(urStressTest, ConcurrentProgramsAndKernels) {
   run_threads([&](int) {
     for (int i = 0; i < 4; ++i) {
       urinfo::TestProgram p = urinfo::load_test_program(conf::kernel_dir(), context, found());
-      if (!p.ok()) { failures++; continue; }
+      if (!p.ok()) {
+        failures++;
+        continue;
+      }
       for (const char *name : {"fill", "saxpy", "local_sum"}) {
         ur_kernel_handle_t k = nullptr;
-        if (urKernelCreate(p.program, name, &k) != UR_RESULT_SUCCESS) failures++;
-        else urKernelRelease(k);
+        if (urKernelCreate(p.program, name, &k) != UR_RESULT_SUCCESS)
+          failures++;
+        else
+          urKernelRelease(k);
       }
       ur_kernel_handle_t shared = nullptr;
-      if (urKernelCreate(program, "increment", &shared) != UR_RESULT_SUCCESS) failures++;
-      else urKernelRelease(shared);
+      if (urKernelCreate(program, "increment", &shared) != UR_RESULT_SUCCESS)
+        failures++;
+      else
+        urKernelRelease(shared);
       urProgramRelease(p.program);
     }
   });
@@ -236,4 +248,4 @@ TEST_P(urStressTest, ConcurrentProgramsAndKernels) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urStressTest);
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueueTimestampRecordingExp (docs/command-buffers.md, "Derived entry points"): the
 // event's profiling times are the device's clock when the command ran, after what it
 // follows, on a queue created without profiling; blocking and non-blocking; refusals.
@@ -45,8 +46,11 @@ void sleep_then_stamp(void *p) {
 }
 
 TEST_P(urTimestampRecordingTest, RecordsWhenItRunsAfterEarlierCommands) {
-  if (!supported()) GTEST_SKIP() << found().label() << " does not report UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP";
-  if (!host_tasks()) GTEST_SKIP() << found().label() << " has no host tasks (UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP) to hold the queue with";
+  if (!supported())
+    GTEST_SKIP() << found().label() << " does not report UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP";
+  if (!host_tasks())
+    GTEST_SKIP() << found().label()
+                 << " has no host tasks (UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP) to hold the queue with";
   Stamped before;
   before.device = device();
   ur_event_handle_t task = nullptr, stamp = nullptr;
@@ -76,8 +80,11 @@ TEST_P(urTimestampRecordingTest, RecordsWhenItRunsAfterEarlierCommands) {
 }
 
 TEST_P(urTimestampRecordingTest, BlockingReturnsWithTheTimes) {
-  if (!supported()) GTEST_SKIP() << found().label() << " does not report UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP";
-  if (!host_tasks()) GTEST_SKIP() << found().label() << " has no host tasks (UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP) to hold the queue with";
+  if (!supported())
+    GTEST_SKIP() << found().label() << " does not report UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP";
+  if (!host_tasks())
+    GTEST_SKIP() << found().label()
+                 << " has no host tasks (UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP) to hold the queue with";
   Stamped before;
   before.device = device();
   ASSERT_SUCCESS(urEnqueueHostTaskExp(queue, sleep_then_stamp, &before, nullptr, 0, nullptr, nullptr));
@@ -94,7 +101,8 @@ TEST_P(urTimestampRecordingTest, BlockingReturnsWithTheTimes) {
 }
 
 TEST_P(urTimestampRecordingTest, Refusals) {
-  if (!supported()) GTEST_SKIP() << found().label() << " does not report UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP";
+  if (!supported())
+    GTEST_SKIP() << found().label() << " does not report UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP";
   ur_event_handle_t e = nullptr;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER, urEnqueueTimestampRecordingExp(queue, false, 0, nullptr, nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE, urEnqueueTimestampRecordingExp(nullptr, false, 0, nullptr, &e));
@@ -112,7 +120,8 @@ TEST_P(urTimestampRecordingTest, Refusals) {
 // Free-threaded: threads record timestamps on one queue while others release theirs;
 // every event answers its own times and none is lost or answered twice.
 TEST_P(urTimestampRecordingTest, ThreadsRecordAndReleaseAtOnce) {
-  if (!supported()) GTEST_SKIP() << found().label() << " does not report UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP";
+  if (!supported())
+    GTEST_SKIP() << found().label() << " does not report UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP";
   constexpr int kThreads = 4, kEach = 40;
   std::atomic<int> bad{0};
   std::vector<std::thread> threads;
@@ -128,8 +137,7 @@ TEST_P(urTimestampRecordingTest, ThreadsRecordAndReleaseAtOnce) {
         if (urEventWait(1, &e) != UR_RESULT_SUCCESS ||
             urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_START, sizeof start, &start, nullptr) !=
                 UR_RESULT_SUCCESS ||
-            urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_END, sizeof end, &end, nullptr) !=
-                UR_RESULT_SUCCESS ||
+            urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_END, sizeof end, &end, nullptr) != UR_RESULT_SUCCESS ||
             start == 0 || end < start)
           ++bad;
         if (urEventRelease(e) != UR_RESULT_SUCCESS) ++bad;
@@ -150,7 +158,9 @@ TEST_P(urTimestampRecordingTest, DeviceAnswersMatchTheEntryPoints) {
   ur_event_handle_t e = nullptr;
   ur_result_t r = urEnqueueTimestampRecordingExp(queue, true, 0, nullptr, &e);
   EXPECT_EQ(answer(UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP), r == UR_RESULT_SUCCESS) << r;
-  if (e) { EXPECT_SUCCESS(urEventRelease(e)); }
+  if (e) {
+    EXPECT_SUCCESS(urEventRelease(e));
+  }
   Stamped s;
   s.device = device();
   r = urEnqueueHostTaskExp(queue, sleep_then_stamp, &s, nullptr, 0, nullptr, nullptr);
@@ -161,8 +171,8 @@ TEST_P(urTimestampRecordingTest, DeviceAnswersMatchTheEntryPoints) {
   EXPECT_EQ(answer(UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP), r == UR_RESULT_SUCCESS) << r;
   if (cb) {
     ur_device_command_buffer_update_capability_flags_t caps = 0;
-    EXPECT_SUCCESS(urDeviceGetInfo(device(), UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP, sizeof caps, &caps,
-                                   nullptr));
+    EXPECT_SUCCESS(
+        urDeviceGetInfo(device(), UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP, sizeof caps, &caps, nullptr));
     EXPECT_SUCCESS(urCommandBufferReleaseExp(cb));
   }
   ASSERT_SUCCESS(urQueueFinish(queue));
@@ -170,4 +180,4 @@ TEST_P(urTimestampRecordingTest, DeviceAnswersMatchTheEntryPoints) {
 
 CONF_INSTANTIATE_DEVICE_SUITE(urTimestampRecordingTest);
 
-}  // namespace
+} // namespace

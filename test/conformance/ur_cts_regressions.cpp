@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What UR's own conformance suite found on Ordo's adapters (issue 23; docs/conformance.md,
 // "UR's own conformance suite"), each kept fixed here through the public API:
 // - a USE_HOST_POINTER buffer is the caller's memory: host writes made after creation
@@ -37,13 +38,15 @@ TEST_P(urURCtsRegressionTest, UseHostPointerShowsLaterHostWrites) {
   for (size_t i = 0; i < host.size(); ++i) host[i] = uint8_t(i & 0xff);
   ur_buffer_properties_t props{UR_STRUCTURE_TYPE_BUFFER_PROPERTIES, nullptr, host.data()};
   ur_mem_handle_t buffer = nullptr;
-  ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(urMemBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER, host.size(), &props, &buffer));
+  ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(
+      urMemBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER, host.size(), &props, &buffer));
   for (size_t i = 0; i < host.size(); ++i) host[i] = uint8_t(i & 0x0f);
   ASSERT_SUCCESS(urEnqueueMemBufferRead(queue, buffer, true, 0, back.size(), back.data(), 0, nullptr, nullptr));
   EXPECT_EQ(host, back) << "the buffer must read the host memory's bytes as they are now";
   // And the other way: a command's write lands in the caller's memory.
   std::vector<uint8_t> pattern(256, 0xA5);
-  ASSERT_SUCCESS(urEnqueueMemBufferWrite(queue, buffer, true, 512, pattern.size(), pattern.data(), 0, nullptr, nullptr));
+  ASSERT_SUCCESS(
+      urEnqueueMemBufferWrite(queue, buffer, true, 512, pattern.size(), pattern.data(), 0, nullptr, nullptr));
   ASSERT_SUCCESS(urQueueFinish(queue));
   ASSERT_SUCCESS(urEnqueueMemBufferRead(queue, buffer, true, 0, back.size(), back.data(), 0, nullptr, nullptr));
   EXPECT_TRUE(std::equal(pattern.begin(), pattern.end(), back.begin() + 512));
@@ -95,9 +98,15 @@ TEST_P(urURCtsRegressionTest, CopyBetweenContextsOfOneDevice) {
   } cleanup{[&] {
     for (ur_event_handle_t e : events) EXPECT_SUCCESS(urEventRelease(e));
     for (size_t i = 0; i < kContexts; ++i) {
-      if (buffers[i]) { EXPECT_SUCCESS(urMemRelease(buffers[i])); }
-      if (queues[i]) { EXPECT_SUCCESS(urQueueRelease(queues[i])); }
-      if (contexts[i]) { EXPECT_SUCCESS(urContextRelease(contexts[i])); }
+      if (buffers[i]) {
+        EXPECT_SUCCESS(urMemRelease(buffers[i]));
+      }
+      if (queues[i]) {
+        EXPECT_SUCCESS(urQueueRelease(queues[i]));
+      }
+      if (contexts[i]) {
+        EXPECT_SUCCESS(urContextRelease(contexts[i]));
+      }
     }
   }};
   for (size_t i = 0; i < kContexts; ++i) {
@@ -109,8 +118,8 @@ TEST_P(urURCtsRegressionTest, CopyBetweenContextsOfOneDevice) {
   }
   for (size_t i = 0; i + 1 < kContexts; ++i) {
     ur_event_handle_t done = nullptr;
-    ur_result_t r = urEnqueueMemBufferCopy(queues[i], buffers[i], buffers[i + 1], 0, 0, kBytes,
-                                           events.empty() ? 0 : 1, events.empty() ? nullptr : &events.back(), &done);
+    ur_result_t r = urEnqueueMemBufferCopy(queues[i], buffers[i], buffers[i + 1], 0, 0, kBytes, events.empty() ? 0 : 1,
+                                           events.empty() ? nullptr : &events.back(), &done);
     EXPECT_SUCCESS(r) << "copy on context " << i << "'s queue into context " << i + 1 << "'s buffer";
     if (r != UR_RESULT_SUCCESS) break;
     events.push_back(done);
@@ -119,7 +128,8 @@ TEST_P(urURCtsRegressionTest, CopyBetweenContextsOfOneDevice) {
     ASSERT_SUCCESS(urEventWait(static_cast<uint32_t>(events.size()), events.data()));
     // Context 0's bytes went through every buffer.
     std::vector<uint32_t> out(kCount, 1);
-    ASSERT_SUCCESS(urEnqueueMemBufferRead(queues.back(), buffers.back(), true, 0, kBytes, out.data(), 0, nullptr, nullptr));
+    ASSERT_SUCCESS(
+        urEnqueueMemBufferRead(queues.back(), buffers.back(), true, 0, kBytes, out.data(), 0, nullptr, nullptr));
     EXPECT_EQ(std::vector<uint32_t>(kCount, 100u), out);
     // A read of another context's buffer on this queue, too.
     ASSERT_SUCCESS(urEnqueueMemBufferRead(queues[0], buffers[1], true, 0, kBytes, out.data(), 0, nullptr, nullptr));
@@ -247,7 +257,8 @@ TEST_P(urURCtsRegressionTest, ContextMemcpyBetweenAllocations) {
     ASSERT_SUCCESS(urEnqueueUSMFill(queue, dst, sizeof zero, &zero, kBytes, 0, nullptr, nullptr));
     ASSERT_SUCCESS(urQueueFinish(queue));
     // Unaligned on both sides, all but the first 7 bytes.
-    ASSERT_SUCCESS(urUSMContextMemcpyExp(context, static_cast<char *>(dst) + 7, static_cast<char *>(src) + 7, kBytes - 7));
+    ASSERT_SUCCESS(
+        urUSMContextMemcpyExp(context, static_cast<char *>(dst) + 7, static_cast<char *>(src) + 7, kBytes - 7));
     ASSERT_SUCCESS(urEnqueueUSMMemcpy(queue, true, out.data(), dst, kBytes, 0, nullptr, nullptr));
     std::vector<uint32_t> expect = in;
     std::memset(expect.data(), 0, 7);
@@ -300,15 +311,15 @@ TEST_P(urURCtsRegressionTest, SubDeviceFromItsNativeHandle) {
 TEST_P(urURCtsRegressionTest, QueueOnTheDevice) {
   ur_queue_flags_t on_device = 0;
   ur_result_t r = conf::info(device(), UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES, on_device);
-  if (r != UR_RESULT_SUCCESS || on_device == 0)
-    GTEST_SKIP() << found().label() << " reports no queues on the device";
+  if (r != UR_RESULT_SUCCESS || on_device == 0) GTEST_SKIP() << found().label() << " reports no queues on the device";
   ur_queue_properties_t props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr,
                               UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT |
                                   UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE};
   ur_queue_handle_t device_queue = nullptr;
   ASSERT_SUCCESS(urQueueCreate(context, device(), &props, &device_queue));
   ur_queue_handle_t default_queue = nullptr;
-  EXPECT_SUCCESS(urQueueGetInfo(device_queue, UR_QUEUE_INFO_DEVICE_DEFAULT, sizeof default_queue, &default_queue, nullptr));
+  EXPECT_SUCCESS(
+      urQueueGetInfo(device_queue, UR_QUEUE_INFO_DEVICE_DEFAULT, sizeof default_queue, &default_queue, nullptr));
   EXPECT_EQ(device_queue, default_queue);
   uint32_t size = 0;
   EXPECT_SUCCESS(urQueueGetInfo(device_queue, UR_QUEUE_INFO_SIZE, sizeof size, &size, nullptr));
@@ -320,7 +331,8 @@ TEST_P(urURCtsRegressionTest, QueueOnTheDevice) {
   EXPECT_SUCCESS(urQueueFinish(device_queue));
   EXPECT_SUCCESS(urQueueRelease(device_queue));
   // A host queue has no device-queue size.
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_QUEUE, urQueueGetInfo(queue, UR_QUEUE_INFO_SIZE, sizeof size, &size, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_QUEUE,
+                   urQueueGetInfo(queue, UR_QUEUE_INFO_SIZE, sizeof size, &size, nullptr));
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE(urURCtsRegressionTest);

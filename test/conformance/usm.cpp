@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // USM: host, device and shared allocations: sizes, alignment, queries, frees, and
 // what an adapter must refuse by itself (unknown pointers, double frees, another
 // context's memory) without losing anything.
@@ -88,7 +89,9 @@ TEST_P(urUSMTest, AllocInfo) {
   EXPECT_GE(reported, size);
   ur_device_handle_t d = nullptr;
   ASSERT_SUCCESS(urUSMGetMemAllocInfo(context, p, UR_USM_ALLOC_INFO_DEVICE, sizeof d, &d, nullptr));
-  if (kind() != UR_USM_TYPE_HOST) { EXPECT_EQ(device(), d); }
+  if (kind() != UR_USM_TYPE_HOST) {
+    EXPECT_EQ(device(), d);
+  }
   EXPECT_SUCCESS(urUSMFree(context, p));
 }
 
@@ -101,9 +104,12 @@ TEST_P(urUSMTest, EveryAllocInfoQuery) {
     conf::InfoCheckOptions options;
     // A host allocation belongs to no device; an allocation need not come from a pool.
     options.null_handle_ok = q.id == UR_USM_ALLOC_INFO_DEVICE || q.id == UR_USM_ALLOC_INFO_POOL;
-    conf::check_info_query(q, [c, p](uint32_t id, size_t size, void *value, size_t *ret) {
-      return urUSMGetMemAllocInfo(c, p, static_cast<ur_usm_alloc_info_t>(id), size, value, ret);
-    }, options);
+    conf::check_info_query(
+        q,
+        [c, p](uint32_t id, size_t size, void *value, size_t *ret) {
+          return urUSMGetMemAllocInfo(c, p, static_cast<ur_usm_alloc_info_t>(id), size, value, ret);
+        },
+        options);
   }
   EXPECT_SUCCESS(urUSMFree(context, p));
 }
@@ -151,8 +157,11 @@ TEST_P(urUSMTest, UnknownPointerInfo) {
   int on_stack = 0;
   ur_usm_type_t type = UR_USM_TYPE_SHARED;
   ur_result_t r = urUSMGetMemAllocInfo(context, &on_stack, UR_USM_ALLOC_INFO_TYPE, sizeof type, &type, nullptr);
-  if (r == UR_RESULT_SUCCESS) { EXPECT_EQ(UR_USM_TYPE_UNKNOWN, type); }
-  else { EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_MEM_OBJECT, r); }
+  if (r == UR_RESULT_SUCCESS) {
+    EXPECT_EQ(UR_USM_TYPE_UNKNOWN, type);
+  } else {
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_MEM_OBJECT, r);
+  }
   size_t size = 0;
   r = urUSMGetMemAllocInfo(context, &on_stack, UR_USM_ALLOC_INFO_SIZE, sizeof size, &size, nullptr);
   EXPECT_TRUE(conf::result_in(r, {UR_RESULT_ERROR_INVALID_MEM_OBJECT, UR_RESULT_ERROR_INVALID_VALUE}))
@@ -223,4 +232,4 @@ CONF_INSTANTIATE_DEVICE_SUITE_WITH(urUSMTest, ur_usm_type_t,
                                    ::testing::Values(UR_USM_TYPE_HOST, UR_USM_TYPE_DEVICE, UR_USM_TYPE_SHARED),
                                    KindNamer);
 
-}  // namespace
+} // namespace

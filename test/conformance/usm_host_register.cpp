@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host memory the user registers as USM host memory (urUSMHostAllocRegisterExp /
 // urUSMHostAllocUnregisterExp, docs/async-alloc.md "Registered host memory"): queries
 // see it as host USM, kernels and copies use it, urUSMFree refuses it, and every
@@ -47,7 +48,8 @@ protected:
                                    &supported, nullptr));
     if (!supported) {
       Pages pages(1);
-      EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE, urUSMHostAllocRegisterExp(context, pages.at(0), pages.size(), nullptr))
+      EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                urUSMHostAllocRegisterExp(context, pages.at(0), pages.size(), nullptr))
           << "the device says it cannot register host memory";
       GTEST_SKIP() << found().label() << " does not register host memory (USM_HOST_ALLOC_REGISTER_SUPPORT_EXP)";
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Peer access (urUsmP2P*Exp) as far as one device shows it: a device and itself. A
 // device always reaches its own memory, so support is reported, enable and disable
 // succeed and change nothing, and memory stays usable. What needs two devices (access
@@ -27,8 +28,8 @@ TEST_P(urUsmP2PTest, DeviceReachesItsOwnMemory) {
   EXPECT_EQ(1, peer_info(UR_EXP_PEER_INFO_UR_PEER_ACCESS_SUPPORT));
   EXPECT_EQ(1, peer_info(UR_EXP_PEER_INFO_UR_PEER_ATOMICS_SUPPORT));
   size_t size = 0;
-  ASSERT_SUCCESS(urUsmP2PPeerAccessGetInfoExp(device(), device(), UR_EXP_PEER_INFO_UR_PEER_ACCESS_SUPPORT, 0, nullptr,
-                                              &size));
+  ASSERT_SUCCESS(
+      urUsmP2PPeerAccessGetInfoExp(device(), device(), UR_EXP_PEER_INFO_UR_PEER_ACCESS_SUPPORT, 0, nullptr, &size));
   EXPECT_EQ(sizeof(int), size);
 }
 
@@ -51,15 +52,15 @@ TEST_P(urUsmP2PTest, EnableAndDisableWithItselfChangeNothing) {
 
 TEST_P(urUsmP2PTest, InfoRefusals) {
   int v = 0;
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_ENUMERATION,
-                   urUsmP2PPeerAccessGetInfoExp(device(), device(), UR_EXP_PEER_INFO_FORCE_UINT32, sizeof v, &v,
-                                                nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
-                   urUsmP2PPeerAccessGetInfoExp(device(), device(), UR_EXP_PEER_INFO_UR_PEER_ACCESS_SUPPORT, 0, &v,
-                                                nullptr));
-  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_NULL_POINTER,
-                   urUsmP2PPeerAccessGetInfoExp(device(), device(), UR_EXP_PEER_INFO_UR_PEER_ACCESS_SUPPORT, 0,
-                                                nullptr, nullptr));
+  EXPECT_EQ_RESULT(
+      UR_RESULT_ERROR_INVALID_ENUMERATION,
+      urUsmP2PPeerAccessGetInfoExp(device(), device(), UR_EXP_PEER_INFO_FORCE_UINT32, sizeof v, &v, nullptr));
+  EXPECT_EQ_RESULT(
+      UR_RESULT_ERROR_INVALID_SIZE,
+      urUsmP2PPeerAccessGetInfoExp(device(), device(), UR_EXP_PEER_INFO_UR_PEER_ACCESS_SUPPORT, 0, &v, nullptr));
+  EXPECT_EQ_RESULT(
+      UR_RESULT_ERROR_INVALID_NULL_POINTER,
+      urUsmP2PPeerAccessGetInfoExp(device(), device(), UR_EXP_PEER_INFO_UR_PEER_ACCESS_SUPPORT, 0, nullptr, nullptr));
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE(urUsmP2PTest);

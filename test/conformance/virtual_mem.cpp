@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Virtual and physical memory (urVirtualMem*, urPhysicalMem*): granularity, physical
 // allocations and their queries, reserving, mapping (the same pages at two addresses),
 // access changes, unmapping and freeing, with data moved through mapped ranges by USM
@@ -22,9 +23,8 @@ protected:
     ur_bool_t yes = false;
     if (conf::info(this->device(), UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT, yes) != UR_RESULT_SUCCESS || !yes)
       GTEST_SKIP() << this->found().label() << " reports no UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT";
-    ASSERT_SUCCESS(urVirtualMemGranularityGetInfo(this->context, this->device(), 1,
-                                                  UR_VIRTUAL_MEM_GRANULARITY_INFO_MINIMUM, sizeof page, &page,
-                                                  nullptr));
+    ASSERT_SUCCESS(urVirtualMemGranularityGetInfo(
+        this->context, this->device(), 1, UR_VIRTUAL_MEM_GRANULARITY_INFO_MINIMUM, sizeof page, &page, nullptr));
   }
   ur_physical_mem_handle_t physical(size_t size) {
     ur_physical_mem_handle_t p = nullptr;
@@ -58,14 +58,13 @@ char *at(void *p, size_t bytes) { return static_cast<char *>(p) + bytes; }
 
 TEST_P(urVirtualMemTest, Granularity) {
   size_t minimum = 0, recommended = 0, size = 0;
-  ASSERT_SUCCESS(urVirtualMemGranularityGetInfo(context, device(), 1 << 20, UR_VIRTUAL_MEM_GRANULARITY_INFO_MINIMUM,
-                                                0, nullptr, &size));
+  ASSERT_SUCCESS(urVirtualMemGranularityGetInfo(context, device(), 1 << 20, UR_VIRTUAL_MEM_GRANULARITY_INFO_MINIMUM, 0,
+                                                nullptr, &size));
   EXPECT_EQ(sizeof(size_t), size);
   ASSERT_SUCCESS(urVirtualMemGranularityGetInfo(context, device(), 1 << 20, UR_VIRTUAL_MEM_GRANULARITY_INFO_MINIMUM,
                                                 sizeof minimum, &minimum, nullptr));
-  ASSERT_SUCCESS(urVirtualMemGranularityGetInfo(context, nullptr, 1 << 20,
-                                                UR_VIRTUAL_MEM_GRANULARITY_INFO_RECOMMENDED, sizeof recommended,
-                                                &recommended, nullptr));
+  ASSERT_SUCCESS(urVirtualMemGranularityGetInfo(context, nullptr, 1 << 20, UR_VIRTUAL_MEM_GRANULARITY_INFO_RECOMMENDED,
+                                                sizeof recommended, &recommended, nullptr));
   EXPECT_GT(minimum, 0u);
   EXPECT_EQ(0u, minimum & (minimum - 1)) << "a power of two";
   EXPECT_GE(recommended, minimum);
@@ -187,8 +186,8 @@ TEST_P(urVirtualMemTest, Refusals) {
   void *out = nullptr;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, urVirtualMemReserve(context, nullptr, page + 3, &out));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER, urVirtualMemReserve(context, nullptr, page, nullptr));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, urVirtualMemMap(context, at(base, 2 * page), page, p, 0,
-                                                           UR_VIRTUAL_MEM_ACCESS_FLAG_READ_WRITE))
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE,
+            urVirtualMemMap(context, at(base, 2 * page), page, p, 0, UR_VIRTUAL_MEM_ACCESS_FLAG_READ_WRITE))
       << "outside the reservation";
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
             urVirtualMemMap(context, base, 2 * page, p, 0, UR_VIRTUAL_MEM_ACCESS_FLAG_READ_WRITE))
@@ -236,4 +235,4 @@ TEST_P(urVirtualMemKernelTest, KernelFillsMappedMemory) {
 CONF_INSTANTIATE_DEVICE_SUITE(urVirtualMemTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urVirtualMemKernelTest);
 
-}  // namespace
+} // namespace

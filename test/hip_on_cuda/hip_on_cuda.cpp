@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HIP on CUDA, for tests only: a libamdhip64.so.5 whose every function is the direct
 // call of its CUDA driver API counterpart, as HIP's NVIDIA platform maps them, with
 // CUDA's results translated into HIP's. It implements exactly the functions the HIP
@@ -112,7 +113,9 @@ HIP_EXPORT hipError_t hipGetDeviceCount(int *count) {
   return r == hipSuccess && *count == 0 ? hipErrorNoDevice : r;
 }
 HIP_EXPORT hipError_t hipDeviceGet(hipDevice_t *d, int ordinal) { return to_hip(cuDeviceGet(d, ordinal)); }
-HIP_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t d) { return to_hip(cuDeviceGetName(name, len, d)); }
+HIP_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t d) {
+  return to_hip(cuDeviceGetName(name, len, d));
+}
 HIP_EXPORT hipError_t hipDeviceGetAttribute(int *v, hipDeviceAttribute_t a, int d) {
   return to_hip(cuDeviceGetAttribute(v, cuda_attribute(a), d));
 }
@@ -124,10 +127,14 @@ HIP_EXPORT hipError_t hipDeviceGetPCIBusId(char *id, int len, int d) { return to
 HIP_EXPORT hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *c, hipDevice_t d) {
   return to_hip(cuDevicePrimaryCtxRetain(reinterpret_cast<CUcontext *>(c), d));
 }
-HIP_EXPORT hipError_t hipCtxGetCurrent(hipCtx_t *c) { return to_hip(cuCtxGetCurrent(reinterpret_cast<CUcontext *>(c))); }
+HIP_EXPORT hipError_t hipCtxGetCurrent(hipCtx_t *c) {
+  return to_hip(cuCtxGetCurrent(reinterpret_cast<CUcontext *>(c)));
+}
 HIP_EXPORT hipError_t hipCtxSetCurrent(hipCtx_t c) { return to_hip(cuCtxSetCurrent(reinterpret_cast<CUcontext>(c))); }
 HIP_EXPORT hipError_t hipDeviceSynchronize() { return to_hip(cuCtxSynchronize()); }
-HIP_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total) { return to_hip(cuMemGetInfo(free_bytes, total)); }
+HIP_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total) {
+  return to_hip(cuMemGetInfo(free_bytes, total));
+}
 HIP_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest) {
   return to_hip(cuCtxGetStreamPriorityRange(least, greatest));
 }
@@ -153,7 +160,9 @@ HIP_EXPORT hipError_t hipEventSynchronize(hipEvent_t e) { return to_hip(cuEventS
 HIP_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b) {
   return to_hip(cuEventElapsedTime(ms, ce(a), ce(b)));
 }
-HIP_EXPORT hipError_t hipMalloc(void **p, size_t size) { return to_hip(cuMemAlloc(reinterpret_cast<CUdeviceptr *>(p), size)); }
+HIP_EXPORT hipError_t hipMalloc(void **p, size_t size) {
+  return to_hip(cuMemAlloc(reinterpret_cast<CUdeviceptr *>(p), size));
+}
 HIP_EXPORT hipError_t hipFree(void *p) { return to_hip(cuMemFree(dptr(p))); }
 HIP_EXPORT hipError_t hipHostMalloc(void **p, size_t size, unsigned flags) {
   unsigned cu_flags = (flags & hipHostMallocPortable ? CU_MEMHOSTALLOC_PORTABLE : 0) |
@@ -183,7 +192,8 @@ HIP_EXPORT hipError_t hipIpcOpenMemHandle(void **p, hipIpcMemHandle_t h, unsigne
   CUipcMemHandle ch;
   std::memcpy(&ch, h.reserved, sizeof ch);
   CUdeviceptr b = 0;
-  hipError_t r = to_hip(cuIpcOpenMemHandle(&b, ch, flags & hipIpcMemLazyEnablePeerAccess ? CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS : 0));
+  hipError_t r = to_hip(
+      cuIpcOpenMemHandle(&b, ch, flags & hipIpcMemLazyEnablePeerAccess ? CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS : 0));
   *p = reinterpret_cast<void *>(b);
   return r;
 }
@@ -221,7 +231,9 @@ HIP_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t p, int v, size_t n, hipSt
 HIP_EXPORT hipError_t hipMemset2DAsync(void *p, size_t pitch, int v, size_t width, size_t height, hipStream_t s) {
   return to_hip(cuMemsetD2D8Async(dptr(p), pitch, static_cast<unsigned char>(v), width, height, cs(s)));
 }
-HIP_EXPORT hipError_t hipDeviceCanAccessPeer(int *can, int d, int peer) { return to_hip(cuDeviceCanAccessPeer(can, d, peer)); }
+HIP_EXPORT hipError_t hipDeviceCanAccessPeer(int *can, int d, int peer) {
+  return to_hip(cuDeviceCanAccessPeer(can, d, peer));
+}
 HIP_EXPORT hipError_t hipDeviceGetP2PAttribute(int *v, hipDeviceP2PAttr a, int d, int peer) {
   CUdevice_P2PAttribute ca = CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED;
   switch (a) {
@@ -258,8 +270,8 @@ HIP_EXPORT hipError_t hipMemAdvise(const void *p, size_t n, hipMemoryAdvise advi
 HIP_EXPORT hipError_t hipModuleLoadDataEx(hipModule_t *m, const void *image, unsigned n, hipJitOption *options,
                                           void **values) {
   // hipJitOption's values are CUjit_option's.
-  return to_hip(cuModuleLoadDataEx(reinterpret_cast<CUmodule *>(m), image, n,
-                                   reinterpret_cast<CUjit_option *>(options), values));
+  return to_hip(
+      cuModuleLoadDataEx(reinterpret_cast<CUmodule *>(m), image, n, reinterpret_cast<CUjit_option *>(options), values));
 }
 HIP_EXPORT hipError_t hipModuleUnload(hipModule_t m) { return to_hip(cuModuleUnload(reinterpret_cast<CUmodule>(m))); }
 HIP_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const char *name) {

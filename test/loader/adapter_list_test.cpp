@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Items 6 and 7 of issue 22: a loader named as an adapter is skipped, and urAdapterGet
 // neither returns a null handle nor drops a working adapter when another adapter's
 // urAdapterGet fails after it was loaded.
@@ -44,7 +45,8 @@ TEST(LoaderAsAdapter, IsSkippedWithAWarningAndTheOthersLoad) {
                                         " (UR_ADAPTERS_FORCE_LOAD): it is a UR loader (it defines urLoaderInit), "
                                         "not an adapter"),
               1u)
-        << loader << "\n" << log;
+        << loader << "\n"
+        << log;
 }
 
 // A loader copy under an adapter's name beside the loader: skipped by the search too.
@@ -58,8 +60,8 @@ TEST(LoaderAsAdapter, IsSkippedByTheSearch) {
   EnvVar search("UR_ADAPTERS_SEARCH_PATH", nullptr);
   void *lib = dlopen(private_loader.c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
-  auto init = reinterpret_cast<ur_result_t (*)(ur_device_init_flags_t, ur_loader_config_handle_t)>(
-      dlsym(lib, "urLoaderInit"));
+  auto init =
+      reinterpret_cast<ur_result_t (*)(ur_device_init_flags_t, ur_loader_config_handle_t)>(dlsym(lib, "urLoaderInit"));
   auto adapter_get =
       reinterpret_cast<ur_result_t (*)(uint32_t, ur_adapter_handle_t *, uint32_t *)>(dlsym(lib, "urAdapterGet"));
   auto tear_down = reinterpret_cast<ur_result_t (*)()>(dlsym(lib, "urLoaderTearDown"));
@@ -150,8 +152,9 @@ TEST(AdapterGet, AnAdapterThatCannotBeHandedOutLeavesTheOthersFirst) {
   EXPECT_EQ(both[1], nullptr); // past the count the call reported
   ASSERT_NE(one, nullptr) << log;
   EXPECT_EQ(file_of_one, real(setup.good));
-  EXPECT_EQ(count_lines_with(log, "urAdapterGet of " + setup.flaky + " failed with UR_RESULT_ERROR_DEVICE_LOST; "
-                                  "leaving it out"),
+  EXPECT_EQ(count_lines_with(log, "urAdapterGet of " + setup.flaky +
+                                      " failed with UR_RESULT_ERROR_DEVICE_LOST; "
+                                      "leaving it out"),
             2u)
       << log;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urLoaderConfig*: reference counting, queries, and refusal of bad handles.
 #include <cstring>
 

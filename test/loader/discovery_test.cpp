@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Adapter discovery: forced loading, the search order, and libraries that cannot be used.
 #include <climits>
 #include <cstdlib>

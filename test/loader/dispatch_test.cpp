@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Handle-first dispatch: passthrough with one adapter, two adapters at once, the
 // loader's own refusals, and the loader's table getters.
 #include <atomic>
@@ -42,8 +43,7 @@ ur_result_t UR_APICALL flush_lost(ur_queue_handle_t q) {
 }
 
 std::atomic<int> g_info_calls{0};
-ur_result_t UR_APICALL counting_context_info(ur_context_handle_t, ur_context_info_t, size_t, void *,
-                                            size_t *) {
+ur_result_t UR_APICALL counting_context_info(ur_context_handle_t, ur_context_info_t, size_t, void *, size_t *) {
   ++g_info_calls;
   return UR_RESULT_ERROR_INVALID_OPERATION;
 }
@@ -63,8 +63,7 @@ TEST_F(OneMock, PassthroughReturnsExactlyWhatTheAdapterReturns) {
 TEST_F(OneMock, InfoValuesComeFromTheAdapter) {
   char name[64] = {};
   size_t size = 0;
-  ASSERT_EQ(urPlatformGetInfo(objects.platform, UR_PLATFORM_INFO_NAME, sizeof name, name, &size),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(urPlatformGetInfo(objects.platform, UR_PLATFORM_INFO_NAME, sizeof name, name, &size), UR_RESULT_SUCCESS);
   EXPECT_STREQ(name, "Mock platform");
   EXPECT_EQ(size, sizeof("Mock platform"));
   uint32_t refs = 0;
@@ -114,8 +113,8 @@ TEST_F(OneMock, UsmAllocationsAreHostMemoryAndTracked) {
   ASSERT_EQ(urEnqueueUSMFill(objects.queue, p, 4, &pattern, 256, 0, nullptr, nullptr), UR_RESULT_SUCCESS);
   EXPECT_EQ(static_cast<uint32_t *>(p)[63], pattern);
   ur_usm_type_t type = UR_USM_TYPE_UNKNOWN;
-  ASSERT_EQ(urUSMGetMemAllocInfo(objects.context, static_cast<char *>(p) + 8, UR_USM_ALLOC_INFO_TYPE,
-                                 sizeof type, &type, nullptr),
+  ASSERT_EQ(urUSMGetMemAllocInfo(objects.context, static_cast<char *>(p) + 8, UR_USM_ALLOC_INFO_TYPE, sizeof type,
+                                 &type, nullptr),
             UR_RESULT_SUCCESS);
   EXPECT_EQ(type, UR_USM_TYPE_SHARED);
   EXPECT_EQ(urUSMFree(objects.context, p), UR_RESULT_SUCCESS);
@@ -127,7 +126,8 @@ TEST_F(OneMock, LoaderGettersHandOutTheLoadersOwnFunctions) {
   ASSERT_EQ(urGetQueueProcAddrTable(UR_API_VERSION_CURRENT, &table), UR_RESULT_SUCCESS);
   EXPECT_EQ(table.pfnFlush, &urQueueFlush);
   EXPECT_EQ(table.pfnFlush(objects.queue), UR_RESULT_SUCCESS);
-  EXPECT_EQ(urGetQueueProcAddrTable(static_cast<ur_api_version_t>(UR_MAKE_VERSION(1, 0)), &table), UR_RESULT_ERROR_UNSUPPORTED_VERSION);
+  EXPECT_EQ(urGetQueueProcAddrTable(static_cast<ur_api_version_t>(UR_MAKE_VERSION(1, 0)), &table),
+            UR_RESULT_ERROR_UNSUPPORTED_VERSION);
   EXPECT_EQ(urGetQueueProcAddrTable(UR_API_VERSION_CURRENT, nullptr), UR_RESULT_ERROR_INVALID_NULL_POINTER);
 }
 
@@ -151,8 +151,7 @@ TEST(TwoAdapters, EachCallReachesTheAdapterThatOwnsTheHandle) {
   g_info_calls = 0;
   ASSERT_NE(ordo_mock::replace(first.context, "urContextGetInfo", counting_context_info), nullptr);
   uint32_t n = 0;
-  EXPECT_EQ(urContextGetInfo(second.context, UR_CONTEXT_INFO_NUM_DEVICES, sizeof n, &n, nullptr),
-            UR_RESULT_SUCCESS);
+  EXPECT_EQ(urContextGetInfo(second.context, UR_CONTEXT_INFO_NUM_DEVICES, sizeof n, &n, nullptr), UR_RESULT_SUCCESS);
   EXPECT_EQ(n, 1u);
   EXPECT_EQ(g_info_calls.load(), 0);
   EXPECT_EQ(urContextGetInfo(first.context, UR_CONTEXT_INFO_NUM_DEVICES, sizeof n, &n, nullptr),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Ordo's loader beside a real foreign adapter: the DPC++ runtime's wheel
 # (intel-cmplr-lib-ur, in the venv scripts/sycl_env.sh makes) puts Intel's Level Zero UR
 # adapter, libur_adapter_level_zero.so.0, in the venv's lib/. With that folder on the

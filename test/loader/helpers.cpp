@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "helpers.hpp"
 
 #include <unistd.h>
@@ -14,13 +15,17 @@ EnvVar::EnvVar(const char *name, const char *value) : name_(name) {
     had_ = true;
     old_ = old;
   }
-  if (value) setenv(name, value, 1);
-  else unsetenv(name);
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
 }
 
 EnvVar::~EnvVar() {
-  if (had_) setenv(name_.c_str(), old_.c_str(), 1);
-  else unsetenv(name_.c_str());
+  if (had_)
+    setenv(name_.c_str(), old_.c_str(), 1);
+  else
+    unsetenv(name_.c_str());
 }
 
 namespace {
@@ -54,9 +59,7 @@ std::string copy_to(const std::string &from, const std::string &dir, const std::
   return to.string();
 }
 
-void write_text(const std::string &path, const std::string &text) {
-  std::ofstream(path) << text;
-}
+void write_text(const std::string &path, const std::string &text) { std::ofstream(path) << text; }
 
 size_t count_lines_with(const std::string &text, const std::string &needle) {
   size_t n = 0, pos = 0;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the loader tests: environment guards, copies of the mock adapter under other
 // names, and a scope that initialises the loader and tears it down.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The layers, each on and off: tracing output, parameter validation before the
 // adapter, the leak report at teardown, full validation as both.
 #include <atomic>
@@ -126,8 +127,7 @@ TEST(Tracing, PrintsEachCallWithArgumentsResultAndDuration) {
     urQueueFlush(nullptr);
   }
   std::string out = testing::internal::GetCapturedStdout();
-  EXPECT_TRUE(any_line_matches(out, "<tracing>[INFO]: urQueueFlush(.hQueue = 0x*) -> UR_RESULT_SUCCESS (* ns)"))
-      << out;
+  EXPECT_TRUE(any_line_matches(out, "<tracing>[INFO]: urQueueFlush(.hQueue = 0x*) -> UR_RESULT_SUCCESS (* ns)")) << out;
   EXPECT_TRUE(any_line_matches(out, "*urDeviceGetInfo(.hDevice = 0x*, .propName = UR_DEVICE_INFO_NAME, .propSize = 32, "
                                     ".pPropValue = 0x*, .pPropSizeRet = nullptr) -> UR_RESULT_SUCCESS (* ns)"))
       << out;
@@ -228,7 +228,8 @@ TEST(ParameterValidation, AnswersAsUrsOwnLayer) {
   Session s({kValidation});
   ur_sampler_desc_t sampler_desc{};
   sampler_desc.stype = UR_STRUCTURE_TYPE_SAMPLER_DESC;
-  sampler_desc.addressingMode = static_cast<ur_sampler_addressing_mode_t>(UR_SAMPLER_ADDRESSING_MODE_MIRRORED_REPEAT + 1);
+  sampler_desc.addressingMode =
+      static_cast<ur_sampler_addressing_mode_t>(UR_SAMPLER_ADDRESSING_MODE_MIRRORED_REPEAT + 1);
   ur_sampler_handle_t sampler = nullptr;
   EXPECT_EQ(urSamplerCreate(s.objects.context, &sampler_desc, &sampler), UR_RESULT_ERROR_INVALID_ENUMERATION);
   sampler_desc.addressingMode = UR_SAMPLER_ADDRESSING_MODE_CLAMP;
@@ -257,7 +258,8 @@ TEST(ParameterValidation, AnswersAsUrsOwnLayer) {
 
   ur_event_handle_t event = nullptr;
   ASSERT_EQ(urEnqueueEventsWait(s.objects.queue, 0, nullptr, &event), UR_RESULT_SUCCESS);
-  EXPECT_EQ(urEventSetCallback(event, UR_EXECUTION_INFO_QUEUED, nullptr, nullptr), UR_RESULT_ERROR_INVALID_NULL_POINTER);
+  EXPECT_EQ(urEventSetCallback(event, UR_EXECUTION_INFO_QUEUED, nullptr, nullptr),
+            UR_RESULT_ERROR_INVALID_NULL_POINTER);
   // Null pointers are checked before null handles.
   EXPECT_EQ(urEventSetCallback(nullptr, UR_EXECUTION_INFO_COMPLETE, nullptr, nullptr),
             UR_RESULT_ERROR_INVALID_NULL_POINTER);
@@ -375,8 +377,7 @@ TEST(LeakChecking, CreatedPoolEndsWithDestroyAndTheDefaultPoolIsNotCounted) {
     ur_usm_pool_handle_t pool = nullptr, default_pool = nullptr;
     ASSERT_EQ(urUSMPoolCreateExp(s.objects.context, s.objects.device, &desc, &pool), UR_RESULT_SUCCESS);
     EXPECT_EQ(urUSMPoolDestroyExp(s.objects.context, s.objects.device, pool), UR_RESULT_SUCCESS);
-    ASSERT_EQ(urUSMPoolGetDefaultDevicePoolExp(s.objects.context, s.objects.device, &default_pool),
-              UR_RESULT_SUCCESS);
+    ASSERT_EQ(urUSMPoolGetDefaultDevicePoolExp(s.objects.context, s.objects.device, &default_pool), UR_RESULT_SUCCESS);
     ASSERT_NE(default_pool, nullptr);
   }
   std::string log = testing::internal::GetCapturedStderr();

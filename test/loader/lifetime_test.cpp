@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urLoaderInit / urLoaderTearDown reference counting, from one thread and many, and the
 // implicit init of a first urAdapterGet.
 #include <thread>
@@ -29,9 +30,7 @@ protected:
 
 } // namespace
 
-TEST_F(Lifetime, TearDownWithoutInitIsUninitialized) {
-  EXPECT_EQ(urLoaderTearDown(), UR_RESULT_ERROR_UNINITIALIZED);
-}
+TEST_F(Lifetime, TearDownWithoutInitIsUninitialized) { EXPECT_EQ(urLoaderTearDown(), UR_RESULT_ERROR_UNINITIALIZED); }
 
 TEST_F(Lifetime, EveryInitNeedsItsTearDown) {
   for (int i = 0; i < 3; ++i) ASSERT_EQ(urLoaderInit(0, nullptr), UR_RESULT_SUCCESS);
@@ -194,19 +193,16 @@ TEST_F(AdapterCycles, ApplicationRetainsAndGetsStayBalanced) {
   ur_adapter_handle_t a = nullptr, b = nullptr;
   ASSERT_EQ(urAdapterGet(1, &a, nullptr), UR_RESULT_SUCCESS);
   uint32_t before = 0;
-  ASSERT_EQ(urAdapterGetInfo(a, UR_ADAPTER_INFO_REFERENCE_COUNT, sizeof before, &before, nullptr),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(urAdapterGetInfo(a, UR_ADAPTER_INFO_REFERENCE_COUNT, sizeof before, &before, nullptr), UR_RESULT_SUCCESS);
   ASSERT_EQ(urAdapterGet(1, &b, nullptr), UR_RESULT_SUCCESS);
   EXPECT_EQ(a, b);
   ASSERT_EQ(urAdapterRetain(a), UR_RESULT_SUCCESS);
   uint32_t refs = 0;
-  ASSERT_EQ(urAdapterGetInfo(a, UR_ADAPTER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(urAdapterGetInfo(a, UR_ADAPTER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr), UR_RESULT_SUCCESS);
   EXPECT_EQ(refs, before + 2);
   EXPECT_EQ(urAdapterRelease(a), UR_RESULT_SUCCESS);
   EXPECT_EQ(urAdapterRelease(b), UR_RESULT_SUCCESS);
-  ASSERT_EQ(urAdapterGetInfo(a, UR_ADAPTER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(urAdapterGetInfo(a, UR_ADAPTER_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr), UR_RESULT_SUCCESS);
   EXPECT_EQ(refs, before);
   EXPECT_EQ(urAdapterRelease(a), UR_RESULT_SUCCESS);
   EXPECT_EQ(cycles(), Cycles(1, 0));

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A backend that is simply not installed is no warning (docs/loader.md, "Logging"):
 # urinfo and ordo-demo, as a newcomer runs them, print no WARNING line when the only
 # missing pieces are uninstalled backends (no libcuda.so.1 or only its stub, no AMD GPU,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Item 3 of issue 22, the loader's half: with UR_LAYER_FULL_VALIDATION a call naming a
 // handle the program already released is refused, and logged, before the loader reads a
 // dispatch table from the handle (docs/loader.md, "Released handles").
@@ -105,8 +106,8 @@ TEST(ReleasedHandles, FullValidationRefusesAndLogsEachUse) {
   EXPECT_EQ(count_lines_with(log, refusal("urQueueFlush", "UR_RESULT_ERROR_INVALID_QUEUE", "hQueue", queue_address)),
             1u)
       << log;
-  EXPECT_EQ(count_lines_with(log, refusal("urContextGetInfo", "UR_RESULT_ERROR_INVALID_CONTEXT", "hContext",
-                                          context_address)),
+  EXPECT_EQ(count_lines_with(
+                log, refusal("urContextGetInfo", "UR_RESULT_ERROR_INVALID_CONTEXT", "hContext", context_address)),
             1u)
       << log;
   EXPECT_EQ(count_lines_with(log, refusal("urEventRelease", "UR_RESULT_ERROR_INVALID_EVENT", "hEvent", event_address)),

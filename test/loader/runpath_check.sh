@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Item 5 of issue 22: no built program or library may search an empty or relative
 # RUNPATH/RPATH entry, which the dynamic linker resolves against the current directory
 # (an empty entry is "."). Entries starting with $ORIGIN are anchored to the file, not

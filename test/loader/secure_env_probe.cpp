@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Run by secure_env_test.cpp as a plain, a setuid and a setgid copy: says whether the
 // kernel asked for secure execution, what ordo::secure_env answers for each variable
 // Ordo reads to pick libraries, layers and log files, and which adapters a private copy
@@ -16,9 +17,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   std::printf("secure=%d\n", ordo::secure_execution() ? 1 : 0);
-  for (const char *name : {"UR_ADAPTERS_FORCE_LOAD", "UR_ADAPTERS_SEARCH_PATH", "UR_ENABLE_LAYERS",
-                           "UR_LOG_LOADER", "UR_LOG_TRACING", "ONEAPI_DEVICE_SELECTOR", "ORDO_OPENCL_LIBRARY",
-                           "ORDO_HIP_LIBRARY"}) {
+  for (const char *name : {"UR_ADAPTERS_FORCE_LOAD", "UR_ADAPTERS_SEARCH_PATH", "UR_ENABLE_LAYERS", "UR_LOG_LOADER",
+                           "UR_LOG_TRACING", "ONEAPI_DEVICE_SELECTOR", "ORDO_OPENCL_LIBRARY", "ORDO_HIP_LIBRARY"}) {
     const char *value = ordo::secure_env(name);
     std::printf("env %s=%s\n", name, value ? value : "(unset)");
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Item 4 of issue 22: every variable that picks a library, a layer or a log file is read
 // with ordo::secure_env, which a setuid or setgid program does not obey
 // (docs/environment.md, "Secure execution").
@@ -93,10 +94,12 @@ Outcome run_probe(World &w, const std::string &probe, const std::string &tag) {
 
 void expect_ignored(World &w, const std::string &probe, const char *what) {
   Outcome o = run_probe(w, probe, what);
-  if (!o.secure) GTEST_SKIP() << "the " << what << " probe did not run in secure-execution mode (a nosuid "
-                              << "file system, or no_new_privs?):\n" << o.out;
-  for (const char *name : {"UR_ADAPTERS_FORCE_LOAD", "UR_ADAPTERS_SEARCH_PATH", "UR_ENABLE_LAYERS",
-                           "UR_LOG_LOADER", "ONEAPI_DEVICE_SELECTOR", "ORDO_OPENCL_LIBRARY", "ORDO_HIP_LIBRARY"})
+  if (!o.secure)
+    GTEST_SKIP() << "the " << what << " probe did not run in secure-execution mode (a nosuid "
+                 << "file system, or no_new_privs?):\n"
+                 << o.out;
+  for (const char *name : {"UR_ADAPTERS_FORCE_LOAD", "UR_ADAPTERS_SEARCH_PATH", "UR_ENABLE_LAYERS", "UR_LOG_LOADER",
+                           "ONEAPI_DEVICE_SELECTOR", "ORDO_OPENCL_LIBRARY", "ORDO_HIP_LIBRARY"})
     EXPECT_NE(o.out.find(std::string("env ") + name + "=(unset)"), std::string::npos) << name << "\n" << o.out;
   EXPECT_FALSE(o.planted_loaded) << o.out;
   EXPECT_FALSE(o.log_written) << o.out;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urDeviceGetSelected and ONEAPI_DEVICE_SELECTOR, over a mock platform whose backend
 // and devices a test chooses (by replacing the mock's platform and device slots).
 #include "helpers.hpp"
@@ -36,8 +37,7 @@ ur_result_t UR_APICALL device_get(ur_platform_handle_t, ur_device_type_t type, u
                                   uint32_t *count) {
   std::vector<ur_device_handle_t> match;
   for (auto &d : g_devices)
-    if (type == UR_DEVICE_TYPE_ALL || type == d.type)
-      match.push_back(reinterpret_cast<ur_device_handle_t>(&d));
+    if (type == UR_DEVICE_TYPE_ALL || type == d.type) match.push_back(reinterpret_cast<ur_device_handle_t>(&d));
   if (count) *count = static_cast<uint32_t>(match.size());
   for (uint32_t i = 0; out && i < n && i < match.size(); ++i) out[i] = match[i];
   return UR_RESULT_SUCCESS;
@@ -64,7 +64,9 @@ protected:
     const void *table = *reinterpret_cast<const void *const *>(platform);
     g_backend = UR_BACKEND_OPENCL;
     // Devices 0..3: cpu, gpu, gpu, fpga.
-    g_devices = {{table, UR_DEVICE_TYPE_CPU}, {table, UR_DEVICE_TYPE_GPU}, {table, UR_DEVICE_TYPE_GPU},
+    g_devices = {{table, UR_DEVICE_TYPE_CPU},
+                 {table, UR_DEVICE_TYPE_GPU},
+                 {table, UR_DEVICE_TYPE_GPU},
                  {table, UR_DEVICE_TYPE_FPGA}};
     ordo_mock::replace(platform, "urPlatformGetInfo", platform_info);
     ordo_mock::replace(platform, "urDeviceGet", device_get);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A dpctl program on one OpenCL device, through Ordo's adapters or the runtime's own.
 
     python dpctl_check.py ordo <pocl|intel_cpu>    import ordo; ordo.activate() first

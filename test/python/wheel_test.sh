@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CTest python_wheel (labels python, sycl; docs/python.md "The CI test"):
 #   wheel_test.sh <source dir> <build dir> <sycl venv>
 # 1. packs the wheel from the build tree CI already built (ORDO_WHEEL_BUILD_DIR: no rebuild)

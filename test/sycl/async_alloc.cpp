@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sycl_ext_oneapi_async_memory_alloc: async_malloc / async_free in their queue and
 // handler forms, async_malloc_from_pool, memory_pool with maximum_size, zero_init and
 // initial_threshold, the default pools and pool statistics.
@@ -31,7 +32,7 @@ std::string sizes(const syclex::memory_pool &p) {
          std::to_string(p.get_used_size_current());
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   Checker c("ordo-sycl-async-alloc");
@@ -263,7 +264,7 @@ int main() {
     void *p = syclex::async_malloc_from_pool(q, bytes, pool);
     std::vector<uint8_t> back(bytes, 0xff);
     q.memcpy(back.data(), p, bytes);
-    q.memset(p, 0xee, bytes);  // dirty the block before giving it back
+    q.memset(p, 0xee, bytes); // dirty the block before giving it back
     syclex::async_free(q, p);
     q.wait();
     c.check(all_equal(back, 0), "zero_init: a fresh block reads zero");
@@ -285,8 +286,8 @@ int main() {
     syclex::async_free(q, p);
     q.wait();
     c.check(pool.get_used_size_current() == 0, "nothing used after the free", sizes(pool));
-    c.check(pool.get_reserved_size_current() >= 4 * MiB,
-            "memory within the threshold stays reserved across q.wait()", sizes(pool));
+    c.check(pool.get_reserved_size_current() >= 4 * MiB, "memory within the threshold stays reserved across q.wait()",
+            sizes(pool));
     pool.increase_threshold_to(16 * MiB);
     c.check(pool.get_threshold() == 16 * MiB, "increase_threshold_to(16 MiB)", std::to_string(pool.get_threshold()));
     pool.increase_threshold_to(1 * MiB);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a SYCL program pays per command through a UR adapter (issue 11, "OpenCL under a
 // SYCL runtime"; docs/performance.md): host-only workloads timed through the DPC++
 // runtime, one [info] line each (nanoseconds per operation, the median of the rounds).
@@ -61,14 +62,14 @@ int main() {
     c.skip("async_alloc_memset_free_ns", "the device has no ext_oneapi_async_memory_alloc");
   } else {
     c.info("async_alloc_memset_free_ns", per_op(rounds, 100, [&] {
-           namespace exp = sycl::ext::oneapi::experimental;
-           for (int i = 0; i < 100; ++i) {
-             void *a = exp::async_malloc(q, sycl::usm::alloc::device, bytes);
-             q.memset(a, 0, bytes);
-             exp::async_free(q, a);
-           }
-           q.wait();
-         }));
+             namespace exp = sycl::ext::oneapi::experimental;
+             for (int i = 0; i < 100; ++i) {
+               void *a = exp::async_malloc(q, sycl::usm::alloc::device, bytes);
+               q.memset(a, 0, bytes);
+               exp::async_free(q, a);
+             }
+             q.wait();
+           }));
   }
   sycl::free(p, q);
   return c.finish();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffers and accessors without kernels: handler::fill, handler::copy between accessors,
 // host pointers, shared_ptrs and USM, ranged 2-D accessors (rectangular copies),
 // sub-buffers, update_host, host accessors and the write-back when a buffer with a host
@@ -38,7 +39,7 @@ int main() {
         sycl::accessor acc(b, h, sycl::write_only);
         h.fill(acc, 9);
       });
-    }  // the buffer's destructor waits and writes back
+    } // the buffer's destructor waits and writes back
     bool ok = true;
     for (size_t i = 0; i < n; ++i) ok = ok && host[i] == 9;
     c.check(ok, "a buffer over host memory writes back when destroyed");
@@ -53,9 +54,9 @@ int main() {
       h.copy(src.data(), acc);
     });
     q.submit([&](sycl::handler &h) {
-      sycl::accessor acc(b, h, sycl::read_only);
-      h.copy(acc, dst.data());
-    }).wait();
+       sycl::accessor acc(b, h, sycl::read_only);
+       h.copy(acc, dst.data());
+     }).wait();
     c.check(dst == src, "handler::copy host pointer -> accessor -> host pointer", first_mismatch(dst, src));
 
     auto shared_src = std::shared_ptr<int>(new int[n], std::default_delete<int[]>());
@@ -66,9 +67,9 @@ int main() {
       h.copy(shared_src, acc);
     });
     q.submit([&](sycl::handler &h) {
-      sycl::accessor acc(b, h, sycl::read_only);
-      h.copy(acc, shared_dst);
-    }).wait();
+       sycl::accessor acc(b, h, sycl::read_only);
+       h.copy(acc, shared_dst);
+     }).wait();
     bool ok = true;
     for (size_t i = 0; i < n; ++i) ok = ok && shared_dst.get()[i] == static_cast<int>(n - i);
     c.check(ok, "handler::copy shared_ptr -> accessor -> shared_ptr");
@@ -110,9 +111,9 @@ int main() {
     // A 4x4 window at (12, 22) read back into host memory.
     std::vector<int> small(16, -1);
     q.submit([&](sycl::handler &h) {
-      sycl::accessor acc(b, h, sycl::range<2>(4, 4), sycl::id<2>(12, 22), sycl::read_only);
-      h.copy(acc, small.data());
-    }).wait();
+       sycl::accessor acc(b, h, sycl::range<2>(4, 4), sycl::id<2>(12, 22), sycl::read_only);
+       h.copy(acc, small.data());
+     }).wait();
     bool ok = true;
     for (size_t r = 0; r < 4; ++r)
       for (size_t col = 0; col < 4; ++col) ok = ok && small[r * 4 + col] == int(1000 * (12 + r) + 22 + col);
@@ -133,9 +134,9 @@ int main() {
     sycl::buffer<float, 1> b(init.data(), sycl::range<1>(n));
     float *d = sycl::malloc_device<float>(n, q);
     q.submit([&](sycl::handler &h) {
-      sycl::accessor acc(b, h, sycl::read_only);
-      h.copy(acc, d);
-    }).wait();
+       sycl::accessor acc(b, h, sycl::read_only);
+       h.copy(acc, d);
+     }).wait();
     std::vector<float> back(n);
     q.memcpy(back.data(), d, n * sizeof(float)).wait();
     c.check(back == init, "handler::copy accessor -> device USM");
@@ -169,9 +170,9 @@ int main() {
     });
     std::vector<int> host(n, -1);
     q.submit([&](sycl::handler &h) {
-      sycl::accessor acc(whole, h, sycl::read_only);
-      h.copy(acc, host.data());
-    }).wait();
+       sycl::accessor acc(whole, h, sycl::read_only);
+       h.copy(acc, host.data());
+     }).wait();
     bool ok = true;
     for (size_t i = 0; i < n; ++i) ok = ok && host[i] == ((i >= off && i < off + 256) ? 3 : 0);
     c.check(ok, "handler::fill of a sub-buffer at element " + std::to_string(off) + ", seen in the whole buffer");
@@ -185,9 +186,9 @@ int main() {
       h.fill(acc, 5);
     });
     q.submit([&](sycl::handler &h) {
-      sycl::accessor acc(b, h, sycl::read_only);
-      h.update_host(acc);
-    }).wait();
+       sycl::accessor acc(b, h, sycl::read_only);
+       h.update_host(acc);
+     }).wait();
     bool ok = true;
     for (size_t i = 0; i < n; ++i) ok = ok && host[i] == 5;
     c.check(ok, "handler::update_host brings a buffer's contents to its host memory while it lives");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SYCL graphs (sycl_ext_oneapi_graph) of copies and fills, which the runtime turns into
 // UR command buffers: a graph built node by node with dependencies, one recorded from
 // an in-order queue, buffer copies through accessors, and each executed more than once
@@ -19,7 +20,7 @@ std::vector<uint32_t> read_back(sycl::queue &q, const uint32_t *p, size_t n) {
   return v;
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   Checker c("ordo-sycl-graph");

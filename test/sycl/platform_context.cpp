@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Platforms, devices and contexts as a SYCL program sees them: the info queries common
 // programs make, the aspects that decide what they may do, and context construction.
 #include "sycl_check.hpp"
@@ -46,8 +47,7 @@ int main() {
 
   c.section("device.limits", [&] {
     const auto type = dev.get_info<info::device::device_type>();
-    c.check(type == info::device_type::cpu || type == info::device_type::gpu ||
-                type == info::device_type::accelerator,
+    c.check(type == info::device_type::cpu || type == info::device_type::gpu || type == info::device_type::accelerator,
             "device.device_type is cpu, gpu or accelerator");
     c.info("device.is_cpu", dev.is_cpu());
     c.info("device.is_gpu", dev.is_gpu());
@@ -113,7 +113,8 @@ int main() {
   // device of its own, with its parent, a queue and USM.
   c.section("device.sub_devices", [&] {
     const auto kinds = dev.get_info<info::device::partition_properties>();
-    const bool equally = std::find(kinds.begin(), kinds.end(), info::partition_property::partition_equally) != kinds.end();
+    const bool equally =
+        std::find(kinds.begin(), kinds.end(), info::partition_property::partition_equally) != kinds.end();
     if (!equally || dev.get_info<info::device::max_compute_units>() < 2) {
       c.skip("device.create_sub_devices", "the device offers no equal partition of 2 or more compute units");
       return;
@@ -130,7 +131,8 @@ int main() {
     std::vector<int> host(256, 0);
     sq.fill(p, 42, 256).wait();
     sq.memcpy(host.data(), p, 256 * sizeof(int)).wait();
-    c.check(std::all_of(host.begin(), host.end(), [](int v) { return v == 42; }), "fill and memcpy on a sub-device's queue");
+    c.check(std::all_of(host.begin(), host.end(), [](int v) { return v == 42; }),
+            "fill and memcpy on a sub-device's queue");
     sycl::free(p, sq);
   });
 
@@ -153,8 +155,7 @@ int main() {
     c.check(q.get_device() == dev, "queue(context, device).get_device");
     sycl::queue q2(dev);
     c.check(q2.get_context().get_devices().size() >= 1, "queue(device) has a context");
-    c.info("queue(device) uses the platform default context",
-           q2.get_context() == plat.khr_get_default_context());
+    c.info("queue(device) uses the platform default context", q2.get_context() == plat.khr_get_default_context());
   });
 
   return c.finish();

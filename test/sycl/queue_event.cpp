@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queues, events and host tasks: in-order and out-of-order queues, depends_on within a
 // queue and across queues, barriers, event status and profiling info.
 #include "sycl_check.hpp"
@@ -34,7 +35,7 @@ std::vector<int> iota(int n) {
   return v;
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   Checker c("ordo-sycl-queue-event");
@@ -98,8 +99,7 @@ int main() {
     after.wait();
     c.check(seen.load() == 1, "depends_on orders host tasks on an out-of-order queue",
             "saw stage " + std::to_string(seen.load()));
-    c.check(slow.get_info<sycl::info::event::command_execution_status>() ==
-                sycl::info::event_command_status::complete,
+    c.check(slow.get_info<sycl::info::event::command_execution_status>() == sycl::info::event_command_status::complete,
             "event status complete after its dependant waited");
 
     // memset -> memcpy -> host task chained by events on an out-of-order queue.
@@ -125,8 +125,9 @@ int main() {
     sycl::event all = q.memcpy(h, d, n * sizeof(uint32_t), parts);
     all.wait();
     bool quarters = true;
-    for (int i = 0; i < 4; ++i) quarters = quarters && h[i * (n / 4)] == 0x01010101u * (i + 1) &&
-                                           h[(i + 1) * (n / 4) - 1] == 0x01010101u * (i + 1);
+    for (int i = 0; i < 4; ++i)
+      quarters =
+          quarters && h[i * (n / 4)] == 0x01010101u * (i + 1) && h[(i + 1) * (n / 4) - 1] == 0x01010101u * (i + 1);
     c.check(quarters, "memcpy depending on four memsets sees all four");
 
     // A barrier orders what comes after it after everything before it.
@@ -196,20 +197,17 @@ int main() {
 
   c.section("events", [&] {
     sycl::event none;
-    c.check(none.get_info<sycl::info::event::command_execution_status>() ==
-                sycl::info::event_command_status::complete,
+    c.check(none.get_info<sycl::info::event::command_execution_status>() == sycl::info::event_command_status::complete,
             "default-constructed event is complete");
     none.wait();
     sycl::queue q(ctx, dev);
     std::vector<sycl::event> es;
     std::atomic<int> done{0};
-    for (int i = 0; i < 5; ++i)
-      es.push_back(q.submit([&](sycl::handler &cgh) { cgh.host_task([&] { ++done; }); }));
+    for (int i = 0; i < 5; ++i) es.push_back(q.submit([&](sycl::handler &cgh) { cgh.host_task([&] { ++done; }); }));
     sycl::event::wait(es);
     c.check(done.load() == 5, "event::wait(list) waits for every event");
     for (auto &e : es)
-      c.check(e.get_info<sycl::info::event::command_execution_status>() ==
-                  sycl::info::event_command_status::complete,
+      c.check(e.get_info<sycl::info::event::command_execution_status>() == sycl::info::event_command_status::complete,
               "each waited event is complete");
   });
 

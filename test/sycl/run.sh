@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One SYCL interop test: runs a host-only SYCL program on one device twice,
 #   1. through Ordo's adapters (UR_ADAPTERS_FORCE_LOAD): this run decides pass or fail;
 #   2. through the DPC++ runtime's own adapters (no FORCE_LOAD), where it has that device:

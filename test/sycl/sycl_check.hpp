@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by Ordo's host-only SYCL programs (test/sycl/*.cpp): picking the device under
 // test, and checks that print one line each:
 //   [ok]   <name>
@@ -26,7 +27,7 @@ inline std::string one_line(std::string s) {
 }
 
 class Checker {
- public:
+public:
   explicit Checker(const char *program) : program_(program) {}
 
   bool check(bool cond, const std::string &name, const std::string &detail = "") {
@@ -83,7 +84,7 @@ class Checker {
     return failed_ ? 1 : 0;
   }
 
- private:
+private:
   const char *program_;
   int passed_ = 0;
   int failed_ = 0;
@@ -93,7 +94,9 @@ class Checker {
 // on Level Zero its headers submit a parallel_for of __usmfill<T> instead of a UR fill,
 // and a program built with the host compiler alone has no device image for it (the
 // runtime crashes before calling UR; docs/sycl.md, "Level Zero"). Such checks skip there.
-inline bool usm_fill_is_a_kernel(const sycl::device &d) { return d.get_backend() == sycl::backend::ext_oneapi_level_zero; }
+inline bool usm_fill_is_a_kernel(const sycl::device &d) {
+  return d.get_backend() == sycl::backend::ext_oneapi_level_zero;
+}
 inline const char *const kUsmFillKernelWhy =
     "on Level Zero the runtime turns a USM fill into a __usmfill kernel, which needs a device image this "
     "host-compiled program does not have (docs/sycl.md)";
@@ -145,4 +148,4 @@ template <class T> std::string first_mismatch(const std::vector<T> &got, const s
   return "";
 }
 
-}  // namespace ordo_sycl
+} // namespace ordo_sycl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unified shared memory of all three kinds: allocation and pointer queries, memset,
 // fill with patterns of several sizes, memcpy and copy between every pair of kinds (and
 // plain host memory), prefetch and mem_advise, usm_allocator.
@@ -13,21 +14,21 @@ namespace {
 
 const char *kind_name(sycl::usm::alloc k) {
   switch (k) {
-    case sycl::usm::alloc::host: return "host";
-    case sycl::usm::alloc::device: return "device";
-    case sycl::usm::alloc::shared: return "shared";
-    default: return "unknown";
+  case sycl::usm::alloc::host: return "host";
+  case sycl::usm::alloc::device: return "device";
+  case sycl::usm::alloc::shared: return "shared";
+  default: return "unknown";
   }
 }
 
-struct Pattern12 {  // a 12-byte pattern: not a power of two
+struct Pattern12 { // a 12-byte pattern: not a power of two
   uint32_t a, b, c;
   bool operator==(const Pattern12 &o) const { return a == o.a && b == o.b && c == o.c; }
 };
 
 // Fills `count` elements of device memory with `value` and reads them back.
 template <class T> void check_fill(Checker &c, sycl::queue &q, T value, const std::string &name) {
-  constexpr size_t count = 4099;  // odd on purpose
+  constexpr size_t count = 4099; // odd on purpose
   T *d = sycl::malloc_device<T>(count + 2, q);
   std::vector<T> back(count + 2);
   T zero{};
@@ -46,7 +47,7 @@ template <class T> void check_fill(Checker &c, sycl::queue &q, T value, const st
   sycl::free(d, q);
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   Checker c("ordo-sycl-usm");
@@ -64,8 +65,7 @@ int main() {
               kind_name(sycl::get_pointer_type(ptr, ctx)));
       c.check(sycl::get_pointer_type(static_cast<char *>(ptr) + n / 2, ctx) == kind,
               p + " get_pointer_type of an interior pointer");
-      if (kind != sycl::usm::alloc::host)
-        c.check(sycl::get_pointer_device(ptr, ctx) == dev, p + " get_pointer_device");
+      if (kind != sycl::usm::alloc::host) c.check(sycl::get_pointer_device(ptr, ctx) == dev, p + " get_pointer_device");
       sycl::free(ptr, ctx);
     }
     int on_stack = 0;
@@ -127,8 +127,7 @@ int main() {
     check_fill<uint16_t>(c, q, 0xbeef, "fill 2-byte pattern");
     check_fill<uint32_t>(c, q, 0xdeadbeefu, "fill 4-byte pattern");
     check_fill<uint64_t>(c, q, 0x0123456789abcdefull, "fill 8-byte pattern");
-    check_fill<std::array<uint64_t, 2>>(c, q, {0x1111222233334444ull, 0x5555666677778888ull},
-                                        "fill 16-byte pattern");
+    check_fill<std::array<uint64_t, 2>>(c, q, {0x1111222233334444ull, 0x5555666677778888ull}, "fill 16-byte pattern");
     std::array<uint64_t, 16> big{};
     for (size_t i = 0; i < big.size(); ++i) big[i] = 0x0101010101010101ull * (i + 1);
     check_fill<std::array<uint64_t, 16>>(c, q, big, "fill 128-byte pattern");
@@ -142,10 +141,10 @@ int main() {
     const char *names[] = {"malloc", "host", "device", "shared"};
     auto make = [&](int k) -> uint32_t * {
       switch (k) {
-        case 0: return static_cast<uint32_t *>(std::malloc(m * sizeof(uint32_t)));
-        case 1: return sycl::malloc_host<uint32_t>(m, q);
-        case 2: return sycl::malloc_device<uint32_t>(m, q);
-        default: return sycl::malloc_shared<uint32_t>(m, q);
+      case 0: return static_cast<uint32_t *>(std::malloc(m * sizeof(uint32_t)));
+      case 1: return sycl::malloc_host<uint32_t>(m, q);
+      case 2: return sycl::malloc_device<uint32_t>(m, q);
+      default: return sycl::malloc_shared<uint32_t>(m, q);
       }
     };
     auto release = [&](int k, uint32_t *p) {
@@ -158,8 +157,7 @@ int main() {
     for (size_t i = 0; i < m; ++i) pattern[i] = static_cast<uint32_t>(i * 2654435761u);
     for (int from = 0; from < 4; ++from)
       for (int to = 0; to < 4; ++to) {
-        const std::string name =
-            std::string((from + to) % 2 ? "memcpy " : "copy ") + names[from] + " -> " + names[to];
+        const std::string name = std::string((from + to) % 2 ? "memcpy " : "copy ") + names[from] + " -> " + names[to];
         uint32_t *src = make(from);
         uint32_t *dst = make(to);
         c.section(name, [&] {
@@ -203,7 +201,8 @@ int main() {
     sycl::usm_allocator<int, sycl::usm::alloc::shared> alloc(q);
     std::vector<int, decltype(alloc)> v(alloc);
     for (int i = 0; i < 10000; ++i) v.push_back(i);
-    c.check(sycl::get_pointer_type(v.data(), ctx) == sycl::usm::alloc::shared, "usm_allocator<shared> memory is shared");
+    c.check(sycl::get_pointer_type(v.data(), ctx) == sycl::usm::alloc::shared,
+            "usm_allocator<shared> memory is shared");
     int *d = sycl::malloc_device<int>(v.size(), q);
     q.copy(v.data(), d, v.size());
     q.memset(v.data(), 0, v.size() * sizeof(int));

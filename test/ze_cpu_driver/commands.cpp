@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Workers, command queues and command lists of the CPU test driver: commands run in
 // order on a worker thread; each waits for its wait events, does its work, and then
 // signals its event.
@@ -153,10 +154,11 @@ ze_result_t ZE_APICALL CommandQueueExecuteCommandLists(ze_command_queue_handle_t
       for (const Command &c : cmds) run_command(c);
     });
   }
-  if (f) q->worker.push([f] {
-    f->signalled.store(1, std::memory_order_release);
-    signals().notify();
-  });
+  if (f)
+    q->worker.push([f] {
+      f->signalled.store(1, std::memory_order_release);
+      signals().notify();
+    });
   if (q->synchronous) q->worker.drain(UINT64_MAX);
   return ZE_RESULT_SUCCESS;
 }

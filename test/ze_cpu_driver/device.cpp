@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeInit, drivers, devices and contexts of the CPU test driver.
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -226,8 +227,8 @@ ze_result_t ZE_APICALL DeviceGetModuleProperties(ze_device_handle_t h, ze_device
   p->spirvVersionSupported = 0; // native modules only
   p->flags = ZE_DEVICE_MODULE_FLAG_FP64 | ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS;
   p->fp16flags = 0;
-  p->fp32flags = ZE_DEVICE_FP_FLAG_DENORM | ZE_DEVICE_FP_FLAG_INF_NAN | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST |
-                 ZE_DEVICE_FP_FLAG_FMA;
+  p->fp32flags =
+      ZE_DEVICE_FP_FLAG_DENORM | ZE_DEVICE_FP_FLAG_INF_NAN | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST | ZE_DEVICE_FP_FLAG_FMA;
   p->fp64flags = p->fp32flags;
   p->maxArgumentsSize = 4096;
   p->printfBufferSize = 0;
@@ -284,7 +285,8 @@ ze_result_t ZE_APICALL DeviceGetMemoryAccessProperties(ze_device_handle_t h, ze_
   return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL DeviceGetCacheProperties(ze_device_handle_t h, uint32_t *pCount, ze_device_cache_properties_t *p) {
+ze_result_t ZE_APICALL DeviceGetCacheProperties(ze_device_handle_t h, uint32_t *pCount,
+                                                ze_device_cache_properties_t *p) {
   if (!as<Device>(h)) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!pCount) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   if (*pCount == 0 || !p) {
@@ -308,7 +310,8 @@ ze_result_t ZE_APICALL DeviceGetImageProperties(ze_device_handle_t h, ze_device_
   return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL DeviceGetExternalMemoryProperties(ze_device_handle_t h, ze_device_external_memory_properties_t *p) {
+ze_result_t ZE_APICALL DeviceGetExternalMemoryProperties(ze_device_handle_t h,
+                                                         ze_device_external_memory_properties_t *p) {
   if (!as<Device>(h)) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!p) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   p->memoryAllocationImportTypes = p->memoryAllocationExportTypes = 0;
@@ -316,7 +319,8 @@ ze_result_t ZE_APICALL DeviceGetExternalMemoryProperties(ze_device_handle_t h, z
   return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL DeviceGetP2PProperties(ze_device_handle_t a, ze_device_handle_t b, ze_device_p2p_properties_t *p) {
+ze_result_t ZE_APICALL DeviceGetP2PProperties(ze_device_handle_t a, ze_device_handle_t b,
+                                              ze_device_p2p_properties_t *p) {
   if (!as<Device>(a) || !as<Device>(b)) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!p) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   p->flags = ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS | ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Level Zero driver that runs on the CPU, for testing Ordo's Level Zero adapter on
 // the real Level Zero loader where no Intel GPU exists (docs/level-zero.md).
 //
@@ -57,7 +58,7 @@ struct Device {
   uint32_t magic = kMagic;
   DriverObj *driver = nullptr;
   uint32_t ordinal = 0;
-  uint64_t memory_size = 0;            // what zeDeviceGetMemoryProperties reports
+  uint64_t memory_size = 0;             // what zeDeviceGetMemoryProperties reports
   std::atomic<uint64_t> memory_used{0}; // device and shared allocations of it
   // ze_device_properties_t::maxMemAllocSize: the largest device or shared allocation
   // without ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE.
@@ -168,7 +169,7 @@ struct CommandList {
   Context *context = nullptr;
   Device *device = nullptr;
   bool immediate = false;
-  bool synchronous = false;        // an immediate list in ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS
+  bool synchronous = false;       // an immediate list in ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS
   std::unique_ptr<Worker> worker; // immediate lists: their own
   std::vector<Command> recorded;  // regular lists
   bool closed = false;
@@ -182,7 +183,7 @@ struct Module {
   uint32_t magic = kMagic;
   Context *context = nullptr;
   Device *device = nullptr;
-  std::shared_ptr<nc::ElfModule> elf;
+  std::shared_ptr<ordo::native_cpu::ElfModule> elf;
 };
 
 struct BuildLog {

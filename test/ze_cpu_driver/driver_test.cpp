@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU test driver checked on its own, through the real Level Zero loader (the
 // test's environment names the driver in ZE_ENABLE_ALT_DRIVERS): what the adapter
 // does not use (regular command lists, command queues, fences) and what must really
@@ -77,8 +78,9 @@ protected:
   static ze_context_handle_t ctx() { return env().context; }
   static ze_device_handle_t dev() { return env().device; }
   ze_command_list_handle_t immediate() {
-    ze_command_queue_desc_t qd{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0,
-                               ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_desc_t qd{
+        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
     ze_command_list_handle_t l = nullptr;
     EXPECT_EQ(ZE_RESULT_SUCCESS, zeCommandListCreateImmediate(ctx(), dev(), &qd, &l));
     return l;
@@ -174,8 +176,10 @@ TEST_F(Driver, TableGettersKeepToTheAskedVersion) {
     void *table[64];
     for (void *&slot : table) slot = canary;
     ZE_OK(get(c.version, table));
-    for (size_t i = 0; i < c.slots; ++i) EXPECT_NE(canary, table[i]) << "slot " << i << " at 1." << ZE_MINOR_VERSION(c.version);
-    for (size_t i = c.slots; i < 64; ++i) EXPECT_EQ(canary, table[i]) << "slot " << i << " written at 1." << ZE_MINOR_VERSION(c.version);
+    for (size_t i = 0; i < c.slots; ++i)
+      EXPECT_NE(canary, table[i]) << "slot " << i << " at 1." << ZE_MINOR_VERSION(c.version);
+    for (size_t i = c.slots; i < 64; ++i)
+      EXPECT_EQ(canary, table[i]) << "slot " << i << " written at 1." << ZE_MINOR_VERSION(c.version);
   }
   dlclose(lib);
 }
@@ -201,8 +205,8 @@ TEST_F(Driver, RootDeviceAndInitDrivers) {
 // A synchronous immediate list has finished a command when the append returns, even one
 // that waits for an event signalled from another thread a little later.
 TEST_F(Driver, SynchronousImmediateListFinishesOnReturn) {
-  ze_command_queue_desc_t qd{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0,
-                             ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+  ze_command_queue_desc_t qd{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+                             ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
   ze_command_list_handle_t l = nullptr;
   ZE_OK(zeCommandListCreateImmediate(ctx(), dev(), &qd, &l));
   std::vector<char> src(1 << 20, 7), dst(1 << 20, 0);
@@ -309,8 +313,8 @@ TEST_F(Driver, EventsOrderTwoLists) {
 
 // Regular lists run when a queue executes them, in order, and the fence says when.
 TEST_F(Driver, RegularListsOnAQueueWithAFence) {
-  ze_command_queue_desc_t qd{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0,
-                             ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+  ze_command_queue_desc_t qd{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+                             ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
   ze_command_queue_handle_t q = nullptr;
   ZE_OK(zeCommandQueueCreate(ctx(), dev(), &qd, &q));
   ze_command_list_desc_t ld{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, 0, 0};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Event pools, events and fences of the CPU test driver. Events are signalled by the
 // commands that name them (with the command's start and end time, for kernel
 // timestamps) or by the host; host waits really sleep until then.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the CPU test driver's table getters from the Level Zero DDI headers.
 
 The Level Zero loader refuses a driver that does not export every Get*ProcAddrTable

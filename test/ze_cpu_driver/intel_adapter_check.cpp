@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Intel's Level Zero UR adapter (from the DPC++ runtime wheel; its path in
 // ORDO_INTEL_L0_ADAPTER) running a small USM / queue / event program on the CPU test
 // driver through the Level Zero loader the dynamic linker finds (the pinned 1.32.0 under
@@ -28,10 +29,10 @@ int fail(const char *what, ur_result_t r) {
   return 1;
 }
 
-#define CHECK(call)                                                                    \
-  do {                                                                                 \
-    ur_result_t r_ = (call);                                                           \
-    if (r_ != UR_RESULT_SUCCESS) return fail(#call, r_);                               \
+#define CHECK(call)                                                                                                    \
+  do {                                                                                                                 \
+    ur_result_t r_ = (call);                                                                                           \
+    if (r_ != UR_RESULT_SUCCESS) return fail(#call, r_);                                                               \
   } while (0)
 
 // The loader's own version (the one the dynamic linker finds: the pinned loader through
@@ -94,13 +95,18 @@ int main() {
     return 1;
   }
   ur_dditable_t t{};
-#define ORDO_GET_TABLE(name)                                                           \
-  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(dlsym(lib, "urGet" #name "ProcAddrTable"))) \
+#define ORDO_GET_TABLE(name)                                                                                           \
+  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(dlsym(lib, "urGet" #name "ProcAddrTable")))        \
     CHECK(get(UR_API_VERSION_CURRENT, &t.name));
-  ORDO_GET_TABLE(Adapter) ORDO_GET_TABLE(Platform) ORDO_GET_TABLE(Device) ORDO_GET_TABLE(Context)
+  // clang-format off
+  ORDO_GET_TABLE(Adapter)
+  ORDO_GET_TABLE(Platform)
+  ORDO_GET_TABLE(Device)
+  ORDO_GET_TABLE(Context)
   ORDO_GET_TABLE(Queue) ORDO_GET_TABLE(Event) ORDO_GET_TABLE(Enqueue) ORDO_GET_TABLE(USM)
+  // clang-format on
 #undef ORDO_GET_TABLE
-  uint32_t n = 0;
+      uint32_t n = 0;
   ur_adapter_handle_t adapter = nullptr;
   CHECK(t.Adapter.pfnGet(1, &adapter, &n));
   ur_platform_handle_t platform = nullptr;

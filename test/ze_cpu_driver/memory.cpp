@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory of the three kinds: host memory, recorded with its kind, device and context
 // so that zeMemGetAllocProperties answers as a GPU driver would. Device and shared
 // allocations count against the device's reported memory size.

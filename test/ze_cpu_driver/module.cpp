@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Modules and kernels of the CPU test driver: ZE_MODULE_FORMAT_NATIVE binaries are
 // native-CPU kernel programs (include/ur_native_cpu_kernel.h), loaded by the native
 // CPU adapter's ELF loader; a launch runs run_group once per group of the group count.
@@ -29,14 +30,15 @@ ze_result_t ZE_APICALL ModuleCreate(ze_context_handle_t hc, ze_device_handle_t h
   if (!desc || !out || !desc->pInputModule) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   if (desc->inputSize == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
   if (desc->format == ZE_MODULE_FORMAT_IL_SPIRV) {
-    if (log) *log = make_log("the Ordo CPU test driver runs native-CPU kernel binaries only (ZE_MODULE_FORMAT_NATIVE); "
-                             "it cannot compile SPIR-V");
+    if (log)
+      *log = make_log("the Ordo CPU test driver runs native-CPU kernel binaries only (ZE_MODULE_FORMAT_NATIVE); "
+                      "it cannot compile SPIR-V");
     return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
   }
   if (desc->format != ZE_MODULE_FORMAT_NATIVE) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
   ur_result_t error = UR_RESULT_SUCCESS;
   std::string message;
-  auto elf = nc::ElfModule::load(desc->pInputModule, desc->inputSize, &error, &message);
+  auto elf = ordo::native_cpu::ElfModule::load(desc->pInputModule, desc->inputSize, &error, &message);
   if (!elf) {
     if (log) *log = make_log(message);
     return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
@@ -173,8 +175,8 @@ ze_result_t ZE_APICALL KernelSetGroupSize(ze_kernel_handle_t h, uint32_t x, uint
 }
 
 // Per dimension the largest divisor of the global size within the group limit.
-ze_result_t ZE_APICALL KernelSuggestGroupSize(ze_kernel_handle_t h, uint32_t gx, uint32_t gy, uint32_t gz,
-                                              uint32_t *x, uint32_t *y, uint32_t *z) {
+ze_result_t ZE_APICALL KernelSuggestGroupSize(ze_kernel_handle_t h, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t *x,
+                                              uint32_t *y, uint32_t *z) {
   Kernel *k = as<Kernel>(h);
   if (!k) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!x || !y || !z) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -205,7 +207,8 @@ ze_result_t ZE_APICALL KernelSetArgumentValue(ze_kernel_handle_t h, uint32_t ind
   const ordo_nc_arg_desc *d = k->desc->args ? &k->desc->args[index] : nullptr;
   if (d && d->kind == ORDO_NC_ARG_VALUE && d->size && d->size != size)
     return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
-  if (d && d->kind == ORDO_NC_ARG_POINTER && size != sizeof(void *)) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+  if (d && d->kind == ORDO_NC_ARG_POINTER && size != sizeof(void *))
+    return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
   if (d && d->kind == ORDO_NC_ARG_LOCAL && value) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
   std::lock_guard<std::mutex> lock(k->mutex);
   Kernel::Arg &a = k->args[index];
@@ -269,7 +272,7 @@ ze_result_t ZE_APICALL KernelSetGlobalOffsetExp(ze_kernel_handle_t h, uint32_t x
 // What a launch captured at append time: later argument changes do not affect it.
 struct Launch {
   const ordo_nc_kernel_desc *desc;
-  std::shared_ptr<nc::ElfModule> module; // keeps the code loaded while the launch is pending
+  std::shared_ptr<ordo::native_cpu::ElfModule> module; // keeps the code loaded while the launch is pending
   ordo_nc_range range{};
   std::vector<std::vector<uint8_t>> values;
   std::vector<size_t> local_sizes; // per argument; 0: not local
@@ -309,8 +312,9 @@ done:
 
 } // namespace
 
-ze_result_t ZE_APICALL AppendLaunchKernel(ze_command_list_handle_t hl, ze_kernel_handle_t hk, const ze_group_count_t *gc,
-                                          ze_event_handle_t signal, uint32_t n, ze_event_handle_t *waits) {
+ze_result_t ZE_APICALL AppendLaunchKernel(ze_command_list_handle_t hl, ze_kernel_handle_t hk,
+                                          const ze_group_count_t *gc, ze_event_handle_t signal, uint32_t n,
+                                          ze_event_handle_t *waits) {
   Kernel *k = as<Kernel>(hk);
   if (!k) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!gc) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU test driver's dispatch tables (docs/level-zero.md). gen_tables.py writes one
 // exported getter per table of the installed DDI headers: it points every slot at
 // stub<F>::call (ZE_RESULT_ERROR_UNSUPPORTED_FEATURE), calls install() for the table,

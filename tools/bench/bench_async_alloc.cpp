@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream-ordered allocation on the native CPU device (docs/async-alloc.md), through
 // libur_loader as a user calls it, each workload beside its baseline in the same run:
 //
@@ -40,13 +41,18 @@ constexpr int kPipelineDepth = 64;
 constexpr size_t kPipelineBytes = 64 << 10;
 constexpr size_t kPipelineItems = kPipelineBytes / sizeof(uint32_t);
 
-#define UR_FUNCTIONS(X)                                                                             \
-  X(urLoaderInit) X(urAdapterGet) X(urPlatformGet) X(urPlatformGetInfo) X(urDeviceGet)             \
-  X(urDeviceGetInfo) X(urContextCreate) X(urQueueCreate) X(urQueueFinish) X(urProgramCreateWithBinary) \
-  X(urProgramBuild) X(urKernelCreate) X(urEnqueueKernelLaunchWithArgsExp) X(urEnqueueHostTaskExp)  \
-  X(urEnqueueUSMDeviceAllocExp) X(urEnqueueUSMFreeExp) X(urUSMDeviceAlloc) X(urUSMFree)            \
-  X(urEventRelease) X(urUSMPoolGetDefaultDevicePoolExp) X(urUSMPoolGetInfoExp) X(urUSMPoolSetInfoExp) \
-  X(urUSMPoolTrimToExp)
+// A list of X(...) entries, laid out by hand.
+// clang-format off
+#define UR_FUNCTIONS(X)                                                                                                \
+  X(urLoaderInit)                                                                                                      \
+  X(urAdapterGet)                                                                                                      \
+  X(urPlatformGet)                                                                                                     \
+  X(urPlatformGetInfo)                                                                                                 \
+  X(urDeviceGet) X(urDeviceGetInfo) X(urContextCreate) X(urQueueCreate) X(urQueueFinish) X(urProgramCreateWithBinary)  \
+      X(urProgramBuild) X(urKernelCreate) X(urEnqueueKernelLaunchWithArgsExp) X(urEnqueueHostTaskExp)                  \
+          X(urEnqueueUSMDeviceAllocExp) X(urEnqueueUSMFreeExp) X(urUSMDeviceAlloc) X(urUSMFree) X(urEventRelease)      \
+              X(urUSMPoolGetDefaultDevicePoolExp) X(urUSMPoolGetInfoExp) X(urUSMPoolSetInfoExp) X(urUSMPoolTrimToExp)
+// clang-format on
 
 // The native CPU device through the Ordo loader: one context, an in-order and an
 // out-of-order queue, the increment kernel.
@@ -107,8 +113,8 @@ struct Ordo {
   }
 };
 
-#define ORDO_OR_SKIP(o)                                                                 \
-  Ordo &o = Ordo::get();                                                                \
+#define ORDO_OR_SKIP(o)                                                                                                \
+  Ordo &o = Ordo::get();                                                                                               \
   if (!o.error.empty()) return state.SkipWithError(o.error.c_str())
 
 // ---- (a) an alloc + free pair that hits the pool ----
@@ -262,8 +268,7 @@ void AsyncAlloc_Random_Ordo(benchmark::State &state) {
     for (const Step &s : steps) {
       if (s.alloc) {
         void *p = nullptr;
-        if (o.urEnqueueUSMDeviceAllocExp(queues[s.queue], nullptr, s.size_or_victim, nullptr, 0, nullptr, &p,
-                                         nullptr))
+        if (o.urEnqueueUSMDeviceAllocExp(queues[s.queue], nullptr, s.size_or_victim, nullptr, 0, nullptr, &p, nullptr))
           return state.SkipWithError("alloc failed");
         live.push_back(p);
       } else {
@@ -274,7 +279,8 @@ void AsyncAlloc_Random_Ordo(benchmark::State &state) {
           return state.SkipWithError("free failed");
       }
     }
-    for (size_t i = 0; i < live.size(); ++i) o.urEnqueueUSMFreeExp(queues[i % 2], nullptr, live[i], 0, nullptr, nullptr);
+    for (size_t i = 0; i < live.size(); ++i)
+      o.urEnqueueUSMFreeExp(queues[i % 2], nullptr, live[i], 0, nullptr, nullptr);
     state.PauseTiming();
     reserved_high = double(o.stat(UR_USM_POOL_INFO_RESERVED_HIGH_EXP));
     used_high = double(o.stat(UR_USM_POOL_INFO_USED_HIGH_EXP));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUDA workloads for ordo-bench: each has an Ordo row (the CUDA adapter, called
 // through the dispatch table it hands a loader) and a raw CUDA driver API row
 // doing the same work in the same process, on the same device and primary
@@ -91,35 +92,33 @@ struct Raw {
   bool ok = false;
   std::string why;
 #define RAW_FN(name, sym, ...) cu::Result (*name)(__VA_ARGS__) = nullptr;
-#define RAW_FUNCTIONS(X)                                                                          \
-  X(Init, "cuInit", unsigned)                                                                     \
-  X(DeviceGet, "cuDeviceGet", cu::Device *, int)                                                  \
-  X(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain", cu::Context *, cu::Device)                      \
-  X(CtxSetCurrent, "cuCtxSetCurrent", cu::Context)                                                \
-  X(StreamCreate, "cuStreamCreate", cu::Stream *, unsigned)                                       \
-  X(StreamSynchronize, "cuStreamSynchronize", cu::Stream)                                         \
-  X(StreamDestroy, "cuStreamDestroy_v2", cu::Stream)                                              \
-  X(ModuleLoadData, "cuModuleLoadData", cu::Module *, const void *)                               \
-  X(ModuleGetFunction, "cuModuleGetFunction", cu::Function *, cu::Module, const char *)           \
-  X(LaunchKernel, "cuLaunchKernel", cu::Function, unsigned, unsigned, unsigned, unsigned,         \
-    unsigned, unsigned, unsigned, cu::Stream, void **, void **)                                   \
-  X(MemAllocAsync, "cuMemAllocAsync", cu::DevicePtr *, size_t, cu::Stream)                        \
-  X(MemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", cu::DevicePtr *, size_t, cu::MemPool,       \
-    cu::Stream)                                                                                   \
-  X(MemFreeAsync, "cuMemFreeAsync", cu::DevicePtr, cu::Stream)                                    \
-  X(MemAlloc, "cuMemAlloc_v2", cu::DevicePtr *, size_t)                                           \
-  X(MemFree, "cuMemFree_v2", cu::DevicePtr)                                                       \
-  X(DeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", cu::MemPool *, cu::Device)              \
-  X(MemPoolCreate, "cuMemPoolCreate", cu::MemPool *, const cu::MemPoolProps *)                    \
-  X(MemPoolDestroy, "cuMemPoolDestroy", cu::MemPool)                                              \
-  X(MemPoolSetAttribute, "cuMemPoolSetAttribute", cu::MemPool, int, void *)                       \
-  X(MemPoolGetAttribute, "cuMemPoolGetAttribute", cu::MemPool, int, void *)                     \
-  X(EventCreate, "cuEventCreate", cu::Event *, unsigned)                                          \
-  X(EventRecord, "cuEventRecord", cu::Event, cu::Stream)                                          \
-  X(DeviceGetCount, "cuDeviceGetCount", int *)                                                    \
-  X(CtxEnablePeerAccess, "cuCtxEnablePeerAccess", cu::Context, unsigned)                          \
-  X(MemcpyPeerAsync, "cuMemcpyPeerAsync", cu::DevicePtr, cu::Context, cu::DevicePtr, cu::Context,  \
-    size_t, cu::Stream)
+#define RAW_FUNCTIONS(X)                                                                                               \
+  X(Init, "cuInit", unsigned)                                                                                          \
+  X(DeviceGet, "cuDeviceGet", cu::Device *, int)                                                                       \
+  X(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain", cu::Context *, cu::Device)                                           \
+  X(CtxSetCurrent, "cuCtxSetCurrent", cu::Context)                                                                     \
+  X(StreamCreate, "cuStreamCreate", cu::Stream *, unsigned)                                                            \
+  X(StreamSynchronize, "cuStreamSynchronize", cu::Stream)                                                              \
+  X(StreamDestroy, "cuStreamDestroy_v2", cu::Stream)                                                                   \
+  X(ModuleLoadData, "cuModuleLoadData", cu::Module *, const void *)                                                    \
+  X(ModuleGetFunction, "cuModuleGetFunction", cu::Function *, cu::Module, const char *)                                \
+  X(LaunchKernel, "cuLaunchKernel", cu::Function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,          \
+    unsigned, cu::Stream, void **, void **)                                                                            \
+  X(MemAllocAsync, "cuMemAllocAsync", cu::DevicePtr *, size_t, cu::Stream)                                             \
+  X(MemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", cu::DevicePtr *, size_t, cu::MemPool, cu::Stream)                \
+  X(MemFreeAsync, "cuMemFreeAsync", cu::DevicePtr, cu::Stream)                                                         \
+  X(MemAlloc, "cuMemAlloc_v2", cu::DevicePtr *, size_t)                                                                \
+  X(MemFree, "cuMemFree_v2", cu::DevicePtr)                                                                            \
+  X(DeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", cu::MemPool *, cu::Device)                                   \
+  X(MemPoolCreate, "cuMemPoolCreate", cu::MemPool *, const cu::MemPoolProps *)                                         \
+  X(MemPoolDestroy, "cuMemPoolDestroy", cu::MemPool)                                                                   \
+  X(MemPoolSetAttribute, "cuMemPoolSetAttribute", cu::MemPool, int, void *)                                            \
+  X(MemPoolGetAttribute, "cuMemPoolGetAttribute", cu::MemPool, int, void *)                                            \
+  X(EventCreate, "cuEventCreate", cu::Event *, unsigned)                                                               \
+  X(EventRecord, "cuEventRecord", cu::Event, cu::Stream)                                                               \
+  X(DeviceGetCount, "cuDeviceGetCount", int *)                                                                         \
+  X(CtxEnablePeerAccess, "cuCtxEnablePeerAccess", cu::Context, unsigned)                                               \
+  X(MemcpyPeerAsync, "cuMemcpyPeerAsync", cu::DevicePtr, cu::Context, cu::DevicePtr, cu::Context, size_t, cu::Stream)
   RAW_FUNCTIONS(RAW_FN)
 #undef RAW_FN
 
@@ -139,11 +138,11 @@ struct Raw {
       why = std::string("libcuda.so.1 not found (") + dlerror() + ")";
       return;
     }
-#define RAW_LOAD(name, sym, ...)                                                                   \
-  name = reinterpret_cast<decltype(name)>(dlsym(lib, sym));                                        \
-  if (!name) {                                                                                     \
-    why = std::string("libcuda.so.1 lacks ") + sym;                                                \
-    return;                                                                                        \
+#define RAW_LOAD(name, sym, ...)                                                                                       \
+  name = reinterpret_cast<decltype(name)>(dlsym(lib, sym));                                                            \
+  if (!name) {                                                                                                         \
+    why = std::string("libcuda.so.1 lacks ") + sym;                                                                    \
+    return;                                                                                                            \
   }
     RAW_FUNCTIONS(RAW_LOAD)
 #undef RAW_LOAD
@@ -212,18 +211,23 @@ struct Ordo {
       why = "cannot open " + path + ": " + dlerror();
       return;
     }
-#define GET_TABLE(name)                                                                            \
-  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(dlsym(lib, "urGet" #name "ProcAddrTable"))) \
+#define GET_TABLE(name)                                                                                                \
+  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(dlsym(lib, "urGet" #name "ProcAddrTable")))        \
     get(UR_API_VERSION_CURRENT, &t.name);
-    GET_TABLE(Adapter) GET_TABLE(Platform) GET_TABLE(Device) GET_TABLE(Context) GET_TABLE(Queue)
-    GET_TABLE(Program) GET_TABLE(Kernel) GET_TABLE(Enqueue) GET_TABLE(EnqueueExp) GET_TABLE(Event)
-    GET_TABLE(USM) GET_TABLE(USMExp) GET_TABLE(UsmP2PExp)
+    // clang-format off
+    GET_TABLE(Adapter)
+    GET_TABLE(Platform)
+    GET_TABLE(Device)
+    GET_TABLE(Context)
+    GET_TABLE(Queue) GET_TABLE(Program) GET_TABLE(Kernel) GET_TABLE(Enqueue) GET_TABLE(EnqueueExp) GET_TABLE(Event)
+        GET_TABLE(USM) GET_TABLE(USMExp) GET_TABLE(UsmP2PExp)
+    // clang-format on
 #undef GET_TABLE
-    ur_adapter_handle_t adapter = nullptr;
+            ur_adapter_handle_t adapter = nullptr;
     ur_platform_handle_t platform = nullptr;
     uint32_t n = 0;
-    if (!t.Adapter.pfnGet || t.Adapter.pfnGet(1, &adapter, nullptr) ||
-        t.Platform.pfnGet(adapter, 1, &platform, &n) || n == 0) {
+    if (!t.Adapter.pfnGet || t.Adapter.pfnGet(1, &adapter, nullptr) || t.Platform.pfnGet(adapter, 1, &platform, &n) ||
+        n == 0) {
       why = std::string("the adapter ") + library + " reports no platform (no driver or no GPU)";
       return;
     }
@@ -271,8 +275,7 @@ struct Ordo {
     args[1].size = sizeof(uint32_t);
     args[1].value.value = v;
     size_t gws = kFillElems, lws = kLocal;
-    return t.EnqueueExp.pfnKernelLaunchWithArgsExp(q, fill, 1, nullptr, &gws, &lws, 2, args, nullptr, nwait,
-                                                   waits, ev);
+    return t.EnqueueExp.pfnKernelLaunchWithArgsExp(q, fill, 1, nullptr, &gws, &lws, 2, args, nullptr, nwait, waits, ev);
   }
 };
 
@@ -343,9 +346,10 @@ public:
           lo = k == 0 ? r : std::min(lo, r);
           hi = k == 0 ? r : std::max(hi, r);
         }
-        std::printf("  %-46s %-4s n=%-2zu %9.1f [%9.1f-%9.1f]  raw n=%-2zu %9.1f [%9.1f-%9.1f]  ratio %.3f [%.3f-%.3f]%s\n",
-                    name.c_str(), side, o.n, o.median, o.min, o.max, b.n, b.median, b.min, b.max,
-                    o.median / b.median, lo, hi, o.n < size_t(kGpuRepetitions) ? "  (fewer than 9 repetitions)" : "");
+        std::printf(
+            "  %-46s %-4s n=%-2zu %9.1f [%9.1f-%9.1f]  raw n=%-2zu %9.1f [%9.1f-%9.1f]  ratio %.3f [%.3f-%.3f]%s\n",
+            name.c_str(), side, o.n, o.median, o.min, o.max, b.n, b.median, b.min, b.max, o.median / b.median, lo, hi,
+            o.n < size_t(kGpuRepetitions) ? "  (fewer than 9 repetitions)" : "");
       }
     }
     // Raw rows with no Ordo counterpart (c'': the driver on 4 streams).
@@ -400,15 +404,15 @@ struct PerOp {
   }
 };
 
-#define REQUIRE(side)                                                                                \
-  if (!side().ok) {                                                                                  \
-    st.SkipWithError(side().why.c_str());                                                            \
-    return;                                                                                          \
+#define REQUIRE(side)                                                                                                  \
+  if (!side().ok) {                                                                                                    \
+    st.SkipWithError(side().why.c_str());                                                                              \
+    return;                                                                                                            \
   }
-#define CHECK_OK(expr)                                                                               \
-  if ((expr) != 0) {                                                                                 \
-    st.SkipWithError("call failed: " #expr);                                                         \
-    break;                                                                                           \
+#define CHECK_OK(expr)                                                                                                 \
+  if ((expr) != 0) {                                                                                                   \
+    st.SkipWithError("call failed: " #expr);                                                                           \
+    break;                                                                                                             \
   }
 
 // (a) stream-ordered alloc + free of 1 MiB, back to back on one in-order queue / stream.
@@ -612,8 +616,8 @@ void BM_cuda_d_empty_kernel_launch_ordo(benchmark::State &st, Ordo &o) {
   size_t one = 1;
   for (auto _ : st) {
     for (size_t i = 0; i < kLaunches; ++i)
-      CHECK_OK(o.t.EnqueueExp.pfnKernelLaunchWithArgsExp(o.queue, o.empty, 1, nullptr, &one, &one, 0, nullptr,
-                                                         nullptr, 0, nullptr, nullptr));
+      CHECK_OK(o.t.EnqueueExp.pfnKernelLaunchWithArgsExp(o.queue, o.empty, 1, nullptr, &one, &one, 0, nullptr, nullptr,
+                                                         0, nullptr, nullptr));
     o.t.Queue.pfnFinish(o.queue);
   }
   timer.report(st, "d empty kernel launch", o.side, kLaunches);
@@ -698,8 +702,8 @@ void BM_cuda_e_random_alloc_two_queues_ordo(benchmark::State &st, Ordo &o) {
     for (const Op &op : ops) {
       if (op.alloc) {
         void *p = nullptr;
-        CHECK_OK(o.t.EnqueueExp.pfnUSMDeviceAllocExp(queues[op.queue], pool, op.size, nullptr, 0, nullptr, &p,
-                                                     nullptr));
+        CHECK_OK(
+            o.t.EnqueueExp.pfnUSMDeviceAllocExp(queues[op.queue], pool, op.size, nullptr, 0, nullptr, &p, nullptr));
         live.emplace_back(p, op.queue);
       } else {
         auto [p, q] = live[op.victim];
@@ -903,33 +907,66 @@ void BM_cuda_g_threads_alloc_free_raw(benchmark::State &st) {
 } // namespace
 
 // Ordo rows keep their names; each also runs through the HIP adapter as BM_hip_*.
-#define ORDO_BENCH_CUDA_ROW(fn, name)                                                                \
-  benchmark::internal::Benchmark *const name##_reg =                                                 \
+#define ORDO_BENCH_CUDA_ROW(fn, name)                                                                                  \
+  benchmark::internal::Benchmark *const name##_reg =                                                                   \
       benchmark::RegisterBenchmark(#name, [](benchmark::State &st) { fn(st, ordo()); })
-#define ORDO_BENCH_HIP_ROW(fn, name)                                                                 \
-  benchmark::internal::Benchmark *const name##_reg =                                                 \
+#define ORDO_BENCH_HIP_ROW(fn, name)                                                                                   \
+  benchmark::internal::Benchmark *const name##_reg =                                                                   \
       benchmark::RegisterBenchmark(#name, [](benchmark::State &st) { fn(st, hip()); })
-ORDO_BENCH_CUDA_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_cuda_a_async_alloc_free_1MiB_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_cuda_a_async_alloc_free_1MiB_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
 BENCHMARK(BM_cuda_a_async_alloc_free_1MiB_raw)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_CUDA_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_cuda_b_alloc_kernel_free_inorder_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_cuda_b_alloc_kernel_free_inorder_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
 BENCHMARK(BM_cuda_b_alloc_kernel_free_inorder_raw)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_CUDA_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_cuda_b_sync_alloc_kernel_free_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_cuda_b_sync_alloc_kernel_free_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
 BENCHMARK(BM_cuda_b_sync_alloc_kernel_free_raw)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_CUDA_ROW(BM_cuda_c_alloc_kernel_free_ooo_events_ordo, BM_cuda_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_c_alloc_kernel_free_ooo_events_ordo, BM_cuda_c_alloc_kernel_free_ooo_events_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
 BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_raw_inorder)->UseRealTime()->Repetitions(gpu_repetitions());
 BENCHMARK(BM_cuda_c_alloc_kernel_free_ooo_events_raw_4streams)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_CUDA_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_cuda_d_empty_kernel_launch_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_cuda_d_empty_kernel_launch_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
 BENCHMARK(BM_cuda_d_empty_kernel_launch_raw)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_CUDA_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_cuda_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5)->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_cuda_e_random_alloc_two_queues_ordo)
+    ->UseRealTime()
+    ->Iterations(5)
+    ->Repetitions(gpu_repetitions());
 BENCHMARK(BM_cuda_e_random_alloc_two_queues_raw)->UseRealTime()->Iterations(5)->Repetitions(gpu_repetitions());
-ORDO_BENCH_CUDA_ROW(BM_cuda_f_peer_copy_64MiB_ordo, BM_cuda_f_peer_copy_64MiB_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_f_peer_copy_64MiB_ordo, BM_cuda_f_peer_copy_64MiB_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
 BENCHMARK(BM_cuda_f_peer_copy_64MiB_raw)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_CUDA_ROW(BM_cuda_g_threads_alloc_free_ordo, BM_cuda_g_threads_alloc_free_ordo)->ThreadRange(1, 16)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_CUDA_ROW(BM_cuda_g_threads_alloc_free_ordo, BM_cuda_g_threads_alloc_free_ordo)
+    ->ThreadRange(1, 16)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
 BENCHMARK(BM_cuda_g_threads_alloc_free_raw)->ThreadRange(1, 16)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_HIP_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_hip_a_async_alloc_free_1MiB_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_HIP_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_hip_b_alloc_kernel_free_inorder_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_HIP_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_hip_b_sync_alloc_kernel_free_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_HIP_ROW(BM_cuda_c_alloc_kernel_free_ooo_events_ordo, BM_hip_c_alloc_kernel_free_ooo_events_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_HIP_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_hip_d_empty_kernel_launch_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
-ORDO_BENCH_HIP_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_hip_e_random_alloc_two_queues_ordo)->UseRealTime()->Iterations(5)->Repetitions(gpu_repetitions());
-ORDO_BENCH_HIP_ROW(BM_cuda_f_peer_copy_64MiB_ordo, BM_hip_f_peer_copy_64MiB_ordo)->UseRealTime()->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_a_async_alloc_free_1MiB_ordo, BM_hip_a_async_alloc_free_1MiB_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_b_alloc_kernel_free_inorder_ordo, BM_hip_b_alloc_kernel_free_inorder_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_b_sync_alloc_kernel_free_ordo, BM_hip_b_sync_alloc_kernel_free_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_c_alloc_kernel_free_ooo_events_ordo, BM_hip_c_alloc_kernel_free_ooo_events_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_d_empty_kernel_launch_ordo, BM_hip_d_empty_kernel_launch_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_e_random_alloc_two_queues_ordo, BM_hip_e_random_alloc_two_queues_ordo)
+    ->UseRealTime()
+    ->Iterations(5)
+    ->Repetitions(gpu_repetitions());
+ORDO_BENCH_HIP_ROW(BM_cuda_f_peer_copy_64MiB_ordo, BM_hip_f_peer_copy_64MiB_ordo)
+    ->UseRealTime()
+    ->Repetitions(gpu_repetitions());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cost of one call through libur_loader into the mock adapter, beside a direct call
 // of the same adapter function (its slot, taken from the mock's own getter) in the same
 // run. Both libraries are dlopen'ed from ../lib next to this binary (or the system
@@ -21,11 +22,16 @@ namespace bench_dispatch {
 
 using ordo_bench::open_library;
 
-#define UR_FUNCTIONS(X)                                                                            \
-  X(urLoaderConfigCreate) X(urLoaderConfigRelease) X(urLoaderConfigSetMockingEnabled)              \
-  X(urLoaderConfigEnableLayer) X(urLoaderInit) X(urLoaderTearDown) X(urAdapterGet) X(urAdapterRelease) \
-  X(urPlatformGet) X(urDeviceGet) X(urContextCreate) X(urContextRetain) X(urContextRelease)        \
-  X(urQueueCreate) X(urQueueRelease) X(urQueueFlush)
+// A list of X(...) entries, laid out by hand.
+// clang-format off
+#define UR_FUNCTIONS(X)                                                                                                \
+  X(urLoaderConfigCreate)                                                                                              \
+  X(urLoaderConfigRelease)                                                                                             \
+  X(urLoaderConfigSetMockingEnabled)                                                                                   \
+  X(urLoaderConfigEnableLayer)                                                                                         \
+  X(urLoaderInit) X(urLoaderTearDown) X(urAdapterGet) X(urAdapterRelease) X(urPlatformGet) X(urDeviceGet)              \
+      X(urContextCreate) X(urContextRetain) X(urContextRelease) X(urQueueCreate) X(urQueueRelease) X(urQueueFlush)
+// clang-format on
 
 // The loader with only the mock adapter (mocking enabled), optionally with validation.
 struct Session {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the bench_*.cpp workloads share: where this binary and its test kernels lie,
 // reading a file, and opening UR through libur_loader.so.0 (dlopen'ed, so ordo-bench
 // links everywhere) down to the first device of one backend.
@@ -63,8 +64,8 @@ template <class F> bool resolve(void *lib, F &fn, const char *name, std::string 
 // open_device() calls.
 #define ORDO_BENCH_UR_DECLARE(fn) decltype(&::fn) fn = nullptr;
 #define ORDO_BENCH_UR_RESOLVE(fn) &&::ordo_bench::resolve(lib, fn, #fn, error)
-#define ORDO_BENCH_UR_ENTRY_POINTS(LIST)                                                          \
-  LIST(ORDO_BENCH_UR_DECLARE)                                                                       \
+#define ORDO_BENCH_UR_ENTRY_POINTS(LIST)                                                                               \
+  LIST(ORDO_BENCH_UR_DECLARE)                                                                                          \
   bool resolve(void *lib) { return true LIST(ORDO_BENCH_UR_RESOLVE); }
 
 // The one T of the process, made and init()ed at first use and never destroyed (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Native CPU workloads of ordo-bench: kernel launch cost through libur_loader and
 // the native CPU adapter, beside the bare minimum the same hand-off can cost: giving
 // the same work (a call of the empty kernel's work-group function) to a worker
@@ -34,10 +35,16 @@ std::string kernel_file() { return ordo_bench::kernel_path("native_cpu/ordo_test
 
 // ---- Ordo: UR through libur_loader.so.0, the native CPU platform ----
 
-#define UR_FUNCTIONS(X)                                                                       \
-  X(urLoaderInit) X(urAdapterGet) X(urPlatformGet) X(urPlatformGetInfo) X(urDeviceGet)       \
-  X(urContextCreate) X(urQueueCreate) X(urQueueFinish) X(urProgramCreateWithBinary)          \
-  X(urProgramBuild) X(urKernelCreate) X(urEnqueueKernelLaunchWithArgsExp)
+// A list of X(...) entries, laid out by hand.
+// clang-format off
+#define UR_FUNCTIONS(X)                                                                                                \
+  X(urLoaderInit)                                                                                                      \
+  X(urAdapterGet)                                                                                                      \
+  X(urPlatformGet)                                                                                                     \
+  X(urPlatformGetInfo)                                                                                                 \
+  X(urDeviceGet) X(urContextCreate) X(urQueueCreate) X(urQueueFinish) X(urProgramCreateWithBinary) X(urProgramBuild)   \
+      X(urKernelCreate) X(urEnqueueKernelLaunchWithArgsExp)
+// clang-format on
 
 struct Ordo {
   ORDO_BENCH_UR_ENTRY_POINTS(UR_FUNCTIONS)

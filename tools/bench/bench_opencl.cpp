@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL workloads of ordo-bench: each has an Ordo row (through libur_loader and the
 // OpenCL adapter) and a raw OpenCL row doing the same work on the same device in the
 // same run. Both libraries are dlopen'ed, so the binary links everywhere; a machine
@@ -36,11 +37,17 @@ std::string kernel_file(const char *ext) {
 
 // ---- the Ordo side: UR through libur_loader.so.0 ----
 
-#define UR_FUNCTIONS(X)                                                                 \
-  X(urLoaderInit) X(urAdapterGet) X(urPlatformGet) X(urPlatformGetInfo) X(urDeviceGet) \
-  X(urDeviceGetInfo) X(urContextCreate) X(urQueueCreate) X(urQueueFinish)              \
-  X(urProgramCreateWithBinary) X(urProgramCreateWithIL) X(urProgramBuild) X(urKernelCreate) \
-  X(urEnqueueKernelLaunchWithArgsExp) X(urEnqueueUSMDeviceAllocExp) X(urEnqueueUSMFreeExp)
+// A list of X(...) entries, laid out by hand.
+// clang-format off
+#define UR_FUNCTIONS(X)                                                                                                \
+  X(urLoaderInit)                                                                                                      \
+  X(urAdapterGet)                                                                                                      \
+  X(urPlatformGet)                                                                                                     \
+  X(urPlatformGetInfo)                                                                                                 \
+  X(urDeviceGet) X(urDeviceGetInfo) X(urContextCreate) X(urQueueCreate) X(urQueueFinish) X(urProgramCreateWithBinary)  \
+      X(urProgramCreateWithIL) X(urProgramBuild) X(urKernelCreate) X(urEnqueueKernelLaunchWithArgsExp)                 \
+          X(urEnqueueUSMDeviceAllocExp) X(urEnqueueUSMFreeExp)
+// clang-format on
 
 struct Ordo {
   ORDO_BENCH_UR_ENTRY_POINTS(UR_FUNCTIONS)
@@ -101,7 +108,8 @@ struct Ordo {
     urEnqueueKernelLaunchWithArgsExp(queue, empty, 1, nullptr, &one, nullptr, 0, nullptr, nullptr, 0, nullptr, nullptr);
     if (p) {
       urEnqueueKernelLaunchWithArgsExp(queue, fill, 1, nullptr, &n, nullptr, 2, args, nullptr, 0, nullptr, nullptr);
-      urEnqueueKernelLaunchWithArgsExp(queue, increment, 1, nullptr, &n, nullptr, 1, args, nullptr, 0, nullptr, nullptr);
+      urEnqueueKernelLaunchWithArgsExp(queue, increment, 1, nullptr, &n, nullptr, 1, args, nullptr, 0, nullptr,
+                                       nullptr);
       urEnqueueUSMFreeExp(queue, nullptr, p, 0, nullptr, nullptr);
     }
     urQueueFinish(queue);
@@ -135,10 +143,17 @@ ur_exp_kernel_arg_properties_t ur_value(uint32_t index, size_t size, const void 
 
 // ---- the raw side: OpenCL through libOpenCL.so.1 ----
 
-#define CL_FUNCTIONS(X)                                                                   \
-  X(clGetPlatformIDs) X(clGetDeviceIDs) X(clCreateContext) X(clCreateCommandQueueWithProperties) \
-  X(clCreateProgramWithBinary) X(clBuildProgram) X(clCreateKernel) X(clSetKernelArg)    \
-  X(clSetKernelArgSVMPointer) X(clEnqueueNDRangeKernel) X(clFinish) X(clSVMAlloc) X(clSVMFree)
+// clang-format off
+#define CL_FUNCTIONS(X)                                                                                                \
+  X(clGetPlatformIDs)                                                                                                  \
+  X(clGetDeviceIDs)                                                                                                    \
+  X(clCreateContext)                                                                                                   \
+  X(clCreateCommandQueueWithProperties)                                                                                \
+  X(clCreateProgramWithBinary)                                                                                         \
+  X(clBuildProgram)                                                                                                    \
+  X(clCreateKernel) X(clSetKernelArg) X(clSetKernelArgSVMPointer) X(clEnqueueNDRangeKernel) X(clFinish) X(clSVMAlloc)  \
+      X(clSVMFree)
+// clang-format on
 
 struct Raw {
 #define CL_DECLARE(fn) decltype(&::fn) fn = nullptr;
@@ -157,10 +172,10 @@ struct Raw {
       error = "libOpenCL.so.1 not found";
       return;
     }
-#define CL_LOAD(fn)                                                                       \
-  if (!(fn = reinterpret_cast<decltype(fn)>(dlsym(lib, #fn)))) {                         \
-    error = "libOpenCL.so.1 lacks " #fn;                                                 \
-    return;                                                                              \
+#define CL_LOAD(fn)                                                                                                    \
+  if (!(fn = reinterpret_cast<decltype(fn)>(dlsym(lib, #fn)))) {                                                       \
+    error = "libOpenCL.so.1 lacks " #fn;                                                                               \
+    return;                                                                                                            \
   }
     CL_FUNCTIONS(CL_LOAD)
 #undef CL_LOAD

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Does clMemBlockingFreeINTEL wait for an enqueued USM command that uses the memory?
  * cl_intel_unified_shared_memory makes it block until the commands enqueued before it
  * that may use the allocation have completed (clMemFreeINTEL is the one that does not);
@@ -91,8 +92,10 @@ int main(int argc, char **argv) {
   int run_copy = 0;
   size_t mib = 64;
   for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--run-copy") == 0) run_copy = 1;
-    else mib = (size_t)atoi(argv[i]);
+    if (strcmp(argv[i], "--run-copy") == 0)
+      run_copy = 1;
+    else
+      mib = (size_t)atoi(argv[i]);
   }
   cl_platform_id platforms[8];
   cl_uint n = 0;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What does an OpenCL runtime answer for a wait list holding an event of another context?
  * OpenCL makes that invalid: the events of a clEnqueue* wait list must be of the queue's
  * context, and the call returns CL_INVALID_CONTEXT otherwise. Per platform: two contexts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Does an OpenCL runtime finish a command whose wait list holds a command of another
  * queue that nobody flushed? clWaitForEvents flushes only the queues of the events it
  * is given. Two shapes: A waits for B; A waits for B, which waits for C. Prints one
@@ -37,8 +38,8 @@ static int run(cl_context ctx, cl_device_id dev, int chain) {
   alarm(5);
   err = clWaitForEvents(1, &ea); /* flushes qa only */
   alarm(0);
-  printf("  %s: clWaitForEvents returned %d\n", chain ? "A <- B <- C, B and C never flushed" : "A <- B, B never flushed",
-         err);
+  printf("  %s: clWaitForEvents returned %d\n",
+         chain ? "A <- B <- C, B and C never flushed" : "A <- B, B never flushed", err);
   if (ec) clReleaseEvent(ec);
   clReleaseEvent(eb);
   clReleaseEvent(ea);

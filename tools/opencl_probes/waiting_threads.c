@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Several threads enqueue a fill and a marker on one out-of-order queue and wait for
  * their own marker, round after round: the pattern under which Ordo's suite saw Intel's
  * CPU runtime stay in clWaitForEvents. `waiting_threads [threads] [rounds]`; "HANG"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urinfo: lists the devices the UR loader finds, one line each,
 //   [backend:type][backend:N] Platform, Device Version [Driver]
 // and with -v every adapter, platform and device query with its value.
@@ -12,25 +13,22 @@
 
 namespace {
 
-const char kUsage[] =
-    "usage: urinfo [-v] [--help]\n"
-    "Lists the devices the Unified Runtime loader finds, one per line:\n"
-    "  [backend:type][backend:N] Platform, Device Version [Driver]\n"
-    "N counts the devices of one backend, as ONEAPI_DEVICE_SELECTOR numbers them.\n"
-    "\n"
-    "  -v, --verbose  also print every adapter, platform and device query and its value\n"
-    "  -h, --help     print this help\n"
-    "\n"
-    "Environment: ONEAPI_DEVICE_SELECTOR picks devices (e.g. native_cpu:*, opencl:0);\n"
-    "UR_ADAPTERS_FORCE_LOAD names adapter libraries to load; UR_LOG_LOADER=level:info\n"
-    "says which adapters were tried and why any was skipped.\n";
+const char kUsage[] = "usage: urinfo [-v] [--help]\n"
+                      "Lists the devices the Unified Runtime loader finds, one per line:\n"
+                      "  [backend:type][backend:N] Platform, Device Version [Driver]\n"
+                      "N counts the devices of one backend, as ONEAPI_DEVICE_SELECTOR numbers them.\n"
+                      "\n"
+                      "  -v, --verbose  also print every adapter, platform and device query and its value\n"
+                      "  -h, --help     print this help\n"
+                      "\n"
+                      "Environment: ONEAPI_DEVICE_SELECTOR picks devices (e.g. native_cpu:*, opencl:0);\n"
+                      "UR_ADAPTERS_FORCE_LOAD names adapter libraries to load; UR_LOG_LOADER=level:info\n"
+                      "says which adapters were tried and why any was skipped.\n";
 
 // Any *GetInfo entry point, reduced to "fill this buffer for query id".
-using InfoGetter = ur_result_t (*)(const void *object, uint32_t id, size_t size, void *value,
-                                   size_t *size_ret);
+using InfoGetter = ur_result_t (*)(const void *object, uint32_t id, size_t size, void *value, size_t *size_ret);
 
-void print_queries(const urinfo::InfoTable &table, const void *object, InfoGetter get,
-                   const char *indent) {
+void print_queries(const urinfo::InfoTable &table, const void *object, InfoGetter get, const char *indent) {
   for (const urinfo::InfoQuery &q : table) {
     size_t size = 0;
     ur_result_t r = get(object, q.id, 0, nullptr, &size);
@@ -50,22 +48,21 @@ void print_queries(const urinfo::InfoTable &table, const void *object, InfoGette
 }
 
 ur_result_t adapter_info(const void *o, uint32_t id, size_t size, void *value, size_t *ret) {
-  return urAdapterGetInfo(static_cast<ur_adapter_handle_t>(const_cast<void *>(o)),
-                          static_cast<ur_adapter_info_t>(id), size, value, ret);
+  return urAdapterGetInfo(static_cast<ur_adapter_handle_t>(const_cast<void *>(o)), static_cast<ur_adapter_info_t>(id),
+                          size, value, ret);
 }
 ur_result_t platform_info(const void *o, uint32_t id, size_t size, void *value, size_t *ret) {
   return urPlatformGetInfo(static_cast<ur_platform_handle_t>(const_cast<void *>(o)),
                            static_cast<ur_platform_info_t>(id), size, value, ret);
 }
 ur_result_t device_info(const void *o, uint32_t id, size_t size, void *value, size_t *ret) {
-  return urDeviceGetInfo(static_cast<ur_device_handle_t>(const_cast<void *>(o)),
-                         static_cast<ur_device_info_t>(id), size, value, ret);
+  return urDeviceGetInfo(static_cast<ur_device_handle_t>(const_cast<void *>(o)), static_cast<ur_device_info_t>(id),
+                         size, value, ret);
 }
 
 void print_device_line(const urinfo::FoundDevice &d) {
-  std::printf("[%s:%s][%s:%u] %s, %s %s [%s]\n", d.backend_name.c_str(), d.type_name.c_str(),
-              d.backend_name.c_str(), d.backend_index,
-              urinfo::platform_string(d.platform, UR_PLATFORM_INFO_NAME).c_str(), d.name.c_str(),
+  std::printf("[%s:%s][%s:%u] %s, %s %s [%s]\n", d.backend_name.c_str(), d.type_name.c_str(), d.backend_name.c_str(),
+              d.backend_index, urinfo::platform_string(d.platform, UR_PLATFORM_INFO_NAME).c_str(), d.name.c_str(),
               urinfo::device_string(d.device, UR_DEVICE_INFO_VERSION).c_str(),
               urinfo::device_string(d.device, UR_DEVICE_INFO_DRIVER_VERSION).c_str());
 }
@@ -94,7 +91,7 @@ void print_verbose(const urinfo::Discovery &found) {
   }
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
   bool verbose = false;
@@ -122,8 +119,7 @@ int main(int argc, char **argv) {
   urinfo::Discovery found = urinfo::discover();
   found.log_lines = capture.stop();
   for (const urinfo::FoundDevice &d : found.devices) print_device_line(d);
-  if (found.devices.empty())
-    std::fprintf(stderr, "urinfo: no devices found: %s\n", found.why_no_devices().c_str());
+  if (found.devices.empty()) std::fprintf(stderr, "urinfo: no devices found: %s\n", found.why_no_devices().c_str());
   if (verbose) print_verbose(found);
   urinfo::release(found);
   urLoaderTearDown();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An adapter on the stream backend (CUDA, or HIP: built twice, ORDO_TEST_* name which)
 // driven the way a loader drives it: dlopen the library, copy its tables out with the
 // urGet*ProcAddrTable getters, call through them. HIP on an NVIDIA GPU runs through the
@@ -60,19 +61,24 @@ Loaded *load() {
     l->dl_error = dlerror();
     return l;
   }
-#define ORDO_GET_TABLE(name)                                                                      \
-  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(                              \
-          dlsym(l->lib, "urGet" #name "ProcAddrTable")))                                         \
+#define ORDO_GET_TABLE(name)                                                                                           \
+  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(dlsym(l->lib, "urGet" #name "ProcAddrTable")))     \
     get(UR_API_VERSION_CURRENT, &l->t.name);
-  ORDO_GET_TABLE(Adapter) ORDO_GET_TABLE(Platform) ORDO_GET_TABLE(Context) ORDO_GET_TABLE(Event)
+  // clang-format off
+  ORDO_GET_TABLE(Adapter)
+  ORDO_GET_TABLE(Platform)
+  ORDO_GET_TABLE(Context)
+  ORDO_GET_TABLE(Event)
   ORDO_GET_TABLE(EventExp) ORDO_GET_TABLE(Program) ORDO_GET_TABLE(ProgramExp) ORDO_GET_TABLE(Kernel)
-  ORDO_GET_TABLE(Queue) ORDO_GET_TABLE(QueueExp) ORDO_GET_TABLE(Sampler) ORDO_GET_TABLE(Mem)
-  ORDO_GET_TABLE(PhysicalMem) ORDO_GET_TABLE(Enqueue) ORDO_GET_TABLE(EnqueueExp) ORDO_GET_TABLE(USM)
-  ORDO_GET_TABLE(USMExp) ORDO_GET_TABLE(BindlessImagesExp) ORDO_GET_TABLE(CommandBufferExp)
-  ORDO_GET_TABLE(GraphExp) ORDO_GET_TABLE(IPCExp) ORDO_GET_TABLE(MemoryExportExp)
-  ORDO_GET_TABLE(UsmP2PExp) ORDO_GET_TABLE(VirtualMem) ORDO_GET_TABLE(Device) ORDO_GET_TABLE(DeviceExp)
+      ORDO_GET_TABLE(Queue) ORDO_GET_TABLE(QueueExp) ORDO_GET_TABLE(Sampler) ORDO_GET_TABLE(Mem)
+          ORDO_GET_TABLE(PhysicalMem) ORDO_GET_TABLE(Enqueue) ORDO_GET_TABLE(EnqueueExp) ORDO_GET_TABLE(USM)
+              ORDO_GET_TABLE(USMExp) ORDO_GET_TABLE(BindlessImagesExp) ORDO_GET_TABLE(CommandBufferExp)
+                  ORDO_GET_TABLE(GraphExp) ORDO_GET_TABLE(IPCExp) ORDO_GET_TABLE(MemoryExportExp)
+                      ORDO_GET_TABLE(UsmP2PExp) ORDO_GET_TABLE(VirtualMem) ORDO_GET_TABLE(Device)
+                          ORDO_GET_TABLE(DeviceExp)
+  // clang-format on
 #undef ORDO_GET_TABLE
-  if (!l->t.Adapter.pfnGet) return l;
+                          if (!l->t.Adapter.pfnGet) return l;
   l->t.Adapter.pfnGet(1, &l->adapter, nullptr);
   uint32_t n = 0;
   l->t.Platform.pfnGet(l->adapter, 0, nullptr, &n);
@@ -139,15 +145,15 @@ TEST(Loading, ReportsPlatformsOrSaysWhyNot) {
     auto at = log.find("no " ORDO_TEST_NAME " platform");
     ASSERT_NE(std::string::npos, at) << "log was: " << log;
     std::cout << "[ reason   ] " << no_device_reason() << "\n";
-    EXPECT_EQ(log.find("no " ORDO_TEST_NAME " platform"), log.rfind("no " ORDO_TEST_NAME " platform")) << "logged more than once";
+    EXPECT_EQ(log.find("no " ORDO_TEST_NAME " platform"), log.rfind("no " ORDO_TEST_NAME " platform"))
+        << "logged more than once";
   } else {
     EXPECT_EQ(std::string::npos, log.find("no " ORDO_TEST_NAME " platform"));
     char name[256] = {};
     UR_OK(T().Platform.pfnGetInfo(L().platforms[0], UR_PLATFORM_INFO_NAME, sizeof(name), name, nullptr));
     EXPECT_NE(std::string(name).find(ORDO_TEST_NAME), std::string::npos);
     ur_backend_t backend{};
-    UR_OK(T().Platform.pfnGetInfo(L().platforms[0], UR_PLATFORM_INFO_BACKEND, sizeof(backend), &backend,
-                                  nullptr));
+    UR_OK(T().Platform.pfnGetInfo(L().platforms[0], UR_PLATFORM_INFO_BACKEND, sizeof(backend), &backend, nullptr));
     EXPECT_EQ(ORDO_TEST_BACKEND, backend);
   }
   uint32_t n = 0;
@@ -166,8 +172,7 @@ TEST(Loading, RefusesHandlesOfTheWrongKind) {
                                     sizeof(buf), buf, nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE,
             T().Platform.pfnGetInfo(nullptr, UR_PLATFORM_INFO_NAME, sizeof(buf), buf, nullptr));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_QUEUE,
-            T().Queue.pfnFinish(reinterpret_cast<ur_queue_handle_t>(L().adapter)));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_QUEUE, T().Queue.pfnFinish(reinterpret_cast<ur_queue_handle_t>(L().adapter)));
   ur_context_handle_t ctx = nullptr;
   ur_device_handle_t bogus = reinterpret_cast<ur_device_handle_t>(L().adapter);
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_DEVICE, T().Context.pfnCreate(1, &bogus, nullptr, &ctx));
@@ -245,8 +250,7 @@ protected:
                         std::vector<ur_exp_kernel_arg_properties_t> args, uint32_t nwait = 0,
                         const ur_event_handle_t *waits = nullptr, ur_event_handle_t *ev = nullptr) {
     return T().EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, 1, nullptr, &n, local ? &local : nullptr,
-                                                     uint32_t(args.size()), args.data(), nullptr, nwait,
-                                                     waits, ev);
+                                                     uint32_t(args.size()), args.data(), nullptr, nwait, waits, ev);
   }
   size_t pool_info(ur_usm_pool_handle_t p, ur_usm_pool_info_t what) {
     size_t v = 0;
@@ -342,8 +346,8 @@ TEST_F(Gpu, SyncUsmFillCopyAndQueries) {
   UR_OK(T().USM.pfnGetMemAllocInfo(ctx, s, UR_USM_ALLOC_INFO_TYPE, sizeof(type), &type, nullptr));
   EXPECT_EQ(UR_USM_TYPE_SHARED, type);
   void *base = nullptr;
-  UR_OK(T().USM.pfnGetMemAllocInfo(ctx, static_cast<char *>(d) + 100, UR_USM_ALLOC_INFO_BASE_PTR,
-                                   sizeof(base), &base, nullptr));
+  UR_OK(T().USM.pfnGetMemAllocInfo(ctx, static_cast<char *>(d) + 100, UR_USM_ALLOC_INFO_BASE_PTR, sizeof(base), &base,
+                                   nullptr));
   EXPECT_EQ(d, base);
   size_t size = 0;
   UR_OK(T().USM.pfnGetMemAllocInfo(ctx, d, UR_USM_ALLOC_INFO_SIZE, sizeof(size), &size, nullptr));
@@ -436,8 +440,8 @@ TEST_F(Gpu, PtxProgramBuildsAndRuns) {
   UR_OK(T().Enqueue.pfnUSMFill(queue, d, 4, &zero, 64 * 4, 0, nullptr, nullptr));
   size_t offset = 16, count = 32;
   auto args = std::vector<ur_exp_kernel_arg_properties_t>{pointer_arg(0, d), value_arg(1, &value, 4)};
-  UR_OK(T().EnqueueExp.pfnKernelLaunchWithArgsExp(queue, fill, 1, &offset, &count, nullptr, 2, args.data(), nullptr,
-                                                  0, nullptr, nullptr));
+  UR_OK(T().EnqueueExp.pfnKernelLaunchWithArgsExp(queue, fill, 1, &offset, &count, nullptr, 2, args.data(), nullptr, 0,
+                                                  nullptr, nullptr));
   UR_OK(T().Enqueue.pfnUSMMemcpy(queue, true, out.data(), d, 64 * 4, 0, nullptr, nullptr));
   for (size_t i = 0; i < 64; ++i) ASSERT_EQ((i >= offset && i < offset + count) ? value : 0u, out[i]) << i;
   UR_OK(T().USM.pfnFree(ctx, d));
@@ -468,8 +472,8 @@ TEST_F(Gpu, CubinProgramLocalMemoryAnd2D) {
   uint32_t width = uint32_t(w);
   auto a0 = pointer_arg(0, grid), a1 = value_arg(1, &width, 4);
   ur_exp_kernel_arg_properties_t args[2] = {a0, a1};
-  UR_OK(T().EnqueueExp.pfnKernelLaunchWithArgsExp(queue, fill_2d, 2, nullptr, gws, lws, 2, args, nullptr, 0,
-                                                  nullptr, nullptr));
+  UR_OK(T().EnqueueExp.pfnKernelLaunchWithArgsExp(queue, fill_2d, 2, nullptr, gws, lws, 2, args, nullptr, 0, nullptr,
+                                                  nullptr));
   std::vector<uint32_t> out(w * h);
   UR_OK(T().Enqueue.pfnUSMMemcpy(queue, true, out.data(), grid, w * h * 4, 0, nullptr, nullptr));
   for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(uint32_t(i), out[i]);
@@ -560,8 +564,7 @@ TEST_F(Gpu, StreamOrderedOnOutOfOrderQueueWithEvents) {
   ur_program_handle_t p = program("ordo_test_kernels.ptx");
   ur_kernel_handle_t fill = kernel(p, "fill");
   ur_kernel_handle_t inc = kernel(p, "increment");
-  ur_queue_properties_t props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr,
-                              UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+  ur_queue_properties_t props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr, UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE};
   ur_queue_handle_t ooq = nullptr;
   UR_OK(T().Queue.pfnCreate(ctx, dev, &props, &ooq));
   const size_t n = 64 * 1024;
@@ -633,8 +636,7 @@ TEST_F(Gpu, StreamOrderedBadInputChangesNothing) {
   UR_OK(T().USMExp.pfnPoolGetDefaultDevicePoolExp(other, dev, &foreign));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_CONTEXT,
             T().EnqueueExp.pfnUSMDeviceAllocExp(queue, foreign, 64, nullptr, 0, nullptr, &out, nullptr));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_CONTEXT,
-            T().EnqueueExp.pfnUSMFreeExp(queue, foreign, buf, 0, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_CONTEXT, T().EnqueueExp.pfnUSMFreeExp(queue, foreign, buf, 0, nullptr, nullptr));
   // Another context knows nothing of this context's allocations.
   ur_usm_type_t type = UR_USM_TYPE_DEVICE;
   UR_OK(T().USM.pfnGetMemAllocInfo(other, buf, UR_USM_ALLOC_INFO_TYPE, sizeof(type), &type, nullptr));
@@ -837,8 +839,8 @@ TEST_F(Gpu, ProfilingStatusAndCallbacks) {
       },
       &state));
   EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION,
-            T().Event.pfnSetCallback(ev, UR_EXECUTION_INFO_QUEUED, [](ur_event_handle_t, ur_execution_info_t, void *) {},
-                                     nullptr));
+            T().Event.pfnSetCallback(
+                ev, UR_EXECUTION_INFO_QUEUED, [](ur_event_handle_t, ur_execution_info_t, void *) {}, nullptr));
   UR_OK(T().Event.pfnWait(1, &ev));
   ur_event_status_t status{};
   UR_OK(T().Event.pfnGetInfo(ev, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr));
@@ -887,8 +889,8 @@ TEST_F(Gpu, ManyThreadsAllocateAndFreeConcurrently) {
       for (uint32_t i = 0; i < 200; ++i) {
         void *buf = nullptr;
         uint32_t v = uint32_t(t * 1000) + i;
-        bool ok = T().EnqueueExp.pfnUSMDeviceAllocExp(q, nullptr, n * 4 + i * 64, nullptr, 0, nullptr, &buf,
-                                                      nullptr) == UR_RESULT_SUCCESS;
+        bool ok = T().EnqueueExp.pfnUSMDeviceAllocExp(q, nullptr, n * 4 + i * 64, nullptr, 0, nullptr, &buf, nullptr) ==
+                  UR_RESULT_SUCCESS;
         ok = ok && launch_1d(q, fill, n, 128, {pointer_arg(0, buf), value_arg(1, &v, 4)}) == UR_RESULT_SUCCESS;
         if (ok && i % 40 == 0) {
           ok = T().Enqueue.pfnUSMMemcpy(q, true, out.data(), buf, n * 4, 0, nullptr, nullptr) == UR_RESULT_SUCCESS;
@@ -1069,8 +1071,7 @@ TEST_F(Gpu, ProcessMemoryPoolsAreLeftAsFound) {
 
   ur_program_handle_t p = program("ordo_test_kernels.ptx");
   ur_kernel_handle_t fill = kernel(p, "fill");
-  ur_queue_properties_t props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr,
-                              UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+  ur_queue_properties_t props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr, UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE};
   ur_queue_handle_t ooq = nullptr;
   UR_OK(T().Queue.pfnCreate(ctx, dev, &props, &ooq));
   ur_usm_pool_handle_t def = nullptr, user = nullptr;
@@ -1091,8 +1092,7 @@ TEST_F(Gpu, ProcessMemoryPoolsAreLeftAsFound) {
       ur_event_handle_t filled[4] = {};
       void *bufs[4] = {d, s, h, u};
       for (int k = 0; k < 4; ++k)
-        UR_OK(launch_1d(q, fill, n, 256, {pointer_arg(0, bufs[k]), value_arg(1, &iter, 4)}, 1, &ready[k],
-                        &filled[k]));
+        UR_OK(launch_1d(q, fill, n, 256, {pointer_arg(0, bufs[k]), value_arg(1, &iter, 4)}, 1, &ready[k], &filled[k]));
       for (int k = 0; k < 4; ++k) {
         UR_OK(T().EnqueueExp.pfnUSMFreeExp(q, nullptr, bufs[k], 1, &filled[k], nullptr));
         UR_OK(T().Event.pfnRelease(ready[k]));
@@ -1151,13 +1151,12 @@ TEST_F(Gpu, ThreadsSharingOneQueueKeepTheirBlocks) {
         void *buf = nullptr;
         uint32_t v = uint32_t(t * 1000) + i;
         size_t bytes = n * 4 - size_t(t) * 64; // sizes differ, so blocks split and merge
-        bool ok = T().EnqueueExp.pfnUSMDeviceAllocExp(queue, pool, bytes, nullptr, 0, nullptr, &buf,
-                                                      nullptr) == UR_RESULT_SUCCESS;
-        ok = ok && launch_1d(queue, fill, bytes / 4, 0, {pointer_arg(0, buf), value_arg(1, &v, 4)}) ==
-                       UR_RESULT_SUCCESS;
+        bool ok = T().EnqueueExp.pfnUSMDeviceAllocExp(queue, pool, bytes, nullptr, 0, nullptr, &buf, nullptr) ==
+                  UR_RESULT_SUCCESS;
+        ok =
+            ok && launch_1d(queue, fill, bytes / 4, 0, {pointer_arg(0, buf), value_arg(1, &v, 4)}) == UR_RESULT_SUCCESS;
         if (ok && i % 10 == 0) {
-          ok = T().Enqueue.pfnUSMMemcpy(queue, true, out.data(), buf, bytes, 0, nullptr, nullptr) ==
-               UR_RESULT_SUCCESS;
+          ok = T().Enqueue.pfnUSMMemcpy(queue, true, out.data(), buf, bytes, 0, nullptr, nullptr) == UR_RESULT_SUCCESS;
           for (size_t k = 0; ok && k < bytes / 4; k += 61) ok = out[k] == v;
         }
         ok = ok && T().EnqueueExp.pfnUSMFreeExp(queue, nullptr, buf, 0, nullptr, nullptr) == UR_RESULT_SUCCESS;
@@ -1175,10 +1174,9 @@ TEST_F(Gpu, ThreadsSharingOneQueueKeepTheirBlocks) {
       size_t bytes = (n - (i % 4) * 16) * 4;
       bool ok = T().EnqueueExp.pfnUSMDeviceAllocExp(other, pool, bytes, nullptr, 0, nullptr, &buf, nullptr) ==
                 UR_RESULT_SUCCESS;
-      ok = ok && launch_1d(other, fill, bytes / 4, 0, {pointer_arg(0, buf), value_arg(1, &v, 4)}) ==
-                     UR_RESULT_SUCCESS;
-      ok = ok && T().Enqueue.pfnUSMMemcpy(other, true, out.data(), buf, bytes, 0, nullptr, nullptr) ==
-                     UR_RESULT_SUCCESS;
+      ok = ok && launch_1d(other, fill, bytes / 4, 0, {pointer_arg(0, buf), value_arg(1, &v, 4)}) == UR_RESULT_SUCCESS;
+      ok =
+          ok && T().Enqueue.pfnUSMMemcpy(other, true, out.data(), buf, bytes, 0, nullptr, nullptr) == UR_RESULT_SUCCESS;
       for (size_t k = 0; ok && k < bytes / 4; ++k)
         if (out[k] != v) {
           ++spoiled;

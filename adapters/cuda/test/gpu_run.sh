@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the CUDA and HIP adapters' checks and benchmarks on an NVIDIA GPU machine:
 #   adapters/cuda/test/gpu_run.sh <out-dir>
 # HIP runs through test/hip_on_cuda's libamdhip64.so.5 (HIP mapped onto CUDA).

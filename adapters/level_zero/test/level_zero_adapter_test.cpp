@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Level Zero adapter driven the way a loader drives it: dlopen the library, copy
 // its tables out with the urGet*ProcAddrTable getters, call through them.
 //
@@ -51,19 +52,24 @@ Loaded &L() {
       l->dl_error = dlerror();
       return l;
     }
-#define ORDO_GET_TABLE(name)                                                                      \
-  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(                              \
-          dlsym(l->lib, "urGet" #name "ProcAddrTable")))                                         \
+#define ORDO_GET_TABLE(name)                                                                                           \
+  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(dlsym(l->lib, "urGet" #name "ProcAddrTable")))     \
     get(UR_API_VERSION_CURRENT, &l->t.name);
-    ORDO_GET_TABLE(Adapter) ORDO_GET_TABLE(Platform) ORDO_GET_TABLE(Context) ORDO_GET_TABLE(Event)
+    // clang-format off
+    ORDO_GET_TABLE(Adapter)
+    ORDO_GET_TABLE(Platform)
+    ORDO_GET_TABLE(Context)
+    ORDO_GET_TABLE(Event)
     ORDO_GET_TABLE(EventExp) ORDO_GET_TABLE(Program) ORDO_GET_TABLE(ProgramExp) ORDO_GET_TABLE(Kernel)
-    ORDO_GET_TABLE(Queue) ORDO_GET_TABLE(QueueExp) ORDO_GET_TABLE(Sampler) ORDO_GET_TABLE(Mem)
-    ORDO_GET_TABLE(PhysicalMem) ORDO_GET_TABLE(Enqueue) ORDO_GET_TABLE(EnqueueExp) ORDO_GET_TABLE(USM)
-    ORDO_GET_TABLE(USMExp) ORDO_GET_TABLE(BindlessImagesExp) ORDO_GET_TABLE(CommandBufferExp)
-    ORDO_GET_TABLE(GraphExp) ORDO_GET_TABLE(IPCExp) ORDO_GET_TABLE(MemoryExportExp)
-    ORDO_GET_TABLE(UsmP2PExp) ORDO_GET_TABLE(VirtualMem) ORDO_GET_TABLE(Device) ORDO_GET_TABLE(DeviceExp)
+        ORDO_GET_TABLE(Queue) ORDO_GET_TABLE(QueueExp) ORDO_GET_TABLE(Sampler) ORDO_GET_TABLE(Mem)
+            ORDO_GET_TABLE(PhysicalMem) ORDO_GET_TABLE(Enqueue) ORDO_GET_TABLE(EnqueueExp) ORDO_GET_TABLE(USM)
+                ORDO_GET_TABLE(USMExp) ORDO_GET_TABLE(BindlessImagesExp) ORDO_GET_TABLE(CommandBufferExp)
+                    ORDO_GET_TABLE(GraphExp) ORDO_GET_TABLE(IPCExp) ORDO_GET_TABLE(MemoryExportExp)
+                        ORDO_GET_TABLE(UsmP2PExp) ORDO_GET_TABLE(VirtualMem) ORDO_GET_TABLE(Device)
+                            ORDO_GET_TABLE(DeviceExp)
+    // clang-format on
 #undef ORDO_GET_TABLE
-    if (!l->t.Adapter.pfnGet) return l;
+                            if (!l->t.Adapter.pfnGet) return l;
     l->t.Adapter.pfnGet(1, &l->adapter, nullptr);
     uint32_t n = 0;
     l->t.Platform.pfnGet(l->adapter, 0, nullptr, &n);
@@ -87,7 +93,8 @@ TEST(LevelZeroAdapter, ExportsOnlyTheGettersAndFillsEverySlot) {
   const void *const *slots = reinterpret_cast<const void *const *>(&L().t);
   for (size_t i = 0; i < sizeof(ur_dditable_t) / sizeof(void *); ++i) EXPECT_NE(nullptr, slots[i]) << "slot " << i;
   // Images are not offered (the generated stub); buffers are.
-  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE, T().Mem.pfnImageCreate(nullptr, 0, nullptr, nullptr, nullptr, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_FEATURE,
+            T().Mem.pfnImageCreate(nullptr, 0, nullptr, nullptr, nullptr, nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE, T().Mem.pfnRelease(nullptr));
   ur_backend_t backend{};
   UR_OK(T().Adapter.pfnGetInfo(L().adapter, UR_ADAPTER_INFO_BACKEND, sizeof(backend), &backend, nullptr));
@@ -155,9 +162,8 @@ TEST(LevelZeroAdapter, RefusesAnotherAdaptersEvent) {
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST,
             T().Enqueue.pfnEventsWaitWithBarrier(q, 1, &foreign_event, nullptr));
   ur_event_status_t status;
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT,
-            T().Event.pfnGetInfo(foreign_event, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
-                                 nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT, T().Event.pfnGetInfo(foreign_event, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS,
+                                                                sizeof(status), &status, nullptr));
   EXPECT_EQ(1u, foreign.ref_count); // refused, not touched
   EXPECT_EQ(1u, foreign.holders);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exception boundary every adapter's table gets from its tail (ordo::fill_unsupported,
 // docs/adapter-guide.md, "The exception boundary"), seen through the public API: a
 // function in the mock's table that throws answers UR_RESULT_ERROR_OUT_OF_HOST_MEMORY

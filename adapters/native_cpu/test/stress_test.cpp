@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Several threads create queues, enqueue onto shared queues, wait and release at
 // once. Meant for the thread- and address-sanitizer builds as much as the plain one.
 #include <atomic>
@@ -51,17 +52,16 @@ TEST_F(NativeCpuStress, ThreadsShareQueuesEventsAndKernels) {
       check(launch(own, inc, 1, &n, nullptr, args, 0, nullptr, &e1));
       check(launch(shared_ooo, inc, 1, &n, nullptr, args, 1, &e1, &e2));
       check(launch(shared_in_order, inc, 1, &n, nullptr, args, 1, &e2, &e3));
-      check(T(e3).Event.pfnSetCallback(e3, UR_EXECUTION_INFO_COMPLETE,
-                                       [](ur_event_handle_t, ur_execution_info_t, void *) { callbacks++; }, nullptr));
+      check(T(e3).Event.pfnSetCallback(
+          e3, UR_EXECUTION_INFO_COMPLETE, [](ur_event_handle_t, ur_execution_info_t, void *) { callbacks++; },
+          nullptr));
       // Extra traffic that touches no buffer: markers and barriers on the shared queues.
       check(T(shared_ooo).Enqueue.pfnEventsWait(shared_ooo, 0, nullptr, nullptr));
       if (rng() % 8 == 0) check(T(shared_ooo).Enqueue.pfnEventsWaitWithBarrier(shared_ooo, 0, nullptr, nullptr));
       check(T(shared_in_order).Queue.pfnRetain(shared_in_order));
       // Release in a random order, some before the work is done.
       switch (rng() % 3) {
-      case 0:
-        check(T(e3).Event.pfnWait(1, &e3));
-        break;
+      case 0: check(T(e3).Event.pfnWait(1, &e3)); break;
       case 1:
         check(T(own).Queue.pfnFinish(own));
         check(T(e3).Event.pfnWait(1, &e3));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Adapter, platform and device: getters, reference counts, info queries.
 #include <unistd.h>
 
@@ -158,8 +159,8 @@ TEST_F(NativeCpuInfo, PlatformGetAndInfo) {
   ASSERT_EQ(T(platform).Platform.pfnGetInfo(platform, UR_PLATFORM_INFO_ADAPTER, sizeof a, &a, nullptr),
             UR_RESULT_SUCCESS);
   EXPECT_EQ(a, adapter);
-  for (auto info : {UR_PLATFORM_INFO_VENDOR_NAME, UR_PLATFORM_INFO_VERSION, UR_PLATFORM_INFO_EXTENSIONS,
-                    UR_PLATFORM_INFO_PROFILE})
+  for (auto info :
+       {UR_PLATFORM_INFO_VENDOR_NAME, UR_PLATFORM_INFO_VERSION, UR_PLATFORM_INFO_EXTENSIONS, UR_PLATFORM_INFO_PROFILE})
     EXPECT_EQ(T(platform).Platform.pfnGetInfo(platform, info, 0, nullptr, &size), UR_RESULT_SUCCESS);
   EXPECT_EQ(T(platform).Platform.pfnGetInfo(platform, static_cast<ur_platform_info_t>(0), 0, nullptr, &size),
             UR_RESULT_ERROR_INVALID_ENUMERATION);
@@ -255,13 +256,13 @@ TEST_F(NativeCpuInfo, DeviceValuesComeFromTheHost) {
             static_cast<uint32_t>(sysconf(_SC_LEVEL1_DCACHE_LINESIZE) > 0 ? sysconf(_SC_LEVEL1_DCACHE_LINESIZE) : 64));
   EXPECT_GT(query<uint64_t>(device, UR_DEVICE_INFO_LOCAL_MEM_SIZE), 0u);
   EXPECT_GT(query<uint32_t>(device, UR_DEVICE_INFO_MAX_CLOCK_FREQUENCY), 0u);
-  const ur_device_usm_access_capability_flags_t all =
-      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
-      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS |
-      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
-  for (auto info : {UR_DEVICE_INFO_USM_HOST_SUPPORT, UR_DEVICE_INFO_USM_DEVICE_SUPPORT,
-                    UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT, UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT,
-                    UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT})
+  const ur_device_usm_access_capability_flags_t all = UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS |
+                                                      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
+                                                      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS |
+                                                      UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
+  for (auto info :
+       {UR_DEVICE_INFO_USM_HOST_SUPPORT, UR_DEVICE_INFO_USM_DEVICE_SUPPORT, UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT,
+        UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT, UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT})
     EXPECT_EQ(query<ur_device_usm_access_capability_flags_t>(device, info), all);
   auto qflags = query<ur_queue_flags_t>(device, UR_DEVICE_INFO_QUEUE_PROPERTIES);
   EXPECT_TRUE(qflags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
@@ -298,12 +299,11 @@ const std::set<uint32_t> kOptional = {
 std::vector<uint32_t> all_device_queries() {
   std::vector<uint32_t> v;
   for (uint32_t i = 0; i <= UR_DEVICE_INFO_MAX_LANES_PER_HW_THREAD; ++i) v.push_back(i);
-  for (uint32_t e : {0x2022u, 0x2050u, 0x2000u, 0x2001u, 0x2002u, 0x2003u, 0x2004u, 0x2005u, 0x2006u, 0x2007u,
-                     0x2008u, 0x2009u, 0x200au, 0x200bu, 0x200cu, 0x200eu, 0x2010u, 0x2011u, 0x2012u, 0x2013u,
-                     0x2014u, 0x2015u, 0x2017u, 0x2019u, 0x201au, 0x201bu, 0x201cu, 0x201du, 0x6002u, 0x6003u,
-                     0x2018u, 0x2023u, 0x2024u, 0x2026u, 0x8000u, 0x6000u, 0x7000u, 0x2090u, 0x4000u, 0x1000u,
-                     0x1001u, 0x1002u, 0x1003u, 0x9000u, 0x2021u, 0x2020u, 0x2025u, 0x2080u, 0x2060u, 0x2061u,
-                     0x2062u, 0x2070u, 0x20a0u})
+  for (uint32_t e : {0x2022u, 0x2050u, 0x2000u, 0x2001u, 0x2002u, 0x2003u, 0x2004u, 0x2005u, 0x2006u, 0x2007u, 0x2008u,
+                     0x2009u, 0x200au, 0x200bu, 0x200cu, 0x200eu, 0x2010u, 0x2011u, 0x2012u, 0x2013u, 0x2014u, 0x2015u,
+                     0x2017u, 0x2019u, 0x201au, 0x201bu, 0x201cu, 0x201du, 0x6002u, 0x6003u, 0x2018u, 0x2023u, 0x2024u,
+                     0x2026u, 0x8000u, 0x6000u, 0x7000u, 0x2090u, 0x4000u, 0x1000u, 0x1001u, 0x1002u, 0x1003u, 0x9000u,
+                     0x2021u, 0x2020u, 0x2025u, 0x2080u, 0x2060u, 0x2061u, 0x2062u, 0x2070u, 0x20a0u})
     v.push_back(e);
   return v;
 }
@@ -342,9 +342,9 @@ TEST_F(NativeCpuInfo, DeviceQueryErrors) {
             UR_RESULT_ERROR_INVALID_NULL_POINTER);
   EXPECT_EQ(T(device).Device.pfnGetInfo(nullptr, UR_DEVICE_INFO_TYPE, 0, nullptr, &size),
             UR_RESULT_ERROR_INVALID_NULL_HANDLE);
-  EXPECT_EQ(T(device).Device.pfnGetInfo(reinterpret_cast<ur_device_handle_t>(&v), UR_DEVICE_INFO_TYPE, 0, nullptr,
-                                        &size),
-            UR_RESULT_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(
+      T(device).Device.pfnGetInfo(reinterpret_cast<ur_device_handle_t>(&v), UR_DEVICE_INFO_TYPE, 0, nullptr, &size),
+      UR_RESULT_ERROR_INVALID_DEVICE);
 }
 
 TEST_F(NativeCpuInfo, GlobalTimestampsAdvance) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream-ordered allocation on the native CPU adapter: what the scheduler adds to the
 // ordered pool core (commands, release events, internal dependencies, exact rule-1
 // ordering through the graph), pools of every kind, and their lifetimes. The
@@ -24,8 +25,8 @@ protected:
     increment = kernel(p, "increment");
   }
 
-  ur_result_t alloc(ur_queue_handle_t q, size_t bytes, void **out, ur_usm_pool_handle_t pool = nullptr,
-                    uint32_t n = 0, const ur_event_handle_t *waits = nullptr, ur_event_handle_t *ev = nullptr,
+  ur_result_t alloc(ur_queue_handle_t q, size_t bytes, void **out, ur_usm_pool_handle_t pool = nullptr, uint32_t n = 0,
+                    const ur_event_handle_t *waits = nullptr, ur_event_handle_t *ev = nullptr,
                     ur_usm_type_t kind = UR_USM_TYPE_DEVICE) {
     const ur_dditable_t &t = T(q);
     switch (kind) {
@@ -447,8 +448,8 @@ TEST_F(NativeCpuAsync, FixedPoolCarvedFromUserMemory) {
   const size_t bytes = 1 << 20;
   void *mem = nullptr;
   ASSERT_EQ(T(context).USM.pfnDeviceAlloc(context, device, nullptr, nullptr, bytes, &mem), UR_RESULT_SUCCESS);
-  ur_usm_pool_buffer_desc_t buf{UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC, nullptr, mem, bytes, UR_USM_TYPE_DEVICE,
-                                device};
+  ur_usm_pool_buffer_desc_t buf{
+      UR_STRUCTURE_TYPE_USM_POOL_BUFFER_DESC, nullptr, mem, bytes, UR_USM_TYPE_DEVICE, device};
   ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, &buf, 0};
   ur_usm_pool_handle_t pool = nullptr;
   ASSERT_EQ(T(context).USMExp.pfnPoolCreateExp(context, device, &desc, &pool), UR_RESULT_SUCCESS);
@@ -524,9 +525,9 @@ TEST_F(NativeCpuAsync, BadInputChangesNothing) {
   EXPECT_EQ(null_event, nullptr);
   // SetInfo: read-only properties, a wrong size, a threshold above the maximum.
   size_t value = 0;
-  for (ur_usm_pool_info_t ro : {UR_USM_POOL_INFO_REFERENCE_COUNT, UR_USM_POOL_INFO_CONTEXT,
-                                UR_USM_POOL_INFO_MAXIMUM_SIZE_EXP, UR_USM_POOL_INFO_RESERVED_CURRENT_EXP,
-                                UR_USM_POOL_INFO_USED_CURRENT_EXP})
+  for (ur_usm_pool_info_t ro :
+       {UR_USM_POOL_INFO_REFERENCE_COUNT, UR_USM_POOL_INFO_CONTEXT, UR_USM_POOL_INFO_MAXIMUM_SIZE_EXP,
+        UR_USM_POOL_INFO_RESERVED_CURRENT_EXP, UR_USM_POOL_INFO_USED_CURRENT_EXP})
     EXPECT_EQ(T(pool).USMExp.pfnPoolSetInfoExp(pool, ro, &value, sizeof value), UR_RESULT_ERROR_INVALID_ENUMERATION)
         << ro;
   EXPECT_EQ(T(pool).USMExp.pfnPoolSetInfoExp(pool, UR_USM_POOL_INFO_RELEASE_THRESHOLD_EXP, &value, 4),

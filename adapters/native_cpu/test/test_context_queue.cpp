@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Contexts and queues.
 #include <unistd.h>
 
@@ -171,8 +172,7 @@ TEST_F(NativeCpuQueue, ReleasedQueueFinishesItsCommands) {
   ran = 0;
   auto bump = [](void *) { ran++; };
   ur_event_handle_t last = nullptr;
-  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(q, Gate::host_task, &gate, nullptr, 0, nullptr, nullptr),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(q, Gate::host_task, &gate, nullptr, 0, nullptr, nullptr), UR_RESULT_SUCCESS);
   for (int i = 0; i < 10; ++i)
     ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(q, bump, nullptr, nullptr, 0, nullptr, i == 9 ? &last : nullptr),
               UR_RESULT_SUCCESS);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events: status, waiting, callbacks, profiling, failure, markers and barriers.
 #include <pthread.h>
 
@@ -19,7 +20,8 @@ protected:
               UR_RESULT_SUCCESS);
     return s;
   }
-  ur_event_handle_t gated_task(ur_queue_handle_t q, Gate &gate, uint32_t n = 0, const ur_event_handle_t *waits = nullptr) {
+  ur_event_handle_t gated_task(ur_queue_handle_t q, Gate &gate, uint32_t n = 0,
+                               const ur_event_handle_t *waits = nullptr) {
     ur_event_handle_t ev = nullptr;
     EXPECT_EQ(T(q).EnqueueExp.pfnHostTaskExp(q, Gate::host_task, &gate, nullptr, n, waits, &ev), UR_RESULT_SUCCESS);
     return ev;
@@ -124,8 +126,7 @@ TEST_F(NativeCpuEvent, CallbacksFireOnceFromAWorkerOrAtOnce) {
   Gate gate;
   ur_event_handle_t ev = gated_task(q, gate);
   CallbackLog log;
-  ASSERT_EQ(T(ev).Event.pfnSetCallback(ev, UR_EXECUTION_INFO_COMPLETE, CallbackLog::callback, &log),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(T(ev).Event.pfnSetCallback(ev, UR_EXECUTION_INFO_COMPLETE, CallbackLog::callback, &log), UR_RESULT_SUCCESS);
   EXPECT_EQ(log.count.load(), 0);
   gate.open();
   ASSERT_EQ(T(ev).Event.pfnWait(1, &ev), UR_RESULT_SUCCESS);
@@ -137,8 +138,7 @@ TEST_F(NativeCpuEvent, CallbacksFireOnceFromAWorkerOrAtOnce) {
   EXPECT_FALSE(log.on_caller_thread.load());
   // Registered after completion: called at once, on the registering thread.
   CallbackLog late;
-  ASSERT_EQ(T(ev).Event.pfnSetCallback(ev, UR_EXECUTION_INFO_RUNNING, CallbackLog::callback, &late),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(T(ev).Event.pfnSetCallback(ev, UR_EXECUTION_INFO_RUNNING, CallbackLog::callback, &late), UR_RESULT_SUCCESS);
   EXPECT_EQ(late.count.load(), 1);
   EXPECT_TRUE(late.on_caller_thread.load());
   EXPECT_EQ(T(ev).Event.pfnSetCallback(ev, UR_EXECUTION_INFO_QUEUED, CallbackLog::callback, &late),
@@ -172,8 +172,7 @@ TEST_F(NativeCpuEvent, RecycledEventsStartFresh) {
                 UR_RESULT_SUCCESS);
       EXPECT_EQ(refs, 1u);
       ur_command_t type{};
-      ASSERT_EQ(T(ev).Event.pfnGetInfo(ev, UR_EVENT_INFO_COMMAND_TYPE, sizeof type, &type, nullptr),
-                UR_RESULT_SUCCESS);
+      ASSERT_EQ(T(ev).Event.pfnGetInfo(ev, UR_EVENT_INFO_COMMAND_TYPE, sizeof type, &type, nullptr), UR_RESULT_SUCCESS);
       EXPECT_EQ(type, UR_COMMAND_KERNEL_LAUNCH);
       if (round == 0) {
         ASSERT_EQ(T(ev).Event.pfnSetCallback(ev, UR_EXECUTION_INFO_COMPLETE, CallbackLog::callback, &log),
@@ -276,7 +275,8 @@ TEST_F(NativeCpuEvent, ReleasedPendingEventStillRuns) {
   static std::atomic<int> ran{0};
   ran = 0;
   ur_event_handle_t ev = nullptr;
-  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(q, [](void *) { ran++; }, nullptr, nullptr, 0, nullptr, &ev),
+  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(
+                q, [](void *) { ran++; }, nullptr, nullptr, 0, nullptr, &ev),
             UR_RESULT_SUCCESS);
   ASSERT_EQ(T(ev).Event.pfnRelease(ev), UR_RESULT_SUCCESS);
   EXPECT_EQ(ddi().Event.pfnRetain(ev), UR_RESULT_ERROR_INVALID_EVENT); // gone for the user
@@ -294,7 +294,8 @@ TEST_F(NativeCpuEvent, FailedCommandFailsItsDependentsWithoutRunningThem) {
   static std::atomic<int> ran{0};
   ran = 0;
   ur_event_handle_t dependent = nullptr;
-  ASSERT_EQ(T(ooo).EnqueueExp.pfnHostTaskExp(ooo, [](void *) { ran++; }, nullptr, nullptr, 1, &failed, &dependent),
+  ASSERT_EQ(T(ooo).EnqueueExp.pfnHostTaskExp(
+                ooo, [](void *) { ran++; }, nullptr, nullptr, 1, &failed, &dependent),
             UR_RESULT_SUCCESS);
   gate.open();
   EXPECT_EQ(T(failed).Event.pfnWait(1, &failed), UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS);
@@ -338,7 +339,8 @@ TEST_F(NativeCpuEvent, MarkersAndBarriersOnAnOutOfOrderQueue) {
   // An independent command after a marker is free to run at once.
   static std::atomic<int> ran{0};
   ran = 0;
-  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(q, [](void *) { ran++; }, nullptr, nullptr, 0, nullptr, &after_marker),
+  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(
+                q, [](void *) { ran++; }, nullptr, nullptr, 0, nullptr, &after_marker),
             UR_RESULT_SUCCESS);
   ASSERT_EQ(T(after_marker).Event.pfnWait(1, &after_marker), UR_RESULT_SUCCESS);
   EXPECT_EQ(ran.load(), 1);
@@ -346,7 +348,8 @@ TEST_F(NativeCpuEvent, MarkersAndBarriersOnAnOutOfOrderQueue) {
 
   ur_event_handle_t barrier = nullptr, after_barrier = nullptr;
   ASSERT_EQ(T(q).Enqueue.pfnEventsWaitWithBarrier(q, 0, nullptr, &barrier), UR_RESULT_SUCCESS);
-  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(q, [](void *) { ran++; }, nullptr, nullptr, 0, nullptr, &after_barrier),
+  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(
+                q, [](void *) { ran++; }, nullptr, nullptr, 0, nullptr, &after_barrier),
             UR_RESULT_SUCCESS);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(ran.load(), 1); // held back by the barrier

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // urEnqueueKernelLaunchWithArgsExp: the common test kernels, ND-ranges, argument
 // kinds, local memory and every refusal.
 #include <numeric>
@@ -43,9 +44,9 @@ TEST_F(NativeCpuLaunch, VectorAddAndSaxpy) {
     b[i] = float(2 * i);
   }
   size_t local = 64;
-  ASSERT_EQ(launch(q, kernel(common, "vector_add"), 1, &n, &local,
-                   {pointer_arg(0, a), pointer_arg(1, b), pointer_arg(2, c)}),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(
+      launch(q, kernel(common, "vector_add"), 1, &n, &local, {pointer_arg(0, a), pointer_arg(1, b), pointer_arg(2, c)}),
+      UR_RESULT_SUCCESS);
   float alpha = 0.5f;
   ASSERT_EQ(launch(q, kernel(common, "saxpy"), 1, &n, nullptr,
                    {value_arg(0, sizeof alpha, &alpha), pointer_arg(1, a), pointer_arg(2, c)}),
@@ -168,8 +169,8 @@ TEST_F(NativeCpuLaunch, TwoLocalArgumentsAndWorkGroupMemory) {
   ur_kernel_launch_ext_properties_t props{UR_STRUCTURE_TYPE_KERNEL_LAUNCH_EXT_PROPERTIES, &wg, 0};
   std::vector<ur_exp_kernel_arg_properties_t> args = {pointer_arg(0, in), pointer_arg(1, out)};
   ur_kernel_handle_t k = kernel(extra, "wg_memory_sum");
-  ASSERT_EQ(T(q).EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, 1, nullptr, &n, &local, 2, args.data(), &props, 0,
-                                                       nullptr, nullptr),
+  ASSERT_EQ(T(q).EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, 1, nullptr, &n, &local, 2, args.data(), &props, 0, nullptr,
+                                                       nullptr),
             UR_RESULT_SUCCESS);
   ASSERT_EQ(T(q).Queue.pfnFinish(q), UR_RESULT_SUCCESS);
   for (size_t g = 0; g < n / local; ++g) {
@@ -179,14 +180,14 @@ TEST_F(NativeCpuLaunch, TwoLocalArgumentsAndWorkGroupMemory) {
   // Cooperative launches and clusters are not offered.
   props.pNext = nullptr;
   props.flags = UR_KERNEL_LAUNCH_FLAG_COOPERATIVE;
-  EXPECT_EQ(T(q).EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, 1, nullptr, &n, &local, 2, args.data(), &props, 0,
-                                                       nullptr, nullptr),
+  EXPECT_EQ(T(q).EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, 1, nullptr, &n, &local, 2, args.data(), &props, 0, nullptr,
+                                                       nullptr),
             UR_RESULT_ERROR_INVALID_OPERATION);
   ur_kernel_launch_cluster_property_t cluster{UR_STRUCTURE_TYPE_KERNEL_LAUNCH_CLUSTER_PROPERTY, nullptr, {2, 1, 1}};
   props.flags = UR_KERNEL_LAUNCH_FLAG_OPPORTUNISTIC_QUEUE_SERIALIZE;
   props.pNext = &cluster;
-  EXPECT_EQ(T(q).EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, 1, nullptr, &n, &local, 2, args.data(), &props, 0,
-                                                       nullptr, nullptr),
+  EXPECT_EQ(T(q).EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, 1, nullptr, &n, &local, 2, args.data(), &props, 0, nullptr,
+                                                       nullptr),
             UR_RESULT_ERROR_INVALID_OPERATION);
 }
 
@@ -217,8 +218,8 @@ TEST_F(NativeCpuLaunch, RangeErrors) {
   EXPECT_EQ(launch(q, k, 1, &g, &l7, args), UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE); // 64 % 7
   EXPECT_EQ(launch(q, k, 1, &big, &big, args), UR_RESULT_ERROR_INVALID_WORK_ITEM_SIZE);
   EXPECT_EQ(launch(q, k, 3, g3, l3, args), UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE); // 64^3 items per group
-  EXPECT_EQ(T(q).EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, 1, nullptr, nullptr, nullptr, 1, args.data(), nullptr,
-                                                       0, nullptr, nullptr),
+  EXPECT_EQ(T(q).EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, 1, nullptr, nullptr, nullptr, 1, args.data(), nullptr, 0,
+                                                       nullptr, nullptr),
             UR_RESULT_ERROR_INVALID_NULL_POINTER);
   size_t huge_offset = SIZE_MAX - 10;
   EXPECT_EQ(launch(q, k, 1, &g, nullptr, args, 0, nullptr, nullptr, &huge_offset), UR_RESULT_ERROR_INVALID_VALUE);
@@ -279,9 +280,9 @@ TEST_F(NativeCpuLaunch, KernelFailureStopsTheLaunch) {
   uint32_t bad = 5;
   ur_event_handle_t ev = nullptr;
   size_t local = 64;
-  ASSERT_EQ(launch(q, kernel(extra, "fail_at"), 1, &n, &local, {pointer_arg(0, out), value_arg(1, 4, &bad)}, 0,
-                   nullptr, &ev),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(
+      launch(q, kernel(extra, "fail_at"), 1, &n, &local, {pointer_arg(0, out), value_arg(1, 4, &bad)}, 0, nullptr, &ev),
+      UR_RESULT_SUCCESS);
   EXPECT_EQ(T(ev).Event.pfnWait(1, &ev), UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS);
   ur_event_status_t s{};
   T(ev).Event.pfnGetInfo(ev, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr);

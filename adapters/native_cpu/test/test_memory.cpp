@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory objects on the native CPU adapter, through its own tables (no validation layer
 // in front, so every parameter rule is the adapter's): buffers as host memory, native
 // handles, lifetimes of buffers held by pending commands, overlapping copies, maps
@@ -99,9 +100,9 @@ TEST_F(NativeCpuMemory, CreateChecksEveryRule) {
   EXPECT_EQ(t.Mem.pfnBufferCreate(context, 0, 64, &with_host, &m), UR_RESULT_ERROR_INVALID_HOST_PTR);
   EXPECT_EQ(t.Mem.pfnBufferCreate(context, UR_MEM_FLAG_READ_ONLY | UR_MEM_FLAG_WRITE_ONLY, 64, nullptr, &m),
             UR_RESULT_ERROR_INVALID_VALUE);
-  EXPECT_EQ(t.Mem.pfnBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_HOST_POINTER, 64,
-                                  &with_host, &m),
-            UR_RESULT_ERROR_INVALID_VALUE);
+  EXPECT_EQ(
+      t.Mem.pfnBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER | UR_MEM_FLAG_ALLOC_HOST_POINTER, 64, &with_host, &m),
+      UR_RESULT_ERROR_INVALID_VALUE);
   uint64_t max_alloc = 0;
   T(device).Device.pfnGetInfo(device, UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr);
   EXPECT_EQ(t.Mem.pfnBufferCreate(context, 0, max_alloc + 1, nullptr, &m), UR_RESULT_ERROR_INVALID_BUFFER_SIZE);
@@ -144,8 +145,7 @@ TEST_F(NativeCpuMemory, HandleChecksOfEveryEntryPoint) {
     EXPECT_EQ(t.Enqueue.pfnMemBufferCopy(q, h, m, 0, 0, 8, 0, nullptr, nullptr), want);
     EXPECT_EQ(t.Enqueue.pfnMemBufferFill(q, h, &pattern, 4, 0, 8, 0, nullptr, nullptr), want);
     EXPECT_EQ(t.Enqueue.pfnMemBufferReadRect(q, h, true, o, o, r, 0, 0, 0, 0, host.data(), 0, nullptr, nullptr), want);
-    EXPECT_EQ(t.Enqueue.pfnMemBufferWriteRect(q, h, true, o, o, r, 0, 0, 0, 0, host.data(), 0, nullptr, nullptr),
-              want);
+    EXPECT_EQ(t.Enqueue.pfnMemBufferWriteRect(q, h, true, o, o, r, 0, 0, 0, 0, host.data(), 0, nullptr, nullptr), want);
     EXPECT_EQ(t.Enqueue.pfnMemBufferCopyRect(q, m, h, o, o, r, 0, 0, 0, 0, 0, nullptr, nullptr), want);
     EXPECT_EQ(t.Enqueue.pfnMemBufferMap(q, h, true, UR_MAP_FLAG_READ, 0, 8, 0, nullptr, nullptr, &p), want);
     EXPECT_EQ(t.Enqueue.pfnMemUnmap(q, h, host.data(), 0, nullptr, nullptr), want);
@@ -203,17 +203,16 @@ TEST_F(NativeCpuMemory, RectAndFillRulesAreChecked) {
   EXPECT_EQ(rd({8, 2, 2}, 0, 0, 0, 20), UR_RESULT_ERROR_INVALID_SIZE);
   EXPECT_EQ(rd({8, 2, 2}, 8, 16, 8, 32), UR_RESULT_SUCCESS);
   // Offsets that overflow are out of range, not a wrap-around.
-  EXPECT_EQ(t.Enqueue.pfnMemBufferReadRect(q, m, true, {0, SIZE_MAX / 2, 0}, o, {8, 1, 1}, 8, 0, 0, 0, host.data(),
-                                           0, nullptr, nullptr),
+  EXPECT_EQ(t.Enqueue.pfnMemBufferReadRect(q, m, true, {0, SIZE_MAX / 2, 0}, o, {8, 1, 1}, 8, 0, 0, 0, host.data(), 0,
+                                           nullptr, nullptr),
             UR_RESULT_ERROR_INVALID_SIZE);
   EXPECT_EQ(t.Enqueue.pfnMemBufferCopyRect(q, m, other, o, o, {SIZE_MAX / 4, 5, 1}, 0, 0, 0, 0, 0, nullptr, nullptr),
             UR_RESULT_ERROR_INVALID_SIZE);
   const uint64_t pattern = 0;
   EXPECT_EQ(t.Enqueue.pfnMemBufferFill(q, m, nullptr, 4, 0, 64, 0, nullptr, nullptr),
             UR_RESULT_ERROR_INVALID_NULL_POINTER);
-  const std::vector<std::tuple<size_t, size_t, size_t>> bad_fills = {{0, 0, 64}, {4, 0, 0},    {8, 0, 4},
-                                                                      {3, 0, 63}, {4, 0, 62},   {4, 2, 64},
-                                                                      {4, 4096, 4}, {4, 4092, 8}};
+  const std::vector<std::tuple<size_t, size_t, size_t>> bad_fills = {
+      {0, 0, 64}, {4, 0, 0}, {8, 0, 4}, {3, 0, 63}, {4, 0, 62}, {4, 2, 64}, {4, 4096, 4}, {4, 4092, 8}};
   for (auto [ps, off, size] : bad_fills)
     EXPECT_EQ(t.Enqueue.pfnMemBufferFill(q, m, &pattern, ps, off, size, 0, nullptr, nullptr),
               UR_RESULT_ERROR_INVALID_SIZE)
@@ -303,8 +302,8 @@ TEST_F(NativeCpuMemory, NativeHandleIntoABuffer) {
   for (bool owned : {false, true}) {
     ur_mem_native_properties_t props{UR_STRUCTURE_TYPE_MEM_NATIVE_PROPERTIES, nullptr, owned};
     ur_mem_handle_t view = nullptr;
-    ASSERT_EQ(T(context).Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(bytes + 200),
-                                                             context, &props, &view),
+    ASSERT_EQ(T(context).Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(bytes + 200), context,
+                                                             &props, &view),
               UR_RESULT_SUCCESS);
     buffers.push_back(view);
     EXPECT_EQ(size_of(view), 800u) << "from the pointer to the end of the buffer";
@@ -328,27 +327,26 @@ TEST_F(NativeCpuMemory, NativeHandleFromUsm) {
   ur_mem_native_properties_t owned{UR_STRUCTURE_TYPE_MEM_NATIVE_PROPERTIES, nullptr, true};
   ur_mem_handle_t m = nullptr;
   // An interior pointer: the rest of the allocation; it cannot be owned.
-  ASSERT_EQ(t.Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(base + 96), context,
-                                                  &not_owned, &m),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(
+      t.Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(base + 96), context, &not_owned, &m),
+      UR_RESULT_SUCCESS);
   EXPECT_EQ(size_of(m), 4096u - 96);
   EXPECT_EQ(T(m).Mem.pfnRelease(m), UR_RESULT_SUCCESS);
   m = nullptr;
-  EXPECT_EQ(t.Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(base + 96), context, &owned,
-                                                  &m),
+  EXPECT_EQ(t.Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(base + 96), context, &owned, &m),
             UR_RESULT_ERROR_INVALID_VALUE);
   EXPECT_EQ(m, nullptr);
   // Unknown memory and null are no buffer; a null context or output is refused.
   int on_stack = 0;
-  EXPECT_EQ(t.Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(&on_stack), context, nullptr,
-                                                  &m),
-            UR_RESULT_ERROR_INVALID_MEM_OBJECT);
+  EXPECT_EQ(
+      t.Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(&on_stack), context, nullptr, &m),
+      UR_RESULT_ERROR_INVALID_MEM_OBJECT);
   EXPECT_EQ(t.Mem.pfnBufferCreateWithNativeHandle(0, context, nullptr, &m), UR_RESULT_ERROR_INVALID_MEM_OBJECT);
   EXPECT_EQ(t.Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(base), nullptr, nullptr, &m),
             UR_RESULT_ERROR_INVALID_NULL_HANDLE);
-  EXPECT_EQ(t.Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(base), context, nullptr,
-                                                  nullptr),
-            UR_RESULT_ERROR_INVALID_NULL_POINTER);
+  EXPECT_EQ(
+      t.Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(base), context, nullptr, nullptr),
+      UR_RESULT_ERROR_INVALID_NULL_POINTER);
   // Owned from its first byte: the buffer frees the allocation when it goes.
   ASSERT_EQ(t.Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(base), context, &owned, &m),
             UR_RESULT_SUCCESS);
@@ -369,7 +367,7 @@ TEST_F(NativeCpuMemory, NativeHandleOfAnotherContextIsRefused) {
   ur_mem_handle_t m = buffer(256);
   ur_mem_handle_t view = nullptr;
   EXPECT_EQ(T(other).Mem.pfnBufferCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(native(m)), other,
-                                                          nullptr, &view),
+                                                         nullptr, &view),
             UR_RESULT_ERROR_INVALID_MEM_OBJECT);
   EXPECT_EQ(view, nullptr);
   EXPECT_EQ(T(other).Context.pfnRelease(other), UR_RESULT_SUCCESS);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Programs from native CPU binaries, and kernels.
 #include <cstring>
 #include <set>
@@ -133,9 +134,9 @@ TEST_F(NativeCpuProgram, EachProgramLoadsItsOwnCopy) {
     ur_program_handle_t b = build_program(extra_kernels_path());
     uint32_t *ca = nullptr, *cb = nullptr;
     size_t size = 0;
-    ASSERT_EQ(T(a).Program.pfnGetGlobalVariablePointer(device, a, "ordo_test_counter", &size,
-                                                       reinterpret_cast<void **>(&ca)),
-              UR_RESULT_SUCCESS);
+    ASSERT_EQ(
+        T(a).Program.pfnGetGlobalVariablePointer(device, a, "ordo_test_counter", &size, reinterpret_cast<void **>(&ca)),
+        UR_RESULT_SUCCESS);
     EXPECT_EQ(size, sizeof(uint32_t));
     ASSERT_EQ(T(b).Program.pfnGetGlobalVariablePointer(device, b, "ordo_test_counter", nullptr,
                                                        reinterpret_cast<void **>(&cb)),
@@ -242,9 +243,9 @@ TEST_F(NativeCpuKernel, CreateAndQuery) {
             UR_RESULT_SUCCESS);
   EXPECT_EQ(compile[0] + compile[1] + compile[2], 0u);
   uint32_t sg = 0;
-  ASSERT_EQ(T(k).Kernel.pfnGetSubGroupInfo(k, device, UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE, sizeof sg, &sg,
-                                           nullptr),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(
+      T(k).Kernel.pfnGetSubGroupInfo(k, device, UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE, sizeof sg, &sg, nullptr),
+      UR_RESULT_SUCCESS);
   EXPECT_EQ(sg, 1u);
   EXPECT_EQ(T(k).Kernel.pfnRetain(k), UR_RESULT_SUCCESS);
   EXPECT_EQ(T(k).Kernel.pfnRelease(k), UR_RESULT_SUCCESS);
@@ -356,8 +357,8 @@ TEST_F(NativeCpuProgram, RefusesBinariesOfAnotherKernelAbiVersion) {
     std::lock_guard<std::mutex> lock(log.mu);
     bool said_why = false;
     for (const std::string &line : log.lines)
-      said_why |= line.find("urProgramCreateWithBinary") != std::string::npos &&
-                  line.find(c.reason) != std::string::npos;
+      said_why |=
+          line.find("urProgramCreateWithBinary") != std::string::npos && line.find(c.reason) != std::string::npos;
     EXPECT_TRUE(said_why) << "no log line with '" << c.reason << "' among " << log.lines.size() << " line(s)";
   }
   ASSERT_EQ(T(adapter).Adapter.pfnSetLoggerCallback(adapter, nullptr, nullptr, UR_LOGGER_LEVEL_QUIET),

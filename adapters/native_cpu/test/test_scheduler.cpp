@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scheduler: in-order chains, out-of-order dependencies, concurrency on an
 // out-of-order queue, and no busy-waiting.
 #include <sys/resource.h>
@@ -86,8 +87,8 @@ TEST_F(NativeCpuScheduler, OutOfOrderCommandsRunConcurrently) {
   ur_event_handle_t waiting = nullptr, opener = nullptr;
   ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(q, Gate::host_task, &gate, nullptr, 0, nullptr, &waiting),
             UR_RESULT_SUCCESS);
-  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(q, [](void *g) { static_cast<Gate *>(g)->open(); }, &gate, nullptr, 0,
-                                           nullptr, &opener),
+  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(
+                q, [](void *g) { static_cast<Gate *>(g)->open(); }, &gate, nullptr, 0, nullptr, &opener),
             UR_RESULT_SUCCESS);
   ur_event_handle_t both[2] = {waiting, opener};
   ASSERT_EQ(T(q).Event.pfnWait(2, both), UR_RESULT_SUCCESS);
@@ -143,8 +144,7 @@ TEST_F(NativeCpuScheduler, EnqueueFromACallback) {
   } state{q, {}};
   ur_event_handle_t first = nullptr;
   Gate gate;
-  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(q, Gate::host_task, &gate, nullptr, 0, nullptr, &first),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(T(q).EnqueueExp.pfnHostTaskExp(q, Gate::host_task, &gate, nullptr, 0, nullptr, &first), UR_RESULT_SUCCESS);
   auto cb = [](ur_event_handle_t, ur_execution_info_t, void *p) {
     auto *s = static_cast<State *>(p);
     ur_event_handle_t e = nullptr;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // USM: allocation, the allocation registry, free, and the USM commands.
 #include <cstring>
 #include <numeric>
@@ -48,9 +49,9 @@ TEST_F(NativeCpuUsm, AllocationErrorsChangeNothing) {
   EXPECT_EQ(T(context).USM.pfnSharedAlloc(context, device, nullptr, nullptr, 64, nullptr),
             UR_RESULT_ERROR_INVALID_NULL_POINTER);
   int bogus;
-  EXPECT_EQ(T(context).USM.pfnDeviceAlloc(context, reinterpret_cast<ur_device_handle_t>(&bogus), nullptr, nullptr, 64,
-                                          &p),
-            UR_RESULT_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(
+      T(context).USM.pfnDeviceAlloc(context, reinterpret_cast<ur_device_handle_t>(&bogus), nullptr, nullptr, 64, &p),
+      UR_RESULT_ERROR_INVALID_DEVICE);
   EXPECT_EQ(T(context).USM.pfnHostAlloc(context, nullptr, reinterpret_cast<ur_usm_pool_handle_t>(&bogus), 64, &p),
             UR_RESULT_ERROR_INVALID_VALUE); // not a pool
   ur_usm_host_desc_t host_desc{UR_STRUCTURE_TYPE_USM_HOST_DESC, nullptr, 0x100};
@@ -195,13 +196,11 @@ TEST_F(NativeCpuUsm, TwoDimensionalFillAndCopy) {
   std::memset(a, 0, pitch * height);
   std::memset(b, 0, pitch * height);
   uint32_t pattern = 0x04030201;
-  ASSERT_EQ(T(q).Enqueue.pfnUSMFill2D(q, a, pitch, 4, &pattern, width, height, 0, nullptr, nullptr),
-            UR_RESULT_SUCCESS);
+  ASSERT_EQ(T(q).Enqueue.pfnUSMFill2D(q, a, pitch, 4, &pattern, width, height, 0, nullptr, nullptr), UR_RESULT_SUCCESS);
   ASSERT_EQ(T(q).Enqueue.pfnUSMMemcpy2D(q, true, b, pitch, a, pitch, width, height, 0, nullptr, nullptr),
             UR_RESULT_SUCCESS);
   for (size_t y = 0; y < height; ++y)
-    for (size_t x = 0; x < pitch; ++x)
-      ASSERT_EQ(b[y * pitch + x], x < width ? (x % 4) + 1 : 0) << x << "," << y;
+    for (size_t x = 0; x < pitch; ++x) ASSERT_EQ(b[y * pitch + x], x < width ? (x % 4) + 1 : 0) << x << "," << y;
   EXPECT_EQ(T(q).Enqueue.pfnUSMFill2D(q, a, 16, 4, &pattern, 32, 2, 0, nullptr, nullptr), UR_RESULT_ERROR_INVALID_SIZE);
   EXPECT_EQ(T(q).Enqueue.pfnUSMFill2D(q, a, pitch, 3, &pattern, 36, 2, 0, nullptr, nullptr),
             UR_RESULT_ERROR_INVALID_SIZE);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ur_test_env.hpp"
 
 #include <cstdlib>
@@ -105,8 +106,7 @@ ur_program_handle_t NativeCpu::build_program(const std::string &path) {
   size_t len = bin.size();
   const uint8_t *data = bin.data();
   ur_program_handle_t p = nullptr;
-  EXPECT_EQ(T(context).Program.pfnCreateWithBinary(context, 1, &device, &len, &data, nullptr, &p),
-            UR_RESULT_SUCCESS);
+  EXPECT_EQ(T(context).Program.pfnCreateWithBinary(context, 1, &device, &len, &data, nullptr, &p), UR_RESULT_SUCCESS);
   if (!p) return nullptr;
   programs.push_back(p);
   EXPECT_EQ(T(p).Program.pfnBuild(context, p, nullptr), UR_RESULT_SUCCESS);
@@ -175,10 +175,9 @@ ur_result_t NativeCpu::launch(ur_queue_handle_t q, ur_kernel_handle_t k, uint32_
                               const size_t *local, const std::vector<ur_exp_kernel_arg_properties_t> &args,
                               uint32_t num_waits, const ur_event_handle_t *waits, ur_event_handle_t *event,
                               const size_t *offset) {
-  return T(q).EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, dim, offset, global, local,
-                                                    static_cast<uint32_t>(args.size()),
-                                                    args.empty() ? nullptr : args.data(), nullptr, num_waits, waits,
-                                                    event);
+  return T(q).EnqueueExp.pfnKernelLaunchWithArgsExp(
+      q, k, dim, offset, global, local, static_cast<uint32_t>(args.size()), args.empty() ? nullptr : args.data(),
+      nullptr, num_waits, waits, event);
 }
 
 Gate::~Gate() {

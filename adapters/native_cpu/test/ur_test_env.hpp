@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The native CPU adapter as a test sees it before a loader exists: dlopen the
 // library, call its 26 getters into one ur_dditable_t, and call through the table
 // read from each handle (handle-first dispatch, as a loader would).
@@ -49,15 +50,15 @@ protected:
   static ur_exp_kernel_arg_properties_t local_arg(uint32_t index, size_t size);
 
   // Tests that hold n workers busy at once skip on smaller machines.
-#define NCPU_REQUIRE_WORKERS(n)                                                                         \
-  do {                                                                                                 \
-    if (workers() < (n)) GTEST_SKIP() << "needs " << (n) << " worker threads, the adapter has " << workers(); \
+#define NCPU_REQUIRE_WORKERS(n)                                                                                        \
+  do {                                                                                                                 \
+    if (workers() < (n)) GTEST_SKIP() << "needs " << (n) << " worker threads, the adapter has " << workers();          \
   } while (0)
 
-  ur_result_t launch(ur_queue_handle_t q, ur_kernel_handle_t k, uint32_t dim, const size_t *global,
-                     const size_t *local, const std::vector<ur_exp_kernel_arg_properties_t> &args,
-                     uint32_t num_waits = 0, const ur_event_handle_t *waits = nullptr,
-                     ur_event_handle_t *event = nullptr, const size_t *offset = nullptr);
+  ur_result_t launch(ur_queue_handle_t q, ur_kernel_handle_t k, uint32_t dim, const size_t *global, const size_t *local,
+                     const std::vector<ur_exp_kernel_arg_properties_t> &args, uint32_t num_waits = 0,
+                     const ur_event_handle_t *waits = nullptr, ur_event_handle_t *event = nullptr,
+                     const size_t *offset = nullptr);
 
   const ur_dditable_t &ddi() { return adapter_table(); }
   // Worker threads of the adapter (UR_DEVICE_INFO_MAX_COMPUTE_UNITS).

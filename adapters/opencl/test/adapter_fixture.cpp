@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "adapter_fixture.hpp"
 
 namespace ocltest {
@@ -132,8 +133,7 @@ ur_program_handle_t OpenCLTest::build_test_program() {
     EXPECT_FALSE(bc.empty()) << "missing " << kernel_path("bc");
     size_t len = bc.size();
     const uint8_t *bin = bc.data();
-    EXPECT_EQ(UR_RESULT_SUCCESS,
-              t().Program.pfnCreateWithBinary(context, 1, &device, &len, &bin, nullptr, &program));
+    EXPECT_EQ(UR_RESULT_SUCCESS, t().Program.pfnCreateWithBinary(context, 1, &device, &len, &bin, nullptr, &program));
   }
   if (program) {
     EXPECT_EQ(UR_RESULT_SUCCESS, t().Program.pfnBuild(context, program, nullptr));
@@ -174,8 +174,8 @@ ur_result_t OpenCLTest::launch(ur_queue_handle_t q, ur_kernel_handle_t k, uint32
                                const size_t *local, std::vector<ur_exp_kernel_arg_properties_t> args, uint32_t nwait,
                                const ur_event_handle_t *wait, ur_event_handle_t *ev) {
   return t().EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, dims, nullptr, global, local,
-                                                    static_cast<uint32_t>(args.size()),
-                                                    args.empty() ? nullptr : args.data(), nullptr, nwait, wait, ev);
+                                                   static_cast<uint32_t>(args.size()),
+                                                   args.empty() ? nullptr : args.data(), nullptr, nwait, wait, ev);
 }
 
 } // namespace ocltest

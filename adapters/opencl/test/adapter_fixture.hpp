@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL adapter's own tests: they dlopen the built adapter and call it through the
 // tables its 26 getters hand out, as a loader would (no loader involved).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream-ordered allocation (urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp, urUSMPool*Exp)
 // on the real device, through the ordered pool core.
 #include <thread>
@@ -14,8 +15,8 @@ protected:
     OpenCLTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     ur_bool_t async = 0;
-    OCL_ASSERT_OK(t().Device.pfnGetInfo(device, UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, sizeof async, &async,
-                                        nullptr));
+    OCL_ASSERT_OK(
+        t().Device.pfnGetInfo(device, UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, sizeof async, &async, nullptr));
     if (!async) GTEST_SKIP() << "the device reports no stream-ordered allocation";
     program = build_test_program();
     ASSERT_NE(nullptr, program);
@@ -65,7 +66,8 @@ protected:
   }
   bool complete(ur_event_handle_t e) {
     ur_event_status_t s{};
-    EXPECT_EQ(UR_RESULT_SUCCESS, t().Event.pfnGetInfo(e, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr));
+    EXPECT_EQ(UR_RESULT_SUCCESS,
+              t().Event.pfnGetInfo(e, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr));
     return s == UR_EVENT_STATUS_COMPLETE;
   }
 
@@ -91,8 +93,8 @@ protected:
     int32_t err = 0;
     g.native = create(reinterpret_cast<void *>(native_context), &err);
     ur_event_native_properties_t props{UR_STRUCTURE_TYPE_EVENT_NATIVE_PROPERTIES, nullptr, true};
-    if (g.native && t().Event.pfnCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(g.native), context,
-                                                        &props, &g.event) != UR_RESULT_SUCCESS)
+    if (g.native && t().Event.pfnCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(g.native), context, &props,
+                                                        &g.event) != UR_RESULT_SUCCESS)
       g.native = nullptr;
     return g;
   }
@@ -386,9 +388,10 @@ TEST_F(AsyncAlloc, HostAndSharedMemoryAreHostAccessible) {
   for (ur_usm_type_t kind : {UR_USM_TYPE_HOST, UR_USM_TYPE_SHARED}) {
     void *p = nullptr;
     ur_event_handle_t allocated = nullptr;
-    ur_result_t r = kind == UR_USM_TYPE_HOST
-                        ? t().EnqueueExp.pfnUSMHostAllocExp(queue, nullptr, 4096, nullptr, 0, nullptr, &p, &allocated)
-                        : t().EnqueueExp.pfnUSMSharedAllocExp(queue, nullptr, 4096, nullptr, 0, nullptr, &p, &allocated);
+    ur_result_t r =
+        kind == UR_USM_TYPE_HOST
+            ? t().EnqueueExp.pfnUSMHostAllocExp(queue, nullptr, 4096, nullptr, 0, nullptr, &p, &allocated)
+            : t().EnqueueExp.pfnUSMSharedAllocExp(queue, nullptr, 4096, nullptr, 0, nullptr, &p, &allocated);
     if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) continue; // that kind of USM is absent
     OCL_ASSERT_OK(r);
     OCL_ASSERT_OK(fill_with(queue, p, 1024, 77, 1, &allocated));
@@ -522,7 +525,8 @@ TEST_F(AsyncAlloc, ThreadsShareTheDefaultPool) {
         uint32_t value = uint32_t(th * 1000 + r);
         ASSERT_EQ(UR_RESULT_SUCCESS, fill_with(q, p, n, value, 1, &allocated, &filled));
         size_t global[1] = {n};
-        ASSERT_EQ(UR_RESULT_SUCCESS, launch(q, increment, 1, global, nullptr, {pointer_arg(0, p)}, 1, &filled, &bumped));
+        ASSERT_EQ(UR_RESULT_SUCCESS,
+                  launch(q, increment, 1, global, nullptr, {pointer_arg(0, p)}, 1, &filled, &bumped));
         std::vector<uint32_t> out = read(q, p, n, 1, &bumped);
         ASSERT_EQ(std::vector<uint32_t>(n, value + 1), out) << "thread " << th << " round " << r;
         ASSERT_EQ(UR_RESULT_SUCCESS, free_async(q, p, 1, &bumped));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Adapter, platform, device, context, queue and event behaviour on the real device.
 #include <atomic>
 #include <chrono>
@@ -74,7 +75,8 @@ TEST_F(PlatformDevice, PlatformInfoComesFromOpenCL) {
   ur_backend_t backend{};
   OCL_ASSERT_OK(t().Platform.pfnGetInfo(platform, UR_PLATFORM_INFO_BACKEND, sizeof backend, &backend, nullptr));
   EXPECT_EQ(UR_BACKEND_OPENCL, backend);
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, t().Platform.pfnGetInfo(platform, UR_PLATFORM_INFO_NAME, 1, &name[0], nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
+            t().Platform.pfnGetInfo(platform, UR_PLATFORM_INFO_NAME, 1, &name[0], nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_ENUMERATION,
             t().Platform.pfnGetInfo(platform, UR_PLATFORM_INFO_FORCE_UINT32, sizeof backend, &backend, nullptr));
   // The same handles every time.
@@ -95,7 +97,8 @@ TEST_F(PlatformDevice, DeviceInfoComesFromOpenCL) {
   EXPECT_GE(units, 1u);
   uint64_t mem = 0, max_alloc = 0;
   OCL_ASSERT_OK(t().Device.pfnGetInfo(device, UR_DEVICE_INFO_GLOBAL_MEM_SIZE, sizeof mem, &mem, nullptr));
-  OCL_ASSERT_OK(t().Device.pfnGetInfo(device, UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr));
+  OCL_ASSERT_OK(
+      t().Device.pfnGetInfo(device, UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr));
   EXPECT_GT(mem, 0u);
   EXPECT_LE(max_alloc, mem);
   size_t wg = 0;
@@ -119,7 +122,8 @@ TEST_F(PlatformDevice, DeviceInfoComesFromOpenCL) {
     EXPECT_TRUE(r == UR_RESULT_SUCCESS || r == UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION) << "query " << q << ": " << r;
     if (r == UR_RESULT_SUCCESS && size) {
       std::vector<char> buf(size);
-      EXPECT_EQ(UR_RESULT_SUCCESS, t().Device.pfnGetInfo(device, static_cast<ur_device_info_t>(q), size, buf.data(), nullptr))
+      EXPECT_EQ(UR_RESULT_SUCCESS,
+                t().Device.pfnGetInfo(device, static_cast<ur_device_info_t>(q), size, buf.data(), nullptr))
           << "query " << q;
     }
   }
@@ -210,8 +214,8 @@ TEST_F(ContextQueue, QueueFlagsAndErrors) {
 
 TEST_F(ContextQueue, DeviceOutOfOrderSupportIsNative) {
   ur_queue_flags_t host_props = 0;
-  OCL_ASSERT_OK(t().Device.pfnGetInfo(device, UR_DEVICE_INFO_QUEUE_ON_HOST_PROPERTIES, sizeof host_props, &host_props,
-                                      nullptr));
+  OCL_ASSERT_OK(
+      t().Device.pfnGetInfo(device, UR_DEVICE_INFO_QUEUE_ON_HOST_PROPERTIES, sizeof host_props, &host_props, nullptr));
   if (!(host_props & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE))
     GTEST_SKIP() << "the device has no out-of-order queues";
   ur_native_handle_t native = 0;
@@ -282,7 +286,8 @@ TEST_F(Events, CallbackRunsOnCompletionEvenAfterRelease) {
     calls++;
   };
   OCL_ASSERT_OK(t().Event.pfnSetCallback(e, UR_EXECUTION_INFO_COMPLETE, cb, &calls));
-  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION, t().Event.pfnSetCallback(e, UR_EXECUTION_INFO_QUEUED, cb, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION,
+            t().Event.pfnSetCallback(e, UR_EXECUTION_INFO_QUEUED, cb, nullptr));
   OCL_ASSERT_OK(t().Event.pfnRelease(e)); // the callback keeps the event alive
   OCL_ASSERT_OK(t().Queue.pfnFinish(queue));
   for (int i = 0; i < 200 && calls == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Programs (SPIR bitcode or SPIR-V), kernels and launches on the real device.
 #include <numeric>
 #include <thread>
@@ -50,10 +51,12 @@ TEST_F(Kernels, ProgramInfoListsTheKernels) {
   OCL_ASSERT_OK(t().Program.pfnGetInfo(program, UR_PROGRAM_INFO_NUM_KERNELS, sizeof count, &count, nullptr));
   EXPECT_EQ(7u, count);
   ur_program_build_status_t status{};
-  OCL_ASSERT_OK(t().Program.pfnGetBuildInfo(program, device, UR_PROGRAM_BUILD_INFO_STATUS, sizeof status, &status, nullptr));
+  OCL_ASSERT_OK(
+      t().Program.pfnGetBuildInfo(program, device, UR_PROGRAM_BUILD_INFO_STATUS, sizeof status, &status, nullptr));
   EXPECT_EQ(UR_PROGRAM_BUILD_STATUS_SUCCESS, status);
   ur_program_binary_type_t type{};
-  OCL_ASSERT_OK(t().Program.pfnGetBuildInfo(program, device, UR_PROGRAM_BUILD_INFO_BINARY_TYPE, sizeof type, &type, nullptr));
+  OCL_ASSERT_OK(
+      t().Program.pfnGetBuildInfo(program, device, UR_PROGRAM_BUILD_INFO_BINARY_TYPE, sizeof type, &type, nullptr));
   EXPECT_EQ(UR_PROGRAM_BINARY_TYPE_EXECUTABLE, type);
   // The built binary can be read back and used again.
   size_t bin_size = 0;
@@ -79,7 +82,8 @@ TEST_F(Kernels, KernelInfo) {
   OCL_ASSERT_OK(t().Kernel.pfnGetGroupInfo(k, device, UR_KERNEL_GROUP_INFO_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr));
   EXPECT_GE(wg, 1u);
   uint32_t sg = 0;
-  OCL_ASSERT_OK(t().Kernel.pfnGetSubGroupInfo(k, device, UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE, sizeof sg, &sg, nullptr));
+  OCL_ASSERT_OK(
+      t().Kernel.pfnGetSubGroupInfo(k, device, UR_KERNEL_SUB_GROUP_INFO_MAX_SUB_GROUP_SIZE, sizeof sg, &sg, nullptr));
   EXPECT_GE(sg, 1u);
   size_t global[1] = {1000}, offset[1] = {0}, local[1] = {0};
   OCL_ASSERT_OK(t().Kernel.pfnGetSuggestedLocalWorkSize(k, queue, 1, offset, global, local));
@@ -94,7 +98,8 @@ TEST_F(Kernels, FillIncrementSaxpyVectorAdd) {
   uint32_t *u = shared<uint32_t>(n);
   float *x = shared<float>(n), *y = shared<float>(n), *z = shared<float>(n);
   ASSERT_TRUE(u && x && y && z);
-  ur_kernel_handle_t fill = kernel("fill"), inc = kernel("increment"), saxpy = kernel("saxpy"), add = kernel("vector_add");
+  ur_kernel_handle_t fill = kernel("fill"), inc = kernel("increment"), saxpy = kernel("saxpy"),
+                     add = kernel("vector_add");
   uint32_t value = 41;
   size_t global[1] = {n};
   OCL_ASSERT_OK(launch(queue, fill, 1, global, nullptr, {pointer_arg(0, u), value_arg(1, sizeof value, &value)}));
@@ -104,7 +109,8 @@ TEST_F(Kernels, FillIncrementSaxpyVectorAdd) {
     y[i] = 1.0f;
   }
   float a = 2.0f;
-  OCL_ASSERT_OK(launch(queue, saxpy, 1, global, nullptr, {value_arg(0, sizeof a, &a), pointer_arg(1, x), pointer_arg(2, y)}));
+  OCL_ASSERT_OK(
+      launch(queue, saxpy, 1, global, nullptr, {value_arg(0, sizeof a, &a), pointer_arg(1, x), pointer_arg(2, y)}));
   OCL_ASSERT_OK(launch(queue, add, 1, global, nullptr, {pointer_arg(0, x), pointer_arg(1, y), pointer_arg(2, z)}));
   OCL_ASSERT_OK(t().Queue.pfnFinish(queue));
   for (size_t i = 0; i < n; ++i) {
@@ -149,7 +155,8 @@ TEST_F(Kernels, OutOfOrderChainFollowsWaitLists) {
   uint32_t zero = 0;
   size_t global[1] = {n};
   ur_event_handle_t prev = nullptr;
-  OCL_ASSERT_OK(launch(ooo_queue, fill, 1, global, nullptr, {pointer_arg(0, u), value_arg(1, 4, &zero)}, 0, nullptr, &prev));
+  OCL_ASSERT_OK(
+      launch(ooo_queue, fill, 1, global, nullptr, {pointer_arg(0, u), value_arg(1, 4, &zero)}, 0, nullptr, &prev));
   for (int i = 0; i < 20; ++i) {
     ur_event_handle_t next = nullptr;
     OCL_ASSERT_OK(launch(ooo_queue, inc, 1, global, nullptr, {pointer_arg(0, u)}, 1, &prev, &next));
@@ -199,7 +206,8 @@ TEST_F(Kernels, LaunchErrors) {
   ur_kernel_handle_t fresh = kernel("increment");
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL_ARGS, launch(queue, fresh, 1, global, nullptr, {}));
   uint32_t v = 0;
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX, launch(queue, fill, 1, global, nullptr, {value_arg(7, 4, &v)}));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
+            launch(queue, fill, 1, global, nullptr, {value_arg(7, 4, &v)}));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER,
             t().EnqueueExp.pfnKernelLaunchWithArgsExp(queue, fill, 1, nullptr, global, nullptr, 2, nullptr, nullptr, 0,
                                                       nullptr, nullptr));
@@ -241,7 +249,8 @@ TEST_F(Programs, GarbageBinaryIsRefusedOrFailsToBuildWithALog) {
   } else {
     EXPECT_EQ(UR_RESULT_ERROR_INVALID_NATIVE_BINARY, r);
   }
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE, t().Program.pfnCreateWithBinary(context, 0, &device, &len, &bin, nullptr, &p));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
+            t().Program.pfnCreateWithBinary(context, 0, &device, &len, &bin, nullptr, &p));
 }
 
 TEST_F(Programs, BinaryOfABuiltProgramBuildsAgain) {

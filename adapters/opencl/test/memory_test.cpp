@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffers (urMem*, urEnqueueMemBuffer*) and 2-D USM copies and fills on the real device.
 #include <cstring>
 #include <numeric>
@@ -57,8 +58,8 @@ TEST_F(Buffers, RectangularWriteCopyRead) {
   const ur_rect_region_t box{4, 3, 2};
   OCL_ASSERT_OK(t().Enqueue.pfnMemBufferWriteRect(queue, a, true, ur_rect_offset_t{2, 1, 0}, ur_rect_offset_t{1, 2, 1},
                                                   box, W, W * H, W, W * H, host.data(), 0, nullptr, nullptr));
-  OCL_ASSERT_OK(t().Enqueue.pfnMemBufferCopyRect(queue, a, b, ur_rect_offset_t{2, 1, 0}, ur_rect_offset_t{8, 4, 1},
-                                                 box, W, W * H, W, W * H, 0, nullptr, nullptr));
+  OCL_ASSERT_OK(t().Enqueue.pfnMemBufferCopyRect(queue, a, b, ur_rect_offset_t{2, 1, 0}, ur_rect_offset_t{8, 4, 1}, box,
+                                                 W, W * H, W, W * H, 0, nullptr, nullptr));
   std::vector<uint8_t> out(4 * 3 * 2, 0xFF);
   OCL_ASSERT_OK(t().Enqueue.pfnMemBufferReadRect(queue, b, true, ur_rect_offset_t{8, 4, 1}, ur_rect_offset_t{0, 0, 0},
                                                  box, W, W * H, 0, 0, out.data(), 0, nullptr, nullptr));
@@ -82,7 +83,8 @@ TEST_F(Buffers, RectangularWriteCopyRead) {
 
 TEST_F(Buffers, HostPointerRulesAndErrors) {
   ur_mem_handle_t m = nullptr;
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_BUFFER_SIZE, t().Mem.pfnBufferCreate(context, UR_MEM_FLAG_READ_WRITE, 0, nullptr, &m));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_BUFFER_SIZE,
+            t().Mem.pfnBufferCreate(context, UR_MEM_FLAG_READ_WRITE, 0, nullptr, &m));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_HOST_PTR,
             t().Mem.pfnBufferCreate(context, UR_MEM_FLAG_USE_HOST_POINTER, 64, nullptr, &m));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_ENUMERATION, t().Mem.pfnBufferCreate(context, 1u << 20, 64, nullptr, &m));
@@ -106,7 +108,8 @@ TEST_F(Buffers, SubBufferSeesItsParentsBytes) {
   uint8_t v = 9;
   OCL_ASSERT_OK(t().Enqueue.pfnMemBufferFill(queue, parent, &v, 1, 0, 4096, 0, nullptr, nullptr));
   ur_buffer_region_t region{UR_STRUCTURE_TYPE_BUFFER_REGION, nullptr, 1024, 1024};
-  OCL_ASSERT_OK(t().Mem.pfnBufferPartition(parent, UR_MEM_FLAG_READ_WRITE, UR_BUFFER_CREATE_TYPE_REGION, &region, &sub));
+  OCL_ASSERT_OK(
+      t().Mem.pfnBufferPartition(parent, UR_MEM_FLAG_READ_WRITE, UR_BUFFER_CREATE_TYPE_REGION, &region, &sub));
   ur_buffer_region_t too_far{UR_STRUCTURE_TYPE_BUFFER_REGION, nullptr, 4000, 100};
   ur_mem_handle_t bad = nullptr;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_BUFFER_SIZE,
@@ -176,8 +179,8 @@ TEST_F(Usm2D, CopyAndFillRowsWithPitches) {
   ur_event_handle_t filled = nullptr;
   OCL_ASSERT_OK(t().Enqueue.pfnUSMFill2D(ooo_queue, d, pitch, 2, &pattern, width, height, 0, nullptr, &filled));
   std::vector<uint8_t> out(pitch * height);
-  OCL_ASSERT_OK(t().Enqueue.pfnUSMMemcpy2D(ooo_queue, true, out.data(), pitch, d, pitch, pitch, height, 1, &filled,
-                                          nullptr));
+  OCL_ASSERT_OK(
+      t().Enqueue.pfnUSMMemcpy2D(ooo_queue, true, out.data(), pitch, d, pitch, pitch, height, 1, &filled, nullptr));
   for (size_t y = 0; y < height; ++y)
     for (size_t x = 0; x < pitch; ++x)
       ASSERT_EQ(x < width ? (x % 2 ? 0x12 : 0x34) : 0, out[y * pitch + x]) << y << "," << x;

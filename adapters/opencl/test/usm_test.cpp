@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // USM allocation, the allocation registry, memcpy and fill on the real device.
 #include <cstring>
 #include <numeric>
@@ -13,7 +14,8 @@ protected:
   void SetUp() override {
     OpenCLTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    if (!device_caps(UR_DEVICE_INFO_USM_DEVICE_SUPPORT)) GTEST_SKIP() << "the device has no USM (neither SVM nor Intel USM)";
+    if (!device_caps(UR_DEVICE_INFO_USM_DEVICE_SUPPORT))
+      GTEST_SKIP() << "the device has no USM (neither SVM nor Intel USM)";
   }
   void *alloc(ur_usm_type_t kind, size_t size) {
     void *p = nullptr;
@@ -62,10 +64,12 @@ TEST_F(Usm, BadRequestsAreRefused) {
   ur_usm_desc_t odd{UR_STRUCTURE_TYPE_USM_DESC, nullptr, 0, 3};
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE, t().USM.pfnDeviceAlloc(context, device, &odd, nullptr, 64, &p));
   uint64_t max_alloc = 0;
-  OCL_ASSERT_OK(t().Device.pfnGetInfo(device, UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr));
+  OCL_ASSERT_OK(
+      t().Device.pfnGetInfo(device, UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_USM_SIZE,
             t().USM.pfnDeviceAlloc(context, device, nullptr, nullptr, max_alloc + 1, &p));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER, t().USM.pfnDeviceAlloc(context, device, nullptr, nullptr, 64, nullptr));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+            t().USM.pfnDeviceAlloc(context, device, nullptr, nullptr, 64, nullptr));
   int on_stack = 0;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_MEM_OBJECT, t().USM.pfnFree(context, &on_stack));
   ur_usm_type_t type{};
@@ -115,7 +119,8 @@ TEST_F(Usm, FillWithAnyPatternSize) {
     std::vector<uint8_t> out(size);
     OCL_ASSERT_OK(t().Enqueue.pfnUSMMemcpy(ooo_queue, true, out.data(), d, size, 1, &filled, nullptr));
     for (size_t i = 0; i < size; ++i)
-      ASSERT_EQ(static_cast<uint8_t>((i % pattern_size) * 7 + 1), out[i]) << "pattern " << pattern_size << " byte " << i;
+      ASSERT_EQ(static_cast<uint8_t>((i % pattern_size) * 7 + 1), out[i])
+          << "pattern " << pattern_size << " byte " << i;
     OCL_ASSERT_OK(t().Event.pfnRelease(filled));
     OCL_ASSERT_OK(t().USM.pfnFree(context, d));
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An adapter whose table tail runs the spec's parameter checks (ordo::table_tail,
 // docs/adapter-guide.md, "The exception boundary") refuses bad input with the code the
 // loader's validation layer gives, with no layer loaded. Each case below breaks a rule

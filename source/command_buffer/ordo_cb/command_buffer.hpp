@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command buffers recorded once and replayed through the adapter's own enqueue entry
 // points (docs/command-buffers.md). An adapter installs the entry points, answers the
 // device queries below, and gets urCommandBuffer*Exp and urEnqueueCommandBufferExp.
 #pragma once
 #include "ur_ddi.h"
 
-namespace ordo::cb {
+namespace ordo::command_buffer {
 
 struct adapter_hooks {
   // The adapter runs a host function as a command (urEnqueueHostTaskExp): then
@@ -37,4 +38,4 @@ void install_entry_points(ur_dditable_t &t, const adapter_hooks &hooks);
 // it goes after every other install and before fill_unsupported (docs/command-buffers.md).
 void install_graph_capture(ur_dditable_t &t);
 
-} // namespace ordo::cb
+} // namespace ordo::command_buffer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Entry points written once over an adapter's own other entry points: each is installed
 // only into a slot the adapter left empty, and only where what it is built from is
 // there. Call after every other install and before ordo::fill_unsupported().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One native CPU program binary loaded into the process: an ELF shared object written
 // to a memfd and opened with dlopen("/proc/self/fd/N"). Its kernel table follows
 // include/ur_native_cpu_kernel.h. Library ordo_elf: the native CPU adapter's programs and
@@ -12,7 +13,7 @@
 #include "ur_api.h"
 #include "ur_native_cpu_kernel.h"
 
-namespace nc {
+namespace ordo::native_cpu {
 
 class ElfModule {
 public:
@@ -43,4 +44,4 @@ private:
   std::vector<const ordo_nc_kernel_desc *> kernels_;
 };
 
-} // namespace nc
+} // namespace ordo::native_cpu

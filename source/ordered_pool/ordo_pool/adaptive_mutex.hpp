@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A mutex that spins briefly before it sleeps, for short critical sections that many
 // threads enter (a pool core shared by every queue of a device, the ordering record).
 // With std::mutex, 16 threads each freeing and allocating on their own queue spent most

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seam between the ordered pool core and an adapter.
 //
 // The core knows nothing about any device API. An adapter implements this

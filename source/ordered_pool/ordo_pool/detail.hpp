@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal bookkeeping types of the ordered pool core. Not part of the API.
 #pragma once
 
@@ -45,7 +46,7 @@ struct block {
   queue_id queue = nullptr;
   bool in_order = false;
   block_state state = block_state::free;
-  std::uint16_t bin = 0; // free / pending: the size class it is listed in (size_bins)
+  std::uint16_t bin = 0;     // free / pending: the size class it is listed in (size_bins)
   block *bin_prev = nullptr; // free / pending: the neighbours in that class's list
   block *bin_next = nullptr;
   // Live blocks carved from several pending blocks at once (rule 3 runs): one
@@ -81,8 +82,7 @@ public:
   }
 
   void *get(std::size_t bytes) {
-    if (node_bytes_ == 0 && bytes >= sizeof(link))
-      node_bytes_ = bytes;
+    if (node_bytes_ == 0 && bytes >= sizeof(link)) node_bytes_ = bytes;
     if (bytes == node_bytes_ && head_) {
       link *l = head_;
       head_ = l->next;
@@ -105,8 +105,7 @@ public:
   // Make sure `n` nodes are on hand (after the node size is known), so the
   // next operations cannot fail half-way. May throw std::bad_alloc.
   void reserve(std::size_t n) {
-    while (node_bytes_ != 0 && stock_ < n)
-      put(::operator new(node_bytes_), node_bytes_);
+    while (node_bytes_ != 0 && stock_ < n) put(::operator new(node_bytes_), node_bytes_);
   }
 
 private:
@@ -126,8 +125,7 @@ template <class T> struct recycling_allocator {
   template <class U> recycling_allocator(const recycling_allocator<U> &o) noexcept : rec(o.rec) {}
 
   T *allocate(std::size_t n) {
-    if (n == 1)
-      return static_cast<T *>(rec->get(sizeof(T)));
+    if (n == 1) return static_cast<T *>(rec->get(sizeof(T)));
     return static_cast<T *>(::operator new(n * sizeof(T)));
   }
   void deallocate(T *p, std::size_t n) noexcept {
@@ -136,12 +134,8 @@ template <class T> struct recycling_allocator {
     else
       ::operator delete(p);
   }
-  template <class U> bool operator==(const recycling_allocator<U> &o) const noexcept {
-    return rec == o.rec;
-  }
-  template <class U> bool operator!=(const recycling_allocator<U> &o) const noexcept {
-    return rec != o.rec;
-  }
+  template <class U> bool operator==(const recycling_allocator<U> &o) const noexcept { return rec == o.rec; }
+  template <class U> bool operator!=(const recycling_allocator<U> &o) const noexcept { return rec != o.rec; }
 };
 
 inline std::uintptr_t as_uint(const void *p) { return reinterpret_cast<std::uintptr_t>(p); }
@@ -158,8 +152,7 @@ public:
     const unsigned shift = 64u - static_cast<unsigned>(__builtin_ctzll(n));
     std::vector<slot> bigger(n);
     for (const slot &e : slots_)
-      if (e.b)
-        bigger[probe_free(bigger, shift, e.addr)] = e;
+      if (e.b) bigger[probe_free(bigger, shift, e.addr)] = e;
     slots_.swap(bigger);
     shift_ = shift;
   }
@@ -169,37 +162,29 @@ public:
   }
   template <class F> void for_each(F &&f) const {
     for (const slot &e : slots_)
-      if (e.b)
-        f(e.b);
+      if (e.b) f(e.b);
   }
   block *find(std::uintptr_t addr) const {
-    if (slots_.empty())
-      return nullptr;
+    if (slots_.empty()) return nullptr;
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = home(addr, shift_);; i = (i + 1) & mask)
-      if (!slots_[i].b || slots_[i].addr == addr)
-        return slots_[i].b;
+      if (!slots_[i].b || slots_[i].addr == addr) return slots_[i].b;
   }
   void erase(std::uintptr_t addr) {
-    if (slots_.empty())
-      return;
+    if (slots_.empty()) return;
     const std::size_t mask = slots_.size() - 1;
     std::size_t i = home(addr, shift_);
-    while (slots_[i].b && slots_[i].addr != addr)
-      i = (i + 1) & mask;
-    if (!slots_[i].b)
-      return;
+    while (slots_[i].b && slots_[i].addr != addr) i = (i + 1) & mask;
+    if (!slots_[i].b) return;
     --count_;
     // Backward shift: later entries of the run move into the hole unless their home
     // lies cyclically in (hole, their slot].
     for (std::size_t j = i;;) {
       j = (j + 1) & mask;
-      if (!slots_[j].b)
-        break;
+      if (!slots_[j].b) break;
       const std::size_t h = home(slots_[j].addr, shift_);
       const bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
-      if (stays)
-        continue;
+      if (stays) continue;
       slots_[i] = slots_[j];
       i = j;
     }
@@ -217,8 +202,7 @@ private:
   static std::size_t probe_free(const std::vector<slot> &t, unsigned shift, std::uintptr_t addr) {
     const std::size_t mask = t.size() - 1;
     std::size_t i = home(addr, shift);
-    while (t[i].b)
-      i = (i + 1) & mask;
+    while (t[i].b) i = (i + 1) & mask;
     return i;
   }
   std::vector<slot> slots_;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ordered pool core: a backend-agnostic stream-ordered allocator
 // (docs/ordered-pool.md explains the model; docs/async-alloc.md is the user's contract).
 //
@@ -73,7 +74,7 @@ struct alloc_undo {
   std::size_t used_high_set = 0;        // the mark this alloc set (0: unchanged)
   std::size_t reserved_high_before = 0; // likewise for a chunk grown for it
   std::size_t reserved_high_set = 0;
-  bool grew = false;                    // the block lies in a chunk grown for it
+  bool grew = false; // the block lies in a chunk grown for it
 };
 
 struct alloc_result {

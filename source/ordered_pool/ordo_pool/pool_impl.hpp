@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the ordered pool: its implementation class, shared by the
 // pool's .cpp files. Not part of the API.
 #pragma once
@@ -29,8 +30,7 @@ public:
   void lock() noexcept {
     for (unsigned spins = 0; held_.exchange(true, std::memory_order_acquire); ++spins) {
       while (held_.load(std::memory_order_relaxed)) {
-        if (++spins > 64)
-          std::this_thread::yield();
+        if (++spins > 64) std::this_thread::yield();
       }
     }
   }
@@ -66,9 +66,7 @@ constexpr bool is_pow2(std::size_t v) { return v && !(v & (v - 1)); }
 constexpr std::uintptr_t align_up(std::uintptr_t v, std::size_t a) {
   return (v + (a - 1)) & ~static_cast<std::uintptr_t>(a - 1);
 }
-constexpr std::uintptr_t align_down(std::uintptr_t v, std::size_t a) {
-  return v & ~static_cast<std::uintptr_t>(a - 1);
-}
+constexpr std::uintptr_t align_down(std::uintptr_t v, std::size_t a) { return v & ~static_cast<std::uintptr_t>(a - 1); }
 
 } // namespace detail
 
@@ -103,10 +101,8 @@ public:
 
   bool close_if_idle() {
     std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
-    if (closed_)
-      return true;
-    if (!drain_cache(true) || live_ != 0 || pending_count_ != 0)
-      return false;
+    if (closed_) return true;
+    if (!drain_cache(true) || live_ != 0 || pending_count_ != 0) return false;
     closed_ = true;
     return true;
   }
@@ -127,8 +123,7 @@ public:
   }
   // Under mu_: the live table has room for one more block (false: no memory).
   bool live_room() {
-    if (live_index_.has_room())
-      return true;
+    if (live_index_.has_room()) return true;
     try {
       live_index_.grow();
       return true;
@@ -152,8 +147,7 @@ public:
     flush_quick();
     std::size_t n = 0;
     for (const chunk *c : chunks_)
-      if (!c->user_memory && c->wholly_free())
-        n += c->raw_size;
+      if (!c->user_memory && c->wholly_free()) n += c->raw_size;
     return n;
   }
   std::size_t pending_blocks() const {
@@ -169,8 +163,7 @@ public:
   // A free decided by the cache: true with `st` set (success, or double_free for a
   // cached block); false when the core must decide (nothing changed).
   // With `live_only` (free_if_live) a cached block is not_owned, as a freed one.
-  bool cache_free(std::uintptr_t addr, const release_info &rel, bool live_only, status &st,
-                  std::size_t *block_size);
+  bool cache_free(std::uintptr_t addr, const release_info &rel, bool live_only, status &st, std::size_t *block_size);
   // Under mu_: cached blocks of lane `q` go back to the core (its queue is gone).
   void drain_lane(queue_id q);
   void drop_lane(queue_id q) {
@@ -256,8 +249,7 @@ private:
 
   // Rule 1 without asking the backend anything.
   bool ordered_after(const alloc_request &rq, const block *b) const {
-    return (rq.in_order && rq.queue && b->in_order && b->queue == rq.queue) ||
-           in_wait_list(rq, b->event);
+    return (rq.in_order && rq.queue && b->in_order && b->queue == rq.queue) || in_wait_list(rq, b->event);
   }
 
   // Plain free blocks and rule 1 through the indexes: the smallest wins.
@@ -321,8 +313,8 @@ private:
   struct cache_entry {
     block *b = nullptr;
     std::uintptr_t addr = 0;
-    std::size_t size = 0;      // the block's (a multiple of 64)
-    std::size_t requested = 0; // lent: the size the caller asked for
+    std::size_t size = 0;         // the block's (a multiple of 64)
+    std::size_t requested = 0;    // lent: the size the caller asked for
     event_handle event = nullptr; // one reference; see above
     queue_id queue = nullptr;
     bool in_order = false;
@@ -377,15 +369,15 @@ private:
   pool_config cfg_;
   bool fixed_ = false;
   mutable ordo::pool::adaptive_mutex mu_; // every queue of the pool takes it (adaptive_mutex.hpp)
-  node_recycler nodes_; // declared before the sets: it must outlive them
+  node_recycler nodes_;                   // declared before the sets: it must outlive them
   block *spare_ = nullptr;
   std::size_t spare_count_ = 0;
   std::vector<chunk *> chunks_;
   using alloc_t = recycling_allocator<block *>;
-  live_table live_index_;                        // live blocks by start address
+  live_table live_index_;                      // live blocks by start address
   std::map<std::uintptr_t, chunk *> chunk_at_; // chunks by raw address
-  size_bins free_;    // free blocks by size class
-  size_bins pending_; // pending blocks by size class
+  size_bins free_;                             // free blocks by size class
+  size_bins pending_;                          // pending blocks by size class
   block_set<by_queue> pending_queue_{key_less<by_queue>{}, alloc_t{&nodes_}};
   block_set<by_event> pending_event_{key_less<by_event>{}, alloc_t{&nodes_}};
   std::shared_ptr<pool_budget> budget_;
@@ -394,12 +386,12 @@ private:
   block *quick_[quick_slots] = {};
   std::size_t quick_count_ = 0;
   std::uintptr_t collect_cursor_ = 0; // the event collect_some() asks about next
-  mutable cache_lock cache_mu_; // after mu_ when both are held
+  mutable cache_lock cache_mu_;       // after mu_ when both are held
   cache_entry cache_[cache_slots];
-  std::size_t cache_count_ = 0;               // under cache_mu_; changes under mu_ too
-  std::atomic<std::size_t> cache_hint_{0};    // cache_count_, read without a lock
-  bool inherited_live_ = false; // some live block may hold a taken-over release
-  bool closed_ = false;         // close_if_idle(): no more allocs
+  std::size_t cache_count_ = 0;            // under cache_mu_; changes under mu_ too
+  std::atomic<std::size_t> cache_hint_{0}; // cache_count_, read without a lock
+  bool inherited_live_ = false;            // some live block may hold a taken-over release
+  bool closed_ = false;                    // close_if_idle(): no more allocs
 };
 
 } // namespace ordo::pool

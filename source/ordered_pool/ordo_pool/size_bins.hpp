@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the ordered pool: free (or pending) blocks by size class. Not part of
 // the API. docs/ordered-pool.md ("Finding a block by size") says why it is not a tree.
 #pragma once
@@ -27,8 +28,7 @@ public:
 
   static unsigned class_of(std::size_t size) {
     const std::size_t g = size >> 6;
-    if (g < subs)
-      return static_cast<unsigned>(g);
+    if (g < subs) return static_cast<unsigned>(g);
     const unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(g));
     const unsigned level = top - sub_bits + 1;
     const unsigned sub = static_cast<unsigned>(g >> (top - sub_bits)) & (subs - 1);
@@ -37,8 +37,7 @@ public:
   // The smallest size of class c.
   static std::size_t class_floor(unsigned c) {
     const unsigned level = c / subs, sub = c % subs;
-    if (level == 0)
-      return static_cast<std::size_t>(sub) << 6;
+    if (level == 0) return static_cast<std::size_t>(sub) << 6;
     return (static_cast<std::size_t>(subs + sub) << (level - 1)) << 6;
   }
   // The first class all of whose blocks are at least `size` bytes.
@@ -55,8 +54,7 @@ public:
     b->bin = static_cast<std::uint16_t>(c);
     b->bin_prev = nullptr;
     b->bin_next = head_[c];
-    if (head_[c])
-      head_[c]->bin_prev = b;
+    if (head_[c]) head_[c]->bin_prev = b;
     head_[c] = b;
     sub_map_[c / subs] |= 1u << (c % subs);
     level_map_ |= std::uint64_t{1} << (c / subs);
@@ -69,37 +67,30 @@ public:
       b->bin_prev->bin_next = b->bin_next;
     else
       head_[c] = b->bin_next;
-    if (b->bin_next)
-      b->bin_next->bin_prev = b->bin_prev;
+    if (b->bin_next) b->bin_next->bin_prev = b->bin_prev;
     b->bin_prev = b->bin_next = nullptr;
     if (!head_[c]) {
       sub_map_[c / subs] &= ~(1u << (c % subs));
-      if (!sub_map_[c / subs])
-        level_map_ &= ~(std::uint64_t{1} << (c / subs));
+      if (!sub_map_[c / subs]) level_map_ &= ~(std::uint64_t{1} << (c / subs));
     }
     --count_;
   }
 
   void clear() {
-    for (block *&h : head_)
-      h = nullptr;
-    for (auto &m : sub_map_)
-      m = 0;
+    for (block *&h : head_) h = nullptr;
+    for (auto &m : sub_map_) m = 0;
     level_map_ = 0;
     count_ = 0;
   }
 
   // The first non-empty class at or above c, or `none`.
   unsigned first_from(unsigned c) const {
-    if (c >= classes)
-      return none;
+    if (c >= classes) return none;
     unsigned level = c / subs;
     unsigned m = sub_map_[level] & (~0u << (c % subs));
     if (!m) {
-      const std::uint64_t above =
-          level + 1 < 64 ? level_map_ & (~std::uint64_t{0} << (level + 1)) : 0;
-      if (!above)
-        return none;
+      const std::uint64_t above = level + 1 < 64 ? level_map_ & (~std::uint64_t{0} << (level + 1)) : 0;
+      if (!above) return none;
       level = static_cast<unsigned>(__builtin_ctzll(above));
       m = sub_map_[level];
     }
@@ -116,10 +107,8 @@ public:
     std::size_t looks = 0;
     for (unsigned c = first_from(class_of(need)); c != none; c = first_from(c + 1))
       for (block *b = head_[c]; b; b = b->bin_next) {
-        if (looks++ == max_looks)
-          return;
-        if (b->size >= need && f(b))
-          return;
+        if (looks++ == max_looks) return;
+        if (b->size >= need && f(b)) return;
       }
   }
 

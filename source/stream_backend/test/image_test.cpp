@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the stream backend reads from program images by itself (image.cpp): the
 // kernel names and parameter sizes a driver without those queries (HIP) relies on.
 #include <elf.h>
@@ -11,8 +12,8 @@
 
 namespace {
 
-using ordo::sb::classify_image;
-using ordo::sb::image_kind;
+using ordo::stream_backend::classify_image;
+using ordo::stream_backend::image_kind;
 
 std::vector<uint8_t> bytes(const std::string &s) { return std::vector<uint8_t>(s.begin(), s.end()); }
 
@@ -65,19 +66,19 @@ TEST(StreamBackendImage, ClassifiesByTheFirstBytes) {
 TEST(StreamBackendImage, PtxEntriesAndTheirParameters) {
   auto ptx = bytes(kPtx);
   std::vector<std::string> names;
-  ASSERT_TRUE(ordo::sb::ptx_kernel_names(ptx, names));
+  ASSERT_TRUE(ordo::stream_backend::ptx_kernel_names(ptx, names));
   EXPECT_EQ((std::vector<std::string>{"fill", "empty", "fill_with_offset"}), names); // .func is no kernel
 
   std::vector<size_t> sizes;
-  ASSERT_TRUE(ordo::sb::ptx_param_sizes(ptx, "fill", sizes));
+  ASSERT_TRUE(ordo::stream_backend::ptx_param_sizes(ptx, "fill", sizes));
   EXPECT_EQ((std::vector<size_t>{8, 4}), sizes);
-  ASSERT_TRUE(ordo::sb::ptx_param_sizes(ptx, "empty", sizes));
+  ASSERT_TRUE(ordo::stream_backend::ptx_param_sizes(ptx, "empty", sizes));
   EXPECT_TRUE(sizes.empty());
-  ASSERT_TRUE(ordo::sb::ptx_param_sizes(ptx, "fill_with_offset", sizes));
+  ASSERT_TRUE(ordo::stream_backend::ptx_param_sizes(ptx, "fill_with_offset", sizes));
   EXPECT_EQ((std::vector<size_t>{8, 4, 24}), sizes);
   // A prefix of another entry's name is not that entry.
-  EXPECT_FALSE(ordo::sb::ptx_param_sizes(ptx, "fil", sizes));
-  EXPECT_FALSE(ordo::sb::ptx_param_sizes(ptx, "helper", sizes));
+  EXPECT_FALSE(ordo::stream_backend::ptx_param_sizes(ptx, "fil", sizes));
+  EXPECT_FALSE(ordo::stream_backend::ptx_param_sizes(ptx, "helper", sizes));
 }
 
 // A minimal ELF64 image: a symbol table and its string table, nothing else.
@@ -122,7 +123,7 @@ TEST(StreamBackendImage, ElfKernelNames) {
                                  symbol(7, STB_GLOBAL, STT_FUNC), symbol(17, STB_LOCAL, STT_FUNC, 0x10)},
                                 cubin_names);
   std::vector<std::string> names;
-  ASSERT_TRUE(ordo::sb::elf_kernel_names(cubin, names));
+  ASSERT_TRUE(ordo::stream_backend::elf_kernel_names(cubin, names));
   EXPECT_EQ((std::vector<std::string>{"saxpy"}), names);
 
   // An AMD code object: each kernel has a global "<name>.kd" descriptor.
@@ -130,13 +131,13 @@ TEST(StreamBackendImage, ElfKernelNames) {
   auto amd = elf_with_symbols({symbol(0, STB_LOCAL, STT_NOTYPE), symbol(1, STB_GLOBAL, STT_FUNC),
                                symbol(6, STB_GLOBAL, STT_OBJECT), symbol(14, STB_GLOBAL, STT_FUNC)},
                               amd_names);
-  ASSERT_TRUE(ordo::sb::elf_kernel_names(amd, names));
+  ASSERT_TRUE(ordo::stream_backend::elf_kernel_names(amd, names));
   EXPECT_EQ((std::vector<std::string>{"fill"}), names);
 
   // Truncated or foreign images are refused, not misread.
   std::vector<uint8_t> truncated(cubin.begin(), cubin.begin() + 80);
-  EXPECT_FALSE(ordo::sb::elf_kernel_names(truncated, names));
-  EXPECT_FALSE(ordo::sb::elf_kernel_names(bytes(kPtx), names));
+  EXPECT_FALSE(ordo::stream_backend::elf_kernel_names(truncated, names));
+  EXPECT_FALSE(ordo::stream_backend::elf_kernel_names(bytes(kPtx), names));
 }
 
 } // namespace

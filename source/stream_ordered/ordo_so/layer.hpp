@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stream-ordered layer: everything UR-facing about USM pools and stream-ordered
 // allocation, written once for every adapter (docs/async-alloc.md is the contract,
 // docs/adapter-guide.md shows the hooks an adapter writes).
@@ -33,20 +34,20 @@
 #include "ordo_pool/ordered_pool.hpp"
 #include "ur_api.h"
 
-namespace ordo::so {
+namespace ordo::stream_ordered {
 class pool;
 class context_pools;
-} // namespace ordo::so
+} // namespace ordo::stream_ordered
 
 // The pool handle of every adapter that uses the layer: an ordo::object (ordo/object.hpp);
 // ref_count is the user's count, the pool's own count keeps it alive (pool::refs_).
 struct ur_usm_pool_handle_t_ : ordo::object {
-  ordo::so::pool *owner;
-  explicit ur_usm_pool_handle_t_(ordo::so::pool *p);
+  ordo::stream_ordered::pool *owner;
+  explicit ur_usm_pool_handle_t_(ordo::stream_ordered::pool *p);
 };
 ORDO_HANDLE_CHECK(ur_usm_pool_handle_t_);
 
-namespace ordo::so {
+namespace ordo::stream_ordered {
 
 // ---- what an adapter implements ------------------------------------------------
 
@@ -131,8 +132,7 @@ public:
   // without a wait list (`has_wait_list` false) it also follows every earlier command,
   // with one only those events. `waits` are the nodes of the wait list that have one:
   // a barrier whose list had only events without a node follows none of them, not all.
-  uint64_t record(const void *queue, bool in_order, bool barrier, const uint64_t *waits, size_t n,
-                  bool has_wait_list);
+  uint64_t record(const void *queue, bool in_order, bool barrier, const uint64_t *waits, size_t n, bool has_wait_list);
   // Is node `target` a predecessor (transitively) of a command that waits for
   // `waits` and is the next command of `queue`?
   bool ordered_after(uint64_t target, const void *queue, bool in_order, const uint64_t *waits, size_t n) const;
@@ -207,8 +207,8 @@ public:
   // Under the queue's submission lock, after the free command exists: the block is
   // released when `release` completes (null: now, no pending use). On success
   // `block_size`, if given, is the bytes the block held.
-  ur_result_t free_in_command(pool_ref &owner, void *ptr, ur_event_handle_t release, const void *queue,
-                              bool in_order, size_t *block_size = nullptr);
+  ur_result_t free_in_command(pool_ref &owner, void *ptr, ur_event_handle_t release, const void *queue, bool in_order,
+                              size_t *block_size = nullptr);
   // A stream-ordered free that has nothing to wait for (no wait list, and nothing
   // unfinished on its in-order queue): check_free() and free_in_command() with no
   // release event in one step, one core call. Same results as that pair; needs no
@@ -270,7 +270,7 @@ public:
   // releases they took over (no urUSMFree naming the context can come any more).
   void user_released_context();
   void queue_released(const void *queue); // forget its ordering state and lane caches
-  void shutdown();          // the context goes: its pools go with it
+  void shutdown();                        // the context goes: its pools go with it
   bool any_pools() const { return any_.load(std::memory_order_acquire); }
 
   // --- used by the entry points and the pool object ---
@@ -278,8 +278,8 @@ public:
   ur_result_t host_pool(pool_ref &out);
   ur_result_t current_pool(ur_device_handle_t d, pool_ref &out);
   ur_result_t set_current(ur_device_handle_t d, pool &p); // INVALID_VALUE: destroyed meanwhile
-  void add_user_pool(pool &p); // may throw
-  void user_released(pool &p); // no longer anyone's current pool; reap when idle
+  void add_user_pool(pool &p);                            // may throw
+  void user_released(pool &p);                            // no longer anyone's current pool; reap when idle
   void reap_if_idle(pool &p);
   void add_range(const void *base, size_t size, pool *p, void *core); // may throw
   void remove_range(const void *base);
@@ -313,13 +313,13 @@ private:
   std::atomic<size_t> fast_count_{0};
   pool *find_default(ur_device_handle_t d) const;
   ur_result_t context_default(ur_device_handle_t d, bool host, pool_ref &out); // key null: the host pool
-  std::map<ur_device_handle_t, pool *> current_;  // a pool the user set
-  std::atomic<size_t> current_count_{0};          // lock-free "no pool set" check
-  std::vector<pool *> all_;                       // each with a reference
+  std::map<ur_device_handle_t, pool *> current_;                               // a pool the user set
+  std::atomic<size_t> current_count_{0};                                       // lock-free "no pool set" check
+  std::vector<pool *> all_;                                                    // each with a reference
   std::atomic<bool> any_{false};
   mutable std::shared_mutex ranges_mu_;
-  std::map<uintptr_t, range> ranges_; // pool chunks (and fixed pools' user memory)
-  std::map<uintptr_t, range> plain_;  // plain USM allocations
+  std::map<uintptr_t, range> ranges_;     // pool chunks (and fixed pools' user memory)
+  std::map<uintptr_t, range> plain_;      // plain USM allocations
   std::map<uintptr_t, range> registered_; // host memory the user registered
 };
 
@@ -478,4 +478,4 @@ ur_result_t acquire(ur_usm_pool_handle_t h, pool_ref &out);
 // The one table from core status to ur_result_t.
 ur_result_t to_result(ordo::pool::status s, ur_usm_type_t kind);
 
-} // namespace ordo::so
+} // namespace ordo::stream_ordered

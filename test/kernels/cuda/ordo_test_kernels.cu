@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Ordo test kernels (test/kernels/README.md) in CUDA C++, with C names so a
 // UR program finds them by the same names on every backend.
 //

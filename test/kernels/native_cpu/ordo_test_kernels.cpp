@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The common test kernels (test/kernels/README.md) for the native CPU adapter,
 // written against include/ur_native_cpu_kernel.h.
 #include <cstdint>
@@ -49,6 +50,6 @@ ORDO_NC_KERNEL(fill_2d);
 // A device global (urProgramGetGlobalVariablePointer, urEnqueueDeviceGlobalVariable*):
 // 16 words holding 1 to 16 when the program is loaded.
 extern "C" {
-__attribute__((visibility("default"))) uint32_t ordo_test_global[16] = {1, 2,  3,  4,  5,  6,  7,  8,
-                                                                        9, 10, 11, 12, 13, 14, 15, 16};
+__attribute__((visibility("default")))
+uint32_t ordo_test_global[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Native CPU program binaries of a kernel ABI other than the adapter's, which the
  * adapter must refuse before it calls anything in them (see
  * adapters/native_cpu/test/test_program_kernel.cpp). One source, three variants:

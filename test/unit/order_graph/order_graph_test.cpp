@@ -1,4 +1,5 @@
-// ordo::so::order_graph: what a barrier of an out-of-order queue follows. Without a wait
+// SPDX-License-Identifier: Apache-2.0
+// ordo::stream_ordered::order_graph: what a barrier of an out-of-order queue follows. Without a wait
 // list it follows every earlier command of its queue; with one, only those events, even
 // when none of them has a node (events the layer knows nothing of: another context's, or
 // made from a foreign native handle). Treating the second as the first let an alloc
@@ -9,7 +10,7 @@
 
 namespace {
 
-using ordo::so::order_graph;
+using ordo::stream_ordered::order_graph;
 
 // A free on out-of-order queue A; command C on out-of-order queue B waits for it.
 struct TwoQueues {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Randomized checker of the ordered pool core.
 //
 // Each program is a random mix of alloc, kernel (a use of an allocation) and
@@ -124,12 +125,10 @@ public:
   void *get(std::size_t size) {
     size = round(size);
     for (auto it = holes_.begin(); it != holes_.end(); ++it) {
-      if (it->second < size)
-        continue;
+      if (it->second < size) continue;
       const std::size_t off = it->first, rest = it->second - size;
       holes_.erase(it);
-      if (rest)
-        holes_[off + size] = rest;
+      if (rest) holes_[off + size] = rest;
       ORDO_UNPOISON(base_ + off, size);
       return base_ + off;
     }
@@ -169,8 +168,7 @@ public:
 
   // --- backend ---
   void *get_chunk(std::size_t size) override {
-    if (chunk_failures && rng() % 8 == 0)
-      return nullptr;
+    if (chunk_failures && rng() % 8 == 0) return nullptr;
     void *p = memory().get(size);
     if (p) {
       chunks[p] = size;
@@ -181,8 +179,7 @@ public:
   void put_chunk(void *base, std::size_t size) override {
     auto it = chunks.find(base);
     note(it != chunks.end() && it->second == size, "put_chunk of an unknown chunk");
-    if (it == chunks.end())
-      return;
+    if (it == chunks.end()) return;
     auto lo = static_cast<unsigned char *>(base);
     for (const allocation &a : allocs)
       if (a.ptr < lo + size && lo < a.ptr + a.block)
@@ -207,25 +204,21 @@ public:
   void release_event(event_handle ev) override {
     command &c = *static_cast<command *>(ev);
     note(c.pool_refs > 0, "release_event below zero");
-    if (c.pool_refs > 0)
-      --c.pool_refs;
+    if (c.pool_refs > 0) --c.pool_refs;
   }
   bool is_ordered_before(command_context cmd, event_handle ev) override {
-    if (!hook)
-      return false;
+    if (!hook) return false;
     return reaches(*static_cast<command *>(cmd), static_cast<command *>(ev)->id);
   }
 
   // --- graph ---
   static void require(bool ok, const char *what) {
-    if (!ok)
-      throw failure(what);
+    if (!ok) throw failure(what);
   }
   // The hooks run inside the pool: record the first problem instead of
   // throwing through it; the program checks after every step.
   void note(bool ok, const char *what) {
-    if (!ok && hook_error.empty())
-      hook_error = what;
+    if (!ok && hook_error.empty()) hook_error = what;
   }
 
   // Is command `target` ordered before `from` through the graph?
@@ -235,23 +228,18 @@ public:
     while (!stack.empty()) {
       int c = stack.back();
       stack.pop_back();
-      if (c == target)
-        return true;
-      if (mark[c])
-        continue;
+      if (c == target) return true;
+      if (mark[c]) continue;
       mark[c] = 1;
-      for (int d : cmds[c].deps)
-        stack.push_back(d);
+      for (int d : cmds[c].deps) stack.push_back(d);
     }
     return false;
   }
 
   bool ready(const command &c) const {
-    if (c.executed)
-      return false;
+    if (c.executed) return false;
     for (int d : c.deps)
-      if (!cmds[d].executed)
-        return false;
+      if (!cmds[d].executed) return false;
     return true;
   }
 
@@ -263,8 +251,7 @@ public:
       a.expect = 0;
     } else if (c.k == kind::kernel) {
       if (a.expect >= 0)
-        for (std::size_t i = 0; i < a.size; ++i)
-          require(a.ptr[i] == a.expect, "bytes changed under a live allocation");
+        for (std::size_t i = 0; i < a.size; ++i) require(a.ptr[i] == a.expect, "bytes changed under a live allocation");
       a.expect = static_cast<unsigned char>(c.id * 7 + 1);
       std::memset(a.ptr, a.expect, a.size);
     }
@@ -275,10 +262,8 @@ public:
     std::vector<int> &r = scratch;
     r.clear();
     for (int id : unexecuted)
-      if (ready(cmds[id]))
-        r.push_back(id);
-    if (r.empty())
-      return false;
+      if (ready(cmds[id])) r.push_back(id);
+    if (r.empty()) return false;
     int id = r[rng() % r.size()];
     execute(cmds[id]);
     unexecuted.erase(std::find(unexecuted.begin(), unexecuted.end(), id));
@@ -286,8 +271,7 @@ public:
   }
 
   template <class Done> void run_until(Done done) {
-    while (!done())
-      require(step(), "executor stuck");
+    while (!done()) require(step(), "executor stuck");
   }
 
   std::mt19937_64 rng;
@@ -327,11 +311,9 @@ public:
     pool_config cfg;
     cfg.chunk_granularity = gran;
     const int pick = rng() % 8;
-    if (pick < 3)
-      cfg.max_size = gran * (1 + rng() % 4) + (rng() % 2) * 64 * (rng() % 16);
+    if (pick < 3) cfg.max_size = gran * (1 + rng() % 4) + (rng() % 2) * 64 * (rng() % 16);
     cfg.release_threshold = (rng() % 3) * gran;
-    if (cfg.max_size && cfg.release_threshold > cfg.max_size)
-      cfg.release_threshold = 0;
+    if (cfg.max_size && cfg.release_threshold > cfg.max_size) cfg.release_threshold = 0;
     cfg.zero_init = rng() % 4 == 0;
     cfg.reuse_ordered = rng() % 10 != 0;
     cfg.reuse_completed = rng() % 10 != 0;
@@ -342,8 +324,7 @@ public:
     if (fixed) {
       const std::size_t n = gran * (1 + rng() % 4) + 64 + rng() % 200;
       // Page aligned: alignment requests must see the same addresses in any run.
-      user_mem.reset(
-          static_cast<unsigned char *>(std::aligned_alloc(4096, (n + 4095) / 4096 * 4096)));
+      user_mem.reset(static_cast<unsigned char *>(std::aligned_alloc(4096, (n + 4095) / 4096 * 4096)));
       pool = std::make_unique<ordered_pool>(w, cfg, user_mem.get() + rng() % 64, n - 64);
     } else {
       pool = std::make_unique<ordered_pool>(w, cfg);
@@ -361,8 +342,7 @@ public:
       else if (r < 76)
         do_free_now();
       else if (r < 88)
-        for (int k = rng() % 5; k >= 0 && w.step();)
-          --k;
+        for (int k = rng() % 5; k >= 0 && w.step();) --k;
       else if (r < 93)
         do_finish(rng() % nq);
       else if (r < 95)
@@ -375,8 +355,7 @@ public:
     }
     // Drain: free everything, run everything, and the pool must be empty.
     for (std::size_t h = 0; h < w.allocs.size(); ++h)
-      if (!w.allocs[h].freed)
-        rng() % 2 ? free_handle(h) : free_now_handle(h);
+      if (!w.allocs[h].freed) rng() % 2 ? free_handle(h) : free_now_handle(h);
     w.run_until([&] { return w.unexecuted.empty(); });
     check_invariants();
     pool->collect();
@@ -387,8 +366,7 @@ public:
     world::require(fixed || pool->stats().reserved_current == 0, "reserve left after trim");
     pool.reset();
     check_invariants_after_death();
-    for (const command &c : w.cmds)
-      world::require(c.pool_refs == 0, "event reference leaked");
+    for (const command &c : w.cmds) world::require(c.pool_refs == 0, "event reference leaked");
     ++t.programs;
   }
 
@@ -400,8 +378,7 @@ private:
     c.k = k;
     c.queue = q;
     c.handle = handle;
-    if (in_order[q] && last_on_queue[q] >= 0)
-      c.deps.push_back(last_on_queue[q]);
+    if (in_order[q] && last_on_queue[q] >= 0) c.deps.push_back(last_on_queue[q]);
     return c;
   }
   void commit(command &c) {
@@ -414,27 +391,23 @@ private:
     const int total = static_cast<int>(w.cmds.size()) - 1; // excluding c itself
     for (int i = 0; i < n && total > 0; ++i) {
       int id = total - 1 - static_cast<int>(w.rng() % std::min(total, 12));
-      if (w.cmds[id].k != kind::free && w.rng() % 2)
-        continue;
+      if (w.cmds[id].k != kind::free && w.rng() % 2) continue;
       add_wait(c, id, list);
     }
   }
   void add_wait(command &c, int id, std::vector<event_handle> *list) {
     c.deps.push_back(id);
-    if (list)
-      list->push_back(&w.cmds[id]);
+    if (list) list->push_back(&w.cmds[id]);
   }
   // Wait for `id` unless the in-order queue already implies it.
   void order_after(command &c, int id) {
     const command &d = w.cmds[id];
-    if (!(in_order[c.queue] && d.queue == c.queue))
-      add_wait(c, id, nullptr);
+    if (!(in_order[c.queue] && d.queue == c.queue)) add_wait(c, id, nullptr);
   }
   int live_handle() {
     std::vector<int> live;
     for (std::size_t h = 0; h < w.allocs.size(); ++h)
-      if (!w.allocs[h].freed)
-        live.push_back(static_cast<int>(h));
+      if (!w.allocs[h].freed) live.push_back(static_cast<int>(h));
     return live.empty() ? -1 : live[w.rng() % live.size()];
   }
 
@@ -475,10 +448,8 @@ private:
       // Reserved may only fall: at the maximum, wholly idle chunks go back to make room
       // before the backend is asked, and stay gone if the backend then refuses
       // (docs/async-alloc.md, "Limits"). Nothing in use changes.
-      world::require(after.reserved_current <= before.reserved_current &&
-                         after.used_current == before.used_current &&
-                         after.reserved_high == before.reserved_high &&
-                         after.used_high == before.used_high &&
+      world::require(after.reserved_current <= before.reserved_current && after.used_current == before.used_current &&
+                         after.reserved_high == before.reserved_high && after.used_high == before.used_high &&
                          pool->live_allocations() == live_before,
                      "failed alloc changed the pool");
       ++t.ooms;
@@ -494,15 +465,13 @@ private:
 
     // Static check against every earlier owner of these bytes.
     for (const allocation &old : w.allocs) {
-      if (!(old.ptr < p + res.block_size && p < old.ptr + old.block))
-        continue;
+      if (!(old.ptr < p + res.block_size && p < old.ptr + old.block)) continue;
       world::require(old.freed, "bytes handed out twice while still allocated");
-      if (old.freed_now || w.cmds[old.free_cmd].executed)
-        continue;
+      if (old.freed_now || w.cmds[old.free_cmd].executed) continue;
       if (!w.reaches(c, old.free_cmd)) {
         std::ostringstream os;
-        os << "alloc " << c.id << " may run before free " << old.free_cmd
-           << " of the previous owner (source " << static_cast<int>(res.source) << ")";
+        os << "alloc " << c.id << " may run before free " << old.free_cmd << " of the previous owner (source "
+           << static_cast<int>(res.source) << ")";
         throw failure(os.str());
       }
     }
@@ -518,8 +487,7 @@ private:
 
   void do_kernel() {
     const int h = live_handle();
-    if (h < 0)
-      return;
+    if (h < 0) return;
     command &c = new_command(kind::kernel, w.rng() % in_order.size(), h);
     allocation &a = w.allocs[h];
     if (!a.uses.empty() && w.rng() % 2)
@@ -535,8 +503,7 @@ private:
     command &c = new_command(kind::free, w.rng() % in_order.size(), h);
     allocation &a = w.allocs[h];
     order_after(c, a.alloc_cmd);
-    for (int u : a.uses)
-      order_after(c, u);
+    for (int u : a.uses) order_after(c, u);
     random_waits(c, nullptr);
     const release_info rel{&c, &in_order[0] + c.queue, static_cast<bool>(in_order[c.queue])};
     world::require(pool->free(a.ptr, rel) == status::success, "free failed");
@@ -546,8 +513,7 @@ private:
   }
   void do_free() {
     const int h = live_handle();
-    if (h >= 0)
-      free_handle(h);
+    if (h >= 0) free_handle(h);
   }
 
   // The host waits for every use of its own, then frees synchronously. It need
@@ -559,8 +525,7 @@ private:
       if (a.needs_zero && !w.cmds[a.alloc_cmd].executed)
         return false; // zeroing is the alloc command's own use of the block
       for (int u : a.uses)
-        if (!w.cmds[u].executed)
-          return false;
+        if (!w.cmds[u].executed) return false;
       return true;
     });
     world::require(pool->free_now(a.ptr) == status::success, "free_now failed");
@@ -568,15 +533,13 @@ private:
   }
   void do_free_now() {
     const int h = live_handle();
-    if (h >= 0)
-      free_now_handle(h);
+    if (h >= 0) free_now_handle(h);
   }
 
   void do_finish(int q) {
     w.run_until([&] {
       for (int id : w.unexecuted)
-        if (w.cmds[id].queue == q)
-          return false;
+        if (w.cmds[id].queue == q) return false;
       return true;
     });
     pool->release_above_threshold();
@@ -599,32 +562,26 @@ private:
     int local = 0;
     world::require(pool->free_now(&local) == status::not_owned, "foreign pointer accepted");
     for (const allocation &a : w.allocs) {
-      if (!a.freed)
-        continue;
+      if (!a.freed) continue;
       block_info info;
-      if (pool->lookup(a.ptr, info) && info.base == a.ptr)
-        continue; // the address belongs to a live allocation again
+      if (pool->lookup(a.ptr, info) && info.base == a.ptr) continue; // the address belongs to a live allocation again
       const status st = pool->free_now(a.ptr);
-      world::require(st == status::double_free || st == status::not_block_start ||
-                         st == status::not_owned,
+      world::require(st == status::double_free || st == status::not_block_start || st == status::not_owned,
                      "double free accepted");
       break;
     }
     const pool_stats after = pool->stats();
-    world::require(after.used_current == before.used_current &&
-                       after.reserved_current == before.reserved_current,
+    world::require(after.used_current == before.used_current && after.reserved_current == before.reserved_current,
                    "bad input changed the pool");
   }
 
   void check_invariants_after_death() {
-    if (!w.hook_error.empty())
-      throw failure(w.hook_error);
+    if (!w.hook_error.empty()) throw failure(w.hook_error);
     world::require(w.chunks.empty() && world::memory().empty(), "chunks left after the pool died");
   }
 
   void check_invariants() {
-    if (!w.hook_error.empty())
-      throw failure(w.hook_error);
+    if (!w.hook_error.empty()) throw failure(w.hook_error);
     const pool_stats s = pool->stats();
     std::size_t used = 0, live = 0;
     for (const allocation &a : w.allocs)
@@ -638,8 +595,7 @@ private:
                    "high-water mark below current");
     if (!fixed) {
       world::require(s.reserved_current == w.outstanding, "reserved is not what the backend gave");
-      world::require(!pool->max_size() || s.reserved_current <= pool->max_size(),
-                     "reserved beyond the maximum size");
+      world::require(!pool->max_size() || s.reserved_current <= pool->max_size(), "reserved beyond the maximum size");
     }
   }
 
@@ -671,11 +627,10 @@ TEST(OrderedPoolChecker, RandomProgramsNeverShareBytesUnordered) {
   }
   std::printf("[ checker  ] %zu programs, %zu allocs (%zu out of memory); sources: free %zu, "
               "ordered %zu, completed %zu, internal-dependency %zu, new-chunk %zu\n",
-              t.programs, t.allocs, t.ooms, t.by_source[0], t.by_source[1], t.by_source[2],
-              t.by_source[3], t.by_source[4]);
+              t.programs, t.allocs, t.ooms, t.by_source[0], t.by_source[1], t.by_source[2], t.by_source[3],
+              t.by_source[4]);
   if (programs >= 500) { // every path must have been taken
-    for (std::size_t n : t.by_source)
-      EXPECT_GT(n, 0u);
+    for (std::size_t n : t.by_source) EXPECT_GT(n, 0u);
   }
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Once warm, alloc and free do no heap allocation for their bookkeeping.
 // This binary replaces the global operator new to count calls.
 #include <atomic>
@@ -16,10 +17,8 @@ std::atomic<long> news{0};
 } // namespace
 
 void *operator new(std::size_t n) {
-  if (counting.load(std::memory_order_relaxed))
-    news.fetch_add(1, std::memory_order_relaxed);
-  if (void *p = std::malloc(n ? n : 1))
-    return p;
+  if (counting.load(std::memory_order_relaxed)) news.fetch_add(1, std::memory_order_relaxed);
+  if (void *p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
 void operator delete(void *p) noexcept { std::free(p); }
@@ -34,14 +33,12 @@ TEST(OrderedPoolNoAlloc, SteadyStateHitPathDoesNotAllocate) {
   int qa = 0, qb = 0;
   constexpr int rounds = 2000, warm = 200;
   std::vector<sim_event *> events;
-  for (int i = 0; i < rounds; ++i)
-    events.push_back(be.make_event());
+  for (int i = 0; i < rounds; ++i) events.push_back(be.make_event());
   const std::size_t sizes[] = {64, 200, 4096, 1000, 30000};
   sim_command cmd;
   void *held[4] = {};
   for (int i = 0; i < rounds; ++i) {
-    if (i == warm)
-      counting.store(true);
+    if (i == warm) counting.store(true);
     // In-order reuse, cross-queue reuse after completion, synchronous frees,
     // splits and merges, a wait list.
     alloc_request a;
@@ -64,10 +61,8 @@ TEST(OrderedPoolNoAlloc, SteadyStateHitPathDoesNotAllocate) {
       ASSERT_EQ(pool.free_now(held[i % 4]), status::success);
     }
     held[i % 4] = rb.ptr;
-    if (i >= 3)
-      events[i - 3]->complete = true;
-    if (i % 50 == 0)
-      pool.collect();
+    if (i >= 3) events[i - 3]->complete = true;
+    if (i % 50 == 0) pool.collect();
   }
   counting.store(false);
   EXPECT_EQ(news.load(), 0) << "heap allocations on the hit path";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of the ordered pool core against the simulated backend.
 #include <cstdint>
 #include <cstring>
@@ -47,16 +48,13 @@ struct fixture : ::testing::Test {
   static void *must_alloc(ordered_pool &p, req &&q, alloc_result *res = nullptr) {
     alloc_result out;
     EXPECT_EQ(p.alloc(q.r, out), status::success);
-    if (res)
-      *res = out;
+    if (res) *res = out;
     return out.ptr;
   }
   static void *must_alloc(ordered_pool &p, req &q, alloc_result *res = nullptr) {
     return must_alloc(p, std::move(q), res);
   }
-  static release_info on(sim_event *e, queue_id q = qa, bool in_order = true) {
-    return release_info{e, q, in_order};
-  }
+  static release_info on(sim_event *e, queue_id q = qa, bool in_order = true) { return release_info{e, q, in_order}; }
   static bool same_stats(const pool_stats &a, const pool_stats &b) {
     return a.reserved_current == b.reserved_current && a.reserved_high == b.reserved_high &&
            a.used_current == b.used_current && a.used_high == b.used_high;
@@ -275,8 +273,7 @@ TEST_F(fixture, Rule3JoinsAdjacentPendingBlocks) {
   void *blocks[4];
   sim_event *ev[4];
   queue_id queues[4] = {qa, qb, qc, qa};
-  for (auto &b : blocks)
-    b = must_alloc(p, req(64 * KiB, qa));
+  for (auto &b : blocks) b = must_alloc(p, req(64 * KiB, qa));
   for (int i = 0; i < 4; ++i) {
     ev[i] = be.make_event();
     ASSERT_EQ(p.free(blocks[i], on(ev[i], queues[i], false)), status::success);
@@ -388,8 +385,7 @@ TEST_F(fixture, MaxSizeAndErrorsLeaveStateUnchanged) {
   EXPECT_EQ(p.stats().reserved_current, 3 * MiB);
   EXPECT_EQ(p.stats().reserved_high, 3 * MiB);
   EXPECT_EQ(p.max_size(), 3 * MiB);
-  for (void *x : {a, b, c})
-    EXPECT_EQ(p.free_now(x), status::success);
+  for (void *x : {a, b, c}) EXPECT_EQ(p.free_now(x), status::success);
 }
 
 TEST_F(fixture, BackendFailureIsOutOfMemory) {
@@ -437,10 +433,8 @@ TEST_F(fixture, TrimTo) {
   ordered_pool p(be, {});
   void *keep = must_alloc(p, req(MiB));
   std::vector<void *> v;
-  for (int i = 0; i < 3; ++i)
-    v.push_back(must_alloc(p, req(2 * MiB)));
-  for (void *x : v)
-    ASSERT_EQ(p.free_now(x), status::success);
+  for (int i = 0; i < 3; ++i) v.push_back(must_alloc(p, req(2 * MiB)));
+  for (void *x : v) ASSERT_EQ(p.free_now(x), status::success);
   EXPECT_EQ(p.stats().reserved_current, 8 * MiB);
   EXPECT_EQ(p.trim_to(5 * MiB), 4 * MiB);
   EXPECT_EQ(p.stats().reserved_current, 4 * MiB);
@@ -508,8 +502,7 @@ TEST_F(fixture, StatisticsAreExact) {
   p.reset_used_high();
   EXPECT_EQ(p.stats().used_high, used);
   EXPECT_EQ(p.stats().reserved_high, 2 * MiB);
-  for (void *x : v)
-    ASSERT_EQ(p.free_now(x), status::success);
+  for (void *x : v) ASSERT_EQ(p.free_now(x), status::success);
   p.trim_to(0);
   EXPECT_EQ(p.stats().reserved_high, 2 * MiB);
   p.reset_reserved_high();
@@ -612,7 +605,6 @@ TEST_F(fixture, LargeAlignmentFromPendingAndFree) {
   EXPECT_EQ(be.total_pool_refs(), 0);
 }
 
-
 // A synchronous free of a block handed over under rule 3 keeps the previous
 // owner's free pending: an unordered alloc cannot take the block before it ends.
 TEST_F(fixture, SyncFreeAfterRule3KeepsPreviousFreePending) {
@@ -693,8 +685,7 @@ TEST_F(fixture, SyncFreeOfRule3RunRestoresEachPiece) {
   ordered_pool p(be, cfg);
   void *blocks[4];
   sim_event *ev[4];
-  for (auto &b : blocks)
-    b = must_alloc(p, req(64 * KiB, qa));
+  for (auto &b : blocks) b = must_alloc(p, req(64 * KiB, qa));
   for (int i = 0; i < 4; ++i) {
     ev[i] = be.make_event();
     ASSERT_EQ(p.free(blocks[i], on(ev[i], qa, false)), status::success);
@@ -711,8 +702,7 @@ TEST_F(fixture, SyncFreeOfRule3RunRestoresEachPiece) {
   alloc_result r;
   EXPECT_EQ(p.alloc(req(64 * KiB, qc, false).r, r), status::out_of_memory);
   be.fail_dependencies = false;
-  for (sim_event *e : ev)
-    e->complete = true;
+  for (sim_event *e : ev) e->complete = true;
   p.collect();
   EXPECT_EQ(p.pending_blocks(), 0u);
   EXPECT_EQ(be.total_pool_refs(), 0);
@@ -743,7 +733,6 @@ TEST_F(fixture, SharedBudgetLimitsEveryCore) {
   EXPECT_EQ(budget->stats().reserved_current, 0u);
 }
 
-
 // At its maximum, a pool gives back wholly free chunks to grow a bigger one, but
 // never when the request could not fit anyway.
 TEST_F(fixture, WhollyFreeChunksMakeRoomUnderTheMaximum) {
@@ -771,8 +760,8 @@ TEST_F(fixture, QuickListPairReusesTheBlockAndKeepsEverythingExact) {
   void *a = must_alloc(p, req(4 * KiB));
   const pool_stats grown = p.stats();
   ASSERT_EQ(p.free_now(a), status::success);
-  EXPECT_EQ(p.stats().used_current, 0u);               // not in use once freed
-  EXPECT_EQ(p.free_now(a), status::double_free);       // a kept block is freed memory
+  EXPECT_EQ(p.stats().used_current, 0u);         // not in use once freed
+  EXPECT_EQ(p.free_now(a), status::double_free); // a kept block is freed memory
   EXPECT_EQ(p.free(a, on(nullptr)), status::double_free);
   block_info info;
   EXPECT_FALSE(p.lookup(a, info));
@@ -834,18 +823,15 @@ TEST_F(fixture, FreeIfLiveTouchesOnlyLiveBlockStarts) {
 TEST_F(fixture, ManyLiveBlocksAreFoundAndFreed) {
   ordered_pool p(be, {});
   std::vector<void *> live;
-  for (int i = 0; i < 5000; ++i)
-    live.push_back(must_alloc(p, req(64 + 64 * (i % 7))));
+  for (int i = 0; i < 5000; ++i) live.push_back(must_alloc(p, req(64 + 64 * (i % 7))));
   for (std::size_t i = 0; i < live.size(); i += 2) {
     block_info info;
     ASSERT_TRUE(p.lookup(static_cast<char *>(live[i]) + 1, info)); // interior pointer
     EXPECT_EQ(info.base, live[i]);
     ASSERT_EQ(p.free_now(live[i]), status::success);
   }
-  for (std::size_t i = 0; i < live.size(); i += 2)
-    EXPECT_EQ(p.free_now(live[i]), status::double_free);
-  for (std::size_t i = 1; i < live.size(); i += 2)
-    ASSERT_EQ(p.free_now(live[i]), status::success);
+  for (std::size_t i = 0; i < live.size(); i += 2) EXPECT_EQ(p.free_now(live[i]), status::double_free);
+  for (std::size_t i = 1; i < live.size(); i += 2) ASSERT_EQ(p.free_now(live[i]), status::success);
   EXPECT_EQ(p.live_allocations(), 0u);
   EXPECT_EQ(p.stats().used_current, 0u);
 }
@@ -861,8 +847,7 @@ TEST_F(fixture, MissAsksBoundedEventsButAllAtTheLimit) {
     ordered_pool p(sim, cfg);
     std::vector<void *> blocks;
     std::vector<sim_event *> events;
-    for (int i = 0; i < 100; ++i)
-      blocks.push_back(must_alloc(p, req(64 * KiB)));
+    for (int i = 0; i < 100; ++i) blocks.push_back(must_alloc(p, req(64 * KiB)));
     for (int i = 0; i < 100; ++i) {
       events.push_back(sim.make_event());
       ASSERT_EQ(p.free(blocks[i], on(events.back(), qb, false)), status::success);
@@ -880,14 +865,12 @@ TEST_F(fixture, MissAsksBoundedEventsButAllAtTheLimit) {
       EXPECT_LE(sim.complete_queries - asked_before, 8u + 32u);
     }
     ASSERT_EQ(p.free_now(r.ptr), status::success);
-    for (sim_event *e : events)
-      e->complete = true;
+    for (sim_event *e : events) e->complete = true;
     p.collect();
     EXPECT_EQ(p.pending_blocks(), 0u);
     EXPECT_EQ(sim.total_pool_refs(), 0);
   }
 }
-
 
 // A live block lets go of the release it took over once that release completes
 // (collect), so a block never freed holds no event (docs/async-alloc.md, "Lifetime").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Several threads allocate from and free to one pool while another thread
 // completes their free events. Meant to run under ThreadSanitizer too; the
 // threads also check that nobody else writes into the blocks they hold.
@@ -33,8 +34,7 @@ struct mt_command {
 class mt_backend : public backend {
 public:
   ~mt_backend() override {
-    for (auto &kv : chunks_)
-      std::free(kv.first);
+    for (auto &kv : chunks_) std::free(kv.first);
   }
   void *get_chunk(std::size_t size) override {
     void *p = std::aligned_alloc(64, (size + 63) / 64 * 64);
@@ -56,8 +56,7 @@ public:
   }
   bool event_complete(event_handle ev) override {
     auto *e = static_cast<mt_event *>(ev);
-    if (e->pool_refs.load() <= 0)
-      bad.store(true);
+    if (e->pool_refs.load() <= 0) bad.store(true);
     return e->complete.load(std::memory_order_acquire);
   }
   bool add_dependency(command_context cmd, event_handle ev) override {
@@ -66,8 +65,7 @@ public:
   }
   void retain_event(event_handle ev) override { static_cast<mt_event *>(ev)->pool_refs++; }
   void release_event(event_handle ev) override {
-    if (static_cast<mt_event *>(ev)->pool_refs-- <= 0)
-      bad.store(true);
+    if (static_cast<mt_event *>(ev)->pool_refs-- <= 0) bad.store(true);
   }
   std::size_t chunks_out() {
     std::lock_guard<std::mutex> l(mu_);
@@ -105,17 +103,14 @@ public:
           batch.push_back(queue_.front());
           queue_.pop_front();
         }
-        if (batch.empty() && stop.load())
-          return;
+        if (batch.empty() && stop.load()) return;
       }
-      for (mt_event *e : batch)
-        e->complete.store(true, std::memory_order_release);
+      for (mt_event *e : batch) e->complete.store(true, std::memory_order_release);
       std::this_thread::yield();
     }
   }
   static void wait(event_handle ev) {
-    while (!static_cast<mt_event *>(ev)->complete.load(std::memory_order_acquire))
-      std::this_thread::yield();
+    while (!static_cast<mt_event *>(ev)->complete.load(std::memory_order_acquire)) std::this_thread::yield();
   }
   std::deque<mt_event> &all() { return events_; }
 
@@ -170,12 +165,9 @@ TEST(OrderedPoolThreads, ConcurrentAllocFreeWithAsyncCompletion) {
         if (pool.alloc(rq, res) == status::success) {
           // As a device would: start only after the wait list and the
           // dependencies the pool added.
-          for (std::size_t i = 0; i < rq.wait_count; ++i)
-            completer::wait(rq.wait_list[i]);
-          for (event_handle ev : cmd.deps)
-            completer::wait(ev);
-          if (!cmd.deps.empty())
-            with_deps++;
+          for (std::size_t i = 0; i < rq.wait_count; ++i) completer::wait(rq.wait_list[i]);
+          for (event_handle ev : cmd.deps) completer::wait(ev);
+          if (!cmd.deps.empty()) with_deps++;
           const auto tag = static_cast<unsigned char>(id * 50 + it % 50 + 1);
           std::memset(res.ptr, tag, rq.size);
           mine.push_back({static_cast<unsigned char *>(res.ptr), rq.size, tag});
@@ -194,8 +186,7 @@ TEST(OrderedPoolThreads, ConcurrentAllocFreeWithAsyncCompletion) {
               break;
             }
           block_info info;
-          if (!pool.lookup(h.p + h.size / 2, info) || info.base != h.p)
-            corrupt++;
+          if (!pool.lookup(h.p + h.size / 2, info) || info.base != h.p) corrupt++;
           if (rng() % 5 == 0) {
             EXPECT_EQ(pool.free_now(h.p), status::success);
           } else {
@@ -215,15 +206,12 @@ TEST(OrderedPoolThreads, ConcurrentAllocFreeWithAsyncCompletion) {
         default: break;
         }
       }
-      for (held &h : mine)
-        EXPECT_EQ(pool.free_now(h.p), status::success);
+      for (held &h : mine) EXPECT_EQ(pool.free_now(h.p), status::success);
     };
 
     std::vector<std::thread> threads;
-    for (int i = 0; i < workers; ++i)
-      threads.emplace_back(worker, i);
-    for (auto &t : threads)
-      t.join();
+    for (int i = 0; i < workers; ++i) threads.emplace_back(worker, i);
+    for (auto &t : threads) t.join();
     stop.store(true);
     finisher.join();
 
@@ -238,8 +226,7 @@ TEST(OrderedPoolThreads, ConcurrentAllocFreeWithAsyncCompletion) {
   }
   EXPECT_FALSE(be.bad.load());
   EXPECT_EQ(be.chunks_out(), 0u);
-  for (mt_event &e : done.all())
-    EXPECT_EQ(e.pool_refs.load(), 0);
+  for (mt_event &e : done.all()) EXPECT_EQ(e.pool_refs.load(), 0);
   std::printf("[ threads  ] %d workers x %d iterations: %d allocs out of memory, %d with "
               "internal dependencies\n",
               workers, iterations, ooms.load(), with_deps.load());

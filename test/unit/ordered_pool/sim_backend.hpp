@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A simulated backend for the ordered pool unit tests: chunks come from the
 // C heap, events are plain objects with a completion flag, and a "command"
 // is a list that collects the internal dependencies the pool adds.
@@ -29,8 +30,7 @@ class sim_backend : public backend {
 public:
   ~sim_backend() override {
     EXPECT_TRUE(chunks_.empty()) << "chunks still out at backend destruction";
-    for (auto &kv : chunks_)
-      std::free(kv.first);
+    for (auto &kv : chunks_) std::free(kv.first);
   }
 
   sim_event *make_event(bool complete = false) {
@@ -41,8 +41,7 @@ public:
 
   void *get_chunk(std::size_t size) override {
     ++get_calls;
-    if (fail_chunks || (refuse_above && size > refuse_above))
-      return nullptr;
+    if (fail_chunks || (refuse_above && size > refuse_above)) return nullptr;
     void *p = std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
     if (p) {
       chunks_[p] = size;
@@ -54,8 +53,7 @@ public:
     ++put_calls;
     auto it = chunks_.find(base);
     EXPECT_NE(it, chunks_.end()) << "put_chunk of an unknown chunk";
-    if (it == chunks_.end())
-      return;
+    if (it == chunks_.end()) return;
     EXPECT_EQ(it->second, size);
     outstanding -= size;
     chunks_.erase(it);
@@ -68,8 +66,7 @@ public:
     return e->complete;
   }
   bool add_dependency(command_context cmd, event_handle ev) override {
-    if (fail_dependencies)
-      return false;
+    if (fail_dependencies) return false;
     static_cast<sim_command *>(cmd)->deps.push_back(ev);
     return true;
   }
@@ -85,8 +82,7 @@ public:
 
   int total_pool_refs() const {
     int n = 0;
-    for (auto &e : events_)
-      n += e.pool_refs;
+    for (auto &e : events_) n += e.pool_refs;
     return n;
   }
   std::size_t chunks_out() const { return chunks_.size(); }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ordo::virtual_ranges: the rules of urVirtualMem* on reservations and mappings, and that
 // a refused or failed step leaves the table (and every physical reference) as it was.
 #include <gtest/gtest.h>
@@ -57,18 +58,19 @@ TEST(VirtualRanges, AFailedBackendStepChangesNothing) {
   EXPECT_EQ(UR_VIRTUAL_MEM_ACCESS_FLAG_NONE, access(r, &c, kBase));
   ASSERT_EQ(UR_RESULT_SUCCESS, r.map(&c, kBase, 2 * kPage, phys, 0, kRW, ok));
   Phys released;
-  EXPECT_EQ(UR_RESULT_ERROR_OUT_OF_RESOURCES,
-            r.unmap(&c, kBase, 2 * kPage, [](const Ranges::mapping &) { return UR_RESULT_ERROR_OUT_OF_RESOURCES; },
-                    released));
+  EXPECT_EQ(
+      UR_RESULT_ERROR_OUT_OF_RESOURCES,
+      r.unmap(
+          &c, kBase, 2 * kPage, [](const Ranges::mapping &) { return UR_RESULT_ERROR_OUT_OF_RESOURCES; }, released));
   EXPECT_FALSE(released);
-  EXPECT_EQ(UR_RESULT_ERROR_OUT_OF_RESOURCES,
-            r.set_access(&c, kBase, kPage, kRO, [](const Ranges::mapping &) { return UR_RESULT_ERROR_OUT_OF_RESOURCES; }));
+  EXPECT_EQ(UR_RESULT_ERROR_OUT_OF_RESOURCES, r.set_access(&c, kBase, kPage, kRO, [](const Ranges::mapping &) {
+    return UR_RESULT_ERROR_OUT_OF_RESOURCES;
+  }));
   EXPECT_EQ(kRW, access(r, &c, kBase)) << "the mapping was not split";
   Ranges::mapping_map dropped;
   EXPECT_EQ(UR_RESULT_ERROR_OUT_OF_RESOURCES,
-            r.remove(&c, kBase, 4 * kPage, [](Ranges::mapping_map &) {
-              return UR_RESULT_ERROR_OUT_OF_RESOURCES;
-            }, dropped));
+            r.remove(
+                &c, kBase, 4 * kPage, [](Ranges::mapping_map &) { return UR_RESULT_ERROR_OUT_OF_RESOURCES; }, dropped));
   EXPECT_EQ(kRW, access(r, &c, kBase)) << "still reserved and mapped";
 }
 
@@ -93,13 +95,17 @@ TEST(VirtualRanges, SetAccessSplitsAndUnmapTakesExactlyOnePiece) {
   })) << "spans two pieces";
   Phys released;
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_VALUE,
-            r.unmap(&c, kBase, 3 * kPage, [](const Ranges::mapping &) { return UR_RESULT_SUCCESS; }, released))
+            r.unmap(
+                &c, kBase, 3 * kPage, [](const Ranges::mapping &) { return UR_RESULT_SUCCESS; }, released))
       << "no longer one mapping";
   size_t unmapped_offset = ~size_t(0);
-  ASSERT_EQ(UR_RESULT_SUCCESS, r.unmap(&c, kBase + 2 * kPage, kPage, [&](const Ranges::mapping &m) {
-    unmapped_offset = m.offset;
-    return UR_RESULT_SUCCESS;
-  }, released));
+  ASSERT_EQ(UR_RESULT_SUCCESS, r.unmap(
+                                   &c, kBase + 2 * kPage, kPage,
+                                   [&](const Ranges::mapping &m) {
+                                     unmapped_offset = m.offset;
+                                     return UR_RESULT_SUCCESS;
+                                   },
+                                   released));
   EXPECT_EQ(2 * kPage, unmapped_offset) << "the piece keeps its offset into the memory";
   EXPECT_TRUE(released);
   released.reset();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device discovery through the loader, collecting the reasons when nothing turns up.
 #include "discovery.hpp"
 
@@ -48,8 +49,7 @@ LogSink &new_sink() {
 
 std::string adapter_backend(ur_adapter_handle_t adapter) {
   ur_backend_t backend = UR_BACKEND_UNKNOWN;
-  if (urAdapterGetInfo(adapter, UR_ADAPTER_INFO_BACKEND, sizeof backend, &backend, nullptr) !=
-      UR_RESULT_SUCCESS)
+  if (urAdapterGetInfo(adapter, UR_ADAPTER_INFO_BACKEND, sizeof backend, &backend, nullptr) != UR_RESULT_SUCCESS)
     return "unknown";
   return backend_name(backend);
 }
@@ -62,14 +62,12 @@ std::string last_adapter_error(ur_adapter_handle_t adapter) {
   return "";
 }
 
-void add_devices_of(ur_adapter_handle_t adapter, Discovery &found,
-                    std::map<std::string, uint32_t> &per_backend) {
+void add_devices_of(ur_adapter_handle_t adapter, Discovery &found, std::map<std::string, uint32_t> &per_backend) {
   const std::string backend = adapter_backend(adapter);
   // The adapter keeps the callback's user data, so the sink must outlive this call.
   LogSink &sink = new_sink();
   // Not every adapter takes a callback; a failure here only loses the reasons.
-  bool logging = urAdapterSetLoggerCallback(adapter, collect_log, &sink, UR_LOGGER_LEVEL_INFO) ==
-                 UR_RESULT_SUCCESS;
+  bool logging = urAdapterSetLoggerCallback(adapter, collect_log, &sink, UR_LOGGER_LEVEL_INFO) == UR_RESULT_SUCCESS;
   auto with_log = [&](std::string note) {
     if (note.empty()) return note;
     std::lock_guard<std::mutex> lock(sink.mutex);
@@ -80,8 +78,7 @@ void add_devices_of(ur_adapter_handle_t adapter, Discovery &found,
   uint32_t num_platforms = 0;
   ur_result_t r = urPlatformGet(adapter, 0, nullptr, &num_platforms);
   std::vector<ur_platform_handle_t> platforms(num_platforms);
-  if (r == UR_RESULT_SUCCESS && num_platforms)
-    r = urPlatformGet(adapter, num_platforms, platforms.data(), nullptr);
+  if (r == UR_RESULT_SUCCESS && num_platforms) r = urPlatformGet(adapter, num_platforms, platforms.data(), nullptr);
   std::string note;
   if (r != UR_RESULT_SUCCESS) {
     note = "adapter " + backend + ": urPlatformGet failed with " + result_name(r);
@@ -100,15 +97,14 @@ void add_devices_of(ur_adapter_handle_t adapter, Discovery &found,
       rs = urDeviceGetSelected(platform, UR_DEVICE_TYPE_ALL, selected, devices.data(), nullptr);
     const std::string pname = platform_string(platform, UR_PLATFORM_INFO_NAME);
     if (rs != UR_RESULT_SUCCESS) {
-      note = "adapter " + backend + ", platform '" + pname + "': urDeviceGetSelected failed with " +
-             result_name(rs);
+      note = "adapter " + backend + ", platform '" + pname + "': urDeviceGetSelected failed with " + result_name(rs);
       continue;
     }
     if (selected == 0) {
       const char *selector = std::getenv("ONEAPI_DEVICE_SELECTOR");
       note = "adapter " + backend + ", platform '" + pname + "': " +
-             (all ? std::to_string(all) + " device(s), none selected by ONEAPI_DEVICE_SELECTOR=" +
-                        (selector ? selector : "")
+             (all ? std::to_string(all) +
+                        " device(s), none selected by ONEAPI_DEVICE_SELECTOR=" + (selector ? selector : "")
                   : std::string("no device"));
     }
     for (ur_device_handle_t device : devices) {
@@ -128,11 +124,13 @@ void add_devices_of(ur_adapter_handle_t adapter, Discovery &found,
     }
   }
   if (logging) urAdapterSetLoggerCallbackLevel(adapter, UR_LOGGER_LEVEL_QUIET);
-  if (devices_here == 0) found.notes.push_back(with_log(note.empty() ? "adapter " + backend + ": no device" : note));
-  else found.notes.push_back("adapter " + backend + ": " + std::to_string(devices_here) + " device(s)");
+  if (devices_here == 0)
+    found.notes.push_back(with_log(note.empty() ? "adapter " + backend + ": no device" : note));
+  else
+    found.notes.push_back("adapter " + backend + ": " + std::to_string(devices_here) + " device(s)");
 }
 
-}  // namespace
+} // namespace
 
 std::string Discovery::why_no_devices() const {
   std::string log;
@@ -182,7 +180,7 @@ std::vector<std::string> StderrCapture::stop() {
   std::rewind(f);
   char line[1024];
   while (std::fgets(line, sizeof line, f)) {
-    std::fputs(line, stderr);  // the user still sees everything, in order
+    std::fputs(line, stderr); // the user still sees everything, in order
     std::string l(line);
     while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
     if ((l.find("WARN") != std::string::npos || l.find("ERROR") != std::string::npos) && kept.size() < 8)
@@ -243,4 +241,4 @@ std::string platform_string(ur_platform_handle_t platform, ur_platform_info_t qu
   return s;
 }
 
-}  // namespace urinfo
+} // namespace urinfo

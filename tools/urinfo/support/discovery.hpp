@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finding devices the way a UR user does: adapters from the loader, their platforms,
 // and the devices ONEAPI_DEVICE_SELECTOR lets through (urDeviceGetSelected).
 // Shared by urinfo, the demo and the conformance suite.
@@ -15,10 +16,10 @@ struct FoundDevice {
   ur_platform_handle_t platform = nullptr;
   ur_device_handle_t device = nullptr;
   ur_backend_t backend = UR_BACKEND_UNKNOWN;
-  std::string backend_name;  // "native_cpu", "opencl", ... (as ONEAPI_DEVICE_SELECTOR spells it)
-  std::string type_name;     // "cpu", "gpu", ...
-  std::string name;          // UR_DEVICE_INFO_NAME
-  uint32_t backend_index = 0;  // position among the devices of its backend: the N of [backend:N]
+  std::string backend_name;   // "native_cpu", "opencl", ... (as ONEAPI_DEVICE_SELECTOR spells it)
+  std::string type_name;      // "cpu", "gpu", ...
+  std::string name;           // UR_DEVICE_INFO_NAME
+  uint32_t backend_index = 0; // position among the devices of its backend: the N of [backend:N]
 
   // "native_cpu:AMD EPYC 7B13"
   std::string label() const { return backend_name + ":" + name; }
@@ -56,7 +57,7 @@ public:
 
 private:
   int saved_fd_ = -1;
-  void *file_ = nullptr;  // FILE *
+  void *file_ = nullptr; // FILE *
 };
 
 // The loader must be initialised (urLoaderInit). Holds a reference to every adapter
@@ -64,8 +65,8 @@ private:
 Discovery discover();
 void release(Discovery &found);
 
-std::string backend_name(ur_backend_t backend);    // UR_BACKEND_LEVEL_ZERO -> "level_zero"
-std::string device_type_name(ur_device_type_t type);  // UR_DEVICE_TYPE_GPU -> "gpu"
+std::string backend_name(ur_backend_t backend);      // UR_BACKEND_LEVEL_ZERO -> "level_zero"
+std::string device_type_name(ur_device_type_t type); // UR_DEVICE_TYPE_GPU -> "gpu"
 
 // String queries; "" if the query fails.
 std::string device_string(ur_device_handle_t device, ur_device_info_t query);
@@ -76,4 +77,4 @@ template <class T> ur_result_t device_value(ur_device_handle_t device, ur_device
   return urDeviceGetInfo(device, query, sizeof(T), &out, nullptr);
 }
 
-}  // namespace urinfo
+} // namespace urinfo

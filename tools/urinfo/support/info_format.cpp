@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lookups over the generated tables and the text form of queried values.
 #include <cinttypes>
 #include <cstdio>
@@ -44,9 +45,7 @@ std::string enumerator_name(const std::string &enum_name, int64_t value) {
   return std::to_string(value);
 }
 
-std::string result_name(ur_result_t result) {
-  return enumerator_name("ur_result_t", static_cast<int64_t>(result));
-}
+std::string result_name(ur_result_t result) { return enumerator_name("ur_result_t", static_cast<int64_t>(result)); }
 
 bool is_known_enumerator(const std::string &enum_name, int64_t value) {
   if (const EnumType *e = find_enum(enum_name))
@@ -89,18 +88,42 @@ namespace {
 uint64_t read_unsigned(const unsigned char *p, size_t n) {
   switch (n) {
   case 1: return *p;
-  case 2: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-  case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-  default: { uint64_t v = 0; std::memcpy(&v, p, n < 8 ? n : 8); return v; }
+  case 2: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  case 4: {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  default: {
+    uint64_t v = 0;
+    std::memcpy(&v, p, n < 8 ? n : 8);
+    return v;
+  }
   }
 }
 
 int64_t read_signed(const unsigned char *p, size_t n) {
   switch (n) {
   case 1: return static_cast<int8_t>(*p);
-  case 2: { int16_t v; std::memcpy(&v, p, 2); return v; }
-  case 4: { int32_t v; std::memcpy(&v, p, 4); return v; }
-  default: { int64_t v = 0; std::memcpy(&v, p, n < 8 ? n : 8); return v; }
+  case 2: {
+    int16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  case 4: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  default: {
+    int64_t v = 0;
+    std::memcpy(&v, p, n < 8 ? n : 8);
+    return v;
+  }
   }
 }
 
@@ -133,7 +156,7 @@ std::string element_text(const InfoQuery &q, const unsigned char *p) {
   return "?";
 }
 
-}  // namespace
+} // namespace
 
 std::string format_value(const InfoQuery &q, const void *data, size_t size) {
   const unsigned char *p = static_cast<const unsigned char *>(data);
@@ -165,4 +188,4 @@ std::string format_value(const InfoQuery &q, const void *data, size_t size) {
   return s + "}";
 }
 
-}  // namespace urinfo
+} // namespace urinfo

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The UR API's enumerations and *GetInfo queries as data, so that urinfo, the demo and
 // the conformance suite can walk every query of an object and print any value by name.
 // The tables themselves (info_tables.gen.cpp) are written by scripts/generate from
@@ -29,13 +30,13 @@ struct EnumType {
 enum class ValueKind { Unsigned, Signed, Bool, String, Enum, Flags, Handle, Pointer, Struct };
 
 struct InfoQuery {
-  const char *name;       // "UR_DEVICE_INFO_NAME"
-  uint32_t id;            // its value
-  const char *type;       // the spec's type text: "size_t[]", "ur_queue_flags_t", ...
+  const char *name; // "UR_DEVICE_INFO_NAME"
+  uint32_t id;      // its value
+  const char *type; // the spec's type text: "size_t[]", "ur_queue_flags_t", ...
   ValueKind kind;
-  size_t elem_size;       // size of one element
-  uint32_t count;         // 1: scalar; N: fixed array T[N]; 0: open array (or a string)
-  const char *enum_name;  // the enumeration for Enum and Flags kinds, else nullptr
+  size_t elem_size;      // size of one element
+  uint32_t count;        // 1: scalar; N: fixed array T[N]; 0: open array (or a string)
+  const char *enum_name; // the enumeration for Enum and Flags kinds, else nullptr
 
   bool fixed_size() const { return count != 0; }
   size_t fixed_bytes() const { return elem_size * count; }
@@ -43,7 +44,7 @@ struct InfoQuery {
 
 // The queries of one *_info_t enumeration, in spec order.
 struct InfoTable {
-  const char *name;  // "ur_device_info_t"
+  const char *name; // "ur_device_info_t"
   const InfoQuery *queries;
   size_t count;
 
@@ -77,4 +78,4 @@ bool is_known_enumerator(const std::string &enum_name, int64_t value);
 // handles and pointers in hex.
 std::string format_value(const InfoQuery &query, const void *data, size_t size);
 
-}  // namespace urinfo
+} // namespace urinfo

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Choosing, reading and building the test-kernel program for a device.
 #include "test_program.hpp"
 
@@ -25,19 +26,17 @@ bool exists(const std::string &path) {
 
 std::string build_log_of(ur_program_handle_t program, ur_device_handle_t device) {
   size_t size = 0;
-  if (urProgramGetBuildInfo(program, device, UR_PROGRAM_BUILD_INFO_LOG, 0, nullptr, &size) !=
-          UR_RESULT_SUCCESS ||
+  if (urProgramGetBuildInfo(program, device, UR_PROGRAM_BUILD_INFO_LOG, 0, nullptr, &size) != UR_RESULT_SUCCESS ||
       size == 0)
     return "";
   std::string log(size, '\0');
-  if (urProgramGetBuildInfo(program, device, UR_PROGRAM_BUILD_INFO_LOG, size, &log[0], nullptr) !=
-      UR_RESULT_SUCCESS)
+  if (urProgramGetBuildInfo(program, device, UR_PROGRAM_BUILD_INFO_LOG, size, &log[0], nullptr) != UR_RESULT_SUCCESS)
     return "";
   log.resize(log.find('\0') == std::string::npos ? log.size() : log.find('\0'));
   return log;
 }
 
-}  // namespace
+} // namespace
 
 std::string TestProgram::problem() const {
   if (!skip_reason.empty()) return skip_reason;
@@ -47,8 +46,8 @@ std::string TestProgram::problem() const {
   return s;
 }
 
-bool test_program_file(const std::string &kernel_dir, const FoundDevice &device, std::string &path,
-                       bool &as_il, std::string &why_not) {
+bool test_program_file(const std::string &kernel_dir, const FoundDevice &device, std::string &path, bool &as_il,
+                       std::string &why_not) {
   const std::string base = kernel_dir + "/" + device.backend_name + "/ordo_test_kernels";
   as_il = false;
   switch (device.backend) {
@@ -72,9 +71,7 @@ bool test_program_file(const std::string &kernel_dir, const FoundDevice &device,
     as_il = !device_string(device.device, UR_DEVICE_INFO_IL_VERSION).empty();
     path = base + (as_il ? ".spv" : ".bc");
     break;
-  default:
-    why_not = "no test-kernel variant for backend " + device.backend_name + " yet";
-    return false;
+  default: why_not = "no test-kernel variant for backend " + device.backend_name + " yet"; return false;
   }
   if (!exists(path)) {
     why_not = "test kernels for " + device.backend_name + " not built: " + path + " is missing";
@@ -83,14 +80,13 @@ bool test_program_file(const std::string &kernel_dir, const FoundDevice &device,
   return true;
 }
 
-TestProgram load_test_program(const std::string &kernel_dir, ur_context_handle_t context,
-                              const FoundDevice &device, bool build) {
+TestProgram load_test_program(const std::string &kernel_dir, ur_context_handle_t context, const FoundDevice &device,
+                              bool build) {
   return load_test_program(kernel_dir, context, device, {device.device}, build);
 }
 
-TestProgram load_test_program(const std::string &kernel_dir, ur_context_handle_t context,
-                              const FoundDevice &device, const std::vector<ur_device_handle_t> &devices,
-                              bool build) {
+TestProgram load_test_program(const std::string &kernel_dir, ur_context_handle_t context, const FoundDevice &device,
+                              const std::vector<ur_device_handle_t> &devices, bool build) {
   TestProgram out;
   bool as_il = false;
   if (!test_program_file(kernel_dir, device, out.path, as_il, out.skip_reason)) return out;
@@ -108,8 +104,8 @@ TestProgram load_test_program(const std::string &kernel_dir, ur_context_handle_t
     std::vector<ur_device_handle_t> devs(devices);
     std::vector<size_t> lengths(devices.size(), bytes.size());
     std::vector<const uint8_t *> data(devices.size(), bytes.data());
-    out.result = urProgramCreateWithBinary(context, static_cast<uint32_t>(devs.size()), devs.data(),
-                                           lengths.data(), data.data(), nullptr, &program);
+    out.result = urProgramCreateWithBinary(context, static_cast<uint32_t>(devs.size()), devs.data(), lengths.data(),
+                                           data.data(), nullptr, &program);
   }
   if (out.result != UR_RESULT_SUCCESS) return out;
   if (build) {
@@ -124,4 +120,4 @@ TestProgram load_test_program(const std::string &kernel_dir, ur_context_handle_t
   return out;
 }
 
-}  // namespace urinfo
+} // namespace urinfo

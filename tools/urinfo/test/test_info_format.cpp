@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How urinfo (and the demo and conformance suite, which share it) prints queried values,
 // in particular answers that are empty.
 #include <gtest/gtest.h>
@@ -17,8 +18,7 @@ const urinfo::InfoQuery &device_query(uint32_t id) {
 TEST(UrinfoFormat, EmptyOpenArraysPrintAsEmptyBraces) {
   // The answers PoCL gives for these: a size of 0, and nothing to read.
   for (uint32_t id : {UR_DEVICE_INFO_SUPPORTED_PARTITIONS, UR_DEVICE_INFO_PARTITION_TYPE,
-                      UR_DEVICE_INFO_SUB_GROUP_SIZES_INTEL, UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES,
-                      UR_DEVICE_INFO_UUID}) {
+                      UR_DEVICE_INFO_SUB_GROUP_SIZES_INTEL, UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES, UR_DEVICE_INFO_UUID}) {
     const urinfo::InfoQuery &q = device_query(id);
     EXPECT_EQ(q.count, 0u) << q.name << " is an open array in the spec";
     EXPECT_EQ(urinfo::format_value(q, nullptr, 0), "{}") << q.name;
@@ -32,8 +32,7 @@ TEST(UrinfoFormat, EmptyStringAndScalar) {
 
 TEST(UrinfoFormat, NonEmptyValues) {
   const size_t sizes[] = {64, 32, 1};
-  EXPECT_EQ(urinfo::format_value(device_query(UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES), sizes, sizeof sizes),
-            "{64, 32, 1}");
+  EXPECT_EQ(urinfo::format_value(device_query(UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES), sizes, sizeof sizes), "{64, 32, 1}");
 
   const ur_device_partition_t parts[] = {UR_DEVICE_PARTITION_EQUALLY, UR_DEVICE_PARTITION_BY_COUNTS};
   EXPECT_EQ(urinfo::format_value(device_query(UR_DEVICE_INFO_SUPPORTED_PARTITIONS), parts, sizeof parts),
@@ -58,4 +57,4 @@ TEST(UrinfoFormat, ResultNames) {
   EXPECT_EQ(urinfo::result_name(static_cast<ur_result_t>(0x7ffffff0)), std::to_string(0x7ffffff0));
 }
 
-}  // namespace
+} // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A native CPU program written in C, with its kernel table by hand: the ABI of
  * include/ur_native_cpu_kernel.h without the C++ helpers. */
 #include "ur_native_cpu_kernel.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels that only the native CPU adapter's own tests use: failure, ids in three
 // dimensions, argument kinds, dynamic work-group memory, a required work-group size
 // and an exported global variable.
@@ -61,7 +62,9 @@ static void two_locals(const group &g, const uint32_t *in, uint32_t *out, local_
 ORDO_NC_GROUP_KERNEL(two_locals);
 
 // Only runs with work-groups of (4, 1, 1).
-static void reqd_four(const item &it, uint32_t *out) { out[it.global_id(0)] = static_cast<uint32_t>(it.local_range(0)); }
+static void reqd_four(const item &it, uint32_t *out) {
+  out[it.global_id(0)] = static_cast<uint32_t>(it.local_range(0));
+}
 ORDO_NC_KERNEL_REQD_SIZE(reqd_four, 4, 1, 1);
 
 // Adds one to the exported global variable (a single work-item).
