@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every source file of the repository carries its licence as an SPDX line.
 
   scripts/check_spdx.py [--fix] [ROOT]
