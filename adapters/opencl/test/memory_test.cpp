@@ -175,6 +175,8 @@ TEST_F(Usm2D, CopyAndFillRowsWithPitches) {
   OCL_ASSERT_OK(t().USM.pfnDeviceAlloc(context, device, nullptr, nullptr, pitch * height, &d));
   uint8_t zero = 0;
   OCL_ASSERT_OK(t().Enqueue.pfnUSMFill(queue, d, 1, &zero, pitch * height, 0, nullptr, nullptr));
+  // The zero fill runs on the other queue: done before the 2-D commands read around it.
+  OCL_ASSERT_OK(t().Queue.pfnFinish(queue));
   uint16_t pattern = 0x1234;
   ur_event_handle_t filled = nullptr;
   OCL_ASSERT_OK(t().Enqueue.pfnUSMFill2D(ooo_queue, d, pitch, 2, &pattern, width, height, 0, nullptr, &filled));
