@@ -3,12 +3,11 @@
 #include <cstring>
 
 #include "common.hpp"
-#include "entry_points.hpp"
 #include "ordo/adapter_logging.hpp"
-#include "ordo/ddi_fill.hpp"
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "ordo_derived/derived.hpp"
+#include "ur_common/table.hpp"
 
 namespace ordo::level_zero {
 
@@ -125,53 +124,25 @@ const std::vector<Platform *> &platforms() {
 // ---- the dispatch table ---------------------------------------------------------------
 
 namespace {
-// Every slot the adapter implements; fill_unsupported() covers the rest.
-ur_dditable_t build_table() {
-  ur_dditable_t t;
-  std::memset(&t, 0, sizeof(t));
-  ordo::level_zero::install_adapter_entry_points(t); // urAdapter*, urPlatform*, the logger callback
-  t.Device.pfnGet = ordo::level_zero::urDeviceGet;
-  t.Device.pfnGetInfo = ordo::level_zero::urDeviceGetInfo;
-  t.Device.pfnRetain = ordo::level_zero::urDeviceRetain;
-  t.Device.pfnRelease = ordo::level_zero::urDeviceRelease;
-  t.Device.pfnSelectBinary = ordo::level_zero::urDeviceSelectBinary;
-  t.Device.pfnGetNativeHandle = ordo::level_zero::urDeviceGetNativeHandle;
-  t.Device.pfnGetGlobalTimestamps = ordo::level_zero::urDeviceGetGlobalTimestamps;
-  ordo::level_zero::install_context_entry_points(t); // urContext*
-  t.Queue.pfnGetInfo = ordo::level_zero::urQueueGetInfo;
-  t.Queue.pfnCreate = ordo::level_zero::urQueueCreate;
-  t.Queue.pfnRetain = ordo::level_zero::urQueueRetain;
-  t.Queue.pfnRelease = ordo::level_zero::urQueueRelease;
-  t.Queue.pfnGetNativeHandle = ordo::level_zero::urQueueGetNativeHandle;
-  t.Queue.pfnCreateWithNativeHandle = ordo::level_zero::urQueueCreateWithNativeHandle;
-  t.Queue.pfnFinish = ordo::level_zero::urQueueFinish;
-  t.Queue.pfnFlush = ordo::level_zero::urQueueFlush;
-  t.Event.pfnGetInfo = ordo::level_zero::urEventGetInfo;
-  t.Event.pfnGetProfilingInfo = ordo::level_zero::urEventGetProfilingInfo;
-  t.Event.pfnWait = ordo::level_zero::urEventWait;
-  t.Event.pfnRetain = ordo::level_zero::urEventRetain;
-  t.Event.pfnRelease = ordo::level_zero::urEventRelease;
-  t.Event.pfnGetNativeHandle = ordo::level_zero::urEventGetNativeHandle;
-  t.Event.pfnCreateWithNativeHandle = ordo::level_zero::urEventCreateWithNativeHandle;
-  t.Event.pfnSetCallback = ordo::level_zero::urEventSetCallback;
-  ordo::level_zero::install_wait_entry_points(t); // urEnqueueEventsWait*
-  t.Enqueue.pfnUSMFill = ordo::level_zero::urEnqueueUSMFill;
-  t.Enqueue.pfnUSMMemcpy = ordo::level_zero::urEnqueueUSMMemcpy;
-  t.Enqueue.pfnUSMPrefetch = ordo::level_zero::urEnqueueUSMPrefetch;
-  t.Enqueue.pfnUSMAdvise = ordo::level_zero::urEnqueueUSMAdvise;
-  t.Enqueue.pfnUSMFill2D = ordo::level_zero::urEnqueueUSMFill2D;
-  t.Enqueue.pfnUSMMemcpy2D = ordo::level_zero::urEnqueueUSMMemcpy2D;
-  ordo::level_zero::install_memory_entry_points(t);      // urMem* (buffers; images unsupported)
-  ordo::level_zero::install_enqueue_mem_entry_points(t); // urEnqueueMemBuffer*, urEnqueueMemUnmap
-  ordo::level_zero::install_usm_entry_points(t);  // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo
-  ordo::level_zero::install_pool_entry_points(t); // the twelve urUSMPool* of the stream-ordered layer
-  ordo::level_zero::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
-  ordo::level_zero::install_program_entry_points(t);     // urProgram*
-  t.Kernel.pfnCreate = ordo::level_zero::urKernelCreate;
-  ordo::level_zero::install_kernel_entry_points(t); // the bookkeeping urKernel*
-  t.Kernel.pfnSetExecInfo = ordo::level_zero::urKernelSetExecInfo;
-  t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::level_zero::urEnqueueKernelLaunchWithArgsExp;
-  t.EnqueueExp.pfnHostTaskExp = ordo::level_zero::urEnqueueHostTaskExp;
+// Every slot the adapter implements; the table tail (ur_common/table.hpp) covers the rest.
+void build_table(ur_dditable_t &t) {
+  namespace lz = ordo::level_zero;
+  lz::install_adapter_entry_points(t);     // urAdapter*, urPlatform*, the logger callback
+  lz::install_device_entry_points(t);      // urDevice*
+  lz::install_context_entry_points(t);     // urContext*
+  lz::install_queue_entry_points(t);       // urQueue*
+  lz::install_event_entry_points(t);       // urEvent*
+  lz::install_wait_entry_points(t);        // urEnqueueEventsWait*
+  lz::install_enqueue_usm_entry_points(t); // urEnqueueUSM{Fill,Memcpy,Prefetch,Advise}[2D]
+  lz::install_memory_entry_points(t);      // urMem* (buffers; images unsupported)
+  lz::install_enqueue_mem_entry_points(t); // urEnqueueMemBuffer*, urEnqueueMemUnmap
+  lz::install_usm_entry_points(t);         // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo
+  lz::install_pool_entry_points(t);        // the twelve urUSMPool* of the stream-ordered layer
+  lz::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
+  lz::install_program_entry_points(t);     // urProgram*
+  lz::install_kernel_entry_points(t);      // urKernel*
+  lz::install_launch_entry_points(t);      // urEnqueueKernelLaunchWithArgsExp
+  lz::install_host_task_entry_points(t);   // urEnqueueHostTaskExp
   // Command buffers recorded once and replayed through the entries above (host
   // functions as host tasks), then the entry points derived from the others.
   ordo::command_buffer::adapter_hooks command_buffers;
@@ -179,12 +150,7 @@ ur_dditable_t build_table() {
   ordo::command_buffer::install_entry_points(t, command_buffers);
   ordo::derived::install_entry_points(t);
   ordo::command_buffer::install_graph_capture(t); // wraps the enqueues above: last
-  ordo::fill_unsupported(t);
-  return t;
 }
 } // namespace
 
-const ur_dditable_t &ordo::adapter_ddi() {
-  static const ur_dditable_t table = build_table();
-  return table;
-}
+const ur_dditable_t &ordo::adapter_ddi() { return ordo::ur_common::table_built_once<build_table>(); }

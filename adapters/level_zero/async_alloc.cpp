@@ -7,7 +7,6 @@
 // the free's event to the alloc's wait list; a zero-initialising pool's alloc is a
 // fill of the block, any other alloc a barrier.
 #include "common.hpp"
-#include "entry_points.hpp"
 #include "ur_common/async_alloc.hpp"
 
 namespace ordo::level_zero {

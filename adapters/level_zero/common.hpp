@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Level Zero adapter's handle types and the helpers every file shares.
-//
-// Every handle is an ordo::object (ordo/object.hpp): the dispatch table first, its kind,
-// the user's count and its holders; ORDO_UNWRAP refuses a handle of another kind or adapter.
+// The Level Zero adapter's handle types (on ur_common/objects.hpp's) and the helpers
+// every file shares, each file's table filler declared with the object it serves.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -14,14 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ordo/object.hpp"
-#include "ordo/retired_handles.hpp"
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
-#include "ur_common/handles.hpp"
-#include "ur_common/memory.hpp"
-#include "ur_common/pool_hooks.hpp"
-#include "ur_ddi.h"
+#include "ur_common/objects.hpp"
 #include "ze.hpp"
 
 namespace ordo::level_zero {
@@ -34,20 +27,13 @@ Logger &logger();
     if (ze_result_ != ZE_RESULT_SUCCESS) return ::ordo::level_zero::map_error(ze_result_);                             \
   } while (0)
 
+// Declared before their first use below.
 struct Platform;
-struct Device;
 struct Context;
-struct Queue;
 struct Event;
-struct Adapter;
-struct Program;
-struct Mem;
 class Command;
-
-using handle_types = ordo::ur_common::handle_types_of<Adapter, Platform, Device, Context, Queue, Program, Command>;
-
-struct Adapter : ordo::ur_common::adapter_object {};
-ORDO_HANDLE_CHECK(Adapter);
+struct Queue;
+struct Mem;
 
 // Properties read once at discovery.
 struct DeviceFacts {
@@ -61,24 +47,18 @@ struct DeviceFacts {
   uint32_t compute_ordinal = 0; // command queue group used for every list
 };
 
-struct Device : object {
-  static constexpr handle_kind kKind = handle_kind::device;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_DEVICE;
-  Device() : object(kKind) {}
-  Platform *platform = nullptr;
+struct Device : ordo::ur_common::device_object<Platform> {
   ze_device_handle_t ze = nullptr;
   DeviceFacts facts;
 };
 ORDO_HANDLE_CHECK(Device);
+void install_device_entry_points(ur_dditable_t &t); // device.cpp
 
-struct Platform : object {
-  static constexpr handle_kind kKind = handle_kind::platform;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PLATFORM;
-  Platform() : object(kKind) {}
+// One Level Zero driver.
+struct Platform : ordo::ur_common::platform_object<Device> {
   ze_driver_handle_t driver = nullptr;
   ze_api_version_t api_version = ZE_API_VERSION_1_0;
   uint32_t driver_version = 0;
-  std::vector<Device *> devices;
 };
 ORDO_HANDLE_CHECK(Platform);
 
@@ -117,8 +97,6 @@ private:
 class PoolHooks final : public ordo::ur_common::pool_hooks_base<Context, Device, Event, Command> {
 public:
   using pool_hooks_base::pool_hooks_base;
-  ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device,
-                           ordo::stream_ordered::mem_class &out) override;
   void *get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) override;
   void put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t size) override;
   bool event_complete(ur_event_handle_t ev) override;
@@ -131,30 +109,16 @@ ze_result_t free_memory(Context *ctx, void *p);
 // The region [p, p + bytes) of a USM command: INVALID_SIZE past the allocation of this
 // context that holds p (or wrapping), INVALID_MEM_OBJECT in another context's memory.
 ur_result_t check_usm(const Context *ctx, const void *p, size_t bytes);
-void install_pool_entry_points(ur_dditable_t &t);
-void install_adapter_entry_points(ur_dditable_t &t);     // platform.cpp
-void install_context_entry_points(ur_dditable_t &t);     // context.cpp
-void install_program_entry_points(ur_dditable_t &t);     // program.cpp
-void install_kernel_entry_points(ur_dditable_t &t);      // kernel.cpp
-void install_wait_entry_points(ur_dditable_t &t);        // enqueue.cpp
-void install_async_alloc_entry_points(ur_dditable_t &t); // async_alloc.cpp
+void install_pool_entry_points(ur_dditable_t &t);        // pool_hooks.cpp: the twelve urUSMPool*
 void install_usm_entry_points(ur_dditable_t &t);         // usm.cpp
+void install_async_alloc_entry_points(ur_dditable_t &t); // async_alloc.cpp
+void install_enqueue_usm_entry_points(ur_dditable_t &t); // enqueue_usm.cpp
 
-struct Context : object {
-  static constexpr handle_kind kKind = handle_kind::context;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_CONTEXT;
-  Context() : object(kKind) {}
-
+// A Level Zero context over the devices of one driver.
+struct Context : ordo::ur_common::context_object<Device> {
   Platform *platform = nullptr;
   ze_context_handle_t ze = nullptr;
-  std::vector<Device *> devices;
   EventPools events{this};
-
-  int index_of(const Device *dev) const {
-    for (size_t i = 0; i < devices.size(); ++i)
-      if (devices[i] == dev) return static_cast<int>(i);
-    return -1;
-  }
 
   PoolHooks pool_hooks{this};
   std::unique_ptr<ordo::stream_ordered::context_pools> pools;
@@ -164,9 +128,6 @@ struct Context : object {
   // event) alive.
   std::mutex native_mutex;
   std::unordered_map<ze_event_handle_t, Event *> events_by_native;
-
-  ur_context_extended_deleter_t deleter = nullptr;
-  void *deleter_data = nullptr;
 
   // The queues the program holds, from urQueueCreate to the last urQueueRelease (which
   // finishes their work first): urUSMFree waits for their commands (wait_for_queues).
@@ -185,6 +146,7 @@ struct Context : object {
 ORDO_HANDLE_CHECK(Context);
 void context_hold(Context *ctx);
 void context_drop(Context *ctx);
+void install_context_entry_points(ur_dditable_t &t); // context.cpp
 
 // Waits until every command enqueued so far on a queue of `ctx` has completed
 // (urUSMFree of a plain allocation, docs/level-zero.md).
@@ -225,20 +187,8 @@ struct Lane {
   void sweep();
 };
 
-struct Queue : object {
-  static constexpr handle_kind kKind = handle_kind::queue;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_QUEUE;
-  Queue() : object(kKind) {}
-
-  Context *ctx = nullptr;
-  Device *dev = nullptr;
-  ur_queue_flags_t flags = 0;
-  bool in_order = true;
-  bool profiling = false;
-  std::vector<std::unique_ptr<Lane>> lanes;
-  std::atomic<uint32_t> next_lane{0};
-  ordo::ur_common::alloc_affinity affinity; // which list a stream-ordered alloc goes to
-
+// Its lanes are immediate command lists.
+struct Queue : ordo::ur_common::queue_object<Context, Device, Lane> {
   // In-order: the only list. Out-of-order: the list of a wait-list event of this
   // queue when there is one (dependency affinity), otherwise the next in turn.
   uint32_t pick_lane(uint32_t n, const ur_event_handle_t *waits);
@@ -248,16 +198,9 @@ struct Queue : object {
 ORDO_HANDLE_CHECK(Queue);
 void queue_hold(Queue *q);
 void queue_drop(Queue *q);
+void install_queue_entry_points(ur_dditable_t &t); // queue.cpp
 
-struct Event : object {
-  static constexpr handle_kind kKind = handle_kind::event;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_EVENT;
-  Event() : object(kKind) {}
-
-  Queue *queue = nullptr; // null for events made from a native handle
-  Context *ctx = nullptr;
-  ur_command_t command = UR_COMMAND_EVENTS_WAIT;
-  uint32_t lane = 0;
+struct Event : ordo::ur_common::event_object<Queue, Context> {
   ZeEvent ze;
   bool pooled = true;       // return `ze` to the context's pools
   bool owns_native = false; // made from a native handle that is ours to destroy
@@ -273,6 +216,8 @@ struct Event : object {
   bool complete() const;
 };
 ORDO_HANDLE_CHECK(Event);
+void install_event_entry_points(ur_dditable_t &t); // event.cpp
+void install_wait_entry_points(ur_dditable_t &t);  // enqueue.cpp: urEnqueueEventsWait*
 
 // An event the program may still name: a live event of this adapter with a reference of
 // the user's left, or with callbacks due (they may query it). An event the user has
@@ -373,42 +318,20 @@ ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out);
 // The command's work done by `work` on a host thread once its waits are met; the
 // thread then signals the command's event (host_task.cpp). The caller calls finish().
 ur_result_t append_host_work(Command &cmd, std::function<void()> work);
+void install_host_task_entry_points(ur_dditable_t &t); // host_task.cpp: urEnqueueHostTaskExp
 
 // ---- programs and kernels ----------------------------------------------------------
 
-struct Program : object {
-  static constexpr handle_kind kKind = handle_kind::program;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PROGRAM;
-  Program() : object(kKind) {}
-
-  struct PerDevice {
-    Device *dev = nullptr;
-    std::vector<uint8_t> image;
-    ze_module_handle_t module = nullptr;
-    ur_program_build_status_t status = UR_PROGRAM_BUILD_STATUS_NONE;
-    std::string log;
-    std::string options;
-    bool owned = true;     // false: the caller's module (urProgramCreateWithNativeHandle), never destroyed here
-    bool compiled = false; // made by urProgramCompile: a compiled object
-  };
-  Context *ctx = nullptr;
-  bool from_il = false;
-  std::mutex mutex;
-  std::vector<PerDevice> per_device;
-  std::atomic<bool> built{false};
+// Per device, a Level Zero module.
+struct Program : ordo::ur_common::program_object<Context, ordo::ur_common::program_device<Device, ze_module_handle_t>> {
+  using PerDevice = ordo::ur_common::program_device<Device, ze_module_handle_t>;
   ze_module_handle_t module_for(const Device *dev);
 };
 ORDO_HANDLE_CHECK(Program);
-void program_hold(Program *p);
 void program_drop(Program *p);
+void install_program_entry_points(ur_dditable_t &t); // program.cpp
 
-struct Kernel : object {
-  static constexpr handle_kind kKind = handle_kind::kernel;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_KERNEL;
-  Kernel() : object(kKind) {}
-
-  Program *program = nullptr;
-  std::string name;
+struct Kernel : ordo::ur_common::kernel_object<Program> {
   std::vector<ze_kernel_handle_t> kernels; // per program device (null: not built there)
   ze_kernel_properties_t props{};
   // Launch state lives in the Level Zero kernel (arguments, group size, offset); the
@@ -417,6 +340,8 @@ struct Kernel : object {
   ze_kernel_handle_t kernel_for(const Device *dev) const;
 };
 ORDO_HANDLE_CHECK(Kernel);
+void install_kernel_entry_points(ur_dditable_t &t); // kernel.cpp
+void install_launch_entry_points(ur_dditable_t &t); // launch.cpp: urEnqueueKernelLaunchWithArgsExp
 
 // ---- memory objects (memory.cpp, enqueue_mem.cpp) ----------------------------------
 
@@ -440,6 +365,8 @@ struct Mem : ordo::ur_common::mem_object<Mem, Context> {
 };
 ORDO_HANDLE_CHECK(Mem);
 void mem_drop(Mem *m);
+void install_memory_entry_points(ur_dditable_t &t);      // memory.cpp: urMem*
+void install_enqueue_mem_entry_points(ur_dditable_t &t); // enqueue_mem.cpp: urEnqueueMemBuffer*, urEnqueueMemUnmap
 // A kernel's buffer argument: the address the kernel gets (null for a null handle);
 // INVALID_MEM_OBJECT for another context's or a foreign handle.
 ur_result_t kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *ctx, Mem **mem, void **out);
@@ -450,7 +377,12 @@ ur_result_t copy_now(Context *ctx, Device *dev, void *dst, const void *src, size
 ur_result_t append_fill(Command &cmd, void *dst, const uint8_t *pattern, size_t size, size_t phase, size_t len,
                         size_t max_pattern);
 
+// The adapter handle (one per library), the handle types ur_common's templates read,
+// and discovery: a platform per Level Zero driver with a device.
+using Adapter = ordo::ur_common::adapter_object;
+using handle_types = ordo::ur_common::handle_types_of<Adapter, Platform, Device, Context, Queue, Program, Command>;
 Adapter *the_adapter();
 const std::vector<Platform *> &platforms();
+void install_adapter_entry_points(ur_dditable_t &t); // platform.cpp: urAdapter*, urPlatform*
 
 } // namespace ordo::level_zero

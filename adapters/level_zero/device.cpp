@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "common.hpp"
-#include "entry_points.hpp"
+#include "ur_common/device.hpp"
 #include "ordo/device_info.hpp"
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
@@ -39,11 +39,8 @@ ur_device_type_t device_type(ze_device_type_t t) {
 
 } // namespace
 
-ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
-                                       void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+// urDeviceGetInfo's answers, once ur_common/device.hpp has checked the arguments.
+ur_result_t device_info(Device *d, ur_device_info_t propName, InfoWriter &out) {
   const DeviceFacts &f = d->facts;
   const ze_device_properties_t &p = f.props;
   const ze_device_compute_properties_t &c = f.compute;
@@ -51,9 +48,8 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   const bool fp16 = (f.module.flags & ZE_DEVICE_MODULE_FLAG_FP16) != 0;
   const uint32_t fp_config = ordo::ur_common::kFullFpConfig;
   const uint32_t order_caps = ordo::ur_common::kAllMemoryOrders;
-  const uint32_t scope_caps = ordo::ur_common::kAllMemoryScopes;
-  ur_result_t fixed = UR_RESULT_SUCCESS;
-  if (ordo::ur_common::fixed_device_info(propName, out, fixed)) return fixed;
+  ur_result_t shared = UR_RESULT_SUCCESS;
+  if (ordo::ur_common::gpu_device_info(d, propName, out, shared)) return shared;
 
   switch (propName) {
   case UR_DEVICE_INFO_TYPE: return out.value(device_type(p.type));
@@ -83,12 +79,9 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_GLOBAL_MEM_FREE: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; // needs Sysman
   case UR_DEVICE_INFO_MAX_PARAMETER_SIZE: return out.value(size_t(f.module.maxArgumentsSize));
   case UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN: return out.value(uint32_t{64 * 8}); // in bits
-  case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_TYPE: return out.value(UR_DEVICE_MEM_CACHE_TYPE_READ_WRITE_CACHE);
   case UR_DEVICE_INFO_GLOBAL_MEM_CACHELINE_SIZE: return out.value(uint32_t{64});
   case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_SIZE: return out.value(uint64_t(f.cache_size));
   case UR_DEVICE_INFO_MAX_CONSTANT_BUFFER_SIZE: return out.value(uint64_t(p.maxMemAllocSize));
-  case UR_DEVICE_INFO_MAX_CONSTANT_ARGS: return out.value(uint32_t{8});
-  case UR_DEVICE_INFO_LOCAL_MEM_TYPE: return out.value(UR_DEVICE_LOCAL_MEM_TYPE_LOCAL);
   case UR_DEVICE_INFO_LOCAL_MEM_SIZE: return out.value(uint64_t(c.maxSharedLocalMemory));
   case UR_DEVICE_INFO_ERROR_CORRECTION_SUPPORT: return out.boolean((p.flags & ZE_DEVICE_PROPERTY_FLAG_ECC) != 0);
   case UR_DEVICE_INFO_HOST_UNIFIED_MEMORY: return out.boolean((p.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0);
@@ -105,26 +98,8 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
     return out.value(ordo::command_buffer::kUpdateCapabilities);
   case UR_DEVICE_INFO_ATOMIC_64: return out.boolean((f.module.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0);
-  case UR_DEVICE_INFO_ENDIAN_LITTLE:
-  case UR_DEVICE_INFO_AVAILABLE:
-  case UR_DEVICE_INFO_COMPILER_AVAILABLE: // the driver builds modules
-  case UR_DEVICE_INFO_PREFERRED_INTEROP_USER_SYNC:
-  case UR_DEVICE_INFO_USM_POOL_SUPPORT:
   case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP: return out.boolean(true); // host threads (host_task.cpp)
   case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return out.boolean(true);
-  // Stream-ordered allocation runs on the stream-ordered layer over zeMemAlloc*:
-  // every device has it.
-  case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(true);
-  case UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP:
-  case UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP:
-  case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP: return out.value(uint32_t{0});
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_WIDTH_EXP:
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_HEIGHT_EXP:
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_PITCH_EXP: return out.value(size_t{0});
-  case UR_DEVICE_INFO_EXECUTION_CAPABILITIES: return out.value(uint32_t(UR_DEVICE_EXEC_CAPABILITY_FLAG_KERNEL));
-  case UR_DEVICE_INFO_BUILT_IN_KERNELS: return out.string("");
-  case UR_DEVICE_INFO_PLATFORM: return out.value(reinterpret_cast<ur_platform_handle_t>(d->platform));
-  case UR_DEVICE_INFO_REFERENCE_COUNT: return out.value(d->count());
   case UR_DEVICE_INFO_IL_VERSION: {
     // Empty where the driver takes no SPIR-V (native binaries only, like the CPU test driver).
     uint32_t v = f.module.spirvVersionSupported;
@@ -143,14 +118,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_EXTENSIONS:
     return out.string(std::string("cl_khr_int64_base_atomics cl_khr_int64_extended_atomics") +
                       (fp64 ? " cl_khr_fp64" : "") + (fp16 ? " cl_khr_fp16" : ""));
-  case UR_DEVICE_INFO_PRINTF_BUFFER_SIZE: return out.value(size_t{1024 * 1024});
-  case UR_DEVICE_INFO_PARENT_DEVICE: return out.value(ur_device_handle_t{nullptr});
-  case UR_DEVICE_INFO_COMPOSITE_DEVICE: return out.value(ur_device_handle_t{nullptr});
-  case UR_DEVICE_INFO_SUPPORTED_PARTITIONS:
-  case UR_DEVICE_INFO_PARTITION_TYPE:
-  case UR_DEVICE_INFO_COMPONENT_DEVICES: return out.bytes(nullptr, 0);
-  case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES:
-  case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN: return out.value(uint32_t{0});
   case UR_DEVICE_INFO_MAX_NUM_SUB_GROUPS: {
     uint32_t smallest = c.numSubGroupSizes ? c.subGroupSizes[0] : 1;
     return out.value(uint32_t(c.maxTotalGroupSize / (smallest ? smallest : 1)));
@@ -172,9 +139,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_PCI_ADDRESS: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; // needs zeDevicePciGetPropertiesExt
   case UR_DEVICE_INFO_ATOMIC_MEMORY_ORDER_CAPABILITIES:
   case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES: return out.value(order_caps);
-  case UR_DEVICE_INFO_ATOMIC_MEMORY_SCOPE_CAPABILITIES:
-  case UR_DEVICE_INFO_ATOMIC_FENCE_SCOPE_CAPABILITIES: return out.value(scope_caps);
-  case UR_DEVICE_INFO_MAX_COMPUTE_QUEUE_INDICES: return out.value(uint32_t{1});
   case UR_DEVICE_INFO_MAX_REGISTERS_PER_WORK_GROUP: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   case UR_DEVICE_INFO_KERNEL_LAUNCH_CAPABILITIES: return out.value(uint32_t{0});
   case UR_DEVICE_INFO_GPU_EU_COUNT: return out.value(p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice);
@@ -190,74 +154,35 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
 
 // ---- entry points ------------------------------------------------------------------
 
-ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
-                                   ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
-  ORDO_UNWRAP(Platform, p, hPlatform);
-  if (DeviceType < UR_DEVICE_TYPE_DEFAULT || DeviceType > UR_DEVICE_TYPE_CUSTOM)
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  std::vector<Device *> match;
-  for (Device *d : p->devices) {
-    ur_device_type_t t = device_type(d->facts.props.type);
-    if (DeviceType == UR_DEVICE_TYPE_DEFAULT || DeviceType == UR_DEVICE_TYPE_ALL || DeviceType == t) match.push_back(d);
-  }
-  uint32_t count = static_cast<uint32_t>(match.size());
-  if (pNumDevices) *pNumDevices = count;
-  for (uint32_t i = 0; phDevices && i < count && i < NumEntries; ++i)
-    phDevices[i] = reinterpret_cast<ur_device_handle_t>(match[i]);
-  return UR_RESULT_SUCCESS;
-}
+namespace {
 
-ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  (void)d; // root devices live as long as the process and are not counted
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  (void)d; // root devices live as long as the process and are not counted
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (!phNativeDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  *phNativeDevice = reinterpret_cast<ur_native_handle_t>(d->ze);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
-                                            uint32_t NumBinaries, uint32_t *pSelectedBinary) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (!pBinaries || !pSelectedBinary) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+// What ur_common's urDevice* entry points leave to the adapter (ur_common/device.hpp).
+struct device_hooks {
+  using Platform = level_zero::Platform;
+  using Device = level_zero::Device;
+  static ur_device_type_t type_of(const Device *d) { return device_type(d->facts.props.type); }
   // Only a driver that compiles SPIR-V takes it; the ahead-of-time targets are device
   // specific and not told apart here.
-  if (d->facts.module.spirvVersionSupported == 0) return UR_RESULT_ERROR_INVALID_BINARY;
-  for (uint32_t i = 0; i < NumBinaries; ++i) {
-    if (pBinaries[i].pDeviceTargetSpec &&
-        std::strcmp(pBinaries[i].pDeviceTargetSpec, UR_DEVICE_BINARY_TARGET_SPIRV64) == 0) {
-      *pSelectedBinary = i;
-      return UR_RESULT_SUCCESS;
-    }
+  static const char *binary_target(const Device *d) {
+    return d->facts.module.spirvVersionSupported == 0 ? nullptr : UR_DEVICE_BINARY_TARGET_SPIRV64;
   }
-  return UR_RESULT_ERROR_INVALID_BINARY;
-}
-
-ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
-                                                   uint64_t *pHostTimestamp) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (pDeviceTimestamp) {
-    // The device clock in host nanoseconds: ticks times the timer resolution.
+  // The device clock in host nanoseconds: ticks times the timer resolution.
+  static ur_result_t device_time_ns(Device *d, uint64_t &ns) {
     uint64_t host = 0, device = 0;
     ORDO_ZE(ze().zeDeviceGetGlobalTimestamps(d->ze, &host, &device));
     uint64_t ns_per_tick = d->facts.props.timerResolution ? d->facts.props.timerResolution : 1;
-    *pDeviceTimestamp = device * ns_per_tick;
+    ns = device * ns_per_tick;
+    return UR_RESULT_SUCCESS;
   }
-  if (pHostTimestamp) *pHostTimestamp = host_now_ns();
-  return UR_RESULT_SUCCESS;
+  static uint64_t host_time_ns() { return host_now_ns(); }
+  static ur_native_handle_t native_handle(const Device *d) { return reinterpret_cast<ur_native_handle_t>(d->ze); }
+};
+
+} // namespace
+
+void install_device_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::device_entry_points<device_hooks>::install(t);
+  t.Device.pfnGetInfo = ordo::ur_common::device_get_info<Device, device_info>;
 }
 
 } // namespace ordo::level_zero

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Commands that only order: event waits and barriers.
 #include "common.hpp"
-#include "entry_points.hpp"
 #include "ur_common/wait.hpp"
 
 namespace ordo::level_zero {

@@ -13,36 +13,13 @@
 #include <vector>
 
 #include "common.hpp"
-#include "entry_points.hpp"
 #include "ordo/mem_rules.hpp"
 #include "ordo/rect.hpp"
+#include "ur_common/buffer_commands.hpp"
 
 namespace ordo::level_zero {
 
 namespace {
-
-// The queue and a buffer of its context; another context's buffer is refused (fills,
-// rectangles, maps: read, write and copy take one, queue_and_any_buffer).
-ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m) {
-  if (ur_result_t r = unwrap(hQueue, q)) return r;
-  if (ur_result_t r = unwrap(hMem, m)) return r;
-  if (m->ctx != q->ctx) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  return UR_RESULT_SUCCESS;
-}
-
-// The queue and a buffer for read, write and copy: of the queue's context, or of another
-// context that has the queue's device (`foreign` set; UR's suite copies across contexts
-// of one device). Level Zero lets a list touch only memory of its own context, so such a
-// command is done on a host thread, each buffer through its own context (cross_context_copy).
-ur_result_t queue_and_any_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m, bool &foreign) {
-  if (ur_result_t r = unwrap(hQueue, q)) return r;
-  if (ur_result_t r = unwrap(hMem, m)) return r;
-  if (m->ctx != q->ctx) {
-    if (m->ctx->index_of(q->dev) < 0) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-    foreign = true;
-  }
-  return UR_RESULT_SUCCESS;
-}
 
 bool overlap(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) { return a < b + bn && b < a + an; }
 
@@ -165,192 +142,116 @@ ur_result_t append_rect(Command &cmd, uint8_t *dst, const ordo::rect_side &ds, c
   return copy_region(cmd, dst, ds, tmp, tight, region, cmd.signal(), 0, nullptr);
 }
 
-ur_result_t UR_APICALL urEnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking,
-                                              size_t offset, size_t size, void *pDst, uint32_t n,
-                                              const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  bool foreign = false;
-  if (ur_result_t r = queue_and_any_buffer(hQueue, hBuffer, q, m, foreign)) return r;
-  if (!pDst) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!ordo::mem::range_inside(offset, size, m->size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return submit(q, UR_COMMAND_MEM_BUFFER_READ, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
-    if (foreign)
-      return cross_context_copy(cmd, q->dev, {nullptr, static_cast<uint8_t *>(pDst)}, {m, m->ptr + offset}, size);
-    return append_copy(cmd, static_cast<uint8_t *>(pDst), m->ptr + offset, size);
-  });
-}
+// The buffer commands once ur_common has checked their arguments
+// (ur_common/buffer_commands.hpp). Read, write and copy take a buffer of another context
+// that has the queue's device (`foreign`; UR's suite copies across contexts of one
+// device): Level Zero lets a list touch only memory of its own context, so such a
+// command is done on a host thread, each buffer through its own context
+// (cross_context_copy). Fills, rectangles and maps take the queue's context's buffers only.
+struct buffer_hooks {
+  using Queue = level_zero::Queue;
+  using Mem = level_zero::Mem;
 
-ur_result_t UR_APICALL urEnqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking,
-                                               size_t offset, size_t size, const void *pSrc, uint32_t n,
-                                               const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  bool foreign = false;
-  if (ur_result_t r = queue_and_any_buffer(hQueue, hBuffer, q, m, foreign)) return r;
-  if (!pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!ordo::mem::range_inside(offset, size, m->size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return submit(q, UR_COMMAND_MEM_BUFFER_WRITE, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
-    if (foreign)
-      return cross_context_copy(cmd, q->dev, {m, m->ptr + offset},
-                                {nullptr, const_cast<uint8_t *>(static_cast<const uint8_t *>(pSrc))}, size);
-    return append_copy(cmd, m->ptr + offset, static_cast<const uint8_t *>(pSrc), size);
-  });
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_handle_t hSrc, ur_mem_handle_t hDst,
-                                              size_t srcOffset, size_t dstOffset, size_t size, uint32_t n,
-                                              const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *src, *dst;
-  bool foreign = false;
-  if (ur_result_t r = queue_and_any_buffer(hQueue, hSrc, q, src, foreign)) return r;
-  if (ur_result_t r = queue_and_any_buffer(hQueue, hDst, q, dst, foreign)) return r;
-  if (!ordo::mem::range_inside(srcOffset, size, src->size) || !ordo::mem::range_inside(dstOffset, size, dst->size))
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  return submit(q, UR_COMMAND_MEM_BUFFER_COPY, false, n, waits, phEvent, {src, dst}, [&](Command &cmd) {
-    if (foreign) return cross_context_copy(cmd, q->dev, {dst, dst->ptr + dstOffset}, {src, src->ptr + srcOffset}, size);
-    return append_copy(cmd, dst->ptr + dstOffset, src->ptr + srcOffset, size);
-  });
-}
-
-// The pattern is a power of two bytes; offset and size are whole patterns.
-ur_result_t UR_APICALL urEnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void *pPattern,
-                                              size_t patternSize, size_t offset, size_t size, uint32_t n,
-                                              const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (ur_result_t r = ordo::ur_common::check_fill(pPattern, patternSize, offset, size, m->size)) return r;
-  return submit(q, UR_COMMAND_MEM_BUFFER_FILL, false, n, waits, phEvent, {m}, [&](Command &cmd) {
-    // The pattern is read at the append (Level Zero copies it; a spelled-out one is
-    // written to staging now), so the caller may reuse it at once.
-    ur_result_t r = append_fill(cmd, m->ptr + offset, static_cast<const uint8_t *>(pPattern), patternSize, 0, size,
-                                q->dev->facts.fill_pattern_max);
-    return r ? r : cmd.append_barrier();
-  });
-}
-
-// Read and write rectangles: the buffer's side must lie inside it; the host side is the
-// caller's.
-ur_result_t host_rect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, ur_command_t type, bool blocking,
-                      ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin, ur_rect_region_t region,
-                      size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
-                      void *host, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  ordo::rect_side bs, hs;
-  if (ur_result_t r =
-          ordo::ur_common::resolve_host_rect(host, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch,
-                                             hostRowPitch, hostSlicePitch, m->size, bs, hs))
-    return r;
-  if (!fits_region(bs, region) || !fits_region(hs, region)) return UR_RESULT_ERROR_INVALID_SIZE;
-  auto *h = static_cast<uint8_t *>(host);
-  const bool read = type == UR_COMMAND_MEM_BUFFER_READ_RECT;
-  return submit(q, type, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
-    return read ? append_rect(cmd, h, hs, m->ptr, bs, region) : append_rect(cmd, m->ptr, bs, h, hs, region);
-  });
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem_handle_t hSrc, ur_mem_handle_t hDst,
-                                                  ur_rect_offset_t srcOrigin, ur_rect_offset_t dstOrigin,
-                                                  ur_rect_region_t region, size_t srcRowPitch, size_t srcSlicePitch,
-                                                  size_t dstRowPitch, size_t dstSlicePitch, uint32_t n,
-                                                  const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *src, *dst;
-  if (ur_result_t r = queue_and_buffer(hQueue, hSrc, q, src)) return r;
-  if (ur_result_t r = queue_and_buffer(hQueue, hDst, q, dst)) return r;
-  ordo::rect_side ss, ds;
-  if (ur_result_t r = ordo::ur_common::resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch,
-                                                         dstRowPitch, dstSlicePitch, src->size, dst->size, ss, ds))
-    return r;
-  if (!fits_region(ss, region) || !fits_region(ds, region)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, n, waits, phEvent, {src, dst},
-                [&](Command &cmd) { return append_rect(cmd, dst->ptr, ds, src->ptr, ss, region); });
-}
-
-// The host copy of a root buffer whose bytes the host may not use: the caller's memory
-// (USE_HOST_POINTER not imported), or host memory made at the first map.
-ur_result_t mirror_of(Mem *root, uint8_t **out) {
-  std::lock_guard<std::mutex> lock(root->map_mutex);
-  if (!root->mirror) {
-    void *p = nullptr;
-    ORDO_ZE(alloc_memory(root->ctx, UR_USM_TYPE_HOST, nullptr, root->size, 0, &p));
-    root->mirror = static_cast<uint8_t *>(p);
-    root->own_mirror = true;
+  static ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m) {
+    return ordo::ur_common::queue_and_own_buffer(hQueue, hMem, q, m);
   }
-  *out = root->mirror;
-  return UR_RESULT_SUCCESS;
-}
+  static ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *waits) {
+    return level_zero::check_wait_list(n, waits);
+  }
 
-// Memory the host may use (host or shared memory, the caller's for USE_HOST_POINTER)
-// maps in place; device memory maps through the root's host copy: the map copies the
-// range there unless it invalidates it, the unmap copies a range that may have been
-// written back.
-ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking,
-                                             ur_map_flags_t mapFlags, size_t offset, size_t size, uint32_t n,
-                                             const ur_event_handle_t *waits, ur_event_handle_t *phEvent,
-                                             void **ppRetMap) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (ur_result_t r = ordo::ur_common::check_map(ppRetMap, mapFlags, offset, size, m->size)) return r;
-  if (ur_result_t r = check_wait_list(n, waits)) return r;
-  Mem *root = m->owner();
-  uint8_t *host = m->ptr + offset;
-  const bool direct = root->host_visible;
-  if (!direct) {
+  static ur_result_t read(Queue *q, Mem *m, bool blocking, size_t offset, size_t size, void *pDst, bool foreign,
+                          uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit(q, UR_COMMAND_MEM_BUFFER_READ, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
+      if (foreign)
+        return cross_context_copy(cmd, q->dev, {nullptr, static_cast<uint8_t *>(pDst)}, {m, m->ptr + offset}, size);
+      return append_copy(cmd, static_cast<uint8_t *>(pDst), m->ptr + offset, size);
+    });
+  }
+
+  static ur_result_t write(Queue *q, Mem *m, bool blocking, size_t offset, size_t size, const void *pSrc, bool foreign,
+                           uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit(q, UR_COMMAND_MEM_BUFFER_WRITE, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
+      if (foreign)
+        return cross_context_copy(cmd, q->dev, {m, m->ptr + offset},
+                                  {nullptr, const_cast<uint8_t *>(static_cast<const uint8_t *>(pSrc))}, size);
+      return append_copy(cmd, m->ptr + offset, static_cast<const uint8_t *>(pSrc), size);
+    });
+  }
+
+  static ur_result_t copy(Queue *q, Mem *src, Mem *dst, size_t srcOffset, size_t dstOffset, size_t size, bool foreign,
+                          uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit(q, UR_COMMAND_MEM_BUFFER_COPY, false, n, waits, phEvent, {src, dst}, [&](Command &cmd) {
+      if (foreign)
+        return cross_context_copy(cmd, q->dev, {dst, dst->ptr + dstOffset}, {src, src->ptr + srcOffset}, size);
+      return append_copy(cmd, dst->ptr + dstOffset, src->ptr + srcOffset, size);
+    });
+  }
+
+  static ur_result_t fill(Queue *q, Mem *m, const void *pPattern, size_t patternSize, size_t offset, size_t size,
+                          uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit(q, UR_COMMAND_MEM_BUFFER_FILL, false, n, waits, phEvent, {m}, [&](Command &cmd) {
+      // The pattern is read at the append (Level Zero copies it; a spelled-out one is
+      // written to staging now), so the caller may reuse it at once.
+      ur_result_t r = append_fill(cmd, m->ptr + offset, static_cast<const uint8_t *>(pPattern), patternSize, 0, size,
+                                  q->dev->facts.fill_pattern_max);
+      return r ? r : cmd.append_barrier();
+    });
+  }
+
+  static ur_result_t host_rect(Queue *q, Mem *m, ur_command_t type, bool blocking, const ordo::rect_side &bs,
+                               uint8_t *h, const ordo::rect_side &hs, const ur_rect_region_t &region, uint32_t n,
+                               const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    if (!fits_region(bs, region) || !fits_region(hs, region)) return UR_RESULT_ERROR_INVALID_SIZE;
+    const bool read = type == UR_COMMAND_MEM_BUFFER_READ_RECT;
+    return submit(q, type, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
+      return read ? append_rect(cmd, h, hs, m->ptr, bs, region) : append_rect(cmd, m->ptr, bs, h, hs, region);
+    });
+  }
+
+  static ur_result_t copy_rect(Queue *q, Mem *src, const ordo::rect_side &ss, Mem *dst, const ordo::rect_side &ds,
+                               const ur_rect_region_t &region, uint32_t n, const ur_event_handle_t *waits,
+                               ur_event_handle_t *phEvent) {
+    if (!fits_region(ss, region) || !fits_region(ds, region)) return UR_RESULT_ERROR_INVALID_SIZE;
+    return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, n, waits, phEvent, {src, dst},
+                  [&](Command &cmd) { return append_rect(cmd, dst->ptr, ds, src->ptr, ss, region); });
+  }
+
+  // Memory the host may use (host or shared memory, the caller's for USE_HOST_POINTER)
+  // maps in place; device memory maps through the root's host copy, the caller's memory
+  // (USE_HOST_POINTER not imported) or host memory made at the first map.
+  static ur_result_t map_host(Mem *m, size_t offset, uint8_t *&host, bool &direct) {
+    Mem *root = m->owner();
+    host = m->ptr + offset;
+    direct = root->host_visible;
+    if (direct) return UR_RESULT_SUCCESS;
     uint8_t *mirror = nullptr;
-    if (ur_result_t r = mirror_of(root, &mirror)) return r;
+    if (ur_result_t r = ordo::ur_common::host_mirror(root, &mirror, [&](void **p) -> ur_result_t {
+          ORDO_ZE(alloc_memory(root->ctx, UR_USM_TYPE_HOST, nullptr, root->size, 0, p));
+          return UR_RESULT_SUCCESS;
+        }))
+      return r;
     host = mirror + m->root_offset() + offset;
+    return UR_RESULT_SUCCESS;
   }
-  const bool invalidate = mapFlags & UR_MAP_FLAG_WRITE_INVALIDATE_REGION;
-  const bool write_back = !direct && (invalidate || (mapFlags & UR_MAP_FLAG_WRITE) || mapFlags == 0);
-  const Mem::Mapping map{host, offset, size, write_back};
-  if (ur_result_t r = ordo::ur_common::add_mapping(m, map)) return r; // before the command: an unmap may follow at once
-  ur_result_t r = submit(q, UR_COMMAND_MEM_BUFFER_MAP, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
-    return direct || invalidate ? cmd.append_barrier() : append_copy(cmd, host, m->ptr + offset, size);
-  });
-  if (r != UR_RESULT_SUCCESS) {
-    ordo::ur_common::strike_mapping(m, map);
-    return r;
-  }
-  *ppRetMap = host;
-  return UR_RESULT_SUCCESS;
-}
 
-// Each map is ended by one unmap of the pointer it returned, on this buffer.
-ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void *pMappedPtr, uint32_t n,
-                                         const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hMem, q, m)) return r;
-  if (!pMappedPtr) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ur_result_t r = check_wait_list(n, waits)) return r;
-  Mem::Mapping map{};
-  if (ur_result_t r = ordo::ur_common::take_mapping(m, pMappedPtr, map)) return r;
-  ur_result_t r = submit(q, UR_COMMAND_MEM_UNMAP, false, n, waits, phEvent, {m}, [&](Command &cmd) {
-    return map.write_back ? append_copy(cmd, m->ptr + map.offset, static_cast<const uint8_t *>(map.host), map.size)
-                          : cmd.append_barrier();
-  });
-  if (r != UR_RESULT_SUCCESS) ordo::ur_common::restore_mapping(m, map); // nothing was enqueued: the map stands
-  return r;
-}
+  static ur_result_t map(Queue *q, Mem *m, bool blocking, uint8_t *host, size_t offset, size_t size, bool copy,
+                         uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit(q, UR_COMMAND_MEM_BUFFER_MAP, blocking, n, waits, phEvent, {m}, [&](Command &cmd) {
+      return copy ? append_copy(cmd, host, m->ptr + offset, size) : cmd.append_barrier();
+    });
+  }
+
+  static ur_result_t unmap(Queue *q, Mem *m, const Mem::Mapping &map, uint32_t n, const ur_event_handle_t *waits,
+                           ur_event_handle_t *phEvent) {
+    return submit(q, UR_COMMAND_MEM_UNMAP, false, n, waits, phEvent, {m}, [&](Command &cmd) {
+      return map.write_back ? append_copy(cmd, m->ptr + map.offset, static_cast<const uint8_t *>(map.host), map.size)
+                            : cmd.append_barrier();
+    });
+  }
+};
 
 } // namespace
 
-void install_enqueue_mem_entry_points(ur_dditable_t &t) {
-  t.Enqueue.pfnMemBufferRead = urEnqueueMemBufferRead;
-  t.Enqueue.pfnMemBufferWrite = urEnqueueMemBufferWrite;
-  t.Enqueue.pfnMemBufferReadRect = ordo::ur_common::enqueue_read_rect<host_rect>;
-  t.Enqueue.pfnMemBufferWriteRect = ordo::ur_common::enqueue_write_rect<host_rect>;
-  t.Enqueue.pfnMemBufferCopy = urEnqueueMemBufferCopy;
-  t.Enqueue.pfnMemBufferCopyRect = urEnqueueMemBufferCopyRect;
-  t.Enqueue.pfnMemBufferFill = urEnqueueMemBufferFill;
-  t.Enqueue.pfnMemBufferMap = urEnqueueMemBufferMap;
-  t.Enqueue.pfnMemUnmap = urEnqueueMemUnmap;
-}
+void install_enqueue_mem_entry_points(ur_dditable_t &t) { ordo::ur_common::buffer_commands<buffer_hooks>::install(t); }
 
 } // namespace ordo::level_zero

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "common.hpp"
-#include "entry_points.hpp"
+#include "ur_common/event.hpp"
 #include "ordo/info.hpp"
 #include "ur_common/callbacks.hpp"
 
@@ -140,141 +140,82 @@ ordo::ur_common::callback_thread<callback_hooks> &callbacks() {
   return ordo::ur_common::callback_thread<callback_hooks>::instance();
 }
 
+// What ur_common's urEvent* entry points leave to the adapter (ur_common/event.hpp).
+struct event_hooks {
+  using Context = level_zero::Context;
+  using Event = level_zero::Event;
+
+  static ur_result_t unwrap_event(ur_event_handle_t h, Event *&e) { return level_zero::unwrap_event(h, e); }
+  static ur_result_t execution_status(Event *e, ur_event_status_t &status) {
+    status = status_of(e);
+    return UR_RESULT_SUCCESS;
+  }
+  static bool timed(const Event *e) { return e->ze.timed && e->ze.ev; }
+
+  // Kernel timestamps count device ticks (timerResolution: ns per tick before API 1.1's
+  // cycles/s); start and end are mapped to host nanoseconds through the device's
+  // global-timestamp pair.
+  static ur_result_t command_times(Event *e, uint64_t &start_ns, uint64_t &end_ns) {
+    if (!e->complete()) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
+    ze_kernel_timestamp_result_t ts{};
+    ORDO_ZE(ze().zeEventQueryKernelTimestamp(e->ze.ev, &ts));
+    const ze_device_properties_t &p = e->queue->dev->facts.props;
+    const double ns_per_tick = p.timerResolution ? double(p.timerResolution) : 1.0;
+    const uint64_t mask = p.kernelTimestampValidBits >= 64 ? ~0ull : (1ull << p.kernelTimestampValidBits) - 1;
+    uint64_t host = 0, device = 0;
+    ORDO_ZE(ze().zeDeviceGetGlobalTimestamps(e->queue->dev->ze, &host, &device));
+    auto to_host = [&](uint64_t ticks) {
+      const double now_dev_ns = double(device & mask) * ns_per_tick;
+      const double at_ns = double(ticks & mask) * ns_per_tick;
+      return uint64_t(double(host) - (now_dev_ns - at_ns));
+    };
+    start_ns = to_host(ts.global.kernelStart);
+    end_ns = to_host(ts.global.kernelEnd);
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t wait(Event *e) {
+    if (e->ze.ev) ORDO_ZE(ze().zeEventHostSynchronize(e->ze.ev, UINT64_MAX));
+    return UR_RESULT_SUCCESS;
+  }
+  static void destroy(Event *e) { event_destroy(e); }
+  static ur_result_t native_handle(Event *e, ur_native_handle_t &native) {
+    native = reinterpret_cast<ur_native_handle_t>(e->ze.ev);
+    return UR_RESULT_SUCCESS;
+  }
+
+  static void adopt_native(Event *e, Context *ctx, ur_native_handle_t hNativeEvent,
+                           const ur_event_native_properties_t *pProperties) {
+    e->ze.ev = reinterpret_cast<ze_event_handle_t>(hNativeEvent);
+    {
+      // One of this context's own events: the copy answers its queue and command and
+      // keeps it alive, so its Level Zero event is not recycled under the copy.
+      std::lock_guard<std::mutex> lock(ctx->native_mutex);
+      auto it = ctx->events_by_native.find(e->ze.ev);
+      if (it != ctx->events_by_native.end()) {
+        Event *o = it->second;
+        o->hold();
+        e->origin = o;
+        e->queue = o->queue;
+        e->command = o->command;
+        e->order_node = o->order_node;
+      }
+    }
+    e->owns_native = !e->origin && pProperties && pProperties->isNativeHandleOwned;
+    if (e->queue)
+      queue_hold(e->queue);
+    else
+      context_hold(ctx);
+  }
+
+  static void add_callback(Event *e, ur_execution_info_t execStatus, ur_event_callback_t pfnNotify, void *pUserData) {
+    e->callbacks_due.fetch_add(1, std::memory_order_acq_rel);
+    callbacks().add({e, execStatus, pfnNotify, pUserData});
+  }
+};
+
 } // namespace
 
-ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_L0_UNWRAP_EVENT(e, hEvent);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_EVENT_INFO_COMMAND_QUEUE: return out.value(reinterpret_cast<ur_queue_handle_t>(e->queue));
-  case UR_EVENT_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(e->ctx));
-  case UR_EVENT_INFO_COMMAND_TYPE: return out.value(e->command);
-  case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS: return out.value(status_of(e));
-  case UR_EVENT_INFO_REFERENCE_COUNT: return out.value(e->count());
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-}
-
-// Kernel timestamps count device ticks (timerResolution: ns per tick before API 1.1's
-// cycles/s); start and end are mapped to host nanoseconds through the device's
-// global-timestamp pair.
-ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
-                                               void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_L0_UNWRAP_EVENT(e, hEvent);
-  if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
-  if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!e->ze.timed || !e->ze.ev) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  if (propName == UR_PROFILING_INFO_COMMAND_QUEUED || propName == UR_PROFILING_INFO_COMMAND_SUBMIT)
-    return out.value(e->queued_ns);
-  if (!e->complete()) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
-  ze_kernel_timestamp_result_t ts{};
-  ORDO_ZE(ze().zeEventQueryKernelTimestamp(e->ze.ev, &ts));
-  const ze_device_properties_t &p = e->queue->dev->facts.props;
-  const double ns_per_tick = p.timerResolution ? double(p.timerResolution) : 1.0;
-  const uint64_t mask = p.kernelTimestampValidBits >= 64 ? ~0ull : (1ull << p.kernelTimestampValidBits) - 1;
-  uint64_t host = 0, device = 0;
-  ORDO_ZE(ze().zeDeviceGetGlobalTimestamps(e->queue->dev->ze, &host, &device));
-  auto to_host = [&](uint64_t ticks) {
-    const double now_dev_ns = double(device & mask) * ns_per_tick;
-    const double at_ns = double(ticks & mask) * ns_per_tick;
-    return uint64_t(double(host) - (now_dev_ns - at_ns));
-  };
-  uint64_t start_ns = to_host(ts.global.kernelStart), end_ns = to_host(ts.global.kernelEnd);
-  if (start_ns < e->queued_ns) start_ns = e->queued_ns;
-  if (end_ns < start_ns) end_ns = start_ns;
-  return out.value(propName == UR_PROFILING_INFO_COMMAND_START ? start_ns : end_ns);
-}
-
-ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
-  if (!phEventWaitList) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
-  for (uint32_t i = 0; i < numEvents; ++i) {
-    ORDO_L0_UNWRAP_EVENT(e, phEventWaitList[i]);
-    (void)e;
-  }
-  for (uint32_t i = 0; i < numEvents; ++i) {
-    auto *e = reinterpret_cast<Event *>(phEventWaitList[i]);
-    if (e->ze.ev) ORDO_ZE(ze().zeEventHostSynchronize(e->ze.ev, UINT64_MAX));
-  }
-  // A synchronisation point of each context named.
-  Context *done = nullptr;
-  for (uint32_t i = 0; i < numEvents; ++i) {
-    Context *ctx = reinterpret_cast<Event *>(phEventWaitList[i])->ctx;
-    if (ctx && ctx != done) (done = ctx)->pools->sync_point();
-  }
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) {
-  ORDO_L0_UNWRAP_EVENT(e, hEvent);
-  if (!e->retain_user()) return ordo::invalid_of(e);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
-  ORDO_L0_UNWRAP_EVENT(e, hEvent);
-  switch (ordo::release_reference(e)) {
-  case ordo::released::none_left: return UR_RESULT_ERROR_INVALID_EVENT;
-  case ordo::released::last_holder: event_destroy(e); break;
-  case ordo::released::kept: break;
-  }
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urEventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
-  ORDO_L0_UNWRAP_EVENT(e, hEvent);
-  if (!phNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  *phNativeEvent = reinterpret_cast<ur_native_handle_t>(e->ze.ev);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
-                                                     const ur_event_native_properties_t *pProperties,
-                                                     ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  if (!phEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!hNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  auto *e = new Event();
-  e->ctx = ctx;
-  e->ze.ev = reinterpret_cast<ze_event_handle_t>(hNativeEvent);
-  e->pooled = false;
-  {
-    // One of this context's own events: the copy answers its queue and command and
-    // keeps it alive, so its Level Zero event is not recycled under the copy.
-    std::lock_guard<std::mutex> lock(ctx->native_mutex);
-    auto it = ctx->events_by_native.find(e->ze.ev);
-    if (it != ctx->events_by_native.end()) {
-      Event *o = it->second;
-      o->hold();
-      e->origin = o;
-      e->queue = o->queue;
-      e->command = o->command;
-      e->order_node = o->order_node;
-    }
-  }
-  e->owns_native = !e->origin && pProperties && pProperties->isNativeHandleOwned;
-  if (e->queue)
-    queue_hold(e->queue);
-  else
-    context_hold(ctx);
-  *phEvent = reinterpret_cast<ur_event_handle_t>(e);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
-                                          ur_event_callback_t pfnNotify, void *pUserData) {
-  ORDO_L0_UNWRAP_EVENT(e, hEvent);
-  if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  e->hold(); // the callback thread drops it after the call
-  e->callbacks_due.fetch_add(1, std::memory_order_acq_rel);
-  callbacks().add({e, execStatus, pfnNotify, pUserData});
-  return UR_RESULT_SUCCESS;
-}
+void install_event_entry_points(ur_dditable_t &t) { ordo::ur_common::event_entry_points<event_hooks>::install(t); }
 
 } // namespace ordo::level_zero

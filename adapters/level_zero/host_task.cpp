@@ -11,7 +11,6 @@
 #include "ordo/host_threads.hpp"
 
 #include "common.hpp"
-#include "entry_points.hpp"
 
 namespace ordo::level_zero {
 
@@ -62,5 +61,7 @@ ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_hos
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
 }
+
+void install_host_task_entry_points(ur_dditable_t &t) { t.EnqueueExp.pfnHostTaskExp = urEnqueueHostTaskExp; }
 
 } // namespace ordo::level_zero

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "common.hpp"
-#include "entry_points.hpp"
 #include "ordo/info.hpp"
 #include "ur_common/kernel.hpp"
 
@@ -28,89 +27,69 @@ void kernel_destroy(Kernel *k) {
 }
 } // namespace
 
-ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *pKernelName,
-                                      ur_kernel_handle_t *phKernel) {
-  ORDO_UNWRAP(Program, p, hProgram);
-  if (!pKernelName || !phKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!*pKernelName) return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
-  std::lock_guard<std::mutex> lock(p->mutex);
-  if (!p->built.load()) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
-  auto *k = new Kernel();
-  k->program = p;
-  k->name = pKernelName;
-  bool described = false;
-  for (auto &pd : p->per_device) {
-    ze_kernel_handle_t zk = nullptr;
-    if (pd.module) {
-      ze_kernel_desc_t desc{ZE_STRUCTURE_TYPE_KERNEL_DESC, nullptr, 0, pKernelName};
-      ze_result_t r = ze().zeKernelCreate(pd.module, &desc, &zk);
-      if (r != ZE_RESULT_SUCCESS) {
-        k->program = nullptr;
-        for (ze_kernel_handle_t made : k->kernels)
-          if (made) ze().zeKernelDestroy(made);
-        delete k;
-        return r == ZE_RESULT_ERROR_INVALID_KERNEL_NAME ? UR_RESULT_ERROR_INVALID_KERNEL_NAME : map_error(r);
+namespace {
+
+// What ur_common's urKernelCreate, urKernelGetSuggestedLocalWorkSize and
+// urKernelSetExecInfo leave to the adapter (ur_common/kernel.hpp).
+struct kernel_driver_hooks {
+  using Program = level_zero::Program;
+  using Kernel = level_zero::Kernel;
+  using Queue = level_zero::Queue;
+
+  // A Level Zero kernel per device the program is built for; the first one describes
+  // the kernel.
+  static ur_result_t make(Program *p, Kernel *k, const char *pKernelName) {
+    bool described = false;
+    for (auto &pd : p->per_device) {
+      ze_kernel_handle_t zk = nullptr;
+      if (pd.module) {
+        ze_kernel_desc_t desc{ZE_STRUCTURE_TYPE_KERNEL_DESC, nullptr, 0, pKernelName};
+        ze_result_t r = ze().zeKernelCreate(pd.module, &desc, &zk);
+        if (r != ZE_RESULT_SUCCESS) {
+          k->program = nullptr;
+          for (ze_kernel_handle_t made : k->kernels)
+            if (made) ze().zeKernelDestroy(made);
+          return r == ZE_RESULT_ERROR_INVALID_KERNEL_NAME ? UR_RESULT_ERROR_INVALID_KERNEL_NAME : map_error(r);
+        }
+        if (!described) {
+          k->props.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
+          described = ze().zeKernelGetProperties(zk, &k->props) == ZE_RESULT_SUCCESS;
+        }
       }
-      if (!described) {
-        k->props.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
-        described = ze().zeKernelGetProperties(zk, &k->props) == ZE_RESULT_SUCCESS;
-      }
+      k->kernels.push_back(zk);
     }
-    k->kernels.push_back(zk);
+    return UR_RESULT_SUCCESS;
   }
-  program_hold(p);
-  *phKernel = reinterpret_cast<ur_kernel_handle_t>(k);
-  return UR_RESULT_SUCCESS;
-}
 
-ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
-                                                         uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
-                                                         const size_t *pGlobalWorkSize,
-                                                         size_t *pSuggestedLocalWorkSize) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  size_t g[3] = {1, 1, 1};
-  for (uint32_t i = 0; i < numWorkDim; ++i) {
-    if (pGlobalWorkSize[i] == 0) return UR_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
-    if (pGlobalWorkSize[i] > UINT32_MAX) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-    g[i] = pGlobalWorkSize[i];
+  // Level Zero group counts and sizes are 32-bit.
+  static constexpr size_t kMaxGlobalSize = UINT32_MAX;
+  static ur_result_t suggest_for(Kernel *k, Queue *q, uint32_t numWorkDim, const size_t *pGlobalWorkSize,
+                                 size_t *pSuggestedLocalWorkSize) {
+    size_t g[3] = {1, 1, 1};
+    for (uint32_t i = 0; i < numWorkDim; ++i) g[i] = pGlobalWorkSize[i];
+    ze_kernel_handle_t zk = k->kernel_for(q->dev);
+    if (!zk) return UR_RESULT_ERROR_INVALID_KERNEL;
+    uint32_t s[3] = {1, 1, 1};
+    ORDO_ZE(ze().zeKernelSuggestGroupSize(zk, uint32_t(g[0]), uint32_t(g[1]), uint32_t(g[2]), &s[0], &s[1], &s[2]));
+    for (uint32_t i = 0; i < numWorkDim; ++i) pSuggestedLocalWorkSize[i] = s[i];
+    return UR_RESULT_SUCCESS;
   }
-  ze_kernel_handle_t zk = k->kernel_for(q->dev);
-  if (!zk) return UR_RESULT_ERROR_INVALID_KERNEL;
-  uint32_t s[3] = {1, 1, 1};
-  ORDO_ZE(ze().zeKernelSuggestGroupSize(zk, uint32_t(g[0]), uint32_t(g[1]), uint32_t(g[2]), &s[0], &s[1], &s[2]));
-  for (uint32_t i = 0; i < numWorkDim; ++i) pSuggestedLocalWorkSize[i] = s[i];
-  return UR_RESULT_SUCCESS;
-}
 
-ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t propSize,
-                                           const ur_kernel_exec_info_properties_t *pProperties,
-                                           const void *pPropValue) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  (void)propSize;
-  (void)pProperties;
-  if (!pPropValue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  switch (propName) {
-  case UR_KERNEL_EXEC_INFO_USM_INDIRECT_ACCESS: {
+  static ur_result_t indirect_access(Kernel *k, bool on) {
     const ze_kernel_indirect_access_flags_t all = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
                                                   ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
                                                   ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED;
-    if (*static_cast<const ur_bool_t *>(pPropValue))
+    if (on)
       for (ze_kernel_handle_t zk : k->kernels)
         if (zk) ORDO_ZE(ze().zeKernelSetIndirectAccess(zk, all));
     return UR_RESULT_SUCCESS;
   }
-  case UR_KERNEL_EXEC_INFO_USM_PTRS:
-  case UR_KERNEL_EXEC_INFO_CACHE_CONFIG: return UR_RESULT_SUCCESS; // hints
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  }
-}
+};
 
-namespace {
-
-struct kernel_hooks : handle_types {
+// The bookkeeping urKernel* (ur_common/kernel.hpp) and, from kernel_driver_hooks, the rest.
+struct kernel_hooks : handle_types, kernel_driver_hooks {
+  using Program = level_zero::Program;
+  using Queue = level_zero::Queue;
   using Kernel = level_zero::Kernel;
   static void destroy(Kernel *k) { kernel_destroy(k); }
   static void *native(Kernel *k) {
@@ -159,11 +138,12 @@ struct kernel_hooks : handle_types {
     default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
     }
   }
-  static constexpr ur_pfnKernelGetSuggestedLocalWorkSize_t suggest = urKernelGetSuggestedLocalWorkSize;
 };
 
 } // namespace
 
-void install_kernel_entry_points(ur_dditable_t &t) { ordo::ur_common::kernel_entry_points<kernel_hooks>::install(t); }
+void install_kernel_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::device_kernel_entry_points<kernel_hooks>::install(t);
+}
 
 } // namespace ordo::level_zero

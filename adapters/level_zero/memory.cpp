@@ -8,7 +8,6 @@
 #include <new>
 
 #include "common.hpp"
-#include "entry_points.hpp"
 #include "ordo/info.hpp"
 #include "ordo/mem_rules.hpp"
 
@@ -19,8 +18,6 @@ namespace {
 // UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN (device.cpp: 512 bits), in bytes: a sub-buffer's
 // origin is a multiple of it.
 constexpr size_t kBaseAlign = 64;
-
-ur_mem_handle_t to_handle(Mem *m) { return reinterpret_cast<ur_mem_handle_t>(m); }
 
 // Intel's driver-experimental functions that make the caller's host memory usable by
 // the device in place (zexDriverImportExternalPointer, zexDriverReleaseImportedPointer),
@@ -65,45 +62,13 @@ void free_storage(Mem *m) {
                error_text(r).c_str());
     break;
   }
-  case Mem::Storage::usm: {
-    if (!m->free_usm) break;
-    ur_result_t pooled = UR_RESULT_SUCCESS;
-    ordo::stream_ordered::context_pools::block_facts a;
-    if (!ctx->pools->free_now(m->ptr, pooled) && ctx->pools->take_plain(m->ptr, &a)) free_memory(ctx, a.base);
-    break;
-  }
+  case Mem::Storage::usm: ordo::ur_common::free_owned_usm(m, [&](auto &a) { free_memory(ctx, a.base); }); break;
   case Mem::Storage::alias: break;
   }
   if (m->own_mirror) free_memory(ctx, m->mirror);
 }
 
-void destroy(Mem *m) {
-  Context *ctx = m->ctx;
-  if (!m->root) {
-    {
-      std::lock_guard<std::mutex> lock(ctx->buffers_mutex);
-      auto it = std::find(ctx->buffers.begin(), ctx->buffers.end(), m);
-      if (it != ctx->buffers.end()) ctx->buffers.erase(it);
-    }
-    free_storage(m);
-  }
-  Mem *root = m->root;
-  ordo::retire(m);
-  if (root) mem_drop(root);
-  context_drop(ctx);
-}
-
-// A new memory object of `ctx` (context held); `root` (if any) gets a holder.
-Mem *make_mem(Context *ctx, Mem *root) {
-  Mem *m = new Mem();
-  m->ctx = ctx;
-  context_hold(ctx);
-  if (root) {
-    root->hold();
-    m->root = root;
-  }
-  return m;
-}
+void destroy(Mem *m) { ordo::ur_common::destroy_mem(m, free_storage); }
 
 size_t max_alloc(const Context *ctx) {
   size_t m = SIZE_MAX;
@@ -181,37 +146,6 @@ ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
-                                         const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  if (ur_result_t r = ordo::ur_common::check_buffer_create(flags, size, pProperties, phBuffer, max_alloc(ctx)))
-    return r;
-  const void *host = pProperties ? pProperties->pHost : nullptr;
-  Mem *m = nullptr;
-  try {
-    m = make_mem(ctx, nullptr);
-    m->size = size;
-    m->access = ordo::ur_common::access_of(flags);
-    if (ur_result_t r = allocate_root(m, flags, host)) {
-      mem_drop(m); // nothing to free: allocate_root left it an alias
-      return r;
-    }
-    std::lock_guard<std::mutex> lock(ctx->buffers_mutex);
-    ctx->buffers.push_back(m);
-  } catch (const std::bad_alloc &) {
-    if (m) mem_drop(m);
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  *phBuffer = to_handle(m);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urMemRetain(ur_mem_handle_t hMem) {
-  ORDO_UNWRAP(Mem, m, hMem);
-  if (!m->retain_user()) return ordo::invalid_of(m);
-  return UR_RESULT_SUCCESS;
-}
-
 // A released buffer's pending commands still run: each holds the buffer until it has.
 ur_result_t UR_APICALL urMemRelease(ur_mem_handle_t hMem) {
   ORDO_UNWRAP(Mem, m, hMem);
@@ -223,77 +157,27 @@ ur_result_t UR_APICALL urMemRelease(ur_mem_handle_t hMem) {
   return UR_RESULT_SUCCESS;
 }
 
-// As clCreateSubBuffer: no sub-buffer of a sub-buffer, no host-pointer flags, access
-// only narrowed, the origin a multiple of UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN.
-ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
-                                            ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
-                                            ur_mem_handle_t *phMem) {
-  ORDO_UNWRAP(Mem, b, hBuffer);
-  ur_mem_flags_t access = 0;
-  if (ur_result_t r = ordo::ur_common::check_partition(flags, bufferCreateType, pRegion, phMem, b->sub_buffer, b->size,
-                                                       b->access, kBaseAlign, access))
-    return r;
-  try {
-    Mem *m = make_mem(b->ctx, b->owner());
-    m->origin = b->root_offset() + pRegion->origin;
-    m->size = pRegion->size;
-    m->ptr = b->ptr + pRegion->origin;
-    m->access = access;
-    m->sub_buffer = true;
-    *phMem = to_handle(m);
-    return UR_RESULT_SUCCESS;
-  } catch (const std::bad_alloc &) {
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+// What ur_common's memory entry points leave to the adapter (ur_common/memory.hpp).
+struct memory_hooks {
+  using Context = level_zero::Context;
+  using Device = level_zero::Device;
+  using Mem = level_zero::Mem;
+  static constexpr size_t kBaseAlign = level_zero::kBaseAlign;
+  static size_t max_alloc(const Context *ctx) { return level_zero::max_alloc(ctx); }
+  static Mem *make(Context *ctx, Mem *root) { return ordo::ur_common::make_mem(ctx, root); }
+  static void drop(Mem *m) { mem_drop(m); }
+  static ur_result_t allocate_root(Mem *m, ur_mem_flags_t flags, const void *host) {
+    return level_zero::allocate_root(m, flags, host);
   }
-}
-
-// An address becomes a buffer when the adapter knows the memory it is in (which gives
-// the size: to the end of that memory): a live buffer of the context (the view shares
-// its bytes and holds it), or a USM allocation of the context (freed with the buffer
-// when ownership is given, which needs the allocation's first byte). Any other address
-// is refused with INVALID_MEM_OBJECT.
-ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
-                                                         const ur_mem_native_properties_t *pProperties,
-                                                         ur_mem_handle_t *phMem) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  if (!phMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  auto *p = reinterpret_cast<uint8_t *>(hNativeMem);
-  if (!p) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  const bool owned = pProperties && pProperties->isNativeHandleOwned;
-  try {
-    if (Mem *source = ordo::ur_common::buffer_containing<Mem>(ctx, p)) {
-      Mem *m = nullptr;
-      try {
-        m = make_mem(ctx, source);
-      } catch (...) {
-        mem_drop(source);
-        throw;
-      }
-      mem_drop(source); // buffer_containing's holder; make_mem took the view's
-      m->origin = size_t(p - source->ptr);
-      m->size = source->size - m->origin;
-      m->ptr = p;
-      *phMem = to_handle(m);
-      return UR_RESULT_SUCCESS;
-    }
-    ordo::stream_ordered::context_pools::block_facts a;
-    if (ur_result_t r = ordo::ur_common::native_usm_block(*ctx->pools, p, owned, a)) return r;
-    Mem *m = make_mem(ctx, nullptr);
-    m->size = size_t(static_cast<uint8_t *>(a.base) + a.size - p);
-    m->ptr = p;
-    m->storage = Mem::Storage::usm;
-    m->free_usm = owned;
+  // USM the host may use maps in place; the buffer is listed so that views can be made
+  // of its bytes.
+  template <class Facts> static void adopt_usm(Mem *m, const Facts &a) {
     m->host_visible = a.kind == UR_USM_TYPE_HOST || a.kind == UR_USM_TYPE_SHARED;
-    {
-      std::lock_guard<std::mutex> lock(ctx->buffers_mutex);
-      ctx->buffers.push_back(m);
-    }
-    *phMem = to_handle(m);
-    return UR_RESULT_SUCCESS;
-  } catch (const std::bad_alloc &) {
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    std::lock_guard<std::mutex> lock(m->ctx->buffers_mutex);
+    m->ctx->buffers.push_back(m);
   }
-}
+  static ur_result_t UR_APICALL release(ur_mem_handle_t hMem) { return level_zero::urMemRelease(hMem); }
+};
 
 } // namespace
 
@@ -335,15 +219,6 @@ ur_result_t copy_now(Context *ctx, Device *dev, void *dst, const void *src, size
   return r;
 }
 
-void install_memory_entry_points(ur_dditable_t &t) {
-  t.Mem.pfnBufferCreate = urMemBufferCreate;
-  t.Mem.pfnRetain = urMemRetain;
-  t.Mem.pfnRelease = urMemRelease;
-  t.Mem.pfnBufferPartition = urMemBufferPartition;
-  // The native handle is the Level Zero address of the first byte.
-  t.Mem.pfnGetNativeHandle = ordo::ur_common::mem_get_native_handle<Mem, Device>;
-  t.Mem.pfnBufferCreateWithNativeHandle = urMemBufferCreateWithNativeHandle;
-  t.Mem.pfnGetInfo = ordo::ur_common::mem_get_info<Mem>;
-}
+void install_memory_entry_points(ur_dditable_t &t) { ordo::ur_common::buffer_entry_points<memory_hooks>::install(t); }
 
 } // namespace ordo::level_zero

@@ -54,19 +54,6 @@ ur_result_t check_usm(const Context *ctx, const void *p, size_t bytes) {
   return owner && owner != ctx ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
 }
 
-// Memory classes: device and shared memory per device, host memory once.
-ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device,
-                                    ordo::stream_ordered::mem_class &out) {
-  if (kind == UR_USM_TYPE_HOST) {
-    out = ordo::stream_ordered::mem_class{nullptr, UR_USM_TYPE_HOST};
-    return UR_RESULT_SUCCESS;
-  }
-  if (kind != UR_USM_TYPE_DEVICE && kind != UR_USM_TYPE_SHARED) return UR_RESULT_ERROR_INVALID_VALUE;
-  if (!device || ctx_->index_of(as_device(device)) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  out = ordo::stream_ordered::mem_class{device, unsigned(kind)};
-  return UR_RESULT_SUCCESS;
-}
-
 void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) {
   void *p = nullptr;
   ze_result_t r = alloc_memory(ctx_, ur_usm_type_t(c.id), as_device(c.device), size, 0, &p);

@@ -110,7 +110,6 @@ using entry_points = ordo::ur_common::program_entry_points<program_hooks>;
 
 } // namespace
 
-void program_hold(Program *p) { p->hold(); }
 void program_drop(Program *p) { entry_points::drop(p); }
 void install_program_entry_points(ur_dditable_t &t) { entry_points::install(t); }
 

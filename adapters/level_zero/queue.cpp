@@ -13,7 +13,6 @@
 #include <unordered_map>
 
 #include "common.hpp"
-#include "entry_points.hpp"
 #include "ordo/host_threads.hpp"
 #include "ordo/info.hpp"
 #include "ordo/queue_rules.hpp"
@@ -83,12 +82,7 @@ void queue_hold(Queue *q) { q->hold(); }
 void queue_drop(Queue *q) { ordo::ur_common::drop_queue(q); }
 
 uint32_t Queue::pick_lane(uint32_t n, const ur_event_handle_t *waits) {
-  if (lanes.size() == 1) return 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    auto *e = reinterpret_cast<Event *>(waits[i]);
-    if (e->queue == this) return e->lane;
-  }
-  return next_lane.fetch_add(1, std::memory_order_relaxed) % uint32_t(lanes.size());
+  return lane_for<Event>(n, waits, [](const Event *) { return true; });
 }
 
 void Lane::sweep() {
@@ -200,13 +194,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
   status_ = check_wait_list(n, waits);
   if (status_ != UR_RESULT_SUCCESS) return;
   lane_ = hint.lane < q->lanes.size() ? hint.lane : q->pick_lane(n, waits);
-  if (all_lanes_) {
-    for (auto &l : q->lanes) l->mutex.lock(); // index order: no two commands deadlock
-    locked_ = q->lanes.size();
-  } else {
-    q->lanes[lane_]->mutex.lock();
-    locked_ = 1;
-  }
+  locked_ = q->lock_lanes(lane_, all_lanes_);
   Lane &lane = *q->lanes[lane_];
   lane.sweep();
   status_ = event_create(q, type_, q->profiling, &event_);
@@ -224,10 +212,7 @@ Command::~Command() {
 }
 
 void Command::unlock() {
-  if (locked_ == 1)
-    queue_->lanes[lane_]->mutex.unlock();
-  else
-    for (size_t i = locked_; i-- > 0;) queue_->lanes[i]->mutex.unlock();
+  queue_->unlock_lanes(lane_, locked_);
   locked_ = 0;
 }
 
@@ -335,210 +320,174 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
 
 // ---- entry points ------------------------------------------------------------------
 
-ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                     const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  ORDO_UNWRAP(Device, dev, hDevice);
-  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  // Device-side enqueue does not exist here; one compute queue index per device.
-  if (ur_result_t r = ordo::check_queue_properties(pProperties)) return r;
-  ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
-  auto *q = new Queue();
-  q->ctx = ctx;
-  q->dev = dev;
-  q->flags = flags;
-  q->in_order = !(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-  q->profiling = (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) != 0;
-  ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-                               nullptr,
-                               dev->facts.compute_ordinal,
-                               0,
-                               0,
-                               ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
-                               ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
-  if (flags & UR_QUEUE_FLAG_PRIORITY_LOW) desc.priority = ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
-  if (flags & UR_QUEUE_FLAG_PRIORITY_HIGH) desc.priority = ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH;
-  size_t n = q->in_order ? 1 : ooo_list_count();
-  ur_result_t result = UR_RESULT_SUCCESS;
-  for (size_t i = 0; i < n && result == UR_RESULT_SUCCESS; ++i) {
-    ze_command_list_handle_t list = nullptr;
-    result = check(ze().zeCommandListCreateImmediate(ctx->ze, dev->ze, &desc, &list));
-    if (result != UR_RESULT_SUCCESS) break;
-    q->lanes.push_back(std::make_unique<Lane>());
-    q->lanes.back()->list = list;
-    q->lanes.back()->identity = ordo::stream_ordered::new_queue_identity();
+namespace {
+
+// What ur_common's urQueue* entry points leave to the adapter (ur_common/queue.hpp).
+struct queue_hooks {
+  using Context = level_zero::Context;
+  using Device = level_zero::Device;
+  using Queue = level_zero::Queue;
+
+  // One immediate list per lane.
+  static ur_result_t create(Context *ctx, Device *dev, ur_queue_flags_t flags, ur_queue_handle_t *phQueue) {
+    auto *q = ordo::ur_common::new_queue<Queue>(ctx, dev, flags);
+    ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                 nullptr,
+                                 dev->facts.compute_ordinal,
+                                 0,
+                                 0,
+                                 ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+                                 ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    if (flags & UR_QUEUE_FLAG_PRIORITY_LOW) desc.priority = ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
+    if (flags & UR_QUEUE_FLAG_PRIORITY_HIGH) desc.priority = ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH;
+    size_t n = q->in_order ? 1 : ooo_list_count();
+    ur_result_t result = UR_RESULT_SUCCESS;
+    for (size_t i = 0; i < n && result == UR_RESULT_SUCCESS; ++i) {
+      ze_command_list_handle_t list = nullptr;
+      result = check(ze().zeCommandListCreateImmediate(ctx->ze, dev->ze, &desc, &list));
+      if (result != UR_RESULT_SUCCESS) break;
+      q->lanes.push_back(std::make_unique<Lane>());
+      q->lanes.back()->list = list;
+      q->lanes.back()->identity = ordo::stream_ordered::new_queue_identity();
+    }
+    if (result == UR_RESULT_SUCCESS) {
+      try {
+        for (auto &l : q->lanes) register_list(l->list, l->list_lock, ctx, dev);
+      } catch (const std::bad_alloc &) {
+        result = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+      }
+    }
+    if (result == UR_RESULT_SUCCESS) result = publish_queue(ctx, q, phQueue);
+    if (result != UR_RESULT_SUCCESS) {
+      for (auto &l : q->lanes) ze().zeCommandListDestroy(l->list);
+      delete q;
+    }
+    return result;
   }
-  if (result == UR_RESULT_SUCCESS) {
+
+  // A queue over an immediate command list (the only kind of native queue this adapter
+  // makes or takes): urQueueGetNativeHandle's list, or one the program made. It has that
+  // one list, shares its lock with every other lane over it, and destroys it only when
+  // handed over (isNativeHandleOwned). pProperties->pNext may chain ur_queue_properties_t
+  // (the queue's flags) and ur_queue_native_desc_t, whose pNativeData (int32_t) is 1 for
+  // an immediate list and 0 for a Level Zero command queue, which is not taken.
+  static ur_result_t create_with_native_handle(Context *ctx, ur_native_handle_t hNativeQueue, Device *dev,
+                                               const ur_queue_native_properties_t *pProperties,
+                                               ur_queue_handle_t *phQueue) {
+    if (dev && ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+    if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    auto list = reinterpret_cast<ze_command_list_handle_t>(hNativeQueue);
+    if (!list) return UR_RESULT_ERROR_INVALID_NULL_HANDLE; // no Level Zero list is null
+    const bool owned = pProperties && pProperties->isNativeHandleOwned;
+    ur_queue_flags_t flags = 0;
+    for (auto *ext = pProperties ? static_cast<const ur_base_properties_t *>(pProperties->pNext) : nullptr; ext;
+         ext = static_cast<const ur_base_properties_t *>(ext->pNext)) {
+      if (ext->stype == UR_STRUCTURE_TYPE_QUEUE_PROPERTIES) {
+        flags = reinterpret_cast<const ur_queue_properties_t *>(ext)->flags;
+      } else if (ext->stype == UR_STRUCTURE_TYPE_QUEUE_NATIVE_DESC) {
+        const void *data = reinterpret_cast<const ur_queue_native_desc_t *>(ext)->pNativeData;
+        if (data && *static_cast<const int32_t *>(data) != 1) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+      }
+    }
+    if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
+      return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+    std::shared_ptr<std::mutex> lock;
+    Context *list_ctx = nullptr;
+    Device *list_dev = nullptr;
+    const bool ours = find_list(list, lock, list_ctx, list_dev);
+    if (ours && list_ctx) {
+      if (list_ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT; // a list of another context
+      if (dev && dev != list_dev) return UR_RESULT_ERROR_INVALID_DEVICE;
+      // A queue of ours owns the list: it cannot be handed over a second time.
+      if (owned) return UR_RESULT_ERROR_INVALID_VALUE;
+      dev = list_dev;
+    }
+    if (!dev) {
+      // A list from elsewhere names no device we could ask for (API 1.9's
+      // zeCommandListGetDeviceHandle): the context's only device, if it has one.
+      if (ctx->devices.size() != 1) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+      dev = ctx->devices[0];
+    }
+    auto *q = new (std::nothrow) Queue();
+    if (!q) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     try {
-      for (auto &l : q->lanes) register_list(l->list, l->list_lock, ctx, dev);
+      if (!lock) lock = std::make_shared<std::mutex>();
+      q->ctx = ctx;
+      q->dev = dev;
+      q->flags = flags;
+      q->in_order = !(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE); // one list: in order regardless
+      q->profiling = (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) != 0;
+      q->lanes.push_back(std::make_unique<Lane>(lock));
+      Lane &lane = *q->lanes.back();
+      lane.list = list;
+      lane.owns_list = owned;
+      lane.identity = ordo::stream_ordered::new_queue_identity();
+      if (!ours) register_list(list, lock, nullptr, nullptr);
     } catch (const std::bad_alloc &) {
-      result = UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+      delete q;
+      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-  }
-  if (result == UR_RESULT_SUCCESS) result = publish_queue(ctx, q, phQueue);
-  if (result != UR_RESULT_SUCCESS) {
-    for (auto &l : q->lanes) ze().zeCommandListDestroy(l->list);
-    delete q;
-  }
-  return result;
-}
-
-// A queue over an immediate command list (the only kind of native queue this adapter
-// makes or takes): urQueueGetNativeHandle's list, or one the program made. It has that
-// one list, shares its lock with every other lane over it, and destroys it only when
-// handed over (isNativeHandleOwned). pProperties->pNext may chain ur_queue_properties_t
-// (the queue's flags) and ur_queue_native_desc_t, whose pNativeData (int32_t) is 1 for
-// an immediate list and 0 for a Level Zero command queue, which is not taken.
-ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
-                                                     ur_device_handle_t hDevice,
-                                                     const ur_queue_native_properties_t *pProperties,
-                                                     ur_queue_handle_t *phQueue) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  Device *dev = nullptr;
-  if (hDevice) {
-    if (ur_result_t r = unwrap(hDevice, dev)) return r;
-    if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  }
-  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  auto list = reinterpret_cast<ze_command_list_handle_t>(hNativeQueue);
-  if (!list) return UR_RESULT_ERROR_INVALID_NULL_HANDLE; // no Level Zero list is null
-  const bool owned = pProperties && pProperties->isNativeHandleOwned;
-  ur_queue_flags_t flags = 0;
-  for (auto *ext = pProperties ? static_cast<const ur_base_properties_t *>(pProperties->pNext) : nullptr; ext;
-       ext = static_cast<const ur_base_properties_t *>(ext->pNext)) {
-    if (ext->stype == UR_STRUCTURE_TYPE_QUEUE_PROPERTIES) {
-      flags = reinterpret_cast<const ur_queue_properties_t *>(ext)->flags;
-    } else if (ext->stype == UR_STRUCTURE_TYPE_QUEUE_NATIVE_DESC) {
-      const void *data = reinterpret_cast<const ur_queue_native_desc_t *>(ext)->pNativeData;
-      if (data && *static_cast<const int32_t *>(data) != 1) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (ur_result_t r = publish_queue(ctx, q, phQueue)) {
+      delete q;
+      return r;
     }
+    return UR_RESULT_SUCCESS;
   }
-  if (flags & UR_QUEUE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (flags & (UR_QUEUE_FLAG_ON_DEVICE | UR_QUEUE_FLAG_ON_DEVICE_DEFAULT))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  std::shared_ptr<std::mutex> lock;
-  Context *list_ctx = nullptr;
-  Device *list_dev = nullptr;
-  const bool ours = find_list(list, lock, list_ctx, list_dev);
-  if (ours && list_ctx) {
-    if (list_ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT; // a list of another context
-    if (dev && dev != list_dev) return UR_RESULT_ERROR_INVALID_DEVICE;
-    // A queue of ours owns the list: it cannot be handed over a second time.
-    if (owned) return UR_RESULT_ERROR_INVALID_VALUE;
-    dev = list_dev;
-  }
-  if (!dev) {
-    // A list from elsewhere names no device we could ask for (API 1.9's
-    // zeCommandListGetDeviceHandle): the context's only device, if it has one.
-    if (ctx->devices.size() != 1) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-    dev = ctx->devices[0];
-  }
-  auto *q = new (std::nothrow) Queue();
-  if (!q) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  try {
-    if (!lock) lock = std::make_shared<std::mutex>();
-    q->ctx = ctx;
-    q->dev = dev;
-    q->flags = flags;
-    q->in_order = !(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE); // one list: in order regardless
-    q->profiling = (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) != 0;
-    q->lanes.push_back(std::make_unique<Lane>(lock));
-    Lane &lane = *q->lanes.back();
-    lane.list = list;
-    lane.owns_list = owned;
-    lane.identity = ordo::stream_ordered::new_queue_identity();
-    if (!ours) register_list(list, lock, nullptr, nullptr);
-  } catch (const std::bad_alloc &) {
-    delete q;
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  if (ur_result_t r = publish_queue(ctx, q, phQueue)) {
-    delete q;
-    return r;
-  }
-  return UR_RESULT_SUCCESS;
-}
 
-ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!q->retain_user()) return ordo::invalid_of(q);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  bool last_ = false;
-  if (!q->release_user(last_)) return ordo::invalid_of(q);
-  if (!last_) return UR_RESULT_SUCCESS;
-  // The last reference: finish the work (pending frees included), let go of every
-  // event the lists hold, then of the lists. Events of the queue keep the object.
-  ur_result_t result = q->finish_all();
-  {
-    // Before its lists go: wait_for_queues reads them under this lock.
-    std::lock_guard<std::mutex> lock(q->ctx->queues_mutex);
-    auto &queues = q->ctx->queues;
-    queues.erase(std::find(queues.begin(), queues.end(), q));
-  }
-  ordo::stream_ordered::context_pools &pools = *q->ctx->pools;
-  for (auto &l : q->lanes) pools.queue_released(l->identity);
-  pools.collect();
-  std::vector<std::unique_ptr<Lane>> lanes = std::move(q->lanes);
-  for (auto &l : lanes) {
-    std::deque<Lane::InFlight> rest;
-    Event *last = nullptr;
+  static ur_result_t release_last(Queue *q) {
+    // The last reference: finish the work (pending frees included), let go of every
+    // event the lists hold, then of the lists. Events of the queue keep the object.
+    ur_result_t result = q->finish_all();
     {
-      std::lock_guard<std::mutex> lock(l->mutex);
-      rest.swap(l->inflight);
-      std::swap(last, l->last);
+      // Before its lists go: wait_for_queues reads them under this lock.
+      std::lock_guard<std::mutex> lock(q->ctx->queues_mutex);
+      auto &queues = q->ctx->queues;
+      queues.erase(std::find(queues.begin(), queues.end(), q));
     }
-    for (auto &f : rest) {
-      for (Event *e : f.held) event_drop(e);
-      event_drop(f.own);
+    ordo::stream_ordered::context_pools &pools = *q->ctx->pools;
+    for (auto &l : q->lanes) pools.queue_released(l->identity);
+    pools.collect();
+    std::vector<std::unique_ptr<Lane>> lanes = std::move(q->lanes);
+    for (auto &l : lanes) {
+      std::deque<Lane::InFlight> rest;
+      Event *last = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(l->mutex);
+        rest.swap(l->inflight);
+        std::swap(last, l->last);
+      }
+      for (auto &f : rest) {
+        for (Event *e : f.held) event_drop(e);
+        event_drop(f.own);
+      }
+      if (last) event_drop(last);
+      if (l->owns_list) ze().zeCommandListDestroy(l->list);
     }
-    if (last) event_drop(last);
-    if (l->owns_list) ze().zeCommandListDestroy(l->list);
+    queue_drop(q);
+    return result;
   }
-  queue_drop(q);
-  return result;
-}
 
-ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  return ordo::ur_common::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [&](bool &empty) {
+  static ur_result_t is_empty(Queue *q, bool &empty) {
     for (auto &l : q->lanes) {
       std::lock_guard<std::mutex> lock(l->mutex);
       if (l->last && !l->last->complete()) empty = false;
     }
     return UR_RESULT_SUCCESS;
-  });
-}
+  }
 
-ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *pDesc,
-                                              ur_native_handle_t *phNativeQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!phNativeQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  // An out-of-order queue has several lists; the first stands for the queue. It is an
-  // immediate list: pNativeData (an int32_t) says so with 1, as urQueueCreateWithNativeHandle reads it.
-  if (pDesc && pDesc->pNativeData) *static_cast<int32_t *>(pDesc->pNativeData) = 1;
-  *phNativeQueue = reinterpret_cast<ur_native_handle_t>(q->lanes.empty() ? nullptr : q->lanes[0]->list);
-  return UR_RESULT_SUCCESS;
-}
+  // The first list. It is an immediate list: pNativeData (an int32_t) says so with 1, as
+  // urQueueCreateWithNativeHandle reads it.
+  static ur_native_handle_t native_handle(Queue *q, ur_queue_native_desc_t *pDesc) {
+    if (pDesc && pDesc->pNativeData) *static_cast<int32_t *>(pDesc->pNativeData) = 1;
+    return reinterpret_cast<ur_native_handle_t>(q->lanes.empty() ? nullptr : q->lanes[0]->list);
+  }
 
-ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (ur_result_t r = q->finish_all()) return r;
-  // A synchronisation point: pools collect completed frees and give back memory
-  // above their release thresholds.
-  q->ctx->pools->sync_point();
-  return UR_RESULT_SUCCESS;
-}
+  static ur_result_t finish(Queue *q) { return q->finish_all(); }
+};
 
-ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  (void)q; // immediate lists submit as they are fed
-  return UR_RESULT_SUCCESS;
-}
+} // namespace
+
+void install_queue_entry_points(ur_dditable_t &t) { ordo::ur_common::queue_entry_points<queue_hooks>::install(t); }
 
 } // namespace ordo::level_zero

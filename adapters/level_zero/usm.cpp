@@ -4,7 +4,6 @@
 // block of that pool (the layer); frees; pointer queries. The entry points are
 // ur_common/usm.hpp's; this file says how Level Zero makes and frees plain memory.
 #include "common.hpp"
-#include "entry_points.hpp"
 #include "ur_common/usm.hpp"
 
 namespace ordo::level_zero {

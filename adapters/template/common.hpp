@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The template adapter's handle types and what its files share (docs/adapter-guide.md,
 // "The template"). Replace: the members that say what your backend keeps in each object
-// (a driver handle, facts read at discovery); keep the object model (ordo::object,
-// kKind, kInvalid) and the handle_types list the ur_common templates read.
+// (a driver handle, facts read at discovery); keep the object model (the bases of
+// ur_common/handles.hpp: ordo::object with its kKind and kInvalid) and the handle_types
+// list the ur_common templates read.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -35,21 +36,12 @@ struct DeviceFacts {
   uint32_t compute_units = 0;
 };
 
-struct Device : object {
-  static constexpr handle_kind kKind = handle_kind::device;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_DEVICE;
-  Device() : object(kKind) {}
-  Platform *platform = nullptr;
+struct Device : ordo::ur_common::device_object<Platform> {
   DeviceFacts facts;
 };
 ORDO_HANDLE_CHECK(Device);
 
-struct Platform : object {
-  static constexpr handle_kind kKind = handle_kind::platform;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PLATFORM;
-  Platform() : object(kKind) {}
-  std::vector<Device *> devices;
-};
+struct Platform : ordo::ur_common::platform_object<Device> {};
 ORDO_HANDLE_CHECK(Platform);
 
 // The stream-ordered layer's view of a context's memory (context.cpp). The template has
@@ -79,21 +71,9 @@ private:
 };
 
 // The fields ur_common/context.hpp and ur_common/usm.hpp read; add your driver's context.
-struct Context : object {
-  static constexpr handle_kind kKind = handle_kind::context;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_CONTEXT;
-  Context() : object(kKind) {}
-
-  std::vector<Device *> devices;
-  int index_of(const Device *dev) const {
-    for (size_t i = 0; i < devices.size(); ++i)
-      if (devices[i] == dev) return static_cast<int>(i);
-    return -1;
-  }
+struct Context : ordo::ur_common::context_object<Device> {
   PoolHooks pool_hooks{this};
   std::unique_ptr<ordo::stream_ordered::context_pools> pools;
-  ur_context_extended_deleter_t deleter = nullptr;
-  void *deleter_data = nullptr;
 };
 ORDO_HANDLE_CHECK(Context);
 

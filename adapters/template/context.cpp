@@ -8,6 +8,7 @@
 
 #include "common.hpp"
 #include "ur_common/context.hpp"
+#include "ur_common/pool_hooks.hpp"
 
 namespace ordo::template_adapter {
 
@@ -38,14 +39,9 @@ using entry_points = ordo::ur_common::context_entry_points<context_hooks>;
 // block keeps the kind and device it was made for.
 ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device,
                                     ordo::stream_ordered::mem_class &out) {
-  if (kind == UR_USM_TYPE_HOST) {
-    out = ordo::stream_ordered::mem_class{nullptr, UR_USM_TYPE_HOST};
-    return UR_RESULT_SUCCESS;
-  }
-  if (kind != UR_USM_TYPE_DEVICE && kind != UR_USM_TYPE_SHARED) return UR_RESULT_ERROR_INVALID_VALUE;
-  if (!has_device(device)) return UR_RESULT_ERROR_INVALID_DEVICE;
-  out = ordo::stream_ordered::mem_class{device, unsigned(kind)};
-  return UR_RESULT_SUCCESS;
+  return ordo::ur_common::memory_class_per_device(kind, device, out, [this](ur_device_handle_t d, ur_usm_type_t) {
+    return has_device(d) ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_DEVICE;
+  });
 }
 
 void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &, size_t size) { return alloc_memory(size, 64); }

@@ -9,6 +9,7 @@
 #include "common.hpp"
 #include "ordo/device_info.hpp"
 #include "ordo/info.hpp"
+#include "ur_common/device.hpp"
 
 namespace ordo::template_adapter {
 
@@ -16,29 +17,14 @@ namespace {
 
 constexpr ur_device_type_t kType = UR_DEVICE_TYPE_CPU;
 
-ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
-                                   ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
-  ORDO_UNWRAP(Platform, p, hPlatform);
-  if (DeviceType < UR_DEVICE_TYPE_DEFAULT || DeviceType > UR_DEVICE_TYPE_CUSTOM)
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  const bool all = DeviceType == UR_DEVICE_TYPE_ALL || DeviceType == UR_DEVICE_TYPE_DEFAULT;
-  uint32_t n = 0;
-  for (Device *d : p->devices) {
-    if (!all && DeviceType != kType) continue;
-    if (phDevices && n < NumEntries) phDevices[n] = reinterpret_cast<ur_device_handle_t>(d);
-    ++n;
-  }
-  if (pNumDevices) *pNumDevices = n;
-  return UR_RESULT_SUCCESS;
+// urDeviceGet, urDeviceRetain, urDeviceRelease and urDeviceGetNativeHandle are
+// ur_common/device.hpp's: a root device keeps its count as it is.
+ur_native_handle_t native_handle(const Device *d) {
+  return reinterpret_cast<ur_native_handle_t>(d); // your driver's device handle
 }
 
-ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
-                                       void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
+// urDeviceGetInfo's answers, once ur_common/device.hpp has checked the arguments.
+ur_result_t device_info(Device *d, ur_device_info_t propName, InfoWriter &out) {
   const DeviceFacts &f = d->facts;
   const ur_device_partition_t no_partitions[1] = {};
   const ur_device_partition_property_t no_partition_properties[1] = {};
@@ -95,26 +81,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   }
 }
 
-// Root devices live as long as the adapter: their count stays as it is.
-ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  (void)d;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  (void)d;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNative) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  *phNative = reinterpret_cast<ur_native_handle_t>(d); // your driver's device handle
-  return UR_RESULT_SUCCESS;
-}
-
 uint64_t now_ns() {
   return uint64_t(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -134,11 +100,15 @@ ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, u
 } // namespace
 
 void install_device_entry_points(ur_dditable_t &t) {
-  t.Device.pfnGet = urDeviceGet;
-  t.Device.pfnGetInfo = urDeviceGetInfo;
-  t.Device.pfnRetain = urDeviceRetain;
-  t.Device.pfnRelease = urDeviceRelease;
-  t.Device.pfnGetNativeHandle = urDeviceGetNativeHandle;
+  t.Device.pfnGet = [](ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
+                       ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
+    return ordo::ur_common::device_get<Platform>(hPlatform, DeviceType, NumEntries, phDevices, pNumDevices,
+                                                 [](const Device *) { return kType; });
+  };
+  t.Device.pfnGetInfo = ordo::ur_common::device_get_info<Device, device_info>;
+  t.Device.pfnRetain = ordo::ur_common::root_device_keep<Device>;
+  t.Device.pfnRelease = ordo::ur_common::root_device_keep<Device>;
+  t.Device.pfnGetNativeHandle = ordo::ur_common::device_get_native_handle<Device, native_handle>;
   t.Device.pfnGetGlobalTimestamps = urDeviceGetGlobalTimestamps;
 }
 

@@ -26,55 +26,48 @@ struct Queue : object {
 };
 ORDO_HANDLE_CHECK(Queue);
 
-ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                     const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  ORDO_UNWRAP(Device, dev, hDevice);
-  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  // The rules every adapter keeps (ordo/queue_rules.hpp): no device-side queues, one
-  // compute queue index. Say what your backend has in ordo::queue_capabilities.
-  if (ur_result_t r = ordo::check_queue_properties(pProperties)) return r;
-  const ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
-  // Then this backend's own: only what UR_DEVICE_INFO_QUEUE_PROPERTIES offers (nothing
-  // yet) beyond the hints any queue may ignore.
-  if (flags & (UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  auto *q = new (std::nothrow) Queue();
-  if (!q) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  q->ctx = ctx;
-  q->dev = dev;
-  q->flags = flags;
-  ctx->hold();
-  *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
-  return UR_RESULT_SUCCESS;
-}
+// What ur_common's urQueue* entry points leave to the backend (ur_common/queue.hpp).
+// They check the handles and then the rules every adapter keeps (ordo/queue_rules.hpp:
+// no device-side queues, one compute queue index; say what your backend has in
+// ordo::queue_capabilities).
+struct queue_hooks {
+  using Context = template_adapter::Context;
+  using Device = template_adapter::Device;
+  using Queue = template_adapter::Queue;
 
-ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!q->retain_user()) return ordo::invalid_of(q);
-  return UR_RESULT_SUCCESS;
-}
+  static ur_result_t create(Context *ctx, Device *dev, ur_queue_flags_t flags, ur_queue_handle_t *phQueue) {
+    // Then this backend's own: only what UR_DEVICE_INFO_QUEUE_PROPERTIES offers (nothing
+    // yet) beyond the hints any queue may ignore.
+    if (flags & (UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE))
+      return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+    auto *q = new (std::nothrow) Queue();
+    if (!q) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    q->ctx = ctx;
+    q->dev = dev;
+    q->flags = flags;
+    ctx->hold();
+    *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
+    return UR_RESULT_SUCCESS;
+  }
 
-// The user's last release: the queue's work would be finished here, then its holders
-// let go (commands in flight would hold it too), and the handle retired.
-ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  bool last_ = false;
-  if (!q->release_user(last_)) return ordo::invalid_of(q);
-  if (!last_) return UR_RESULT_SUCCESS;
-  ordo::ur_common::drop_queue(q);
-  return UR_RESULT_SUCCESS;
-}
+  // The user's last release: the queue's work would be finished here, then its holders
+  // let go (commands in flight would hold it too), and the handle retired.
+  static ur_result_t release_last(Queue *q) {
+    ordo::ur_common::drop_queue(q);
+    return UR_RESULT_SUCCESS;
+  }
 
-ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  return ordo::ur_common::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [](bool &empty) {
+  static ur_result_t is_empty(Queue *, bool &empty) {
     empty = true; // nothing can be enqueued yet
     return UR_RESULT_SUCCESS;
-  });
-}
+  }
+
+  static ur_native_handle_t native_handle(Queue *q, ur_queue_native_desc_t *) {
+    return reinterpret_cast<ur_native_handle_t>(q); // your driver's queue
+  }
+};
+
+using entry_points = ordo::ur_common::queue_entry_points<queue_hooks>;
 
 ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   ORDO_UNWRAP(Queue, q, hQueue);
@@ -82,30 +75,18 @@ ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  (void)q; // hand the queue's batched commands to the device here
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *,
-                                              ur_native_handle_t *phNative) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!phNative) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  *phNative = reinterpret_cast<ur_native_handle_t>(q); // your driver's queue
-  return UR_RESULT_SUCCESS;
-}
-
 } // namespace
 
+// No urQueueCreateWithNativeHandle yet; urQueueFinish is this file's (nothing to wait
+// for, no pool synchronisation point).
 void install_queue_entry_points(ur_dditable_t &t) {
-  t.Queue.pfnCreate = urQueueCreate;
-  t.Queue.pfnRetain = urQueueRetain;
-  t.Queue.pfnRelease = urQueueRelease;
-  t.Queue.pfnGetInfo = urQueueGetInfo;
+  t.Queue.pfnCreate = entry_points::create;
+  t.Queue.pfnRetain = ordo::ur_common::retain_user_handle<Queue, ur_queue_handle_t>;
+  t.Queue.pfnRelease = entry_points::release;
+  t.Queue.pfnGetInfo = entry_points::get_info;
   t.Queue.pfnFinish = urQueueFinish;
-  t.Queue.pfnFlush = urQueueFlush;
-  t.Queue.pfnGetNativeHandle = urQueueGetNativeHandle;
+  t.Queue.pfnFlush = entry_points::flush;
+  t.Queue.pfnGetNativeHandle = entry_points::get_native_handle;
 }
 
 } // namespace ordo::template_adapter

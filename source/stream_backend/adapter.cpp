@@ -4,12 +4,11 @@
 #include <cstring>
 
 #include "backend.hpp"
-#include "entry_points.hpp"
 #include "ordo/adapter_logging.hpp"
-#include "ordo/ddi_fill.hpp"
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "ordo_derived/derived.hpp"
+#include "ur_common/table.hpp"
 
 // Per adapter: the table's getters (proc_addr_getters.gen.cpp) read ordo::adapter_ddi(),
 // which this file defines for whichever adapter links the backend.
@@ -110,70 +109,32 @@ const std::vector<Platform *> &platforms() {
 // ---- the dispatch table ---------------------------------------------------------------
 
 namespace {
-// Every slot the adapter implements; fill_unsupported() covers the rest.
-ur_dditable_t build_table() {
-  ur_dditable_t t;
-  std::memset(&t, 0, sizeof(t));
-  ordo::stream_backend::install_adapter_entry_points(t); // urAdapter*, urPlatform*, the logger callback
-  t.Device.pfnGet = ordo::stream_backend::urDeviceGet;
-  t.Device.pfnGetInfo = ordo::stream_backend::urDeviceGetInfo;
-  t.Device.pfnRetain = ordo::stream_backend::urDeviceRetain;
-  t.Device.pfnRelease = ordo::stream_backend::urDeviceRelease;
-  t.Device.pfnSelectBinary = ordo::stream_backend::urDeviceSelectBinary;
-  t.Device.pfnGetNativeHandle = ordo::stream_backend::urDeviceGetNativeHandle;
-  t.Device.pfnCreateWithNativeHandle = ordo::stream_backend::urDeviceCreateWithNativeHandle;
-  t.Device.pfnGetGlobalTimestamps = ordo::stream_backend::urDeviceGetGlobalTimestamps;
-  t.DeviceExp.pfnWaitExp = ordo::stream_backend::urDeviceWaitExp;
-  ordo::stream_backend::install_context_entry_points(t); // urContext*
-  t.Queue.pfnGetInfo = ordo::stream_backend::urQueueGetInfo;
-  t.Queue.pfnCreate = ordo::stream_backend::urQueueCreate;
-  t.Queue.pfnRetain = ordo::stream_backend::urQueueRetain;
-  t.Queue.pfnRelease = ordo::stream_backend::urQueueRelease;
-  t.Queue.pfnGetNativeHandle = ordo::stream_backend::urQueueGetNativeHandle;
-  t.Queue.pfnCreateWithNativeHandle = ordo::stream_backend::urQueueCreateWithNativeHandle;
-  t.Queue.pfnFinish = ordo::stream_backend::urQueueFinish;
-  t.Queue.pfnFlush = ordo::stream_backend::urQueueFlush;
-  t.Event.pfnGetInfo = ordo::stream_backend::urEventGetInfo;
-  t.Event.pfnGetProfilingInfo = ordo::stream_backend::urEventGetProfilingInfo;
-  t.Event.pfnWait = ordo::stream_backend::urEventWait;
-  t.Event.pfnRetain = ordo::stream_backend::urEventRetain;
-  t.Event.pfnRelease = ordo::stream_backend::urEventRelease;
-  t.Event.pfnGetNativeHandle = ordo::stream_backend::urEventGetNativeHandle;
-  t.Event.pfnCreateWithNativeHandle = ordo::stream_backend::urEventCreateWithNativeHandle;
-  t.Event.pfnSetCallback = ordo::stream_backend::urEventSetCallback;
-  ordo::stream_backend::install_wait_entry_points(t); // urEnqueueEventsWait*
-  t.EnqueueExp.pfnTimestampRecordingExp = ordo::stream_backend::urEnqueueTimestampRecordingExp;
-  t.Enqueue.pfnUSMFill = ordo::stream_backend::urEnqueueUSMFill;
-  t.Enqueue.pfnUSMMemcpy = ordo::stream_backend::urEnqueueUSMMemcpy;
-  t.Enqueue.pfnUSMPrefetch = ordo::stream_backend::urEnqueueUSMPrefetch;
-  t.Enqueue.pfnUSMAdvise = ordo::stream_backend::urEnqueueUSMAdvise;
-  t.Enqueue.pfnUSMFill2D = ordo::stream_backend::urEnqueueUSMFill2D;
-  t.Enqueue.pfnUSMMemcpy2D = ordo::stream_backend::urEnqueueUSMMemcpy2D;
-  ordo::stream_backend::install_usm_entry_points(t);  // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo
-  ordo::stream_backend::install_pool_entry_points(t); // the twelve urUSMPool* of the stream-ordered layer
-  ordo::stream_backend::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
-  ordo::stream_backend::install_program_entry_points(t);     // urProgram*
-  t.Kernel.pfnCreate = ordo::stream_backend::urKernelCreate;
-  t.Kernel.pfnCreateWithNativeHandle = ordo::stream_backend::urKernelCreateWithNativeHandle;
-  ordo::stream_backend::install_kernel_entry_points(t); // the bookkeeping urKernel*
-  t.Kernel.pfnSetExecInfo = ordo::stream_backend::urKernelSetExecInfo;
-  t.Kernel.pfnSuggestMaxCooperativeGroupCount = ordo::stream_backend::urKernelSuggestMaxCooperativeGroupCount;
-  t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::stream_backend::urEnqueueKernelLaunchWithArgsExp;
-  ordo::stream_backend::install_memory_entry_points(t);
-  ordo::stream_backend::install_enqueue_mem_entry_points(t);
-  ordo::stream_backend::install_peer_entry_points(t);
-  ordo::stream_backend::install_ipc_entry_points(t);
-  ordo::stream_backend::install_virtual_mem_entry_points(t);
+// Every slot the adapter implements; the table tail (ur_common/table.hpp) covers the rest.
+void build_table(ur_dditable_t &t) {
+  namespace sb = ordo::stream_backend;
+  sb::install_adapter_entry_points(t);     // urAdapter*, urPlatform*, the logger callback
+  sb::install_device_entry_points(t);      // urDevice*, urDeviceWaitExp
+  sb::install_context_entry_points(t);     // urContext*
+  sb::install_queue_entry_points(t);       // urQueue*
+  sb::install_event_entry_points(t);       // urEvent*
+  sb::install_wait_entry_points(t);        // urEnqueueEventsWait*, urEnqueueTimestampRecordingExp
+  sb::install_enqueue_usm_entry_points(t); // urEnqueueUSM{Fill,Memcpy,Prefetch,Advise}[2D]
+  sb::install_usm_entry_points(t);         // urUSM{Host,Device,Shared}Alloc, urUSMFree, urUSMGetMemAllocInfo
+  sb::install_pool_entry_points(t);        // the twelve urUSMPool* of the stream-ordered layer
+  sb::install_async_alloc_entry_points(t); // urEnqueueUSM*AllocExp, urEnqueueUSMFreeExp
+  sb::install_program_entry_points(t);     // urProgram*
+  sb::install_kernel_entry_points(t);      // urKernel*
+  sb::install_launch_entry_points(t);      // urEnqueueKernelLaunchWithArgsExp
+  sb::install_memory_entry_points(t);      // urMem* of buffers
+  sb::install_enqueue_mem_entry_points(t); // urEnqueueMemBuffer*, urEnqueueMemUnmap
+  sb::install_peer_entry_points(t);
+  sb::install_ipc_entry_points(t);
+  sb::install_virtual_mem_entry_points(t);
   ordo::command_buffer::install_entry_points(t,
                                              ordo::command_buffer::adapter_hooks{}); // no host tasks: no host functions
   ordo::derived::install_entry_points(t);
   ordo::command_buffer::install_graph_capture(t); // wraps the enqueues above: last
-  ordo::fill_unsupported(t);
-  return t;
 }
 } // namespace
 
-const ur_dditable_t &ordo::adapter_ddi() {
-  static const ur_dditable_t table = build_table();
-  return table;
-}
+const ur_dditable_t &ordo::adapter_ddi() { return ordo::ur_common::table_built_once<build_table>(); }

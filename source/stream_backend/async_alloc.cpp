@@ -7,7 +7,6 @@
 // wait of the alloc's stream on the free's event; a zero-initialising pool's alloc
 // zeroes the block on its stream (a byte memset).
 #include "backend.hpp"
-#include "entry_points.hpp"
 #include "ur_common/async_alloc.hpp"
 
 namespace ordo::stream_backend {

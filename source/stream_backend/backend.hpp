@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The stream backend's handle types and the helpers every file shares
+// The stream backend's handle types (on ur_common/objects.hpp's) and the helpers every
+// file shares, each file's table filler declared with the object it serves
 // (docs/architecture.md, "stream backend"; the driver interface is driver_api.hpp).
-//
-// Every handle is an ordo::object (ordo/object.hpp): the dispatch table first, its kind,
-// the user's count and its holders; ORDO_UNWRAP refuses a handle of another kind or adapter.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -14,14 +12,9 @@
 #include <vector>
 
 #include "driver_api.hpp"
-#include "ordo/object.hpp"
-#include "ordo/retired_handles.hpp"
 #include "ordo/logger.hpp"
 #include "ordo_so/layer.hpp"
-#include "ur_common/handles.hpp"
-#include "ur_common/memory.hpp"
-#include "ur_common/pool_hooks.hpp"
-#include "ur_ddi.h"
+#include "ur_common/objects.hpp"
 
 namespace ordo::stream_backend {
 
@@ -33,21 +26,13 @@ Logger &logger();
     if (drv_result_) return ::ordo::stream_backend::to_ur(drv_result_);                                                \
   } while (0)
 
+// Declared before their first use below.
 struct Platform;
-struct Device;
-struct Context;
 struct Queue;
+struct Context;
 struct Event;
-struct Program;
-struct Kernel;
-struct Mem;
-struct Adapter;
 class Command;
-
-using handle_types = ordo::ur_common::handle_types_of<Adapter, Platform, Device, Context, Queue, Program, Command>;
-
-struct Adapter : ordo::ur_common::adapter_object {};
-ORDO_HANDLE_CHECK(Adapter);
+struct Mem;
 
 // Driver events are recycled per device: a command's event comes from here and goes
 // back when the UR event is released (re-recording an event that nobody holds any
@@ -63,12 +48,7 @@ private:
   std::vector<event_t> timed_, untimed_;
 };
 
-struct Device : object {
-  static constexpr handle_kind kKind = handle_kind::device;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_DEVICE;
-  Device() : object(kKind) {}
-
-  Platform *platform = nullptr;
+struct Device : ordo::ur_common::device_object<Platform> {
   int native = 0; // the driver's device handle
   int ordinal = 0;
   device_facts facts;
@@ -106,6 +86,7 @@ private:
   stream_t internal_stream_ = nullptr;
 };
 ORDO_HANDLE_CHECK(Device);
+void install_device_entry_points(ur_dditable_t &t); // device.cpp: urDevice*, urDeviceWaitExp
 
 // Code that runs inside a command built for some stream (a pool hook, a deferred
 // event's record) makes `d`'s context current for its own calls and puts the caller's back.
@@ -127,12 +108,8 @@ private:
   bool ok_ = false, switched_ = false;
 };
 
-struct Platform : object {
-  static constexpr handle_kind kKind = handle_kind::platform;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PLATFORM;
-  Platform() : object(kKind) {}
-  std::vector<Device *> devices;
-};
+// The driver's devices, in its order.
+struct Platform : ordo::ur_common::platform_object<Device> {};
 ORDO_HANDLE_CHECK(Platform);
 
 // Host nanoseconds on the clock every timestamp of the adapter uses.
@@ -162,35 +139,18 @@ public:
 status free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device);
 // The twelve urUSMPool* entry points of the layer, with this adapter's handle checks.
 void install_pool_entry_points(ur_dditable_t &t);
-void install_adapter_entry_points(ur_dditable_t &t);     // platform.cpp
-void install_context_entry_points(ur_dditable_t &t);     // context.cpp
-void install_program_entry_points(ur_dditable_t &t);     // program.cpp
-void install_kernel_entry_points(ur_dditable_t &t);      // kernel.cpp
-void install_wait_entry_points(ur_dditable_t &t);        // enqueue.cpp
-void install_async_alloc_entry_points(ur_dditable_t &t); // async_alloc.cpp
 void install_usm_entry_points(ur_dditable_t &t);         // usm.cpp
+void install_async_alloc_entry_points(ur_dditable_t &t); // async_alloc.cpp
+void install_enqueue_usm_entry_points(ur_dditable_t &t); // enqueue_usm.cpp
+void install_ipc_entry_points(ur_dditable_t &t);         // ipc.cpp
+void install_virtual_mem_entry_points(ur_dditable_t &t); // virtual_mem.cpp: where the driver has it
 
-struct Context : object {
-  static constexpr handle_kind kKind = handle_kind::context;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_CONTEXT;
-  Context() : object(kKind) {}
-
-  std::vector<Device *> devices;
-
-  // Index of `dev` in `devices`, or -1.
-  int index_of(const Device *dev) const {
-    for (size_t i = 0; i < devices.size(); ++i)
-      if (devices[i] == dev) return static_cast<int>(i);
-    return -1;
-  }
-
+// Every context of a device allocates in the device's one primary context.
+struct Context : ordo::ur_common::context_object<Device> {
   // The layer's state of this context (pools, pointer registry, ordering knowledge)
   // over its hooks, which outlive it.
   PoolHooks pool_hooks{this};
   std::unique_ptr<ordo::stream_ordered::context_pools> pools;
-
-  ur_context_extended_deleter_t deleter = nullptr;
-  void *deleter_data = nullptr;
 
   // The context's buffers that own their memory (memory.cpp), so that a native
   // handle into one becomes a view of it.
@@ -200,6 +160,8 @@ struct Context : object {
 ORDO_HANDLE_CHECK(Context);
 void context_hold(Context *ctx);
 void context_drop(Context *ctx);
+void install_context_entry_points(ur_dditable_t &t); // context.cpp
+void install_peer_entry_points(ur_dditable_t &t);    // peer.cpp
 
 // ---- queues and commands ----------------------------------------------------------
 
@@ -278,20 +240,9 @@ private:
   std::vector<void *> free_;
 };
 
-struct Queue : object {
-  static constexpr handle_kind kKind = handle_kind::queue;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_QUEUE;
-  Queue() : object(kKind) {}
-
-  Context *ctx = nullptr;
-  Device *dev = nullptr;
-  ur_queue_flags_t flags = 0;
-  bool in_order = true;
-  bool profiling = false;
+// Its lanes are driver streams.
+struct Queue : ordo::ur_common::queue_object<Context, Device, Lane> {
   bool owns_streams = true;
-  std::vector<std::unique_ptr<Lane>> lanes; // one for an in-order queue
-  std::atomic<uint32_t> next_lane{0};
-  ordo::ur_common::alloc_affinity affinity; // which stream a stream-ordered alloc goes to
   SpareEvents spare_events;
 
   // The stream a command goes to: on an in-order queue the only one; on an
@@ -302,18 +253,12 @@ struct Queue : object {
 ORDO_HANDLE_CHECK(Queue);
 void queue_hold(Queue *q);
 void queue_drop(Queue *q);
+void install_queue_entry_points(ur_dditable_t &t); // queue.cpp
 
-struct Event : object {
-  static constexpr handle_kind kKind = handle_kind::event;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_EVENT;
-  Event() : object(kKind) {}
-
-  Queue *queue = nullptr; // null for events made from a native handle
-  Context *ctx = nullptr;
+// `lane` is the index of `stream` in the queue's lanes.
+struct Event : ordo::ur_common::event_object<Queue, Context> {
   Device *dev = nullptr;
-  ur_command_t command = UR_COMMAND_EVENTS_WAIT;
   stream_t stream = nullptr;
-  uint32_t lane = 0;        // index of `stream` in the queue's lanes
   event_t done = nullptr;   // recorded after the command
   event_t start = nullptr;  // recorded before it (profiling only)
   bool timed = false;       // `done`/`start` came from the timed pool
@@ -334,6 +279,8 @@ struct Event : object {
   bool has_work() const { return done || deferred; } // false: nothing to wait for
 };
 ORDO_HANDLE_CHECK(Event);
+void install_event_entry_points(ur_dditable_t &t); // event.cpp
+void install_wait_entry_points(ur_dditable_t &t);  // enqueue.cpp: urEnqueueEventsWait*, timestamps
 
 // The driver event a wait for `e` needs in stream order, or null when there is nothing
 // to wait for (no device work, or known complete). A deferred event gets one here:
@@ -417,29 +364,13 @@ inline void event_drop(Event *ev) {
 
 // ---- programs and kernels ----------------------------------------------------------
 
-struct Program : object {
-  static constexpr handle_kind kKind = handle_kind::program;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PROGRAM;
-  Program() : object(kKind) {}
+// A program's image for one device is PTX (NUL-terminated) or cubin.
+struct ProgramDevice : ordo::ur_common::program_device<Device, module_t> {
+  bool is_ptx = false;
+};
 
-  struct PerDevice {
-    Device *dev = nullptr;
-    std::vector<uint8_t> image; // PTX (NUL-terminated) or cubin, as given
-    bool is_ptx = false;
-    module_t module = nullptr;
-    ur_program_build_status_t status = UR_PROGRAM_BUILD_STATUS_NONE;
-    std::string log;
-    std::string options;
-    bool owned = true;     // false: the caller's module (urProgramCreateWithNativeHandle), never unloaded here
-    bool compiled = false; // made by urProgramCompile: a compiled object
-  };
-
-  Context *ctx = nullptr;
-  bool from_il = false;
-  std::mutex mutex;
-  std::vector<PerDevice> per_device;
-  std::atomic<bool> built{false};
-
+struct Program : ordo::ur_common::program_object<Context, ProgramDevice> {
+  using PerDevice = ProgramDevice;
   // The module for `dev`, or null when there is none (not built, other device).
   module_t module_for(const Device *dev);
 };
@@ -447,16 +378,10 @@ ORDO_HANDLE_CHECK(Program);
 // The functions of a device's module: as the driver lists them, else as its image
 // names them (program.cpp); UNSUPPORTED_FEATURE when neither can.
 ur_result_t function_names(Program::PerDevice &pd, std::vector<std::string> &names);
-void program_hold(Program *p);
 void program_drop(Program *p);
+void install_program_entry_points(ur_dditable_t &t); // program.cpp
 
-struct Kernel : object {
-  static constexpr handle_kind kKind = handle_kind::kernel;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_KERNEL;
-  Kernel() : object(kKind) {}
-
-  Program *program = nullptr;
-  std::string name;
+struct Kernel : ordo::ur_common::kernel_object<Program> {
   std::vector<function_t> functions; // per program device (null: not built there)
   // The <name>_with_offset variants (one more parameter: three size_t), launched
   // when a launch names a global offset; null where the program has none.
@@ -469,6 +394,8 @@ struct Kernel : object {
   function_t offset_function_for(const Device *dev) const;
 };
 ORDO_HANDLE_CHECK(Kernel);
+void install_kernel_entry_points(ur_dditable_t &t); // kernel.cpp
+void install_launch_entry_points(ur_dditable_t &t); // launch.cpp: urEnqueueKernelLaunchWithArgsExp
 int kernel_attr(function_t f, func_attr a);
 // The suffix of a kernel's global-offset variant (test/kernels/cuda, docs/cuda.md, docs/hip.md).
 constexpr const char *kOffsetSuffix = "_with_offset";
@@ -493,11 +420,8 @@ struct Mem : ordo::ur_common::mem_object<Mem, Context> {
   // memory made at the first map (`own_mirror`) and freed with the buffer.
 };
 ORDO_HANDLE_CHECK(Mem);
-void install_memory_entry_points(ur_dditable_t &t);
-void install_enqueue_mem_entry_points(ur_dditable_t &t);
-void install_peer_entry_points(ur_dditable_t &t);        // peer.cpp
-void install_ipc_entry_points(ur_dditable_t &t);         // ipc.cpp
-void install_virtual_mem_entry_points(ur_dditable_t &t); // virtual_mem.cpp: where the driver has it
+void install_memory_entry_points(ur_dditable_t &t);      // memory.cpp: urMem* of buffers
+void install_enqueue_mem_entry_points(ur_dditable_t &t); // enqueue_mem.cpp
 // A memory-object kernel argument: the address kernels use for `h` on the queue's
 // context; INVALID_MEM_OBJECT for a buffer of another context or another handle kind.
 ur_result_t kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *ctx, void **out);
@@ -505,8 +429,11 @@ ur_result_t kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *ctx
 // Fills `count` back-to-back copies of a `size`-byte pattern (enqueue_usm.cpp).
 status fill_patterns(uint8_t *dst, const uint8_t *pattern, size_t size, size_t count, stream_t s);
 
+using Adapter = ordo::ur_common::adapter_object; // nothing of its own
+using handle_types = ordo::ur_common::handle_types_of<Adapter, Platform, Device, Context, Queue, Program, Command>;
 // The adapter's one handle and its platforms (empty when there is no driver).
 Adapter *the_adapter();
 const std::vector<Platform *> &platforms();
+void install_adapter_entry_points(ur_dditable_t &t); // platform.cpp: urAdapter*, urPlatform*
 
 } // namespace ordo::stream_backend

@@ -5,8 +5,8 @@
 #include <cstring>
 
 #include "backend.hpp"
+#include "ur_common/device.hpp"
 #include "ordo/device_info.hpp"
-#include "entry_points.hpp"
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "ur_common/device_info.hpp"
@@ -99,43 +99,6 @@ status Device::time_base(event_t *event, uint64_t *host_ns) {
 
 // ---- entry points ------------------------------------------------------------------
 
-ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
-                                   ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
-  ORDO_UNWRAP(Platform, p, hPlatform);
-  if (DeviceType < UR_DEVICE_TYPE_DEFAULT || DeviceType > UR_DEVICE_TYPE_CUSTOM)
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  bool gpu =
-      DeviceType == UR_DEVICE_TYPE_DEFAULT || DeviceType == UR_DEVICE_TYPE_ALL || DeviceType == UR_DEVICE_TYPE_GPU;
-  uint32_t count = gpu ? static_cast<uint32_t>(p->devices.size()) : 0;
-  if (pNumDevices) *pNumDevices = count;
-  for (uint32_t i = 0; phDevices && i < count && i < NumEntries; ++i)
-    phDevices[i] = reinterpret_cast<ur_device_handle_t>(p->devices[i]);
-  return UR_RESULT_SUCCESS;
-}
-
-// Every device here is a root device: it lives as long as the process and, as UR
-// says for root devices, retain and release leave its reference count unchanged.
-ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  (void)d;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  (void)d;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (!phNativeDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  *phNativeDevice = static_cast<ur_native_handle_t>(d->native);
-  return UR_RESULT_SUCCESS;
-}
-
 // The root device whose driver handle this is (root devices are never made twice).
 ur_result_t UR_APICALL urDeviceCreateWithNativeHandle(ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter,
                                                       const ur_device_native_properties_t *pProperties,
@@ -150,44 +113,6 @@ ur_result_t UR_APICALL urDeviceCreateWithNativeHandle(ur_native_handle_t hNative
         return UR_RESULT_SUCCESS;
       }
   return UR_RESULT_ERROR_INVALID_DEVICE;
-}
-
-ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
-                                            uint32_t NumBinaries, uint32_t *pSelectedBinary) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  (void)d;
-  if (!pBinaries || !pSelectedBinary) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  for (uint32_t i = 0; i < NumBinaries; ++i) {
-    if (pBinaries[i].pDeviceTargetSpec && std::strcmp(pBinaries[i].pDeviceTargetSpec, info().binary_target) == 0) {
-      *pSelectedBinary = i;
-      return UR_RESULT_SUCCESS;
-    }
-  }
-  return UR_RESULT_ERROR_INVALID_BINARY;
-}
-
-ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
-                                                   uint64_t *pHostTimestamp) {
-  ORDO_UNWRAP(Device, d, hDevice);
-  if (pDeviceTimestamp) {
-    event_t base = nullptr, now = nullptr;
-    uint64_t base_ns = 0;
-    stream_t stream = nullptr;
-    ORDO_DRV(d->time_base(&base, &base_ns));
-    ORDO_DRV(d->internal_stream(&stream));
-    ORDO_DRV(d->make_current());
-    ORDO_DRV(d->events.get(true, &now));
-    status r = drv::event_record(now, stream);
-    if (!r) r = drv::event_synchronize(now);
-    float ms = 0;
-    if (!r) r = drv::event_elapsed_ms(&ms, base, now);
-    d->events.put(now, true);
-    ORDO_DRV(r);
-    *pDeviceTimestamp = base_ns + static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
-  }
-  if (pHostTimestamp) *pHostTimestamp = host_now_ns();
-  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urDeviceWaitExp(ur_device_handle_t hDevice) {
@@ -223,9 +148,8 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   const device_facts &f = d->facts;
   const uint32_t fp_config = ordo::ur_common::kFullFpConfig;
   const uint32_t order_caps = ordo::ur_common::kAllMemoryOrders;
-  const uint32_t scope_caps = ordo::ur_common::kAllMemoryScopes;
-  ur_result_t fixed = UR_RESULT_SUCCESS;
-  if (ordo::ur_common::fixed_device_info(propName, out, fixed)) return fixed;
+  ur_result_t shared = UR_RESULT_SUCCESS;
+  if (ordo::ur_common::gpu_device_info(d, propName, out, shared)) return shared;
 
   switch (propName) {
   case UR_DEVICE_INFO_TYPE: return out.value(UR_DEVICE_TYPE_GPU);
@@ -264,24 +188,16 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
     // Volta and newer take up to 32764 bytes of kernel parameters (CUDA 12.1+); 4 KiB elsewhere.
     return out.value(size_t(f.vendor_id == 0x10de && f.arch_major >= 7 ? 32764 : 4096));
   case UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN: return out.value(uint32_t{256 * 8}); // in bits
-  case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_TYPE: return out.value(UR_DEVICE_MEM_CACHE_TYPE_READ_WRITE_CACHE);
   case UR_DEVICE_INFO_GLOBAL_MEM_CACHELINE_SIZE: return out.value(uint32_t{128});
   case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_SIZE: return out.value(uint64_t(f.l2_size));
   case UR_DEVICE_INFO_MAX_CONSTANT_BUFFER_SIZE: return out.value(uint64_t(f.const_mem));
-  case UR_DEVICE_INFO_MAX_CONSTANT_ARGS: return out.value(uint32_t{8});
-  case UR_DEVICE_INFO_LOCAL_MEM_TYPE: return out.value(UR_DEVICE_LOCAL_MEM_TYPE_LOCAL);
   case UR_DEVICE_INFO_LOCAL_MEM_SIZE:
     return out.value(uint64_t(f.shared_per_block_optin ? f.shared_per_block_optin : f.shared_per_block));
   case UR_DEVICE_INFO_ERROR_CORRECTION_SUPPORT: return out.boolean(f.ecc != 0);
   case UR_DEVICE_INFO_HOST_UNIFIED_MEMORY:
   case UR_DEVICE_INFO_IS_INTEGRATED_GPU: return out.boolean(f.integrated != 0);
   case UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION: return out.value(size_t{500}); // event timing: ~0.5 us
-  case UR_DEVICE_INFO_ENDIAN_LITTLE:
-  case UR_DEVICE_INFO_AVAILABLE:
-  case UR_DEVICE_INFO_COMPILER_AVAILABLE: // images are finished by the driver's loader/JIT
-  case UR_DEVICE_INFO_PREFERRED_INTEROP_USER_SYNC:
   case UR_DEVICE_INFO_ATOMIC_64:
-  case UR_DEVICE_INFO_USM_POOL_SUPPORT:
   case UR_DEVICE_INFO_DEVICE_WAIT_SUPPORT_EXP:
   case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP: // pinned by the layer's hooks (pool_hooks.cpp)
   case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return out.boolean(true);
@@ -289,18 +205,9 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_BFLOAT16:
   case UR_DEVICE_INFO_BFLOAT16_CONVERSIONS_NATIVE: return out.boolean(f.bf16);
   case UR_DEVICE_INFO_ASYNC_BARRIER: return out.boolean(f.async_barrier);
-  // Stream-ordered allocation runs on the stream-ordered layer over plain driver
-  // allocations, not on the driver's memory pools: every device has it.
-  case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(true);
   case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT: return out.boolean(info().virtual_memory && f.virtual_memory);
   // Physical memory exported as file descriptors (virtual_mem.cpp).
   case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP: return out.boolean(info().virtual_memory && f.virtual_memory);
-  case UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP:
-  case UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP:
-  case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP: return out.value(uint32_t{0});
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_WIDTH_EXP:
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_HEIGHT_EXP:
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_PITCH_EXP: return out.value(size_t{0});
   // Command buffers are the shared recorder's (source/command_buffer), replayed
   // through this adapter's own entry points.
   case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
@@ -313,10 +220,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP: return out.boolean(true); // usm.cpp
   case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
     return out.value(ordo::command_buffer::kUpdateCapabilities);
-  case UR_DEVICE_INFO_EXECUTION_CAPABILITIES: return out.value(uint32_t(UR_DEVICE_EXEC_CAPABILITY_FLAG_KERNEL));
-  case UR_DEVICE_INFO_BUILT_IN_KERNELS: return out.string("");
-  case UR_DEVICE_INFO_PLATFORM: return out.value(reinterpret_cast<ur_platform_handle_t>(d->platform));
-  case UR_DEVICE_INFO_REFERENCE_COUNT: return out.value(d->count());
   case UR_DEVICE_INFO_IL_VERSION: return out.string(info().il_version);
   case UR_DEVICE_INFO_NAME: return out.string(f.name);
   case UR_DEVICE_INFO_VENDOR: return out.string(info().vendor_name);
@@ -328,14 +231,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
     return out.string(std::string("cl_khr_fp64 cl_khr_subgroups cl_khr_int64_base_atomics "
                                   "cl_khr_int64_extended_atomics") +
                       (f.fp16 ? " cl_khr_fp16" : ""));
-  case UR_DEVICE_INFO_PRINTF_BUFFER_SIZE: return out.value(size_t{1024 * 1024});
-  case UR_DEVICE_INFO_PARENT_DEVICE: return out.value(ur_device_handle_t{nullptr});
-  case UR_DEVICE_INFO_COMPOSITE_DEVICE: return out.value(ur_device_handle_t{nullptr});
-  case UR_DEVICE_INFO_SUPPORTED_PARTITIONS:
-  case UR_DEVICE_INFO_PARTITION_TYPE:
-  case UR_DEVICE_INFO_COMPONENT_DEVICES: return out.bytes(nullptr, 0);
-  case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES:
-  case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN: return out.value(uint32_t{0});
   case UR_DEVICE_INFO_MAX_NUM_SUB_GROUPS:
     return out.value(uint32_t(f.max_threads_per_block / (f.warp_size ? f.warp_size : 32)));
   case UR_DEVICE_INFO_SUB_GROUP_SIZES_INTEL: return out.value(uint32_t(f.warp_size));
@@ -353,15 +248,52 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_ATOMIC_MEMORY_ORDER_CAPABILITIES:
   case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES:
     return out.value(f.seq_cst_atomics ? order_caps : uint32_t(UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED));
-  case UR_DEVICE_INFO_ATOMIC_MEMORY_SCOPE_CAPABILITIES:
-  case UR_DEVICE_INFO_ATOMIC_FENCE_SCOPE_CAPABILITIES: return out.value(scope_caps);
-  case UR_DEVICE_INFO_MAX_COMPUTE_QUEUE_INDICES: return out.value(uint32_t{1});
   case UR_DEVICE_INFO_MAX_REGISTERS_PER_WORK_GROUP: return out.value(uint32_t(f.regs_per_block));
   case UR_DEVICE_INFO_KERNEL_LAUNCH_CAPABILITIES:
     return out.value(f.cooperative ? uint32_t(UR_KERNEL_LAUNCH_PROPERTIES_FLAG_COOPERATIVE) : 0u);
   // Intel layouts, NVML readings, Windows-only identifiers: the shared default.
   default: return ordo::device_info_default(propName, out);
   }
+}
+
+namespace {
+
+// What ur_common's urDevice* entry points leave to the backend (ur_common/device.hpp).
+// Every device is a GPU and takes the driver's one binary target.
+struct device_hooks {
+  using Platform = stream_backend::Platform;
+  using Device = stream_backend::Device;
+  static ur_device_type_t type_of(const Device *) { return UR_DEVICE_TYPE_GPU; }
+  static const char *binary_target(const Device *) { return info().binary_target; }
+  // A timed event recorded now, measured from the device's time base.
+  static ur_result_t device_time_ns(Device *d, uint64_t &ns) {
+    event_t base = nullptr, now = nullptr;
+    uint64_t base_ns = 0;
+    stream_t stream = nullptr;
+    ORDO_DRV(d->time_base(&base, &base_ns));
+    ORDO_DRV(d->internal_stream(&stream));
+    ORDO_DRV(d->make_current());
+    ORDO_DRV(d->events.get(true, &now));
+    status r = drv::event_record(now, stream);
+    if (!r) r = drv::event_synchronize(now);
+    float ms = 0;
+    if (!r) r = drv::event_elapsed_ms(&ms, base, now);
+    d->events.put(now, true);
+    ORDO_DRV(r);
+    ns = base_ns + static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
+    return UR_RESULT_SUCCESS;
+  }
+  static uint64_t host_time_ns() { return host_now_ns(); }
+  static ur_native_handle_t native_handle(const Device *d) { return static_cast<ur_native_handle_t>(d->native); }
+};
+
+} // namespace
+
+void install_device_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::device_entry_points<device_hooks>::install(t);
+  t.Device.pfnGetInfo = urDeviceGetInfo;
+  t.Device.pfnCreateWithNativeHandle = urDeviceCreateWithNativeHandle;
+  t.DeviceExp.pfnWaitExp = urDeviceWaitExp;
 }
 
 } // namespace ordo::stream_backend

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Commands that only order: event waits, barriers, timestamps.
 #include "backend.hpp"
-#include "entry_points.hpp"
 #include "ur_common/wait.hpp"
 
 namespace ordo::stream_backend {
@@ -34,8 +33,6 @@ struct wait_hooks : handle_types {
 
 } // namespace
 
-void install_wait_entry_points(ur_dditable_t &t) { ordo::ur_common::wait_entry_points<wait_hooks>::install(t); }
-
 ur_result_t UR_APICALL urEnqueueTimestampRecordingExp(ur_queue_handle_t hQueue, bool blocking,
                                                       uint32_t numEventsInWaitList,
                                                       const ur_event_handle_t *phEventWaitList,
@@ -49,6 +46,11 @@ ur_result_t UR_APICALL urEnqueueTimestampRecordingExp(ur_queue_handle_t hQueue, 
   if (ur_result_t r = cmd.finish()) return r;
   if (blocking) ORDO_DRV(drv::stream_synchronize(stream));
   return UR_RESULT_SUCCESS;
+}
+
+void install_wait_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::wait_entry_points<wait_hooks>::install(t); // urEnqueueEventsWait*
+  t.EnqueueExp.pfnTimestampRecordingExp = urEnqueueTimestampRecordingExp;
 }
 
 } // namespace ordo::stream_backend

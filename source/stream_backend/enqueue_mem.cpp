@@ -11,20 +11,11 @@
 #include "backend.hpp"
 #include "ordo/mem_rules.hpp"
 #include "ordo/rect.hpp"
+#include "ur_common/buffer_commands.hpp"
 
 namespace ordo::stream_backend {
 
 namespace {
-
-// A buffer of another context is taken when that context has the queue's device: every
-// context of a device allocates in the device's one primary context, so the bytes are
-// the device's own memory (docs/cuda.md, "Memory objects"). Any other is refused.
-ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m) {
-  if (ur_result_t r = unwrap(hQueue, q)) return r;
-  if (ur_result_t r = unwrap(hMem, m)) return r;
-  if (m->ctx != q->ctx && m->ctx->index_of(q->dev) < 0) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  return UR_RESULT_SUCCESS;
-}
 
 bool overlap(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) { return a < b + bn && b < a + an; }
 
@@ -84,186 +75,117 @@ status staged_copy(const std::function<status(uint8_t *, stream_t)> &in,
   return r ? r : w;
 }
 
-ur_result_t UR_APICALL urEnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking,
-                                              size_t offset, size_t size, void *pDst, uint32_t n,
-                                              const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (!pDst) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!ordo::mem::range_inside(offset, size, m->size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return submit(q, UR_COMMAND_MEM_BUFFER_READ, blocking, n, waits, phEvent,
-                [&](stream_t s) { return drv::memcpy_async(pDst, m->ptr + offset, size, s); });
-}
+// The buffer commands once ur_common has checked their arguments
+// (ur_common/buffer_commands.hpp). A buffer of another context is taken when that
+// context has the queue's device: every context of a device allocates in the device's
+// one primary context, so the bytes are the device's own memory (docs/cuda.md, "Memory
+// objects"). Any other is refused.
+struct buffer_hooks {
+  using Queue = stream_backend::Queue;
+  using Mem = stream_backend::Mem;
 
-ur_result_t UR_APICALL urEnqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking,
-                                               size_t offset, size_t size, const void *pSrc, uint32_t n,
-                                               const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (!pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!ordo::mem::range_inside(offset, size, m->size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return submit(q, UR_COMMAND_MEM_BUFFER_WRITE, blocking, n, waits, phEvent,
-                [&](stream_t s) { return drv::memcpy_async(m->ptr + offset, pSrc, size, s); });
-}
-
-// Overlapping ranges (a copy within one buffer's bytes) are staged (staged_copy).
-ur_result_t UR_APICALL urEnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_handle_t hSrc, ur_mem_handle_t hDst,
-                                              size_t srcOffset, size_t dstOffset, size_t size, uint32_t n,
-                                              const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *src, *dst;
-  if (ur_result_t r = queue_and_buffer(hQueue, hSrc, q, src)) return r;
-  if (ur_result_t r = queue_and_buffer(hQueue, hDst, q, dst)) return r;
-  if (!ordo::mem::range_inside(srcOffset, size, src->size) || !ordo::mem::range_inside(dstOffset, size, dst->size))
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  uint8_t *from = src->ptr + srcOffset, *to = dst->ptr + dstOffset;
-  const bool shared = overlap(from, size, to, size);
-  return submit(q, UR_COMMAND_MEM_BUFFER_COPY, false, n, waits, phEvent, [&](stream_t s) {
-    if (!shared) return drv::memcpy_async(to, from, size, s);
-    return staged_copy([&](uint8_t *t, stream_t st) { return drv::memcpy_async(t, from, size, st); },
-                       [&](uint8_t *t, stream_t st) { return drv::memcpy_async(to, t, size, st); }, size, s);
-  });
-}
-
-// The pattern is a power of two bytes; offset and size are whole patterns.
-ur_result_t UR_APICALL urEnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void *pPattern,
-                                              size_t patternSize, size_t offset, size_t size, uint32_t n,
-                                              const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (ur_result_t r = ordo::ur_common::check_fill(pPattern, patternSize, offset, size, m->size)) return r;
-  return submit(q, UR_COMMAND_MEM_BUFFER_FILL, false, n, waits, phEvent, [&](stream_t s) {
-    return fill_patterns(m->ptr + offset, static_cast<const uint8_t *>(pPattern), patternSize, size / patternSize, s);
-  });
-}
-
-// Read and write rectangles: the buffer's side must lie inside it; the host side is the
-// caller's.
-ur_result_t host_rect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, ur_command_t type, bool blocking,
-                      ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin, ur_rect_region_t region,
-                      size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
-                      void *host, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  ordo::rect_side bs, hs;
-  if (ur_result_t r =
-          ordo::ur_common::resolve_host_rect(host, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch,
-                                             hostRowPitch, hostSlicePitch, m->size, bs, hs))
-    return r;
-  auto *h = static_cast<uint8_t *>(host);
-  // Host memory that is the buffer's own bytes (host storage) must not overlap the rectangle.
-  if (rects_overlap(m->ptr, bs, h, hs, region)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
-  const bool read = type == UR_COMMAND_MEM_BUFFER_READ_RECT;
-  return submit(q, type, blocking, n, waits, phEvent, [&](stream_t s) {
-    return read ? copy_rect(h, hs, m->ptr, bs, region, s) : copy_rect(m->ptr, bs, h, hs, region, s);
-  });
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem_handle_t hSrc, ur_mem_handle_t hDst,
-                                                  ur_rect_offset_t srcOrigin, ur_rect_offset_t dstOrigin,
-                                                  ur_rect_region_t region, size_t srcRowPitch, size_t srcSlicePitch,
-                                                  size_t dstRowPitch, size_t dstSlicePitch, uint32_t n,
-                                                  const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *src, *dst;
-  if (ur_result_t r = queue_and_buffer(hQueue, hSrc, q, src)) return r;
-  if (ur_result_t r = queue_and_buffer(hQueue, hDst, q, dst)) return r;
-  ordo::rect_side ss, ds;
-  if (ur_result_t r = ordo::ur_common::resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch,
-                                                         dstRowPitch, dstSlicePitch, src->size, dst->size, ss, ds))
-    return r;
-  const bool shared = rects_overlap(src->ptr, ss, dst->ptr, ds, region);
-  return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, n, waits, phEvent, [&](stream_t s) {
-    if (!shared) return copy_rect(dst->ptr, ds, src->ptr, ss, region, s);
-    ordo::rect_side tight; // the rectangle alone, rows and slices back to back
-    tight.row = region.width;
-    tight.slice = region.width * region.height;
-    tight.end = tight.slice * region.depth;
-    return staged_copy([&](uint8_t *t, stream_t st) { return copy_rect(t, tight, src->ptr, ss, region, st); },
-                       [&](uint8_t *t, stream_t st) { return copy_rect(dst->ptr, ds, t, tight, region, st); },
-                       tight.end, s);
-  });
-}
-
-// The host copy of a root buffer: the caller's memory, the host storage, or pinned
-// memory made now.
-ur_result_t mirror_of(Mem *root, uint8_t **out) {
-  std::lock_guard<std::mutex> lock(root->map_mutex);
-  if (!root->mirror) {
-    ORDO_DRV(root->home->make_current());
-    void *p = nullptr;
-    status r = drv::alloc_host(&p, root->size);
-    if (r.kind == err::out_of_memory) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    ORDO_DRV(r);
-    root->mirror = static_cast<uint8_t *>(p);
-    root->own_mirror = true;
+  static ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m) {
+    bool foreign = false;
+    return ordo::ur_common::queue_and_any_buffer(hQueue, hMem, q, m, foreign);
   }
-  *out = root->mirror;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking,
-                                             ur_map_flags_t mapFlags, size_t offset, size_t size, uint32_t n,
-                                             const ur_event_handle_t *waits, ur_event_handle_t *phEvent,
-                                             void **ppRetMap) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (ur_result_t r = ordo::ur_common::check_map(ppRetMap, mapFlags, offset, size, m->size)) return r;
-  if (ur_result_t r = check_wait_list(n, waits)) return r;
-  Mem *root = m->owner();
-  uint8_t *mirror = nullptr;
-  if (ur_result_t r = mirror_of(root, &mirror)) return r;
-  uint8_t *host = mirror + m->root_offset() + offset;
-  const bool direct = host == m->ptr + offset; // host storage: the bytes themselves
-  const bool invalidate = mapFlags & UR_MAP_FLAG_WRITE_INVALIDATE_REGION;
-  const bool write_back = !direct && (invalidate || (mapFlags & UR_MAP_FLAG_WRITE) || mapFlags == 0);
-  const Mem::Mapping map{host, offset, size, write_back};
-  if (ur_result_t r = ordo::ur_common::add_mapping(m, map)) return r; // before the command: an unmap may follow at once
-  ur_result_t r = submit(q, UR_COMMAND_MEM_BUFFER_MAP, blocking, n, waits, phEvent, [&](stream_t s) {
-    return direct || invalidate ? status{} : drv::memcpy_async(host, m->ptr + offset, size, s);
-  });
-  if (r != UR_RESULT_SUCCESS) {
-    ordo::ur_common::strike_mapping(m, map);
-    return r;
+  static ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *waits) {
+    return stream_backend::check_wait_list(n, waits);
   }
-  *ppRetMap = host;
-  return UR_RESULT_SUCCESS;
-}
 
-// Each map is ended by one unmap of the pointer it returned, on this buffer.
-ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void *pMappedPtr, uint32_t n,
-                                         const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hMem, q, m)) return r;
-  if (!pMappedPtr) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ur_result_t r = check_wait_list(n, waits)) return r;
-  Mem::Mapping map{};
-  if (ur_result_t r = ordo::ur_common::take_mapping(m, pMappedPtr, map)) return r;
-  ur_result_t r = submit(q, UR_COMMAND_MEM_UNMAP, false, n, waits, phEvent, [&](stream_t s) {
-    return map.write_back ? drv::memcpy_async(m->ptr + map.offset, map.host, map.size, s) : status{};
-  });
-  if (r != UR_RESULT_SUCCESS) ordo::ur_common::restore_mapping(m, map); // nothing was enqueued: the map stands
-  return r;
-}
+  static ur_result_t read(Queue *q, Mem *m, bool blocking, size_t offset, size_t size, void *pDst, bool, uint32_t n,
+                          const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit(q, UR_COMMAND_MEM_BUFFER_READ, blocking, n, waits, phEvent,
+                  [&](stream_t s) { return drv::memcpy_async(pDst, m->ptr + offset, size, s); });
+  }
+
+  static ur_result_t write(Queue *q, Mem *m, bool blocking, size_t offset, size_t size, const void *pSrc, bool,
+                           uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit(q, UR_COMMAND_MEM_BUFFER_WRITE, blocking, n, waits, phEvent,
+                  [&](stream_t s) { return drv::memcpy_async(m->ptr + offset, pSrc, size, s); });
+  }
+
+  // Overlapping ranges (a copy within one buffer's bytes) are staged (staged_copy).
+  static ur_result_t copy(Queue *q, Mem *src, Mem *dst, size_t srcOffset, size_t dstOffset, size_t size, bool,
+                          uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    uint8_t *from = src->ptr + srcOffset, *to = dst->ptr + dstOffset;
+    const bool shared = overlap(from, size, to, size);
+    return submit(q, UR_COMMAND_MEM_BUFFER_COPY, false, n, waits, phEvent, [&](stream_t s) {
+      if (!shared) return drv::memcpy_async(to, from, size, s);
+      return staged_copy([&](uint8_t *t, stream_t st) { return drv::memcpy_async(t, from, size, st); },
+                         [&](uint8_t *t, stream_t st) { return drv::memcpy_async(to, t, size, st); }, size, s);
+    });
+  }
+
+  static ur_result_t fill(Queue *q, Mem *m, const void *pPattern, size_t patternSize, size_t offset, size_t size,
+                          uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit(q, UR_COMMAND_MEM_BUFFER_FILL, false, n, waits, phEvent, [&](stream_t s) {
+      return fill_patterns(m->ptr + offset, static_cast<const uint8_t *>(pPattern), patternSize, size / patternSize, s);
+    });
+  }
+
+  static ur_result_t host_rect(Queue *q, Mem *m, ur_command_t type, bool blocking, const ordo::rect_side &bs,
+                               uint8_t *h, const ordo::rect_side &hs, const ur_rect_region_t &region, uint32_t n,
+                               const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    // Host memory that is the buffer's own bytes (host storage) must not overlap the rectangle.
+    if (rects_overlap(m->ptr, bs, h, hs, region)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
+    const bool read = type == UR_COMMAND_MEM_BUFFER_READ_RECT;
+    return submit(q, type, blocking, n, waits, phEvent, [&](stream_t s) {
+      return read ? stream_backend::copy_rect(h, hs, m->ptr, bs, region, s)
+                  : stream_backend::copy_rect(m->ptr, bs, h, hs, region, s);
+    });
+  }
+
+  static ur_result_t copy_rect(Queue *q, Mem *src, const ordo::rect_side &ss, Mem *dst, const ordo::rect_side &ds,
+                               const ur_rect_region_t &region, uint32_t n, const ur_event_handle_t *waits,
+                               ur_event_handle_t *phEvent) {
+    const bool shared = rects_overlap(src->ptr, ss, dst->ptr, ds, region);
+    return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, n, waits, phEvent, [&](stream_t s) {
+      if (!shared) return stream_backend::copy_rect(dst->ptr, ds, src->ptr, ss, region, s);
+      ordo::rect_side tight; // the rectangle alone, rows and slices back to back
+      tight.row = region.width;
+      tight.slice = region.width * region.height;
+      tight.end = tight.slice * region.depth;
+      return staged_copy(
+          [&](uint8_t *t, stream_t st) { return stream_backend::copy_rect(t, tight, src->ptr, ss, region, st); },
+          [&](uint8_t *t, stream_t st) { return stream_backend::copy_rect(dst->ptr, ds, t, tight, region, st); },
+          tight.end, s);
+    });
+  }
+
+  // Maps go through the root buffer's host copy: the caller's memory, the host storage
+  // (then the map is the bytes themselves), or pinned memory made now.
+  static ur_result_t map_host(Mem *m, size_t offset, uint8_t *&host, bool &direct) {
+    Mem *root = m->owner();
+    uint8_t *mirror = nullptr;
+    if (ur_result_t r = ordo::ur_common::host_mirror(root, &mirror, [&](void **p) -> ur_result_t {
+          ORDO_DRV(root->home->make_current());
+          status made = drv::alloc_host(p, root->size);
+          if (made.kind == err::out_of_memory) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+          ORDO_DRV(made);
+          return UR_RESULT_SUCCESS;
+        }))
+      return r;
+    host = mirror + m->root_offset() + offset;
+    direct = host == m->ptr + offset;
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t map(Queue *q, Mem *m, bool blocking, uint8_t *host, size_t offset, size_t size, bool copy,
+                         uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit(q, UR_COMMAND_MEM_BUFFER_MAP, blocking, n, waits, phEvent,
+                  [&](stream_t s) { return copy ? drv::memcpy_async(host, m->ptr + offset, size, s) : status{}; });
+  }
+
+  static ur_result_t unmap(Queue *q, Mem *m, const Mem::Mapping &map, uint32_t n, const ur_event_handle_t *waits,
+                           ur_event_handle_t *phEvent) {
+    return submit(q, UR_COMMAND_MEM_UNMAP, false, n, waits, phEvent, [&](stream_t s) {
+      return map.write_back ? drv::memcpy_async(m->ptr + map.offset, map.host, map.size, s) : status{};
+    });
+  }
+};
 
 } // namespace
 
-void install_enqueue_mem_entry_points(ur_dditable_t &t) {
-  t.Enqueue.pfnMemBufferRead = urEnqueueMemBufferRead;
-  t.Enqueue.pfnMemBufferWrite = urEnqueueMemBufferWrite;
-  t.Enqueue.pfnMemBufferReadRect = ordo::ur_common::enqueue_read_rect<host_rect>;
-  t.Enqueue.pfnMemBufferWriteRect = ordo::ur_common::enqueue_write_rect<host_rect>;
-  t.Enqueue.pfnMemBufferCopy = urEnqueueMemBufferCopy;
-  t.Enqueue.pfnMemBufferCopyRect = urEnqueueMemBufferCopyRect;
-  t.Enqueue.pfnMemBufferFill = urEnqueueMemBufferFill;
-  t.Enqueue.pfnMemBufferMap = urEnqueueMemBufferMap;
-  t.Enqueue.pfnMemUnmap = urEnqueueMemUnmap;
-}
+void install_enqueue_mem_entry_points(ur_dditable_t &t) { ordo::ur_common::buffer_commands<buffer_hooks>::install(t); }
 
 } // namespace ordo::stream_backend

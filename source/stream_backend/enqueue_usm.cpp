@@ -6,22 +6,15 @@
 #include "ordo/checked_math.hpp"
 #include "ordo/usm_2d_rules.hpp"
 #include "backend.hpp"
-#include "entry_points.hpp"
+#include "ur_common/usm_commands.hpp"
 
 namespace ordo::stream_backend {
 
 namespace {
 
-// The smallest period (1, 2 or 4 bytes) a pattern repeats with, or its own size.
-size_t pattern_period(const uint8_t *p, size_t size) {
-  for (size_t period : {size_t{1}, size_t{2}, size_t{4}}) {
-    if (period >= size || size % period) continue;
-    bool repeats = true;
-    for (size_t i = period; i < size && repeats; ++i) repeats = p[i] == p[i - period];
-    if (repeats) return period;
-  }
-  return size;
-}
+// The smallest period (1, 2 or 4 bytes: the memset widths) a pattern repeats with, or
+// its own size.
+size_t pattern_period(const uint8_t *p, size_t size) { return ordo::ur_common::pattern_period(p, size, 4); }
 
 bool aligned(const uint8_t *p, size_t a) { return reinterpret_cast<uintptr_t>(p) % a == 0; }
 
@@ -80,169 +73,127 @@ status fill_run(uint8_t *dst, const uint8_t *pattern, size_t size, size_t phase,
   return status{};
 }
 
-bool overlap(const void *a, const void *b, size_t n) {
-  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
-  return x < y + n && y < x + n;
-}
+} // namespace
 
-// A 2-D region stays inside the allocation or pool block it starts in.
-ur_result_t check_region_2d(Queue *q, const void *p, size_t pitch, size_t width, size_t height) {
-  size_t span = 0;
-  if (!ordo::checked::span_2d(pitch, width, height, span)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return q->ctx->pools->check_usm_region(p, span);
-}
+namespace {
+
+// What ur_common's USM commands leave to the backend (ur_common/usm_commands.hpp). A
+// range stays inside the allocation or pool block it starts in; prefetch and advice
+// take any range.
+struct usm_command_hooks {
+  using Queue = stream_backend::Queue;
+  using Command = stream_backend::Command;
+  static ur_result_t check_usm(Queue *q, const void *p, size_t bytes) {
+    return q->ctx->pools->check_usm_region(p, bytes);
+  }
+  static ur_result_t check_hint_range(Queue *, const void *, size_t) { return UR_RESULT_SUCCESS; }
+
+  static ur_result_t fill(Command &cmd, Queue *, void *pMem, const uint8_t *pattern, size_t patternSize, size_t size) {
+    return to_ur(fill_patterns(static_cast<uint8_t *>(pMem), pattern, patternSize, size / patternSize, cmd.stream()));
+  }
+
+  static ur_result_t fill_2d(Command &cmd, Queue *, uint8_t *dst, size_t pitch, const uint8_t *pattern,
+                             size_t patternSize, size_t width, size_t height) {
+    status r{};
+    size_t period = pattern_period(pattern, patternSize);
+    const bool one_memset = period == 1 || info().wide_2d_memset;
+    if (one_memset && width % patternSize == 0 && period <= 4 && aligned(dst, period) && pitch % period == 0) {
+      // One 2-D memset covers the whole region.
+      size_t w = width / period;
+      if (period == 1)
+        r = drv::memset_2d8(dst, pitch, pattern[0], w, height, cmd.stream());
+      else if (period == 2) {
+        uint16_t v;
+        std::memcpy(&v, pattern, 2);
+        r = drv::memset_2d16(dst, pitch, v, w, height, cmd.stream());
+      } else {
+        uint32_t v;
+        std::memcpy(&v, pattern, 4);
+        r = drv::memset_2d32(dst, pitch, v, w, height, cmd.stream());
+      }
+    } else {
+      // Row by row; the pattern runs on across rows as over one flat range.
+      for (size_t row = 0; row < height && !r; ++row)
+        r = fill_run(dst + row * pitch, pattern, patternSize, (row * width) % patternSize, width, cmd.stream());
+    }
+    return to_ur(r);
+  }
+
+  // A blocking copy waits for its stream.
+  static ur_result_t memcpy(Queue *q, bool blocking, void *pDst, const void *pSrc, size_t size, uint32_t n,
+                            const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    Command cmd(q, UR_COMMAND_USM_MEMCPY, n, waits, phEvent);
+    if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
+    stream_t stream = cmd.stream();
+    ur_result_t r = cmd.finish(to_ur(drv::memcpy_async(pDst, pSrc, size, stream)));
+    if (r == UR_RESULT_SUCCESS && blocking) r = to_ur(drv::stream_synchronize(stream));
+    return r;
+  }
+
+  static ur_result_t memcpy_2d(Queue *q, bool blocking, void *pDst, size_t dstPitch, const void *pSrc, size_t srcPitch,
+                               size_t width, size_t height, uint32_t n, const ur_event_handle_t *waits,
+                               ur_event_handle_t *phEvent) {
+    Command cmd(q, UR_COMMAND_USM_MEMCPY_2D, n, waits, phEvent);
+    if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
+    stream_t stream = cmd.stream();
+    status cr{};
+    if (width > 0) cr = drv::memcpy_2d_async(pDst, dstPitch, pSrc, srcPitch, width, height, stream);
+    ur_result_t r = cmd.finish(to_ur(cr));
+    if (r == UR_RESULT_SUCCESS && blocking) r = to_ur(drv::stream_synchronize(stream));
+    return r;
+  }
+
+  // Only managed memory migrates; for anything else the hint has nothing to do.
+  static ur_result_t prefetch(Command &cmd, Queue *q, const void *pMem, size_t size, ur_usm_migration_flags_t flags) {
+    status r{};
+    if (q->dev->facts.concurrent_managed && drv::is_managed(pMem))
+      r = drv::prefetch(pMem, size, (flags & UR_USM_MIGRATION_FLAG_DEVICE_TO_HOST) != 0, q->dev->ordinal, cmd.stream());
+    return to_ur(r);
+  }
+
+  static ur_result_t advise(Command &, Queue *q, const void *pMem, size_t size, ur_usm_advice_flags_t advice) {
+    if (!drv::is_managed(pMem)) return UR_RESULT_SUCCESS; // advice concerns managed memory only
+
+    struct Mapping {
+      ur_usm_advice_flags_t flag;
+      mem_advice advice;
+      bool host;
+    };
+    const Mapping table[] = {
+        {UR_USM_ADVICE_FLAG_SET_READ_MOSTLY, mem_advice::set_read_mostly, false},
+        {UR_USM_ADVICE_FLAG_CLEAR_READ_MOSTLY, mem_advice::unset_read_mostly, false},
+        {UR_USM_ADVICE_FLAG_SET_PREFERRED_LOCATION, mem_advice::set_preferred_location, false},
+        {UR_USM_ADVICE_FLAG_CLEAR_PREFERRED_LOCATION, mem_advice::unset_preferred_location, false},
+        {UR_USM_ADVICE_FLAG_SET_PREFERRED_LOCATION_HOST, mem_advice::set_preferred_location, true},
+        {UR_USM_ADVICE_FLAG_CLEAR_PREFERRED_LOCATION_HOST, mem_advice::unset_preferred_location, true},
+        {UR_USM_ADVICE_FLAG_SET_ACCESSED_BY_DEVICE, mem_advice::set_accessed_by, false},
+        {UR_USM_ADVICE_FLAG_CLEAR_ACCESSED_BY_DEVICE, mem_advice::unset_accessed_by, false},
+        {UR_USM_ADVICE_FLAG_SET_ACCESSED_BY_HOST, mem_advice::set_accessed_by, true},
+        {UR_USM_ADVICE_FLAG_CLEAR_ACCESSED_BY_HOST, mem_advice::unset_accessed_by, true},
+    };
+    const int ordinal = q->dev->ordinal;
+    if (advice & UR_USM_ADVICE_FLAG_DEFAULT) {
+      // Back to no advice at all.
+      drv::advise(pMem, size, mem_advice::unset_read_mostly, false, ordinal);
+      drv::advise(pMem, size, mem_advice::unset_preferred_location, false, ordinal);
+      drv::advise(pMem, size, mem_advice::unset_accessed_by, false, ordinal);
+      drv::advise(pMem, size, mem_advice::unset_accessed_by, true, ordinal);
+    }
+    for (const Mapping &m : table) {
+      if (!(advice & m.flag)) continue;
+      // One the driver declines for this device is not an error.
+      if (status r = drv::advise(pMem, size, m.advice, m.host, ordinal))
+        ORDO_LOG(logger(), debug, "advice %d declined: %s", int(m.advice), drv::error_text(r).c_str());
+    }
+    // Non-atomic-mostly, cache bias and coherence hints have no driver counterpart.
+    return UR_RESULT_SUCCESS;
+  }
+};
 
 } // namespace
 
-ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
-                                        size_t size, uint32_t numEventsInWaitList,
-                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  // Past the end of a pool block or allocation: refused, not written into the next
-  // block (the layer's rule, docs/bad-input.md).
-  if (ur_result_t r = q->ctx->pools->check_usm_region(pMem, size)) return r;
-  Command cmd(q, UR_COMMAND_USM_FILL, numEventsInWaitList, phEventWaitList, phEvent);
-  if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  return cmd.finish(to_ur(fill_patterns(static_cast<uint8_t *>(pMem), static_cast<const uint8_t *>(pPattern),
-                                        patternSize, size / patternSize, cmd.stream())));
-}
-
-ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
-                                          const void *pPattern, size_t width, size_t height,
-                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                          ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ur_result_t r = ordo::usm_2d::fill_sizes(pMem, pitch, patternSize, width, height)) return r;
-  if (ur_result_t r = check_region_2d(q, pMem, pitch, width, height)) return r;
-  Command cmd(q, UR_COMMAND_USM_FILL_2D, numEventsInWaitList, phEventWaitList, phEvent);
-  if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  auto dst = static_cast<uint8_t *>(pMem);
-  auto pattern = static_cast<const uint8_t *>(pPattern);
-  status r{};
-  size_t period = pattern_period(pattern, patternSize);
-  const bool one_memset = period == 1 || info().wide_2d_memset;
-  if (one_memset && width % patternSize == 0 && period <= 4 && aligned(dst, period) && pitch % period == 0) {
-    // One 2-D memset covers the whole region.
-    size_t w = width / period;
-    if (period == 1)
-      r = drv::memset_2d8(dst, pitch, pattern[0], w, height, cmd.stream());
-    else if (period == 2) {
-      uint16_t v;
-      std::memcpy(&v, pattern, 2);
-      r = drv::memset_2d16(dst, pitch, v, w, height, cmd.stream());
-    } else {
-      uint32_t v;
-      std::memcpy(&v, pattern, 4);
-      r = drv::memset_2d32(dst, pitch, v, w, height, cmd.stream());
-    }
-  } else {
-    // Row by row; the pattern runs on across rows as over one flat range.
-    for (size_t row = 0; row < height && !r; ++row)
-      r = fill_run(dst + row * pitch, pattern, patternSize, (row * width) % patternSize, width, cmd.stream());
-  }
-  return cmd.finish(to_ur(r));
-}
-
-ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
-                                          size_t size, uint32_t numEventsInWaitList,
-                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  ordo::stream_ordered::context_pools &pools = *q->ctx->pools;
-  if (ur_result_t r = pools.check_usm_region(pDst, size)) return r;
-  if (ur_result_t r = pools.check_usm_region(pSrc, size)) return r;
-  if (overlap(pDst, pSrc, size)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
-  Command cmd(q, UR_COMMAND_USM_MEMCPY, numEventsInWaitList, phEventWaitList, phEvent);
-  if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  stream_t stream = cmd.stream();
-  ur_result_t r = cmd.finish(to_ur(drv::memcpy_async(pDst, pSrc, size, stream)));
-  if (r == UR_RESULT_SUCCESS && blocking) r = to_ur(drv::stream_synchronize(stream));
-  return r;
-}
-
-ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch,
-                                            const void *pSrc, size_t srcPitch, size_t width, size_t height,
-                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                            ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
-  if (ur_result_t r = check_region_2d(q, pDst, dstPitch, width, height)) return r;
-  if (ur_result_t r = check_region_2d(q, pSrc, srcPitch, width, height)) return r;
-  Command cmd(q, UR_COMMAND_USM_MEMCPY_2D, numEventsInWaitList, phEventWaitList, phEvent);
-  if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  stream_t stream = cmd.stream();
-  status cr{};
-  if (width > 0) cr = drv::memcpy_2d_async(pDst, dstPitch, pSrc, srcPitch, width, height, stream);
-  ur_result_t r = cmd.finish(to_ur(cr));
-  if (r == UR_RESULT_SUCCESS && blocking) r = to_ur(drv::stream_synchronize(stream));
-  return r;
-}
-
-ur_result_t UR_APICALL urEnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
-                                            ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
-                                            const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  Command cmd(q, UR_COMMAND_USM_PREFETCH, numEventsInWaitList, phEventWaitList, phEvent);
-  if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  status r{};
-  // Only managed memory migrates; for anything else the hint has nothing to do.
-  if (q->dev->facts.concurrent_managed && drv::is_managed(pMem))
-    r = drv::prefetch(pMem, size, (flags & UR_USM_MIGRATION_FLAG_DEVICE_TO_HOST) != 0, q->dev->ordinal, cmd.stream());
-  return cmd.finish(to_ur(r));
-}
-
-ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
-                                          ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  Command cmd(q, UR_COMMAND_USM_ADVISE, 0, nullptr, phEvent);
-  if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  if (!drv::is_managed(pMem)) return cmd.finish(); // advice concerns managed memory only
-
-  struct Mapping {
-    ur_usm_advice_flags_t flag;
-    mem_advice advice;
-    bool host;
-  };
-  const Mapping table[] = {
-      {UR_USM_ADVICE_FLAG_SET_READ_MOSTLY, mem_advice::set_read_mostly, false},
-      {UR_USM_ADVICE_FLAG_CLEAR_READ_MOSTLY, mem_advice::unset_read_mostly, false},
-      {UR_USM_ADVICE_FLAG_SET_PREFERRED_LOCATION, mem_advice::set_preferred_location, false},
-      {UR_USM_ADVICE_FLAG_CLEAR_PREFERRED_LOCATION, mem_advice::unset_preferred_location, false},
-      {UR_USM_ADVICE_FLAG_SET_PREFERRED_LOCATION_HOST, mem_advice::set_preferred_location, true},
-      {UR_USM_ADVICE_FLAG_CLEAR_PREFERRED_LOCATION_HOST, mem_advice::unset_preferred_location, true},
-      {UR_USM_ADVICE_FLAG_SET_ACCESSED_BY_DEVICE, mem_advice::set_accessed_by, false},
-      {UR_USM_ADVICE_FLAG_CLEAR_ACCESSED_BY_DEVICE, mem_advice::unset_accessed_by, false},
-      {UR_USM_ADVICE_FLAG_SET_ACCESSED_BY_HOST, mem_advice::set_accessed_by, true},
-      {UR_USM_ADVICE_FLAG_CLEAR_ACCESSED_BY_HOST, mem_advice::unset_accessed_by, true},
-  };
-  const int ordinal = q->dev->ordinal;
-  if (advice & UR_USM_ADVICE_FLAG_DEFAULT) {
-    // Back to no advice at all.
-    drv::advise(pMem, size, mem_advice::unset_read_mostly, false, ordinal);
-    drv::advise(pMem, size, mem_advice::unset_preferred_location, false, ordinal);
-    drv::advise(pMem, size, mem_advice::unset_accessed_by, false, ordinal);
-    drv::advise(pMem, size, mem_advice::unset_accessed_by, true, ordinal);
-  }
-  for (const Mapping &m : table) {
-    if (!(advice & m.flag)) continue;
-    // Advice is a hint: one the driver declines for this device is not an error.
-    if (status r = drv::advise(pMem, size, m.advice, m.host, ordinal))
-      ORDO_LOG(logger(), debug, "advice %d declined: %s", int(m.advice), drv::error_text(r).c_str());
-  }
-  // Non-atomic-mostly, cache bias and coherence hints have no driver counterpart.
-  return cmd.finish();
+void install_enqueue_usm_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::usm_commands<usm_command_hooks>::install(t);
 }
 
 } // namespace ordo::stream_backend

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "backend.hpp"
-#include "entry_points.hpp"
+#include "ur_common/event.hpp"
 #include "ordo/info.hpp"
 #include "ur_common/callbacks.hpp"
 
@@ -225,158 +225,98 @@ ur_event_status_t status_of(Event *e) {
   return UR_EVENT_STATUS_SUBMITTED;
 }
 
-} // namespace
+// What ur_common's urEvent* entry points leave to the backend (ur_common/event.hpp).
+struct event_hooks {
+  using Context = stream_backend::Context;
+  using Event = stream_backend::Event;
 
-ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Event, e, hEvent);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_EVENT_INFO_COMMAND_QUEUE: return out.value(reinterpret_cast<ur_queue_handle_t>(e->queue));
-  case UR_EVENT_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(e->ctx));
-  case UR_EVENT_INFO_COMMAND_TYPE: return out.value(e->command);
-  case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS: ORDO_DRV(e->dev->make_current()); return out.value(status_of(e));
-  case UR_EVENT_INFO_REFERENCE_COUNT: return out.value(e->count());
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  static ur_result_t unwrap_event(ur_event_handle_t h, Event *&e) { return ordo::unwrap(h, e); }
+  static ur_result_t execution_status(Event *e, ur_event_status_t &status) {
+    ORDO_DRV(e->dev->make_current());
+    status = status_of(e);
+    return UR_RESULT_SUCCESS;
   }
-}
+  static bool timed(const Event *e) { return e->timed && e->done; }
 
-ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
-                                               void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Event, e, hEvent);
-  if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
-  if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!e->timed || !e->done) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  if (propName == UR_PROFILING_INFO_COMMAND_QUEUED || propName == UR_PROFILING_INFO_COMMAND_SUBMIT)
-    return out.value(e->queued_ns);
-
-  ORDO_DRV(e->dev->make_current());
-  status q = drv::event_query(e->done);
-  if (q.kind == err::not_ready) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
-  ORDO_DRV(q);
-  event_t base = nullptr;
-  uint64_t base_ns = 0;
-  ORDO_DRV(e->dev->time_base(&base, &base_ns));
-  auto device_ns = [&](event_t ev, uint64_t *ns) -> status {
-    float ms = 0;
-    status r = drv::event_elapsed_ms(&ms, base, ev);
-    *ns = base_ns + static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
-    return r;
-  };
-  uint64_t start_ns = 0, end_ns = 0;
-  ORDO_DRV(device_ns(e->start ? e->start : e->done, &start_ns));
-  ORDO_DRV(device_ns(e->done, &end_ns));
-  // The clocks are mapped, not shared: keep queued <= start <= end despite rounding.
-  if (start_ns < e->queued_ns) start_ns = e->queued_ns;
-  if (end_ns < start_ns) end_ns = start_ns;
-  return out.value(propName == UR_PROFILING_INFO_COMMAND_START ? start_ns : end_ns);
-}
-
-ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
-  if (!phEventWaitList) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
-  for (uint32_t i = 0; i < numEvents; ++i) {
-    ORDO_UNWRAP(Event, e, phEventWaitList[i]);
-    (void)e;
+  // Device times are the elapsed time from the device's time base (a timed event
+  // recorded at a known host time).
+  static ur_result_t command_times(Event *e, uint64_t &start_ns, uint64_t &end_ns) {
+    ORDO_DRV(e->dev->make_current());
+    status q = drv::event_query(e->done);
+    if (q.kind == err::not_ready) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
+    ORDO_DRV(q);
+    event_t base = nullptr;
+    uint64_t base_ns = 0;
+    ORDO_DRV(e->dev->time_base(&base, &base_ns));
+    auto device_ns = [&](event_t ev, uint64_t *ns) -> status {
+      float ms = 0;
+      status r = drv::event_elapsed_ms(&ms, base, ev);
+      *ns = base_ns + static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
+      return r;
+    };
+    ORDO_DRV(device_ns(e->start ? e->start : e->done, &start_ns));
+    ORDO_DRV(device_ns(e->done, &end_ns));
+    return UR_RESULT_SUCCESS;
   }
-  for (uint32_t i = 0; i < numEvents; ++i) {
-    auto *e = reinterpret_cast<Event *>(phEventWaitList[i]);
+
+  static ur_result_t wait(Event *e) {
     event_t ev = nullptr;
     ORDO_DRV(wait_event_of(e, &ev));
-    if (!ev) continue;
+    if (!ev) return UR_RESULT_SUCCESS;
     ORDO_DRV(e->dev->make_current());
     ORDO_DRV(drv::event_synchronize(ev));
     note_complete(e); // and every deferred command of its stream the wait covered
+    return UR_RESULT_SUCCESS;
   }
-  // A synchronisation point of each context named: pools collect completed frees
-  // and give back memory above their release thresholds.
-  Context *done = nullptr;
-  for (uint32_t i = 0; i < numEvents; ++i) {
-    Context *ctx = reinterpret_cast<Event *>(phEventWaitList[i])->ctx;
-    if (ctx && ctx != done) (done = ctx)->pools->sync_point();
-  }
-  return UR_RESULT_SUCCESS;
-}
+  static void destroy(Event *e) { event_destroy(e); }
 
-ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) {
-  ORDO_UNWRAP(Event, e, hEvent);
-  if (!e->retain_user()) return ordo::invalid_of(e);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
-  ORDO_UNWRAP(Event, e, hEvent);
-  switch (ordo::release_reference(e)) {
-  case ordo::released::none_left: return UR_RESULT_ERROR_INVALID_EVENT;
-  case ordo::released::last_holder: event_destroy(e); break;
-  case ordo::released::kept: break;
-  }
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urEventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
-  ORDO_UNWRAP(Event, e, hEvent);
-  if (!phNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  event_t native = e->done;
-  if (e->deferred) {
-    // A driver event of its own, recorded now after the command (or, for a released
-    // queue, one never recorded: complete), so it can be exported like any other.
-    Mark *m = e->mark.load(std::memory_order_acquire);
-    if (!m) {
-      ORDO_DRV(take_mark(e, true, &m));
-      m = adopt_mark(e, m);
+  static ur_result_t native_handle(Event *e, ur_native_handle_t &out) {
+    event_t native = e->done;
+    if (e->deferred) {
+      // A driver event of its own, recorded now after the command (or, for a released
+      // queue, one never recorded: complete), so it can be exported like any other.
+      Mark *m = e->mark.load(std::memory_order_acquire);
+      if (!m) {
+        ORDO_DRV(take_mark(e, true, &m));
+        m = adopt_mark(e, m);
+      }
+      native = m->ev;
     }
-    native = m->ev;
+    if (e->queue && native && e->pooled && !e->exported) {
+      std::lock_guard<std::mutex> lock(e->dev->exported_mutex);
+      e->dev->exported[native] = Device::Exported{e->queue, e->lane};
+      e->exported = true;
+    }
+    out = reinterpret_cast<ur_native_handle_t>(native);
+    return UR_RESULT_SUCCESS;
   }
-  if (e->queue && native && e->pooled && !e->exported) {
-    std::lock_guard<std::mutex> lock(e->dev->exported_mutex);
-    e->dev->exported[native] = Device::Exported{e->queue, e->lane};
-    e->exported = true;
-  }
-  *phNativeEvent = reinterpret_cast<ur_native_handle_t>(native);
-  return UR_RESULT_SUCCESS;
-}
 
-ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
-                                                     const ur_event_native_properties_t *pProperties,
-                                                     ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  if (!phEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!hNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  auto *e = new Event();
-  e->ctx = ctx;
-  e->dev = ctx->devices[0];
-  e->done = reinterpret_cast<event_t>(hNativeEvent);
-  e->pooled = false;
-  e->owns_native = pProperties && pProperties->isNativeHandleOwned;
-  // A handle this adapter gave out names the queue and stream its command ran on.
-  for (Device *d : ctx->devices) {
-    std::lock_guard<std::mutex> lock(d->exported_mutex);
-    auto it = d->exported.find(e->done);
-    if (it == d->exported.end() || it->second.queue->ctx != ctx) continue;
-    e->queue = it->second.queue;
-    e->lane = it->second.lane;
-    e->dev = d;
-    queue_hold(e->queue); // instead of the context: the queue holds it
-    break;
+  static void adopt_native(Event *e, Context *ctx, ur_native_handle_t hNativeEvent,
+                           const ur_event_native_properties_t *pProperties) {
+    e->dev = ctx->devices[0];
+    e->done = reinterpret_cast<event_t>(hNativeEvent);
+    e->owns_native = pProperties && pProperties->isNativeHandleOwned;
+    // A handle this adapter gave out names the queue and stream its command ran on.
+    for (Device *d : ctx->devices) {
+      std::lock_guard<std::mutex> lock(d->exported_mutex);
+      auto it = d->exported.find(e->done);
+      if (it == d->exported.end() || it->second.queue->ctx != ctx) continue;
+      e->queue = it->second.queue;
+      e->lane = it->second.lane;
+      e->dev = d;
+      queue_hold(e->queue); // instead of the context: the queue holds it
+      break;
+    }
+    if (!e->queue) context_hold(ctx);
   }
-  if (!e->queue) context_hold(ctx);
-  *phEvent = reinterpret_cast<ur_event_handle_t>(e);
-  return UR_RESULT_SUCCESS;
-}
 
-ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
-                                          ur_event_callback_t pfnNotify, void *pUserData) {
-  ORDO_UNWRAP(Event, e, hEvent);
-  if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  e->hold(); // the callback thread drops it after the call
-  callbacks().add({e, execStatus, pfnNotify, pUserData});
-  return UR_RESULT_SUCCESS;
-}
+  static void add_callback(Event *e, ur_execution_info_t execStatus, ur_event_callback_t pfnNotify, void *pUserData) {
+    callbacks().add({e, execStatus, pfnNotify, pUserData});
+  }
+};
+
+} // namespace
+
+void install_event_entry_points(ur_dditable_t &t) { ordo::ur_common::event_entry_points<event_hooks>::install(t); }
 
 } // namespace ordo::stream_backend

@@ -5,7 +5,6 @@
 
 #include "backend.hpp"
 #include "image.hpp"
-#include "entry_points.hpp"
 #include "ordo/info.hpp"
 #include "ur_common/kernel.hpp"
 
@@ -64,92 +63,70 @@ void suggest_local_size(const Device *d, function_t f, uint32_t dims, const size
   }
 }
 
-ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *pKernelName,
-                                      ur_kernel_handle_t *phKernel) {
-  ORDO_UNWRAP(Program, p, hProgram);
-  if (!pKernelName || !phKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!*pKernelName) return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
-  std::lock_guard<std::mutex> lock(p->mutex);
-  if (!p->built.load()) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
-  auto *k = new Kernel();
-  k->program = p;
-  k->name = pKernelName;
-  function_t first = nullptr;
-  const Program::PerDevice *first_pd = nullptr;
-  for (auto &pd : p->per_device) {
-    function_t f = nullptr;
-    if (pd.module) {
-      status r = pd.dev->make_current();
-      if (!r) r = drv::module_get_function(&f, pd.module, pKernelName);
-      if (r) {
-        delete k;
-        return r.kind == err::not_found || r.kind == err::invalid_value ? UR_RESULT_ERROR_INVALID_KERNEL_NAME
-                                                                        : to_ur(r);
-      }
-      if (!first) {
-        first = f;
-        first_pd = &pd;
-      }
-    }
-    k->functions.push_back(f);
-  }
-  // Every device got the same image, so one function describes the parameters.
-  k->params_known = param_sizes_of(first, *first_pd, k->name, k->param_sizes);
-  // The offset variant counts only if it takes the same parameters plus the offset
-  // (where the layout is unknown, if it exists).
-  std::string variant = k->name + kOffsetSuffix;
-  for (auto &pd : p->per_device) {
-    function_t f = nullptr;
-    if (pd.module && !pd.dev->make_current() && !drv::module_get_function(&f, pd.module, variant.c_str())) {
-      std::vector<size_t> sizes;
-      std::vector<size_t> want = k->param_sizes;
-      want.push_back(3 * sizeof(size_t));
-      if (k->params_known && (!param_sizes_of(f, pd, variant, sizes) || sizes != want)) f = nullptr;
-    } else {
-      f = nullptr;
-    }
-    k->offset_functions.push_back(f);
-  }
-  program_hold(p);
-  *phKernel = reinterpret_cast<ur_kernel_handle_t>(k);
-  return UR_RESULT_SUCCESS;
-}
+namespace {
 
-ur_result_t UR_APICALL urKernelGetSuggestedLocalWorkSize(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
-                                                         uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
-                                                         const size_t *pGlobalWorkSize,
-                                                         size_t *pSuggestedLocalWorkSize) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  for (uint32_t i = 0; i < numWorkDim; ++i)
-    if (pGlobalWorkSize[i] == 0) return UR_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
-  function_t f = k->function_for(q->dev);
-  if (!f) return UR_RESULT_ERROR_INVALID_KERNEL;
-  size_t lws[3];
-  suggest_local_size(q->dev, f, numWorkDim, pGlobalWorkSize, lws);
-  std::memcpy(pSuggestedLocalWorkSize, lws, numWorkDim * sizeof(size_t));
-  return UR_RESULT_SUCCESS;
-}
+// What ur_common's urKernelCreate, urKernelGetSuggestedLocalWorkSize and
+// urKernelSetExecInfo leave to the backend (ur_common/kernel.hpp).
+struct kernel_driver_hooks {
+  using Program = stream_backend::Program;
+  using Kernel = stream_backend::Kernel;
+  using Queue = stream_backend::Queue;
 
-ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t propSize,
-                                           const ur_kernel_exec_info_properties_t *pProperties,
-                                           const void *pPropValue) {
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  (void)k;
-  (void)propSize;
-  (void)pProperties;
-  if (!pPropValue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  switch (propName) {
-  case UR_KERNEL_EXEC_INFO_USM_INDIRECT_ACCESS:
-  case UR_KERNEL_EXEC_INFO_USM_PTRS:
-  case UR_KERNEL_EXEC_INFO_CACHE_CONFIG:
-    // Unified addressing makes every USM pointer reachable; the cache split is a hint.
+  // The named function of each device's module, and its global-offset variant.
+  static ur_result_t make(Program *p, Kernel *k, const char *pKernelName) {
+    function_t first = nullptr;
+    const Program::PerDevice *first_pd = nullptr;
+    for (auto &pd : p->per_device) {
+      function_t f = nullptr;
+      if (pd.module) {
+        status r = pd.dev->make_current();
+        if (!r) r = drv::module_get_function(&f, pd.module, pKernelName);
+        if (r)
+          return r.kind == err::not_found || r.kind == err::invalid_value ? UR_RESULT_ERROR_INVALID_KERNEL_NAME
+                                                                          : to_ur(r);
+        if (!first) {
+          first = f;
+          first_pd = &pd;
+        }
+      }
+      k->functions.push_back(f);
+    }
+    // Every device got the same image, so one function describes the parameters.
+    k->params_known = param_sizes_of(first, *first_pd, k->name, k->param_sizes);
+    // The offset variant counts only if it takes the same parameters plus the offset
+    // (where the layout is unknown, if it exists).
+    std::string variant = k->name + kOffsetSuffix;
+    for (auto &pd : p->per_device) {
+      function_t f = nullptr;
+      if (pd.module && !pd.dev->make_current() && !drv::module_get_function(&f, pd.module, variant.c_str())) {
+        std::vector<size_t> sizes;
+        std::vector<size_t> want = k->param_sizes;
+        want.push_back(3 * sizeof(size_t));
+        if (k->params_known && (!param_sizes_of(f, pd, variant, sizes) || sizes != want)) f = nullptr;
+      } else {
+        f = nullptr;
+      }
+      k->offset_functions.push_back(f);
+    }
     return UR_RESULT_SUCCESS;
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
-}
+
+  static constexpr size_t kMaxGlobalSize = SIZE_MAX;
+  static ur_result_t suggest_for(Kernel *k, Queue *q, uint32_t numWorkDim, const size_t *pGlobalWorkSize,
+                                 size_t *pSuggestedLocalWorkSize) {
+    function_t f = k->function_for(q->dev);
+    if (!f) return UR_RESULT_ERROR_INVALID_KERNEL;
+    size_t lws[3];
+    suggest_local_size(q->dev, f, numWorkDim, pGlobalWorkSize, lws);
+    std::memcpy(pSuggestedLocalWorkSize, lws, numWorkDim * sizeof(size_t));
+    return UR_RESULT_SUCCESS;
+  }
+
+  // Unified addressing makes every USM pointer reachable.
+  static ur_result_t indirect_access(Kernel *, bool) { return UR_RESULT_SUCCESS; }
+};
+
+} // namespace
 
 // A kernel over a driver function of the program: found by name among the program's
 // functions (the driver gives no name for a function handle), then made as
@@ -182,7 +159,7 @@ ur_result_t UR_APICALL urKernelCreateWithNativeHandle(ur_native_handle_t hNative
     }
   }
   if (name.empty()) return UR_RESULT_ERROR_INVALID_KERNEL; // no function of the program
-  return stream_backend::urKernelCreate(hProgram, name.c_str(), phKernel);
+  return ordo::ur_common::kernel_create<kernel_driver_hooks>(hProgram, name.c_str(), phKernel);
 }
 
 ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_t hKernel, ur_device_handle_t hDevice,
@@ -206,7 +183,10 @@ ur_result_t UR_APICALL urKernelSuggestMaxCooperativeGroupCount(ur_kernel_handle_
 
 namespace {
 
-struct kernel_hooks : handle_types {
+// The bookkeeping urKernel* (ur_common/kernel.hpp) and, from kernel_driver_hooks, the rest.
+struct kernel_hooks : handle_types, kernel_driver_hooks {
+  using Program = stream_backend::Program;
+  using Queue = stream_backend::Queue;
   using Kernel = stream_backend::Kernel;
   static void destroy(Kernel *k) { kernel_destroy(k); }
   static void *native(Kernel *k) {
@@ -264,11 +244,14 @@ struct kernel_hooks : handle_types {
     }
   }
   // The shape does not depend on the arguments here (local memory does not limit it).
-  static constexpr ur_pfnKernelGetSuggestedLocalWorkSize_t suggest = urKernelGetSuggestedLocalWorkSize;
 };
 
 } // namespace
 
-void install_kernel_entry_points(ur_dditable_t &t) { ordo::ur_common::kernel_entry_points<kernel_hooks>::install(t); }
+void install_kernel_entry_points(ur_dditable_t &t) {
+  ordo::ur_common::device_kernel_entry_points<kernel_hooks>::install(t);
+  t.Kernel.pfnCreateWithNativeHandle = urKernelCreateWithNativeHandle;
+  t.Kernel.pfnSuggestMaxCooperativeGroupCount = urKernelSuggestMaxCooperativeGroupCount;
+}
 
 } // namespace ordo::stream_backend

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "entry_points.hpp"
 #include "ur_common/kernel.hpp"
 
 namespace ordo::stream_backend {
@@ -38,143 +37,150 @@ size_t implied_size(const ur_exp_kernel_arg_properties_t &arg) {
 
 } // namespace
 
-ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
-    ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
-    const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
-    const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
-    uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  ORDO_UNWRAP(Kernel, k, hKernel);
-  if (ur_result_t r = ordo::ur_common::check_launch(
-          workDim, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
-          [&] { return check_wait_list(numEventsInWaitList, phEventWaitList); }, k->program->ctx == q->ctx))
-    return r;
-  function_t f = k->function_for(q->dev);
-  if (!f) return UR_RESULT_ERROR_INVALID_KERNEL; // not built for the queue's device
-  // CUDA and HIP have no global offset: a launch with one runs the kernel's offset variant.
-  size_t offset[3] = {0, 0, 0};
-  bool with_offset = false;
-  if (pGlobalWorkOffset)
-    for (uint32_t i = 0; i < workDim; ++i) {
-      offset[i] = pGlobalWorkOffset[i];
-      with_offset = with_offset || offset[i] != 0;
-    }
-  if (with_offset) {
-    f = k->offset_function_for(q->dev);
-    if (!f) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // the program has no <name>_with_offset
-  }
+namespace {
 
-  bool cooperative = false;
-  size_t extra_shared = 0;
-  if (launchPropList) {
-    if (launchPropList->flags & UR_KERNEL_LAUNCH_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-    cooperative = launchPropList->flags & UR_KERNEL_LAUNCH_FLAG_COOPERATIVE;
-    for (auto *ext = static_cast<const ur_base_properties_t *>(launchPropList->pNext); ext;
-         ext = static_cast<const ur_base_properties_t *>(ext->pNext)) {
-      if (ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_WORKGROUP_PROPERTY)
-        extra_shared += reinterpret_cast<const ur_kernel_launch_workgroup_property_t *>(ext)->workgroup_mem_size;
-      else if (ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_CLUSTER_PROPERTY)
-        return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    }
+// What ur_common's urEnqueueKernelLaunchWithArgsExp leaves to the backend (ur_common/kernel.hpp).
+struct launch_hooks {
+  using Queue = stream_backend::Queue;
+  using Kernel = stream_backend::Kernel;
+  static ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *waits) {
+    return stream_backend::check_wait_list(n, waits);
   }
+  static ur_result_t launch(Queue *q, Kernel *k, const ordo::ur_common::launch_args &args) {
+    function_t f = k->function_for(q->dev);
+    if (!f) return UR_RESULT_ERROR_INVALID_KERNEL; // not built for the queue's device
+    // CUDA and HIP have no global offset: a launch with one runs the kernel's offset variant.
+    size_t offset[3] = {0, 0, 0};
+    bool with_offset = false;
+    if (args.pGlobalWorkOffset)
+      for (uint32_t i = 0; i < args.workDim; ++i) {
+        offset[i] = args.pGlobalWorkOffset[i];
+        with_offset = with_offset || offset[i] != 0;
+      }
+    if (with_offset) {
+      f = k->offset_function_for(q->dev);
+      if (!f) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // the program has no <name>_with_offset
+    }
 
-  // Arguments: params[i] points at the bytes of parameter i.
-  // Where neither the driver nor the image told the parameter layout, the arguments
-  // define it (no index or size check is possible then; docs/hip.md).
-  size_t nparams = k->param_sizes.size();
-  if (!k->params_known) {
-    nparams = 0;
-    for (uint32_t a = 0; a < numArgs; ++a) nparams = std::max<size_t>(nparams, size_t(pArgs[a].index) + 1);
-  }
-  void *inline_params[kInlineArgs + 1];
-  uint64_t inline_storage[kInlineArgs];
-  std::vector<void *> heap_params;
-  std::vector<uint64_t> heap_storage;
-  void **params = inline_params;
-  uint64_t *storage = inline_storage;
-  if (nparams > kInlineArgs) {
-    heap_params.resize(nparams + 1);
-    heap_storage.resize(nparams);
-    params = heap_params.data();
-    storage = heap_storage.data();
-  }
-  for (size_t i = 0; i < nparams; ++i) params[i] = nullptr;
-  size_t shared = 0;
-  for (uint32_t a = 0; a < numArgs; ++a) {
-    const ur_exp_kernel_arg_properties_t &arg = pArgs[a];
-    if (arg.index >= nparams) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
-    size_t want = k->params_known ? k->param_sizes[arg.index] : implied_size(arg);
-    switch (arg.type) {
-    case UR_EXP_KERNEL_ARG_TYPE_VALUE:
-      if (arg.size != want) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
-      if (!arg.value.value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-      params[arg.index] = const_cast<void *>(arg.value.value); // copied by the launch
-      break;
-    case UR_EXP_KERNEL_ARG_TYPE_POINTER:
-      if (want != sizeof(void *)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
-      std::memcpy(&storage[arg.index], &arg.value.pointer, sizeof(void *));
-      params[arg.index] = &storage[arg.index];
-      break;
-    case UR_EXP_KERNEL_ARG_TYPE_LOCAL: {
-      if (want != sizeof(size_t)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
-      if (arg.size == 0) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
-      size_t align = local_alignment(arg.size);
-      size_t offset = (shared + align - 1) / align * align;
-      shared = offset + arg.size;
-      storage[arg.index] = offset;
-      params[arg.index] = &storage[arg.index];
-      break;
+    bool cooperative = false;
+    size_t extra_shared = 0;
+    if (args.launchPropList) {
+      if (args.launchPropList->flags & UR_KERNEL_LAUNCH_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+      cooperative = args.launchPropList->flags & UR_KERNEL_LAUNCH_FLAG_COOPERATIVE;
+      for (auto *ext = static_cast<const ur_base_properties_t *>(args.launchPropList->pNext); ext;
+           ext = static_cast<const ur_base_properties_t *>(ext->pNext)) {
+        if (ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_WORKGROUP_PROPERTY)
+          extra_shared += reinterpret_cast<const ur_kernel_launch_workgroup_property_t *>(ext)->workgroup_mem_size;
+        else if (ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_CLUSTER_PROPERTY)
+          return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+      }
     }
-    case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ: {
-      // A buffer is passed as the device address of its first byte (memory.cpp).
-      if (want != sizeof(void *)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
-      void *p = nullptr;
-      if (ur_result_t r = kernel_mem_arg(arg.value.memObjTuple.hMem, arg.value.memObjTuple.flags, q->ctx, &p)) return r;
-      std::memcpy(&storage[arg.index], &p, sizeof(void *));
-      params[arg.index] = &storage[arg.index];
-      break;
-    }
-    case UR_EXP_KERNEL_ARG_TYPE_SAMPLER: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // this adapter has no samplers
-    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
-    }
-  }
-  for (size_t i = 0; i < nparams; ++i)
-    if (!params[i]) return UR_RESULT_ERROR_INVALID_KERNEL_ARGS;
-  params[nparams] = offset; // read only by the offset variant
-  shared += extra_shared;
 
-  // The launch shape.
-  const device_facts &facts = q->dev->facts;
-  size_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
-  if (pLocalWorkSize) {
-    size_t threads = 1;
-    for (uint32_t i = 0; i < workDim; ++i) {
-      block[i] = pLocalWorkSize[i];
-      if (block[i] > size_t(facts.block_dim[i]) || pGlobalWorkSize[i] % block[i] != 0)
-        return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
-      threads *= block[i];
+    // Arguments: params[i] points at the bytes of parameter i.
+    // Where neither the driver nor the image told the parameter layout, the arguments
+    // define it (no index or size check is possible then; docs/hip.md).
+    size_t nparams = k->param_sizes.size();
+    if (!k->params_known) {
+      nparams = 0;
+      for (uint32_t a = 0; a < args.numArgs; ++a) nparams = std::max<size_t>(nparams, size_t(args.pArgs[a].index) + 1);
     }
-    if (threads > size_t(facts.max_threads_per_block)) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
-  } else {
-    suggest_local_size(q->dev, f, workDim, pGlobalWorkSize, block);
-  }
-  for (uint32_t i = 0; i < workDim; ++i) {
-    grid[i] = pGlobalWorkSize[i] / block[i];
-    if (grid[i] > size_t(facts.grid_dim[i])) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  }
+    void *inline_params[kInlineArgs + 1];
+    uint64_t inline_storage[kInlineArgs];
+    std::vector<void *> heap_params;
+    std::vector<uint64_t> heap_storage;
+    void **params = inline_params;
+    uint64_t *storage = inline_storage;
+    if (nparams > kInlineArgs) {
+      heap_params.resize(nparams + 1);
+      heap_storage.resize(nparams);
+      params = heap_params.data();
+      storage = heap_storage.data();
+    }
+    for (size_t i = 0; i < nparams; ++i) params[i] = nullptr;
+    size_t shared = 0;
+    for (uint32_t a = 0; a < args.numArgs; ++a) {
+      const ur_exp_kernel_arg_properties_t &arg = args.pArgs[a];
+      if (arg.index >= nparams) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+      size_t want = k->params_known ? k->param_sizes[arg.index] : implied_size(arg);
+      switch (arg.type) {
+      case UR_EXP_KERNEL_ARG_TYPE_VALUE:
+        if (arg.size != want) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+        if (!arg.value.value) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+        params[arg.index] = const_cast<void *>(arg.value.value); // copied by the launch
+        break;
+      case UR_EXP_KERNEL_ARG_TYPE_POINTER:
+        if (want != sizeof(void *)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+        std::memcpy(&storage[arg.index], &arg.value.pointer, sizeof(void *));
+        params[arg.index] = &storage[arg.index];
+        break;
+      case UR_EXP_KERNEL_ARG_TYPE_LOCAL: {
+        if (want != sizeof(size_t)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+        if (arg.size == 0) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+        size_t align = local_alignment(arg.size);
+        size_t offset = (shared + align - 1) / align * align;
+        shared = offset + arg.size;
+        storage[arg.index] = offset;
+        params[arg.index] = &storage[arg.index];
+        break;
+      }
+      case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ: {
+        // A buffer is passed as the device address of its first byte (memory.cpp).
+        if (want != sizeof(void *)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+        void *p = nullptr;
+        if (ur_result_t r = kernel_mem_arg(arg.value.memObjTuple.hMem, arg.value.memObjTuple.flags, q->ctx, &p))
+          return r;
+        std::memcpy(&storage[arg.index], &p, sizeof(void *));
+        params[arg.index] = &storage[arg.index];
+        break;
+      }
+      case UR_EXP_KERNEL_ARG_TYPE_SAMPLER: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // this adapter has no samplers
+      default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+      }
+    }
+    for (size_t i = 0; i < nparams; ++i)
+      if (!params[i]) return UR_RESULT_ERROR_INVALID_KERNEL_ARGS;
+    params[nparams] = offset; // read only by the offset variant
+    shared += extra_shared;
 
-  Command cmd(q, UR_COMMAND_KERNEL_LAUNCH, numEventsInWaitList, phEventWaitList, phEvent);
-  if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
-  if (shared > size_t(k->dynamic_shared_limit.load(std::memory_order_relaxed))) {
-    // Past 48 KiB the kernel must opt in to more dynamic shared memory.
-    size_t fixed = size_t(kernel_attr(f, func_attr::shared_size_bytes));
-    if (shared + fixed > size_t(facts.shared_per_block_optin)) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
-    ORDO_DRV(drv::function_set_max_dynamic_shared(f, int(shared)));
-    k->dynamic_shared_limit.store(int(shared), std::memory_order_relaxed);
+    // The launch shape.
+    const device_facts &facts = q->dev->facts;
+    size_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
+    if (args.pLocalWorkSize) {
+      size_t threads = 1;
+      for (uint32_t i = 0; i < args.workDim; ++i) {
+        block[i] = args.pLocalWorkSize[i];
+        if (block[i] > size_t(facts.block_dim[i]) || args.pGlobalWorkSize[i] % block[i] != 0)
+          return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
+        threads *= block[i];
+      }
+      if (threads > size_t(facts.max_threads_per_block)) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
+    } else {
+      suggest_local_size(q->dev, f, args.workDim, args.pGlobalWorkSize, block);
+    }
+    for (uint32_t i = 0; i < args.workDim; ++i) {
+      grid[i] = args.pGlobalWorkSize[i] / block[i];
+      if (grid[i] > size_t(facts.grid_dim[i])) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+    }
+
+    Command cmd(q, UR_COMMAND_KERNEL_LAUNCH, args.numEventsInWaitList, args.phEventWaitList, args.phEvent);
+    if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
+    if (shared > size_t(k->dynamic_shared_limit.load(std::memory_order_relaxed))) {
+      // Past 48 KiB the kernel must opt in to more dynamic shared memory.
+      size_t fixed = size_t(kernel_attr(f, func_attr::shared_size_bytes));
+      if (shared + fixed > size_t(facts.shared_per_block_optin)) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
+      ORDO_DRV(drv::function_set_max_dynamic_shared(f, int(shared)));
+      k->dynamic_shared_limit.store(int(shared), std::memory_order_relaxed);
+    }
+    status r = drv::launch(f, grid, block, unsigned(shared), cmd.stream(),
+                           (nparams || with_offset || cooperative) ? params : nullptr, cooperative);
+    return cmd.finish(to_ur(r));
   }
-  status r = drv::launch(f, grid, block, unsigned(shared), cmd.stream(),
-                         (nparams || with_offset || cooperative) ? params : nullptr, cooperative);
-  return cmd.finish(to_ur(r));
+};
+
+} // namespace
+
+void install_launch_entry_points(ur_dditable_t &t) {
+  t.EnqueueExp.pfnKernelLaunchWithArgsExp = ordo::ur_common::enqueue_kernel_launch_with_args<launch_hooks>;
 }
 
 } // namespace ordo::stream_backend

@@ -25,15 +25,12 @@ Device *home_of(Context *ctx, const ordo::stream_ordered::mem_class &c) {
 // Memory classes: device and shared memory per device, host memory once.
 ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device,
                                     ordo::stream_ordered::mem_class &out) {
-  if (kind == UR_USM_TYPE_HOST) {
-    out = ordo::stream_ordered::mem_class{nullptr, UR_USM_TYPE_HOST};
+  // Shared memory is managed memory: only where the device has it.
+  return ordo::ur_common::memory_class_per_device(kind, device, out, [this](ur_device_handle_t d, ur_usm_type_t k) {
+    if (!d || ctx_->index_of(as_device(d)) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+    if (k == UR_USM_TYPE_SHARED && !as_device(d)->facts.managed) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
     return UR_RESULT_SUCCESS;
-  }
-  if (kind != UR_USM_TYPE_DEVICE && kind != UR_USM_TYPE_SHARED) return UR_RESULT_ERROR_INVALID_VALUE;
-  if (!device || ctx_->index_of(as_device(device)) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  if (kind == UR_USM_TYPE_SHARED && !as_device(device)->facts.managed) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-  out = ordo::stream_ordered::mem_class{device, unsigned(kind)};
-  return UR_RESULT_SUCCESS;
+  });
 }
 
 // Device memory, host memory pinned, portable and mapped (one address on the host

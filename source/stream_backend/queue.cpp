@@ -10,8 +10,6 @@
 #include <cstdlib>
 
 #include "backend.hpp"
-#include "entry_points.hpp"
-#include "ordo/queue_rules.hpp"
 #include "ordo/info.hpp"
 #include "ordo/queue_rules.hpp"
 #include "ur_common/queue.hpp"
@@ -49,12 +47,7 @@ void queue_hold(Queue *q) { q->hold(); }
 void queue_drop(Queue *q) { ordo::ur_common::drop_queue(q); }
 
 uint32_t Queue::pick_lane(uint32_t n, const ur_event_handle_t *waits) {
-  if (lanes.size() == 1) return 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    auto *e = reinterpret_cast<Event *>(waits[i]);
-    if (e->queue == this && e->has_work()) return e->lane;
-  }
-  return next_lane.fetch_add(1, std::memory_order_relaxed) % uint32_t(lanes.size());
+  return lane_for<Event>(n, waits, [](const Event *e) { return e->has_work(); });
 }
 
 ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
@@ -79,13 +72,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
   }
   lane_ = hint.lane < q->lanes.size() ? hint.lane : q->pick_lane(n, waits);
   stream_ = q->lanes[lane_]->stream;
-  if (all_lanes_) {
-    for (auto &l : q->lanes) l->mutex.lock(); // index order: no two commands deadlock
-    locked_ = q->lanes.size();
-  } else {
-    q->lanes[lane_]->mutex.lock();
-    locked_ = 1;
-  }
+  locked_ = q->lock_lanes(lane_, all_lanes_);
   for (uint32_t i = 0; i < n; ++i) {
     auto *e = reinterpret_cast<Event *>(waits[i]);
     add_pred(e);
@@ -117,10 +104,7 @@ Command::~Command() {
 }
 
 void Command::unlock() {
-  if (locked_ == 1)
-    queue_->lanes[lane_]->mutex.unlock();
-  else
-    for (size_t i = locked_; i-- > 0;) queue_->lanes[i]->mutex.unlock();
+  queue_->unlock_lanes(lane_, locked_);
   locked_ = 0;
 }
 
@@ -208,107 +192,90 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
 
 // ---- entry points ------------------------------------------------------------------
 
-ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                     const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  ORDO_UNWRAP(Device, dev, hDevice);
-  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  // Device-side enqueue exists on neither CUDA nor HIP; one compute queue index per device.
-  if (ur_result_t r = ordo::check_queue_properties(pProperties)) return r;
-  ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
-  ORDO_DRV(dev->make_current());
+namespace {
 
-  auto *q = new Queue();
-  q->ctx = ctx;
-  q->dev = dev;
-  q->flags = flags;
-  q->in_order = !(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-  q->profiling = (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) != 0;
-  ur_result_t result = UR_RESULT_SUCCESS;
-  auto add_lane = [q](stream_t s) {
-    q->lanes.push_back(std::make_unique<Lane>());
-    q->lanes.back()->stream = s;
-    q->lanes.back()->identity = ordo::stream_ordered::new_queue_identity();
-  };
-  if (flags & UR_QUEUE_FLAG_USE_DEFAULT_STREAM) {
-    add_lane(drv::default_stream());
-    q->owns_streams = false;
-    q->in_order = true;
-  } else {
-    int least = 0, greatest = 0, priority = 0;
-    if (flags & (UR_QUEUE_FLAG_PRIORITY_LOW | UR_QUEUE_FLAG_PRIORITY_HIGH)) {
-      drv::stream_priority_range(&least, &greatest);
-      priority = (flags & UR_QUEUE_FLAG_PRIORITY_LOW) ? least : greatest;
+// What ur_common's urQueue* entry points leave to the backend (ur_common/queue.hpp).
+// Device-side enqueue exists on neither CUDA nor HIP.
+struct queue_hooks {
+  using Context = stream_backend::Context;
+  using Device = stream_backend::Device;
+  using Queue = stream_backend::Queue;
+
+  // One driver stream per lane.
+  static ur_result_t create(Context *ctx, Device *dev, ur_queue_flags_t flags, ur_queue_handle_t *phQueue) {
+    ORDO_DRV(dev->make_current());
+    auto *q = ordo::ur_common::new_queue<Queue>(ctx, dev, flags);
+    ur_result_t result = UR_RESULT_SUCCESS;
+    auto add_lane = [q](stream_t s) {
+      q->lanes.push_back(std::make_unique<Lane>());
+      q->lanes.back()->stream = s;
+      q->lanes.back()->identity = ordo::stream_ordered::new_queue_identity();
+    };
+    if (flags & UR_QUEUE_FLAG_USE_DEFAULT_STREAM) {
+      add_lane(drv::default_stream());
+      q->owns_streams = false;
+      q->in_order = true;
+    } else {
+      int least = 0, greatest = 0, priority = 0;
+      if (flags & (UR_QUEUE_FLAG_PRIORITY_LOW | UR_QUEUE_FLAG_PRIORITY_HIGH)) {
+        drv::stream_priority_range(&least, &greatest);
+        priority = (flags & UR_QUEUE_FLAG_PRIORITY_LOW) ? least : greatest;
+      }
+      const bool sync_with_default = (flags & UR_QUEUE_FLAG_SYNC_WITH_DEFAULT_STREAM) != 0;
+      size_t n = q->in_order ? 1 : ooo_stream_count();
+      for (size_t i = 0; i < n && result == UR_RESULT_SUCCESS; ++i) {
+        stream_t s = nullptr;
+        result = to_ur(drv::stream_create(&s, sync_with_default, priority));
+        if (result == UR_RESULT_SUCCESS) add_lane(s);
+      }
     }
-    const bool sync_with_default = (flags & UR_QUEUE_FLAG_SYNC_WITH_DEFAULT_STREAM) != 0;
-    size_t n = q->in_order ? 1 : ooo_stream_count();
-    for (size_t i = 0; i < n && result == UR_RESULT_SUCCESS; ++i) {
-      stream_t s = nullptr;
-      result = to_ur(drv::stream_create(&s, sync_with_default, priority));
-      if (result == UR_RESULT_SUCCESS) add_lane(s);
+    if (result == UR_RESULT_SUCCESS && q->profiling) {
+      // Fix the device clock now rather than on the first timed command.
+      event_t base = nullptr;
+      uint64_t base_ns = 0;
+      result = to_ur(dev->time_base(&base, &base_ns));
     }
+    if (result != UR_RESULT_SUCCESS) {
+      if (q->owns_streams)
+        for (auto &l : q->lanes) drv::stream_destroy(l->stream);
+      delete q;
+      return result;
+    }
+    context_hold(ctx);
+    *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
+    return UR_RESULT_SUCCESS;
   }
-  if (result == UR_RESULT_SUCCESS && q->profiling) {
-    // Fix the device clock now rather than on the first timed command.
-    event_t base = nullptr;
-    uint64_t base_ns = 0;
-    result = to_ur(dev->time_base(&base, &base_ns));
-  }
-  if (result != UR_RESULT_SUCCESS) {
-    if (q->owns_streams)
-      for (auto &l : q->lanes) drv::stream_destroy(l->stream);
-    delete q;
+
+  static ur_result_t release_last(Queue *q) {
+    // The last reference: finish the work (pending frees included), then let the
+    // streams go. Events of the queue keep the object, not the streams.
+    q->dev->make_current();
+    ur_result_t result = UR_RESULT_SUCCESS;
+    for (auto &l : q->lanes) {
+      stream_backend::status r = drv::stream_synchronize(l->stream);
+      if (r && result == UR_RESULT_SUCCESS) result = to_ur(r);
+      // Its deferred commands are complete, and the stream goes: their events (which
+      // keep the queue object, lanes included) answer from the count from now on.
+      std::lock_guard<std::mutex> lock(l->mark_mutex);
+      lane_complete_to(*l, l->issued.load(std::memory_order_acquire));
+      l->gone = true;
+      if (l->mark) mark_drop(l->mark);
+      l->mark = nullptr;
+    }
+    // Its frees have completed: the pools let their events go and forget the
+    // streams' order (identities are never reused). The queue still holds the context.
+    ordo::stream_ordered::context_pools &pools = *q->ctx->pools;
+    for (auto &l : q->lanes) pools.queue_released(l->identity);
+    pools.collect();
+    for (auto &l : q->lanes) {
+      if (q->owns_streams) drv::stream_destroy(l->stream);
+      l->stream = nullptr;
+    }
+    queue_drop(q);
     return result;
   }
-  context_hold(ctx);
-  *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
-  return UR_RESULT_SUCCESS;
-}
 
-ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  if (!q->retain_user()) return ordo::invalid_of(q);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  bool last_ = false;
-  if (!q->release_user(last_)) return ordo::invalid_of(q);
-  if (!last_) return UR_RESULT_SUCCESS;
-  // The last reference: finish the work (pending frees included), then let the
-  // streams go. Events of the queue keep the object, not the streams.
-  q->dev->make_current();
-  ur_result_t result = UR_RESULT_SUCCESS;
-  for (auto &l : q->lanes) {
-    stream_backend::status r = drv::stream_synchronize(l->stream);
-    if (r && result == UR_RESULT_SUCCESS) result = to_ur(r);
-    // Its deferred commands are complete, and the stream goes: their events (which
-    // keep the queue object, lanes included) answer from the count from now on.
-    std::lock_guard<std::mutex> lock(l->mark_mutex);
-    lane_complete_to(*l, l->issued.load(std::memory_order_acquire));
-    l->gone = true;
-    if (l->mark) mark_drop(l->mark);
-    l->mark = nullptr;
-  }
-  // Its frees have completed: the pools let their events go and forget the
-  // streams' order (identities are never reused). The queue still holds the context.
-  ordo::stream_ordered::context_pools &pools = *q->ctx->pools;
-  for (auto &l : q->lanes) pools.queue_released(l->identity);
-  pools.collect();
-  for (auto &l : q->lanes) {
-    if (q->owns_streams) drv::stream_destroy(l->stream);
-    l->stream = nullptr;
-  }
-  queue_drop(q);
-  return result;
-}
-
-ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  return ordo::ur_common::queue_info(q, propName, propSize, pPropValue, pPropSizeRet, [&](bool &empty) -> ur_result_t {
+  static ur_result_t is_empty(Queue *q, bool &empty) {
     ORDO_DRV(q->dev->make_current());
     for (auto &l : q->lanes) {
       stream_backend::status r = drv::stream_query(l->stream);
@@ -318,67 +285,48 @@ ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t 
         return to_ur(r);
     }
     return UR_RESULT_SUCCESS;
-  });
-}
-
-ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *pDesc,
-                                              ur_native_handle_t *phNativeQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  (void)pDesc;
-  if (!phNativeQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  // An out-of-order queue has several streams; the first stands for the queue.
-  *phNativeQueue = reinterpret_cast<ur_native_handle_t>(q->lanes.empty() ? nullptr : q->lanes[0]->stream);
-  return UR_RESULT_SUCCESS;
-}
-
-// A queue over the caller's stream: in order, one lane; the stream is destroyed with
-// the queue only when the caller hands it over (isNativeHandleOwned).
-ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
-                                                     ur_device_handle_t hDevice,
-                                                     const ur_queue_native_properties_t *pProperties,
-                                                     ur_queue_handle_t *phQueue) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  Device *dev = nullptr;
-  if (hDevice) {
-    ORDO_UNWRAP(Device, d, hDevice);
-    dev = d;
-  } else if (ctx->devices.size() == 1) {
-    dev = ctx->devices[0];
   }
-  if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!dev) return UR_RESULT_ERROR_INVALID_NULL_HANDLE; // which device's stream: several in the context
-  if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  auto *q = new Queue();
-  q->ctx = ctx;
-  q->dev = dev;
-  q->owns_streams = pProperties && pProperties->isNativeHandleOwned;
-  q->lanes.push_back(std::make_unique<Lane>());
-  q->lanes.back()->stream = reinterpret_cast<stream_t>(hNativeQueue); // null: the default stream
-  q->lanes.back()->identity = ordo::stream_ordered::new_queue_identity();
-  context_hold(ctx);
-  *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
-  return UR_RESULT_SUCCESS;
-}
 
-ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  ORDO_DRV(q->dev->make_current());
-  for (auto &l : q->lanes) {
-    // Numbered before the wait: everything up to here is in the stream, so complete after it.
-    const uint64_t covers = l->issued.load(std::memory_order_acquire);
-    ORDO_DRV(drv::stream_synchronize(l->stream));
-    lane_complete_to(*l, covers);
+  // The first stream.
+  static ur_native_handle_t native_handle(Queue *q, ur_queue_native_desc_t *) {
+    return reinterpret_cast<ur_native_handle_t>(q->lanes.empty() ? nullptr : q->lanes[0]->stream);
   }
-  // A synchronisation point: pools collect completed frees and give back memory
-  // above their release thresholds.
-  q->ctx->pools->sync_point();
-  return UR_RESULT_SUCCESS;
-}
 
-ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
-  ORDO_UNWRAP(Queue, q, hQueue);
-  (void)q; // streams submit as they are fed
-  return UR_RESULT_SUCCESS;
-}
+  // A queue over the caller's stream: in order, one lane; the stream is destroyed with
+  // the queue only when the caller hands it over (isNativeHandleOwned).
+  static ur_result_t create_with_native_handle(Context *ctx, ur_native_handle_t hNativeQueue, Device *dev,
+                                               const ur_queue_native_properties_t *pProperties,
+                                               ur_queue_handle_t *phQueue) {
+    if (!dev && ctx->devices.size() == 1) dev = ctx->devices[0];
+    if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!dev) return UR_RESULT_ERROR_INVALID_NULL_HANDLE; // which device's stream: several in the context
+    if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+    auto *q = new Queue();
+    q->ctx = ctx;
+    q->dev = dev;
+    q->owns_streams = pProperties && pProperties->isNativeHandleOwned;
+    q->lanes.push_back(std::make_unique<Lane>());
+    q->lanes.back()->stream = reinterpret_cast<stream_t>(hNativeQueue); // null: the default stream
+    q->lanes.back()->identity = ordo::stream_ordered::new_queue_identity();
+    context_hold(ctx);
+    *phQueue = reinterpret_cast<ur_queue_handle_t>(q);
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t finish(Queue *q) {
+    ORDO_DRV(q->dev->make_current());
+    for (auto &l : q->lanes) {
+      // Numbered before the wait: everything up to here is in the stream, so complete after it.
+      const uint64_t covers = l->issued.load(std::memory_order_acquire);
+      ORDO_DRV(drv::stream_synchronize(l->stream));
+      lane_complete_to(*l, covers);
+    }
+    return UR_RESULT_SUCCESS;
+  }
+};
+
+} // namespace
+
+void install_queue_entry_points(ur_dditable_t &t) { ordo::ur_common::queue_entry_points<queue_hooks>::install(t); }
 
 } // namespace ordo::stream_backend

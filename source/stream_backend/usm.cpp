@@ -5,7 +5,6 @@
 // ur_common/usm.hpp's; this file says how the driver makes and frees plain memory, and
 // copies without a queue (urUSMContextMemcpyExp).
 #include "backend.hpp"
-#include "entry_points.hpp"
 #include "ur_common/usm.hpp"
 
 namespace ordo::stream_backend {

@@ -2,7 +2,8 @@
 // urDeviceGetInfo answers that are the same on every GPU adapter on ur_common (Level
 // Zero, the stream backend): the capability sets they share and the queries whose
 // answer no device of theirs changes (no images, no device-side queues, vector widths
-// of one). The adapter's switch asks fixed_device_info first.
+// of one). The adapter's switch asks fixed_device_info (native CPU) or gpu_device_info
+// (Level Zero, the stream backend) first.
 #pragma once
 
 #include <cstddef>
@@ -63,6 +64,51 @@ inline bool fixed_device_info(ur_device_info_t propName, InfoWriter &out, ur_res
   case UR_DEVICE_INFO_IMAGE3D_MAX_DEPTH:
   case UR_DEVICE_INFO_IMAGE_MAX_BUFFER_SIZE:
   case UR_DEVICE_INFO_IMAGE_MAX_ARRAY_SIZE: result = out.value(size_t{0}); return true;
+  default: return false;
+  }
+}
+
+// Answers of the GPU adapters on ur_common about what none of their devices is (a
+// partition, a composite, an image device, a device with built-in kernels) and what
+// all of them are, after fixed_device_info; `d` is the device (its platform, count).
+template <class Device>
+bool gpu_device_info(const Device *d, ur_device_info_t propName, InfoWriter &out, ur_result_t &result) {
+  if (fixed_device_info(propName, out, result)) return true;
+  switch (propName) {
+  case UR_DEVICE_INFO_ENDIAN_LITTLE:
+  case UR_DEVICE_INFO_AVAILABLE:
+  case UR_DEVICE_INFO_COMPILER_AVAILABLE: // the driver builds or finishes the modules
+  case UR_DEVICE_INFO_PREFERRED_INTEROP_USER_SYNC:
+  case UR_DEVICE_INFO_USM_POOL_SUPPORT:
+  // Stream-ordered allocation runs on the stream-ordered layer over plain driver
+  // allocations, not on a driver's memory pools: every device has it.
+  case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: result = out.boolean(true); return true;
+  case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_TYPE: result = out.value(UR_DEVICE_MEM_CACHE_TYPE_READ_WRITE_CACHE); return true;
+  case UR_DEVICE_INFO_LOCAL_MEM_TYPE: result = out.value(UR_DEVICE_LOCAL_MEM_TYPE_LOCAL); return true;
+  case UR_DEVICE_INFO_MAX_CONSTANT_ARGS: result = out.value(uint32_t{8}); return true;
+  case UR_DEVICE_INFO_MAX_COMPUTE_QUEUE_INDICES: result = out.value(uint32_t{1}); return true;
+  case UR_DEVICE_INFO_ATOMIC_MEMORY_SCOPE_CAPABILITIES:
+  case UR_DEVICE_INFO_ATOMIC_FENCE_SCOPE_CAPABILITIES: result = out.value(kAllMemoryScopes); return true;
+  case UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP:
+  case UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP:
+  case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP: result = out.value(uint32_t{0}); return true;
+  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_WIDTH_EXP:
+  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_HEIGHT_EXP:
+  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_PITCH_EXP: result = out.value(size_t{0}); return true;
+  case UR_DEVICE_INFO_EXECUTION_CAPABILITIES:
+    result = out.value(uint32_t(UR_DEVICE_EXEC_CAPABILITY_FLAG_KERNEL));
+    return true;
+  case UR_DEVICE_INFO_BUILT_IN_KERNELS: result = out.string(""); return true;
+  case UR_DEVICE_INFO_PLATFORM: result = out.value(reinterpret_cast<ur_platform_handle_t>(d->platform)); return true;
+  case UR_DEVICE_INFO_REFERENCE_COUNT: result = out.value(d->count()); return true;
+  case UR_DEVICE_INFO_PRINTF_BUFFER_SIZE: result = out.value(size_t{1024 * 1024}); return true;
+  case UR_DEVICE_INFO_PARENT_DEVICE:
+  case UR_DEVICE_INFO_COMPOSITE_DEVICE: result = out.value(ur_device_handle_t{nullptr}); return true;
+  case UR_DEVICE_INFO_SUPPORTED_PARTITIONS:
+  case UR_DEVICE_INFO_PARTITION_TYPE:
+  case UR_DEVICE_INFO_COMPONENT_DEVICES: result = out.bytes(nullptr, 0); return true;
+  case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES:
+  case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN: result = out.value(uint32_t{0}); return true;
   default: return false;
   }
 }

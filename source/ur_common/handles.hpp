@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "ordo/object.hpp"
 #include "ur_api.h"
@@ -33,6 +34,49 @@ struct adapter_object : object {
   static constexpr handle_kind kKind = handle_kind::adapter;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_ARGUMENT;
   adapter_object() : object(kKind) {}
+};
+ORDO_HANDLE_CHECK(adapter_object);
+
+// urXRetain of an object-model handle: one more user reference, refused once the user's
+// last is gone (the object may still be held inside the adapter).
+template <class T, class Handle> ur_result_t UR_APICALL retain_user_handle(Handle h) {
+  ORDO_UNWRAP(T, o, h);
+  if (!o->retain_user()) return ordo::invalid_of(o);
+  return UR_RESULT_SUCCESS;
+}
+
+// The fields of root devices, platforms and contexts every adapter on ur_common has
+// alike; each adapter derives its own and adds what its driver keeps.
+template <class Platform> struct device_object : object {
+  static constexpr handle_kind kKind = handle_kind::device;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_DEVICE;
+  device_object() : object(kKind) {}
+  Platform *platform = nullptr;
+};
+
+template <class Device> struct platform_object : object {
+  static constexpr handle_kind kKind = handle_kind::platform;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PLATFORM;
+  platform_object() : object(kKind) {}
+  std::vector<Device *> devices;
+};
+
+// The context's devices and the deleter urContextSetExtendedDeleter names
+// (ur_common/context.hpp).
+template <class Device> struct context_object : object {
+  static constexpr handle_kind kKind = handle_kind::context;
+  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_CONTEXT;
+  context_object() : object(kKind) {}
+  std::vector<Device *> devices;
+  ur_context_extended_deleter_t deleter = nullptr;
+  void *deleter_data = nullptr;
+
+  // Index of `dev` in `devices`, or -1.
+  int index_of(const Device *dev) const {
+    for (size_t i = 0; i < devices.size(); ++i)
+      if (devices[i] == dev) return static_cast<int>(i);
+    return -1;
+  }
 };
 
 // Where a command should go on a queue of several in-order lanes (streams, command

@@ -21,6 +21,8 @@
 //   };
 #pragma once
 
+#include <cstdint>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -155,6 +157,120 @@ template <class H> struct kernel_entry_points {
     t.Kernel.pfnGetSubGroupInfo = sub_group_info;
     t.Kernel.pfnGetSuggestedLocalWorkSize = H::suggest;
     t.Kernel.pfnGetSuggestedLocalWorkSizeWithArgs = suggest_with_args;
+  }
+};
+
+// ---- for the adapters whose kernels are one driver kernel per device of the program
+// (Level Zero, the stream backend) -------------------------------------------------------
+
+// urKernelCreate: the checks, the program's lock and the kernel's handle; the hooks
+// struct `H` (using Program, Kernel: a kernel_object) makes the per-device kernels:
+//   static ur_result_t make(Program *, Kernel *, const char *name);  // cleans up its own on failure
+template <class H>
+ur_result_t UR_APICALL kernel_create(ur_program_handle_t hProgram, const char *pKernelName,
+                                     ur_kernel_handle_t *phKernel) {
+  using Program = typename H::Program;
+  using Kernel = typename H::Kernel;
+  ORDO_UNWRAP(Program, p, hProgram);
+  if (!pKernelName || !phKernel) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!*pKernelName) return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
+  std::lock_guard<std::mutex> lock(p->mutex);
+  if (!p->built.load()) return UR_RESULT_ERROR_INVALID_PROGRAM_EXECUTABLE;
+  auto *k = new Kernel();
+  k->program = p;
+  k->name = pKernelName;
+  if (ur_result_t r = H::make(p, k, pKernelName)) {
+    delete k;
+    return r;
+  }
+  p->hold(); // the kernel's holder of its program
+  *phKernel = reinterpret_cast<ur_kernel_handle_t>(k);
+  return UR_RESULT_SUCCESS;
+}
+
+// urKernelGetSuggestedLocalWorkSize: the checks, then `H::suggest_for(Kernel *, Queue *,
+// dims, gws, lws)`; a global size above H::kMaxGlobalSize is INVALID_WORK_DIMENSION.
+template <class H>
+ur_result_t UR_APICALL kernel_suggested_local_work_size(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
+                                                        uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
+                                                        const size_t *pGlobalWorkSize,
+                                                        size_t *pSuggestedLocalWorkSize) {
+  using Kernel = typename H::Kernel;
+  using Queue = typename H::Queue;
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  ORDO_UNWRAP(Queue, q, hQueue);
+  if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  for (uint32_t i = 0; i < numWorkDim; ++i) {
+    if (pGlobalWorkSize[i] == 0) return UR_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
+    if (pGlobalWorkSize[i] > H::kMaxGlobalSize) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  }
+  return H::suggest_for(k, q, numWorkDim, pGlobalWorkSize, pSuggestedLocalWorkSize);
+}
+
+// urKernelSetExecInfo: USM pointer lists and the cache split are hints; indirect USM
+// access goes to `H::indirect_access(Kernel *, bool)`.
+template <class H>
+ur_result_t UR_APICALL kernel_set_exec_info(ur_kernel_handle_t hKernel, ur_kernel_exec_info_t propName, size_t,
+                                            const ur_kernel_exec_info_properties_t *, const void *pPropValue) {
+  using Kernel = typename H::Kernel;
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  if (!pPropValue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  switch (propName) {
+  case UR_KERNEL_EXEC_INFO_USM_INDIRECT_ACCESS:
+    return H::indirect_access(k, *static_cast<const ur_bool_t *>(pPropValue) != 0);
+  case UR_KERNEL_EXEC_INFO_USM_PTRS:
+  case UR_KERNEL_EXEC_INFO_CACHE_CONFIG: return UR_RESULT_SUCCESS;
+  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+}
+
+// urEnqueueKernelLaunchWithArgsExp's arguments after the queue and kernel.
+struct launch_args {
+  uint32_t workDim;
+  const size_t *pGlobalWorkOffset;
+  const size_t *pGlobalWorkSize;
+  const size_t *pLocalWorkSize;
+  uint32_t numArgs;
+  const ur_exp_kernel_arg_properties_t *pArgs;
+  const ur_kernel_launch_ext_properties_t *launchPropList;
+  uint32_t numEventsInWaitList;
+  const ur_event_handle_t *phEventWaitList;
+  ur_event_handle_t *phEvent;
+};
+
+// urEnqueueKernelLaunchWithArgsExp: check_launch, then `H::launch(Queue *, Kernel *,
+// const launch_args &)`; `H::check_wait_list` is the adapter's.
+template <class H>
+ur_result_t UR_APICALL enqueue_kernel_launch_with_args(
+    ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
+    const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
+    const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
+    uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  using Queue = typename H::Queue;
+  using Kernel = typename H::Kernel;
+  ORDO_UNWRAP(Queue, q, hQueue);
+  ORDO_UNWRAP(Kernel, k, hKernel);
+  if (ur_result_t r = check_launch(
+          workDim, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
+          [&] { return H::check_wait_list(numEventsInWaitList, phEventWaitList); }, k->program->ctx == q->ctx))
+    return r;
+  return H::launch(q, k,
+                   launch_args{workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
+                               launchPropList, numEventsInWaitList, phEventWaitList, phEvent});
+}
+
+// The urKernel* of an adapter whose kernels are one driver kernel per device of the
+// program: kernel_entry_points with urKernelCreate, urKernelGetSuggestedLocalWorkSize and
+// urKernelSetExecInfo above; `H` gives both sets of hooks (no `suggest`).
+template <class H> struct device_kernel_entry_points {
+  struct hooks : H {
+    static constexpr ur_pfnKernelGetSuggestedLocalWorkSize_t suggest = kernel_suggested_local_work_size<H>;
+  };
+  static void install(ur_dditable_t &t) {
+    kernel_entry_points<hooks>::install(t);
+    t.Kernel.pfnCreate = kernel_create<H>;
+    t.Kernel.pfnSetExecInfo = kernel_set_exec_info<H>;
   }
 };
 

@@ -12,13 +12,17 @@
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #include "ordo/info.hpp"
 #include "ordo/mem_rules.hpp"
 #include "ordo/object.hpp"
 #include "ordo/rect.hpp"
+#include "ordo/retired_handles.hpp"
 #include "ur_api.h"
+#include "ur_common/handles.hpp"
+#include "ur_ddi.h"
 
 namespace ordo::ur_common {
 
@@ -170,6 +174,175 @@ template <class Pools, class Facts> ur_result_t native_usm_block(Pools &pools, v
   if (owned && p != a.base) return UR_RESULT_ERROR_INVALID_VALUE;
   return UR_RESULT_SUCCESS;
 }
+
+// A new memory object of `ctx` (context held: `context_hold`, the adapter's, found by
+// argument-dependent lookup); `root` (if any) gets a holder.
+template <class Mem, class Context> Mem *make_mem(Context *ctx, Mem *root) {
+  Mem *m = new Mem();
+  m->ctx = ctx;
+  context_hold(ctx);
+  if (root) {
+    root->hold();
+    m->root = root;
+  }
+  return m;
+}
+
+// The last holder of a memory object is gone: a root leaves its context's list and its
+// bytes go (`free_storage(Mem *)`), then the object, its holder of the root and of the
+// context (`context_drop`, the adapter's).
+template <class Mem, class FreeStorage> void destroy_mem(Mem *m, FreeStorage &&free_storage) {
+  auto *ctx = m->ctx;
+  if (!m->root) {
+    {
+      std::lock_guard<std::mutex> lock(ctx->buffers_mutex);
+      auto it = std::find(ctx->buffers.begin(), ctx->buffers.end(), m);
+      if (it != ctx->buffers.end()) ctx->buffers.erase(it);
+    }
+    free_storage(m);
+  }
+  Mem *root = m->root;
+  ordo::retire(m);
+  if (root && root->drop()) destroy_mem(root, free_storage);
+  context_drop(ctx);
+}
+
+// A buffer made from a USM allocation it owns: the allocation goes back to its pool, or
+// a plain one is taken out of the registry and freed by `free_plain(block_facts &)`.
+template <class Mem, class FreePlain> void free_owned_usm(Mem *m, FreePlain &&free_plain) {
+  if (!m->free_usm) return;
+  auto &pools = *m->ctx->pools;
+  ur_result_t pooled = UR_RESULT_SUCCESS;
+  typename std::decay_t<decltype(pools)>::block_facts a;
+  if (!pools.free_now(m->ptr, pooled) && pools.take_plain(m->ptr, &a)) free_plain(a);
+}
+
+// urMemBufferCreate, urMemBufferPartition, urMemBufferCreateWithNativeHandle and the
+// bookkeeping entry points of memory objects. A hooks struct `H` gives:
+//
+//   using Context = ...; using Device = ...; using Mem = ...;  // Mem: a mem_object
+//   static constexpr size_t kBaseAlign;  // UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN in bytes
+//   static size_t max_alloc(const Context *);  // the largest buffer
+//   static Mem *make(Context *, Mem *root);    // make_mem and what the adapter adds
+//   static void drop(Mem *);                   // drops a holder
+//   // A root's bytes for urMemBufferCreate; on failure nothing is left to free.
+//   static ur_result_t allocate_root(Mem *, ur_mem_flags_t, const void *host);
+//   // A root on a USM allocation of the context (ptr, size, storage usm and free_usm
+//   // set): what the adapter adds.
+//   template <class Facts> static void adopt_usm(Mem *, const Facts &);
+//   static ur_result_t UR_APICALL release(ur_mem_handle_t);  // urMemRelease
+template <class H> struct buffer_entry_points {
+  using Context = typename H::Context;
+  using Mem = typename H::Mem;
+
+  static ur_mem_handle_t to_handle(Mem *m) { return reinterpret_cast<ur_mem_handle_t>(m); }
+
+  static ur_result_t UR_APICALL buffer_create(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
+                                              const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
+    ORDO_UNWRAP(Context, ctx, hContext);
+    if (ur_result_t r = check_buffer_create(flags, size, pProperties, phBuffer, H::max_alloc(ctx))) return r;
+    const void *host = pProperties ? pProperties->pHost : nullptr;
+    Mem *m = nullptr;
+    try {
+      m = H::make(ctx, nullptr);
+      m->size = size;
+      m->access = access_of(flags);
+      if (ur_result_t r = H::allocate_root(m, flags, host)) {
+        H::drop(m); // nothing to free: allocate_root left nothing
+        return r;
+      }
+      std::lock_guard<std::mutex> lock(ctx->buffers_mutex);
+      ctx->buffers.push_back(m);
+    } catch (const std::bad_alloc &) {
+      if (m) H::drop(m);
+      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    *phBuffer = to_handle(m);
+    return UR_RESULT_SUCCESS;
+  }
+
+  // As clCreateSubBuffer: no sub-buffer of a sub-buffer, no host-pointer flags, access
+  // only narrowed, the origin a multiple of UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN.
+  static ur_result_t UR_APICALL buffer_partition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
+                                                 ur_buffer_create_type_t bufferCreateType,
+                                                 const ur_buffer_region_t *pRegion, ur_mem_handle_t *phMem) {
+    ORDO_UNWRAP(Mem, b, hBuffer);
+    ur_mem_flags_t access = 0;
+    if (ur_result_t r = check_partition(flags, bufferCreateType, pRegion, phMem, b->sub_buffer, b->size, b->access,
+                                        H::kBaseAlign, access))
+      return r;
+    try {
+      Mem *m = H::make(b->ctx, b->owner());
+      m->origin = b->root_offset() + pRegion->origin;
+      m->size = pRegion->size;
+      m->ptr = b->ptr + pRegion->origin;
+      m->access = access;
+      m->storage = Mem::Storage::alias;
+      m->sub_buffer = true;
+      *phMem = to_handle(m);
+      return UR_RESULT_SUCCESS;
+    } catch (const std::bad_alloc &) {
+      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+  }
+
+  // An address becomes a buffer when the adapter knows the memory it is in (which gives
+  // the size: to the end of that memory): a live buffer of the context (the view shares
+  // its bytes and holds it), or a USM allocation of the context (freed with the buffer
+  // when ownership is given, which needs the allocation's first byte). Any other address
+  // is refused with INVALID_MEM_OBJECT.
+  static ur_result_t UR_APICALL buffer_create_with_native_handle(ur_native_handle_t hNativeMem,
+                                                                 ur_context_handle_t hContext,
+                                                                 const ur_mem_native_properties_t *pProperties,
+                                                                 ur_mem_handle_t *phMem) {
+    ORDO_UNWRAP(Context, ctx, hContext);
+    if (!phMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    auto *p = reinterpret_cast<uint8_t *>(hNativeMem);
+    if (!p) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+    const bool owned = pProperties && pProperties->isNativeHandleOwned;
+    try {
+      if (Mem *source = buffer_containing<Mem>(ctx, p)) {
+        Mem *m = nullptr;
+        try {
+          m = H::make(ctx, source);
+        } catch (...) {
+          H::drop(source);
+          throw;
+        }
+        H::drop(source); // buffer_containing's holder; make took the view's
+        m->origin = size_t(p - source->ptr);
+        m->size = source->size - m->origin;
+        m->ptr = p;
+        m->storage = Mem::Storage::alias;
+        *phMem = to_handle(m);
+        return UR_RESULT_SUCCESS;
+      }
+      typename std::decay_t<decltype(*ctx->pools)>::block_facts a;
+      if (ur_result_t r = native_usm_block(*ctx->pools, p, owned, a)) return r;
+      Mem *m = H::make(ctx, nullptr);
+      m->size = size_t(static_cast<uint8_t *>(a.base) + a.size - p);
+      m->ptr = p;
+      m->storage = Mem::Storage::usm;
+      m->free_usm = owned;
+      H::adopt_usm(m, a);
+      *phMem = to_handle(m);
+      return UR_RESULT_SUCCESS;
+    } catch (const std::bad_alloc &) {
+      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+  }
+
+  // The native handle is the address of the first byte.
+  static void install(ur_dditable_t &t) {
+    t.Mem.pfnBufferCreate = buffer_create;
+    t.Mem.pfnRetain = retain_user_handle<Mem, ur_mem_handle_t>;
+    t.Mem.pfnRelease = H::release;
+    t.Mem.pfnBufferPartition = buffer_partition;
+    t.Mem.pfnGetNativeHandle = mem_get_native_handle<Mem, typename H::Device>;
+    t.Mem.pfnBufferCreateWithNativeHandle = buffer_create_with_native_handle;
+    t.Mem.pfnGetInfo = mem_get_info<Mem>;
+  }
+};
 
 // ---- buffer commands ------------------------------------------------------------------
 

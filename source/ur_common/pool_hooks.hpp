@@ -2,8 +2,8 @@
 // The parts of the stream-ordered layer's context_hooks (docs/adapter-guide.md) that do
 // not depend on the backend, for adapters whose commands are `Cmd` objects with
 // wait_for(Ev *) and whose events are reference counted with an order_node: the
-// adapter's PoolHooks derives from pool_hooks_base and writes memory_class, get_chunk,
-// put_chunk, event_complete and zero_now. context_hold, context_drop and event_drop
+// adapter's PoolHooks derives from pool_hooks_base and writes get_chunk, put_chunk,
+// event_complete and zero_now (and memory_class where its devices differ). context_hold, context_drop and event_drop
 // are the adapter's functions, found in its namespace; so is event_context(const Ev *)
 // where an event names its context otherwise than `ctx` (native CPU). The layer's
 // references to events are internal holders (ordo::object::hold), never the user's
@@ -21,10 +21,35 @@ namespace ordo::ur_common {
 // The context an event belongs to, unless the adapter's namespace says otherwise.
 template <class Ev> auto event_context(const Ev *e) -> std::decay_t<decltype(e->ctx)> { return e->ctx; }
 
+// context_hooks::memory_class for a context whose memory classes are device and shared
+// memory per device and host memory once, so that a block keeps the kind and device it
+// was made for. `check_device(ur_device_handle_t, ur_usm_type_t)` refuses a device the
+// context does not have (INVALID_DEVICE) or a kind it cannot make.
+template <class CheckDevice>
+ur_result_t memory_class_per_device(ur_usm_type_t kind, ur_device_handle_t device, ordo::stream_ordered::mem_class &out,
+                                    CheckDevice check_device) {
+  if (kind == UR_USM_TYPE_HOST) {
+    out = ordo::stream_ordered::mem_class{nullptr, UR_USM_TYPE_HOST};
+    return UR_RESULT_SUCCESS;
+  }
+  if (kind != UR_USM_TYPE_DEVICE && kind != UR_USM_TYPE_SHARED) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (ur_result_t r = check_device(device, kind)) return r;
+  out = ordo::stream_ordered::mem_class{device, unsigned(kind)};
+  return UR_RESULT_SUCCESS;
+}
+
 template <class Ctx, class Dev, class Ev, class Cmd>
 class pool_hooks_base : public ordo::stream_ordered::context_hooks {
 public:
   explicit pool_hooks_base(Ctx *ctx) : ctx_(ctx) {}
+  // Device and shared memory per device of the context, host memory once; an adapter
+  // whose devices cannot make every kind overrides it.
+  ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device,
+                           ordo::stream_ordered::mem_class &out) override {
+    return memory_class_per_device(kind, device, out, [this](ur_device_handle_t d, ur_usm_type_t) {
+      return d && ctx_->index_of(reinterpret_cast<Dev *>(d)) >= 0 ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_DEVICE;
+    });
+  }
   ur_usm_type_t primary_kind(const ordo::stream_ordered::mem_class &c) override { return ur_usm_type_t(c.id); }
   void retain_event(ur_event_handle_t ev) override { reinterpret_cast<Ev *>(ev)->hold(); }
   // The last reference may destroy the event and its queue, never the context: whoever

@@ -252,24 +252,17 @@ template <class H> struct program_entry_points {
     return UR_RESULT_SUCCESS;
   }
 
-  static ur_result_t UR_APICALL build_exp(ur_program_handle_t hProgram, uint32_t numDevices,
-                                          ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
-                                          const char *pOptions) {
+  // urProgramBuildExp and urProgramCompileExp: `Step` (build or compile) on the devices
+  // named.
+  template <ur_result_t (*Step)(Program *, const std::vector<Device *> *, const char *)>
+  static ur_result_t UR_APICALL step_exp(ur_program_handle_t hProgram, uint32_t numDevices,
+                                         ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
+                                         const char *pOptions) {
     Program *p = nullptr;
     if (ur_result_t r = unwrap(hProgram, p)) return r;
     std::vector<Device *> only;
     if (ur_result_t r = check_exp(p, numDevices, phDevices, flags, only)) return r;
-    return build(p, &only, pOptions);
-  }
-
-  static ur_result_t UR_APICALL compile_exp(ur_program_handle_t hProgram, uint32_t numDevices,
-                                            ur_device_handle_t *phDevices, ur_exp_program_flags_t flags,
-                                            const char *pOptions) {
-    Program *p = nullptr;
-    if (ur_result_t r = unwrap(hProgram, p)) return r;
-    std::vector<Device *> only;
-    if (ur_result_t r = check_exp(p, numDevices, phDevices, flags, only)) return r;
-    return compile(p, &only, pOptions);
+    return Step(p, &only, pOptions);
   }
 
   static ur_result_t UR_APICALL retain(ur_program_handle_t hProgram) {
@@ -417,8 +410,8 @@ template <class H> struct program_entry_points {
     t.Program.pfnCreateWithIL = create_with_il;
     t.Program.pfnCreateWithBinary = create_with_binary;
     t.Program.pfnBuild = whole_program<build>;
-    t.ProgramExp.pfnBuildExp = build_exp;
-    t.ProgramExp.pfnCompileExp = compile_exp;
+    t.ProgramExp.pfnBuildExp = step_exp<build>;
+    t.ProgramExp.pfnCompileExp = step_exp<compile>;
     t.Program.pfnCompile = whole_program<compile>;
     if (H::links()) t.Program.pfnLink = link;
     t.Program.pfnRetain = retain;

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Queue bookkeeping written once for the adapters whose queues are lanes on one device
-// (Level Zero, the stream backend): the holder drop and urQueueGetInfo. The adapter
-// says whether its lanes are empty.
+// (Level Zero, the stream backend): the holder drop, urQueueGetInfo, and the urQueue*
+// entry points up to where the adapter's lanes come in (queue_entry_points).
 #pragma once
 
 #include <cstddef>
+#include <new>
 
 #include "ordo/info.hpp"
 #include "ordo/object.hpp"
+#include "ordo/queue_rules.hpp"
 #include "ordo/retired_handles.hpp"
 #include "ur_api.h"
+#include "ur_common/handles.hpp"
+#include "ur_ddi.h"
 
 namespace ordo::ur_common {
 
@@ -44,5 +48,108 @@ ur_result_t queue_info(Queue *q, ur_queue_info_t propName, size_t propSize, void
   default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
   }
 }
+
+// A new queue of `ctx` on `dev` with `flags`, its lanes not made yet.
+template <class Queue, class Context, class Device>
+Queue *new_queue(Context *ctx, Device *dev, ur_queue_flags_t flags) {
+  auto *q = new Queue();
+  q->ctx = ctx;
+  q->dev = dev;
+  q->flags = flags;
+  q->in_order = !(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  q->profiling = (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) != 0;
+  return q;
+}
+
+// The urQueue* entry points. A hooks struct `H` gives:
+//
+//   using Context = ...; using Device = ...; using Queue = ...;
+//   // The queue's lanes and its handle, once the arguments are checked.
+//   static ur_result_t create(Context *, Device *, ur_queue_flags_t, ur_queue_handle_t *);
+//   // `Device` null when the caller names none.
+//   static ur_result_t create_with_native_handle(Context *, ur_native_handle_t, Device *,
+//                                                const ur_queue_native_properties_t *, ur_queue_handle_t *);
+//   // The user's last reference went: finish the work, let the lanes go, drop_queue.
+//   static ur_result_t release_last(Queue *);
+//   static ur_result_t is_empty(Queue *, bool &);      // UR_QUEUE_INFO_EMPTY
+//   static ur_native_handle_t native_handle(Queue *, ur_queue_native_desc_t *);
+//   static ur_result_t finish(Queue *);                // waits for every lane
+template <class H> struct queue_entry_points {
+  using Context = typename H::Context;
+  using Device = typename H::Device;
+  using Queue = typename H::Queue;
+
+  static ur_result_t UR_APICALL create(ur_context_handle_t hContext, ur_device_handle_t hDevice,
+                                       const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
+    ORDO_UNWRAP(Context, ctx, hContext);
+    ORDO_UNWRAP(Device, dev, hDevice);
+    if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
+    // Device-side enqueue does not exist here; one compute queue index per device.
+    if (ur_result_t r = ordo::check_queue_properties(pProperties)) return r;
+    return H::create(ctx, dev, pProperties ? pProperties->flags : 0, phQueue);
+  }
+
+  static ur_result_t UR_APICALL create_with_native_handle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
+                                                          ur_device_handle_t hDevice,
+                                                          const ur_queue_native_properties_t *pProperties,
+                                                          ur_queue_handle_t *phQueue) {
+    ORDO_UNWRAP(Context, ctx, hContext);
+    Device *dev = nullptr; // optional
+    if (hDevice)
+      if (ur_result_t r = ordo::unwrap(hDevice, dev)) return r;
+    return H::create_with_native_handle(ctx, hNativeQueue, dev, pProperties, phQueue);
+  }
+
+  static ur_result_t UR_APICALL release(ur_queue_handle_t hQueue) {
+    ORDO_UNWRAP(Queue, q, hQueue);
+    bool last = false;
+    if (!q->release_user(last)) return ordo::invalid_of(q);
+    return last ? H::release_last(q) : UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL get_info(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
+                                         void *pPropValue, size_t *pPropSizeRet) {
+    ORDO_UNWRAP(Queue, q, hQueue);
+    return queue_info(q, propName, propSize, pPropValue, pPropSizeRet,
+                      [q](bool &empty) { return H::is_empty(q, empty); });
+  }
+
+  // An out-of-order queue has several lanes; the first stands for the queue.
+  static ur_result_t UR_APICALL get_native_handle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *pDesc,
+                                                  ur_native_handle_t *phNativeQueue) {
+    ORDO_UNWRAP(Queue, q, hQueue);
+    if (!phNativeQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    *phNativeQueue = H::native_handle(q, pDesc);
+    return UR_RESULT_SUCCESS;
+  }
+
+  static ur_result_t UR_APICALL finish(ur_queue_handle_t hQueue) {
+    ORDO_UNWRAP(Queue, q, hQueue);
+    if (ur_result_t r = H::finish(q)) return r;
+    // A synchronisation point: pools collect completed frees and give back memory
+    // above their release thresholds.
+    q->ctx->pools->sync_point();
+    return UR_RESULT_SUCCESS;
+  }
+
+  // Lanes (immediate lists, streams) submit as they are fed.
+  static ur_result_t UR_APICALL flush(ur_queue_handle_t hQueue) {
+    ORDO_UNWRAP(Queue, q, hQueue);
+    (void)q;
+    return UR_RESULT_SUCCESS;
+  }
+
+  static void install(ur_dditable_t &t) {
+    t.Queue.pfnGetInfo = get_info;
+    t.Queue.pfnCreate = create;
+    t.Queue.pfnRetain = retain_user_handle<Queue, ur_queue_handle_t>;
+    t.Queue.pfnRelease = release;
+    t.Queue.pfnGetNativeHandle = get_native_handle;
+    t.Queue.pfnCreateWithNativeHandle = create_with_native_handle;
+    t.Queue.pfnFinish = finish;
+    t.Queue.pfnFlush = flush;
+  }
+};
 
 } // namespace ordo::ur_common
