@@ -62,17 +62,9 @@ struct adapter_hooks {
 
 } // namespace
 
-Adapter::Adapter() : ordo::object(kKind) { ref_count.store(0); }
-Platform::Platform() : ordo::object(kKind) {}
-
-Adapter &the_adapter() {
-  static Adapter *a = new Adapter;
-  return *a;
-}
-
-Platform &the_platform() {
-  static Platform *p = new Platform;
-  return *p;
+ordo::Logger &logger() {
+  static ordo::Logger *logger = new ordo::Logger("native_cpu"); // outlives static destructors
+  return *logger;
 }
 
 void install_adapter_entry_points(ur_dditable_t &t) {

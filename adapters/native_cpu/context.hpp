@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A context: the device it holds (always the host CPU), its USM allocations and
-// its USM pools. urContext* are ur_common/context.hpp's (context.cpp).
+// its USM pools with their hooks into the stream-ordered layer. urContext* are
+// ur_common/context.hpp's (context.cpp).
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -10,12 +11,33 @@
 
 #include "common.hpp"
 #include "platform.hpp"
-#include "pool_hooks.hpp"
+#include "ur_common/pool_hooks.hpp"
 
 namespace ordo::native_cpu {
 
 struct Context;
+struct Event;
+class AsyncCommand;
 void context_drop(Context *ctx); // the last holder tears the context down (context.cpp)
+
+// The hooks into the stream-ordered layer (docs/async-alloc.md, docs/adapter-guide.md) on
+// ur_common's pool_hooks_base: every USM kind is host memory here, so one memory class
+// serves them all; events are the scheduler's; an internal dependency is one more
+// order-only edge of the alloc command (AsyncCommand).
+class PoolHooks final : public ordo::ur_common::pool_hooks_base<Context, Device, Event, AsyncCommand> {
+public:
+  // Out of line, so the base's members are made where Event and Context are complete.
+  explicit PoolHooks(Context *ctx);
+  ~PoolHooks() override;
+  ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device,
+                           ordo::stream_ordered::mem_class &out) override;
+  void *get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) override;
+  void put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t size) override;
+  bool event_complete(ur_event_handle_t ev) override;
+  ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override;
+  // The device is the host: registered pages need no pinning or mapping.
+  ur_result_t pin_host(void *, size_t, bool) override { return UR_RESULT_SUCCESS; }
+};
 
 struct Context : Object<Context> {
   using handle_type = ur_context_handle_t;
@@ -24,11 +46,6 @@ struct Context : Object<Context> {
 
   // The user's count reached zero: the handle leaves the registry at once, while
   // queues, events and memory objects may still hold the context.
-  bool release() {
-    if (!Object<Context>::release()) return false;
-    registry().remove(this);
-    return true;
-  }
   bool release_user(bool &last) {
     if (!Object<Context>::release_user(last)) return false;
     if (last) registry().remove(this);

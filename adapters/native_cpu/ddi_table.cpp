@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The adapter's one dispatch table: every handle points at it (handle-first dispatch).
-#include "command_buffer.hpp"
 #include "entry_points.hpp"
-#include "physical_mem.hpp"
-#include "pool_hooks.hpp"
 #include "ordo/ddi_fill.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "ordo_derived/derived.hpp"
@@ -25,13 +22,15 @@ ur_dditable_t build_table() {
   ordo::native_cpu::install_program_entry_points(t);
   ordo::native_cpu::install_kernel_entry_points(t);
   ordo::native_cpu::install_launch_entry_points(t);
-  ordo::native_cpu::install_pool_entry_points(t); // the stream-ordered layer's (pool_hooks.cpp)
   ordo::native_cpu::install_async_alloc_entry_points(t);
-  ordo::native_cpu::install_command_buffer_entry_points(t);
-  ordo::native_cpu::install_physical_mem_entry_points(t);
+  // Command buffers are recorded by the shared layer and each enqueue replays them through
+  // the entry points above: every recorded command is one task of the scheduler, its sync
+  // points its dependencies; a native command is a host task (docs/native-cpu.md).
+  ordo::command_buffer::adapter_hooks command_buffer_hooks;
+  command_buffer_hooks.host_functions = true;
+  ordo::command_buffer::install_entry_points(t, command_buffer_hooks);
   ordo::native_cpu::install_virtual_mem_entry_points(t);
   ordo::native_cpu::install_native_handle_entry_points(t);
-  ordo::native_cpu::install_ipc_physical_mem_entry_points(t);
   ordo::derived::install_entry_points(t);         // from the entry points above, where they leave a slot empty
   ordo::derived::install_timestamp_recording(t);  // over urEnqueueHostTaskExp
   ordo::derived::install_peer_access(t);          // one device: its own only peer

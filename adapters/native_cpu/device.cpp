@@ -1,21 +1,117 @@
 // SPDX-License-Identifier: Apache-2.0
 // urDevice*: the host CPU as one root device, with real values for every query
-// that means something on a CPU.
+// that means something on a CPU, read once from /proc/cpuinfo, sysfs and sysconf.
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
-#include <vector>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
 
 #include "entry_points.hpp"
-#include "cpu_info.hpp"
 #include "memory.hpp"
 #include "ordo/device_info.hpp"
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "platform.hpp"
+#include "ur_common/device_info.hpp"
+#include "worker_pool.hpp"
 
 namespace ordo::native_cpu {
+
+namespace {
+
+struct CpuInfo {
+  std::string model_name, vendor_name; // "model name"; a readable vendor, e.g. "Intel(R) Corporation"
+  uint32_t pci_vendor_id = 0;
+  uint32_t device_id = 0;     // family << 16 | model << 8 | stepping
+  uint32_t max_clock_mhz = 0; // cpufreq maximum, else "cpu MHz"
+  uint32_t hardware_threads = 1;
+  uint32_t cacheline = 64;
+  uint64_t l1d_size = 0, l2_size = 0, l3_size = 0;
+  uint64_t memory_size = 0;   // physical memory, bytes
+  uint32_t vector_bits = 128; // widest SIMD register the kernels may use: 128, 256 or 512
+  bool has_fma = false;
+};
+
+std::string trim(const std::string &s) {
+  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+uint64_t sysconf_or(int name, uint64_t fallback) {
+  long v = sysconf(name);
+  return v > 0 ? static_cast<uint64_t>(v) : fallback;
+}
+
+CpuInfo read_cpu_info() {
+  std::map<std::string, std::string> field; // of the first processor block, which describes them all
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    auto colon = line.find(':');
+    if (colon != std::string::npos) field[trim(line.substr(0, colon))] = trim(line.substr(colon + 1));
+  }
+  auto number = [&](const char *key) { return static_cast<uint32_t>(std::strtoul(field[key].c_str(), nullptr, 10)); };
+  CpuInfo info;
+  info.model_name = field["model name"].empty() ? "Host CPU" : field["model name"];
+  const std::string vendor = field["vendor_id"];
+  if (vendor == "GenuineIntel") {
+    info.vendor_name = "Intel(R) Corporation";
+    info.pci_vendor_id = 0x8086;
+  } else if (vendor == "AuthenticAMD") {
+    info.vendor_name = "Advanced Micro Devices, Inc.";
+    info.pci_vendor_id = 0x1022;
+  } else {
+    info.vendor_name = vendor.empty() ? "Unknown" : vendor;
+  }
+  info.device_id =
+      (number("cpu family") & 0xffffu) << 16 | (number("model") & 0xffu) << 8 | (number("stepping") & 0xffu);
+
+  std::ifstream fmax("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  uint64_t khz = 0;
+  if (fmax >> khz && khz > 0)
+    info.max_clock_mhz = static_cast<uint32_t>(khz / 1000);
+  else
+    info.max_clock_mhz = static_cast<uint32_t>(std::strtod(field["cpu MHz"].c_str(), nullptr) + 0.5);
+
+  std::istringstream flag_words(field["flags"]);
+  const std::set<std::string> flags{std::istream_iterator<std::string>(flag_words), {}};
+  info.vector_bits = flags.count("avx512f") ? 512 : flags.count("avx2") ? 256 : 128;
+  info.has_fma = flags.count("fma") != 0;
+
+  info.hardware_threads = hardware_threads();
+  info.cacheline = static_cast<uint32_t>(sysconf_or(_SC_LEVEL1_DCACHE_LINESIZE, 64));
+  info.l1d_size = sysconf_or(_SC_LEVEL1_DCACHE_SIZE, 0);
+  info.l2_size = sysconf_or(_SC_LEVEL2_CACHE_SIZE, 0);
+  info.l3_size = sysconf_or(_SC_LEVEL3_CACHE_SIZE, 0);
+  info.memory_size = sysconf_or(_SC_PHYS_PAGES, 0) * sysconf_or(_SC_PAGESIZE, 4096);
+  return info;
+}
+
+const CpuInfo &cpu_info() {
+  static const CpuInfo *info = new CpuInfo(read_cpu_info());
+  return *info;
+}
+
+// Memory the system could give us now (MemAvailable), bytes.
+uint64_t available_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  uint64_t kb;
+  while (in >> key >> kb) {
+    std::getline(in, unit);
+    if (key == "MemAvailable:") return kb * 1024;
+  }
+  return sysconf_or(_SC_AVPHYS_PAGES, 0) * sysconf_or(_SC_PAGESIZE, 4096);
+}
+
+} // namespace
 
 uint64_t local_memory_size() {
   // Local memory is ordinary memory given to each work-group; we bound it by the
@@ -37,27 +133,14 @@ size_t mem_base_align_bytes() {
 
 namespace {
 
-constexpr ur_queue_flags_t kQueueFlags = UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE | UR_QUEUE_FLAG_PROFILING_ENABLE;
 constexpr ur_device_usm_access_capability_flags_t kUsmAccess =
     UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
     UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS |
     UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_CONCURRENT_ACCESS;
-constexpr ur_memory_order_capability_flags_t kMemoryOrders =
-    UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED | UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQUIRE |
-    UR_MEMORY_ORDER_CAPABILITY_FLAG_RELEASE | UR_MEMORY_ORDER_CAPABILITY_FLAG_ACQ_REL |
-    UR_MEMORY_ORDER_CAPABILITY_FLAG_SEQ_CST;
-constexpr ur_memory_scope_capability_flags_t kMemoryScopes =
-    UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_ITEM | UR_MEMORY_SCOPE_CAPABILITY_FLAG_SUB_GROUP |
-    UR_MEMORY_SCOPE_CAPABILITY_FLAG_WORK_GROUP | UR_MEMORY_SCOPE_CAPABILITY_FLAG_DEVICE |
-    UR_MEMORY_SCOPE_CAPABILITY_FLAG_SYSTEM;
 
 ur_device_fp_capability_flags_t fp_config() {
-  ur_device_fp_capability_flags_t f =
-      UR_DEVICE_FP_CAPABILITY_FLAG_CORRECTLY_ROUNDED_DIVIDE_SQRT | UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_NEAREST |
-      UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_ZERO | UR_DEVICE_FP_CAPABILITY_FLAG_ROUND_TO_INF |
-      UR_DEVICE_FP_CAPABILITY_FLAG_INF_NAN | UR_DEVICE_FP_CAPABILITY_FLAG_DENORM;
-  if (cpu_info().has_fma) f |= UR_DEVICE_FP_CAPABILITY_FLAG_FMA;
-  return f;
+  constexpr ur_device_fp_capability_flags_t kFma = UR_DEVICE_FP_CAPABILITY_FLAG_FMA;
+  return cpu_info().has_fma ? ordo::ur_common::kFullFpConfig : ordo::ur_common::kFullFpConfig & ~kFma;
 }
 
 // Elements of `bytes` size in the widest SIMD register.
@@ -85,15 +168,9 @@ ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_typ
 }
 
 // A root device: retain and release leave its count at 1.
-ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
+ur_result_t UR_APICALL urDeviceRetainOrRelease(ur_device_handle_t hDevice) {
   return is_device(hDevice) ? UR_RESULT_SUCCESS : device_error(hDevice);
 }
-ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
-  return is_device(hDevice) ? UR_RESULT_SUCCESS : device_error(hDevice);
-}
-
-// Source of empty arrays (never a null pointer, even for zero bytes).
-const char kNothing = 0;
 
 ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   const CpuInfo &cpu = cpu_info();
@@ -104,26 +181,21 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   case UR_DEVICE_INFO_DEVICE_ID: return out.value(cpu.device_id);
   case UR_DEVICE_INFO_NAME: return out.string(cpu.model_name);
   case UR_DEVICE_INFO_VENDOR: return out.string(cpu.vendor_name);
-  case UR_DEVICE_INFO_DRIVER_VERSION: return out.string("0.12.0");
+  case UR_DEVICE_INFO_DRIVER_VERSION:
+  case UR_DEVICE_INFO_BACKEND_RUNTIME_VERSION: return out.string("0.12.0");
   case UR_DEVICE_INFO_PROFILE: return out.string("FULL_PROFILE");
   case UR_DEVICE_INFO_VERSION: return out.string("0.12");
-  case UR_DEVICE_INFO_BACKEND_RUNTIME_VERSION: return out.string("0.12.0");
   case UR_DEVICE_INFO_EXTENSIONS:
     return out.string("cl_khr_fp64 cl_khr_int64_base_atomics cl_khr_int64_extended_atomics");
-  case UR_DEVICE_INFO_BUILT_IN_KERNELS: return out.string("");
+  case UR_DEVICE_INFO_BUILT_IN_KERNELS:
   case UR_DEVICE_INFO_IL_VERSION: return out.string(""); // programs are machine code, no IL
   case UR_DEVICE_INFO_PLATFORM: return out.value(platform_handle());
   case UR_DEVICE_INFO_REFERENCE_COUNT: return out.value(uint32_t{1});
-  case UR_DEVICE_INFO_AVAILABLE: return out.boolean(true);
-  case UR_DEVICE_INFO_LINKER_AVAILABLE: return out.boolean(true);
-  case UR_DEVICE_INFO_ENDIAN_LITTLE: return out.boolean(true);
-  case UR_DEVICE_INFO_ADDRESS_BITS: return out.value(uint32_t{64});
   case UR_DEVICE_INFO_MAX_CLOCK_FREQUENCY: return out.value(cpu.max_clock_mhz);
 
   // ---- compute ----
   case UR_DEVICE_INFO_MAX_COMPUTE_UNITS:
   case UR_DEVICE_INFO_NUM_COMPUTE_UNITS: return out.value(cpu.hardware_threads);
-  case UR_DEVICE_INFO_MAX_WORK_ITEM_DIMENSIONS: return out.value(uint32_t{3});
   case UR_DEVICE_INFO_MAX_WORK_ITEM_SIZES: {
     const size_t sizes[3] = {kMaxWorkGroupSize, kMaxWorkGroupSize, kMaxWorkGroupSize};
     return out.array(sizes, 3);
@@ -181,73 +253,68 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
     return out.value(cpu.l3_size ? cpu.l3_size : cpu.l2_size ? cpu.l2_size : cpu.l1d_size);
   case UR_DEVICE_INFO_LOCAL_MEM_TYPE: return out.value(UR_DEVICE_LOCAL_MEM_TYPE_GLOBAL);
   case UR_DEVICE_INFO_LOCAL_MEM_SIZE: return out.value(local_memory_size());
-  case UR_DEVICE_INFO_HOST_UNIFIED_MEMORY: return out.boolean(true);
   case UR_DEVICE_INFO_USM_HOST_SUPPORT:
   case UR_DEVICE_INFO_USM_DEVICE_SUPPORT:
   case UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT:
   case UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT:
   case UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT: return out.value(kUsmAccess);
-  case UR_DEVICE_INFO_USM_POOL_SUPPORT: return out.boolean(true);
-  case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP: return out.boolean(true); // pool_hooks.cpp, async_alloc.cpp
-  case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT: return out.boolean(true);            // virtual_mem.cpp, physical_mem.cpp
-  case UR_DEVICE_INFO_ATOMIC_64: return out.boolean(true);
   case UR_DEVICE_INFO_ATOMIC_MEMORY_ORDER_CAPABILITIES:
-  case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES: return out.value(kMemoryOrders);
+  case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES:
+    return out.value(ur_memory_order_capability_flags_t{ordo::ur_common::kAllMemoryOrders});
   case UR_DEVICE_INFO_ATOMIC_MEMORY_SCOPE_CAPABILITIES:
-  case UR_DEVICE_INFO_ATOMIC_FENCE_SCOPE_CAPABILITIES: return out.value(kMemoryScopes);
+  case UR_DEVICE_INFO_ATOMIC_FENCE_SCOPE_CAPABILITIES:
+    return out.value(ur_memory_scope_capability_flags_t{ordo::ur_common::kAllMemoryScopes});
 
-  // ---- queues and timers ----
-  case UR_DEVICE_INFO_QUEUE_PROPERTIES:
-  case UR_DEVICE_INFO_QUEUE_ON_HOST_PROPERTIES: return out.value(kQueueFlags);
-  case UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES: return out.value(ur_queue_flags_t{0});
+  // ---- queues and timers (queue flags: the shared answer below) ----
   case UR_DEVICE_INFO_MAX_COMPUTE_QUEUE_INDICES: return out.value(uint32_t{1});
   case UR_DEVICE_INFO_PROFILING_TIMER_RESOLUTION: return out.value(timer_resolution_ns());
 
-  // ---- images and samplers: none (IMAGE_SUPPORT: false by the shared default) ----
-  case UR_DEVICE_INFO_MAX_READ_IMAGE_ARGS:
-  case UR_DEVICE_INFO_MAX_WRITE_IMAGE_ARGS:
-  case UR_DEVICE_INFO_MAX_READ_WRITE_IMAGE_ARGS:
-  case UR_DEVICE_INFO_MAX_SAMPLERS: return out.value(uint32_t{0});
-  case UR_DEVICE_INFO_IMAGE2D_MAX_WIDTH:
-  case UR_DEVICE_INFO_IMAGE2D_MAX_HEIGHT:
-  case UR_DEVICE_INFO_IMAGE3D_MAX_WIDTH:
-  case UR_DEVICE_INFO_IMAGE3D_MAX_HEIGHT:
-  case UR_DEVICE_INFO_IMAGE3D_MAX_DEPTH:
-  case UR_DEVICE_INFO_IMAGE_MAX_BUFFER_SIZE:
-  case UR_DEVICE_INFO_IMAGE_MAX_ARRAY_SIZE: return out.value(size_t{0});
-
   // ---- partitioning: a root device that cannot be split ----
-  case UR_DEVICE_INFO_PARENT_DEVICE: return out.value(ur_device_handle_t{nullptr});
-  case UR_DEVICE_INFO_SUPPORTED_PARTITIONS: return out.bytes(&kNothing, 0);
+  case UR_DEVICE_INFO_PARENT_DEVICE:
+  case UR_DEVICE_INFO_COMPOSITE_DEVICE: return out.value(ur_device_handle_t{nullptr});
+  case UR_DEVICE_INFO_SUPPORTED_PARTITIONS:
+  case UR_DEVICE_INFO_PARTITION_TYPE:
+  case UR_DEVICE_INFO_COMPONENT_DEVICES: return out.bytes("", 0); // empty, from a non-null source
   case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES: return out.value(uint32_t{0});
   case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN: return out.value(ur_device_affinity_domain_flags_t{0});
-  case UR_DEVICE_INFO_PARTITION_TYPE: return out.bytes(&kNothing, 0);
-  case UR_DEVICE_INFO_COMPONENT_DEVICES: return out.bytes(&kNothing, 0);
-  case UR_DEVICE_INFO_COMPOSITE_DEVICE: return out.value(ur_device_handle_t{nullptr});
 
-  // ---- experimental features: the ones this adapter has ----
-  case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP: return out.boolean(true);
-  case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP: return out.boolean(true);
-  case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP: return out.boolean(true); // the layer's (pool_hooks.cpp)
+  // ---- features: the virtual memory of virtual_mem.cpp, the pools and stream-ordered
+  // allocation of context.cpp (PoolHooks) and async_alloc.cpp (host registration: the layer's),
+  // graph capture and reusable events (source/command_buffer), timestamps and peer access
+  // (source/derived); any other feature query is false (the shared default) ----
+  case UR_DEVICE_INFO_AVAILABLE:
+  case UR_DEVICE_INFO_LINKER_AVAILABLE:
+  case UR_DEVICE_INFO_ENDIAN_LITTLE:
+  case UR_DEVICE_INFO_HOST_UNIFIED_MEMORY:
+  case UR_DEVICE_INFO_ATOMIC_64:
+  case UR_DEVICE_INFO_USM_POOL_SUPPORT:
+  case UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP:
+  case UR_DEVICE_INFO_VIRTUAL_MEMORY_SUPPORT:
+  case UR_DEVICE_INFO_ENQUEUE_HOST_TASK_SUPPORT_EXP:
+  case UR_DEVICE_INFO_USM_CONTEXT_MEMCPY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_USM_HOST_ALLOC_REGISTER_SUPPORT_EXP:
+  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
+  case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP:
+  case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP:
+  case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP:
+  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP:
+  case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP: return out.boolean(true);
+  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::command_buffer::kEventSupport);
   case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP:
     return out.value(ur_exp_device_2d_block_array_capability_flags_t{0});
-  case UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP:
-    return out.boolean(true);                                                // source/command_buffer/graph_capture.cpp
-  case UR_DEVICE_INFO_REUSABLE_EVENTS_SUPPORT_EXP: return out.boolean(true); // source/command_buffer/bound_events.cpp
-  case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::command_buffer::kEventSupport);
-  case UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP: return out.boolean(true);
-  case UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP: return out.boolean(true); // source/derived/timestamp.cpp
-  case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP: return out.boolean(true);             // source/derived/peer_access.cpp
-  case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP: return out.boolean(true); // ipc_physical_mem.cpp
   case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
     return out.value(ordo::command_buffer::kUpdateCapabilities);
-
+  default: break;
+  }
+  // Work-item dimensions, address bits, queue flags, no images and samplers: as on the
+  // other adapters (ur_common/device_info.hpp).
+  ur_result_t result;
+  if (ordo::ur_common::fixed_device_info(propName, out, result)) return result;
   // Everything else: queries meaningless for a CPU (memory clock, UUID, PCI address, the
   // GPU_* and XE_* topology, power and fan, LUID and node mask, image pitch and linear
   // image limits, mipmap anisotropy) answer UNSUPPORTED_ENUMERATION, and a value that is
   // no ur_device_info_t of the spec INVALID_ENUMERATION (ordo/device_info.hpp).
-  default: return ordo::device_info_default(propName, out);
-  }
+  return ordo::device_info_default(propName, out);
 }
 
 ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
@@ -292,18 +359,11 @@ ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, u
 
 } // namespace
 
-Device::Device() : ordo::object(kKind) {}
-
-Device &the_device() {
-  static Device *d = new Device;
-  return *d;
-}
-
 void install_device_entry_points(ur_dditable_t &t) {
   t.Device.pfnGet = urDeviceGet;
   t.Device.pfnGetInfo = urDeviceGetInfo;
-  t.Device.pfnRetain = urDeviceRetain;
-  t.Device.pfnRelease = urDeviceRelease;
+  t.Device.pfnRetain = urDeviceRetainOrRelease;
+  t.Device.pfnRelease = urDeviceRetainOrRelease;
   t.Device.pfnSelectBinary = urDeviceSelectBinary;
   t.Device.pfnGetGlobalTimestamps = urDeviceGetGlobalTimestamps;
 }

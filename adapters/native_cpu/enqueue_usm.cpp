@@ -7,15 +7,13 @@
 
 #include "entry_points.hpp"
 #include "ordo/checked_math.hpp"
-#include "queue.hpp"
 #include "context.hpp"
+#include "memory.hpp"
+#include "queue.hpp"
 
 namespace ordo::native_cpu {
 
-namespace {
-
-// Repeats `pattern` over [dst, dst + bytes), starting at byte `phase` of the pattern.
-void fill_pattern(char *dst, size_t bytes, const std::vector<char> &pattern, size_t phase = 0) {
+void fill_pattern(char *dst, size_t bytes, const std::vector<char> &pattern, size_t phase) {
   size_t n = pattern.size();
   if (n == 1) {
     std::memset(dst, pattern[0], bytes);
@@ -31,6 +29,8 @@ void fill_pattern(char *dst, size_t bytes, const std::vector<char> &pattern, siz
     done += chunk;
   }
 }
+
+namespace {
 
 // A 2-D region at `p` of `height` rows, `pitch` apart: its span (full pitches for all
 // rows but the last) must be a size_t, lie in the address space and stay inside the
@@ -110,30 +110,30 @@ ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool block
                      });
 }
 
-// Memory is already where the CPU reads it: prefetch and advice order the queue
-// and complete without moving anything.
+// Memory is already where the CPU reads it: prefetch and advice (`flags`, of which only
+// `known` are defined) order the queue and complete without moving anything.
+ur_result_t no_move(ur_queue_handle_t hQueue, ur_command_t type, const void *pMem, size_t size, uint32_t flags,
+                    uint32_t known, uint32_t numEvents, const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
+  ORDO_LOOKUP(Queue, q, hQueue);
+  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (flags & ~known) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+  if (ur_result_t r = check_usm_range(*q->context, pMem, size)) return r;
+  CommandBuilder cmd(*q, type);
+  if (ur_result_t r = cmd.set_wait_list(numEvents, phEvents)) return r;
+  return cmd.submit(phEvent);
+}
+
 ur_result_t UR_APICALL urEnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
                                             ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
                                             const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_LOOKUP(Queue, q, hQueue);
-  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (ur_result_t r = check_usm_range(*q->context, pMem, size)) return r;
-  CommandBuilder cmd(*q, UR_COMMAND_USM_PREFETCH);
-  if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-  return cmd.submit(phEvent);
+  return no_move(hQueue, UR_COMMAND_USM_PREFETCH, pMem, size, flags, ~UR_USM_MIGRATION_FLAGS_MASK, numEventsInWaitList,
+                 phEventWaitList, phEvent);
 }
 
 ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
                                           ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
-  ORDO_LOOKUP(Queue, q, hQueue);
-  if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (ur_result_t r = check_usm_range(*q->context, pMem, size)) return r;
-  CommandBuilder cmd(*q, UR_COMMAND_USM_ADVISE);
-  return cmd.submit(phEvent);
+  return no_move(hQueue, UR_COMMAND_USM_ADVISE, pMem, size, advice, ~UR_USM_ADVICE_FLAGS_MASK, 0, nullptr, phEvent);
 }
 
 } // namespace

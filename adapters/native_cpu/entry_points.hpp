@@ -5,21 +5,21 @@
 
 namespace ordo::native_cpu {
 
-void install_adapter_entry_points(ur_dditable_t &t);          // adapter.cpp: urAdapter*, urPlatform*
-void install_device_entry_points(ur_dditable_t &t);           // device.cpp
-void install_context_entry_points(ur_dditable_t &t);          // context.cpp
-void install_queue_entry_points(ur_dditable_t &t);            // queue.cpp
-void install_event_entry_points(ur_dditable_t &t);            // event.cpp
-void install_usm_entry_points(ur_dditable_t &t);              // usm.cpp
-void install_enqueue_entry_points(ur_dditable_t &t);          // enqueue.cpp
-void install_enqueue_usm_entry_points(ur_dditable_t &t);      // enqueue_usm.cpp
-void install_program_entry_points(ur_dditable_t &t);          // program.cpp
-void install_kernel_entry_points(ur_dditable_t &t);           // kernel.cpp
-void install_launch_entry_points(ur_dditable_t &t);           // launch.cpp
-void install_async_alloc_entry_points(ur_dditable_t &t);      // async_alloc.cpp
-void install_memory_entry_points(ur_dditable_t &t);           // memory.cpp
-void install_enqueue_mem_entry_points(ur_dditable_t &t);      // enqueue_mem.cpp
-void install_native_handle_entry_points(ur_dditable_t &t);    // native_handles.cpp
-void install_ipc_physical_mem_entry_points(ur_dditable_t &t); // ipc_physical_mem.cpp
+void install_adapter_entry_points(ur_dditable_t &t);       // adapter.cpp: urAdapter*, urPlatform*
+void install_device_entry_points(ur_dditable_t &t);        // device.cpp
+void install_context_entry_points(ur_dditable_t &t);       // context.cpp: urContext*, urUSMPool*
+void install_queue_entry_points(ur_dditable_t &t);         // queue.cpp
+void install_event_entry_points(ur_dditable_t &t);         // event.cpp
+void install_usm_entry_points(ur_dditable_t &t);           // usm.cpp
+void install_enqueue_entry_points(ur_dditable_t &t);       // enqueue.cpp
+void install_enqueue_usm_entry_points(ur_dditable_t &t);   // enqueue_usm.cpp
+void install_program_entry_points(ur_dditable_t &t);       // program.cpp
+void install_kernel_entry_points(ur_dditable_t &t);        // kernel.cpp
+void install_launch_entry_points(ur_dditable_t &t);        // launch.cpp
+void install_async_alloc_entry_points(ur_dditable_t &t);   // async_alloc.cpp
+void install_memory_entry_points(ur_dditable_t &t);        // memory.cpp
+void install_enqueue_mem_entry_points(ur_dditable_t &t);   // enqueue_mem.cpp
+void install_native_handle_entry_points(ur_dditable_t &t); // native_handles.cpp
+void install_virtual_mem_entry_points(ur_dditable_t &t);   // virtual_mem.cpp: physical, virtual, IPC
 
 } // namespace ordo::native_cpu

@@ -28,6 +28,8 @@ struct Work {
   virtual bool recycle() { return false; }
   // Non-zero for a kind of work that a later command may rebuild in place.
   virtual int reuse_kind() const { return 0; }
+  // A batch of launches that later launches may join: no more may (launch.hpp).
+  virtual void close() {}
 };
 
 struct Event : Object<Event> {

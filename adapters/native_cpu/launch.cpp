@@ -5,6 +5,7 @@
 #include "launch.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -62,10 +63,20 @@ ur_result_t check_arg(const ordo_nc_arg_desc &want, const ur_exp_kernel_arg_prop
 
 } // namespace
 
-ur_result_t capture_args(const ordo_nc_kernel_desc &desc, uint32_t numArgs, const ur_exp_kernel_arg_properties_t *pArgs,
-                         LaunchArgs &out) {
+namespace {
+
+constexpr size_t kAlign = alignof(std::max_align_t);
+// A batch's room: launches, and bytes of their arguments (docs/native-cpu.md, "The scheduler").
+constexpr uint32_t kBatchLaunches = 64;
+constexpr size_t kBatchArena = 4096;
+
+// Checks the arguments against the kernel's table entry: fills `chosen` (the entry of pArgs
+// that sets each argument, the last one wins) and the sizes of `s`.
+ur_result_t check_args(const ordo_nc_kernel_desc &desc, uint32_t numArgs, const ur_exp_kernel_arg_properties_t *pArgs,
+                       int *chosen, LaunchSpec &s) {
   const uint32_t n = desc.num_args;
-  std::vector<int> chosen(n, -1); // the entry of pArgs that sets each argument (the last one wins)
+  if (n == 0 && numArgs == 0) return UR_RESULT_SUCCESS; // nothing to check or copy
+  std::fill(chosen, chosen + n, -1);
   for (uint32_t i = 0; i < numArgs; ++i) {
     const ur_exp_kernel_arg_properties_t &a = pArgs[i];
     switch (a.type) {
@@ -88,121 +99,253 @@ ur_result_t capture_args(const ordo_nc_kernel_desc &desc, uint32_t numArgs, cons
       if (ur_result_t r = check_arg(desc.args[a.index], a)) return r;
     chosen[a.index] = static_cast<int>(i);
   }
-  size_t value_bytes = 0;
-  out.offsets.assign(n, 0);
   for (uint32_t idx = 0; idx < n; ++idx) {
     if (chosen[idx] < 0) return UR_RESULT_ERROR_INVALID_KERNEL_ARGS; // never set
     const ur_exp_kernel_arg_properties_t &a = pArgs[chosen[idx]];
     if (a.type == UR_EXP_KERNEL_ARG_TYPE_LOCAL) {
-      out.locals.push_back({idx, out.local_block});
-      out.local_block += align_up(a.size, ORDO_NC_LOCAL_ALIGN);
-      continue;
+      ++s.num_locals;
+      s.local_block += align_up(a.size, ORDO_NC_LOCAL_ALIGN);
+    } else {
+      s.value_bytes =
+          align_up(s.value_bytes, kAlign) + (a.type == UR_EXP_KERNEL_ARG_TYPE_VALUE ? a.size : sizeof(void *));
     }
-    size_t bytes = a.type == UR_EXP_KERNEL_ARG_TYPE_VALUE ? a.size : sizeof(void *);
-    out.offsets[idx] = align_up(value_bytes, alignof(std::max_align_t));
-    value_bytes = out.offsets[idx] + bytes;
   }
-  if (value_bytes > kMaxParameterSize) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
-  if (value_bytes) out.storage.assign(value_bytes, 0);
-  for (uint32_t idx = 0; idx < n; ++idx) {
-    const ur_exp_kernel_arg_properties_t &a = pArgs[chosen[idx]];
-    if (a.type == UR_EXP_KERNEL_ARG_TYPE_POINTER) {
-      std::memcpy(&out.storage[out.offsets[idx]], &a.value.pointer, sizeof(void *));
-    } else if (a.type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ) {
-      Mem *m = lookup<Mem>(a.value.memObjTuple.hMem);
-      void *bytes = m ? m->data : nullptr;
-      std::memcpy(&out.storage[out.offsets[idx]], &bytes, sizeof(void *));
-    } else if (a.type == UR_EXP_KERNEL_ARG_TYPE_VALUE)
-      std::memcpy(&out.storage[out.offsets[idx]], a.value.value, a.size);
-  }
+  if (s.value_bytes > kMaxParameterSize) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+  s.args = pArgs;
+  s.chosen = chosen;
   return UR_RESULT_SUCCESS;
 }
 
-LaunchWork::LaunchWork(Kernel &kernel, const ordo_nc_range &range, LaunchArgs args, size_t work_group_memory)
-    : kernel_(&kernel), desc_(kernel.desc), range_(range), args_(std::move(args)),
-      work_group_memory_(work_group_memory) {
-  setup();
+} // namespace
+
+size_t LaunchWork::bytes_for(const LaunchSpec &s) {
+  return align_up(s.kernel->desc->num_args * sizeof(size_t) + s.num_locals * sizeof(Local), kAlign) +
+         align_up(s.value_bytes, kAlign);
 }
 
-void LaunchWork::reset(Kernel &kernel, const ordo_nc_range &range, LaunchArgs &&args, size_t work_group_memory) {
-  kernel_ = Ref<Kernel>(&kernel);
-  desc_ = kernel.desc;
-  range_ = range;
-  // Swapped, not moved: the old buffers go with the caller's (empty, for most kernels)
-  // LaunchArgs, and this launch keeps the new ones with no allocation here.
-  args_.storage.swap(args.storage);
-  args_.offsets.swap(args.offsets);
-  args_.locals.swap(args.locals);
-  args_.local_block = args.local_block;
-  work_group_memory_ = work_group_memory;
-  event_ = nullptr;
-  next_group_.store(0, std::memory_order_relaxed);
-  failure_.store(0, std::memory_order_relaxed);
-  failed_group_.store(0, std::memory_order_relaxed);
-  setup();
-}
+LaunchWork::~LaunchWork() { recycle(); }
 
-bool LaunchWork::recycle() {
-  kernel_ = Ref<Kernel>(); // the kernel (and its program) may go now
-  arg_ptrs_.clear();
+// Copies the launch into slot `slot` and the arena's free room (the worker reads only
+// published slots and their bytes, never these yet).
+bool LaunchWork::write(uint32_t slot, const LaunchSpec &s) {
+  const uint32_t n = s.kernel->desc->num_args;
+  const size_t need = bytes_for(s);
+  if (slot >= capacity_ || arena_used_ + need > arena_size_) return false;
+  if (n > 0) {
+    unsigned char *base = arena_.get() + arena_used_;
+    auto *offsets = reinterpret_cast<size_t *>(base);
+    auto *locals = reinterpret_cast<Local *>(base + n * sizeof(size_t));
+    size_t at = arena_used_ + align_up(n * sizeof(size_t) + s.num_locals * sizeof(Local), kAlign), local_at = 0;
+    uint32_t num_locals = 0;
+    for (uint32_t idx = 0; idx < n; ++idx) {
+      const ur_exp_kernel_arg_properties_t &a = s.args[s.chosen[idx]];
+      offsets[idx] = 0;
+      if (a.type == UR_EXP_KERNEL_ARG_TYPE_LOCAL) {
+        locals[num_locals++] = {idx, local_at};
+        local_at += align_up(a.size, ORDO_NC_LOCAL_ALIGN);
+        continue;
+      }
+      at = align_up(at, kAlign);
+      offsets[idx] = at;
+      void *dst = arena_.get() + at;
+      if (a.type == UR_EXP_KERNEL_ARG_TYPE_VALUE) {
+        std::memcpy(dst, a.value.value, a.size);
+        at += a.size;
+        continue;
+      }
+      void *pointer = const_cast<void *>(a.value.pointer);
+      if (a.type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ) {
+        Mem *m = lookup<Mem>(a.value.memObjTuple.hMem);
+        pointer = m ? m->data : nullptr;
+      }
+      std::memcpy(dst, &pointer, sizeof(void *));
+      at += sizeof(void *);
+    }
+  }
+  // A run of launches of one kernel holds it once (its first record).
+  const bool holds = slot == 0 || records_[slot - 1].kernel != s.kernel;
+  Record &rec = records_[slot];
+  rec.kernel = s.kernel;
+  rec.desc = s.kernel->desc;
+  rec.holds = holds;
+  rec.local_given = s.local_given;
+  rec.num_locals = s.num_locals;
+  if (s.same_range) {
+    rec.range = s.same_range;
+  } else {
+    rec.own_range = s.range;
+    rec.range = &rec.own_range;
+  }
+  rec.args_at = arena_used_;
+  rec.local_block = s.local_block;
+  rec.wg_memory = s.wg_memory;
+  if (holds) s.kernel->hold();
+  arena_used_ += need;
   return true;
 }
 
-void LaunchWork::setup() {
-  if (desc_->num_args) {
-    arg_ptrs_.assign(desc_->num_args, nullptr);
-    if (!args_.storage.empty())
-      for (uint32_t i = 0; i < desc_->num_args; ++i) arg_ptrs_[i] = &args_.storage[args_.offsets[i]];
+void LaunchWork::start(const LaunchSpec &s, bool batch) {
+  const uint32_t launches = batch ? kBatchLaunches : 1;
+  if (capacity_ < launches) {
+    records_.reset(new Record[launches]);
+    capacity_ = launches;
   }
-  total_groups_ = range_.num_groups[0] * range_.num_groups[1] * range_.num_groups[2];
-  // Small grabs balance the load; enough of them per grab to keep the shared counter cool.
-  static const size_t workers = WorkerPool::instance().size();
-  grain_ = std::max<size_t>(1, total_groups_ / (workers * 16));
+  const size_t bytes = std::max(bytes_for(s), batch ? kBatchArena : 0);
+  if (arena_size_ < bytes) {
+    arena_.reset(new unsigned char[bytes]);
+    arena_size_ = bytes;
+  }
+  arena_used_ = 0;
+  event_ = nullptr;
+  write(0, s); // fits: made room above
+  published_.store(batch ? 1 : 1 | kClosed, std::memory_order_relaxed);
+}
+
+bool LaunchWork::append(const LaunchSpec &s) {
+  const uint32_t slot = published_.load(std::memory_order_acquire);
+  if ((slot & kClosed) || !write(slot, s)) return false;
+  uint32_t expected = slot;
+  if (published_.compare_exchange_strong(expected, slot + 1, std::memory_order_release, std::memory_order_relaxed))
+    return true;
+  if (records_[slot].holds) s.kernel->drop_hold(); // the worker closed it meanwhile
+  return false;
+}
+
+const ordo_nc_range *LaunchWork::same_range_as_last(const Kernel &k, uint32_t dim, const size_t *offset,
+                                                    const size_t *global, const size_t *local) const {
+  // The range is a function of the kernel's code (its required local size) and of these
+  // sizes only; the newest record's kernel is held, so its code is k's when desc matches.
+  const uint32_t n = published_.load(std::memory_order_relaxed) & ~kClosed;
+  if (n == 0 || dim < 1 || dim > 3) return nullptr;
+  const Record &last = records_[n - 1];
+  const ordo_nc_range &r = *last.range;
+  if (last.desc != k.desc || r.work_dim != dim || last.local_given != (local != nullptr)) return nullptr;
+  for (uint32_t d = 0; d < dim; ++d)
+    if (r.global_size[d] != global[d] || r.global_offset[d] != (offset ? offset[d] : 0) ||
+        (local && r.local_size[d] != local[d]))
+      return nullptr;
+  return &r;
+}
+
+bool LaunchWork::recycle() {
+  // Closed for good (an append after this fails), and the kernels (and their programs) may go.
+  const uint32_t n = published_.exchange(kClosed, std::memory_order_acq_rel) & ~kClosed;
+  for (uint32_t i = 0; i < n; ++i)
+    if (records_[i].holds) records_[i].kernel->drop_hold();
+  return true;
 }
 
 void LaunchWork::execute(Event &ev) {
   event_ = &ev;
-  size_t grabs = (total_groups_ + grain_ - 1) / grain_;
-  uint32_t chunks = static_cast<uint32_t>(std::min<size_t>(WorkerPool::instance().size(), grabs));
-  active_chunks_.store(chunks, std::memory_order_relaxed);
-  if (chunks > 1) WorkerPool::instance().push_range(chunk_task, this, 0, chunks - 1);
-  run_chunk(); // this worker takes a share too
+  current_ = 0;
+  start_record();
+  run_from_here();
 }
 
-void LaunchWork::chunk_task(void *self, uint32_t) { static_cast<LaunchWork *>(self)->run_chunk(); }
+void LaunchWork::start_record() {
+  const ordo_nc_range &range = *records_[current_].range;
+  total_groups_ = range.num_groups[0] * range.num_groups[1] * range.num_groups[2];
+  failure_.store(0, std::memory_order_relaxed);
+  if (total_groups_ == 1) return; // run_chunk runs it alone
+  // Small grabs balance the load; enough of them per grab to keep the shared counter cool.
+  static const size_t workers = WorkerPool::instance().size();
+  grain_ = std::max<size_t>(1, total_groups_ / (workers * 16));
+  next_group_.store(0, std::memory_order_relaxed);
+  const uint32_t chunks = static_cast<uint32_t>(std::min(workers, (total_groups_ + grain_ - 1) / grain_));
+  active_chunks_.store(chunks, std::memory_order_relaxed);
+  if (chunks > 1) WorkerPool::instance().push_range(chunk_task, this, 0, chunks - 1);
+}
 
-void LaunchWork::run_chunk() {
-  const size_t n_args = arg_ptrs_.size();
-  // This chunk's argument array: the shared one, with local slots pointing at this
+void LaunchWork::chunk_task(void *self, uint32_t) { static_cast<LaunchWork *>(self)->run_from_here(); }
+
+void LaunchWork::run_from_here() {
+  while (run_chunk()) {
+    // This thread ended the record: on to the next one, else the command is done.
+    if (int32_t failure = failure_.load(std::memory_order_relaxed)) {
+      NC_LOG(warning, "kernel '%s' failed with status %d (work-group %zu%s)", records_[current_].kernel->desc->name,
+             failure, failed_group_.load(std::memory_order_relaxed), failure == -1 ? ", no local memory" : "");
+      published_.fetch_or(kClosed, std::memory_order_acq_rel); // the rest of the batch does not run
+      graph::finish(*event_, UR_RESULT_ERROR_UNKNOWN);
+      return;
+    }
+    uint32_t published = published_.load(std::memory_order_acquire);
+    // A batch that has had a second launch is in a burst: watch for the next one.
+    if ((published & ~kClosed) <= current_ + 1 && !(published & kClosed) && current_ > 0) published = watch_for_more();
+    while ((published & ~kClosed) <= current_ + 1) {
+      if ((published & kClosed) ||
+          published_.compare_exchange_weak(published, published | kClosed, std::memory_order_acq_rel,
+                                           std::memory_order_acquire)) {
+        graph::finish(*event_, UR_RESULT_SUCCESS); // `this` may be reused from here on
+        return;
+      }
+    }
+    ++current_;
+    start_record();
+  }
+}
+
+// The enqueuer of a burst of launches is usually a few hundred nanoseconds behind: a
+// moment's watch for the next one saves closing the batch, and so a new command and a
+// worker wake-up for that launch (docs/performance.md). Ends early when the queue closes
+// the batch (urQueueFinish) or another command follows it.
+uint32_t LaunchWork::watch_for_more() {
+  constexpr auto kWatch = std::chrono::microseconds(2);
+  const auto until = std::chrono::steady_clock::now() + kWatch;
+  for (uint32_t i = 1;; ++i) {
+    cpu_relax();
+    uint32_t published = published_.load(std::memory_order_acquire);
+    if ((published & ~kClosed) > current_ + 1 || (published & kClosed)) return published;
+    if (i % 16 == 0 && std::chrono::steady_clock::now() >= until) return published;
+  }
+}
+
+void LaunchWork::close() { published_.fetch_or(kClosed, std::memory_order_acq_rel); }
+
+bool LaunchWork::run_chunk() {
+  const Record &rec = records_[current_];
+  const ordo_nc_kernel_desc *desc = rec.kernel->desc;
+  const uint32_t n_args = desc->num_args;
+  // This chunk's argument array: pointers into the arena, local slots pointing at this
   // worker's scratch block.
   void *stack_args[16];
   void *stack_slots[16];
   std::unique_ptr<void *[]> heap_args, heap_slots;
-  void **args = arg_ptrs_.data();
+  void **args = nullptr;
+  if (n_args > 0) {
+    args = n_args <= 16 ? stack_args : (heap_args.reset(new void *[n_args]), heap_args.get());
+    unsigned char *base = arena_.get();
+    const auto *offsets = reinterpret_cast<const size_t *>(base + rec.args_at);
+    for (uint32_t i = 0; i < n_args; ++i) args[i] = offsets[i] ? base + offsets[i] : nullptr;
+  }
   int32_t status = 0;
   ordo_nc_group group{};
-  group.range = &range_;
-  size_t local_bytes = args_.local_block + align_up(work_group_memory_, ORDO_NC_LOCAL_ALIGN);
+  group.range = rec.range;
+  size_t local_bytes = rec.local_block + align_up(rec.wg_memory, ORDO_NC_LOCAL_ALIGN);
   if (local_bytes > 0) {
     char *block = static_cast<char *>(t_scratch.get(local_bytes));
     if (!block) status = -1;
-    if (!args_.locals.empty()) {
-      args = n_args <= 16 ? stack_args : (heap_args.reset(new void *[n_args]), heap_args.get());
-      void **slots = args_.locals.size() <= 16 ? stack_slots
-                                               : (heap_slots.reset(new void *[args_.locals.size()]), heap_slots.get());
-      std::copy(arg_ptrs_.begin(), arg_ptrs_.end(), args);
-      for (size_t i = 0; i < args_.locals.size(); ++i) {
-        slots[i] = block ? block + args_.locals[i].offset : nullptr;
-        args[args_.locals[i].index] = &slots[i];
-      }
+    const auto *locals = reinterpret_cast<const Local *>(arena_.get() + rec.args_at + n_args * sizeof(size_t));
+    void **slots =
+        rec.num_locals <= 16 ? stack_slots : (heap_slots.reset(new void *[rec.num_locals]), heap_slots.get());
+    for (uint32_t i = 0; i < rec.num_locals; ++i) {
+      slots[i] = block ? block + locals[i].offset : nullptr;
+      args[locals[i].index] = &slots[i];
     }
-    if (work_group_memory_ && block) {
-      group.work_group_memory = block + args_.local_block;
-      group.work_group_memory_size = work_group_memory_;
+    if (rec.wg_memory && block) {
+      group.work_group_memory = block + rec.local_block;
+      group.work_group_memory_size = rec.wg_memory;
     }
   }
 
-  const size_t nx = range_.num_groups[0], ny = range_.num_groups[1];
+  if (total_groups_ == 1) { // alone: no counters shared with other chunks
+    if (status == 0) status = desc->run_group(&group, args);
+    if (status != 0) {
+      failed_group_.store(0, std::memory_order_relaxed);
+      failure_.store(status, std::memory_order_relaxed);
+    }
+    return true;
+  }
+  const size_t nx = rec.range->num_groups[0], ny = rec.range->num_groups[1];
   while (status == 0) {
     size_t first = next_group_.fetch_add(grain_, std::memory_order_relaxed);
     if (first >= total_groups_) break;
@@ -211,7 +354,7 @@ void LaunchWork::run_chunk() {
       group.group_id[0] = g % nx;
       group.group_id[1] = (g / nx) % ny;
       group.group_id[2] = g / (nx * ny);
-      status = desc_->run_group(&group, args);
+      status = desc->run_group(&group, args);
       if (status != 0) {
         failed_group_.store(g, std::memory_order_relaxed);
         break;
@@ -223,13 +366,7 @@ void LaunchWork::run_chunk() {
     failure_.compare_exchange_strong(expected, status);
     next_group_.store(total_groups_, std::memory_order_relaxed); // the other chunks stop early
   }
-  if (active_chunks_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  // The last chunk out completes the command; `this` is destroyed by finish().
-  int32_t failure = failure_.load(std::memory_order_relaxed);
-  if (failure != 0)
-    NC_LOG(warning, "kernel '%s' failed with status %d (work-group %zu%s)", desc_->name, failure,
-           failed_group_.load(std::memory_order_relaxed), failure == -1 ? ", no local memory" : "");
-  graph::finish(*event_, failure == 0 ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_UNKNOWN);
+  return active_chunks_.fetch_sub(1, std::memory_order_acq_rel) == 1;
 }
 
 namespace {
@@ -310,6 +447,36 @@ ur_result_t make_range(const Kernel &k, uint32_t workDim, const size_t *offset, 
   return UR_RESULT_SUCCESS;
 }
 
+// The common case, a plain launch on an in-order queue that waits for nothing and whose
+// event nobody asked for: it joins the queue's newest command when that is an open batch
+// of such launches (docs/native-cpu.md, "The scheduler"), in one short hold of the
+// queue's batch lock, not its mutex. False: it takes the full path, which reports any error.
+bool try_join(Queue &q, Kernel &k, uint32_t workDim, const size_t *offset, const size_t *global, const size_t *local,
+              uint32_t numArgs, const ur_exp_kernel_arg_properties_t *pArgs) {
+  const uint32_t num_kernel_args = k.desc->num_args;
+  int chosen[16];
+  if (num_kernel_args > 16) return false;
+  for (uint32_t i = 0; i < numArgs; ++i)
+    if (pArgs[i].type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ) return false; // the full path holds buffers
+  struct Hold {
+    Queue &q;
+    Hold(Queue &queue) : q(queue) { q.lock_batch(); }
+    ~Hold() { q.unlock_batch(); }
+  } hold(q);
+  auto *open = static_cast<LaunchWork *>(q.open_batch);
+  if (!open) return false;
+  LaunchSpec spec;
+  spec.kernel = &k;
+  spec.local_given = local != nullptr;
+  spec.same_range = open->same_range_as_last(k, workDim, offset, global, local);
+  if (!spec.same_range && make_range(k, workDim, offset, global, local, spec.range) != UR_RESULT_SUCCESS) return false;
+  if (check_args(*k.desc, numArgs, pArgs, chosen, spec) != UR_RESULT_SUCCESS) return false;
+  if (spec.local_block > 0 && spec.local_block > local_memory_size()) return false;
+  // The cached range counts only if this succeeds: the newest record was then never
+  // recycled while it was compared.
+  return open->append(spec);
+}
+
 ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
     const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
@@ -320,10 +487,15 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
   if (!pGlobalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (numArgs > 0 && !pArgs) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (k->program->ctx != q->context) return UR_RESULT_ERROR_INVALID_KERNEL;
-  ordo_nc_range range;
-  if (ur_result_t r = make_range(*k, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, range)) return r;
-  size_t wg_memory = 0;
-  if (ur_result_t r = read_launch_properties(launchPropList, &wg_memory)) return r;
+  const bool batch = q->in_order && !phEvent && numEventsInWaitList == 0 && !phEventWaitList;
+  if (batch && !launchPropList &&
+      try_join(*q, *k, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs))
+    return UR_RESULT_SUCCESS;
+  LaunchSpec spec;
+  spec.kernel = k;
+  spec.local_given = pLocalWorkSize != nullptr;
+  if (ur_result_t r = make_range(*k, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, spec.range)) return r;
+  if (ur_result_t r = read_launch_properties(launchPropList, &spec.wg_memory)) return r;
   // Buffers given as arguments, held by the command until it has run.
   std::vector<Ref<Mem>> buffers;
   for (uint32_t i = 0; i < numArgs; ++i)
@@ -331,36 +503,38 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
       if (ur_result_t r = hold_kernel_mem_arg(pArgs[i].value.memObjTuple.hMem, pArgs[i].value.memObjTuple.flags,
                                               q->context, buffers))
         return r;
-  LaunchArgs args;
-  if (ur_result_t r = capture_args(*k->desc, numArgs, pArgs, args)) return r;
-  if (args.local_block + wg_memory > 0 && args.local_block + wg_memory > local_memory_size())
+  int chosen_here[16];
+  std::vector<int> chosen_more;
+  const uint32_t num_kernel_args = k->desc->num_args;
+  int *chosen = num_kernel_args <= 16 ? chosen_here : (chosen_more.resize(num_kernel_args), chosen_more.data());
+  if (ur_result_t r = check_args(*k->desc, numArgs, pArgs, chosen, spec)) return r;
+  if (spec.local_block + spec.wg_memory > 0 && spec.local_block + spec.wg_memory > local_memory_size())
     return UR_RESULT_ERROR_OUT_OF_RESOURCES;
   CommandBuilder cmd(*q, UR_COMMAND_KERNEL_LAUNCH);
   if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-  struct Spec {
-    Kernel &k;
-    const ordo_nc_range &range;
-    LaunchArgs &args;
-    size_t wg_memory;
-  } spec{*k, range, args, wg_memory}; // lives until submit() returns
-  if (buffers.empty()) {
-    // Built in the event under the queue's mutex: a recycled event brings its last
-    // launch's LaunchWork, rebuilt in place (docs/native-cpu.md, "The scheduler").
-    cmd.set_work_maker(
-        [](Event &ev, void *ctx) -> std::unique_ptr<Work> {
-          Spec &s = *static_cast<Spec *>(ctx);
-          if (ev.spare && ev.spare->reuse_kind() == LaunchWork::kReuseKind) {
-            std::unique_ptr<Work> w = std::move(ev.spare);
-            static_cast<LaunchWork &>(*w).reset(s.k, s.range, std::move(s.args), s.wg_memory);
-            return w;
-          }
-          return std::make_unique<LaunchWork>(s.k, s.range, std::move(s.args), s.wg_memory);
-        },
-        &spec);
-  } else {
-    auto launch = std::make_unique<LaunchWork>(*k, range, std::move(args), wg_memory);
+  if (!buffers.empty()) {
+    auto launch = std::make_unique<LaunchWork>();
+    launch->start(spec, false);
     cmd.set_work(std::make_unique<HoldingWork>(std::move(launch), std::move(buffers)));
+    return cmd.submit(phEvent);
   }
+  // Built in the event under the queue's mutex: a recycled event brings its last
+  // launch's LaunchWork, rebuilt in place.
+  struct Maker {
+    const LaunchSpec &spec;
+    bool batch;
+  } maker{spec, batch && buffers.empty()};
+  cmd.set_work_maker(
+      [](Event &ev, void *ctx) -> std::unique_ptr<Work> {
+        const Maker &m = *static_cast<const Maker *>(ctx);
+        std::unique_ptr<Work> w = ev.spare && ev.spare->reuse_kind() == LaunchWork::kReuseKind
+                                      ? std::move(ev.spare)
+                                      : std::make_unique<LaunchWork>();
+        static_cast<LaunchWork &>(*w).start(m.spec, m.batch);
+        return w;
+      },
+      &maker);
+  if (maker.batch) cmd.open_batch();
   return cmd.submit(phEvent);
 }
 

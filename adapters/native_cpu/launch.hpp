@@ -1,56 +1,91 @@
 // SPDX-License-Identifier: Apache-2.0
-// A kernel launch as a command: the ND-range, a copy of the arguments, and the
-// split of its work-groups over the worker pool.
+// Kernel launches as commands. One command runs one launch, or, on an in-order queue, a
+// batch of launches nobody asked an event for: later such launches join the queue's
+// newest command while it is still open (docs/native-cpu.md, "The scheduler").
 #pragma once
 #include <atomic>
-#include <vector>
+#include <memory>
 
 #include "kernel.hpp"
 #include "queue.hpp"
 
 namespace ordo::native_cpu {
 
-// Arguments captured at enqueue: values and pointers copied into `storage`;
-// local-memory arguments get a slice of each group's local block.
-struct LaunchArgs {
-  std::vector<unsigned char> storage;
-  std::vector<size_t> offsets; // per argument: offset in storage (unused for local ones)
-  struct Local {
-    uint32_t index;
-    size_t offset; // within the group's local block
-  };
-  std::vector<Local> locals;
+// A launch as the enqueue checked it, before it is copied into a command.
+struct LaunchSpec {
+  Kernel *kernel = nullptr;
+  ordo_nc_range range;                       // set by make_range, unless same_range is set
+  const ordo_nc_range *same_range = nullptr; // the previous launch's, identical (same_range_as_last)
+  size_t wg_memory = 0;
+  const ur_exp_kernel_arg_properties_t *args = nullptr;
+  const int *chosen = nullptr; // per kernel argument: the entry of args that sets it
+  uint32_t num_locals = 0;
   size_t local_block = 0; // bytes of local memory per group (aligned slices)
+  size_t value_bytes = 0; // bytes of argument values
+  bool local_given = false;
 };
-
-// Checks the arguments against the kernel's table entry and copies them.
-ur_result_t capture_args(const ordo_nc_kernel_desc &desc, uint32_t numArgs, const ur_exp_kernel_arg_properties_t *pArgs,
-                         LaunchArgs &out);
 
 class LaunchWork final : public Work {
 public:
   static constexpr int kReuseKind = 1;
-  LaunchWork(Kernel &kernel, const ordo_nc_range &range, LaunchArgs args, size_t work_group_memory);
+  LaunchWork() = default;
+  ~LaunchWork() override;
+  // A new command's first launch (queue.mu held, nothing runs it yet). `batch`: later
+  // launches may join (append) until the command closes.
+  void start(const LaunchSpec &s, bool batch);
+  // Adds a launch to this open command (queue.batch_lock held); false when it ran out of room
+  // or its worker closed it (it had run everything): the launch needs a new command.
+  bool append(const LaunchSpec &s);
+  // The range of the newest launch when it was made from the same kernel code and sizes
+  // (queue.batch_lock held): a launch descriptor checked once for a run of identical launches.
+  const ordo_nc_range *same_range_as_last(const Kernel &k, uint32_t dim, const size_t *offset, const size_t *global,
+                                          const size_t *local) const;
   void execute(Event &ev) override;
-  // Kept by a recycled event: drops the kernel, keeps the vectors' memory.
+  // No more launches join (queue.mu held): the queue is waited for, or another command
+  // follows. The worker ends the command after the launches it has.
+  void close() override;
+  // Kept by a recycled event: drops the kernels, keeps the memory.
   bool recycle() override;
   int reuse_kind() const override { return kReuseKind; }
-  // A recycled launch as a new one (what the constructor does).
-  void reset(Kernel &kernel, const ordo_nc_range &range, LaunchArgs &&args, size_t work_group_memory);
 
 private:
-  void setup();
-  static void chunk_task(void *self, uint32_t);
-  void run_chunk();
+  struct Record {
+    Kernel *kernel;
+    const ordo_nc_kernel_desc *desc; // kernel's
+    bool holds;                      // holds kernel (dropped by recycle()); else the previous record does
+    bool local_given;                // range.local_size came from the caller
+    uint32_t num_locals;
+    const ordo_nc_range *range; // own_range, or an earlier record's when identical
+    ordo_nc_range own_range;
+    size_t args_at; // arena: size_t offsets[num_args], then Local[num_locals]
+    size_t local_block;
+    size_t wg_memory;
+  };
+  struct Local {
+    uint32_t index;
+    size_t offset; // within the group's local block
+  };
+  static constexpr uint32_t kClosed = 1u << 31; // in published_
 
-  Ref<Kernel> kernel_;
-  const ordo_nc_kernel_desc *desc_;
-  ordo_nc_range range_;
-  LaunchArgs args_;
-  std::vector<void *> arg_ptrs_; // args[i] for the kernel; local slots are filled per chunk
-  size_t work_group_memory_;
-  size_t total_groups_;
-  size_t grain_; // groups taken per grab
+  static size_t bytes_for(const LaunchSpec &s); // its room in the arena
+  bool write(uint32_t slot, const LaunchSpec &s);
+  void start_record();  // splits records_[current_] over the workers
+  bool run_chunk();     // true: this was the record's last chunk out
+  void run_from_here(); // runs chunks, and the next records while this thread ends each
+  uint32_t watch_for_more();
+  static void chunk_task(void *self, uint32_t);
+
+  std::unique_ptr<Record[]> records_;
+  uint32_t capacity_ = 0;
+  std::unique_ptr<unsigned char[]> arena_;
+  size_t arena_size_ = 0, arena_used_ = 0;
+  // Records the worker may run, | kClosed once no more can join. Enqueuers (serialised
+  // by queue.batch_lock) write a record, then publish it with a CAS; the worker closes
+  // with a CAS when it has run all of them.
+  std::atomic<uint32_t> published_{0};
+  uint32_t current_ = 0; // the record running (worker side)
+  size_t total_groups_ = 0;
+  size_t grain_ = 1; // groups taken per grab
   Event *event_ = nullptr;
   std::atomic<size_t> next_group_{0};
   std::atomic<uint32_t> active_chunks_{0};

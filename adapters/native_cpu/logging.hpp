@@ -6,7 +6,7 @@
 
 namespace ordo::native_cpu {
 
-ordo::Logger &logger();
+ordo::Logger &logger(); // adapter.cpp
 
 } // namespace ordo::native_cpu
 

@@ -5,8 +5,6 @@
 // is false).
 #include "memory.hpp"
 
-#include "ordo/mem_rules.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -23,13 +21,6 @@ namespace ordo::native_cpu {
 
 namespace {
 
-using ordo::mem::kAccessFlags;
-using ordo::mem::kHostPointerFlags;
-
-ur_mem_flags_t access_of(ur_mem_flags_t flags) {
-  return (flags & kAccessFlags) ? (flags & kAccessFlags) : ur_mem_flags_t{UR_MEM_FLAG_READ_WRITE};
-}
-
 // Buffers that hold bytes of their own (not aliases of another buffer), so that a
 // native handle (a host pointer) can be traced back to the buffer it lies in. Never
 // destroyed: entry points may still run during process exit.
@@ -42,29 +33,21 @@ StorageList &storage_list() {
   return *list;
 }
 
-// One more holder of `m`, unless its last one is already gone (it is being
-// destroyed and will leave the list as soon as we let go of the list's mutex).
-bool try_hold(Mem &m) {
-  uint32_t n = m.holders.load(std::memory_order_relaxed);
-  while (n != 0)
-    if (m.holders.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel)) return true;
-  return false;
-}
-
 // The live buffer of `ctx` with bytes of its own that contain `p`, with an internal
-// reference; or null.
+// reference; or null. One being destroyed (its last holder gone) is skipped: it leaves
+// the list as soon as we let go of the list's mutex.
 Mem *buffer_containing(Context *ctx, const char *p) {
   StorageList &list = storage_list();
   std::lock_guard<std::mutex> lock(list.mu);
   for (Mem *m : list.buffers)
-    if (m->context == ctx && p >= m->data && p < m->data + m->size && try_hold(*m)) return m;
+    if (m->context == ctx && p >= m->data && p < m->data + m->size && ordo::ur_common::try_hold(m)) return m;
   return nullptr;
 }
 
 } // namespace
 
-Mem::Mem(Context *ctx, char *d, size_t n, ur_mem_flags_t a, Storage s, Mem *p, size_t o)
-    : context(ctx), parent(p), data(d), size(n), origin(o), access(a), storage(s) {
+Mem::Mem(Context *ctx, char *d, size_t n, ur_mem_flags_t a, Storage s, Mem *p)
+    : context(ctx), parent(p), data(d), size(n), access(a), storage(s) {
   if (storage != Storage::Alias) {
     StorageList &list = storage_list();
     std::lock_guard<std::mutex> lock(list.mu);
@@ -116,35 +99,29 @@ ur_result_t publish_mem(Mem *m, ur_mem_handle_t *out) {
   return UR_RESULT_SUCCESS;
 }
 
-// The pNext chain of ur_buffer_properties_t: a memory channel and an allocation
-// location are placement hints for devices with several memories; the CPU has one.
-ur_result_t check_buffer_chain(const void *pNext) {
-  ur_result_t result = UR_RESULT_SUCCESS;
-  for_each_in_chain(pNext, [&](const ur_base_desc_t *p) {
-    if (p->stype != UR_STRUCTURE_TYPE_BUFFER_CHANNEL_PROPERTIES &&
-        p->stype != UR_STRUCTURE_TYPE_BUFFER_ALLOC_LOCATION_PROPERTIES)
-      result = UR_RESULT_ERROR_INVALID_VALUE;
-  });
-  return result;
-}
-
 ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
                                          const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
   ORDO_LOOKUP(Context, ctx, hContext);
-  if (!phBuffer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
+  // The shared checks, less the pNext chain's, which this adapter walks with a bound on its
+  // length (for_each_in_chain: a cyclic chain is not followed for ever). A memory channel
+  // and an allocation location are placement hints for devices with several memories; the
+  // CPU has one.
+  ur_buffer_properties_t head = pProperties ? *pProperties : ur_buffer_properties_t{};
+  head.pNext = nullptr;
+  if (ur_result_t r =
+          ordo::ur_common::check_buffer_create(flags, size, pProperties ? &head : nullptr, phBuffer, max_alloc_size()))
+    return r;
+  ur_result_t chain = UR_RESULT_SUCCESS;
+  for_each_in_chain(pProperties ? pProperties->pNext : nullptr, [&](const ur_base_desc_t *p) {
+    if (p->stype != UR_STRUCTURE_TYPE_BUFFER_CHANNEL_PROPERTIES &&
+        p->stype != UR_STRUCTURE_TYPE_BUFFER_ALLOC_LOCATION_PROPERTIES)
+      chain = UR_RESULT_ERROR_INVALID_VALUE;
+  });
+  if (chain) return chain;
   void *host = pProperties ? pProperties->pHost : nullptr;
-  if ((flags & kHostPointerFlags) && !host) return UR_RESULT_ERROR_INVALID_HOST_PTR;
-  if (host && !(flags & kHostPointerFlags)) return UR_RESULT_ERROR_INVALID_HOST_PTR;
-  if (ur_result_t r = ordo::mem::check_buffer_flags(flags)) return r;
-  if (size > max_alloc_size()) return UR_RESULT_ERROR_INVALID_BUFFER_SIZE;
-  if (pProperties)
-    if (ur_result_t r = check_buffer_chain(pProperties->pNext)) return r;
-  const ur_mem_flags_t access = access_of(flags);
+  const ur_mem_flags_t access = ordo::ur_common::access_of(flags);
   if (flags & UR_MEM_FLAG_USE_HOST_POINTER)
-    return publish_mem(new Mem(ctx, static_cast<char *>(host), size, access, Mem::Storage::UserHost, nullptr, 0),
-                       phBuffer);
+    return publish_mem(new Mem(ctx, static_cast<char *>(host), size, access, Mem::Storage::UserHost), phBuffer);
   void *p = nullptr;
   if (posix_memalign(&p, mem_base_align_bytes(), size) != 0 || !p) {
     NC_LOG(info, "urMemBufferCreate: %zu bytes could not be allocated", size);
@@ -152,7 +129,7 @@ ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_fl
   }
   std::unique_ptr<char, decltype(&std::free)> bytes(static_cast<char *>(p), &std::free);
   if (flags & UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER) std::memcpy(bytes.get(), host, size);
-  Mem *m = new Mem(ctx, bytes.get(), size, access, Mem::Storage::Owned, nullptr, 0);
+  Mem *m = new Mem(ctx, bytes.get(), size, access, Mem::Storage::Owned);
   bytes.release(); // the buffer's now
   return publish_mem(m, phBuffer);
 }
@@ -173,8 +150,7 @@ ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flag
   if (ur_result_t r = ordo::ur_common::check_partition(flags, bufferCreateType, pRegion, phMem, b->sub_buffer, b->size,
                                                        b->access, mem_base_align_bytes(), access))
     return r;
-  Mem *m =
-      new Mem(b->context, b->data + pRegion->origin, pRegion->size, access, Mem::Storage::Alias, b, pRegion->origin);
+  Mem *m = new Mem(b->context, b->data + pRegion->origin, pRegion->size, access, Mem::Storage::Alias, b);
   m->sub_buffer = true;
   return publish_mem(m, phMem);
 }
@@ -208,23 +184,17 @@ ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNat
   if (Mem *source = buffer_containing(ctx, p)) {
     Ref<Mem> hold(source, /*add=*/false); // buffer_containing's reference, until the new buffer has its own
     size_t size = static_cast<size_t>(source->data + source->size - p);
-    return publish_mem(new Mem(ctx, p, size, UR_MEM_FLAG_READ_WRITE, Mem::Storage::Alias, source,
-                               static_cast<size_t>(p - source->data)),
-                       phMem);
+    return publish_mem(new Mem(ctx, p, size, UR_MEM_FLAG_READ_WRITE, Mem::Storage::Alias, source), phMem);
   }
   ordo::stream_ordered::context_pools::block_facts a;
-  if (!ctx->pools->block_info(p, a) && !ctx->pools->find_plain(p, a)) {
-    NC_LOG(info, "urMemBufferCreateWithNativeHandle: %p is in no buffer or USM allocation of this context",
-           static_cast<void *>(p));
-    return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  }
-  if (owned && p != a.base) {
-    NC_LOG(info, "urMemBufferCreateWithNativeHandle: cannot own %p, inside the USM allocation at %p",
-           static_cast<void *>(p), a.base);
-    return UR_RESULT_ERROR_INVALID_VALUE;
+  if (ur_result_t r = ordo::ur_common::native_usm_block(*ctx->pools, p, owned, a)) {
+    NC_LOG(info, "urMemBufferCreateWithNativeHandle: %p %s", static_cast<void *>(p),
+           r == UR_RESULT_ERROR_INVALID_VALUE ? "is inside a USM allocation: cannot own it"
+                                              : "is in no buffer or USM allocation of this context");
+    return r;
   }
   size_t size = static_cast<size_t>(static_cast<char *>(a.base) + a.size - p);
-  Mem *m = new Mem(ctx, p, size, UR_MEM_FLAG_READ_WRITE, Mem::Storage::Usm, nullptr, 0);
+  Mem *m = new Mem(ctx, p, size, UR_MEM_FLAG_READ_WRITE, Mem::Storage::Usm);
   m->free_usm = owned;
   return publish_mem(m, phMem);
 }

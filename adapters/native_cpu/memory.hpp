@@ -29,7 +29,7 @@ struct Mem : Object<Mem> {
 
   // A buffer over [data, data + size). `parent` (internal reference taken) is the
   // buffer whose bytes these are, for Storage::Alias.
-  Mem(Context *ctx, char *data, size_t size, ur_mem_flags_t access, Storage storage, Mem *parent, size_t origin);
+  Mem(Context *ctx, char *data, size_t size, ur_mem_flags_t access, Storage storage, Mem *parent = nullptr);
   ~Mem();
   void on_user_released() {}
 
@@ -37,7 +37,6 @@ struct Mem : Object<Mem> {
   Mem *const parent;      // internal reference, or null
   char *const data;
   const size_t size;
-  const size_t origin;         // offset in `parent`'s bytes (sub-buffers)
   const ur_mem_flags_t access; // READ_WRITE, WRITE_ONLY or READ_ONLY (kernel access)
   const Storage storage;
   bool sub_buffer = false; // made by urMemBufferPartition (set before publication)
@@ -55,6 +54,10 @@ inline ur_mem_handle_t to_handle(Mem *m) { return reinterpret_cast<ur_mem_handle
 // Alignment of every buffer this adapter allocates, and the alignment a sub-buffer's
 // origin must have: UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN / 8 (device.cpp).
 size_t mem_base_align_bytes();
+
+// Repeats `pattern` over [dst, dst + bytes), starting at byte `phase` of the pattern: the
+// fill commands of buffers and USM (enqueue_usm.cpp).
+void fill_pattern(char *dst, size_t bytes, const std::vector<char> &pattern, size_t phase = 0);
 
 // A memory-object kernel argument (UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ): the buffer of
 // `queue_context` behind `h`, with an internal reference in `held`; null for a null

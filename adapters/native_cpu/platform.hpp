@@ -11,26 +11,33 @@ namespace ordo::native_cpu {
 
 struct Adapter : ordo::object {
   static constexpr handle_kind kKind = handle_kind::adapter;
-  Adapter();
-  std::mutex mu; // serialises the first-reference / last-reference transitions
+  // The user's count starts at 0: urAdapterGet counts. `mu` serialises the first-reference
+  // and last-reference transitions (the worker pool's start and stop).
+  Adapter() : ordo::object(kKind) { ref_count.store(0); }
+  std::mutex mu;
 };
 ORDO_HANDLE_CHECK(Adapter);
 
 struct Platform : ordo::object {
   static constexpr handle_kind kKind = handle_kind::platform;
-  Platform();
+  Platform() : ordo::object(kKind) {}
 };
 ORDO_HANDLE_CHECK(Platform);
 
 struct Device : ordo::object {
   static constexpr handle_kind kKind = handle_kind::device;
-  Device();
+  Device() : ordo::object(kKind) {}
 };
 ORDO_HANDLE_CHECK(Device);
 
-Adapter &the_adapter();
-Platform &the_platform();
-Device &the_device();
+// Made at the first use; handles outlive static destructors.
+template <class T> T &singleton() {
+  static T *one = new T;
+  return *one;
+}
+inline Adapter &the_adapter() { return singleton<Adapter>(); }
+inline Platform &the_platform() { return singleton<Platform>(); }
+inline Device &the_device() { return singleton<Device>(); }
 
 inline ur_adapter_handle_t adapter_handle() { return reinterpret_cast<ur_adapter_handle_t>(&the_adapter()); }
 inline ur_platform_handle_t platform_handle() { return reinterpret_cast<ur_platform_handle_t>(&the_platform()); }

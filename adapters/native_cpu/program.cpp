@@ -140,6 +140,13 @@ ur_result_t UR_APICALL urProgramLink(ur_context_handle_t hContext, uint32_t coun
 ur_result_t UR_APICALL urProgramRetain(ur_program_handle_t hProgram) { return user_retain<Program>(hProgram); }
 ur_result_t UR_APICALL urProgramRelease(ur_program_handle_t hProgram) { return user_release<Program>(hProgram); }
 
+// The first module of `p` that exports `name`: the symbol's address (and size).
+void *find_symbol(const Program &p, const char *name, size_t *size) {
+  for (const auto &m : p.modules)
+    if (void *at = m->symbol(name, size)) return at;
+  return nullptr;
+}
+
 // A kernel's name gives its work-group entry point; any other exported function
 // of the program is found by its symbol name.
 ur_result_t UR_APICALL urProgramGetFunctionPointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
@@ -147,17 +154,11 @@ ur_result_t UR_APICALL urProgramGetFunctionPointer(ur_device_handle_t hDevice, u
   if (!is_device(hDevice)) return device_error(hDevice);
   ORDO_LOOKUP(Program, p, hProgram);
   if (!pFunctionName || !ppFunctionPointer) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (const ordo_nc_kernel_desc *k = p->find_kernel(pFunctionName)) {
-    *ppFunctionPointer = reinterpret_cast<void *>(k->run_group);
-    return UR_RESULT_SUCCESS;
-  }
-  for (const auto &m : p->modules) {
-    if (void *f = m->symbol(pFunctionName, nullptr)) {
-      *ppFunctionPointer = f;
-      return UR_RESULT_SUCCESS;
-    }
-  }
-  return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
+  const ordo_nc_kernel_desc *k = p->find_kernel(pFunctionName);
+  void *f = k ? reinterpret_cast<void *>(k->run_group) : find_symbol(*p, pFunctionName, nullptr);
+  if (!f) return UR_RESULT_ERROR_INVALID_KERNEL_NAME;
+  *ppFunctionPointer = f;
+  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urProgramGetGlobalVariablePointer(ur_device_handle_t hDevice, ur_program_handle_t hProgram,
@@ -167,15 +168,12 @@ ur_result_t UR_APICALL urProgramGetGlobalVariablePointer(ur_device_handle_t hDev
   if (!is_device(hDevice)) return device_error(hDevice);
   ORDO_LOOKUP(Program, p, hProgram);
   if (!pGlobalVariableName || !ppGlobalVariablePointerRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  for (const auto &m : p->modules) {
-    size_t size = 0;
-    if (void *v = m->symbol(pGlobalVariableName, &size)) {
-      if (pGlobalVariableSizeRet) *pGlobalVariableSizeRet = size;
-      *ppGlobalVariablePointerRet = v;
-      return UR_RESULT_SUCCESS;
-    }
-  }
-  return UR_RESULT_ERROR_INVALID_VALUE;
+  size_t size = 0;
+  void *v = find_symbol(*p, pGlobalVariableName, &size);
+  if (!v) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (pGlobalVariableSizeRet) *pGlobalVariableSizeRet = size;
+  *ppGlobalVariablePointerRet = v;
+  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urProgramGetInfo(ur_program_handle_t hProgram, ur_program_info_t propName, size_t propSize,
@@ -198,10 +196,7 @@ ur_result_t UR_APICALL urProgramGetInfo(ur_program_handle_t hProgram, ur_program
     ur_device_handle_t dev = device_handle();
     return out.array(&dev, 1);
   }
-  case UR_PROGRAM_INFO_IL: {
-    static const char none = 0;
-    return out.bytes(&none, 0); // made from a binary, not from IL
-  }
+  case UR_PROGRAM_INFO_IL: return out.bytes("", 0); // made from a binary, not from IL (a non-null empty source)
   case UR_PROGRAM_INFO_BINARY_SIZES: return out.value(binary ? binary->size() : size_t{0});
   case UR_PROGRAM_INFO_BINARIES: {
     // pPropValue is an array of one caller buffer to copy the binary into.

@@ -57,6 +57,7 @@ Event *Queue::take_free_event() {
 
 uint64_t Queue::order_node_locked(Event &ev) {
   uint64_t node = ev.order_node.load(std::memory_order_relaxed);
+  if (&ev == last) close_batch(); // a launch joining later would complete after this node
   if (node == 0) {
     // Skipped when linked: its only predecessor was the queue's previous command, so it
     // follows the queue's newest recorded node, as `ev` is still the queue's newest.
@@ -80,6 +81,7 @@ void Queue::on_user_released() {
     std::lock_guard<std::mutex> lock(mu);
     a = std::exchange(last, nullptr);
     b = std::exchange(last_barrier, nullptr);
+    close_batch();
   }
   if (a) a->drop_hold();
   if (b) b->drop_hold();
@@ -103,6 +105,7 @@ void Queue::wait_unfinished() {
   {
     std::lock_guard<std::mutex> lock(mu);
     if (in_order) {
+      close_batch(); // launches enqueued after this call do not make it wait longer
       if (last && !last->terminal()) waiting.emplace_back(last);
     } else {
       waiting.reserve(pending_count.load(std::memory_order_relaxed));
@@ -166,6 +169,7 @@ void CommandBuilder::link_locked(Event &e) {
   if (queue_.in_order) {
     if (queue_.last) graph::add_dependency(*ev, *queue_.last);
     ev->hold();
+    queue_.set_open_batch(open_batch_ ? ev->work.get() : nullptr);
     if (queue_.last) queue_.last->drop_hold();
     queue_.last = ev;
   } else {

@@ -6,6 +6,7 @@
 #pragma once
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "common.hpp"
 #include "event.hpp"
@@ -48,7 +49,26 @@ struct Queue : Object<Queue> {
   const bool profiling;
 
   std::mutex mu;
-  Event *last = nullptr;         // in-order: the newest command (internal reference)
+  Event *last = nullptr; // in-order: the newest command (internal reference)
+  // in-order: last's work when it is a batch of launches that later launches may still
+  // join (launch.hpp); replaced when another command comes, cleared when the queue is
+  // waited for. Guarded by batch_lock, not mu: a joining launch takes only that
+  // (docs/native-cpu.md, "The scheduler"); changed under both.
+  Work *open_batch = nullptr;
+  std::atomic<bool> batch_lock{false};
+  void lock_batch() noexcept {
+    for (uint32_t i = 1; batch_lock.exchange(true, std::memory_order_acquire); ++i)
+      while (batch_lock.load(std::memory_order_relaxed)) // held a few hundred instructions at most
+        if (++i % 64 == 0) std::this_thread::yield();    // unless its holder was preempted
+  }
+  void unlock_batch() noexcept { batch_lock.store(false, std::memory_order_release); }
+  void set_open_batch(Work *batch) { // under mu, before the newest command's hold is dropped
+    lock_batch();
+    Work *old = std::exchange(open_batch, batch);
+    unlock_batch();
+    if (old) old->close();
+  }
+  void close_batch() { set_open_batch(nullptr); }
   Event *last_barrier = nullptr; // out-of-order: the newest barrier (internal reference)
   Event *pending_head = nullptr; // out-of-order: unfinished commands, oldest first
   Event *pending_tail = nullptr;
@@ -96,6 +116,8 @@ public:
   void add_dependency(Event &dep) { extra_.push_back(Ref<Event>(&dep)); }
   void set_work(std::unique_ptr<Work> work) { work_ = std::move(work); }
   void set_ordering(Ordering o) { ordering_ = o; }
+  // The work is a batch of launches that later launches may join (in-order queue).
+  void open_batch() { open_batch_ = true; }
 
   // Links and starts the command. phEvent (optional) receives a new user event.
   // With `blocking`, returns only once the command has finished, with its result.
@@ -137,6 +159,7 @@ private:
   WorkMaker maker_ = nullptr;
   void *maker_ctx_ = nullptr;
   bool no_user_event_ = false; // submit() without phEvent: nobody can name the event
+  bool open_batch_ = false;
 };
 
 // A command whose work is a function run on a worker.
