@@ -26,6 +26,8 @@ struct async_hooks : handle_types {
   // A barrier after the wait list signals the free's event.
   static ur_result_t free_work(Command &cmd) { return cmd.append_barrier(); }
   static void release_event(ur_event_handle_t h) { event_release(reinterpret_cast<Event *>(h)); }
+  // The bound urUSM*Alloc keeps (usm.cpp), so both forms refuse one size alike.
+  static size_t max_alloc(const Device *d) { return d->facts.props.maxMemAllocSize; }
 };
 
 } // namespace

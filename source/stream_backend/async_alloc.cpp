@@ -25,6 +25,8 @@ struct async_hooks : handle_types {
   // (backend.hpp, Lane): a driver event is recorded only if another stream or a host
   // query needs one.
   static ur_result_t free_work(Command &) { return UR_RESULT_SUCCESS; }
+  // The bound urUSM*Alloc keeps (usm.cpp), so both forms refuse one size alike.
+  static size_t max_alloc(const Device *d) { return d->facts.total_mem; }
   // Called for a free's event the caller did not ask for (or never got): no handle of
   // it went out, so its storage can be reused when the pool lets it go.
   static void release_event(ur_event_handle_t h) {

@@ -537,6 +537,28 @@ TEST_P(urAsyncAllocTest, ThreadsShareOnePool) {
   EXPECT_EQ(0u, stats_of(pool).used);
 }
 
+// A request past UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE from the default pool gets the answer
+// urUSM*Alloc gives the same size: INVALID_USM_SIZE, on every adapter (Level Zero
+// answered OUT_OF_*_MEMORY from its pool's growth before).
+TEST_P(urAsyncAllocTest, PastTheDeviceMaximumIsInvalidUsmSizeAsForTheSynchronousAlloc) {
+  uint64_t max = 0;
+  ASSERT_SUCCESS(urDeviceGetInfo(device(), UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE, sizeof(max), &max, nullptr));
+  if (max == 0 || max >= SIZE_MAX - 1) GTEST_SKIP() << "no finite UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE";
+  const size_t size = size_t(max) + 1;
+  void *sync_out = nullptr;
+  ur_result_t sync = UR_RESULT_SUCCESS;
+  switch (kind()) {
+  case UR_USM_TYPE_HOST: sync = urUSMHostAlloc(context, nullptr, nullptr, size, &sync_out); break;
+  case UR_USM_TYPE_SHARED: sync = urUSMSharedAlloc(context, device(), nullptr, nullptr, size, &sync_out); break;
+  default: sync = urUSMDeviceAlloc(context, device(), nullptr, nullptr, size, &sync_out); break;
+  }
+  if (sync == UR_RESULT_SUCCESS) urUSMFree(context, sync_out);
+  ASSERT_EQ(UR_RESULT_ERROR_INVALID_USM_SIZE, sync) << "urUSM*Alloc of MAX_MEM_ALLOC_SIZE + 1";
+  void *out = reinterpret_cast<void *>(0x1000);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_USM_SIZE, alloc(queue, size, &out));
+  EXPECT_EQ(reinterpret_cast<void *>(0x1000), out);
+}
+
 // ---- bad input: its own result, and the pool as it was ------------------------------------
 
 TEST_P(urAsyncAllocTest, BadInputGetsItsErrorAndChangesNothing) {
