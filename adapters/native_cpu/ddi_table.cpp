@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The adapter's one dispatch table: every handle points at it (handle-first dispatch).
 #include "entry_points.hpp"
-#include "ordo/ddi_fill.hpp"
+#include "ur_common/table.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "ordo_derived/derived.hpp"
 
 namespace {
 
-ur_dditable_t build_table() {
-  ur_dditable_t t{};
+void build_table(ur_dditable_t &t) {
   ordo::native_cpu::install_adapter_entry_points(t);
   ordo::native_cpu::install_device_entry_points(t);
   ordo::native_cpu::install_context_entry_points(t);
@@ -35,13 +34,9 @@ ur_dditable_t build_table() {
   ordo::derived::install_timestamp_recording(t);  // over urEnqueueHostTaskExp
   ordo::derived::install_peer_access(t);          // one device: its own only peer
   ordo::command_buffer::install_graph_capture(t); // wraps the enqueues above: last
-  ordo::fill_unsupported(t);                      // everything else answers UR_RESULT_ERROR_UNSUPPORTED_FEATURE
-  return t;
 }
 
 } // namespace
 
-const ur_dditable_t &ordo::adapter_ddi() {
-  static const ur_dditable_t table = build_table();
-  return table;
-}
+// The table tail (everything else UR_RESULT_ERROR_UNSUPPORTED_FEATURE) comes last.
+const ur_dditable_t &ordo::adapter_ddi() { return ordo::ur_common::table_built_once<build_table>(); }

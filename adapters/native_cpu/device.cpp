@@ -20,6 +20,7 @@
 #include "ordo/info.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "platform.hpp"
+#include "ur_common/device.hpp"
 #include "ur_common/device_info.hpp"
 #include "worker_pool.hpp"
 
@@ -153,26 +154,7 @@ size_t timer_resolution_ns() {
   return ns ? ns : 1;
 }
 
-ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
-                                   ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
-  if (!is_platform(hPlatform)) return bad_handle(hPlatform, UR_RESULT_ERROR_INVALID_PLATFORM);
-  if (DeviceType < UR_DEVICE_TYPE_DEFAULT || DeviceType > UR_DEVICE_TYPE_CUSTOM)
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  bool match =
-      DeviceType == UR_DEVICE_TYPE_DEFAULT || DeviceType == UR_DEVICE_TYPE_ALL || DeviceType == UR_DEVICE_TYPE_CPU;
-  if (phDevices && match) phDevices[0] = device_handle();
-  if (pNumDevices) *pNumDevices = match ? 1 : 0;
-  return UR_RESULT_SUCCESS;
-}
-
-// A root device: retain and release leave its count at 1.
-ur_result_t UR_APICALL urDeviceRetainOrRelease(ur_device_handle_t hDevice) {
-  return is_device(hDevice) ? UR_RESULT_SUCCESS : device_error(hDevice);
-}
-
-ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
+ur_result_t device_info(Device *, ur_device_info_t propName, ordo::InfoWriter &out) {
   const CpuInfo &cpu = cpu_info();
   switch (propName) {
   // ---- identity ----
@@ -317,55 +299,40 @@ ur_result_t device_info(ur_device_info_t propName, ordo::InfoWriter &out) {
   return ordo::device_info_default(propName, out);
 }
 
+// The component-device list of a device that is not composite is empty: a caller that
+// sizes its array by the (empty) answer passes no buffer and no size pointer, and there
+// is nothing to return (UR's conformance suite does this; docs/native-cpu.md).
 ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
                                        void *pPropValue, size_t *pPropSizeRet) {
-  if (!is_device(hDevice)) return device_error(hDevice);
-  // The component-device list of a device that is not composite is empty: a caller
-  // that sizes its array by the (empty) answer passes no buffer and no size pointer,
-  // and there is nothing to return (UR's conformance suite does this; docs/native-cpu.md).
-  if (propName == UR_DEVICE_INFO_COMPONENT_DEVICES && propSize == 0 && !pPropValue && !pPropSizeRet)
+  if (propName == UR_DEVICE_INFO_COMPONENT_DEVICES && propSize == 0 && !pPropValue && !pPropSizeRet &&
+      is_device(hDevice))
     return UR_RESULT_SUCCESS;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  return guarded([&] {
-    ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-    return device_info(propName, out);
-  });
+  return ordo::ur_common::device_get_info<Device, device_info>(hDevice, propName, propSize, pPropValue, pPropSizeRet);
 }
 
-ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
-                                            uint32_t NumBinaries, uint32_t *pSelectedBinary) {
-  if (!is_device(hDevice)) return device_error(hDevice);
-  if (!pBinaries || !pSelectedBinary) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  for (uint32_t i = 0; i < NumBinaries; ++i) {
-    const char *target = pBinaries[i].pDeviceTargetSpec;
-    if (target && std::strcmp(target, UR_DEVICE_BINARY_TARGET_NATIVE_CPU) == 0) {
-      *pSelectedBinary = i;
-      return UR_RESULT_SUCCESS;
-    }
+// urDeviceGet, retain and release (a root device's count stays), the native handle (the
+// device handle itself), binary selection and timestamps: the shared bookkeeping. The
+// device is the host: both timestamps come from the same monotonic clock.
+struct DeviceHooks {
+  using Platform = native_cpu::Platform;
+  using Device = native_cpu::Device;
+  static ur_device_type_t type_of(const Device *) { return UR_DEVICE_TYPE_CPU; }
+  static ur_native_handle_t native_handle(const Device *) {
+    return reinterpret_cast<ur_native_handle_t>(device_handle());
   }
-  return UR_RESULT_ERROR_INVALID_BINARY;
-}
-
-// The device is the host: both timestamps come from the same monotonic clock.
-ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
-                                                   uint64_t *pHostTimestamp) {
-  if (!is_device(hDevice)) return device_error(hDevice);
-  uint64_t t = now_ns();
-  if (pDeviceTimestamp) *pDeviceTimestamp = t;
-  if (pHostTimestamp) *pHostTimestamp = t;
-  return UR_RESULT_SUCCESS;
-}
+  static const char *binary_target(const Device *) { return UR_DEVICE_BINARY_TARGET_NATIVE_CPU; }
+  static ur_result_t device_time_ns(Device *, uint64_t &ns) {
+    ns = now_ns();
+    return UR_RESULT_SUCCESS;
+  }
+  static uint64_t host_time_ns() { return now_ns(); }
+};
 
 } // namespace
 
 void install_device_entry_points(ur_dditable_t &t) {
-  t.Device.pfnGet = urDeviceGet;
+  ordo::ur_common::device_entry_points<DeviceHooks>::install(t);
   t.Device.pfnGetInfo = urDeviceGetInfo;
-  t.Device.pfnRetain = urDeviceRetainOrRelease;
-  t.Device.pfnRelease = urDeviceRetainOrRelease;
-  t.Device.pfnSelectBinary = urDeviceSelectBinary;
-  t.Device.pfnGetGlobalTimestamps = urDeviceGetGlobalTimestamps;
 }
 
 } // namespace ordo::native_cpu

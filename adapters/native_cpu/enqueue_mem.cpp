@@ -11,25 +11,14 @@
 
 #include "context.hpp"
 #include "entry_points.hpp"
-#include "logging.hpp"
 #include "memory.hpp"
 #include "ordo/rect.hpp"
 #include "queue.hpp"
-#include "ur_common/memory.hpp"
+#include "ur_common/buffer_commands.hpp"
 
 namespace ordo::native_cpu {
 
 namespace {
-
-// The queue and a buffer of its context.
-ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m) {
-  q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
-  m = lookup<Mem>(hMem);
-  if (!m) return Mem::invalid_handle(hMem);
-  if (m->context != q->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  return UR_RESULT_SUCCESS;
-}
 
 using RectSide = ordo::rect_side;
 
@@ -65,176 +54,89 @@ ur_result_t submit_rect(Queue &q, ur_command_t type, bool blocking, char *dst, c
   return cmd.submit(phEvent, blocking);
 }
 
-// Read and write (plain and rectangles): the buffer side must lie inside the buffer; the
-// host side is the caller's to size.
-ur_result_t buffer_host_rect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, ur_command_t type, bool blocking,
-                             ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin, ur_rect_region_t region,
-                             size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
-                             void *host, uint32_t numEvents, const ur_event_handle_t *phEvents,
+// One row of `size` bytes at `first`: the plain read, write and copy.
+RectSide row_at(size_t first, size_t size) { return RectSide{first, size, size, first + size}; }
+
+// The checks and the map records are shared (ur_common/buffer_commands.hpp); every
+// command is a copy of rectangles or a fill, and a map is the buffer's own bytes.
+struct BufferHooks {
+  using Queue = native_cpu::Queue;
+  using Mem = native_cpu::Mem;
+  static constexpr bool own_context_only = true; // a buffer of another context is refused
+
+  // The queue and a buffer of its context.
+  static ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m) {
+    if (ur_result_t r = registry_unwrap(hQueue, q)) return r;
+    if (ur_result_t r = registry_unwrap(hMem, m)) return r;
+    return m->context != q->context ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
+  }
+  static constexpr auto check_wait_list = native_cpu::check_wait_list;
+  static ur_result_t read(Queue *q, Mem *m, bool blocking, size_t offset, size_t size, void *dst, bool, uint32_t n,
+                          const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit_rect(*q, UR_COMMAND_MEM_BUFFER_READ, blocking, static_cast<char *>(dst), row_at(0, size), m->data,
+                       row_at(offset, size), {size, 1, 1}, {Ref<Mem>(m)}, n, waits, phEvent);
+  }
+  static ur_result_t write(Queue *q, Mem *m, bool blocking, size_t offset, size_t size, const void *src, bool,
+                           uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit_rect(*q, UR_COMMAND_MEM_BUFFER_WRITE, blocking, m->data, row_at(offset, size),
+                       static_cast<const char *>(src), row_at(0, size), {size, 1, 1}, {Ref<Mem>(m)}, n, waits, phEvent);
+  }
+  static ur_result_t copy(Queue *q, Mem *src, Mem *dst, size_t srcOffset, size_t dstOffset, size_t size, bool,
+                          uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return submit_rect(*q, UR_COMMAND_MEM_BUFFER_COPY, false, dst->data, row_at(dstOffset, size), src->data,
+                       row_at(srcOffset, size), {size, 1, 1}, {Ref<Mem>(src), Ref<Mem>(dst)}, n, waits, phEvent);
+  }
+  static ur_result_t fill(Queue *q, Mem *m, const void *pPattern, size_t patternSize, size_t offset, size_t size,
+                          uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    const char *pat = static_cast<const char *>(pPattern);
+    return submit_work(*q, UR_COMMAND_MEM_BUFFER_FILL, n, waits, phEvent, false,
+                       [buffer = Ref<Mem>(m), offset, size, pattern = std::vector<char>(pat, pat + patternSize)] {
+                         fill_pattern(buffer->data + offset, size, pattern);
+                       });
+  }
+  static ur_result_t host_rect(Queue *q, Mem *m, ur_command_t type, bool blocking, const RectSide &bs, uint8_t *host,
+                               const RectSide &hs, const ur_rect_region_t &region, uint32_t n,
+                               const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    char *h = reinterpret_cast<char *>(host);
+    if (type == UR_COMMAND_MEM_BUFFER_READ_RECT)
+      return submit_rect(*q, type, blocking, h, hs, m->data, bs, region, {Ref<Mem>(m)}, n, waits, phEvent);
+    return submit_rect(*q, type, blocking, m->data, bs, h, hs, region, {Ref<Mem>(m)}, n, waits, phEvent);
+  }
+  static ur_result_t copy_rect(Queue *q, Mem *src, const RectSide &ss, Mem *dst, const RectSide &ds,
+                               const ur_rect_region_t &region, uint32_t n, const ur_event_handle_t *waits,
+                               ur_event_handle_t *phEvent) {
+    return submit_rect(*q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, dst->data, ds, src->data, ss, region,
+                       {Ref<Mem>(src), Ref<Mem>(dst)}, n, waits, phEvent);
+  }
+  // A map is the buffer's own bytes at `offset`, returned at once; its command (and a
+  // blocking call) completes when the wait list and queue order let the caller use them.
+  static ur_result_t map_host(Mem *m, size_t offset, uint8_t *&host, bool &direct) {
+    host = reinterpret_cast<uint8_t *>(m->data + offset);
+    direct = true;
+    return UR_RESULT_SUCCESS;
+  }
+  static ur_result_t map(Queue *q, Mem *, bool blocking, uint8_t *, size_t, size_t, bool, uint32_t n,
+                         const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
+    return ordered(*q, UR_COMMAND_MEM_BUFFER_MAP, blocking, n, waits, phEvent);
+  }
+  static ur_result_t unmap(Queue *q, Mem *, const Mem::Mapping &, uint32_t n, const ur_event_handle_t *waits,
+                           ur_event_handle_t *phEvent) {
+    return ordered(*q, UR_COMMAND_MEM_UNMAP, false, n, waits, phEvent);
+  }
+  // A command with nothing to do but its place in the order; the wait list is checked
+  // already. Guarded: the caller strikes (or restores) the map record on an error.
+  static ur_result_t ordered(Queue &q, ur_command_t type, bool blocking, uint32_t n, const ur_event_handle_t *waits,
                              ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  RectSide bs, hs;
-  if (ur_result_t r =
-          ordo::ur_common::resolve_host_rect(host, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch,
-                                             hostRowPitch, hostSlicePitch, m->size, bs, hs))
-    return r;
-  std::vector<Ref<Mem>> held{Ref<Mem>(m)};
-  char *h = static_cast<char *>(host);
-  if (type == UR_COMMAND_MEM_BUFFER_READ_RECT || type == UR_COMMAND_MEM_BUFFER_READ)
-    return submit_rect(*q, type, blocking, h, hs, m->data, bs, region, std::move(held), numEvents, phEvents, phEvent);
-  return submit_rect(*q, type, blocking, m->data, bs, h, hs, region, std::move(held), numEvents, phEvents, phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferRead(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingRead,
-                                              size_t offset, size_t size, void *pDst, uint32_t numEventsInWaitList,
-                                              const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  return buffer_host_rect(hQueue, hBuffer, UR_COMMAND_MEM_BUFFER_READ, blockingRead, {offset, 0, 0}, {0, 0, 0},
-                          {size, 1, 1}, 0, 0, 0, 0, pDst, numEventsInWaitList, phEventWaitList, phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferWrite(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingWrite,
-                                               size_t offset, size_t size, const void *pSrc,
-                                               uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                               ur_event_handle_t *phEvent) {
-  return buffer_host_rect(hQueue, hBuffer, UR_COMMAND_MEM_BUFFER_WRITE, blockingWrite, {offset, 0, 0}, {0, 0, 0},
-                          {size, 1, 1}, 0, 0, 0, 0, const_cast<void *>(pSrc), numEventsInWaitList, phEventWaitList,
-                          phEvent);
-}
-
-// Buffer to buffer (plain and rectangles): both sides inside their buffers.
-ur_result_t buffer_copy_rect(ur_queue_handle_t hQueue, ur_command_t type, ur_mem_handle_t hBufferSrc,
-                             ur_mem_handle_t hBufferDst, ur_rect_offset_t srcOrigin, ur_rect_offset_t dstOrigin,
-                             ur_rect_region_t region, size_t srcRowPitch, size_t srcSlicePitch, size_t dstRowPitch,
-                             size_t dstSlicePitch, uint32_t numEvents, const ur_event_handle_t *phEvents,
-                             ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *src, *dst;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBufferSrc, q, src)) return r;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBufferDst, q, dst)) return r;
-  RectSide ss, ds;
-  if (ur_result_t r = ordo::ur_common::resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch,
-                                                         dstRowPitch, dstSlicePitch, src->size, dst->size, ss, ds))
-    return r;
-  return submit_rect(*q, type, false, dst->data, ds, src->data, ss, region, {Ref<Mem>(src), Ref<Mem>(dst)}, numEvents,
-                     phEvents, phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
-                                              ur_mem_handle_t hBufferDst, size_t srcOffset, size_t dstOffset,
-                                              size_t size, uint32_t numEventsInWaitList,
-                                              const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  return buffer_copy_rect(hQueue, UR_COMMAND_MEM_BUFFER_COPY, hBufferSrc, hBufferDst, {srcOffset, 0, 0},
-                          {dstOffset, 0, 0}, {size, 1, 1}, 0, 0, 0, 0, numEventsInWaitList, phEventWaitList, phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
-                                                  ur_mem_handle_t hBufferDst, ur_rect_offset_t srcOrigin,
-                                                  ur_rect_offset_t dstOrigin, ur_rect_region_t region,
-                                                  size_t srcRowPitch, size_t srcSlicePitch, size_t dstRowPitch,
-                                                  size_t dstSlicePitch, uint32_t numEventsInWaitList,
-                                                  const ur_event_handle_t *phEventWaitList,
-                                                  ur_event_handle_t *phEvent) {
-  return buffer_copy_rect(hQueue, UR_COMMAND_MEM_BUFFER_COPY_RECT, hBufferSrc, hBufferDst, srcOrigin, dstOrigin, region,
-                          srcRowPitch, srcSlicePitch, dstRowPitch, dstSlicePitch, numEventsInWaitList, phEventWaitList,
-                          phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void *pPattern,
-                                              size_t patternSize, size_t offset, size_t size,
-                                              uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                              ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (ur_result_t r = ordo::ur_common::check_fill(pPattern, patternSize, offset, size, m->size)) return r;
-  const char *pat = static_cast<const char *>(pPattern);
-  return submit_work(*q, UR_COMMAND_MEM_BUFFER_FILL, numEventsInWaitList, phEventWaitList, phEvent, false,
-                     [buffer = Ref<Mem>(m), offset, size, pattern = std::vector<char>(pat, pat + patternSize)] {
-                       fill_pattern(buffer->data + offset, size, pattern);
-                     });
-}
-
-// ---- map and unmap ----
-
-void add_mapping(Mem &m, void *p) {
-  std::lock_guard<std::mutex> lock(m.map_mu);
-  m.mappings.push_back(p);
-}
-
-bool take_mapping(Mem &m, void *p) {
-  std::lock_guard<std::mutex> lock(m.map_mu);
-  auto it = std::find(m.mappings.begin(), m.mappings.end(), p);
-  if (it == m.mappings.end()) return false;
-  m.mappings.erase(it);
-  return true;
-}
-
-// The map is the buffer's own bytes at `offset`, returned at once; the command (and
-// a blocking call) completes when its wait list and queue order allow the caller to
-// use them. Each map is remembered until an unmap of that pointer.
-ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingMap,
-                                             ur_map_flags_t mapFlags, size_t offset, size_t size,
-                                             uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                             ur_event_handle_t *phEvent, void **ppRetMap) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hBuffer, q, m)) return r;
-  if (ur_result_t r = ordo::ur_common::check_map(ppRetMap, mapFlags, offset, size, m->size)) return r;
-  CommandBuilder cmd(*q, UR_COMMAND_MEM_BUFFER_MAP);
-  if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-  void *p = m->data + offset;
-  add_mapping(*m, p); // before the command: an unmap may follow at once
-  ur_result_t r;
-  try {
-    r = cmd.submit(phEvent, blockingMap);
-  } catch (...) {
-    take_mapping(*m, p);
-    throw;
+    return guarded([&] {
+      CommandBuilder cmd(q, type);
+      cmd.set_checked_wait_list(n, waits);
+      return cmd.submit(phEvent, blocking);
+    });
   }
-  if (r != UR_RESULT_SUCCESS) { // a blocking map whose dependencies failed
-    take_mapping(*m, p);
-    return r;
-  }
-  *ppRetMap = p;
-  return UR_RESULT_SUCCESS;
-}
-
-// The pointer must come from a map of this buffer not yet unmapped (each map, one unmap).
-ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void *pMappedPtr,
-                                         uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                         ur_event_handle_t *phEvent) {
-  Queue *q;
-  Mem *m;
-  if (ur_result_t r = queue_and_buffer(hQueue, hMem, q, m)) return r;
-  if (!pMappedPtr) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  CommandBuilder cmd(*q, UR_COMMAND_MEM_UNMAP);
-  if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
-  if (!take_mapping(*m, pMappedPtr)) {
-    NC_LOG(info, "urEnqueueMemUnmap: %p is not mapped from this buffer", pMappedPtr);
-    return UR_RESULT_ERROR_INVALID_VALUE;
-  }
-  try {
-    return cmd.submit(phEvent);
-  } catch (...) {
-    add_mapping(*m, pMappedPtr); // nothing was enqueued: the map stands
-    throw;
-  }
-}
+};
 
 } // namespace
 
-void install_enqueue_mem_entry_points(ur_dditable_t &t) {
-  t.Enqueue.pfnMemBufferRead = urEnqueueMemBufferRead;
-  t.Enqueue.pfnMemBufferWrite = urEnqueueMemBufferWrite;
-  t.Enqueue.pfnMemBufferReadRect = ordo::ur_common::enqueue_read_rect<buffer_host_rect>;
-  t.Enqueue.pfnMemBufferWriteRect = ordo::ur_common::enqueue_write_rect<buffer_host_rect>;
-  t.Enqueue.pfnMemBufferCopy = urEnqueueMemBufferCopy;
-  t.Enqueue.pfnMemBufferCopyRect = urEnqueueMemBufferCopyRect;
-  t.Enqueue.pfnMemBufferFill = urEnqueueMemBufferFill;
-  t.Enqueue.pfnMemBufferMap = urEnqueueMemBufferMap;
-  t.Enqueue.pfnMemUnmap = urEnqueueMemUnmap;
-}
+void install_enqueue_mem_entry_points(ur_dditable_t &t) { ordo::ur_common::buffer_commands<BufferHooks>::install(t); }
 
 } // namespace ordo::native_cpu

@@ -42,10 +42,16 @@ struct Mem : Object<Mem> {
   bool sub_buffer = false; // made by urMemBufferPartition (set before publication)
   bool free_usm = false;   // Storage::Usm: urUSMFree(data) when the buffer goes
 
-  // Pointers handed out by urEnqueueMemBufferMap and not yet given to urEnqueueMemUnmap
-  // (one entry per map).
-  std::mutex map_mu;
-  std::vector<void *> mappings;
+  // The maps of urEnqueueMemBufferMap not yet ended by urEnqueueMemUnmap, one entry per
+  // map (ur_common/buffer_commands.hpp keeps them; each buffer its own).
+  struct Mapping {
+    void *host;
+    size_t offset, size;
+    bool write_back; // never: a map is the buffer's own bytes
+  };
+  std::mutex map_mutex;
+  std::vector<Mapping> mappings;
+  Mem *owner() { return this; }
 };
 ORDO_HANDLE_CHECK(Mem);
 

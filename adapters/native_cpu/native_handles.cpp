@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // urXGetNativeHandle / urXCreateWithNativeHandle for the platform, device, context,
-// queue, event, program and kernel (buffers: memory.cpp; the platform's, context's and
-// kernel's urXGetNativeHandle: ur_common's, through adapter.cpp, context.cpp and
-// kernel.cpp). The native object of a native CPU handle is the adapter's object itself,
+// queue, event, program and kernel (buffers: memory.cpp; the platform's, device's,
+// context's and kernel's urXGetNativeHandle: ur_common's, through adapter.cpp,
+// device.cpp, context.cpp and kernel.cpp). The native object of a native CPU handle is the adapter's object itself,
 // so a native handle is the UR handle's
 // value, and making a handle from one checks it against the handle registry: anything
 // that is not a live object of that kind (of the given context, where one is given) is
@@ -51,13 +51,6 @@ ur_result_t UR_APICALL singleton_from_native(ur_native_handle_t hNative, ur_adap
   if (!out) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!Is(reinterpret_cast<H>(hNative))) return Invalid;
   *out = reinterpret_cast<H>(hNative);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
-  if (!is_device(hDevice)) return device_error(hDevice);
-  if (!phNativeDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  *phNativeDevice = reinterpret_cast<ur_native_handle_t>(hDevice);
   return UR_RESULT_SUCCESS;
 }
 
@@ -131,7 +124,6 @@ ur_result_t UR_APICALL urKernelCreateWithNativeHandle(ur_native_handle_t hNative
 void install_native_handle_entry_points(ur_dditable_t &t) {
   t.Platform.pfnCreateWithNativeHandle =
       singleton_from_native<ur_platform_handle_t, is_platform, UR_RESULT_ERROR_INVALID_PLATFORM>;
-  t.Device.pfnGetNativeHandle = urDeviceGetNativeHandle;
   t.Device.pfnCreateWithNativeHandle =
       singleton_from_native<ur_device_handle_t, is_device, UR_RESULT_ERROR_INVALID_DEVICE>;
   t.Context.pfnCreateWithNativeHandle = urContextCreateWithNativeHandle;

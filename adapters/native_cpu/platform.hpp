@@ -2,6 +2,7 @@
 // The adapter, its one platform and its one device (the host CPU): process-wide
 // singletons that are never deleted.
 #pragma once
+#include <array>
 #include <atomic>
 #include <mutex>
 
@@ -18,17 +19,21 @@ struct Adapter : ordo::object {
 };
 ORDO_HANDLE_CHECK(Adapter);
 
-struct Platform : ordo::object {
-  static constexpr handle_kind kKind = handle_kind::platform;
-  Platform() : ordo::object(kKind) {}
-};
-ORDO_HANDLE_CHECK(Platform);
-
 struct Device : ordo::object {
   static constexpr handle_kind kKind = handle_kind::device;
   Device() : ordo::object(kKind) {}
 };
 ORDO_HANDLE_CHECK(Device);
+
+template <class T> T &singleton();
+
+// `devices`: the one root device (ur_common/device.hpp's urDeviceGet walks it).
+struct Platform : ordo::object {
+  static constexpr handle_kind kKind = handle_kind::platform;
+  Platform() : ordo::object(kKind), devices{&singleton<Device>()} {}
+  const std::array<Device *, 1> devices;
+};
+ORDO_HANDLE_CHECK(Platform);
 
 // Made at the first use; handles outlive static destructors.
 template <class T> T &singleton() {

@@ -262,10 +262,8 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
   // is 0), and it has one compute queue index (MAX_COMPUTE_QUEUE_INDICES).
   if (ur_result_t r = ordo::check_queue_properties(pProperties)) return r;
   const ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
-  return guarded([&] {
-    *phQueue = publish(new Queue(ctx, flags));
-    return UR_RESULT_SUCCESS;
-  });
+  *phQueue = publish(new Queue(ctx, flags));
+  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) { return user_retain<Queue>(hQueue); }
@@ -296,11 +294,9 @@ ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t 
 ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   Queue *q = lookup<Queue>(hQueue);
   if (!q) return Queue::invalid_handle(hQueue);
-  return guarded([&] {
-    q->wait_unfinished();
-    q->context->pools->sync_point();
-    return UR_RESULT_SUCCESS;
-  });
+  q->wait_unfinished();
+  q->context->pools->sync_point();
+  return UR_RESULT_SUCCESS;
 }
 
 // Commands are handed to the workers as soon as they are ready: nothing to flush.

@@ -22,6 +22,7 @@
 #include "backend.hpp"
 #include "ordo/info.hpp"
 #include "ordo/virtual_ranges.hpp"
+#include "ur_common/virtual_mem.hpp"
 
 namespace ordo::stream_backend {
 
@@ -139,150 +140,9 @@ ur_result_t context_of(ur_context_handle_t h, Context *&ctx) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urVirtualMemGranularityGetInfo(ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t,
-                                                      ur_virtual_mem_granularity_info_t propName, size_t propSize,
-                                                      void *pPropValue, size_t *pPropSizeRet) {
-  Context *ctx = nullptr;
-  if (ur_result_t r = context_of(hContext, ctx)) return r;
-  if (hDevice) {
-    Device *d = nullptr;
-    if (ur_result_t r = unwrap(hDevice, d)) return r;
-    if (ctx->index_of(d) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  }
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  if (propName != UR_VIRTUAL_MEM_GRANULARITY_INFO_MINIMUM && propName != UR_VIRTUAL_MEM_GRANULARITY_INFO_RECOMMENDED)
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  size_t g = 0;
-  if (ur_result_t r = granularity(ctx, propName == UR_VIRTUAL_MEM_GRANULARITY_INFO_RECOMMENDED, &g)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  return out.value(g);
-}
-
-ur_result_t UR_APICALL urVirtualMemReserve(ur_context_handle_t hContext, const void *pStart, size_t size,
-                                           void **ppStart) {
-  Context *ctx = nullptr;
-  if (ur_result_t r = context_of(hContext, ctx)) return r;
-  if (!ppStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  size_t gran = 0;
-  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
-  if (size == 0 || size % gran != 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (reinterpret_cast<uintptr_t>(pStart) % gran != 0) return UR_RESULT_ERROR_INVALID_VALUE;
-  void *p = nullptr;
-  ORDO_DRV(drv::vm_reserve(&p, size, pStart)); // pStart is a hint
-  try {
-    ranges().add(ctx, reinterpret_cast<uintptr_t>(p), size);
-  } catch (...) {
-    drv::vm_free(p, size);
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  context_hold(ctx); // the reservation's; dropped by urVirtualMemFree
-  *ppStart = p;
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urVirtualMemFree(ur_context_handle_t hContext, const void *pStart, size_t size) {
-  Context *ctx = nullptr;
-  if (ur_result_t r = context_of(hContext, ctx)) return r;
-  if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  size_t gran = 0;
-  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
-  Ranges::mapping_map dropped; // their physical memory is released outside the lock
-  ur_result_t r = ranges().remove(
-      ctx, reinterpret_cast<uintptr_t>(pStart), size,
-      [&](Ranges::mapping_map &mappings) {
-        for (auto &m : mappings) unmap_granules(m.first, m.second.size, gran);
-        return to_ur(drv::vm_free(const_cast<void *>(pStart), size));
-      },
-      dropped);
-  if (r) return r; // only a whole reservation goes
-  context_drop(ctx);
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urVirtualMemMap(ur_context_handle_t hContext, const void *pStart, size_t size,
-                                       ur_physical_mem_handle_t hPhysicalMem, size_t offset,
-                                       ur_virtual_mem_access_flags_t flags) {
-  Context *ctx = nullptr;
-  if (ur_result_t r = context_of(hContext, ctx)) return r;
-  if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  PhysicalMem *phys = nullptr;
-  if (ur_result_t r = unwrap(hPhysicalMem, phys)) return r;
-  if (flags & UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  size_t gran = 0;
-  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
-  const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
-  if (size == 0 || p % gran != 0 || size % gran != 0 || offset % gran != 0) return UR_RESULT_ERROR_INVALID_VALUE;
-  if (offset > phys->size || size > phys->size - offset) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (phys->ctx != ctx) return UR_RESULT_ERROR_INVALID_VALUE;
-  return ranges().map(ctx, p, size, PhysRef(phys), offset, flags, [&]() -> ur_result_t {
-    for (size_t done = 0; done < size; done += gran)
-      if (status s = drv::vm_map(reinterpret_cast<void *>(p + done), gran, phys->granules[(offset + done) / gran], 0)) {
-        unmap_granules(p, done, gran);
-        return to_ur(s);
-      }
-    if (ur_result_t r = set_access(ctx, phys->dev, p, size, gran, access_of(flags))) {
-      unmap_granules(p, size, gran);
-      return r;
-    }
-    return UR_RESULT_SUCCESS;
-  });
-}
-
-ur_result_t UR_APICALL urVirtualMemUnmap(ur_context_handle_t hContext, const void *pStart, size_t size) {
-  Context *ctx = nullptr;
-  if (ur_result_t r = context_of(hContext, ctx)) return r;
-  if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  size_t gran = 0;
-  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
-  const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
-  PhysRef released; // dropped outside the lock
-  return ranges().unmap(
-      ctx, p, size, [&](const Ranges::mapping &) { return unmap_granules(p, size, gran); }, released);
-}
-
-ur_result_t UR_APICALL urVirtualMemSetAccess(ur_context_handle_t hContext, const void *pStart, size_t size,
-                                             ur_virtual_mem_access_flags_t flags) {
-  Context *ctx = nullptr;
-  if (ur_result_t r = context_of(hContext, ctx)) return r;
-  if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (flags & UR_VIRTUAL_MEM_ACCESS_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  size_t gran = 0;
-  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
-  const uintptr_t p = reinterpret_cast<uintptr_t>(pStart);
-  if (size == 0 || p % gran != 0 || size % gran != 0) return UR_RESULT_ERROR_INVALID_VALUE;
-  return ranges().set_access(ctx, p, size, flags, [&](const Ranges::mapping &m) {
-    return set_access(ctx, m.phys.get()->dev, p, size, gran, access_of(flags));
-  });
-}
-
-ur_result_t UR_APICALL urVirtualMemGetInfo(ur_context_handle_t hContext, const void *pStart, size_t size,
-                                           ur_virtual_mem_info_t propName, size_t propSize, void *pPropValue,
-                                           size_t *pPropSizeRet) {
-  Context *ctx = nullptr;
-  if (ur_result_t r = context_of(hContext, ctx)) return r;
-  if (!pStart) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  if (propName != UR_VIRTUAL_MEM_INFO_ACCESS_MODE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  ur_virtual_mem_access_flags_t access = UR_VIRTUAL_MEM_ACCESS_FLAG_NONE;
-  if (ur_result_t r = ranges().access_at(ctx, reinterpret_cast<uintptr_t>(pStart), size, &access)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  return out.value(access);
-}
-
-ur_result_t UR_APICALL urPhysicalMemCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice, size_t size,
-                                           const ur_physical_mem_properties_t *pProperties,
-                                           ur_physical_mem_handle_t *phPhysicalMem) {
-  Context *ctx = nullptr;
-  if (ur_result_t r = context_of(hContext, ctx)) return r;
-  Device *d = nullptr;
-  if (ur_result_t r = unwrap(hDevice, d)) return r;
-  if (ctx->index_of(d) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-  if (!phPhysicalMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  const ur_physical_mem_flags_t flags = pProperties ? pProperties->flags : 0;
-  if (flags & UR_PHYSICAL_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  size_t gran = 0;
-  if (ur_result_t r = granularity(ctx, false, &gran)) return r;
-  if (size == 0 || size % gran != 0) return UR_RESULT_ERROR_INVALID_SIZE;
+// One driver allocation per granule.
+ur_result_t create_physical(Context *ctx, Device *d, size_t size, ur_physical_mem_flags_t flags, size_t gran,
+                            ur_physical_mem_handle_t *phPhysicalMem) {
   ORDO_DRV(d->make_current());
   std::vector<phys_t> granules;
   auto undo = [&] {
@@ -323,15 +183,6 @@ ur_result_t UR_APICALL urPhysicalMemRelease(ur_physical_mem_handle_t h) {
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urPhysicalMemGetInfo(ur_physical_mem_handle_t h, ur_physical_mem_info_t propName,
-                                            size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(PhysicalMem, p, h);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  return ordo::physical_mem_info(out, propName, reinterpret_cast<ur_context_handle_t>(p->ctx),
-                                 reinterpret_cast<ur_device_handle_t>(p->dev), p->size, p->flags, p->count());
-}
-
 // ---- inter-process handles of physical memory (urIPC*PhysMemHandleExp) ----
 // Memory made with UR_PHYSICAL_MEM_FLAG_ENABLE_IPC is exportable: the handle data name
 // the creating process and one file descriptor per granule (cuMemExportToShareableHandle).
@@ -365,14 +216,7 @@ int take_fd(int64_t pid, int fd) {
 #endif
 }
 
-ur_result_t UR_APICALL urIPCGetPhysMemHandleExp(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem,
-                                                void **ppData, size_t *pSize) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  ORDO_UNWRAP(PhysicalMem, p, hPhysMem);
-  if (!ppData || !pSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  // The spec's code for memory made without the flag.
-  if (!(p->flags & UR_PHYSICAL_MEM_FLAG_ENABLE_IPC)) return UR_RESULT_ERROR_INVALID_ARGUMENT;
+ur_result_t ipc_export(PhysicalMem *p, void **ppData, size_t *pSize) {
   const uint32_t count = static_cast<uint32_t>(p->granules.size());
   auto *d = static_cast<IpcPhysData *>(std::calloc(1, ipc_data_size(count)));
   if (!d) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -397,10 +241,7 @@ ur_result_t UR_APICALL urIPCGetPhysMemHandleExp(ur_context_handle_t hContext, ur
 }
 
 // The creator's descriptors go with the data.
-ur_result_t UR_APICALL urIPCPutPhysMemHandleExp(ur_context_handle_t hContext, const void *pData) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  (void)ctx;
-  if (!pData) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+ur_result_t ipc_put(const void *pData) {
   auto *d = static_cast<const IpcPhysData *>(pData);
   if (d->magic != kIpcMagic || d->pid != static_cast<int64_t>(getpid())) return UR_RESULT_ERROR_INVALID_VALUE;
   for (uint32_t i = 0; i < d->count; ++i) close(d->fds[i]);
@@ -451,32 +292,69 @@ ur_result_t UR_APICALL urIPCOpenPhysMemHandleExp(ur_context_handle_t hContext, u
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urIPCClosePhysMemHandleExp(ur_context_handle_t hContext, ur_physical_mem_handle_t hPhysMem) {
-  ORDO_UNWRAP(Context, ctx, hContext);
-  ORDO_UNWRAP(PhysicalMem, p, hPhysMem);
-  if (p->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
-  return stream_backend::urPhysicalMemRelease(hPhysMem);
-}
+// The checks and the table of ranges are shared (ur_common/virtual_mem.hpp).
+struct VirtualMemHooks {
+  using Context = stream_backend::Context;
+  using Device = stream_backend::Device;
+  using PhysicalMem = stream_backend::PhysicalMem;
+  using PhysRef = stream_backend::PhysRef;
+  static Ranges &ranges() { return stream_backend::ranges(); }
+  static ur_result_t context_of(ur_context_handle_t h, Context *&ctx) { return stream_backend::context_of(h, ctx); }
+  static ur_result_t context_device(Context *ctx, ur_device_handle_t h, Device *&d) {
+    if (ur_result_t r = unwrap(h, d)) return r;
+    return ctx->index_of(d) < 0 ? UR_RESULT_ERROR_INVALID_DEVICE : UR_RESULT_SUCCESS;
+  }
+  static ur_result_t granularity(Context *ctx, bool recommended, size_t &g) {
+    return stream_backend::granularity(ctx, recommended, &g);
+  }
+  static void hold_context(Context *ctx) { context_hold(ctx); }
+  static void drop_context(Context *ctx) { context_drop(ctx); }
+  static ur_result_t reserve(Context *, const void *hint, size_t size, void *&p) {
+    ORDO_DRV(drv::vm_reserve(&p, size, hint));
+    return UR_RESULT_SUCCESS;
+  }
+  static void unreserve(void *p, size_t size) { drv::vm_free(p, size); }
+  static ur_result_t free_reservation(Context *, void *p, size_t size, size_t gran, Ranges::mapping_map &mappings) {
+    for (auto &m : mappings) unmap_granules(m.first, m.second.size, gran);
+    return to_ur(drv::vm_free(p, size));
+  }
+  static ur_result_t map(Context *ctx, PhysicalMem *phys, uintptr_t p, size_t size, size_t offset,
+                         ur_virtual_mem_access_flags_t flags, size_t gran) {
+    for (size_t done = 0; done < size; done += gran)
+      if (status s = drv::vm_map(reinterpret_cast<void *>(p + done), gran, phys->granules[(offset + done) / gran], 0)) {
+        unmap_granules(p, done, gran);
+        return to_ur(s);
+      }
+    if (ur_result_t r = stream_backend::set_access(ctx, phys->dev, p, size, gran, access_of(flags))) {
+      unmap_granules(p, size, gran);
+      return r;
+    }
+    return UR_RESULT_SUCCESS;
+  }
+  static ur_result_t unmap(uintptr_t p, size_t size, size_t gran) { return unmap_granules(p, size, gran); }
+  static ur_result_t set_access(Context *ctx, const Ranges::mapping &m, uintptr_t p, size_t size, size_t gran,
+                                ur_virtual_mem_access_flags_t flags) {
+    return stream_backend::set_access(ctx, m.phys.get()->dev, p, size, gran, access_of(flags));
+  }
+  static ur_result_t create_physical(Context *ctx, Device *d, size_t size, ur_physical_mem_flags_t flags, size_t gran,
+                                     ur_physical_mem_handle_t *out) {
+    return stream_backend::create_physical(ctx, d, size, flags, gran, out);
+  }
+  static ur_device_handle_t device_of(const PhysicalMem *p) { return reinterpret_cast<ur_device_handle_t>(p->dev); }
+  static constexpr auto physical_retain = stream_backend::urPhysicalMemRetain;
+  static constexpr auto physical_release = stream_backend::urPhysicalMemRelease;
+  static ur_result_t ipc_export(PhysicalMem *p, void **ppData, size_t *pSize) {
+    return stream_backend::ipc_export(p, ppData, pSize);
+  }
+  static ur_result_t ipc_put(const void *pData) { return stream_backend::ipc_put(pData); }
+  static constexpr auto ipc_open = urIPCOpenPhysMemHandleExp;
+};
 
 } // namespace
 
 void install_virtual_mem_entry_points(ur_dditable_t &t) {
   if (!info().virtual_memory) return;
-  t.VirtualMem.pfnGranularityGetInfo = urVirtualMemGranularityGetInfo;
-  t.VirtualMem.pfnReserve = urVirtualMemReserve;
-  t.VirtualMem.pfnFree = urVirtualMemFree;
-  t.VirtualMem.pfnMap = urVirtualMemMap;
-  t.VirtualMem.pfnUnmap = urVirtualMemUnmap;
-  t.VirtualMem.pfnSetAccess = urVirtualMemSetAccess;
-  t.VirtualMem.pfnGetInfo = urVirtualMemGetInfo;
-  t.PhysicalMem.pfnCreate = urPhysicalMemCreate;
-  t.PhysicalMem.pfnRetain = urPhysicalMemRetain;
-  t.PhysicalMem.pfnRelease = urPhysicalMemRelease;
-  t.PhysicalMem.pfnGetInfo = urPhysicalMemGetInfo;
-  t.IPCExp.pfnGetPhysMemHandleExp = urIPCGetPhysMemHandleExp;
-  t.IPCExp.pfnPutPhysMemHandleExp = urIPCPutPhysMemHandleExp;
-  t.IPCExp.pfnOpenPhysMemHandleExp = urIPCOpenPhysMemHandleExp;
-  t.IPCExp.pfnClosePhysMemHandleExp = urIPCClosePhysMemHandleExp;
+  ordo::ur_common::virtual_mem_entry_points<VirtualMemHooks>::install(t);
 }
 
 } // namespace ordo::stream_backend

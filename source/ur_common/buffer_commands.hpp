@@ -34,11 +34,16 @@
 //   // The unmap's command: copies the mapped range back when map.write_back.
 //   static ur_result_t unmap(Queue *, Mem *, const typename Mem::Mapping &, uint32_t,
 //                            const ur_event_handle_t *, ur_event_handle_t *);
+//   // Optional: `static constexpr bool own_context_only = true;` where read, write and
+//   // copy take buffers of the queue's context only (H::queue_and_buffer, never
+//   // `foreign`). Mem then needs only size, Mapping, mappings, map_mutex and owner()
+//   // (native CPU's Mem).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <type_traits>
 
 #include "ordo/mem_rules.hpp"
 #include "ordo/object.hpp"
@@ -84,9 +89,24 @@ template <class Mem, class Alloc> ur_result_t host_mirror(Mem *root, uint8_t **o
   return UR_RESULT_SUCCESS;
 }
 
+template <class H, class = void> struct own_context_only : std::false_type {};
+template <class H>
+struct own_context_only<H, std::void_t<decltype(H::own_context_only)>>
+    : std::integral_constant<bool, H::own_context_only> {};
+
 template <class H> struct buffer_commands {
   using Queue = typename H::Queue;
   using Mem = typename H::Mem;
+
+  // The queue and a buffer for read, write and copy.
+  static ur_result_t queue_and_any_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m,
+                                          bool &foreign) {
+    if constexpr (own_context_only<H>::value) {
+      (void)foreign;
+      return H::queue_and_buffer(hQueue, hMem, q, m);
+    } else
+      return ordo::ur_common::queue_and_any_buffer(hQueue, hMem, q, m, foreign);
+  }
 
   static ur_result_t UR_APICALL read(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking, size_t offset,
                                      size_t size, void *pDst, uint32_t n, const ur_event_handle_t *waits,

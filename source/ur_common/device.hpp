@@ -2,7 +2,9 @@
 // The urDevice* entry points that are bookkeeping, written once: enumeration of a
 // platform's root devices, their fixed reference counts, native handles, binary
 // selection by target name and global timestamps. urDeviceGetInfo stays the adapter's
-// (ur_common/device_info.hpp has the answers every backend gives alike).
+// (ur_common/device_info.hpp has the answers every backend gives alike). Handles are
+// checked by `unwrap(handle, T *&)` found by argument-dependent lookup: ordo::unwrap,
+// unless the adapter has a stricter overload in its namespace (native CPU's singletons).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +22,8 @@ namespace ordo::ur_common {
 template <class Platform, class TypeOf>
 ur_result_t device_get(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
                        ur_device_handle_t *phDevices, uint32_t *pNumDevices, TypeOf type_of) {
-  ORDO_UNWRAP(Platform, p, hPlatform);
+  Platform *p = nullptr;
+  if (ur_result_t r = unwrap(hPlatform, p)) return r;
   if (DeviceType < UR_DEVICE_TYPE_DEFAULT || DeviceType > UR_DEVICE_TYPE_CUSTOM)
     return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -39,7 +42,8 @@ ur_result_t device_get(ur_platform_handle_t hPlatform, ur_device_type_t DeviceTy
 // urDeviceRetain and urDeviceRelease of a root device: it lives as long as the process
 // and, as UR says for root devices, its reference count stays as it is.
 template <class Device> ur_result_t UR_APICALL root_device_keep(ur_device_handle_t hDevice) {
-  ORDO_UNWRAP(Device, d, hDevice);
+  Device *d = nullptr;
+  if (ur_result_t r = unwrap(hDevice, d)) return r;
   (void)d;
   return UR_RESULT_SUCCESS;
 }
@@ -47,7 +51,8 @@ template <class Device> ur_result_t UR_APICALL root_device_keep(ur_device_handle
 // urDeviceGetNativeHandle: `Native(const Device *)` is the driver's handle.
 template <class Device, ur_native_handle_t (*Native)(const Device *)>
 ur_result_t UR_APICALL device_get_native_handle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
-  ORDO_UNWRAP(Device, d, hDevice);
+  Device *d = nullptr;
+  if (ur_result_t r = unwrap(hDevice, d)) return r;
   if (!phNativeDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   *phNativeDevice = Native(d);
   return UR_RESULT_SUCCESS;
@@ -58,7 +63,8 @@ ur_result_t UR_APICALL device_get_native_handle(ur_device_handle_t hDevice, ur_n
 template <class Device, ur_result_t (*Answer)(Device *, ur_device_info_t, InfoWriter &)>
 ur_result_t UR_APICALL device_get_info(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
                                        void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_UNWRAP(Device, d, hDevice);
+  Device *d = nullptr;
+  if (ur_result_t r = unwrap(hDevice, d)) return r;
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter out(propSize, pPropValue, pPropSizeRet);
   return Answer(d, propName, out);
@@ -86,7 +92,8 @@ template <class H> struct device_entry_points {
 
   static ur_result_t UR_APICALL select_binary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
                                               uint32_t NumBinaries, uint32_t *pSelectedBinary) {
-    ORDO_UNWRAP(Device, d, hDevice);
+    Device *d = nullptr;
+    if (ur_result_t r = unwrap(hDevice, d)) return r;
     if (!pBinaries || !pSelectedBinary) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
     const char *target = H::binary_target(d);
@@ -102,7 +109,8 @@ template <class H> struct device_entry_points {
 
   static ur_result_t UR_APICALL get_global_timestamps(ur_device_handle_t hDevice, uint64_t *pDeviceTimestamp,
                                                       uint64_t *pHostTimestamp) {
-    ORDO_UNWRAP(Device, d, hDevice);
+    Device *d = nullptr;
+    if (ur_result_t r = unwrap(hDevice, d)) return r;
     if (pDeviceTimestamp) {
       uint64_t ns = 0;
       if (ur_result_t r = H::device_time_ns(d, ns)) return r;

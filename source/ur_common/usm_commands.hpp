@@ -21,10 +21,16 @@
 //   static ur_result_t memcpy_2d(Queue *, bool blocking, void *dst, size_t dstPitch, const void *src,
 //                                size_t srcPitch, size_t width, size_t height, uint32_t,
 //                                const ur_event_handle_t *, ur_event_handle_t *);
+//   // Optional: `static constexpr bool copies_overlapping = true;` where a copy is a
+//   // memmove (native CPU): overlapping ranges are copied, not refused.
+//
+// Handles are checked by `unwrap(handle, T *&)` found by argument-dependent lookup
+// (ordo::unwrap, or the adapter's stricter overload: native CPU's registry).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ordo/checked_math.hpp"
 #include "ordo/usm_2d_rules.hpp"
@@ -51,6 +57,11 @@ inline bool ranges_overlap(const void *a, const void *b, size_t n) {
   return x < y + n && y < x + n;
 }
 
+template <class H, class = void> struct copies_overlapping : std::false_type {};
+template <class H>
+struct copies_overlapping<H, std::void_t<decltype(H::copies_overlapping)>>
+    : std::integral_constant<bool, H::copies_overlapping> {};
+
 template <class H> struct usm_commands {
   using Queue = typename H::Queue;
   using Command = typename H::Command;
@@ -66,7 +77,8 @@ template <class H> struct usm_commands {
   static ur_result_t UR_APICALL fill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
                                      size_t size, uint32_t numEventsInWaitList,
                                      const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-    ORDO_UNWRAP(Queue, q, hQueue);
+    Queue *q = nullptr;
+    if (ur_result_t r = unwrap(hQueue, q)) return r;
     if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
       return UR_RESULT_ERROR_INVALID_SIZE;
@@ -81,7 +93,8 @@ template <class H> struct usm_commands {
   static ur_result_t UR_APICALL fill_2d(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
                                         const void *pPattern, size_t width, size_t height, uint32_t numEventsInWaitList,
                                         const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-    ORDO_UNWRAP(Queue, q, hQueue);
+    Queue *q = nullptr;
+    if (ur_result_t r = unwrap(hQueue, q)) return r;
     if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (ur_result_t r = ordo::usm_2d::fill_sizes(pMem, pitch, patternSize, width, height)) return r;
     if (ur_result_t r = check_region_2d(q, pMem, pitch, width, height)) return r;
@@ -94,12 +107,13 @@ template <class H> struct usm_commands {
   static ur_result_t UR_APICALL memcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
                                        size_t size, uint32_t numEventsInWaitList,
                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-    ORDO_UNWRAP(Queue, q, hQueue);
+    Queue *q = nullptr;
+    if (ur_result_t r = unwrap(hQueue, q)) return r;
     if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
     if (ur_result_t r = H::check_usm(q, pDst, size)) return r;
     if (ur_result_t r = H::check_usm(q, pSrc, size)) return r;
-    if (ranges_overlap(pDst, pSrc, size)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
+    if (!copies_overlapping<H>::value && ranges_overlap(pDst, pSrc, size)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
     return H::memcpy(q, blocking, pDst, pSrc, size, numEventsInWaitList, phEventWaitList, phEvent);
   }
 
@@ -107,7 +121,8 @@ template <class H> struct usm_commands {
                                           const void *pSrc, size_t srcPitch, size_t width, size_t height,
                                           uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                           ur_event_handle_t *phEvent) {
-    ORDO_UNWRAP(Queue, q, hQueue);
+    Queue *q = nullptr;
+    if (ur_result_t r = unwrap(hQueue, q)) return r;
     if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
     if (ur_result_t r = check_region_2d(q, pDst, dstPitch, width, height)) return r;
@@ -119,7 +134,8 @@ template <class H> struct usm_commands {
   static ur_result_t UR_APICALL prefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
                                          ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-    ORDO_UNWRAP(Queue, q, hQueue);
+    Queue *q = nullptr;
+    if (ur_result_t r = unwrap(hQueue, q)) return r;
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -132,7 +148,8 @@ template <class H> struct usm_commands {
   // Advice is a hint: one the driver declines is not an error.
   static ur_result_t UR_APICALL advise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
                                        ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
-    ORDO_UNWRAP(Queue, q, hQueue);
+    Queue *q = nullptr;
+    if (ur_result_t r = unwrap(hQueue, q)) return r;
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
