@@ -25,17 +25,11 @@ namespace {
 
 IntelUsmFunctions find_intel_usm(cl_platform_id p) {
   IntelUsmFunctions f;
-  auto get = [p](const char *name) { return cl.clGetExtensionFunctionAddressForPlatform(p, name); };
-  f.host_alloc = reinterpret_cast<clHostMemAllocINTEL_fn>(get("clHostMemAllocINTEL"));
-  f.device_alloc = reinterpret_cast<clDeviceMemAllocINTEL_fn>(get("clDeviceMemAllocINTEL"));
-  f.shared_alloc = reinterpret_cast<clSharedMemAllocINTEL_fn>(get("clSharedMemAllocINTEL"));
-  f.blocking_free = reinterpret_cast<clMemBlockingFreeINTEL_fn>(get("clMemBlockingFreeINTEL"));
-  f.get_alloc_info = reinterpret_cast<clGetMemAllocInfoINTEL_fn>(get("clGetMemAllocInfoINTEL"));
-  f.set_kernel_arg = reinterpret_cast<clSetKernelArgMemPointerINTEL_fn>(get("clSetKernelArgMemPointerINTEL"));
-  f.memcpy = reinterpret_cast<clEnqueueMemcpyINTEL_fn>(get("clEnqueueMemcpyINTEL"));
-  f.fill = reinterpret_cast<clEnqueueMemFillINTEL_fn>(get("clEnqueueMemFillINTEL"));
-  if (!f.complete()) f = IntelUsmFunctions{};
-  return f;
+#define ORDO_INTEL_USM_FIND(member, name)                                                                              \
+  f.member = reinterpret_cast<name##_fn>(cl.clGetExtensionFunctionAddressForPlatform(p, #name));
+  ORDO_INTEL_USM(ORDO_INTEL_USM_FIND)
+#undef ORDO_INTEL_USM_FIND
+  return f.complete() ? f : IntelUsmFunctions{};
 }
 
 std::unique_ptr<ur_platform_handle_t_> make_platform(cl_platform_id id) {
@@ -121,24 +115,17 @@ struct adapter_hooks {
   }
   // Generic compiler options and their OpenCL spelling.
   static bool backend_option(const char *frontend, const char **platform_option) {
-    static const struct {
-      const char *frontend, *opencl;
-    } options[] = {
-        {"", ""},
-        {"-O0", "-cl-opt-disable"},
-        {"-O1", ""},
-        {"-O2", ""},
-        {"-O3", ""},
-        {"-ftarget-compile-fast", ""},
-        {"-foffload-fp32-prec-div", ""},
-        {"-foffload-fp32-prec-sqrt", "-cl-fp32-correctly-rounded-divide-sqrt"},
-    };
-    for (const auto &o : options)
-      if (std::strcmp(frontend, o.frontend) == 0) {
-        *platform_option = o.opencl;
-        return true;
-      }
-    return false;
+    auto is = [frontend](const char *option) { return std::strcmp(frontend, option) == 0; };
+    if (is("-O0"))
+      *platform_option = "-cl-opt-disable";
+    else if (is("-foffload-fp32-prec-sqrt"))
+      *platform_option = "-cl-fp32-correctly-rounded-divide-sqrt";
+    else if (is("") || is("-O1") || is("-O2") || is("-O3") || is("-ftarget-compile-fast") ||
+             is("-foffload-fp32-prec-div"))
+      *platform_option = ""; // OpenCL's compiler needs nothing for these
+    else
+      return false;
+    return true;
   }
 };
 
@@ -148,7 +135,6 @@ ur_result_t UR_APICALL urPlatformCreateWithNativeHandle(ur_native_handle_t hNati
                                                         const ur_platform_native_properties_t *,
                                                         ur_platform_handle_t *phPlatform) {
   ORDO_CHECK_HANDLE(hAdapter);
-  ORDO_CHECK_PTR(phPlatform);
   for (ur_platform_handle_t p : platforms())
     if (reinterpret_cast<ur_native_handle_t>(p->cl) == hNativePlatform) {
       *phPlatform = p;

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// urEnqueueUSM{Device,Shared,Host}AllocExp and urEnqueueUSMFreeExp on the
-// stream-ordered layer (docs/async-alloc.md). An alloc or free command is a marker
-// (clEnqueueMarkerWithWaitList) carrying the command's wait list, plus whatever
-// internal dependencies the pool adds; its event is the command's event, and a
-// free's event is the release event the pool waits on before reusing the block.
-// The pool call and the command happen in one hold of the queue's submission lock,
-// so the pool sees a queue's allocs and frees in the order their commands enter it.
-// Where a marker would add no order, there is none (docs/opencl.md, "Allocs and frees
-// without OpenCL commands"): the UR event then holds the cl_event of the one command
-// the marker would have waited for (can_share(), newest_command()).
+// urEnqueueUSM{Device,Shared,Host}AllocExp and urEnqueueUSMFreeExp on the stream-ordered
+// layer (docs/async-alloc.md; docs/opencl.md, "Stream-ordered allocation"). The pool call
+// and the command happen in one hold of the queue's submission lock, so the pool sees a
+// queue's allocs and frees in the order their commands enter it. A command is a marker
+// with the wait list and the pool's internal dependencies, or none where a marker would
+// add no order: the UR event then holds the cl_event of the one command the marker would
+// have waited for (can_share(), newest_command(); "Allocs and frees without OpenCL commands").
 #include <mutex>
 
 #include "context.hpp"
@@ -21,22 +18,10 @@
 namespace ordo::opencl {
 namespace {
 
-ur_command_t alloc_command(ur_usm_type_t kind) {
-  switch (kind) {
-  case UR_USM_TYPE_HOST: return UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP;
-  case UR_USM_TYPE_SHARED: return UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP;
-  default: return UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP;
-  }
-}
-
-// Under q->submit_mutex: whether a marker on `q` waiting for `e` alone would be
-// ordered exactly like `e`'s own command, so that the alloc or free can share `e`'s
-// cl_event instead of making a marker (one OpenCL command and event fewer). That
-// holds for the newest command of an in-order queue, and on an out-of-order queue
-// for a command of `q` placed after its newest barrier (a marker on `q` would also
-// wait for that barrier; a later barrier on `q` waits for a command of `q`, not for
-// one of another queue). Never on a profiling queue: the alloc or free has its own
-// times there.
+// Under q->submit_mutex: whether a marker on `q` waiting for `e` alone would complete
+// exactly with `e`'s command, so its cl_event can stand in: the newest command of an
+// in-order queue, or a command of an out-of-order `q` after its newest barrier (a
+// marker would wait for that barrier too). Never on a profiling queue (own times).
 bool can_share(ur_queue_handle_t q, ur_event_handle_t e) {
   if (q->profiling || e->queue != q || e->seq == 0) return false;
   if (q->in_order) return e->seq == q->commands.load(std::memory_order_relaxed);
@@ -51,21 +36,27 @@ cl_event newest_command(ur_queue_handle_t q) {
   return q->last_cl_at == q->commands.load(std::memory_order_relaxed) ? q->last_cl : nullptr;
 }
 
-ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_usm_type_t kind, size_t size,
-                          const ur_exp_async_usm_alloc_properties_t *props, uint32_t n, const ur_event_handle_t *list,
-                          void **ppMem, ur_event_handle_t *phEvent) {
-  ORDO_CHECK_HANDLE(q);
-  ORDO_CHECK_PTR(ppMem);
-  if (props && (props->flags & UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_wait_list(n, list)) return r;
+// Under q->submit_mutex: the cl_event an alloc or free waiting for `list` (`waits` events
+// in all, the pool's internal dependencies included) takes instead of a marker's: its
+// one event where can_share() allows, or with no wait an in-order queue's newest
+// command's, unless it wants an event of its own on a profiling queue. Null: a marker.
+cl_event shared_event(ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *list, cl_uint waits, bool want_event) {
+  if (n == 1 && waits == 1 && can_share(q, list[0])) return list[0]->cl;
+  if (waits == 0 && !(want_event && q->profiling)) return newest_command(q);
+  return nullptr;
+}
+
+ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_usm_type_t kind, ur_command_t type,
+                          size_t size, uint32_t n, const ur_event_handle_t *list, void **ppMem,
+                          ur_event_handle_t *phEvent) {
   ClWaitList waits;
-  if (ur_result_t r = waits.assign(n, list, q->context)) return r;
+  if (ur_result_t r = begin_command(q, n, list, waits)) return r;
   if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  ur_device_handle_t d = q->device;
+  ur_device_handle_t d = q->dev;
   if (!d->async_alloc_supported()) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
   if (size > d->max_alloc) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  if (!usm_kind_supported(q->context, kind, d)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-  ordo::stream_ordered::context_pools &pools = *q->context->pools;
+  if (!usm_kind_supported(q->ctx, kind, d)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  ordo::stream_ordered::context_pools &pools = *q->ctx->pools;
   ordo::stream_ordered::pool_ref pool;
   if (ur_result_t r = pools.resolve(pPool, kind, d, pool)) return r;
 
@@ -81,22 +72,15 @@ ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_us
     std::lock_guard<std::mutex> lock(q->submit_mutex);
     r = pools.alloc_in_command(pool, kind, d, size, cmd, block);
     if (r == UR_RESULT_SUCCESS) {
-      // The alloc command: a zero fill where the pool asks for one, else a marker.
-      // None is needed when it waits for nothing and nobody asked for its event, nor
-      // when it waits for one event and nothing else (no internal dependency) that
-      // can_share() allows: its event, if asked for, is that event's cl_event; nor
-      // when it waits for nothing on an in-order queue whose newest command's event
-      // is known (newest_command()): that is its event.
+      // A zero fill where the pool asks for one; none with no wait list and no event
+      // asked for; else a shared cl_event or a marker.
       cl_event same = nullptr; // the cl_event this alloc's completes with
       if (block.needs_zero) {
         unsigned char zero = 0;
         err = usm_enqueue_fill(q, block.ptr, &zero, 1, size, waits.size(), waits.data(), &ev);
-      } else if (n == 1 && waits.size() == 1 && can_share(q, list[0])) {
-        same = list[0]->cl;
-      } else if (phEvent && waits.size() == 0 && !q->profiling && newest_command(q)) {
-        same = newest_command(q);
       } else if (phEvent || waits.size()) {
-        err = enqueue_marker(q, waits.size(), waits.data(), &ev);
+        same = shared_event(q, n, list, waits.size(), phEvent != nullptr);
+        if (!same) err = enqueue_marker(q, waits.size(), waits.data(), &ev);
       }
       if (same) {
         shared = true;
@@ -118,29 +102,26 @@ ur_result_t enqueue_alloc(ur_queue_handle_t q, ur_usm_pool_handle_t pPool, ur_us
   if (r != UR_RESULT_SUCCESS) return r;
   if (err != CL_SUCCESS) return to_ur(err);
   *ppMem = block.ptr;
-  r = finish_command(q, alloc_command(kind), ev, node, false, phEvent, seq);
+  r = finish_command(q, type, ev, node, false, phEvent, seq);
   if (r == UR_RESULT_SUCCESS && phEvent && shared) (*phEvent)->shared = true;
   return r;
 }
 
 // urEnqueueUSM{Device,Shared,Host}AllocExp: the same but for the kind.
-template <ur_usm_type_t Kind>
+template <ur_usm_type_t Kind, ur_command_t Type>
 ur_result_t UR_APICALL EnqueueUSMAllocExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, const size_t size,
-                                          const ur_exp_async_usm_alloc_properties_t *pProperties,
-                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                          void **ppMem, ur_event_handle_t *phEvent) {
-  return enqueue_alloc(hQueue, pPool, Kind, size, pProperties, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
+                                          const ur_exp_async_usm_alloc_properties_t *, uint32_t numEventsInWaitList,
+                                          const ur_event_handle_t *phEventWaitList, void **ppMem,
+                                          ur_event_handle_t *phEvent) {
+  return enqueue_alloc(hQueue, pPool, Kind, Type, size, numEventsInWaitList, phEventWaitList, ppMem, phEvent);
 }
 
 ur_result_t UR_APICALL urEnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool_handle_t pPool, void *pMem,
                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                            ur_event_handle_t *phEvent) {
-  ORDO_CHECK_HANDLE(hQueue);
-  ORDO_CHECK_PTR(pMem);
-  if (ur_result_t r = check_wait_list(numEventsInWaitList, phEventWaitList)) return r;
   ClWaitList waits;
-  if (ur_result_t r = waits.assign(numEventsInWaitList, phEventWaitList, hQueue->context)) return r;
-  ordo::stream_ordered::context_pools &pools = *hQueue->context->pools;
+  if (ur_result_t r = begin_command(hQueue, numEventsInWaitList, phEventWaitList, waits)) return r;
+  ordo::stream_ordered::context_pools &pools = *hQueue->ctx->pools;
   ordo::stream_ordered::pool_ref owner;
   ur_event_handle_t made = nullptr; // this free's own marker, if it has one
   ur_result_t r = UR_RESULT_SUCCESS;
@@ -148,24 +129,15 @@ ur_result_t UR_APICALL urEnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool
     std::lock_guard<std::mutex> lock(hQueue->submit_mutex);
     ur_event_handle_t freed = hQueue->last_free;
     const uint64_t now = hQueue->commands.load(std::memory_order_relaxed);
-    // Nothing was enqueued since the last free's marker: it completes when this free's
-    // would, so it is this block's release event too; no command to make, so the
-    // check and the free are one pool call.
+    // Nothing was enqueued since the last free's marker: it is this block's release
+    // event too, and with no command to make the check and the free are one pool call.
     if (!phEvent && !numEventsInWaitList && freed && hQueue->last_free_at == now) {
       r = pools.check_and_free(pPool, pMem, freed, hQueue->identity, hQueue->in_order);
     } else {
-      // Only the first byte of a live block of a pool of this context (of the pool
-      // named, if one is) can be freed; refused before any command exists.
+      // Refused before any command exists. Its event (the block's release event) is a
+      // shared cl_event or a marker's; a plain free makes an in-order queue keep its newest.
       if ((r = pools.check_free(pPool, pMem, owner))) return r;
-      // The free's event, and the block's release event, without a marker: the one
-      // event it waits for, where can_share() allows; with no wait list on an in-order
-      // queue, its newest command's event (newest_command(); a queue starts keeping
-      // that at its first plain free, whose marker it keeps). Else a marker.
-      cl_event ev = nullptr;
-      if (numEventsInWaitList == 1 && can_share(hQueue, phEventWaitList[0]))
-        ev = phEventWaitList[0]->cl;
-      else if (numEventsInWaitList == 0 && !(phEvent && hQueue->profiling))
-        ev = newest_command(hQueue);
+      cl_event ev = shared_event(hQueue, numEventsInWaitList, phEventWaitList, waits.size(), phEvent != nullptr);
       const bool shared = ev != nullptr;
       if (numEventsInWaitList == 0 && !phEvent && hQueue->in_order) track_newest(hQueue);
       if (shared) {
@@ -205,9 +177,9 @@ ur_result_t UR_APICALL urEnqueueUSMFreeExp(ur_queue_handle_t hQueue, ur_usm_pool
 } // namespace
 
 void install_async_alloc_entry_points(ur_dditable_t &t) {
-  t.EnqueueExp.pfnUSMDeviceAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_DEVICE>;
-  t.EnqueueExp.pfnUSMSharedAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_SHARED>;
-  t.EnqueueExp.pfnUSMHostAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_HOST>;
+  t.EnqueueExp.pfnUSMDeviceAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_DEVICE, UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP>;
+  t.EnqueueExp.pfnUSMSharedAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_SHARED, UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP>;
+  t.EnqueueExp.pfnUSMHostAllocExp = EnqueueUSMAllocExp<UR_USM_TYPE_HOST, UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP>;
   t.EnqueueExp.pfnUSMFreeExp = urEnqueueUSMFreeExp;
 }
 

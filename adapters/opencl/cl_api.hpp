@@ -20,80 +20,28 @@
 
 namespace ordo::opencl {
 
+// clang-format off
 // Every function here must be present for the adapter to use a platform
 // (libOpenCL.so.1 from any ICD loader exports all of them).
-#define ORDO_CL_REQUIRED(X)                                                                                            \
-  X(clGetPlatformIDs)                                                                                                  \
-  X(clGetPlatformInfo)                                                                                                 \
-  X(clGetExtensionFunctionAddressForPlatform)                                                                          \
-  X(clGetDeviceIDs)                                                                                                    \
-  X(clGetDeviceInfo)                                                                                                   \
-  X(clCreateContext)                                                                                                   \
-  X(clRetainContext)                                                                                                   \
-  X(clReleaseContext)                                                                                                  \
-  X(clGetContextInfo)                                                                                                  \
-  X(clCreateCommandQueueWithProperties)                                                                                \
-  X(clRetainCommandQueue)                                                                                              \
-  X(clReleaseCommandQueue)                                                                                             \
-  X(clGetCommandQueueInfo)                                                                                             \
-  X(clFinish)                                                                                                          \
-  X(clFlush)                                                                                                           \
-  X(clWaitForEvents)                                                                                                   \
-  X(clGetEventInfo)                                                                                                    \
-  X(clGetEventProfilingInfo)                                                                                           \
-  X(clRetainEvent)                                                                                                     \
-  X(clReleaseEvent)                                                                                                    \
-  X(clSetEventCallback)                                                                                                \
-  X(clCreateUserEvent)                                                                                                 \
-  X(clSetUserEventStatus)                                                                                              \
-  X(clCreateProgramWithBinary)                                                                                         \
-  X(clBuildProgram)                                                                                                    \
-  X(clCompileProgram)                                                                                                  \
-  X(clLinkProgram)                                                                                                     \
-  X(clRetainProgram)                                                                                                   \
-  X(clReleaseProgram)                                                                                                  \
-  X(clGetProgramInfo)                                                                                                  \
-  X(clGetProgramBuildInfo)                                                                                             \
-  X(clCreateKernel)                                                                                                    \
-  X(clRetainKernel)                                                                                                    \
-  X(clReleaseKernel)                                                                                                   \
-  X(clGetKernelInfo)                                                                                                   \
-  X(clGetKernelWorkGroupInfo)                                                                                          \
-  X(clSetKernelArg)                                                                                                    \
-  X(clEnqueueNDRangeKernel)                                                                                            \
-  X(clEnqueueMarkerWithWaitList)                                                                                       \
-  X(clEnqueueBarrierWithWaitList)                                                                                      \
-  X(clCreateBuffer)                                                                                                    \
-  X(clCreateSubBuffer)                                                                                                 \
-  X(clRetainMemObject)                                                                                                 \
-  X(clReleaseMemObject)                                                                                                \
-  X(clGetMemObjectInfo)                                                                                                \
-  X(clEnqueueReadBuffer)                                                                                               \
-  X(clEnqueueWriteBuffer)                                                                                              \
-  X(clEnqueueCopyBuffer)                                                                                               \
-  X(clEnqueueReadBufferRect)                                                                                           \
-  X(clEnqueueWriteBufferRect)                                                                                          \
-  X(clEnqueueCopyBufferRect)                                                                                           \
-  X(clEnqueueFillBuffer)                                                                                               \
-  X(clEnqueueMapBuffer)                                                                                                \
-  X(clEnqueueUnmapMemObject)
-
+#define ORDO_CL_REQUIRED(X) \
+  X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetExtensionFunctionAddressForPlatform) X(clGetDeviceIDs) \
+  X(clGetDeviceInfo) X(clCreateContext) X(clRetainContext) X(clReleaseContext) X(clGetContextInfo) \
+  X(clCreateCommandQueueWithProperties) X(clRetainCommandQueue) X(clReleaseCommandQueue) X(clGetCommandQueueInfo) \
+  X(clFinish) X(clFlush) X(clWaitForEvents) X(clGetEventInfo) X(clGetEventProfilingInfo) X(clRetainEvent) \
+  X(clReleaseEvent) X(clSetEventCallback) X(clCreateUserEvent) X(clSetUserEventStatus) X(clCreateProgramWithBinary) \
+  X(clBuildProgram) X(clCompileProgram) X(clLinkProgram) X(clRetainProgram) X(clReleaseProgram) X(clGetProgramInfo) \
+  X(clGetProgramBuildInfo) X(clCreateKernel) X(clRetainKernel) X(clReleaseKernel) X(clGetKernelInfo) \
+  X(clGetKernelWorkGroupInfo) X(clSetKernelArg) X(clEnqueueNDRangeKernel) X(clEnqueueMarkerWithWaitList) \
+  X(clEnqueueBarrierWithWaitList) X(clCreateBuffer) X(clCreateSubBuffer) X(clRetainMemObject) X(clReleaseMemObject) \
+  X(clGetMemObjectInfo) X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer) X(clEnqueueCopyBuffer) \
+  X(clEnqueueReadBufferRect) X(clEnqueueWriteBufferRect) X(clEnqueueCopyBufferRect) X(clEnqueueFillBuffer) \
+  X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject)
 // Newer than OpenCL 1.2: looked up, but a platform may lack them (null then).
-#define ORDO_CL_OPTIONAL(X)                                                                                            \
-  X(clCreateProgramWithIL)                                                                                             \
-  X(clGetKernelSubGroupInfo)                                                                                           \
-  X(clSetKernelArgSVMPointer)                                                                                          \
-  X(clSetKernelExecInfo)                                                                                               \
-  X(clSVMAlloc)                                                                                                        \
-  X(clSVMFree)                                                                                                         \
-  X(clEnqueueSVMMemcpy)                                                                                                \
-  X(clEnqueueSVMMemFill)                                                                                               \
-  X(clEnqueueSVMMigrateMem)                                                                                            \
-  X(clGetDeviceAndHostTimer)                                                                                           \
-  X(clGetHostTimer)                                                                                                    \
-  X(clCreateCommandQueue)                                                                                              \
-  X(clCreateSubDevices)                                                                                                \
-  X(clReleaseDevice)
+#define ORDO_CL_OPTIONAL(X) \
+  X(clCreateProgramWithIL) X(clGetKernelSubGroupInfo) X(clSetKernelArgSVMPointer) X(clSetKernelExecInfo) \
+  X(clSVMAlloc) X(clSVMFree) X(clEnqueueSVMMemcpy) X(clEnqueueSVMMemFill) X(clEnqueueSVMMigrateMem) \
+  X(clGetDeviceAndHostTimer) X(clGetHostTimer) X(clCreateCommandQueue) X(clCreateSubDevices) X(clReleaseDevice)
+// clang-format on
 
 struct ClApi {
 #define ORDO_CL_DECLARE(name) decltype(&::name) name = nullptr;

@@ -16,23 +16,14 @@ namespace ordo::opencl {
 
 Logger &log();
 
-// Handle checks at the top of an entry point: ORDO_CHECK_HANDLE (ordo/object.hpp), and
-#define ORDO_CHECK_PTR(p)                                                                                              \
-  do {                                                                                                                 \
-    if (!(p)) return UR_RESULT_ERROR_INVALID_NULL_POINTER;                                                             \
-  } while (0)
+// Handles are checked with ORDO_CHECK_HANDLE (ordo/object.hpp); null pointers, enum
+// ranges, flag masks and wait lists by the spec's checks in the table tail (ddi.cpp).
 // Returns the UR code for a failed CL call.
 #define ORDO_CL_CHECK(expr)                                                                                            \
   do {                                                                                                                 \
     cl_int ordo_cl_err_ = (expr);                                                                                      \
     if (ordo_cl_err_ != CL_SUCCESS) return ::ordo::opencl::to_ur(ordo_cl_err_);                                        \
   } while (0)
-
-// The rules every enqueue applies to its wait list.
-inline ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
-  if ((n > 0) != (list != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
-  return UR_RESULT_SUCCESS;
-}
 
 // A UR wait list as cl_events, without touching the heap for short lists.
 class ClWaitList {

@@ -74,7 +74,6 @@ ur_result_t UR_APICALL urContextCreateWithNativeHandle(ur_native_handle_t hNativ
                                                        const ur_context_native_properties_t *pProperties,
                                                        ur_context_handle_t *phContext) {
   ORDO_CHECK_HANDLE(hAdapter);
-  ORDO_CHECK_PTR(phContext);
   if (numDevices && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   cl_context native = reinterpret_cast<cl_context>(hNativeContext);
   std::vector<ur_device_handle_t> devices;
@@ -115,3 +114,6 @@ void install_context_entry_points(ur_dditable_t &t) {
 }
 
 } // namespace ordo::opencl
+
+void context_hold(ur_context_handle_t_ *c) { c->hold(); }
+void context_drop(ur_context_handle_t_ *c) { ordo::opencl::context_unhold(c); }

@@ -3,8 +3,6 @@
 #include "ordo/ddi_fill.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "ordo_derived/derived.hpp"
-#include "command_buffer.hpp"
-#include "host_task.hpp"
 #include "tables.hpp"
 
 const ur_dditable_t &ordo::adapter_ddi() {
@@ -22,13 +20,21 @@ const ur_dditable_t &ordo::adapter_ddi() {
     ordo::opencl::install_enqueue_entry_points(t);
     ordo::opencl::install_usm_pool_entry_points(t);
     ordo::opencl::install_async_alloc_entry_points(t);
-    ordo::opencl::install_command_buffer_entry_points(t);
+    // urCommandBuffer*Exp on every device, with or without cl_khr_command_buffer (PoCL has
+    // none): the shared recorder replays through the entry points above (docs/opencl.md,
+    // "Command buffers"). It wraps Device.pfnGetInfo: after the device entry points.
+    ordo::command_buffer::adapter_hooks command_buffer_hooks;
+    command_buffer_hooks.host_functions = true; // urEnqueueHostTaskExp (host_task.cpp)
+    ordo::command_buffer::install_entry_points(t, command_buffer_hooks);
     ordo::derived::install_entry_points(t);          // from the entry points above, where they leave a slot empty
     ordo::opencl::install_host_task_entry_points(t); // after the derived ones: native commands stay inline
     ordo::derived::install_timestamp_recording(t);   // over urEnqueueHostTaskExp
     ordo::derived::install_peer_access(t);           // a device is its own only peer
     ordo::command_buffer::install_graph_capture(t);  // wraps the enqueues above: last
-    ordo::fill_unsupported(t);
+    ordo::table_tail tail;
+    tail.param_checks = true; // the spec's checks run first; this adapter's own skip what they cover
+    tail.param_checks_required = true;
+    ordo::fill_unsupported(t, tail);
     return t;
   }();
   return table;

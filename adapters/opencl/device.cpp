@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // urDevice* (all but GetInfo, in device_info.cpp): every OpenCL device is a UR device,
 // and every OpenCL sub-device one made by urDevicePartition.
-#include <ctime>
 #include "device.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <new>
+#include <ctime>
 
 #include "platform.hpp"
 #include "tables.hpp"
@@ -35,9 +34,10 @@ using Caps = ur_device_usm_access_capability_flags_t;
 // Intel USM capability bits have the same meaning and position as UR's.
 Caps from_intel(cl_device_unified_shared_memory_capabilities_intel c) { return static_cast<Caps>(c & 0xF); }
 
-// What fine-grain SVM gives: host and device may touch it at once; atomics across
-// both when the device has SVM atomics.
-Caps fine_grain_caps(cl_device_svm_capabilities svm) {
+// What fine-grain SVM of kind `bit` gives, where the device has it: host and device may
+// touch it at once; atomics across both when the device has SVM atomics.
+Caps fine_grain_caps(cl_device_svm_capabilities svm, cl_device_svm_capabilities bit) {
+  if (!(svm & bit)) return 0;
   Caps c = UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS;
   if (svm & CL_DEVICE_SVM_ATOMICS)
     c |= UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
@@ -48,79 +48,60 @@ Caps fine_grain_caps(cl_device_svm_capabilities svm) {
 } // namespace
 
 Caps ur_device_handle_t_::usm_host_caps() const {
-  if (intel_usm) return from_intel(intel_caps[0]);
-  return (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) ? fine_grain_caps(svm) : 0;
+  return intel_usm ? from_intel(intel_caps[0]) : fine_grain_caps(svm, CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
 }
+// Coarse-grain buffer SVM: the device reads, writes and does atomics on it.
 Caps ur_device_handle_t_::usm_device_caps() const {
   if (intel_usm) return from_intel(intel_caps[1]);
-  // Coarse-grain buffer SVM: the device reads, writes and does atomics on it.
   return (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)
              ? Caps(UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS)
              : 0;
 }
 Caps ur_device_handle_t_::usm_shared_caps() const {
-  if (intel_usm) return from_intel(intel_caps[2]);
-  return (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) ? fine_grain_caps(svm) : 0;
+  return intel_usm ? from_intel(intel_caps[2]) : fine_grain_caps(svm, CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
 }
+// Fine-grain SVM is shared by every device of the context alike.
 Caps ur_device_handle_t_::usm_cross_shared_caps() const {
-  if (intel_usm) return from_intel(intel_caps[3]);
-  // Fine-grain SVM is shared by every device of the context alike.
-  return usm_shared_caps();
+  return intel_usm ? from_intel(intel_caps[3]) : usm_shared_caps();
 }
 Caps ur_device_handle_t_::usm_system_caps() const {
-  if (intel_usm) return from_intel(intel_caps[4]);
-  return (svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) ? fine_grain_caps(svm) : 0;
-}
-
-bool ur_device_handle_t_::async_alloc_supported() const {
-  // Chunks come from device USM; alloc/free commands are markers (OpenCL 1.2+).
-  return usm_device_caps() != 0;
+  return intel_usm ? from_intel(intel_caps[4]) : fine_grain_caps(svm, CL_DEVICE_SVM_FINE_GRAIN_SYSTEM);
 }
 
 namespace ordo::opencl {
 
 bool probe_device(ur_device_handle_t_ &d) {
   if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_TYPE, sizeof(d.type), &d.type, nullptr) != CL_SUCCESS) return false;
-  cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_NAME, d.name);
-  cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_EXTENSIONS, d.extensions);
-  std::string version; // "OpenCL <major>.<minor> <vendor text>"
-  cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_VERSION, version);
-  unsigned major = 1, minor = 0;
-  if (std::sscanf(version.c_str(), "OpenCL %u.%u", &major, &minor) == 2) {
+  d.name = device_string(&d, CL_DEVICE_NAME);
+  d.extensions = device_string(&d, CL_DEVICE_EXTENSIONS);
+  unsigned major = 1, minor = 0; // from "OpenCL <major>.<minor> <vendor text>"
+  if (std::sscanf(device_string(&d, CL_DEVICE_VERSION).c_str(), "OpenCL %u.%u", &major, &minor) == 2) {
     d.cl_major = major;
     d.cl_minor = minor;
   }
-  cl.clGetDeviceInfo(d.cl, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(d.max_alloc), &d.max_alloc, nullptr);
-  cl_uint align = 0;
-  if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, sizeof align, &align, nullptr) == CL_SUCCESS &&
-      align)
-    d.largest_type_align = align;
+  d.max_alloc = device_query<cl_ulong>(&d, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  if (cl_uint align = device_query<cl_uint>(&d, CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE)) d.largest_type_align = align;
   if (d.cl_major >= 2) {
-    if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_SVM_CAPABILITIES, sizeof(d.svm), &d.svm, nullptr) != CL_SUCCESS) d.svm = 0;
-    if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof(d.host_queue_props), &d.host_queue_props,
-                           nullptr) != CL_SUCCESS)
-      d.host_queue_props = 0;
+    d.svm = device_query<cl_device_svm_capabilities>(&d, CL_DEVICE_SVM_CAPABILITIES);
+    d.host_queue_props = device_query<cl_command_queue_properties>(&d, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES);
   } else {
-    cl.clGetDeviceInfo(d.cl, CL_DEVICE_QUEUE_PROPERTIES, sizeof(d.host_queue_props), &d.host_queue_props, nullptr);
+    d.host_queue_props = device_query<cl_command_queue_properties>(&d, CL_DEVICE_QUEUE_PROPERTIES);
   }
   // SVM needs its entry points too, whatever the device says.
   if (!cl.clSVMAlloc || !cl.clSVMFree || !cl.clEnqueueSVMMemcpy || !cl.clEnqueueSVMMemFill ||
       !cl.clSetKernelArgSVMPointer)
     d.svm = 0;
   if ((d.cl_major > 2 || (d.cl_major == 2 && d.cl_minor >= 1)) || d.has_extension("cl_khr_il_program"))
-    cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_IL_VERSION, d.il_version);
+    d.il_version = device_string(&d, CL_DEVICE_IL_VERSION);
   if (!cl.clCreateProgramWithIL) d.il_version.clear();
 
   d.intel_usm = d.platform->intel_usm.complete() && d.has_extension("cl_intel_unified_shared_memory");
-  if (d.intel_usm) {
-    const cl_device_info queries[5] = {CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL, CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL,
-                                       CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL,
-                                       CL_DEVICE_CROSS_DEVICE_SHARED_MEM_CAPABILITIES_INTEL,
-                                       CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL};
-    for (int i = 0; i < 5; ++i)
-      if (cl.clGetDeviceInfo(d.cl, queries[i], sizeof(d.intel_caps[i]), &d.intel_caps[i], nullptr) != CL_SUCCESS)
-        d.intel_caps[i] = 0;
-  }
+  const cl_device_info usm_queries[5] = {CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL, CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL,
+                                         CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL,
+                                         CL_DEVICE_CROSS_DEVICE_SHARED_MEM_CAPABILITIES_INTEL,
+                                         CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL};
+  for (int i = 0; d.intel_usm && i < 5; ++i)
+    d.intel_caps[i] = device_query<cl_device_unified_shared_memory_capabilities_intel>(&d, usm_queries[i]);
   return true;
 }
 
@@ -140,10 +121,8 @@ bool type_matches(const ur_device_handle_t_ &d, ur_device_type_t want) {
 ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
                                    ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
   ORDO_CHECK_HANDLE(hPlatform);
-  if (DeviceType > UR_DEVICE_TYPE_CUSTOM || DeviceType < UR_DEVICE_TYPE_DEFAULT)
-    return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (NumEntries == 0 && phDevices) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (NumEntries > 0 && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  // Above CUSTOM and the sizes: the spec's checks (table tail); 0 is below them.
+  if (DeviceType < UR_DEVICE_TYPE_DEFAULT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   std::vector<ur_device_handle_t> found;
   for (auto &d : hPlatform->devices) {
     // The default device of an OpenCL platform is its first one.
@@ -230,12 +209,10 @@ ur_device_handle_t_::Partition *find_or_make_partition(ur_device_handle_t d,
     return nullptr;
   }
   cl_uint count = 0;
-  if (cl_int err = cl.clCreateSubDevices(d->cl, list.data(), 0, nullptr, &count)) {
-    *result = to_ur(err); // a type the device does not offer: CL_INVALID_VALUE
-    return nullptr;
-  }
+  cl_int err = cl.clCreateSubDevices(d->cl, list.data(), 0, nullptr, &count);
   std::vector<cl_device_id> ids(count);
-  if (cl_int err = cl.clCreateSubDevices(d->cl, list.data(), count, ids.data(), nullptr)) {
+  if (err == CL_SUCCESS) err = cl.clCreateSubDevices(d->cl, list.data(), count, ids.data(), nullptr);
+  if (err != CL_SUCCESS) {
     *result = to_ur(err); // a type the device does not offer: CL_INVALID_VALUE
     return nullptr;
   }
@@ -263,30 +240,24 @@ ur_result_t UR_APICALL urDevicePartition(ur_device_handle_t hDevice,
                                          const ur_device_partition_properties_t *pProperties, uint32_t NumDevices,
                                          ur_device_handle_t *phSubDevices, uint32_t *pNumDevicesRet) {
   ORDO_CHECK_HANDLE(hDevice);
-  ORDO_CHECK_PTR(pProperties);
-  ORDO_CHECK_PTR(pProperties->pProperties);
   if (NumDevices > 0 && !phSubDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  try {
-    std::lock_guard<std::mutex> lock(hDevice->partitions_mutex);
-    ur_result_t r = UR_RESULT_SUCCESS;
-    ur_device_handle_t_::Partition *p =
-        find_or_make_partition(hDevice, pProperties->pProperties, pProperties->PropCount, &r);
-    if (!p) return r;
-    const size_t n = std::min<size_t>(NumDevices, p->devices.size());
-    for (size_t i = 0; phSubDevices && i < n; ++i) {
-      p->devices[i]->retain();
-      phSubDevices[i] = p->devices[i].get();
-    }
-    if (pNumDevicesRet) *pNumDevicesRet = static_cast<uint32_t>(p->devices.size());
-    return UR_RESULT_SUCCESS;
-  } catch (const std::bad_alloc &) {
-    return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  // bad_alloc: OUT_OF_HOST_MEMORY at the exception boundary, with nothing changed.
+  std::lock_guard<std::mutex> lock(hDevice->partitions_mutex);
+  ur_result_t r = UR_RESULT_SUCCESS;
+  ur_device_handle_t_::Partition *p =
+      find_or_make_partition(hDevice, pProperties->pProperties, pProperties->PropCount, &r);
+  if (!p) return r;
+  const size_t n = std::min<size_t>(NumDevices, p->devices.size());
+  for (size_t i = 0; phSubDevices && i < n; ++i) {
+    p->devices[i]->retain();
+    phSubDevices[i] = p->devices[i].get();
   }
+  if (pNumDevicesRet) *pNumDevicesRet = static_cast<uint32_t>(p->devices.size());
+  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
   ORDO_CHECK_HANDLE(hDevice);
-  ORDO_CHECK_PTR(phNativeDevice);
   *phNativeDevice = reinterpret_cast<ur_native_handle_t>(hDevice->cl);
   return UR_RESULT_SUCCESS;
 }
@@ -309,21 +280,15 @@ ur_result_t UR_APICALL urDeviceCreateWithNativeHandle(ur_native_handle_t hNative
                                                       const ur_device_native_properties_t *,
                                                       ur_device_handle_t *phDevice) {
   ORDO_CHECK_HANDLE(hAdapter);
-  ORDO_CHECK_PTR(phDevice);
   const auto id = reinterpret_cast<cl_device_id>(hNativeDevice);
   for (ur_platform_handle_t p : platforms())
-    for (auto &d : p->devices)
-      if (d->cl == id) {
-        *phDevice = d.get(); // a root device: not reference counted
-        return UR_RESULT_SUCCESS;
-      }
-  for (ur_platform_handle_t p : platforms())
-    for (auto &d : p->devices)
-      if (ur_device_handle_t sub = find_sub_device(d.get(), id)) {
-        sub->retain(); // one more reference handed out, as urDevicePartition counts them
-        *phDevice = sub;
-        return UR_RESULT_SUCCESS;
-      }
+    for (auto &d : p->devices) {
+      ur_device_handle_t found = d->cl == id ? d.get() : find_sub_device(d.get(), id);
+      if (!found) continue;
+      if (found != d.get()) found->retain(); // a sub-device: one more reference handed out, as by urDevicePartition
+      *phDevice = found;                     // a root device is not reference counted
+      return UR_RESULT_SUCCESS;
+    }
   return UR_RESULT_ERROR_INVALID_DEVICE;
 }
 
@@ -332,9 +297,6 @@ ur_result_t UR_APICALL urDeviceCreateWithNativeHandle(ur_native_handle_t hNative
 ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
                                             uint32_t NumBinaries, uint32_t *pSelectedBinary) {
   ORDO_CHECK_HANDLE(hDevice);
-  ORDO_CHECK_PTR(pBinaries);
-  ORDO_CHECK_PTR(pSelectedBinary);
-  if (NumBinaries == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   const char *native = (hDevice->type & CL_DEVICE_TYPE_CPU)           ? UR_DEVICE_BINARY_TARGET_SPIRV64_X86_64
                        : (hDevice->type & CL_DEVICE_TYPE_GPU)         ? UR_DEVICE_BINARY_TARGET_SPIRV64_GEN
                        : (hDevice->type & CL_DEVICE_TYPE_ACCELERATOR) ? UR_DEVICE_BINARY_TARGET_SPIRV64_FPGA
@@ -366,27 +328,18 @@ ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, u
                                                    uint64_t *pHostTimestamp) {
   ORDO_CHECK_HANDLE(hDevice);
   cl_ulong dev = 0, host = 0;
-  if (pDeviceTimestamp) {
-    cl_int err =
-        cl.clGetDeviceAndHostTimer ? cl.clGetDeviceAndHostTimer(hDevice->cl, &dev, &host) : CL_INVALID_OPERATION;
-    if (err == CL_INVALID_OPERATION) {
-      dev = host = host_raw_ns();
-      err = CL_SUCCESS;
-    }
-    ORDO_CL_CHECK(err);
-    *pDeviceTimestamp = dev;
-    if (pHostTimestamp) *pHostTimestamp = host;
-    return UR_RESULT_SUCCESS;
+  cl_int err = CL_INVALID_OPERATION;
+  if (pDeviceTimestamp && cl.clGetDeviceAndHostTimer)
+    err = cl.clGetDeviceAndHostTimer(hDevice->cl, &dev, &host);
+  else if (!pDeviceTimestamp && pHostTimestamp && cl.clGetHostTimer)
+    err = cl.clGetHostTimer(hDevice->cl, &host);
+  if (err == CL_INVALID_OPERATION) {
+    dev = host = host_raw_ns();
+    err = CL_SUCCESS;
   }
-  if (pHostTimestamp) {
-    cl_int err = cl.clGetHostTimer ? cl.clGetHostTimer(hDevice->cl, &host) : CL_INVALID_OPERATION;
-    if (err == CL_INVALID_OPERATION) {
-      host = host_raw_ns();
-      err = CL_SUCCESS;
-    }
-    ORDO_CL_CHECK(err);
-    *pHostTimestamp = host;
-  }
+  ORDO_CL_CHECK(err);
+  if (pDeviceTimestamp) *pDeviceTimestamp = dev;
+  if (pHostTimestamp) *pHostTimestamp = host;
   return UR_RESULT_SUCCESS;
 }
 

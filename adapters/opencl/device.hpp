@@ -54,8 +54,8 @@ struct ur_device_handle_t_ : ordo::object {
   ur_device_usm_access_capability_flags_t usm_shared_caps() const;
   ur_device_usm_access_capability_flags_t usm_cross_shared_caps() const;
   ur_device_usm_access_capability_flags_t usm_system_caps() const;
-  // Stream-ordered allocation works: chunks of USM memory and marker commands.
-  bool async_alloc_supported() const;
+  // Stream-ordered allocation works: chunks of device USM and marker commands (OpenCL 1.2+).
+  bool async_alloc_supported() const { return usm_device_caps() != 0; }
   ~ur_device_handle_t_();
 };
 ORDO_HANDLE_CHECK(ur_device_handle_t_);
@@ -63,4 +63,14 @@ ORDO_HANDLE_CHECK(ur_device_handle_t_);
 namespace ordo::opencl {
 // Reads the facts above from OpenCL; false if the device cannot be used at all.
 bool probe_device(ur_device_handle_t_ &d);
+// One clGetDeviceInfo answer, or `fallback` where OpenCL gives none.
+template <class T> T device_query(const ur_device_handle_t_ *d, cl_device_info what, T fallback = T{}) {
+  T v{};
+  return cl.clGetDeviceInfo(d->cl, what, sizeof(T), &v, nullptr) == CL_SUCCESS ? v : fallback;
+}
+inline std::string device_string(const ur_device_handle_t_ *d, cl_device_info what) {
+  std::string s;
+  cl_string(cl.clGetDeviceInfo, d->cl, what, s);
+  return s;
+}
 } // namespace ordo::opencl

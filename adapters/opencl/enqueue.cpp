@@ -8,20 +8,20 @@
 #include "event.hpp"
 #include "kernel.hpp"
 #include "ordo/checked_math.hpp"
+#include "ordo/usm_2d_rules.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
+#include "ur_common/kernel.hpp"
 #include "ur_common/wait.hpp"
 #include "usm.hpp"
 
 namespace ordo::opencl {
 namespace {
 
-// The checks every enqueue starts with; fills `waits` from the UR wait list.
+// begin_command (queue.hpp), or return its refusal; declares `waits`.
 #define ORDO_ENQUEUE_PROLOGUE(q, n, list, waits)                                                                       \
-  ORDO_CHECK_HANDLE(q);                                                                                                \
-  if (ur_result_t r_ = check_wait_list(n, list)) return r_;                                                            \
   ClWaitList waits;                                                                                                    \
-  if (ur_result_t r_ = waits.assign(n, list, (q)->context)) return r_
+  if (ur_result_t r_ = begin_command(q, n, list, waits)) return r_
 
 // A 2-D region's span, (height - 1) * pitch + width, in checked arithmetic, then the
 // range check of check_usm_range (usm.hpp).
@@ -36,9 +36,7 @@ struct wait_hooks {
   using Queue = ur_queue_handle_t_;
   static ur_result_t enqueue_wait(Queue *q, ur_command_t command, bool barrier, uint32_t n,
                                   const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
-    if (ur_result_t r = check_wait_list(n, list)) return r;
-    ClWaitList waits;
-    if (ur_result_t r = waits.assign(n, list, q->context)) return r;
+    ORDO_ENQUEUE_PROLOGUE(q, n, list, waits);
     return submit(
         q, command, waits, phEvent,
         [&](cl_event *ev) {
@@ -49,63 +47,20 @@ struct wait_hooks {
   }
 };
 
-ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
-                                          size_t size, uint32_t numEventsInWaitList,
-                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_CHECK_PTR(pDst);
-  ORDO_CHECK_PTR(pSrc);
+// urEnqueueUSMPrefetch, and urEnqueueUSMAdvise with no wait list: SVM and USM memory on
+// these devices needs no migration, and advice is a hint they do not use. The command
+// only orders.
+ur_result_t usm_hint(ur_queue_handle_t hQueue, ur_command_t command, const void *pMem, size_t size,
+                     uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                     ur_event_handle_t *phEvent) {
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (ur_result_t r = check_usm_range(hQueue->context, pDst, size)) return r;
-  if (ur_result_t r = check_usm_range(hQueue->context, pSrc, size)) return r;
-  return submit(
-      hQueue, UR_COMMAND_USM_MEMCPY, waits, phEvent,
-      [&](cl_event *ev) { return usm_enqueue_memcpy(hQueue, false, pDst, pSrc, size, waits.size(), waits.data(), ev); },
-      blocking);
-}
-
-ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
-                                        size_t size, uint32_t numEventsInWaitList,
-                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_CHECK_PTR(pMem);
-  ORDO_CHECK_PTR(pPattern);
-  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  if (ur_result_t r = check_usm_range(hQueue->context, pMem, size)) return r;
-  return submit(hQueue, UR_COMMAND_USM_FILL, waits, phEvent, [&](cl_event *ev) {
-    return usm_enqueue_fill(hQueue, pMem, pPattern, patternSize, size, waits.size(), waits.data(), ev);
-  });
-}
-
-// SVM and USM memory on these devices needs no migration: the command only orders.
-ur_result_t UR_APICALL urEnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
-                                            ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
-                                            const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_CHECK_PTR(pMem);
-  if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (ur_result_t r = check_usm_range(hQueue->context, pMem, size)) return r;
-  return submit(hQueue, UR_COMMAND_USM_PREFETCH, waits, phEvent,
+  if (ur_result_t r = check_usm_range(hQueue->ctx, pMem, size)) return r;
+  return submit(hQueue, command, waits, phEvent,
                 [&](cl_event *ev) { return enqueue_marker(hQueue, waits.size(), waits.data(), ev); });
 }
 
-ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
-                                          ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
-  ORDO_CHECK_HANDLE(hQueue);
-  ORDO_CHECK_PTR(pMem);
-  if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  if (ur_result_t r = check_usm_range(hQueue->context, pMem, size)) return r;
-  // Advice is a hint these devices do not use.
-  ClWaitList none;
-  return submit(hQueue, UR_COMMAND_USM_ADVISE, none, phEvent,
-                [&](cl_event *ev) { return cl.clEnqueueMarkerWithWaitList(hQueue->cl, 0, nullptr, ev); });
-}
-
 // A 2-D operation as one command per row, all after the wait list, joined by a marker
-// whose event is the operation's event.
+// whose event is the operation's event; one row (contiguous rows) is the command itself.
 template <class Row>
 ur_result_t enqueue_rows(ur_queue_handle_t q, size_t height, const ClWaitList &waits, bool blocking,
                          ur_command_t command, ur_event_handle_t *phEvent, Row row) {
@@ -114,6 +69,7 @@ ur_result_t enqueue_rows(ur_queue_handle_t q, size_t height, const ClWaitList &w
   return submit(
       q, command, waits, phEvent,
       [&](cl_event *ev) {
+        if (height == 1) return row(0, waits.size(), waits.data(), ev);
         cl_int err = CL_SUCCESS;
         for (size_t y = 0; y < height && err == CL_SUCCESS; ++y) {
           cl_event e = nullptr;
@@ -129,58 +85,67 @@ ur_result_t enqueue_rows(ur_queue_handle_t q, size_t height, const ClWaitList &w
       blocking);
 }
 
-ur_result_t UR_APICALL urEnqueueUSMFill2D(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
-                                          const void *pPattern, size_t width, size_t height,
-                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                          ur_event_handle_t *phEvent) {
-  ORDO_CHECK_PTR(pMem);
-  ORDO_CHECK_PTR(pPattern);
+// urEnqueueUSMFill2D, and urEnqueueUSMFill as one row of any pattern size.
+template <ur_command_t Command>
+ur_result_t UR_APICALL usm_fill(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
+                                const void *pPattern, size_t width, size_t height, uint32_t numEventsInWaitList,
+                                const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  if (pitch == 0 || width == 0 || height == 0 || patternSize == 0 || pitch < width || (patternSize & (patternSize - 1)))
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  // The span check comes first: it also bounds width * height (pitch >= width).
-  if (ur_result_t r = check_region_2d(hQueue->context, pMem, pitch, width, height)) return r;
-  if (patternSize > width * height || (width * height) % patternSize) return UR_RESULT_ERROR_INVALID_SIZE;
+  // urEnqueueUSMFill's size rules are the spec's own (the table tail's checks).
+  if (Command == UR_COMMAND_USM_FILL_2D)
+    if (ur_result_t r = ordo::usm_2d::fill_sizes(pMem, pitch, patternSize, width, height)) return r;
+  if (ur_result_t r = check_region_2d(hQueue->ctx, pMem, pitch, width, height)) return r;
   // Each row starts the pattern afresh, so a row must hold whole patterns.
   if (width % patternSize) return UR_RESULT_ERROR_UNSUPPORTED_SIZE;
   auto *base = static_cast<char *>(pMem);
-  if (pitch == width) { // one contiguous range
-    return submit(hQueue, UR_COMMAND_USM_FILL_2D, waits, phEvent, [&](cl_event *ev) {
-      return usm_enqueue_fill(hQueue, base, pPattern, patternSize, width * height, waits.size(), waits.data(), ev);
-    });
-  }
-  return enqueue_rows(hQueue, height, waits, false, UR_COMMAND_USM_FILL_2D, phEvent,
+  const bool flat = pitch == width; // one contiguous range
+  return enqueue_rows(hQueue, flat ? 1 : height, waits, false, Command, phEvent,
                       [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
-                        return usm_enqueue_fill(hQueue, base + y * pitch, pPattern, patternSize, width, n, w, ev);
+                        return usm_enqueue_fill(hQueue, base + y * pitch, pPattern, patternSize,
+                                                flat ? width * height : width, n, w, ev);
                       });
 }
 
-ur_result_t UR_APICALL urEnqueueUSMMemcpy2D(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch,
-                                            const void *pSrc, size_t srcPitch, size_t width, size_t height,
-                                            uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                            ur_event_handle_t *phEvent) {
-  ORDO_CHECK_PTR(pDst);
-  ORDO_CHECK_PTR(pSrc);
+// urEnqueueUSMMemcpy2D, and urEnqueueUSMMemcpy as one row.
+template <ur_command_t Command>
+ur_result_t UR_APICALL usm_copy(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch, const void *pSrc,
+                                size_t srcPitch, size_t width, size_t height, uint32_t numEventsInWaitList,
+                                const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  if (srcPitch == 0 || dstPitch == 0 || srcPitch < width || dstPitch < width || height == 0 || width == 0)
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  if (ur_result_t r = check_region_2d(hQueue->context, pDst, dstPitch, width, height)) return r;
-  if (ur_result_t r = check_region_2d(hQueue->context, pSrc, srcPitch, width, height)) return r;
+  if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
+  if (ur_result_t r = check_region_2d(hQueue->ctx, pDst, dstPitch, width, height)) return r;
+  if (ur_result_t r = check_region_2d(hQueue->ctx, pSrc, srcPitch, width, height)) return r;
   auto *dst = static_cast<char *>(pDst);
   auto *src = static_cast<const char *>(pSrc);
-  if (dstPitch == width && srcPitch == width) { // one contiguous range
-    return submit(
-        hQueue, UR_COMMAND_USM_MEMCPY_2D, waits, phEvent,
-        [&](cl_event *ev) {
-          return usm_enqueue_memcpy(hQueue, false, dst, src, width * height, waits.size(), waits.data(), ev);
-        },
-        blocking);
-  }
-  return enqueue_rows(hQueue, height, waits, blocking, UR_COMMAND_USM_MEMCPY_2D, phEvent,
+  const bool flat = dstPitch == width && srcPitch == width; // one contiguous range
+  return enqueue_rows(hQueue, flat ? 1 : height, waits, blocking, Command, phEvent,
                       [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
-                        return usm_enqueue_memcpy(hQueue, false, dst + y * dstPitch, src + y * srcPitch, width, n, w,
-                                                  ev);
+                        return usm_enqueue_memcpy(hQueue, false, dst + y * dstPitch, src + y * srcPitch,
+                                                  flat ? width * height : width, n, w, ev);
                       });
+}
+
+ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
+                                          size_t size, uint32_t n, const ur_event_handle_t *list,
+                                          ur_event_handle_t *phEvent) {
+  return usm_copy<UR_COMMAND_USM_MEMCPY>(hQueue, blocking, pDst, size, pSrc, size, size, 1, n, list, phEvent);
+}
+
+ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
+                                        size_t size, uint32_t n, const ur_event_handle_t *list,
+                                        ur_event_handle_t *phEvent) {
+  return usm_fill<UR_COMMAND_USM_FILL>(hQueue, pMem, size, patternSize, pPattern, size, 1, n, list, phEvent);
+}
+
+ur_result_t UR_APICALL urEnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
+                                            ur_usm_migration_flags_t, uint32_t n, const ur_event_handle_t *list,
+                                            ur_event_handle_t *phEvent) {
+  return usm_hint(hQueue, UR_COMMAND_USM_PREFETCH, pMem, size, n, list, phEvent);
+}
+
+ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
+                                          ur_usm_advice_flags_t, ur_event_handle_t *phEvent) {
+  return usm_hint(hQueue, UR_COMMAND_USM_ADVISE, pMem, size, 0, nullptr, phEvent);
 }
 
 ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
@@ -189,13 +154,16 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
     uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
   ORDO_CHECK_HANDLE(hKernel);
-  ORDO_CHECK_PTR(pGlobalWorkSize);
-  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  if (numArgs > 0 && !pArgs) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  ORDO_CHECK_HANDLE(hQueue);
+  ClWaitList waits;
+  if (ur_result_t r = ordo::ur_common::check_launch(
+          workDim, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
+          [&] { return begin_command(hQueue, numEventsInWaitList, phEventWaitList, waits); },
+          hKernel->context == hQueue->ctx))
+    return r;
   for (uint32_t i = 0; i < numArgs; ++i)
     if (pArgs[i].type > UR_EXP_KERNEL_ARG_TYPE_SAMPLER) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   if (launchPropList) {
-    if (launchPropList->flags & UR_KERNEL_LAUNCH_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (launchPropList->flags & UR_KERNEL_LAUNCH_FLAG_COOPERATIVE) return UR_RESULT_ERROR_INVALID_OPERATION;
     for (auto *p = static_cast<const ur_base_properties_t *>(launchPropList->pNext); p;
          p = static_cast<const ur_base_properties_t *>(p->pNext))
@@ -203,12 +171,6 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
           p->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_WORKGROUP_PROPERTY)
         return UR_RESULT_ERROR_INVALID_OPERATION; // the device reports no launch capabilities
   }
-  if (workDim < 1 || workDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  for (uint32_t d = 0; d < workDim; ++d) {
-    if (pGlobalWorkSize[d] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-    if (pLocalWorkSize && pLocalWorkSize[d] == 0) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
-  }
-  if (hKernel->context != hQueue->context) return UR_RESULT_ERROR_INVALID_KERNEL;
 
   auto launch = [&](cl_event *ev) {
     return cl.clEnqueueNDRangeKernel(hQueue->cl, hKernel->cl, workDim, pGlobalWorkOffset, pGlobalWorkSize,
@@ -231,8 +193,8 @@ void install_enqueue_entry_points(ur_dditable_t &t) {
   t.Enqueue.pfnUSMFill = urEnqueueUSMFill;
   t.Enqueue.pfnUSMPrefetch = urEnqueueUSMPrefetch;
   t.Enqueue.pfnUSMAdvise = urEnqueueUSMAdvise;
-  t.Enqueue.pfnUSMFill2D = urEnqueueUSMFill2D;
-  t.Enqueue.pfnUSMMemcpy2D = urEnqueueUSMMemcpy2D;
+  t.Enqueue.pfnUSMFill2D = usm_fill<UR_COMMAND_USM_FILL_2D>;
+  t.Enqueue.pfnUSMMemcpy2D = usm_copy<UR_COMMAND_USM_MEMCPY_2D>;
   t.EnqueueExp.pfnKernelLaunchWithArgsExp = urEnqueueKernelLaunchWithArgsExp;
 }
 

@@ -3,14 +3,17 @@
 #include "ordo/retired_handles.hpp"
 #include "event.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <new>
 #include <vector>
 
 #include "context.hpp"
+#include "handle_entry_points.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
+#include "ur_common/memory.hpp"
 
 ur_event_handle_t_::~ur_event_handle_t_() {
   if (cl) ordo::opencl::cl.clReleaseEvent(cl);
@@ -70,7 +73,7 @@ void ClWaitList::push(cl_event e) {
   if (size_ == capacity_) {
     uint32_t cap = capacity_ * 2;
     cl_event *bigger = new cl_event[cap];
-    for (uint32_t i = 0; i < size_; ++i) bigger[i] = data_[i];
+    std::copy(data_, data_ + size_, bigger);
     if (data_ != inline_) delete[] data_;
     data_ = bigger;
     capacity_ = cap;
@@ -83,12 +86,12 @@ ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event
   if (!e) return nullptr;
   e->cl = ev;
   e->queue = q;
-  e->context = q->context;
+  e->context = q->ctx;
   e->command = command;
   e->order_node = node;
   e->seq = seq;
   q->hold();
-  q->context->hold();
+  q->ctx->hold();
   return e;
 }
 
@@ -97,8 +100,7 @@ ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event e
   if (blocking && ev) {
     if (cl_int err = cl.clWaitForEvents(1, &ev)) {
       cl.clReleaseEvent(ev);
-      return err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST ? UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS
-                                                                 : to_ur(err);
+      return to_ur(err);
     }
   }
   if (!out) {
@@ -128,21 +130,14 @@ bool event_complete(ur_event_handle_t e) {
 
 namespace {
 
-ur_event_status_t status_of(cl_int s) {
-  switch (s) {
-  case CL_COMPLETE: return UR_EVENT_STATUS_COMPLETE;
-  case CL_RUNNING: return UR_EVENT_STATUS_RUNNING;
-  case CL_SUBMITTED: return UR_EVENT_STATUS_SUBMITTED;
-  case CL_QUEUED: return UR_EVENT_STATUS_QUEUED;
-  default: return UR_EVENT_STATUS_ERROR;
-  }
-}
+// OpenCL's execution statuses, profiling queries and callback statuses are UR's, in the
+// same order: COMPLETE 0, RUNNING, SUBMITTED, QUEUED; QUEUED 0x1280 ... COMPLETE 0x1284.
+static_assert(CL_QUEUED == UR_EVENT_STATUS_QUEUED && CL_QUEUED == UR_EXECUTION_INFO_QUEUED, "statuses");
+static_assert(CL_PROFILING_COMMAND_COMPLETE - CL_PROFILING_COMMAND_QUEUED == UR_PROFILING_INFO_COMMAND_COMPLETE, "");
 
 ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
                                       void *pPropValue, size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hEvent);
-  if (propName > UR_EVENT_INFO_REFERENCE_COUNT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter w(propSize, pPropValue, pPropSizeRet);
   switch (propName) {
   case UR_EVENT_INFO_COMMAND_QUEUE: return w.value(hEvent->queue);
@@ -154,7 +149,7 @@ ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t 
     // A shared cl_event is running while the command it waits for runs: this one
     // has not started yet.
     if (hEvent->shared && s == CL_RUNNING) s = CL_SUBMITTED;
-    return w.value(status_of(s));
+    return w.value(s >= CL_COMPLETE ? ur_event_status_t(s) : UR_EVENT_STATUS_ERROR);
   }
   case UR_EVENT_INFO_REFERENCE_COUNT: return w.value<uint32_t>(hEvent->count());
   default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
@@ -164,19 +159,9 @@ ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t 
 ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
                                                void *pPropValue, size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hEvent);
-  if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
   if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!hEvent->queue || !hEvent->queue->profiling) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
-  cl_profiling_info what = CL_PROFILING_COMMAND_QUEUED;
-  switch (propName) {
-  case UR_PROFILING_INFO_COMMAND_QUEUED: what = CL_PROFILING_COMMAND_QUEUED; break;
-  case UR_PROFILING_INFO_COMMAND_SUBMIT: what = CL_PROFILING_COMMAND_SUBMIT; break;
-  case UR_PROFILING_INFO_COMMAND_START: what = CL_PROFILING_COMMAND_START; break;
-  case UR_PROFILING_INFO_COMMAND_END: what = CL_PROFILING_COMMAND_END; break;
-  case UR_PROFILING_INFO_COMMAND_COMPLETE: what = CL_PROFILING_COMMAND_COMPLETE; break;
-  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  }
+  const cl_profiling_info what = CL_PROFILING_COMMAND_QUEUED + propName;
   cl_ulong t = 0;
   cl_int err = cl.clGetEventProfilingInfo(hEvent->cl, what, sizeof t, &t, nullptr);
   // OpenCL 1.2 has no COMPLETE time: a command is complete when it ends.
@@ -187,8 +172,6 @@ ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_prof
 }
 
 ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
-  ORDO_CHECK_PTR(phEventWaitList);
-  if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
   ClWaitList list;
   for (uint32_t i = 0; i < numEvents; ++i) {
     ORDO_CHECK_HANDLE(phEventWaitList[i]);
@@ -198,13 +181,9 @@ ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *
   bool one_context = true;
   for (uint32_t i = 1; i < numEvents; ++i)
     one_context = one_context && phEventWaitList[i]->context == phEventWaitList[0]->context;
-  cl_int err = CL_SUCCESS;
-  if (one_context) {
-    err = cl.clWaitForEvents(list.size(), list.data());
-  } else {
-    for (uint32_t i = 0; i < numEvents && err == CL_SUCCESS; ++i) err = cl.clWaitForEvents(1, &list.data()[i]);
-  }
-  if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) return UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
+  cl_int err = one_context ? cl.clWaitForEvents(list.size(), list.data()) : CL_SUCCESS;
+  for (uint32_t i = 0; !one_context && i < numEvents && err == CL_SUCCESS; ++i)
+    err = cl.clWaitForEvents(1, &list.data()[i]);
   ORDO_CL_CHECK(err);
   // A synchronisation point for the pools of the events' contexts.
   for (uint32_t i = 0; i < numEvents; ++i)
@@ -214,42 +193,17 @@ ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) {
-  ORDO_CHECK_HANDLE(hEvent);
-  if (!hEvent->retain_user()) return ordo::invalid_of(hEvent);
-  return UR_RESULT_SUCCESS;
-}
-
+// A release may let go of events parked by callbacks and pools (event.hpp).
 ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
-  ORDO_CHECK_HANDLE(hEvent);
-  switch (ordo::release_reference(hEvent)) {
-  case ordo::released::none_left: return UR_RESULT_ERROR_INVALID_EVENT;
-  case ordo::released::last_holder: ordo::retire(hEvent); break;
-  case ordo::released::kept: break;
-  }
+  ur_result_t r = release_handle(hEvent);
   reap_deferred_events();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urEventGetNativeHandle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
-  ORDO_CHECK_HANDLE(hEvent);
-  ORDO_CHECK_PTR(phNativeEvent);
-  *phNativeEvent = reinterpret_cast<ur_native_handle_t>(hEvent->cl);
-  return UR_RESULT_SUCCESS;
-}
-
-// A hold on a queue of `c` that is not being destroyed, or false.
-bool try_hold(ur_queue_handle_t q) {
-  uint32_t n = q->holders.load();
-  do {
-    if (n == 0) return false; // its destructor waits for queues_mutex to unlist it
-  } while (!q->holders.compare_exchange_weak(n, n + 1));
-  return true;
+  return r;
 }
 
 // The UR queue a native event's command was enqueued on (UR_EVENT_INFO_COMMAND_QUEUE,
 // as UR answers it): a live queue of the context on that cl_command_queue, or a new
-// one wrapping it. Null for a user event.
+// one wrapping it (a queue being destroyed, its holders gone, waits for queues_mutex
+// to unlist it and is passed over). Null for a user event.
 ur_result_t queue_of_native_event(cl_event native, ur_context_handle_t c, ur_event_handle_t_ &e) {
   cl_command_queue clq = nullptr;
   ORDO_CL_CHECK(cl.clGetEventInfo(native, CL_EVENT_COMMAND_QUEUE, sizeof clq, &clq, nullptr));
@@ -257,7 +211,7 @@ ur_result_t queue_of_native_event(cl_event native, ur_context_handle_t c, ur_eve
   {
     std::lock_guard<std::mutex> lock(c->queues_mutex);
     for (ur_queue_handle_t q : c->queues)
-      if (q->cl == clq && try_hold(q)) {
+      if (q->cl == clq && ordo::ur_common::try_hold(q)) {
         e.queue = q;
         return UR_RESULT_SUCCESS;
       }
@@ -275,7 +229,6 @@ ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeE
                                                      const ur_event_native_properties_t *pProperties,
                                                      ur_event_handle_t *phEvent) {
   ORDO_CHECK_HANDLE(hContext);
-  ORDO_CHECK_PTR(phEvent);
   cl_event native = reinterpret_cast<cl_event>(hNativeEvent);
   if (!native) return UR_RESULT_ERROR_INVALID_EVENT;
   cl_context owner = nullptr;
@@ -312,12 +265,7 @@ void CL_CALLBACK run_callback(cl_event, cl_int, void *data) {
 ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
                                           ur_event_callback_t pfnNotify, void *pUserData) {
   ORDO_CHECK_HANDLE(hEvent);
-  if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  ORDO_CHECK_PTR(pfnNotify);
-  cl_int when = execStatus == UR_EXECUTION_INFO_COMPLETE  ? CL_COMPLETE
-                : execStatus == UR_EXECUTION_INFO_RUNNING ? CL_RUNNING
-                                                          : CL_SUBMITTED;
+  cl_int when = execStatus; // the same numbers (above)
   // A shared cl_event (event.hpp) runs with the command this one waits for: this
   // one starts, and ends, when that command completes.
   if (hEvent->shared && when == CL_RUNNING) when = CL_COMPLETE;
@@ -339,9 +287,9 @@ void install_event_entry_points(ur_dditable_t &t) {
   t.Event.pfnGetInfo = urEventGetInfo;
   t.Event.pfnGetProfilingInfo = urEventGetProfilingInfo;
   t.Event.pfnWait = urEventWait;
-  t.Event.pfnRetain = urEventRetain;
+  t.Event.pfnRetain = retain_handle<ur_event_handle_t_>;
   t.Event.pfnRelease = urEventRelease;
-  t.Event.pfnGetNativeHandle = urEventGetNativeHandle;
+  t.Event.pfnGetNativeHandle = native_handle<ur_event_handle_t_>;
   t.Event.pfnCreateWithNativeHandle = urEventCreateWithNativeHandle;
   t.Event.pfnSetCallback = urEventSetCallback;
 }

@@ -6,13 +6,13 @@
 // The thread waits on the marker's cl_event itself: urEventWait is a synchronisation
 // point of the program's (pools give back memory above their thresholds), and one the
 // program never made must not happen at a moment it cannot see (docs/async-alloc.md).
-#include "host_task.hpp"
-
 #include "cl_api.hpp"
 #include "context.hpp"
 #include "event.hpp"
 #include "ordo/ddi_fill.hpp"
 #include "ordo/host_threads.hpp"
+#include "queue.hpp"
+#include "tables.hpp"
 
 namespace ordo::opencl {
 
@@ -23,31 +23,16 @@ ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_hos
                                             uint32_t numEvents, const ur_event_handle_t *phEvents,
                                             ur_event_handle_t *phEvent) {
   const ur_dditable_t &t = ordo::adapter_ddi();
-  if (!hQueue) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  if (!pfnHostTask) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (pProperties && (pProperties->flags & UR_EXP_HOST_TASK_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if ((numEvents > 0) != (phEvents != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
-  ur_context_handle_t ctx = nullptr;
-  if (t.Queue.pfnGetInfo(hQueue, UR_QUEUE_INFO_CONTEXT, sizeof ctx, &ctx, nullptr) != UR_RESULT_SUCCESS)
-    return UR_RESULT_ERROR_INVALID_QUEUE;
-  ur_event_handle_t ready = nullptr;
+  ORDO_CHECK_HANDLE(hQueue); // the rest of the arguments: the spec's checks (table tail)
+  ur_event_handle_t ready = nullptr, gate = nullptr, done = nullptr;
   if (ur_result_t r = t.Enqueue.pfnEventsWait(hQueue, numEvents, phEvents, &ready)) return r;
   cl_int err = CL_SUCCESS;
-  cl_event user = cl.clCreateUserEvent(ctx->cl, &err);
-  if (!user) {
-    t.Event.pfnRelease(ready);
-    return UR_RESULT_ERROR_OUT_OF_RESOURCES;
-  }
+  cl_event user = cl.clCreateUserEvent(hQueue->ctx->cl, &err);
   ur_event_native_properties_t owned{UR_STRUCTURE_TYPE_EVENT_NATIVE_PROPERTIES, nullptr, true};
-  ur_event_handle_t gate = nullptr;
-  if (ur_result_t r =
-          t.Event.pfnCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(user), ctx, &owned, &gate)) {
-    cl.clReleaseEvent(user);
-    t.Event.pfnRelease(ready);
-    return r;
-  }
-  ur_event_handle_t done = nullptr;
-  ur_result_t r = t.Enqueue.pfnEventsWait(hQueue, 1, &gate, &done);
+  ur_result_t r =
+      user ? t.Event.pfnCreateWithNativeHandle(reinterpret_cast<ur_native_handle_t>(user), hQueue->ctx, &owned, &gate)
+           : UR_RESULT_ERROR_OUT_OF_RESOURCES;
+  if (r == UR_RESULT_SUCCESS) r = t.Enqueue.pfnEventsWait(hQueue, 1, &gate, &done);
   if (r == UR_RESULT_SUCCESS) {
     // Kept, not detached: the adapter's teardown joins it (ordo/host_threads.hpp).
     const bool started = ordo::adapter_host_threads().start([&t, ready, gate, user, pfnHostTask, data] {
@@ -60,10 +45,10 @@ ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_hos
     if (!started) r = UR_RESULT_ERROR_OUT_OF_RESOURCES; // no thread: the task fails, nothing waits forever
   }
   if (r != UR_RESULT_SUCCESS) {
-    cl.clSetUserEventStatus(user, CL_OUT_OF_RESOURCES);
-    t.Event.pfnRelease(ready);
-    t.Event.pfnRelease(gate);
-    if (done) t.Event.pfnRelease(done);
+    if (user) cl.clSetUserEventStatus(user, CL_OUT_OF_RESOURCES);
+    if (user && !gate) cl.clReleaseEvent(user); // else the gate owns it
+    for (ur_event_handle_t e : {ready, gate, done})
+      if (e) t.Event.pfnRelease(e);
     return r;
   }
   if (phEvent)

@@ -8,20 +8,22 @@
 #include "common.hpp"
 #include "device.hpp"
 
-// cl_intel_unified_shared_memory entry points of one platform; all null when the
-// platform does not have the extension.
+// cl_intel_unified_shared_memory entry points of one platform (member, OpenCL name);
+// all null when the platform does not have the extension.
+// clang-format off
+#define ORDO_INTEL_USM(X) \
+  X(host_alloc, clHostMemAllocINTEL) X(device_alloc, clDeviceMemAllocINTEL) X(shared_alloc, clSharedMemAllocINTEL) \
+  X(blocking_free, clMemBlockingFreeINTEL) X(get_alloc_info, clGetMemAllocInfoINTEL) \
+  X(set_kernel_arg, clSetKernelArgMemPointerINTEL) X(memcpy, clEnqueueMemcpyINTEL) X(fill, clEnqueueMemFillINTEL)
+// clang-format on
 struct IntelUsmFunctions {
-  clHostMemAllocINTEL_fn host_alloc = nullptr;
-  clDeviceMemAllocINTEL_fn device_alloc = nullptr;
-  clSharedMemAllocINTEL_fn shared_alloc = nullptr;
-  clMemBlockingFreeINTEL_fn blocking_free = nullptr;
-  clGetMemAllocInfoINTEL_fn get_alloc_info = nullptr;
-  clSetKernelArgMemPointerINTEL_fn set_kernel_arg = nullptr;
-  clEnqueueMemcpyINTEL_fn memcpy = nullptr;
-  clEnqueueMemFillINTEL_fn fill = nullptr;
+#define ORDO_INTEL_USM_MEMBER(member, name) name##_fn member = nullptr;
+  ORDO_INTEL_USM(ORDO_INTEL_USM_MEMBER)
+#undef ORDO_INTEL_USM_MEMBER
   bool complete() const {
-    return host_alloc && device_alloc && shared_alloc && blocking_free && get_alloc_info && set_kernel_arg && memcpy &&
-           fill;
+#define ORDO_INTEL_USM_PRESENT(member, name) &&member
+    return true ORDO_INTEL_USM(ORDO_INTEL_USM_PRESENT);
+#undef ORDO_INTEL_USM_PRESENT
   }
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The OpenCL adapter's stream-ordered layer hooks (pool_hooks.hpp) and the layer's
-// urUSMPool* entry points with this adapter's handle lookup.
-#include "pool_hooks.hpp"
-
+// The OpenCL adapter's hooks into the stream-ordered layer (source/stream_ordered,
+// docs/async-alloc.md; PoolHooks in context.hpp): the layer owns pools, limits, the
+// pointer registry and the ordering knowledge; the adapter gives it chunks of SVM /
+// Intel USM memory, its events, and the wait list of the alloc command being enqueued.
 #include <cstring>
 
 #include "context.hpp"
@@ -46,31 +46,17 @@ void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &, void *base, s
 
 bool PoolHooks::event_complete(ur_event_handle_t ev) { return ordo::opencl::event_complete(ev); }
 
-void PoolHooks::retain_event(ur_event_handle_t ev) { ev->hold(); }
-
-// Called under a pool's lock: the event may hold the last reference to its queue or
-// context, whose destruction locks that pool again. Destroyed on a safe path.
-void PoolHooks::release_event(ur_event_handle_t ev) { event_unhold_deferred(ev); }
-
-// Nodes of another context's ordering knowledge mean nothing here.
-uint64_t PoolHooks::event_node(ur_event_handle_t ev) { return ev->context == ctx_ ? ev->order_node : 0; }
-
-bool PoolHooks::add_dependency(void *adapter_command, ur_event_handle_t ev) {
-  auto *deps = static_cast<AllocDeps *>(adapter_command);
+bool AllocDeps::wait_for(ur_event_handle_t_ *ev) {
   try {
-    deps->held.reserve(deps->held.size() + 1);
-    deps->waits->push(ev->cl);
+    held.reserve(held.size() + 1);
+    waits->push(ev->cl);
   } catch (...) {
     return false;
   }
   ev->hold(); // until the command is enqueued
-  deps->held.push_back(ev);
+  held.push_back(ev);
   return true;
 }
-
-bool PoolHooks::has_device(ur_device_handle_t d) { return ctx_->has_device(d); }
-void PoolHooks::retain_context() { ctx_->hold(); }
-void PoolHooks::release_context() { context_unhold(ctx_); }
 
 // urUSM*Alloc from a zero-initialising pool: host-accessible memory directly, device
 // memory through a short-lived queue of that device.

@@ -11,7 +11,7 @@ struct ur_program_handle_t_ : ordo::object {
   ur_program_handle_t_() : object(kKind) {}
 
   cl_program cl = nullptr;
-  ur_context_handle_t context = nullptr;
+  ur_context_handle_t ctx = nullptr;       // held (the name ur_common/kernel.hpp reads)
   std::vector<ur_device_handle_t> devices; // the devices it is (to be) built for
   ~ur_program_handle_t_();
 };

@@ -5,25 +5,28 @@
 #include "queue.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "context.hpp"
 #include "device.hpp"
 #include "event.hpp"
+#include "handle_entry_points.hpp"
 #include "tables.hpp"
+#include "ur_common/queue.hpp"
 
 ur_queue_handle_t_::ur_queue_handle_t_() : object(kKind), identity(ordo::stream_ordered::new_queue_identity()) {}
 
 ur_queue_handle_t_::~ur_queue_handle_t_() {
   using namespace ordo::opencl;
-  if (context) {
-    std::lock_guard<std::mutex> lock(context->queues_mutex);
-    auto &qs = context->queues;
+  keep_event(last_cl, nullptr);
+  keep_event(last_barrier_cl, nullptr);
+  if (ctx) {
+    std::lock_guard<std::mutex> lock(ctx->queues_mutex);
+    auto &qs = ctx->queues;
     qs.erase(std::remove(qs.begin(), qs.end(), this), qs.end());
   }
-  if (last_cl) ordo::opencl::cl.clReleaseEvent(last_cl);
-  if (last_barrier_cl) ordo::opencl::cl.clReleaseEvent(last_barrier_cl);
   if (cl) ordo::opencl::cl.clReleaseCommandQueue(cl);
-  if (context) context_unhold(context);
+  if (ctx) context_unhold(ctx);
 }
 
 namespace ordo::opencl {
@@ -38,7 +41,7 @@ uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &wai
   uint64_t nodes[kMax];
   size_t n = 0;
   auto add = [&](ur_event_handle_t e) {
-    if (n < kMax && e->order_node && e->context == q->context) nodes[n++] = e->order_node;
+    if (n < kMax && e->order_node && e->context == q->ctx) nodes[n++] = e->order_node;
   };
   for (uint32_t i = 0; i < waits.ur_count(); ++i) add(waits.ur_list()[i]);
   if (extra)
@@ -47,21 +50,12 @@ uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &wai
   if (barrier) q->last_barrier_at = at;
   if (seq) *seq = at;
   const bool has_wait_list = waits.ur_count() > 0 || (extra && !extra->empty());
-  return q->context->pools->order().record(q->identity, q->in_order, barrier, nodes, n, has_wait_list);
+  return q->ctx->pools->order().record(q->identity, q->in_order, barrier, nodes, n, has_wait_list);
 }
 
 void note_last(ur_queue_handle_t q, cl_event ev, uint64_t seq) {
-  if (q->track_left == 0 || --q->track_left == 0) { // no plain free for a while: stop
-    if (q->last_cl) cl.clReleaseEvent(q->last_cl);
-    q->last_cl = nullptr;
-    q->track_last = false;
-    return;
-  }
-  if (q->last_cl != ev) {
-    cl.clRetainEvent(ev);
-    if (q->last_cl) cl.clReleaseEvent(q->last_cl);
-    q->last_cl = ev;
-  }
+  q->track_last = q->track_left != 0 && --q->track_left != 0; // else no plain free for a while: stop
+  keep_event(q->last_cl, q->track_last ? ev : nullptr);
   q->last_cl_at = seq;
 }
 
@@ -72,10 +66,11 @@ cl_int enqueue_marker(ur_queue_handle_t q, cl_uint n, const cl_event *waits, cl_
   return cl.clEnqueueMarkerWithWaitList(q->cl, n + 1, list.data(), ev);
 }
 
-void note_barrier(ur_queue_handle_t q, cl_event ev) {
-  cl.clRetainEvent(ev);
-  if (q->last_barrier_cl) cl.clReleaseEvent(q->last_barrier_cl);
-  q->last_barrier_cl = ev;
+void keep_event(cl_event &slot, cl_event ev) {
+  if (slot == ev) return;
+  if (ev) cl.clRetainEvent(ev);
+  if (slot) cl.clReleaseEvent(slot);
+  slot = ev;
 }
 
 void track_newest(ur_queue_handle_t q) {
@@ -85,20 +80,30 @@ void track_newest(ur_queue_handle_t q) {
 
 namespace {
 
-ur_queue_flags_t flags_of(cl_command_queue_properties p) {
-  ur_queue_flags_t f = 0;
-  if (p & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) f |= UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE;
-  if (p & CL_QUEUE_PROFILING_ENABLE) f |= UR_QUEUE_FLAG_PROFILING_ENABLE;
-  if (p & CL_QUEUE_ON_DEVICE) f |= UR_QUEUE_FLAG_ON_DEVICE;
-  if (p & CL_QUEUE_ON_DEVICE_DEFAULT) f |= UR_QUEUE_FLAG_ON_DEVICE_DEFAULT;
-  return f;
-}
+// The queue flags that are OpenCL queue properties, both ways.
+constexpr std::pair<ur_queue_flags_t, cl_command_queue_properties> kFlagProperties[] = {
+    {UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE},
+    {UR_QUEUE_FLAG_PROFILING_ENABLE, CL_QUEUE_PROFILING_ENABLE},
+    {UR_QUEUE_FLAG_ON_DEVICE, CL_QUEUE_ON_DEVICE},
+    {UR_QUEUE_FLAG_ON_DEVICE_DEFAULT, CL_QUEUE_ON_DEVICE_DEFAULT},
+};
 
-ur_result_t register_queue(ur_queue_handle_t_ *q, ur_queue_handle_t *out) {
-  q->context->hold();
+// Wraps `native` (the caller's reference), whose OpenCL properties are `props`, as a
+// queue of `c` on `d` that answers `flags`.
+ur_result_t wrap_queue(ur_context_handle_t c, ur_device_handle_t d, cl_command_queue native, ur_queue_flags_t flags,
+                       cl_command_queue_properties props, ur_queue_handle_t *out) {
+  auto *q = new ur_queue_handle_t_();
+  q->cl = native;
+  q->ctx = c;
+  q->dev = d;
+  q->flags = flags;
+  q->in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  q->profiling = props & CL_QUEUE_PROFILING_ENABLE;
+  q->on_device = props & CL_QUEUE_ON_DEVICE;
+  c->hold();
   {
-    std::lock_guard<std::mutex> lock(q->context->queues_mutex);
-    q->context->queues.push_back(q);
+    std::lock_guard<std::mutex> lock(c->queues_mutex);
+    c->queues.push_back(q);
   }
   *out = q;
   return UR_RESULT_SUCCESS;
@@ -108,7 +113,6 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
                                      const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
   ORDO_CHECK_HANDLE(hContext);
   ORDO_CHECK_HANDLE(hDevice);
-  ORDO_CHECK_PTR(phQueue);
   if (!hContext->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
   ordo::queue_capabilities caps;
   caps.on_device = true; // OpenCL 2.0 device-side queues, under OpenCL's rules below
@@ -121,12 +125,12 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
   if (on_device && (!(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE) || hDevice->cl_major < 2))
     return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
 
+  // Out of order only where the device has it (an in-order queue stands in).
+  ur_queue_flags_t native_flags = flags;
+  if (!hDevice->out_of_order() && !on_device) native_flags &= ~UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE;
   cl_command_queue_properties props = 0;
-  bool out_of_order = (flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE) && (hDevice->out_of_order() || on_device);
-  if (out_of_order) props |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
-  if (flags & UR_QUEUE_FLAG_PROFILING_ENABLE) props |= CL_QUEUE_PROFILING_ENABLE;
-  if (on_device) props |= CL_QUEUE_ON_DEVICE;
-  if (flags & UR_QUEUE_FLAG_ON_DEVICE_DEFAULT) props |= CL_QUEUE_ON_DEVICE_DEFAULT;
+  for (auto [ur, cl_prop] : kFlagProperties)
+    if (native_flags & ur) props |= cl_prop;
 
   cl_int err = CL_SUCCESS;
   cl_command_queue native = nullptr;
@@ -139,22 +143,7 @@ ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_han
     err = CL_INVALID_OPERATION;
   }
   if (!native) return to_ur(err);
-
-  auto *q = new ur_queue_handle_t_();
-  q->cl = native;
-  q->context = hContext;
-  q->device = hDevice;
-  q->flags = flags;
-  q->in_order = !out_of_order;
-  q->profiling = flags & UR_QUEUE_FLAG_PROFILING_ENABLE;
-  q->on_device = on_device;
-  return register_queue(q, phQueue);
-}
-
-ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) {
-  ORDO_CHECK_HANDLE(hQueue);
-  if (!hQueue->retain_user()) return ordo::invalid_of(hQueue);
-  return UR_RESULT_SUCCESS;
+  return wrap_queue(hContext, hDevice, native, flags, props, phQueue);
 }
 
 // The user's last reference: finish the queue's work (its pending frees included)
@@ -170,12 +159,11 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
     std::lock_guard<std::mutex> lock(hQueue->submit_mutex);
     if (hQueue->last_free) event_unhold_deferred(hQueue->last_free);
     hQueue->last_free = nullptr;
-    if (hQueue->last_cl) cl.clReleaseEvent(hQueue->last_cl);
-    hQueue->last_cl = nullptr;
+    keep_event(hQueue->last_cl, nullptr);
     hQueue->track_last = false;
   }
-  hQueue->context->pools->sync_point(); // its frees have completed
-  hQueue->context->pools->queue_released(hQueue->identity);
+  hQueue->ctx->pools->sync_point(); // its frees have completed
+  hQueue->ctx->pools->queue_released(hQueue->identity);
   queue_unhold(hQueue);
   reap_deferred_events();
   return to_ur(err);
@@ -184,16 +172,8 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
 ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
                                       void *pPropValue, size_t *pPropSizeRet) {
   ORDO_CHECK_HANDLE(hQueue);
-  if (propName > UR_QUEUE_INFO_EMPTY) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   InfoWriter w(propSize, pPropValue, pPropSizeRet);
   switch (propName) {
-  case UR_QUEUE_INFO_CONTEXT: return w.value(hQueue->context);
-  case UR_QUEUE_INFO_DEVICE: return w.value(hQueue->device);
-  case UR_QUEUE_INFO_FLAGS: return w.value(hQueue->flags);
-  case UR_QUEUE_INFO_REFERENCE_COUNT: return w.value<uint32_t>(hQueue->count());
-  // EMPTY (optional): OpenCL cannot tell without making every command report back.
-  case UR_QUEUE_INFO_EMPTY: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
   // DEVICE_DEFAULT and SIZE describe device queues; a host queue has neither.
   case UR_QUEUE_INFO_DEVICE_DEFAULT: {
     if (!hQueue->on_device) return UR_RESULT_ERROR_INVALID_QUEUE;
@@ -204,8 +184,8 @@ ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t 
     // made through this adapter.
     ur_queue_handle_t found = nullptr;
     {
-      std::lock_guard<std::mutex> lock(hQueue->context->queues_mutex);
-      for (ur_queue_handle_t q : hQueue->context->queues)
+      std::lock_guard<std::mutex> lock(hQueue->ctx->queues_mutex);
+      for (ur_queue_handle_t q : hQueue->ctx->queues)
         if (q->cl == native_default && q->count() > 0) found = q; // not one the user released
     }
     return w.value(found);
@@ -216,16 +196,10 @@ ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t 
     ORDO_CL_CHECK(cl.clGetCommandQueueInfo(hQueue->cl, CL_QUEUE_SIZE, sizeof size, &size, nullptr));
     return w.value<uint32_t>(size);
   }
-  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+  default: // EMPTY (optional): OpenCL cannot tell without making every command report back.
+    return ordo::ur_common::queue_info(hQueue, propName, propSize, pPropValue, pPropSizeRet,
+                                       [](bool &) { return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; });
   }
-}
-
-ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t hQueue, ur_queue_native_desc_t *,
-                                              ur_native_handle_t *phNativeQueue) {
-  ORDO_CHECK_HANDLE(hQueue);
-  ORDO_CHECK_PTR(phNativeQueue);
-  *phNativeQueue = reinterpret_cast<ur_native_handle_t>(hQueue->cl);
-  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
@@ -233,7 +207,6 @@ ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQ
                                                      const ur_queue_native_properties_t *pProperties,
                                                      ur_queue_handle_t *phQueue) {
   ORDO_CHECK_HANDLE(hContext);
-  ORDO_CHECK_PTR(phQueue);
   cl_command_queue native = reinterpret_cast<cl_command_queue>(hNativeQueue);
   if (!native) return UR_RESULT_ERROR_INVALID_QUEUE;
   cl_device_id dev_id = nullptr;
@@ -249,15 +222,10 @@ ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQ
   }
   if (!hDevice || !hContext->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
   if (!(pProperties && pProperties->isNativeHandleOwned)) cl.clRetainCommandQueue(native);
-  auto *q = new ur_queue_handle_t_();
-  q->cl = native;
-  q->context = hContext;
-  q->device = hDevice;
-  q->flags = flags_of(props);
-  q->in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-  q->profiling = props & CL_QUEUE_PROFILING_ENABLE;
-  q->on_device = props & CL_QUEUE_ON_DEVICE;
-  return register_queue(q, phQueue);
+  ur_queue_flags_t flags = 0;
+  for (auto [ur, cl_prop] : kFlagProperties)
+    if (props & cl_prop) flags |= ur;
+  return wrap_queue(hContext, hDevice, native, flags, props, phQueue);
 }
 
 ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
@@ -265,7 +233,7 @@ ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
   // Work on a device queue is its parent kernel's, which completes only after it.
   if (!hQueue->on_device) ORDO_CL_CHECK(cl.clFinish(hQueue->cl));
   // A synchronisation point: pools give back what they hold above their threshold.
-  hQueue->context->pools->sync_point();
+  hQueue->ctx->pools->sync_point();
   reap_deferred_events();
   return UR_RESULT_SUCCESS;
 }
@@ -280,10 +248,10 @@ ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
 
 void install_queue_entry_points(ur_dditable_t &t) {
   t.Queue.pfnCreate = urQueueCreate;
-  t.Queue.pfnRetain = urQueueRetain;
+  t.Queue.pfnRetain = retain_handle<ur_queue_handle_t_>;
   t.Queue.pfnRelease = urQueueRelease;
   t.Queue.pfnGetInfo = urQueueGetInfo;
-  t.Queue.pfnGetNativeHandle = urQueueGetNativeHandle;
+  t.Queue.pfnGetNativeHandle = native_handle<ur_queue_handle_t_, ur_queue_native_desc_t *>;
   t.Queue.pfnCreateWithNativeHandle = urQueueCreateWithNativeHandle;
   t.Queue.pfnFinish = urQueueFinish;
   t.Queue.pfnFlush = urQueueFlush;

@@ -15,8 +15,9 @@ struct ur_queue_handle_t_ : ordo::object {
   ur_queue_handle_t_();
 
   cl_command_queue cl = nullptr;
-  ur_context_handle_t context = nullptr;
-  ur_device_handle_t device = nullptr;
+  // Named as ur_common::queue_info reads them.
+  ur_context_handle_t ctx = nullptr;
+  ur_device_handle_t dev = nullptr;
   ur_queue_flags_t flags = 0; // as the user asked
   bool in_order = true;       // what the cl_command_queue really does
   bool profiling = false;
@@ -78,8 +79,16 @@ void track_newest(ur_queue_handle_t q);
 // with a wait list also for the newest barrier (last_barrier_cl), as OpenCL says every
 // command after a barrier does.
 cl_int enqueue_marker(ur_queue_handle_t q, cl_uint n, const cl_event *waits, cl_event *ev);
-// Under q->submit_mutex, after a barrier of an out-of-order queue entered it: keeps its event.
-void note_barrier(ur_queue_handle_t q, cl_event ev);
+// Puts `ev` (retained; null: none) in `slot` in place of the event it held (released):
+// last_cl, last_barrier_cl under q->submit_mutex.
+void keep_event(cl_event &slot, cl_event ev);
+
+// The start of every command: the queue, and its wait list translated into `waits`
+// (a list null or empty against its count: the spec's check, in the table tail).
+inline ur_result_t begin_command(ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *list, ClWaitList &waits) {
+  ORDO_CHECK_HANDLE(q);
+  return waits.assign(n, list, q->ctx);
+}
 
 // Every command but the stream-ordered alloc and free goes through here:
 // `enqueue(cl_event *ev)` calls OpenCL, never blocking (ev is null when nobody needs
@@ -96,7 +105,7 @@ ur_result_t submit(ur_queue_handle_t q, ur_command_t command, const ClWaitList &
     const bool keep_barrier = barrier && !q->in_order;
     cl_int err = enqueue(phEvent || blocking || track || keep_barrier ? &ev : nullptr);
     if (err != CL_SUCCESS) return to_ur(err);
-    if (keep_barrier && ev) note_barrier(q, ev);
+    if (keep_barrier && ev) keep_event(q->last_barrier_cl, ev);
     node = record_command(q, barrier, waits, nullptr, &seq);
     if (track && ev) note_last(q, ev, seq);
   }

@@ -22,10 +22,12 @@ namespace ordo::opencl {
 
 namespace {
 
+// The memory every context got from OpenCL, so that another context's pointer is told
+// from system memory (check_usm_range).
+ordo::usm_owners<ur_context_handle_t> &usm_owners() { return ordo::usm_owners<ur_context_handle_t>::instance(); }
+
 bool svm_atomics(ur_context_handle_t c) {
-  for (ur_device_handle_t d : c->devices)
-    if (!(d->svm & CL_DEVICE_SVM_ATOMICS)) return false;
-  return true;
+  return std::all_of(c->devices.begin(), c->devices.end(), [](auto d) { return d->svm & CL_DEVICE_SVM_ATOMICS; });
 }
 
 ur_result_t out_of_memory(ur_usm_type_t kind) {
@@ -35,8 +37,6 @@ ur_result_t out_of_memory(ur_usm_type_t kind) {
 ur_result_t intel_error(cl_int err, ur_usm_type_t kind) {
   switch (err) {
   case CL_INVALID_BUFFER_SIZE: return UR_RESULT_ERROR_INVALID_USM_SIZE;
-  case CL_INVALID_VALUE: return UR_RESULT_ERROR_INVALID_VALUE;
-  case CL_OUT_OF_HOST_MEMORY: return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   case CL_OUT_OF_RESOURCES:
   case CL_MEM_OBJECT_ALLOCATION_FAILURE: return out_of_memory(kind);
   default: return to_ur(err);
@@ -48,23 +48,15 @@ ur_result_t intel_error(cl_int err, ur_usm_type_t kind) {
 bool usm_kind_supported(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device) {
   switch (kind) {
   case UR_USM_TYPE_HOST:
-    for (ur_device_handle_t d : c->devices)
-      if (!d->usm_host_caps()) return false;
-    return true;
+    return std::all_of(c->devices.begin(), c->devices.end(), [](auto d) { return d->usm_host_caps() != 0; });
   case UR_USM_TYPE_DEVICE: return device && device->usm_device_caps();
   case UR_USM_TYPE_SHARED: return device && device->usm_shared_caps();
   default: return false;
   }
 }
 
-namespace {
-
-// The memory every context got from OpenCL, so that another context's pointer is told
-// from system memory (check_usm_range).
-ordo::usm_owners<ur_context_handle_t> &usm_owners() { return ordo::usm_owners<ur_context_handle_t>::instance(); }
-
-void *usm_get_memory_unrecorded(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
-                                size_t alignment, ur_result_t &err) {
+void *usm_get_memory(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
+                     size_t alignment, ur_result_t &err) {
   void *p = nullptr;
   if (c->intel_usm) {
     const IntelUsmFunctions &f = c->platform->intel_usm;
@@ -76,31 +68,20 @@ void *usm_get_memory_unrecorded(ur_context_handle_t c, ur_usm_type_t kind, ur_de
     case UR_USM_TYPE_SHARED: p = f.shared_alloc(c->cl, device->cl, nullptr, size, align, &e); break;
     default: e = CL_INVALID_VALUE;
     }
-    err = p ? UR_RESULT_SUCCESS : intel_error(e == CL_SUCCESS ? CL_OUT_OF_RESOURCES : e, kind);
-    return p;
+    if (!p) err = intel_error(e == CL_SUCCESS ? CL_OUT_OF_RESOURCES : e, kind);
+  } else {
+    // Host and shared memory must be reachable from host and device at any time: fine
+    // grain. Device memory need not be: coarse grain.
+    cl_svm_mem_flags flags = CL_MEM_READ_WRITE;
+    if (kind != UR_USM_TYPE_DEVICE) {
+      flags |= CL_MEM_SVM_FINE_GRAIN_BUFFER;
+      if (svm_atomics(c)) flags |= CL_MEM_SVM_ATOMICS;
+    }
+    p = cl.clSVMAlloc(c->cl, flags, size, static_cast<cl_uint>(alignment));
+    if (!p) err = out_of_memory(kind); // clSVMAlloc gives no reason
   }
-  // Host and shared memory must be reachable from host and device at any time: fine
-  // grain. Device memory need not be: coarse grain.
-  cl_svm_mem_flags flags = CL_MEM_READ_WRITE;
-  if (kind != UR_USM_TYPE_DEVICE) {
-    flags |= CL_MEM_SVM_FINE_GRAIN_BUFFER;
-    if (svm_atomics(c)) flags |= CL_MEM_SVM_ATOMICS;
-  }
-  p = cl.clSVMAlloc(c->cl, flags, size, static_cast<cl_uint>(alignment));
-  if (!p) {
-    err = out_of_memory(kind); // clSVMAlloc gives no reason
-    return nullptr;
-  }
-  err = UR_RESULT_SUCCESS;
-  return p;
-}
-
-} // namespace
-
-void *usm_get_memory(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device, size_t size,
-                     size_t alignment, ur_result_t &err) {
-  void *p = usm_get_memory_unrecorded(c, kind, device, size, alignment, err);
   if (!p) return nullptr;
+  err = UR_RESULT_SUCCESS;
   try {
     usm_owners().note(p, size, c);
   } catch (...) {
@@ -127,8 +108,7 @@ void usm_release_memory(ur_context_handle_t c, void *p) {
 
 cl_int usm_enqueue_memcpy(ur_queue_handle_t q, bool blocking, void *dst, const void *src, size_t size, cl_uint n,
                           const cl_event *waits, cl_event *ev) {
-  if (q->context->intel_usm)
-    return q->context->platform->intel_usm.memcpy(q->cl, blocking, dst, src, size, n, waits, ev);
+  if (q->ctx->intel_usm) return q->ctx->platform->intel_usm.memcpy(q->cl, blocking, dst, src, size, n, waits, ev);
   return cl.clEnqueueSVMMemcpy(q->cl, blocking, dst, src, size, n, waits, ev);
 }
 
@@ -181,15 +161,8 @@ cl_int usm_enqueue_fill(ur_queue_handle_t q, void *dst, const void *pattern, siz
   bool direct =
       power_of_two(pattern_size) && pattern_size <= 128 && reinterpret_cast<uintptr_t>(dst) % pattern_size == 0;
   if (!direct) return fill_by_copies(q, static_cast<unsigned char *>(dst), pattern, pattern_size, size, n, waits, ev);
-  if (q->context->intel_usm)
-    return q->context->platform->intel_usm.fill(q->cl, dst, pattern, pattern_size, size, n, waits, ev);
+  if (q->ctx->intel_usm) return q->ctx->platform->intel_usm.fill(q->cl, dst, pattern, pattern_size, size, n, waits, ev);
   return cl.clEnqueueSVMMemFill(q->cl, dst, pattern, pattern_size, size, n, waits, ev);
-}
-
-cl_int usm_set_kernel_arg(ur_context_handle_t c, cl_kernel k, cl_uint index, const void *ptr) {
-  if (!ptr) return cl.clSetKernelArg(k, index, sizeof(cl_mem), nullptr); // a null global pointer
-  if (c->intel_usm) return c->platform->intel_usm.set_kernel_arg(k, index, ptr);
-  return cl.clSetKernelArgSVMPointer(k, index, ptr);
 }
 
 void usm_free_plain(ur_context_handle_t c, void *p) {

@@ -24,12 +24,11 @@ ur_result_t check_usm_range(ur_context_handle_t c, const void *p, size_t size);
 // Whether the devices of `c` can have memory of `kind` (device: that device).
 bool usm_kind_supported(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device);
 
-// The USM flavours of three commands.
+// The USM flavours of two commands (kernel arguments: set_kernel_arg, kernel.cpp).
 cl_int usm_enqueue_memcpy(ur_queue_handle_t q, bool blocking, void *dst, const void *src, size_t size, cl_uint n,
                           const cl_event *waits, cl_event *ev);
 // Any pattern size: patterns OpenCL cannot fill directly are copied out in doubling steps.
 cl_int usm_enqueue_fill(ur_queue_handle_t q, void *dst, const void *pattern, size_t pattern_size, size_t size,
                         cl_uint n, const cl_event *waits, cl_event *ev);
-cl_int usm_set_kernel_arg(ur_context_handle_t c, cl_kernel k, cl_uint index, const void *ptr);
 
 } // namespace ordo::opencl

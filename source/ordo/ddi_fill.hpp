@@ -16,6 +16,10 @@ struct table_tail {
   // with no layer loaded. Off unless the adapter's conformance runs say its answers stay
   // the same (docs/adapter-guide.md, "The exception boundary").
   bool param_checks = false;
+  // The adapter leaves to those checks what they cover and repeats none of them, so
+  // ORDO_ADAPTER_PARAM_CHECKS=0 must not turn them off (bad input would reach it
+  // unchecked). Implies param_checks.
+  bool param_checks_required = false;
 };
 
 // The end of every table build, called once the adapter, ordo::derived and ordo::command_buffer
@@ -31,9 +35,10 @@ void fill_unsupported(ur_dditable_t &ddi, const table_tail &tail = table_tail{})
 // the table (ordo::adapter_ddi()) reach the adapter only through them.
 void put_boundary(ur_dditable_t &ddi, const table_tail &tail);
 
-// Whether the boundary runs the parameter checks: tail.param_checks, unless
-// ORDO_ADAPTER_PARAM_CHECKS says otherwise for every adapter of the process ("1": on,
-// "0": off; read when the table is built).
+// Whether the boundary runs the parameter checks: always where
+// tail.param_checks_required; else tail.param_checks, unless ORDO_ADAPTER_PARAM_CHECKS
+// says otherwise for every adapter of the process ("1": on, "0": off; read when the
+// table is built).
 bool param_checks_wanted(const table_tail &tail);
 
 // Each slot's thunk without checks, and, slot by slot, the function the thunks of this
