@@ -111,7 +111,7 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::si
   const std::uintptr_t lo = align_up(as_uint(mem), block_granule);
   const std::uintptr_t hi = align_down(as_uint(mem) + size, block_granule);
   if (mem && hi > lo) {
-    recycle(new block);
+    recycle(make_block());
     block *b = new_block();
     b->addr = lo;
     b->size = hi - lo;
@@ -135,18 +135,13 @@ ordered_pool::impl::~impl() {
         be_.release_event(b->event);
       else if (b->state == block_state::live)
         drop_inherited(b);
-      delete b;
-      b = n;
+      b = n; // block objects go with block_store_
     }
     if (!c->user_memory) be_.put_chunk(c->raw, c->raw_size);
     budget_->unreserve(c->raw_size);
     delete c;
   }
-  while (spare_) {
-    block *n = spare_->next;
-    delete spare_;
-    spare_ = n;
-  }
+  spare_ = nullptr;
   chunk_at_.clear();
   free_.clear();
   pending_.clear();

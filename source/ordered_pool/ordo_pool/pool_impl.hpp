@@ -188,6 +188,7 @@ private:
 
   block *new_block();
   void recycle(block *b);
+  block *make_block() { return new (block_store_.get()) block; } // may throw std::bad_alloc
   bool stock_up(std::size_t nodes, std::size_t blocks);
 
   void index(block *b);
@@ -370,6 +371,7 @@ private:
   bool fixed_ = false;
   mutable ordo::pool::adaptive_mutex mu_; // every queue of the pool takes it (adaptive_mutex.hpp)
   node_recycler nodes_;                   // declared before the sets: it must outlive them
+  object_slabs<block> block_store_;       // every block object; they go back only with the pool
   block *spare_ = nullptr;
   std::size_t spare_count_ = 0;
   std::vector<chunk *> chunks_;

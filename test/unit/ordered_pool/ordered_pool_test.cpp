@@ -312,6 +312,38 @@ TEST_F(fixture, SplitAndCoalesce) {
   EXPECT_EQ(p.free_now(a), status::success);
 }
 
+// 100,000 live blocks: the live table (over 2 MiB) and the block objects (slabs past
+// 2 MiB) live in the huge-page regions of bookkeeping_memory.hpp; every block is still
+// found, refused when freed twice, and merged back into whole chunks.
+TEST_F(fixture, HundredThousandBlocks) {
+  pool_config cfg;
+  cfg.chunk_granularity = 2 * MiB;
+  ordered_pool p(be, cfg);
+  constexpr std::size_t n = 100000;
+  std::vector<void *> ptrs(n);
+  for (std::size_t i = 0; i < n; ++i) ptrs[i] = must_alloc(p, req(64 + 64 * (i % 3)));
+  EXPECT_EQ(p.live_allocations(), n);
+  std::size_t used = 0;
+  for (std::size_t i = 0; i < n; ++i) used += 64 + 64 * (i % 3);
+  EXPECT_EQ(p.stats().used_current, used);
+  for (std::size_t i = 0; i < n; i += 997) {
+    block_info info;
+    ASSERT_TRUE(p.lookup(static_cast<char *>(ptrs[i]) + 10, info));
+    EXPECT_EQ(info.base, ptrs[i]);
+    EXPECT_EQ(info.size, 64 + 64 * (i % 3));
+  }
+  // Every other block first (no merges), then the rest (each merges both ways).
+  for (std::size_t i = 0; i < n; i += 2) ASSERT_EQ(p.free_now(ptrs[i]), status::success);
+  for (std::size_t i = 0; i < n; i += 2 * 499) // an error walks its chunk's blocks: a sample
+    ASSERT_EQ(p.free_now(ptrs[i]), status::double_free);
+  for (std::size_t i = 1; i < n; i += 2) ASSERT_EQ(p.free_now(ptrs[i]), status::success);
+  EXPECT_EQ(p.live_allocations(), 0u);
+  EXPECT_EQ(p.stats().used_current, 0u);
+  p.trim_to(0);
+  EXPECT_EQ(p.chunk_count(), 0u);
+  EXPECT_EQ(p.stats().reserved_current, 0u);
+}
+
 TEST_F(fixture, CompletedPendingBlocksCoalesce) {
   pool_config cfg;
   cfg.chunk_granularity = 64 * KiB;
