@@ -76,7 +76,7 @@ namespace {
 struct async_hooks {
   using Queue = ordo::native_cpu::Queue;
   using Command = AsyncCommand;
-  static size_t max_alloc_size() { return ordo::native_cpu::max_alloc_size(); }
+  static size_t max_alloc(const Device *) { return ordo::native_cpu::max_alloc_size(); }
   static ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *w) {
     return n == 0 && !w ? UR_RESULT_SUCCESS : ordo::native_cpu::check_wait_list(n, w);
   }

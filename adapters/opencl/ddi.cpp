@@ -32,7 +32,8 @@ const ur_dditable_t &ordo::adapter_ddi() {
     ordo::derived::install_peer_access(t);           // a device is its own only peer
     ordo::command_buffer::install_graph_capture(t);  // wraps the enqueues above: last
     ordo::table_tail tail;
-    tail.param_checks = true; // the spec's checks run first; this adapter's own skip what they cover
+    // The spec's checks run first, whatever ORDO_ADAPTER_PARAM_CHECKS says: this
+    // adapter's own skip what they cover.
     tail.param_checks_required = true;
     ordo::fill_unsupported(t, tail);
     return t;

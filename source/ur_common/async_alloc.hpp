@@ -23,9 +23,9 @@
 //   Queue without `lanes`/`affinity`: no lane hints;
 //   Command::in_order(): whether the pool may treat the command's queue as in order
 //     (default true: each lane is); Command::freed(): a free's pool call succeeded;
-//   static size_t H::max_alloc_size(), or static size_t H::max_alloc(const Device *) of the
-//     queue's device (UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE): larger allocs are INVALID_USM_SIZE,
-//     as urUSM*Alloc answers them;
+//   static size_t H::max_alloc(const Device *) of the queue's device
+//     (UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE): larger allocs are INVALID_USM_SIZE, as
+//     urUSM*Alloc answers them;
 //   static bool H::fast_free(Queue *, ur_usm_pool_handle_t, void *, uint32_t n,
 //     ur_event_handle_t *phEvent, ur_result_t &r): true when it freed (or refused, in r)
 //     the memory with no command, after the argument checks and before any pool lookup.
@@ -57,8 +57,6 @@ template <class C, class = void> struct has_in_order : std::false_type {};
 template <class C> struct has_in_order<C, std::void_t<decltype(std::declval<C &>().in_order())>> : std::true_type {};
 template <class C, class = void> struct has_freed : std::false_type {};
 template <class C> struct has_freed<C, std::void_t<decltype(std::declval<C &>().freed())>> : std::true_type {};
-template <class H, class = void> struct has_max_alloc_size : std::false_type {};
-template <class H> struct has_max_alloc_size<H, std::void_t<decltype(H::max_alloc_size())>> : std::true_type {};
 template <class H, class Q, class = void> struct has_device_max_alloc : std::false_type {};
 template <class H, class Q>
 struct has_device_max_alloc<H, Q, std::void_t<decltype(H::max_alloc(queue_device(std::declval<Q *>())))>>
@@ -82,8 +80,6 @@ template <class H> struct async_alloc {
     if (pProperties && (pProperties->flags & UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK))
       return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-    if constexpr (has_max_alloc_size<H>::value)
-      if (size > H::max_alloc_size()) return UR_RESULT_ERROR_INVALID_USM_SIZE;
     if constexpr (has_device_max_alloc<H, Queue>::value)
       if (size > H::max_alloc(queue_device(q))) return UR_RESULT_ERROR_INVALID_USM_SIZE;
     if (ur_result_t r = H::check_wait_list(n, waits)) return r;
