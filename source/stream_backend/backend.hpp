@@ -213,10 +213,12 @@ inline void lane_complete_to(Lane &l, uint64_t seq) {
 
 // Storage of events that were never handed to the caller (a free's release event when
 // the caller asked for none): reused directly, with no retirement (ordo/retired_handles.hpp)
-// since no handle of theirs can be named.
+// since no handle of theirs can be named. One slot without a lock sits in front of the
+// list: a queue's alloc + free pairs take and give back the same storage.
 class SpareEvents {
 public:
   void *take() {
+    if (void *p = first_.exchange(nullptr, std::memory_order_acquire)) return p;
     std::lock_guard<std::mutex> lock(mutex_);
     if (free_.empty()) return nullptr;
     void *p = free_.back();
@@ -225,17 +227,21 @@ public:
   }
   // False when full: the caller frees the storage.
   bool put(void *p) {
+    void *empty = nullptr;
+    if (first_.compare_exchange_strong(empty, p, std::memory_order_release, std::memory_order_relaxed)) return true;
     std::lock_guard<std::mutex> lock(mutex_);
     if (free_.size() >= kKept) return false;
     free_.push_back(p);
     return true;
   }
   ~SpareEvents() {
+    ::operator delete(first_.load(std::memory_order_relaxed));
     for (void *p : free_) ::operator delete(p);
   }
 
 private:
   static constexpr size_t kKept = 64;
+  std::atomic<void *> first_{nullptr};
   std::mutex mutex_;
   std::vector<void *> free_;
 };
@@ -317,7 +323,12 @@ public:
   Command(const Command &) = delete;
   Command &operator=(const Command &) = delete;
   ur_result_t status() const { return status_; }
-  stream_t stream() const { return stream_; }
+  // The lane's stream, with the device's context made current for the driver calls the
+  // caller issues on it (an alloc or free makes it current only when it needs the driver).
+  stream_t stream() {
+    if (!current_) make_current();
+    return stream_;
+  }
   uint32_t lane() const { return lane_; }
   const void *identity() const;
   // Makes the stream wait for `e` too (a pool's internal dependency); `e`'s command
@@ -337,6 +348,7 @@ private:
   static constexpr size_t kMaxPreds = 16; // more only loses reuse
   void add_pred(const Event *e);
   void unlock();
+  ur_result_t make_current();
 
   Queue *queue_;
   ur_command_t type_;
@@ -347,7 +359,8 @@ private:
   ur_result_t status_ = UR_RESULT_SUCCESS;
   bool all_lanes_ = false;
   bool barrier_ = false;
-  size_t locked_ = 0; // lanes locked: 0, 1 (lane_) or all
+  bool current_ = false; // the device's context made current on this thread
+  size_t locked_ = 0;    // lanes locked: 0, 1 (lane_) or all
   size_t npreds_ = 0;
   uint64_t preds_[kMaxPreds];
 };

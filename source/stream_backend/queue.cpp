@@ -66,10 +66,12 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
     : queue_(q), type_(type), out_(out_event), all_lanes_(all_lanes && q->lanes.size() > 1) {
   status_ = check_wait_list(n, waits);
   if (status_ != UR_RESULT_SUCCESS) return;
-  if (stream_backend::status r = q->dev->make_current()) {
-    status_ = to_ur(r);
-    return;
-  }
+  // A stream-ordered alloc or free often needs no driver call at all (a block from the
+  // lane's cache, a deferred event): it makes the context current only before one.
+  const bool lazy_current = type == UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP ||
+                            type == UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP ||
+                            type == UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP || type == UR_COMMAND_ENQUEUE_USM_FREE_EXP;
+  if (!lazy_current && (status_ = make_current()) != UR_RESULT_SUCCESS) return;
   lane_ = hint.lane < q->lanes.size() ? hint.lane : q->pick_lane(n, waits);
   stream_ = q->lanes[lane_]->stream;
   locked_ = q->lock_lanes(lane_, all_lanes_);
@@ -78,6 +80,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
     add_pred(e);
     if (!e->has_work()) continue;
     if (e->queue == q && e->lane == lane_) continue; // same stream: already ordered
+    if ((status_ = make_current()) != UR_RESULT_SUCCESS) return;
     event_t ev = nullptr;
     stream_backend::status r = wait_event_of(e, &ev);
     if (!r && ev) r = drv::stream_wait_event(stream_, ev);
@@ -93,6 +96,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
     event_->stream = stream_;
     event_->lane = lane_;
     if (event_->start) {
+      if ((status_ = make_current()) != UR_RESULT_SUCCESS) return;
       if (stream_backend::status r = drv::event_record(event_->start, stream_)) status_ = to_ur(r);
     }
   }
@@ -101,6 +105,13 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
 Command::~Command() {
   unlock();
   if (event_) event_destroy(event_);
+}
+
+ur_result_t Command::make_current() {
+  if (current_) return UR_RESULT_SUCCESS;
+  if (stream_backend::status r = queue_->dev->make_current()) return to_ur(r);
+  current_ = true;
+  return UR_RESULT_SUCCESS;
 }
 
 void Command::unlock() {
@@ -120,6 +131,7 @@ bool Command::wait_for(Event *e) {
   if (!(e->queue == queue_ && e->lane == lane_)) {
     // Another stream: its deferred free gets a driver event now (the other stream's
     // mark lock is a leaf, so taking it under this stream's lock and the pool's is safe).
+    if (make_current() != UR_RESULT_SUCCESS) return false;
     event_t ev = nullptr;
     if (wait_event_of(e, &ev)) return false;
     if (ev && drv::stream_wait_event(stream_, ev)) return false;
@@ -168,12 +180,19 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
       event_->seq = lane.issued.load(std::memory_order_relaxed) + 1;
       lane.issued.store(event_->seq, std::memory_order_release);
     } else {
+      if (ur_result_t r = make_current()) return r;
       ORDO_DRV(drv::event_record(event_->done, stream_));
       event_->seq = lane.issued.load(std::memory_order_relaxed);
     }
   }
   // The command's node: after the stream's previous command (in order) and after
   // its predecessors. After a barrier each other stream's next command follows it.
+  // A command with no event, no predecessor and no barrier gets no node: nothing can
+  // name it, and the stream's next command follows its previous one all the same.
+  if (!event_ && npreds_ == 0 && !barrier_) {
+    if (!keep_lock) unlock();
+    return UR_RESULT_SUCCESS;
+  }
   ordo::stream_ordered::order_graph &order = queue_->ctx->pools->order();
   const uint64_t node = order.record(lane.identity, true, false, preds_, npreds_, npreds_ > 0);
   lane.last_node = node;
