@@ -12,7 +12,16 @@ namespace ordo::stream_ordered {
 
 using ordo::pool::status;
 
-context_pools::context_pools(context_hooks &hooks) : hooks_(hooks) {}
+namespace {
+// Versions of every context's range map come from one counter, so a context made at a
+// freed one's address never matches a thread's remembered answer for the old one.
+std::atomic<uint64_t> g_ranges_version{1};
+uint64_t next_ranges_version() { return g_ranges_version.fetch_add(1, std::memory_order_relaxed); }
+} // namespace
+
+context_pools::context_pools(context_hooks &hooks) : hooks_(hooks), ranges_version_(next_ranges_version()) {}
+
+void context_pools::ranges_changed() { ranges_version_.store(next_ranges_version(), std::memory_order_release); }
 
 context_pools::~context_pools() { shutdown(); }
 
@@ -218,11 +227,13 @@ void context_pools::add_range(const void *base, size_t size, pool *p, void *core
   r.owner = p;
   r.core = core;
   ranges_[reinterpret_cast<uintptr_t>(base)] = r;
+  ranges_changed();
 }
 
 void context_pools::remove_range(const void *base) {
   std::unique_lock<std::shared_mutex> lock(ranges_mu_);
   ranges_.erase(reinterpret_cast<uintptr_t>(base));
+  ranges_changed();
 }
 
 namespace {
@@ -234,15 +245,38 @@ template <class Map> auto containing(Map &m, uintptr_t addr) -> decltype(m.end()
 }
 } // namespace
 
+namespace {
+// A thread's last answer of ref_at() for a default pool's chunk: a queue's frees mostly
+// land in the chunk of the last one. A default pool lives as long as its context, and
+// its chunk's range is in the map while `version` is the map's version.
+struct ranges_hit {
+  const void *registry = nullptr;
+  uint64_t version = 0;
+  uintptr_t lo = 0, size = 0;
+  pool *owner = nullptr;
+  void *core = nullptr;
+};
+thread_local ranges_hit t_last_hit;
+} // namespace
+
 pool_ref context_pools::ref_at(const void *p, void **core) const {
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
+  ranges_hit &hit = t_last_hit;
+  if (hit.registry == this && hit.version == ranges_version_.load(std::memory_order_acquire) &&
+      addr - hit.lo < hit.size) {
+    *core = hit.core;
+    return pool_ref::borrowed(hit.owner);
+  }
   std::shared_lock<std::shared_mutex> lock(ranges_mu_);
-  auto it = containing(ranges_, reinterpret_cast<uintptr_t>(p));
+  auto it = containing(ranges_, addr);
   if (it == ranges_.end()) return pool_ref();
   // Ranges leave the map in the pool's destructor, so the object is alive here; but its
   // last reference may be going (a reaped pool): then it holds no block anyway.
   pool *owner = it->second.owner;
   if (owner->is_default()) {
     *core = it->second.core;
+    hit = ranges_hit{this,           ranges_version_.load(std::memory_order_relaxed), it->first, it->second.size, owner,
+                     it->second.core};
     return pool_ref::borrowed(owner);
   }
   if (!owner->try_add_ref()) return pool_ref();
@@ -340,6 +374,7 @@ ur_result_t context_pools::claim_user_memory(const void *base, size_t size, ur_u
   r.owner = p;
   r.core = core;
   ranges_.emplace(lo, r); // may throw: nothing changed yet
+  ranges_changed();
   ++in->second.fixed_pools;
   return UR_RESULT_SUCCESS;
 }
@@ -348,6 +383,7 @@ void context_pools::unclaim_user_memory(const void *base) {
   const uintptr_t lo = reinterpret_cast<uintptr_t>(base);
   std::unique_lock<std::shared_mutex> lock(ranges_mu_);
   ranges_.erase(lo);
+  ranges_changed();
   auto in = containing(plain_, lo);
   if (in != plain_.end() && in->second.fixed_pools) --in->second.fixed_pools;
 }

@@ -49,9 +49,13 @@ uint64_t order_graph::record(const void *queue, bool in_order, bool barrier, con
   nd = node{};
   nd.id = id;
   queue_state *qs = nullptr;
-  if (queue) {
+  if (queue && queue == last_queue_) {
+    qs = last_state_;
+  } else if (queue) {
     try {
       qs = &queues_[queue];
+      last_queue_ = queue;
+      last_state_ = qs;
     } catch (...) {
       qs = nullptr; // no memory: this command's queue order is simply not known
     }
@@ -114,6 +118,7 @@ bool order_graph::ordered_after(uint64_t target, const void *queue, bool in_orde
 
 void order_graph::forget_queue(const void *queue) {
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
+  if (queue == last_queue_) last_queue_ = nullptr;
   queues_.erase(queue);
 }
 

@@ -150,6 +150,9 @@ private:
   mutable ordo::pool::adaptive_mutex mu_; // every command of the context records here
   std::vector<node> ring_;
   std::unordered_map<const void *, queue_state> queues_;
+  // The queue of the newest record and its state (elements of queues_ keep their place).
+  const void *last_queue_ = nullptr;
+  queue_state *last_state_ = nullptr;
 };
 
 // ---- the layer state of one context ----------------------------------------------
@@ -318,7 +321,11 @@ private:
   std::vector<pool *> all_;                                                    // each with a reference
   std::atomic<bool> any_{false};
   mutable std::shared_mutex ranges_mu_;
-  std::map<uintptr_t, range> ranges_;     // pool chunks (and fixed pools' user memory)
+  std::map<uintptr_t, range> ranges_; // pool chunks (and fixed pools' user memory)
+  // Changes (under ranges_mu_) with every change of ranges_, to a value no context ever
+  // had: a thread's last default-pool answer of ref_at() stands while it is unchanged.
+  std::atomic<uint64_t> ranges_version_;
+  void ranges_changed();                  // under ranges_mu_, exclusive
   std::map<uintptr_t, range> plain_;      // plain USM allocations
   std::map<uintptr_t, range> registered_; // host memory the user registered
 };
