@@ -5,7 +5,8 @@
 //
 // Each immediate command list is an in-order queue for the layer. Reuse rule 3 adds
 // the free's event to the alloc's wait list; a zero-initialising pool's alloc is a
-// fill of the block, any other alloc a barrier.
+// fill of the block, any other alloc a barrier, or nothing when it has no wait list, no
+// internal dependency and no event asked for (Command::issue_as_command).
 #include "common.hpp"
 #include "ur_common/async_alloc.hpp"
 
@@ -19,6 +20,7 @@ struct async_hooks : handle_types {
   }
   static ur_result_t alloc_work(Command &cmd, const ordo::stream_ordered::allocation &block) {
     if (!block.needs_zero) return cmd.append_barrier();
+    if (ur_result_t r = cmd.issue_as_command()) return r;
     const uint8_t zero = 0;
     return check(ze().zeCommandListAppendMemoryFill(cmd.list(), block.ptr, &zero, 1, block.size, cmd.signal(),
                                                     cmd.num_waits(), cmd.waits()));

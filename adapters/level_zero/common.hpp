@@ -278,6 +278,10 @@ public:
   ze_event_handle_t *waits() { return ze_waits_.empty() ? nullptr : ze_waits_.data(); }
   // Makes the command wait for `e` too (a pool's internal dependency).
   bool wait_for(Event *e);
+  // A stream-ordered alloc with no wait list and no event asked for starts as no
+  // command at all (nothing to wait for, nothing to signal: the list's next command
+  // waits for the newest one anyway). This makes it a command, before its work or waits.
+  ur_result_t issue_as_command();
   // On an out-of-order queue (all_lanes): waits for every other list's newest command.
   void join_other_lanes();
   // On an out-of-order queue (all_lanes): finish() makes every other list wait for
@@ -306,6 +310,7 @@ private:
   ur_result_t status_ = UR_RESULT_SUCCESS;
   bool all_lanes_ = false;
   bool barrier_ = false;
+  bool elided_ = false; // no command (yet): issue_as_command()
   size_t locked_ = 0;
   std::vector<Event *> held_;
   std::vector<Mem *> mems_;

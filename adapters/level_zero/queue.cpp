@@ -197,11 +197,25 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
   locked_ = q->lock_lanes(lane_, all_lanes_);
   Lane &lane = *q->lanes[lane_];
   lane.sweep();
+  elided_ = n == 0 && !out_event && !all_lanes_ &&
+            (type == UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP || type == UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP ||
+             type == UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP);
+  if (elided_) return;
   status_ = event_create(q, type_, q->profiling, &event_);
   if (status_ != UR_RESULT_SUCCESS) return;
   event_->lane = lane_;
   if (lane.last) add_wait(lane.last); // in order on the list
   for (uint32_t i = 0; i < n; ++i) add_wait(reinterpret_cast<Event *>(waits[i]));
+}
+
+ur_result_t Command::issue_as_command() {
+  if (!elided_) return status_;
+  elided_ = false;
+  if ((status_ = event_create(queue_, type_, queue_->profiling, &event_)) != UR_RESULT_SUCCESS) return status_;
+  event_->lane = lane_;
+  Lane &lane = *queue_->lanes[lane_];
+  if (lane.last) add_wait(lane.last);
+  return status_;
 }
 
 Command::~Command() {
@@ -249,6 +263,7 @@ void Command::hold(Mem *m) {
 }
 
 bool Command::wait_for(Event *e) {
+  if (issue_as_command() != UR_RESULT_SUCCESS) return false;
   add_wait(e);
   return true;
 }
@@ -267,11 +282,16 @@ void Command::join_other_lanes() {
 void Command::order_other_lanes() { barrier_ = all_lanes_; }
 
 ur_result_t Command::append_barrier() {
+  if (elided_) return UR_RESULT_SUCCESS; // nothing to order, nothing to signal
   return check(ze().zeCommandListAppendBarrier(list(), signal(), num_waits(), waits()));
 }
 
 ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
   if (result != UR_RESULT_SUCCESS) return result;
+  if (elided_) { // no node either: nothing can name it
+    if (!keep_lock) unlock();
+    return UR_RESULT_SUCCESS;
+  }
   ordo::stream_ordered::order_graph &order = queue_->ctx->pools->order();
   Lane &lane = *queue_->lanes[lane_];
   const uint64_t node = order.record(lane.identity, true, false, preds_, npreds_, npreds_ > 0);
