@@ -125,43 +125,47 @@ size_t LaunchWork::bytes_for(const LaunchSpec &s) {
 
 LaunchWork::~LaunchWork() { recycle(); }
 
+// Copies the launch's argument values and local slots to the arena's free room.
+void LaunchWork::write_args(const LaunchSpec &s) {
+  const uint32_t n = s.kernel->desc->num_args;
+  unsigned char *base = arena_.get() + arena_used_;
+  auto *offsets = reinterpret_cast<size_t *>(base);
+  auto *locals = reinterpret_cast<Local *>(base + n * sizeof(size_t));
+  size_t at = arena_used_ + align_up(n * sizeof(size_t) + s.num_locals * sizeof(Local), kAlign), local_at = 0;
+  uint32_t num_locals = 0;
+  for (uint32_t idx = 0; idx < n; ++idx) {
+    const ur_exp_kernel_arg_properties_t &a = s.args[s.chosen[idx]];
+    offsets[idx] = 0;
+    if (a.type == UR_EXP_KERNEL_ARG_TYPE_LOCAL) {
+      locals[num_locals++] = {idx, local_at};
+      local_at += align_up(a.size, ORDO_NC_LOCAL_ALIGN);
+      continue;
+    }
+    at = align_up(at, kAlign);
+    offsets[idx] = at;
+    void *dst = arena_.get() + at;
+    if (a.type == UR_EXP_KERNEL_ARG_TYPE_VALUE) {
+      std::memcpy(dst, a.value.value, a.size);
+      at += a.size;
+      continue;
+    }
+    void *pointer = const_cast<void *>(a.value.pointer);
+    if (a.type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ) {
+      Mem *m = lookup<Mem>(a.value.memObjTuple.hMem);
+      pointer = m ? m->data : nullptr;
+    }
+    std::memcpy(dst, &pointer, sizeof(void *));
+    at += sizeof(void *);
+  }
+}
+
 // Copies the launch into slot `slot` and the arena's free room (the worker reads only
 // published slots and their bytes, never these yet).
-bool LaunchWork::write(uint32_t slot, const LaunchSpec &s) {
+inline bool LaunchWork::write(uint32_t slot, const LaunchSpec &s) {
   const uint32_t n = s.kernel->desc->num_args;
-  const size_t need = bytes_for(s);
+  const size_t need = n > 0 ? bytes_for(s) : 0; // no arguments: no bytes
   if (slot >= capacity_ || arena_used_ + need > arena_size_) return false;
-  if (n > 0) {
-    unsigned char *base = arena_.get() + arena_used_;
-    auto *offsets = reinterpret_cast<size_t *>(base);
-    auto *locals = reinterpret_cast<Local *>(base + n * sizeof(size_t));
-    size_t at = arena_used_ + align_up(n * sizeof(size_t) + s.num_locals * sizeof(Local), kAlign), local_at = 0;
-    uint32_t num_locals = 0;
-    for (uint32_t idx = 0; idx < n; ++idx) {
-      const ur_exp_kernel_arg_properties_t &a = s.args[s.chosen[idx]];
-      offsets[idx] = 0;
-      if (a.type == UR_EXP_KERNEL_ARG_TYPE_LOCAL) {
-        locals[num_locals++] = {idx, local_at};
-        local_at += align_up(a.size, ORDO_NC_LOCAL_ALIGN);
-        continue;
-      }
-      at = align_up(at, kAlign);
-      offsets[idx] = at;
-      void *dst = arena_.get() + at;
-      if (a.type == UR_EXP_KERNEL_ARG_TYPE_VALUE) {
-        std::memcpy(dst, a.value.value, a.size);
-        at += a.size;
-        continue;
-      }
-      void *pointer = const_cast<void *>(a.value.pointer);
-      if (a.type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ) {
-        Mem *m = lookup<Mem>(a.value.memObjTuple.hMem);
-        pointer = m ? m->data : nullptr;
-      }
-      std::memcpy(dst, &pointer, sizeof(void *));
-      at += sizeof(void *);
-    }
-  }
+  if (n > 0) write_args(s);
   // A run of launches of one kernel holds it once (its first record).
   const bool holds = slot == 0 || records_[slot - 1].kernel != s.kernel;
   Record &rec = records_[slot];
@@ -201,25 +205,13 @@ void LaunchWork::start(const LaunchSpec &s, bool batch) {
   published_.store(batch ? 1 : 1 | kClosed, std::memory_order_relaxed);
 }
 
-bool LaunchWork::append(const LaunchSpec &s) {
-  const uint32_t slot = published_.load(std::memory_order_acquire);
-  if ((slot & kClosed) || !write(slot, s)) return false;
-  uint32_t expected = slot;
-  if (published_.compare_exchange_strong(expected, slot + 1, std::memory_order_release, std::memory_order_relaxed))
-    return true;
-  if (records_[slot].holds) s.kernel->drop_hold(); // the worker closed it meanwhile
-  return false;
-}
-
-const ordo_nc_range *LaunchWork::same_range_as_last(const Kernel &k, uint32_t dim, const size_t *offset,
-                                                    const size_t *global, const size_t *local) const {
+inline const ordo_nc_range *LaunchWork::same_range(const Record &last, const Kernel &k, uint32_t dim,
+                                                   const size_t *offset, const size_t *global, const size_t *local) {
   // The range is a function of the kernel's code (its required local size) and of these
   // sizes only; the newest record's kernel is held, so its code is k's when desc matches.
-  const uint32_t n = published_.load(std::memory_order_relaxed) & ~kClosed;
-  if (n == 0 || dim < 1 || dim > 3) return nullptr;
-  const Record &last = records_[n - 1];
   const ordo_nc_range &r = *last.range;
-  if (last.desc != k.desc || r.work_dim != dim || last.local_given != (local != nullptr)) return nullptr;
+  if (last.desc != k.desc || r.work_dim != dim || last.local_given != (local != nullptr) || dim < 1 || dim > 3)
+    return nullptr;
   for (uint32_t d = 0; d < dim; ++d)
     if (r.global_size[d] != global[d] || r.global_offset[d] != (offset ? offset[d] : 0) ||
         (local && r.local_size[d] != local[d]))
@@ -447,50 +439,61 @@ ur_result_t make_range(const Kernel &k, uint32_t workDim, const size_t *offset, 
   return UR_RESULT_SUCCESS;
 }
 
+} // namespace
+
+bool LaunchWork::join(Kernel &k, uint32_t dim, const size_t *offset, const size_t *global, const size_t *local,
+                      uint32_t num_args, const ur_exp_kernel_arg_properties_t *args) {
+  const uint32_t slot = published_.load(std::memory_order_acquire);
+  if ((slot & kClosed) || slot == 0 || slot >= capacity_) return false;
+  int chosen[16]; // try_join refuses kernels with more arguments
+  LaunchSpec spec;
+  spec.kernel = &k;
+  spec.local_given = local != nullptr;
+  spec.same_range = same_range(records_[slot - 1], k, dim, offset, global, local);
+  if (!spec.same_range && make_range(k, dim, offset, global, local, spec.range) != UR_RESULT_SUCCESS) return false;
+  if ((k.desc->num_args > 0 || num_args > 0) && check_args(*k.desc, num_args, args, chosen, spec) != UR_RESULT_SUCCESS)
+    return false;
+  if (spec.local_block > 0 && spec.local_block > local_memory_size()) return false;
+  if (!write(slot, spec)) return false;
+  // The compared range counts only if this succeeds: the newest record was then never
+  // recycled while it was compared.
+  uint32_t expected = slot;
+  if (published_.compare_exchange_strong(expected, slot + 1, std::memory_order_release, std::memory_order_relaxed))
+    return true;
+  if (records_[slot].holds) k.drop_hold(); // the worker closed it meanwhile
+  return false;
+}
+
+namespace {
+
 // The common case, a plain launch on an in-order queue that waits for nothing and whose
 // event nobody asked for: it joins the queue's newest command when that is an open batch
 // of such launches (docs/native-cpu.md, "The scheduler"), in one short hold of the
 // queue's batch lock, not its mutex. False: it takes the full path, which reports any error.
-bool try_join(Queue &q, Kernel &k, uint32_t workDim, const size_t *offset, const size_t *global, const size_t *local,
-              uint32_t numArgs, const ur_exp_kernel_arg_properties_t *pArgs) {
-  const uint32_t num_kernel_args = k.desc->num_args;
-  int chosen[16];
-  if (num_kernel_args > 16) return false;
+inline bool try_join(Queue &q, Kernel &k, uint32_t workDim, const size_t *offset, const size_t *global,
+                     const size_t *local, uint32_t numArgs, const ur_exp_kernel_arg_properties_t *pArgs) {
+  if (k.desc->num_args > 16) return false;
   for (uint32_t i = 0; i < numArgs; ++i)
     if (pArgs[i].type == UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ) return false; // the full path holds buffers
-  struct Hold {
-    Queue &q;
-    Hold(Queue &queue) : q(queue) { q.lock_batch(); }
-    ~Hold() { q.unlock_batch(); }
-  } hold(q);
+  q.lock_batch();
   auto *open = static_cast<LaunchWork *>(q.open_batch);
-  if (!open) return false;
-  LaunchSpec spec;
-  spec.kernel = &k;
-  spec.local_given = local != nullptr;
-  spec.same_range = open->same_range_as_last(k, workDim, offset, global, local);
-  if (!spec.same_range && make_range(k, workDim, offset, global, local, spec.range) != UR_RESULT_SUCCESS) return false;
-  if (check_args(*k.desc, numArgs, pArgs, chosen, spec) != UR_RESULT_SUCCESS) return false;
-  if (spec.local_block > 0 && spec.local_block > local_memory_size()) return false;
-  // The cached range counts only if this succeeds: the newest record was then never
-  // recycled while it was compared.
-  return open->append(spec);
+  const bool joined = open && open->join(k, workDim, offset, global, local, numArgs, pArgs);
+  q.unlock_batch();
+  return joined;
 }
 
-ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
-    ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
-    const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
-    const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
-    uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_LOOKUP(Queue, q, hQueue);
-  ORDO_LOOKUP(Kernel, k, hKernel);
+// Every launch that does not join an open batch: checks everything, in the order the
+// errors are reported, and submits a command.
+[[gnu::noinline]] ur_result_t launch_command(Queue *q, Kernel *k, uint32_t workDim, const size_t *pGlobalWorkOffset,
+                                             const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize,
+                                             uint32_t numArgs, const ur_exp_kernel_arg_properties_t *pArgs,
+                                             const ur_kernel_launch_ext_properties_t *launchPropList,
+                                             uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
+                                             ur_event_handle_t *phEvent) {
   if (!pGlobalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (numArgs > 0 && !pArgs) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (k->program->ctx != q->context) return UR_RESULT_ERROR_INVALID_KERNEL;
   const bool batch = q->in_order && !phEvent && numEventsInWaitList == 0 && !phEventWaitList;
-  if (batch && !launchPropList &&
-      try_join(*q, *k, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs))
-    return UR_RESULT_SUCCESS;
   LaunchSpec spec;
   spec.kernel = k;
   spec.local_given = pLocalWorkSize != nullptr;
@@ -536,6 +539,22 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
       &maker);
   if (maker.batch) cmd.open_batch();
   return cmd.submit(phEvent);
+}
+
+ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
+    ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
+    const size_t *pGlobalWorkSize, const size_t *pLocalWorkSize, uint32_t numArgs,
+    const ur_exp_kernel_arg_properties_t *pArgs, const ur_kernel_launch_ext_properties_t *launchPropList,
+    uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
+  ORDO_LOOKUP(Queue, q, hQueue);
+  ORDO_LOOKUP(Kernel, k, hKernel);
+  // The joining launch's checks here, the rest (and every error) on the full path.
+  if (q->in_order && !phEvent && numEventsInWaitList == 0 && !phEventWaitList && !launchPropList && pGlobalWorkSize &&
+      (numArgs == 0 || pArgs) && k->program->ctx == q->context &&
+      try_join(*q, *k, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs))
+    return UR_RESULT_SUCCESS;
+  return launch_command(q, k, workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
+                        launchPropList, numEventsInWaitList, phEventWaitList, phEvent);
 }
 
 } // namespace

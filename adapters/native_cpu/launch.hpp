@@ -15,7 +15,7 @@ namespace ordo::native_cpu {
 struct LaunchSpec {
   Kernel *kernel = nullptr;
   ordo_nc_range range;                       // set by make_range, unless same_range is set
-  const ordo_nc_range *same_range = nullptr; // the previous launch's, identical (same_range_as_last)
+  const ordo_nc_range *same_range = nullptr; // the previous launch's, identical (same_range)
   size_t wg_memory = 0;
   const ur_exp_kernel_arg_properties_t *args = nullptr;
   const int *chosen = nullptr; // per kernel argument: the entry of args that sets it
@@ -31,15 +31,14 @@ public:
   LaunchWork() = default;
   ~LaunchWork() override;
   // A new command's first launch (queue.mu held, nothing runs it yet). `batch`: later
-  // launches may join (append) until the command closes.
+  // launches may join (join()) until the command closes.
   void start(const LaunchSpec &s, bool batch);
-  // Adds a launch to this open command (queue.batch_lock held); false when it ran out of room
-  // or its worker closed it (it had run everything): the launch needs a new command.
-  bool append(const LaunchSpec &s);
-  // The range of the newest launch when it was made from the same kernel code and sizes
-  // (queue.batch_lock held): a launch descriptor checked once for a run of identical launches.
-  const ordo_nc_range *same_range_as_last(const Kernel &k, uint32_t dim, const size_t *offset, const size_t *global,
-                                          const size_t *local) const;
+  // Adds a launch to this open command (queue.batch_lock held): checks its range and
+  // arguments as the full path would, copies it into the next slot and publishes it. False
+  // when it ran out of room, its worker closed it (it had run everything) or anything is
+  // amiss: the launch then takes the full path, which reports any error.
+  bool join(Kernel &k, uint32_t dim, const size_t *offset, const size_t *global, const size_t *local, uint32_t num_args,
+            const ur_exp_kernel_arg_properties_t *args);
   void execute(Event &ev) override;
   // No more launches join (queue.mu held): the queue is waited for, or another command
   // follows. The worker ends the command after the launches it has.
@@ -69,6 +68,11 @@ private:
 
   static size_t bytes_for(const LaunchSpec &s); // its room in the arena
   bool write(uint32_t slot, const LaunchSpec &s);
+  void write_args(const LaunchSpec &s); // the argument bytes, at arena_used_
+  // The range of record `last` when it was made from the same kernel code and sizes: a
+  // launch descriptor checked once for a run of identical launches.
+  static const ordo_nc_range *same_range(const Record &last, const Kernel &k, uint32_t dim, const size_t *offset,
+                                         const size_t *global, const size_t *local);
   void start_record();  // splits records_[current_] over the workers
   bool run_chunk();     // true: this was the record's last chunk out
   void run_from_here(); // runs chunks, and the next records while this thread ends each

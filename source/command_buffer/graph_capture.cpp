@@ -473,6 +473,10 @@ ur_result_t UR_APICALL kernelLaunch(ur_queue_handle_t q, ur_kernel_handle_t k, u
                                     const ur_exp_kernel_arg_properties_t *args,
                                     const ur_kernel_launch_ext_properties_t *props, uint32_t n,
                                     const ur_event_handle_t *w, ur_event_handle_t *out) {
+  // No capture anywhere (the rule): straight on, before command() builds its closures.
+  if (!active())
+    return g_orig.EnqueueExp.pfnKernelLaunchWithArgsExp(q, k, dims, offset, global, local, numArgs, args, props, n, w,
+                                                        out);
   return command(
       q, UR_COMMAND_KERNEL_LAUNCH, Kind::command, n, w, out,
       [&](ur_exp_command_buffer_handle_t cb, const std::vector<SyncPoint> &after, SyncPoint *p) {
@@ -514,6 +518,7 @@ ur_result_t UR_APICALL commandBuffer(ur_queue_handle_t q, ur_exp_command_buffer_
 
 #define ORDO_REFUSE_IN_CAPTURE(table_, slot, type, params, args, n, w, out)                                            \
   ur_result_t UR_APICALL refuse_##slot params {                                                                        \
+    if (!active()) return g_orig.table_.pfn##slot args;                                                                \
     return command(q, type, Kind::command, n, w, out, uncapturable, [&] { return g_orig.table_.pfn##slot args; });     \
   }
 

@@ -29,7 +29,11 @@ class HandleRegistry {
 public:
   void add(const void *h, handle_kind kind);
   void remove(const void *h);
+  // Inline: a live handle in its home slot (nearly every look-up) costs a probe, no call.
   bool contains(const void *h, handle_kind kind) const;
+
+private:
+  bool contains_slow(const void *h, handle_kind kind) const;
 };
 
 // Every entry point checks its handles here, so lookups take no lock: each shard is
@@ -154,6 +158,15 @@ inline void HandleRegistry::remove(const void *h) {
 inline bool HandleRegistry::contains(const void *h, handle_kind kind) const {
   using namespace registry_detail;
   if (!registry_tracks(kind)) return false;
+  const auto handle = reinterpret_cast<uintptr_t>(h);
+  const Table &t = *shard_of(h).table.load(std::memory_order_acquire);
+  if (t.slots[t.home(handle)].load(std::memory_order_acquire) == word(h, kind)) return true;
+  return contains_slow(h, kind);
+}
+
+// The rest of the probe, out of line (the lock makes it a call anyway).
+[[gnu::noinline]] inline bool HandleRegistry::contains_slow(const void *h, handle_kind kind) const {
+  using namespace registry_detail;
   Shard &s = shard_of(h);
   const auto handle = reinterpret_cast<uintptr_t>(h);
   const Table &t = *s.table.load(std::memory_order_acquire);

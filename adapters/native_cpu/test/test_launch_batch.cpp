@@ -184,4 +184,82 @@ TEST_F(NativeCpuLaunchBatch, ErrorsWhileABatchIsOpen) {
   for (size_t i = 0; i < n; ++i) EXPECT_EQ(out[i], 1u);
 }
 
+// A released handle is refused on the launch path (the registry's inline look-up) by
+// every thread that used it, and once its storage is reused (after kRetiredHandlesKept
+// later retirements, ordo/retired_handles.hpp) the new object at the same address is
+// accepted, here and on another thread: the look-up keeps no stale answer per address.
+TEST_F(NativeCpuLaunchBatch, ReleasedHandleRefusedAndReusedAddressAcceptedOnEveryThread) {
+  const ur_dditable_t &t = ddi();
+  ur_kernel_handle_t empty = kernel(common, "empty");
+  const size_t one = 1;
+  auto launch_on = [&](ur_queue_handle_t queue, ur_kernel_handle_t k) {
+    return t.EnqueueExp.pfnKernelLaunchWithArgsExp(queue, k, 1, nullptr, &one, nullptr, 0, nullptr, nullptr, 0, nullptr,
+                                                   nullptr);
+  };
+  auto from_other_thread = [&](ur_queue_handle_t queue, ur_kernel_handle_t k) {
+    ur_result_t r = UR_RESULT_ERROR_UNKNOWN;
+    std::thread([&] { r = launch_on(queue, k); }).join();
+    return r;
+  };
+  auto new_queue = [&] {
+    ur_queue_handle_t queue = nullptr;
+    EXPECT_EQ(t.Queue.pfnCreate(context, device, nullptr, &queue), UR_RESULT_SUCCESS);
+    return queue;
+  };
+  auto new_kernel = [&] {
+    ur_kernel_handle_t k = nullptr;
+    EXPECT_EQ(t.Kernel.pfnCreate(common, "empty", &k), UR_RESULT_SUCCESS);
+    return k;
+  };
+  // Retires enough objects (contexts: storage of another size, which the released queue's
+  // and kernel's do not serve) that the oldest kept storage, theirs, is freed.
+  auto retire_many = [&] {
+    for (size_t i = 0; i <= 1024; ++i) {
+      ur_context_handle_t c = nullptr;
+      ASSERT_EQ(t.Context.pfnCreate(1, &device, nullptr, &c), UR_RESULT_SUCCESS);
+      ASSERT_EQ(t.Context.pfnRelease(c), UR_RESULT_SUCCESS);
+    }
+  };
+
+  ur_queue_handle_t old_queue = new_queue();
+  ur_kernel_handle_t old_kernel = new_kernel();
+  for (int i = 0; i < 3; ++i) { // both threads use (and look up) both handles
+    ASSERT_EQ(launch_on(old_queue, old_kernel), UR_RESULT_SUCCESS);
+    ASSERT_EQ(from_other_thread(old_queue, old_kernel), UR_RESULT_SUCCESS);
+  }
+  ASSERT_EQ(t.Queue.pfnFinish(old_queue), UR_RESULT_SUCCESS);
+  ASSERT_EQ(t.Kernel.pfnRelease(old_kernel), UR_RESULT_SUCCESS);
+  EXPECT_EQ(launch_on(old_queue, old_kernel), UR_RESULT_ERROR_INVALID_KERNEL);
+  EXPECT_EQ(from_other_thread(old_queue, old_kernel), UR_RESULT_ERROR_INVALID_KERNEL);
+  ASSERT_EQ(t.Queue.pfnRelease(old_queue), UR_RESULT_SUCCESS);
+  EXPECT_EQ(launch_on(old_queue, empty), UR_RESULT_ERROR_INVALID_QUEUE);
+  EXPECT_EQ(from_other_thread(old_queue, empty), UR_RESULT_ERROR_INVALID_QUEUE);
+
+  retire_many();
+  std::vector<ur_queue_handle_t> made_queues;
+  std::vector<ur_kernel_handle_t> made_kernels;
+  ur_queue_handle_t reused_queue = nullptr;
+  ur_kernel_handle_t reused_kernel = nullptr;
+  for (int i = 0; i < 64 && !(reused_queue && reused_kernel); ++i) {
+    if (!reused_queue) {
+      made_queues.push_back(new_queue());
+      if (made_queues.back() == old_queue) reused_queue = old_queue;
+    }
+    if (!reused_kernel) {
+      made_kernels.push_back(new_kernel());
+      if (made_kernels.back() == old_kernel) reused_kernel = old_kernel;
+    }
+  }
+  if (reused_queue && reused_kernel) {
+    EXPECT_EQ(launch_on(reused_queue, reused_kernel), UR_RESULT_SUCCESS);
+    EXPECT_EQ(from_other_thread(reused_queue, reused_kernel), UR_RESULT_SUCCESS);
+    EXPECT_EQ(t.Queue.pfnFinish(reused_queue), UR_RESULT_SUCCESS);
+  }
+  for (ur_queue_handle_t queue : made_queues) EXPECT_EQ(t.Queue.pfnRelease(queue), UR_RESULT_SUCCESS);
+  for (ur_kernel_handle_t k : made_kernels) EXPECT_EQ(t.Kernel.pfnRelease(k), UR_RESULT_SUCCESS);
+  if (!reused_queue || !reused_kernel)
+    GTEST_SKIP() << "the allocator gave no new " << (reused_queue ? "kernel" : "queue")
+                 << " the released one's address; the refusals above were checked";
+}
+
 } // namespace
