@@ -12,7 +12,16 @@ block *ordered_pool::impl::new_block() {
   // Spares are often cold (a trim recycles a block per chunk): the next one is read
   // early, so that the next alloc does not wait for it.
   if (spare_) __builtin_prefetch(spare_, 1);
-  *b = block{};
+  // The first line only: the second is written before it is read (a pending block's
+  // queue, a live block's size, runs when has_runs says so), so a cold spare's second
+  // line is not fetched here.
+  b->addr = 0;
+  b->size = 0;
+  b->prev = b->next = b->bin_prev = b->bin_next = nullptr;
+  b->event = nullptr;
+  b->state = block_state::free;
+  b->in_order = b->has_runs = false;
+  b->bin = 0;
   return b;
 }
 
@@ -66,7 +75,6 @@ block *ordered_pool::impl::split_at(block *b, std::uintptr_t at) {
   block *nb = new_block();
   nb->addr = at;
   nb->size = b->end() - at;
-  nb->owner = b->owner;
   b->size = at - b->addr;
   nb->prev = b;
   nb->next = b->next;
@@ -98,7 +106,7 @@ void ordered_pool::impl::coalesce_free(block *b) {
 }
 
 bool ordered_pool::impl::quick_eligible(const block *b, const release_info &rel) const {
-  if (quick_count_ == quick_slots || b->inherited_runs) return false;
+  if (quick_count_ == quick_slots || b->has_runs) return false;
   if (!rel.event) return !b->event || be_.event_complete(b->event); // else release_now() decides
   // Only what rule 1 can hand back without a question, and nothing free() would
   // merge with (a neighbour pending, or kept, on the same queue).
@@ -157,12 +165,17 @@ bool ordered_pool::impl::flush_quick() {
   return true;
 }
 
-const block *ordered_pool::impl::containing(std::uintptr_t addr) const {
-  if (const block *b = live_index_.find(addr)) return b;
+chunk *ordered_pool::impl::chunk_of(std::uintptr_t addr) const {
   auto it = chunk_at_.upper_bound(addr);
   if (it == chunk_at_.begin()) return nullptr;
-  const chunk *c = std::prev(it)->second;
-  if (addr - as_uint(c->raw) >= c->raw_size) return nullptr;
+  chunk *c = std::prev(it)->second;
+  return addr - as_uint(c->raw) < c->raw_size ? c : nullptr;
+}
+
+const block *ordered_pool::impl::containing(std::uintptr_t addr) const {
+  if (const block *b = live_index_.find(addr)) return b;
+  const chunk *c = chunk_of(addr);
+  if (!c) return nullptr;
   for (const block *b = c->first; b; b = b->next)
     if (addr < b->end()) return addr >= b->addr ? b : nullptr;
   return nullptr;
@@ -237,6 +250,14 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
   const std::size_t want = need + (align - block_granule);
   const std::size_t gran = cfg_.chunk_granularity;
   std::size_t size = want <= std::numeric_limits<std::size_t>::max() - gran ? align_up(want, gran) : want;
+  // Geometric: a core that already holds a lot grows by a share of it (up to a cap), so
+  // the number of chunks grows with the log of the pool's size, not with the number of
+  // large requests. Each chunk costs the backend a call (and the native CPU device a
+  // mapping and a page fault), the pool a chunk record, and a large pool's chunks made
+  // one per request were half of its CPU time (docs/ordered-pool.md, "Chunk sizes").
+  // The unused part of the newest chunk is at most 1/growth_share of what the core held.
+  const std::size_t share = std::min(held_ / growth_share, growth_cap);
+  if (share > size && share <= std::numeric_limits<std::size_t>::max() - gran) size = align_up(share, gran);
   // The maximum is the UR pool's, over every core that shares the budget.
   std::size_t room = budget_->room();
   if (room != std::numeric_limits<std::size_t>::max()) {
@@ -283,7 +304,6 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
   block *b = new_block();
   b->addr = lo;
   b->size = hi - lo;
-  b->owner = c.get();
   c->first = b;
   try {
     chunk_at_.emplace(as_uint(p), c.get());
@@ -296,6 +316,7 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
     return nullptr;
   }
   chunks_.push_back(c.release());
+  held_ += size;
   return b;
 }
 
@@ -319,6 +340,7 @@ void ordered_pool::impl::drop_chunk(std::size_t i) {
   recycle(c->first);
   be_.put_chunk(c->raw, c->raw_size);
   budget_->unreserve(c->raw_size);
+  held_ -= c->raw_size;
   chunks_[i] = chunks_.back();
   chunks_.pop_back();
   delete c;
@@ -333,12 +355,15 @@ void ordered_pool::impl::drop_chunk(const chunk *c) {
 }
 
 void ordered_pool::impl::drop_inherited(block *b) {
-  if (b->inherited_runs) {
+  if (b->has_runs) {
     for (const inherited_release &r : *b->inherited_runs) be_.release_event(r.event);
     delete b->inherited_runs;
-    b->inherited_runs = nullptr;
+    b->set_runs(nullptr);
   } else if (b->event) {
     be_.release_event(b->event);
+  } else {
+    b->in_order = false;
+    return; // nothing taken over; the queue (second line) means nothing without a release
   }
   b->event = nullptr;
   b->queue = nullptr;
@@ -349,7 +374,7 @@ void ordered_pool::impl::drop_completed_inherited(bool only_completed) {
   if (!inherited_live_) return;
   bool left = false;
   live_index_.for_each([&](block *b) {
-    if (b->inherited_runs) {
+    if (b->has_runs) {
       auto &runs = *b->inherited_runs;
       auto keep = std::remove_if(runs.begin(), runs.end(), [&](const inherited_release &r) {
         if (only_completed && !be_.event_complete(r.event)) return false;
@@ -359,7 +384,7 @@ void ordered_pool::impl::drop_completed_inherited(bool only_completed) {
       runs.erase(keep, runs.end());
       if (runs.empty()) {
         delete b->inherited_runs;
-        b->inherited_runs = nullptr;
+        b->set_runs(nullptr);
       } else {
         left = true;
       }
@@ -374,7 +399,7 @@ void ordered_pool::impl::drop_completed_inherited(bool only_completed) {
 }
 
 void ordered_pool::impl::release_now(block *b) {
-  if (!b->inherited_runs) {
+  if (!b->has_runs) {
     if (b->event && !be_.event_complete(b->event)) {
       // Still the previous owner's: pending on its free, as before the alloc.
       b->state = block_state::pending;
@@ -390,7 +415,7 @@ void ordered_pool::impl::release_now(block *b) {
   // Several pieces (a rule-3 run): each incomplete piece becomes pending on its
   // own release, the rest free. The caller stocked blocks and nodes for the splits.
   std::unique_ptr<std::vector<inherited_release>> runs(b->inherited_runs);
-  b->inherited_runs = nullptr;
+  b->set_runs(nullptr);
   b->event = nullptr;
   block *cur = b; // the part not yet placed; its state is a placeholder (live)
   for (const inherited_release &r : *runs) {
@@ -560,7 +585,7 @@ void ordered_pool::impl::retire(std::size_t i) {
 }
 
 bool ordered_pool::impl::cache_keep(block *b, const release_info &rel) {
-  if (b->inherited_runs) return false;
+  if (b->has_runs) return false;
   if (rel.event ? !(rel.in_order && rel.queue) : (b->event && !be_.event_complete(b->event))) return false;
   const queue_id lane = rel.event ? rel.queue : nullptr;
   std::lock_guard<cache_lock> hold_cache(cache_mu_);
@@ -594,7 +619,6 @@ bool ordered_pool::impl::cache_keep(block *b, const release_info &rel) {
   }
   drop_inherited(b); // completed, or ordered before this free (see free())
   if (rel.event) be_.retain_event(rel.event);
-  b->requested = 0;
   cache_entry &e = cache_[cache_count_++];
   e.b = b;
   e.addr = b->addr;

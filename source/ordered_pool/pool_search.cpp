@@ -237,7 +237,7 @@ block *ordered_pool::impl::take_range(block *first, block *last, std::uintptr_t 
     run_list->push_back(one);
     std::sort(run_list->begin(), run_list->end(),
               [](const inherited_release &a, const inherited_release &b) { return a.addr < b.addr; });
-    first->inherited_runs = run_list.release();
+    first->set_runs(run_list.release());
   } else {
     // One release for the whole block: a piece that was free is held back a
     // little longer than needed, never too little.

@@ -33,32 +33,41 @@ struct inherited_release {
 
 // A run of bytes inside one chunk. The blocks of a chunk tile it exactly and
 // are linked in address order, so neighbours are found in O(1).
-// The fields a free, a merge and a size class walk read come first, in the first 64
-// bytes: a pool of ~10^5 blocks misses the cache on nearly every block it touches.
-// (Padding blocks to two whole cache lines measured no faster than packing them.)
-struct block {
+// A pool of ~10^5 blocks misses the cache on nearly every block it touches, so a
+// block is two cache lines, aligned: the first holds every field that a free, a
+// merge, a split and a size class walk read when no release is pending
+// (docs/ordered-pool.md, "Bookkeeping memory"). The second holds what only some
+// paths need: the queue of a pending block, a live block's requested size, rule 3's
+// list of releases.
+struct alignas(64) block {
   std::uintptr_t addr = 0;
   std::size_t size = 0;
   block *prev = nullptr;
-  block *next = nullptr; // also links spare block objects
-  chunk *owner = nullptr;
-  block_state state = block_state::free;
-  bool in_order = false;
-  std::uint16_t bin = 0;     // free / pending: the size class it is listed in (size_bins)
-  block *bin_prev = nullptr; // free / pending: the neighbours in that class's list
+  block *next = nullptr;     // also links spare block objects
+  block *bin_prev = nullptr; // free / pending: the neighbours in its class's list
   block *bin_next = nullptr;
   // Release information. Pending: the block's own release. Live: the release it
   // took over from the previous owner (one event for the whole block), kept so
   // that a synchronous free or an undone alloc leaves the block pending on it.
   event_handle event = nullptr;
-  queue_id queue = nullptr;
-  std::size_t requested = 0; // live: the size the caller asked for
+  block_state state = block_state::free;
+  bool in_order = false;
+  bool has_runs = false; // inherited_runs is set (read it only then: second line)
+  std::uint16_t bin = 0; // free / pending: the size class it is listed in (size_bins)
+  // --- the second cache line: written before it is read (new_block() leaves it)
+  queue_id queue = nullptr;  // pending (or taken over): the queue of the release
+  std::size_t requested = 0; // live: the size the caller asked for (else stale)
   // Live blocks carved from several pending blocks at once (rule 3 runs): one
   // entry per piece, in address order; `event` is then null. Rare: heap-held.
   std::vector<inherited_release> *inherited_runs = nullptr;
 
   std::uintptr_t end() const { return addr + size; }
+  void set_runs(std::vector<inherited_release> *r) {
+    inherited_runs = r;
+    has_runs = r != nullptr;
+  }
 };
+static_assert(sizeof(block) == 128 && offsetof(block, queue) == 64, "a block is two cache lines");
 
 struct chunk {
   void *raw = nullptr; // as the backend (or the user) gave it
@@ -169,21 +178,33 @@ public:
     size_ = n;
     shift_ = shift;
   }
+  // A new entry reaches its slot one insert later: the slot is a random touch of a
+  // large table (a cache miss at the end of every alloc), so it is only prefetched now,
+  // and written when the next entry comes in, by when the line has arrived.
   void insert(block *b) { // has_room() must hold
-    slots_[probe_free(slots_, size_ - 1, shift_, b->addr)] = slot{b->addr, b};
+    settle();
+    __builtin_prefetch(&slots_[home(b->addr, shift_)], 1);
+    staged_ = slot{b->addr, b};
     ++count_;
   }
   template <class F> void for_each(F &&f) const {
+    if (staged_.b) f(staged_.b);
     for (std::size_t i = 0; i < size_; ++i)
       if (slots_[i].b) f(slots_[i].b);
   }
   block *find(std::uintptr_t addr) const {
+    if (staged_.b && staged_.addr == addr) return staged_.b;
     if (size_ == 0) return nullptr;
     const std::size_t mask = size_ - 1;
     for (std::size_t i = home(addr, shift_);; i = (i + 1) & mask)
       if (!slots_[i].b || slots_[i].addr == addr) return slots_[i].b;
   }
   void erase(std::uintptr_t addr) {
+    if (staged_.b && staged_.addr == addr) {
+      staged_ = slot{};
+      --count_;
+      return;
+    }
     if (size_ == 0) return;
     const std::size_t mask = size_ - 1;
     std::size_t i = home(addr, shift_);
@@ -209,6 +230,11 @@ private:
     std::uintptr_t addr = 0; // the key beside the block: a probe reads no block
     block *b = nullptr;      // null: empty
   };
+  void settle() {
+    if (!staged_.b) return;
+    slots_[probe_free(slots_, size_ - 1, shift_, staged_.addr)] = staged_;
+    staged_ = slot{};
+  }
   static std::size_t home(std::uintptr_t addr, unsigned shift) {
     return static_cast<std::size_t>(((addr >> 6) * 0x9E3779B97F4A7C15ull) >> shift);
   }
@@ -221,6 +247,7 @@ private:
   std::size_t size_ = 0;  // a power of two, or 0
   std::size_t count_ = 0;
   unsigned shift_ = 58; // 64 - log2(size_)
+  slot staged_;         // the newest entry, not yet in its slot (insert()); counted
 };
 
 // Orderings of the indexes. Each is total (the address breaks ties), so a

@@ -61,6 +61,10 @@ inline constexpr std::size_t cache_slots = 8, cache_per_lane = 4;
 // Pending events an alloc asks about before it grows (the rest wait for the next
 // alloc, which goes on from there, or for a synchronisation point's collect()).
 inline constexpr std::size_t collect_limit = 32;
+// Chunk growth (grow()): a new chunk is at least 1/growth_share of what the core holds
+// from the backend, at most growth_cap (a request may still need a bigger one).
+inline constexpr std::size_t growth_share = 16;
+inline constexpr std::size_t growth_cap = std::size_t{1} << 30;
 
 constexpr bool is_pow2(std::size_t v) { return v && !(v & (v - 1)); }
 constexpr std::uintptr_t align_up(std::uintptr_t v, std::size_t a) {
@@ -209,7 +213,7 @@ private:
   // Turns the live, unindexed block `b` into free and pending pieces.
   void release_now(block *b);
   std::size_t inherited_count(const block *b) const {
-    return b->inherited_runs ? b->inherited_runs->size() : (b->event ? 1 : 0);
+    return b->has_runs ? b->inherited_runs->size() : (b->event ? 1 : 0);
   }
 
   // New block for [at, b->end()); b keeps [b->addr, at). Neither is indexed
@@ -229,6 +233,8 @@ private:
   // The block holding `addr`: a live block's start from the live table (O(1)),
   // anything else by walking its chunk's blocks (errors and interior pointers).
   const block *containing(std::uintptr_t addr) const;
+  // The chunk whose memory holds `addr`, or null (a look-up among the chunks).
+  chunk *chunk_of(std::uintptr_t addr) const;
   block *containing(std::uintptr_t addr) {
     return const_cast<block *>(static_cast<const impl *>(this)->containing(addr));
   }
@@ -375,6 +381,7 @@ private:
   block *spare_ = nullptr;
   std::size_t spare_count_ = 0;
   std::vector<chunk *> chunks_;
+  std::size_t held_ = 0; // bytes of the backend's chunks (not the user's memory)
   using alloc_t = recycling_allocator<block *>;
   live_table live_index_;                      // live blocks by start address
   std::map<std::uintptr_t, chunk *> chunk_at_; // chunks by raw address

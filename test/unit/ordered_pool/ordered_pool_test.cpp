@@ -785,6 +785,37 @@ TEST_F(fixture, WhollyFreeChunksMakeRoomUnderTheMaximum) {
   ASSERT_EQ(p.free_now(b), status::success);
 }
 
+// Chunk sizes (docs/ordered-pool.md): a core that holds a lot grows by a share of it,
+// so requests each bigger than the granularity do not cost a chunk each, and the
+// unused part stays small; a backend that refuses the bigger chunk still serves the
+// request with exactly what it needs.
+TEST_F(fixture, ChunksGrowWithWhatTheCoreHolds) {
+  pool_config cfg;
+  cfg.chunk_granularity = 64 * KiB;
+  ordered_pool p(be, cfg);
+  constexpr std::size_t n = 1000, size = 96 * KiB; // one 128 KiB chunk each, without the share
+  std::vector<void *> ptrs;
+  for (std::size_t i = 0; i < n; ++i) ptrs.push_back(must_alloc(p, req(size)));
+  EXPECT_LT(p.chunk_count(), n / 8);
+  EXPECT_EQ(p.stats().used_high, n * size);
+  EXPECT_LE(p.stats().reserved_high, n * size + n * size / 8); // at most ~1/16 unused, plus the first chunks
+  // The backend refuses anything above one request: the next growth asks for exactly it.
+  be.refuse_above = size;
+  const std::size_t gets = be.get_calls;
+  std::size_t reserved = 0;
+  while (be.get_calls == gets) { // the newest chunk's room first, then one growth
+    reserved = p.stats().reserved_current;
+    ptrs.push_back(must_alloc(p, req(size)));
+  }
+  EXPECT_EQ(be.get_calls, gets + 2); // the share refused, then exactly the request
+  EXPECT_EQ(p.stats().reserved_current, reserved + size);
+  for (void *x : ptrs) ASSERT_EQ(p.free_now(x), status::success);
+  p.trim_to(0);
+  EXPECT_EQ(p.chunk_count(), 0u);
+  EXPECT_EQ(p.stats().reserved_current, 0u);
+  EXPECT_EQ(be.outstanding, 0u);
+}
+
 // The quick list (docs/ordered-pool.md): a pair of one size reuses the same block
 // with no index work, and everything observable stays as without it.
 TEST_F(fixture, QuickListPairReusesTheBlockAndKeepsEverythingExact) {
