@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The adapter and its one platform. urAdapter* and urPlatform* are
-// ur_common/adapter.hpp's; this file says what native CPU adds: the first reference
-// to the adapter starts the worker pool and the last one stops it (docs/native-cpu.md).
+// The adapter, its one platform and its one dispatch table (every handle points at it:
+// handle-first dispatch). urAdapter* and urPlatform* are ur_common/adapter.hpp's; the
+// first reference to the adapter starts the worker pool and the last one stops it
+// (docs/native-cpu.md).
 #include <cstring>
 
 #include "entry_points.hpp"
 #include "logging.hpp"
+#include "ordo_cb/command_buffer.hpp"
+#include "ordo_derived/derived.hpp"
 #include "platform.hpp"
 #include "ur_common/adapter.hpp"
+#include "ur_common/table.hpp"
 #include "worker_pool.hpp"
 
 namespace ordo::native_cpu {
@@ -67,8 +71,36 @@ ordo::Logger &logger() {
   return *logger;
 }
 
-void install_adapter_entry_points(ur_dditable_t &t) {
+void build_table(ur_dditable_t &t) {
   ordo::ur_common::adapter_entry_points<adapter_hooks>::install(t);
+  install_device_entry_points(t);
+  install_context_entry_points(t);
+  install_queue_entry_points(t);
+  install_event_entry_points(t);
+  install_usm_entry_points(t);
+  install_enqueue_entry_points(t);
+  install_enqueue_usm_entry_points(t);
+  install_memory_entry_points(t);
+  install_enqueue_mem_entry_points(t);
+  install_program_entry_points(t);
+  install_kernel_entry_points(t);
+  install_launch_entry_points(t);
+  install_async_alloc_entry_points(t);
+  // Command buffers are recorded by the shared layer and each enqueue replays them through
+  // the entry points above: every recorded command is one task of the scheduler, its sync
+  // points its dependencies; a native command is a host task (docs/native-cpu.md).
+  ordo::command_buffer::adapter_hooks command_buffer_hooks;
+  command_buffer_hooks.host_functions = true;
+  ordo::command_buffer::install_entry_points(t, command_buffer_hooks);
+  install_virtual_mem_entry_points(t);
+  install_native_handle_entry_points(t);
+  ordo::derived::install_entry_points(t);         // from the entry points above, where they leave a slot empty
+  ordo::derived::install_timestamp_recording(t);  // over urEnqueueHostTaskExp
+  ordo::derived::install_peer_access(t);          // one device: its own only peer
+  ordo::command_buffer::install_graph_capture(t); // wraps the enqueues above: last
 }
 
 } // namespace ordo::native_cpu
+
+// The table tail (everything else UR_RESULT_ERROR_UNSUPPORTED_FEATURE) comes last.
+const ur_dditable_t &ordo::adapter_ddi() { return ordo::ur_common::table_built_once<ordo::native_cpu::build_table>(); }

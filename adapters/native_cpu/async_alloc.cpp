@@ -1,20 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // urEnqueueUSM{Device,Shared,Host}AllocExp and urEnqueueUSMFreeExp: ur_common's
-// (ur_common/async_alloc.hpp) over the task graph, with native CPU's no-command paths.
-//
-// An alloc is a command that waits for its wait list and for whatever frees the pool
-// made it depend on (rule 3); it zeroes the block when the pool asks. A free is a
-// command with no work: its event is the block's release event. Both are omitted
-// when nothing can observe them: an alloc that waits for nothing and whose event
-// nobody asked for is complete at once (AsyncCommand defers the queue's mutex), and a
-// plain free on an in-order queue releases when the queue's newest command completes,
-// so that command's event is the release event (fast_free).
-//
-// Queue order (docs/ordered-pool.md, "ordering contract"): each pool call happens in
-// the same hold of the queue's mutex as the linking of its command, so the pool sees
-// one queue's allocs and frees in the order their commands enter the queue. Two
-// exceptions take no queue lock: an alloc that makes no command, and a free on an
-// in-order queue with nothing unfinished (docs/native-cpu.md, "Performance").
+// (ur_common/async_alloc.hpp) over the task graph. An alloc is a command that waits for
+// its wait list and the frees the pool made it depend on (rule 3), zeroing the block when
+// asked; a free is a command with no work, its event the block's release event. Neither
+// is made when nothing can observe it: an alloc that waits for nothing and whose event
+// nobody asked for, and a plain free on an in-order queue (fast_free). Each pool call is
+// in the same hold of the queue's mutex as the linking of its command (docs/ordered-pool.md,
+// "ordering contract"), except in those two cases (docs/native-cpu.md, "Performance").
 #include <cstring>
 
 #include "context.hpp"
@@ -43,10 +35,9 @@ ur_result_t AsyncCommand::set_zero_work(void *p, size_t size) {
   });
 }
 
-// An alloc that waits for nothing and whose event nobody asked for took the pool's block
-// with no lock: a block is only what is free or freed before it (a free's pool call
-// follows the linking of its command), and any command that uses it is enqueued after
-// the alloc returns, so a command the pool made necessary is linked in time here.
+// An alloc that waits for nothing and whose event nobody asked for took its block with
+// no lock: any command that uses the block is enqueued after the alloc returns, so a
+// command the pool made necessary is linked in time here.
 ur_result_t AsyncCommand::make_command(bool keep_lock) {
   Event *ev = nullptr;
   if (ur_result_t r = ordo::guarded([&] {

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared building blocks of the native CPU adapter: the handle base with its two
-// reference counts, an intrusive pointer, handle validation and small helpers.
+// The native CPU adapter's handle base, an owning pointer over holders, small helpers.
 #pragma once
 #include <time.h>
 
-#include <atomic>
 #include <cstdint>
-#include <new>
 #include <utility>
 
 #include "ordo/guarded.hpp"
@@ -21,27 +18,20 @@ inline ur_result_t bad_handle(const void *h, ur_result_t unknown) {
   return h ? unknown : UR_RESULT_ERROR_INVALID_NULL_HANDLE;
 }
 
-// Every handle this adapter gives out that the user can release derives from Object<T>,
-// an ordo::object (ordo/object.hpp) with T::kKind and T::kInvalid. Its two counts:
-//  - HandleBase::ref_count is the user's count (urXRetain/urXRelease, *_INFO_REFERENCE_COUNT);
-//    when it drops to zero the handle is unregistered and becomes invalid for the user;
-//  - holders keeps the memory alive: one for the user's handle while it lives, plus one
-//    per internal holder (a pending command keeps its queue, an event its context, ...).
-//    The object is destroyed when the last one drops.
-// On top of the one object model this adapter keeps a registry of live user handles
-// (ur_common/handle_registry.hpp), so it never reads an unknown pointer at all.
+// Every handle the user can release: an ordo::object (ordo/object.hpp) whose user count
+// ends the handle (it leaves the registry of live handles, ur_common/handle_registry.hpp,
+// so an unknown pointer is never read) and whose holders (the user's handle, and each
+// internal holder: a pending command its queue, an event its context) keep the memory.
 template <class T> struct Object : ordo::object {
   Object() : ordo::object(T::kKind) {}
-
   void drop_hold() noexcept {
     if (drop()) T::destroy(static_cast<T *>(this));
   }
-  // The last holder is gone. A class may hide this to recycle its objects
-  // (Event: its queue keeps it for the next command).
-  // Retired, not freed (docs/adapter-guide.md, "Released handles"): a later call on the
-  // handle reaches the retired table instead of freed memory.
+  // The last holder is gone: retired, not freed (docs/adapter-guide.md, "Released
+  // handles"). A class may hide this to recycle its objects (Event).
   static void destroy(T *obj) noexcept { ordo::retire(obj); }
   static ur_result_t invalid_handle(const void *h) { return bad_handle(h, T::kInvalid); }
+  void on_user_released() {} // user_release's hook; Queue has one
 };
 
 // Owning pointer over holders (hold / drop_hold).
@@ -60,11 +50,8 @@ public:
   ~Ref() {
     if (p_) p_->drop_hold();
   }
-  T *get() const { return p_; }
   T *operator->() const { return p_; }
   T &operator*() const { return *p_; }
-  explicit operator bool() const { return p_ != nullptr; }
-  T *release() { return std::exchange(p_, nullptr); }
 
 private:
   T *p_ = nullptr;
@@ -80,9 +67,7 @@ using ordo::ur_common::user_release;
 using ordo::ur_common::user_retain;
 
 using ordo::check_info_args;
-
-// Runs an entry point body, turning allocation failure into the API's error.
-using ordo::guarded;
+using ordo::guarded; // allocation failure as the API's error
 
 // Monotonic nanoseconds: profiling timestamps and urDeviceGetGlobalTimestamps.
 inline uint64_t now_ns() {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Contexts over the one device. urContext* are ur_common/context.hpp's; this file
-// says what native CPU adds: the handle registry, plain USM memory from the C heap, and
-// the pools' hooks (PoolHooks).
+// Contexts over the one device: urContext* are ur_common/context.hpp's, with the handle
+// registry, plain USM memory from the C heap, and the pools' hooks (PoolHooks).
 #include <cstdlib>
 #include <cstring>
 
@@ -52,10 +51,7 @@ void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &, size_t size)
   return p;
 }
 
-void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &, void *base, size_t) {
-  forget_usm_memory(base);
-  std::free(base);
-}
+void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &, void *base, size_t) { free_usm_memory(base); }
 
 bool PoolHooks::event_complete(ur_event_handle_t ev) { return reinterpret_cast<Event *>(ev)->terminal(); }
 
@@ -76,11 +72,9 @@ struct context_hooks {
     return UR_RESULT_SUCCESS;
   }
   static void free_plain(Context *, const ordo::stream_ordered::context_pools::block_facts &a) {
-    forget_usm_memory(a.base);
-    std::free(a.base);
+    free_usm_memory(a.base);
   }
   static void destroy(Context *) {}
-  // The native object of a native CPU handle is the adapter's object itself.
   static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) {
     *out = reinterpret_cast<ur_native_handle_t>(ctx);
     return UR_RESULT_SUCCESS;

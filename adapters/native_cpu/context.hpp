@@ -20,21 +20,15 @@ struct Event;
 class AsyncCommand;
 void context_drop(Context *ctx); // the last holder tears the context down (context.cpp)
 
-// The hooks into the stream-ordered layer (docs/async-alloc.md, docs/adapter-guide.md) on
-// ur_common's pool_hooks_base: every USM kind is host memory here, so one memory class
-// serves them all; events are the scheduler's; an internal dependency is one more
-// order-only edge of the alloc command (AsyncCommand).
+// The stream-ordered layer's hooks (docs/async-alloc.md): every USM kind is host memory,
+// one memory class; an internal dependency is an order-only edge (AsyncCommand).
 class PoolHooks final : public ordo::ur_common::pool_hooks_base<Context, Device, Event, AsyncCommand> {
 public:
-  // Out of line, so the base's members are made where Event and Context are complete.
-  explicit PoolHooks(Context *ctx);
+  explicit PoolHooks(Context *ctx); // out of line: the base's members need Event and AsyncCommand
   ~PoolHooks() override;
+  ORDO_POOL_HOOKS_OVERRIDES;
   ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device,
                            ordo::stream_ordered::mem_class &out) override;
-  void *get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) override;
-  void put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t size) override;
-  bool event_complete(ur_event_handle_t ev) override;
-  ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override;
   // The device is the host: registered pages need no pinning or mapping.
   ur_result_t pin_host(void *, size_t, bool) override { return UR_RESULT_SUCCESS; }
 };
@@ -80,17 +74,15 @@ ORDO_HANDLE_CHECK(Context);
 inline ur_context_handle_t to_handle(Context *c) { return reinterpret_cast<ur_context_handle_t>(c); }
 inline void context_hold(Context *c) { c->hold(); } // for ur_common/pool_hooks.hpp
 
-// USM memory facts (usm.cpp). The check of a USM range [p, p + bytes) that a command
-// of `ctx` uses: SUCCESS for a range inside one plain allocation of `ctx`, in its pool
-// memory, or in memory that is no context's (system memory is accessible too);
-// INVALID_SIZE for a range that runs past its allocation or the address space;
-// INVALID_MEM_OBJECT when p lies in another context's USM memory (docs/native-cpu.md, "USM").
+// A USM range a command of `ctx` uses (usm.cpp; docs/native-cpu.md, "USM"): INVALID_SIZE
+// past its allocation or the address space, INVALID_MEM_OBJECT in another context's USM
+// memory; system memory is accessible too.
 ur_result_t check_usm_range(Context &ctx, const void *p, size_t bytes);
 
 // Every context's USM memory (plain allocations and pool chunks), for telling another
 // context's pointer from system memory. Callers keep it in step with the memory.
 void note_usm_memory(const void *base, size_t size, const Context &owner); // may throw
-void forget_usm_memory(const void *base);
+void free_usm_memory(void *base);                                          // forgets it, then frees it
 
 inline ur_result_t unwrap(ur_context_handle_t h, Context *&out) { return registry_unwrap(h, out); } // common.hpp
 

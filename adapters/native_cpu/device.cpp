@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// urDevice*: the host CPU as one root device, with real values for every query
-// that means something on a CPU, read once from /proc/cpuinfo, sysfs and sysconf.
+// urDevice*: the host CPU as one root device, its answers read once from /proc/cpuinfo,
+// sysfs and sysconf.
 #include <time.h>
 #include <unistd.h>
 
@@ -100,7 +100,6 @@ const CpuInfo &cpu_info() {
   return *info;
 }
 
-// Memory the system could give us now (MemAvailable), bytes.
 uint64_t available_memory() {
   std::ifstream in("/proc/meminfo");
   std::string key, unit;
@@ -112,28 +111,6 @@ uint64_t available_memory() {
   return sysconf_or(_SC_AVPHYS_PAGES, 0) * sysconf_or(_SC_PAGESIZE, 4096);
 }
 
-} // namespace
-
-uint64_t local_memory_size() {
-  // Local memory is ordinary memory given to each work-group; we bound it by the
-  // per-core L2 so that a group's scratch stays in cache.
-  uint64_t l2 = cpu_info().l2_size;
-  if (l2 == 0) l2 = 256 * 1024;
-  return std::min<uint64_t>(std::max<uint64_t>(l2, 64 * 1024), 16u * 1024 * 1024);
-}
-
-uint64_t max_alloc_size() { return cpu_info().memory_size; }
-
-// A cache line, and at least the 128 bytes of OpenCL's largest built-in type (long16),
-// the minimum UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN of a full-profile device.
-size_t mem_base_align_bytes() {
-  size_t align = 128;
-  while (align < cpu_info().cacheline) align *= 2;
-  return align;
-}
-
-namespace {
-
 constexpr ur_device_usm_access_capability_flags_t kUsmAccess =
     UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS |
     UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_CONCURRENT_ACCESS |
@@ -144,7 +121,6 @@ ur_device_fp_capability_flags_t fp_config() {
   return cpu_info().has_fma ? ordo::ur_common::kFullFpConfig : ordo::ur_common::kFullFpConfig & ~kFma;
 }
 
-// Elements of `bytes` size in the widest SIMD register.
 uint32_t vector_width(uint32_t bytes) { return cpu_info().vector_bits / 8 / bytes; }
 
 size_t timer_resolution_ns() {
@@ -260,10 +236,8 @@ ur_result_t device_info(Device *, ur_device_info_t propName, ordo::InfoWriter &o
   case UR_DEVICE_INFO_PARTITION_MAX_SUB_DEVICES: return out.value(uint32_t{0});
   case UR_DEVICE_INFO_PARTITION_AFFINITY_DOMAIN: return out.value(ur_device_affinity_domain_flags_t{0});
 
-  // ---- features: the virtual memory of virtual_mem.cpp, the pools and stream-ordered
-  // allocation of context.cpp (PoolHooks) and async_alloc.cpp (host registration: the layer's),
-  // graph capture and reusable events (source/command_buffer), timestamps and peer access
-  // (source/derived); any other feature query is false (the shared default) ----
+  // ---- features (command buffers and graphs: source/command_buffer; timestamps and peer
+  // access: source/derived); any other feature query is false (the shared default) ----
   case UR_DEVICE_INFO_AVAILABLE:
   case UR_DEVICE_INFO_LINKER_AVAILABLE:
   case UR_DEVICE_INFO_ENDIAN_LITTLE:
@@ -288,20 +262,16 @@ ur_result_t device_info(Device *, ur_device_info_t propName, ordo::InfoWriter &o
     return out.value(ordo::command_buffer::kUpdateCapabilities);
   default: break;
   }
-  // Work-item dimensions, address bits, queue flags, no images and samplers: as on the
-  // other adapters (ur_common/device_info.hpp).
+  // Work-item dimensions, address bits, queue flags, no images: ur_common/device_info.hpp.
   ur_result_t result;
   if (ordo::ur_common::fixed_device_info(propName, out, result)) return result;
-  // Everything else: queries meaningless for a CPU (memory clock, UUID, PCI address, the
-  // GPU_* and XE_* topology, power and fan, LUID and node mask, image pitch and linear
-  // image limits, mipmap anisotropy) answer UNSUPPORTED_ENUMERATION, and a value that is
-  // no ur_device_info_t of the spec INVALID_ENUMERATION (ordo/device_info.hpp).
+  // Queries meaningless for a CPU (memory clock, UUID, PCI address, GPU topology, ...):
+  // UNSUPPORTED_ENUMERATION; no ur_device_info_t at all: INVALID_ENUMERATION.
   return ordo::device_info_default(propName, out);
 }
 
-// The component-device list of a device that is not composite is empty: a caller that
-// sizes its array by the (empty) answer passes no buffer and no size pointer, and there
-// is nothing to return (UR's conformance suite does this; docs/native-cpu.md).
+// The component-device list is empty: a caller that sizes its array by it passes no
+// buffer and no size pointer, and gets SUCCESS (docs/native-cpu.md).
 ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_info_t propName, size_t propSize,
                                        void *pPropValue, size_t *pPropSizeRet) {
   if (propName == UR_DEVICE_INFO_COMPONENT_DEVICES && propSize == 0 && !pPropValue && !pPropSizeRet &&
@@ -310,9 +280,7 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   return ordo::ur_common::device_get_info<Device, device_info>(hDevice, propName, propSize, pPropValue, pPropSizeRet);
 }
 
-// urDeviceGet, retain and release (a root device's count stays), the native handle (the
-// device handle itself), binary selection and timestamps: the shared bookkeeping. The
-// device is the host: both timestamps come from the same monotonic clock.
+// The shared bookkeeping (ur_common/device.hpp); both timestamps are the host's clock.
 struct DeviceHooks {
   using Platform = native_cpu::Platform;
   using Device = native_cpu::Device;
@@ -329,6 +297,23 @@ struct DeviceHooks {
 };
 
 } // namespace
+
+uint64_t local_memory_size() {
+  // Bounded by the per-core L2, so that a work-group's scratch stays in cache.
+  uint64_t l2 = cpu_info().l2_size;
+  if (l2 == 0) l2 = 256 * 1024;
+  return std::min<uint64_t>(std::max<uint64_t>(l2, 64 * 1024), 16u * 1024 * 1024);
+}
+
+uint64_t max_alloc_size() { return cpu_info().memory_size; }
+
+// A cache line, and at least the 128 bytes of OpenCL's largest built-in type (long16),
+// the minimum UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN of a full-profile device.
+size_t mem_base_align_bytes() {
+  size_t align = 128;
+  while (align < cpu_info().cacheline) align *= 2;
+  return align;
+}
 
 void install_device_entry_points(ur_dditable_t &t) {
   ordo::ur_common::device_entry_points<DeviceHooks>::install(t);

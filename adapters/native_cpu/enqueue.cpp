@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Synchronisation commands: urEnqueueEventsWait and urEnqueueEventsWaitWithBarrier(Ext)
-// are ur_common/wait.hpp's over this adapter's marker command; urEnqueueHostTaskExp (a
-// user function run as a command) is this file's.
+// urEnqueueEventsWait* (ur_common/wait.hpp over a marker command) and urEnqueueHostTaskExp.
 #include "entry_points.hpp"
 #include "queue.hpp"
 #include "ur_common/wait.hpp"
@@ -25,8 +23,7 @@ ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_hos
                                             void *data, const ur_exp_host_task_properties_t *pProperties,
                                             uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                             ur_event_handle_t *phEvent) {
-  Queue *q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
+  ORDO_LOOKUP(Queue, q, hQueue);
   if (!pfnHostTask) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (pProperties && (pProperties->flags & UR_EXP_HOST_TASK_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
   CommandBuilder cmd(*q, UR_COMMAND_HOST_TASK_EXP);

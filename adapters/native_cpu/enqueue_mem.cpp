@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Buffer commands: urEnqueueMemBuffer{Read,Write,Copy,Fill,ReadRect,WriteRect,CopyRect,Map}
-// and urEnqueueMemUnmap. Each is a scheduler command like any other (wait lists, events,
-// in-order chaining, failure propagation) that holds its buffers until it has run, so a
-// buffer released meanwhile stays valid for it. A buffer is host memory: read, write and
-// copy are copies of rectangles (one row for the plain ones), map returns the buffer's
-// bytes, and unmap has nothing to write back.
+// Buffer commands (urEnqueueMemBuffer*, urEnqueueMemUnmap): scheduler commands that hold
+// their buffers until they have run. A buffer is host memory: read, write and copy copy
+// rectangles (one row for the plain ones), a map is the buffer's bytes, and unmap has
+// nothing to write back.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -28,9 +26,9 @@ void copy_rect(char *dst, const RectSide &ds, const char *src, const RectSide &s
       std::memcpy(dst + ds.first + z * ds.slice + y * ds.row, src + ss.first + z * ss.slice + y * ss.row, region.width);
 }
 
-// A rectangular copy as a command. When the two sides' bytes overlap (a copy within
-// one buffer, or host memory that is the buffer's own), the rectangle goes through a
-// staging copy, so the result is as if the source were read whole before any write.
+// A rectangular copy as a command. Overlapping sides (within one buffer, or host memory
+// that is the buffer's own) go through a staging copy: as if the source were read whole
+// before any write.
 ur_result_t submit_rect(Queue &q, ur_command_t type, bool blocking, char *dst, const RectSide &ds, const char *src,
                         const RectSide &ss, const ur_rect_region_t &region, std::vector<Ref<Mem>> held,
                         uint32_t numEvents, const ur_event_handle_t *phEvents, ur_event_handle_t *phEvent) {
@@ -57,14 +55,12 @@ ur_result_t submit_rect(Queue &q, ur_command_t type, bool blocking, char *dst, c
 // One row of `size` bytes at `first`: the plain read, write and copy.
 RectSide row_at(size_t first, size_t size) { return RectSide{first, size, size, first + size}; }
 
-// The checks and the map records are shared (ur_common/buffer_commands.hpp); every
-// command is a copy of rectangles or a fill, and a map is the buffer's own bytes.
+// The checks and the map records are shared (ur_common/buffer_commands.hpp).
 struct BufferHooks {
   using Queue = native_cpu::Queue;
   using Mem = native_cpu::Mem;
   static constexpr bool own_context_only = true; // a buffer of another context is refused
 
-  // The queue and a buffer of its context.
   static ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m) {
     if (ur_result_t r = registry_unwrap(hQueue, q)) return r;
     if (ur_result_t r = registry_unwrap(hMem, m)) return r;
@@ -108,8 +104,8 @@ struct BufferHooks {
     return submit_rect(*q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, dst->data, ds, src->data, ss, region,
                        {Ref<Mem>(src), Ref<Mem>(dst)}, n, waits, phEvent);
   }
-  // A map is the buffer's own bytes at `offset`, returned at once; its command (and a
-  // blocking call) completes when the wait list and queue order let the caller use them.
+  // A map is the buffer's own bytes, returned at once; its command (and a blocking call)
+  // completes when the wait list and queue order let the caller use them.
   static ur_result_t map_host(Mem *m, size_t offset, uint8_t *&host, bool &direct) {
     host = reinterpret_cast<uint8_t *>(m->data + offset);
     direct = true;

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// USM commands: urEnqueueUSM{Fill,Memcpy,Fill2D,Memcpy2D,Prefetch,Advise}, and the
-// pattern fill that buffer fills use too.
+// USM commands (urEnqueueUSM*) and the pattern fill buffer fills use too.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -32,12 +31,11 @@ void fill_pattern(char *dst, size_t bytes, const std::vector<char> &pattern, siz
 
 namespace {
 
-// The checks are shared (ur_common/usm_commands.hpp); the work is host code, run by the
-// scheduler like any command.
+// The checks are shared (ur_common/usm_commands.hpp); the work is host code.
 struct UsmCommandHooks {
   using Queue = native_cpu::Queue;
-  // The wait list is checked when the command is made; finish() submits the work the
-  // hook set (prefetch and advice set none: memory is already where the CPU reads it).
+  // finish() submits the work the hook set (prefetch and advice set none: memory is
+  // already where the CPU reads it).
   struct Command {
     Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent)
         : builder(*q, type), out(phEvent), checked(builder.set_wait_list(n, waits)) {}
@@ -49,8 +47,7 @@ struct UsmCommandHooks {
   };
   static constexpr bool copies_overlapping = true; // as if through a buffer (memmove)
 
-  // Sizes are checked against the allocations the pointers fall in (system memory is
-  // not checked).
+  // Against the allocations the pointers fall in (not system memory).
   static ur_result_t check_usm(Queue *q, const void *p, size_t bytes) { return check_usm_range(*q->context, p, bytes); }
   static ur_result_t check_hint_range(Queue *q, const void *p, size_t bytes) { return check_usm(q, p, bytes); }
 

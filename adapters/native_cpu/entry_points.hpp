@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Each API-object file puts its entry points into the adapter's dispatch table.
+// Each API-object file puts its entry points into the adapter's dispatch table (adapter.cpp).
 #pragma once
 #include "ur_ddi.h"
 
 namespace ordo::native_cpu {
 
-void install_adapter_entry_points(ur_dditable_t &t);       // adapter.cpp: urAdapter*, urPlatform*
 void install_device_entry_points(ur_dditable_t &t);        // device.cpp
 void install_context_entry_points(ur_dditable_t &t);       // context.cpp: urContext*, urUSMPool*
 void install_queue_entry_points(ur_dditable_t &t);         // queue.cpp

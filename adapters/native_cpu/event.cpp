@@ -1,29 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
-// urEvent*: status, waiting, callbacks and profiling of commands.
-#include "ordo/retired_handles.hpp"
-#include "entry_points.hpp"
+// Events as the task graph's nodes, and urEvent* (ur_common/event.hpp) over them.
 #include "event.hpp"
 
 #include "context.hpp"
-#include "ordo/info.hpp"
+#include "entry_points.hpp"
+#include "ordo/retired_handles.hpp"
 #include "queue.hpp"
+#include "ur_common/event.hpp"
 
 namespace ordo::native_cpu {
 
-Event::Event(Context *ctx, Queue *q, ur_command_t cmd, bool profiled)
-    : context(ctx), queue(q), command(cmd), profiling(profiled) {
+Event::Event(Context *context, Queue *q, ur_command_t cmd, bool profiled)
+    : ctx(context), queue(q), command(cmd), profiling(profiled) {
   ref_count.store(0, std::memory_order_relaxed); // internal until published
   queue->hold();
   if (profiling) t_queued.store(now_ns(), std::memory_order_relaxed);
 }
 
-// Holds nothing: destroy() dropped the queue, or the queue is deleting its free list.
-Event::~Event() = default;
-
 void Event::destroy(Event *ev) noexcept {
   Queue *q = ev->queue;
-  // Nothing else can reach the event now: reset what a new command must not see here,
-  // on the thread that retired it rather than on the enqueuing one.
+  // Nothing else can reach it: reset here, on the retiring thread, not the enqueuing one.
   ev->more_successors.clear();
   ev->callbacks.clear();
   ev->callbacks_running = 0;
@@ -56,105 +52,73 @@ void Event::reuse(ur_command_t cmd) {
 
 namespace {
 
-ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_LOOKUP(Event, ev, hEvent);
-  if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
-  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_EVENT_INFO_COMMAND_QUEUE: return out.value(ev->queue ? to_handle(ev->queue) : ur_queue_handle_t{nullptr});
-  case UR_EVENT_INFO_CONTEXT: return out.value(to_handle(ev->context));
-  case UR_EVENT_INFO_COMMAND_TYPE: return out.value(ev->command);
-  case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS:
-    return out.value(static_cast<ur_event_status_t>(ev->status.load(std::memory_order_acquire)));
-  case UR_EVENT_INFO_REFERENCE_COUNT: return out.value(ev->count());
-  case UR_EVENT_INFO_FORCE_UINT32: break;
-  }
-  return UR_RESULT_ERROR_INVALID_ENUMERATION;
-}
+// What ur_common's urEvent* entry points leave to the task graph (ur_common/event.hpp).
+struct event_hooks {
+  using Context = native_cpu::Context;
+  using Event = native_cpu::Event;
+  static constexpr bool task_graph = true;
 
-// Timestamps exist only for commands of a profiling queue, and only once reached.
-ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
-                                               void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_LOOKUP(Event, ev, hEvent);
-  if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
-  if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!ev->profiling) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
-  uint64_t t = 0;
-  switch (propName) {
-  case UR_PROFILING_INFO_COMMAND_QUEUED: t = ev->t_queued.load(std::memory_order_relaxed); break;
-  case UR_PROFILING_INFO_COMMAND_SUBMIT: t = ev->t_submit.load(std::memory_order_relaxed); break;
-  case UR_PROFILING_INFO_COMMAND_START: t = ev->t_start.load(std::memory_order_relaxed); break;
-  case UR_PROFILING_INFO_COMMAND_END:
-  case UR_PROFILING_INFO_COMMAND_COMPLETE:
-    if (ev->terminal()) t = ev->t_end.load(std::memory_order_relaxed);
-    break;
-  default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  static ur_result_t unwrap_event(ur_event_handle_t h, Event *&e) { return registry_unwrap(h, e); }
+  static ur_result_t execution_status(Event *e, ur_event_status_t &status) {
+    status = static_cast<ur_event_status_t>(e->status.load(std::memory_order_acquire));
+    return UR_RESULT_SUCCESS;
   }
-  if (t == 0) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE; // not reached yet
-  ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
-  return out.value(t);
-}
-
-ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
-  if (!phEventWaitList) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (numEvents == 0) return UR_RESULT_ERROR_INVALID_VALUE;
-  for (uint32_t i = 0; i < numEvents; ++i)
-    if (!lookup<Event>(phEventWaitList[i])) return Event::invalid_handle(phEventWaitList[i]);
-  bool all_ok = true;
-  for (uint32_t i = 0; i < numEvents; ++i) all_ok &= graph::wait(*reinterpret_cast<Event *>(phEventWaitList[i]));
-  // A synchronisation point for the pools of each context involved.
-  Context *done = nullptr;
-  for (uint32_t i = 0; i < numEvents; ++i) {
-    Context *c = reinterpret_cast<Event *>(phEventWaitList[i])->context;
-    if (c != done) c->pools->sync_point();
-    done = c;
-  }
-  return all_ok ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
-}
-
-ur_result_t UR_APICALL urEventRetain(ur_event_handle_t hEvent) { return user_retain<Event>(hEvent); }
-// The command of a released event still runs; the scheduler keeps its node alive.
-// While callbacks of the event are due or running the handle stays registered (they
-// may query it); the last of them unregisters it (task_graph.cpp, callbacks_done).
-ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
-  ORDO_LOOKUP(Event, ev, hEvent);
-  bool last = false;
-  if (!ev->release_user(last)) return UR_RESULT_ERROR_INVALID_EVENT; // one release too many
-  if (!last) return UR_RESULT_SUCCESS;
-  {
-    std::lock_guard<std::mutex> lock(ev->mu);
-    if (!ev->callbacks.empty() || ev->callbacks_running > 0) {
-      ev->unregister_after_callbacks = true;
-      return UR_RESULT_SUCCESS;
+  // Timestamps exist only for commands of a profiling queue, and only once reached.
+  static bool timed(const Event *e) { return e->profiling; }
+  static ur_result_t profiling_time(Event *e, ur_profiling_info_t propName, uint64_t &t) {
+    switch (propName) {
+    case UR_PROFILING_INFO_COMMAND_QUEUED: t = e->t_queued.load(std::memory_order_relaxed); break;
+    case UR_PROFILING_INFO_COMMAND_SUBMIT: t = e->t_submit.load(std::memory_order_relaxed); break;
+    case UR_PROFILING_INFO_COMMAND_START: t = e->t_start.load(std::memory_order_relaxed); break;
+    case UR_PROFILING_INFO_COMMAND_END:
+    case UR_PROFILING_INFO_COMMAND_COMPLETE:
+      if (e->terminal()) t = e->t_end.load(std::memory_order_relaxed);
+      break;
+    default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
     }
+    return t ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
   }
-  registry().remove(ev);
-  ev->on_user_released();
-  ev->drop_hold();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
-                                          ur_event_callback_t pfnNotify, void *pUserData) {
-  ORDO_LOOKUP(Event, ev, hEvent);
-  if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  graph::add_callback(*ev, execStatus, pfnNotify, pUserData);
-  return UR_RESULT_SUCCESS;
-}
+  static ur_result_t wait(Event *e) {
+    return graph::wait(*e) ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS;
+  }
+  // The command of a released event still runs; the scheduler keeps its node alive.
+  // While callbacks of the event are due or running the handle stays registered (they
+  // may query it); the last of them unregisters it (task_graph.cpp, callbacks_done).
+  static ur_result_t release(Event *e) {
+    bool last = false;
+    if (!e->release_user(last)) return UR_RESULT_ERROR_INVALID_EVENT; // one release too many
+    if (!last) return UR_RESULT_SUCCESS;
+    {
+      std::lock_guard<std::mutex> lock(e->mu);
+      if (!e->callbacks.empty() || e->callbacks_running > 0) {
+        e->unregister_after_callbacks = true;
+        return UR_RESULT_SUCCESS;
+      }
+    }
+    graph::unregister(*e);
+    return UR_RESULT_SUCCESS;
+  }
+  // The native handle is the event handle itself (native_handles.cpp, "Ownership").
+  static ur_result_t native_handle(Event *e, ur_native_handle_t &native) {
+    native = reinterpret_cast<ur_native_handle_t>(e);
+    return UR_RESULT_SUCCESS;
+  }
+  static ur_result_t from_native(Context *ctx, ur_native_handle_t native, const ur_event_native_properties_t *props,
+                                 ur_event_handle_t *out) {
+    Event *e = lookup<Event>(reinterpret_cast<ur_event_handle_t>(native));
+    if (!e) return UR_RESULT_ERROR_INVALID_EVENT;
+    if (e->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
+    if (!props || !props->isNativeHandleOwned) e->retain();
+    *out = to_handle(e);
+    return UR_RESULT_SUCCESS;
+  }
+  static void add_callback(Event *e, ur_execution_info_t when, ur_event_callback_t fn, void *user) {
+    graph::add_callback(*e, when, fn, user);
+  }
+};
 
 } // namespace
 
-void install_event_entry_points(ur_dditable_t &t) {
-  t.Event.pfnGetInfo = urEventGetInfo;
-  t.Event.pfnGetProfilingInfo = urEventGetProfilingInfo;
-  t.Event.pfnWait = urEventWait;
-  t.Event.pfnRetain = urEventRetain;
-  t.Event.pfnRelease = urEventRelease;
-  t.Event.pfnSetCallback = urEventSetCallback;
-}
+void install_event_entry_points(ur_dditable_t &t) { ordo::ur_common::event_entry_points<event_hooks>::install(t); }
 
 } // namespace ordo::native_cpu

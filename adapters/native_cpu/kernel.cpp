@@ -15,9 +15,6 @@
 
 namespace ordo::native_cpu {
 
-Kernel::Kernel(Program *p, const ordo_nc_kernel_desc *d) : program(p), desc(d), name(d->name) { program->hold(); }
-Kernel::~Kernel() { program->drop_hold(); }
-
 namespace {
 
 // Largest divisor of n that is at most cap (cap >= 1).
@@ -31,26 +28,6 @@ size_t largest_divisor_at_most(size_t n, size_t cap) {
   }
   return best;
 }
-
-} // namespace
-
-void choose_local_size(const Kernel &k, uint32_t work_dim, const size_t *global, size_t *local) {
-  if (k.has_required_size()) {
-    for (uint32_t d = 0; d < work_dim; ++d) local[d] = k.desc->reqd_local_size[d];
-    return;
-  }
-  // Aim for about eight groups per worker; dimensions past the first get one item
-  // per group, so their extent already provides groups.
-  size_t wanted_groups = static_cast<size_t>(WorkerPool::instance().size()) * 8;
-  size_t other = 1;
-  for (uint32_t d = 1; d < work_dim; ++d) other *= global[d];
-  size_t groups_along_x = std::max<size_t>(1, wanted_groups / std::max<size_t>(1, other));
-  size_t cap = std::max<size_t>(1, std::min(kMaxWorkGroupSize, global[0] / groups_along_x));
-  local[0] = largest_divisor_at_most(global[0], cap);
-  for (uint32_t d = 1; d < work_dim; ++d) local[d] = 1;
-}
-
-namespace {
 
 ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *pKernelName,
                                       ur_kernel_handle_t *phKernel) {
@@ -82,7 +59,6 @@ ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel
   return UR_RESULT_ERROR_INVALID_ENUMERATION;
 }
 
-// What ur_common/kernel.hpp asks of this adapter's kernels.
 struct kernel_hooks {
   using Kernel = ordo::native_cpu::Kernel;
   using Device = ordo::native_cpu::Device;
@@ -142,6 +118,22 @@ struct kernel_hooks {
 };
 
 } // namespace
+
+void choose_local_size(const Kernel &k, uint32_t work_dim, const size_t *global, size_t *local) {
+  if (k.has_required_size()) {
+    for (uint32_t d = 0; d < work_dim; ++d) local[d] = k.desc->reqd_local_size[d];
+    return;
+  }
+  // Aim for about eight groups per worker; dimensions past the first get one item
+  // per group, so their extent already provides groups.
+  size_t wanted_groups = static_cast<size_t>(WorkerPool::instance().size()) * 8;
+  size_t other = 1;
+  for (uint32_t d = 1; d < work_dim; ++d) other *= global[d];
+  size_t groups_along_x = std::max<size_t>(1, wanted_groups / std::max<size_t>(1, other));
+  size_t cap = std::max<size_t>(1, std::min(kMaxWorkGroupSize, global[0] / groups_along_x));
+  local[0] = largest_divisor_at_most(global[0], cap);
+  for (uint32_t d = 1; d < work_dim; ++d) local[d] = 1;
+}
 
 void install_kernel_entry_points(ur_dditable_t &t) {
   ordo::ur_common::kernel_entry_points<kernel_hooks>::install(t);

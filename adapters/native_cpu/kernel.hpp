@@ -14,9 +14,8 @@ struct Kernel : Object<Kernel> {
   static constexpr handle_kind kKind = handle_kind::kernel;
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_KERNEL;
 
-  Kernel(Program *p, const ordo_nc_kernel_desc *d);
-  ~Kernel();
-  void on_user_released() {}
+  Kernel(Program *p, const ordo_nc_kernel_desc *d) : program(p), desc(d), name(d->name) { program->hold(); }
+  ~Kernel() { program->drop_hold(); }
 
   bool has_required_size() const { return desc->reqd_local_size[0] != 0; }
 

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// urMem*: buffers and sub-buffers over host memory, their queries and native handles
-// (the native handle of a buffer is its host pointer). Images are not offered:
-// urMemImage* answer UR_RESULT_ERROR_UNSUPPORTED_FEATURE (UR_DEVICE_INFO_IMAGE_SUPPORT
-// is false).
+// urMem*: buffers and sub-buffers over host memory (a buffer's native handle is its
+// host pointer). No images: UR_DEVICE_INFO_IMAGE_SUPPORT is false.
 #include "memory.hpp"
 
 #include <algorithm>
@@ -21,74 +19,23 @@ namespace ordo::native_cpu {
 
 namespace {
 
-// Buffers that hold bytes of their own (not aliases of another buffer), so that a
-// native handle (a host pointer) can be traced back to the buffer it lies in. Never
-// destroyed: entry points may still run during process exit.
+// Buffers with bytes of their own (no aliases), so that a native handle (a host pointer)
+// leads back to its buffer. Never destroyed: entry points may run during process exit.
 struct StorageList {
   std::mutex mu;
   std::vector<Mem *> buffers;
 };
-StorageList &storage_list() {
-  static StorageList *list = new StorageList;
-  return *list;
-}
 
-// The live buffer of `ctx` with bytes of its own that contain `p`, with an internal
-// reference; or null. One being destroyed (its last holder gone) is skipped: it leaves
-// the list as soon as we let go of the list's mutex.
+// The live buffer of `ctx` whose own bytes contain `p`, with an internal reference; or
+// null. One being destroyed (no holder left) is skipped: it is about to leave the list.
 Mem *buffer_containing(Context *ctx, const char *p) {
-  StorageList &list = storage_list();
+  StorageList &list = singleton<StorageList>();
   std::lock_guard<std::mutex> lock(list.mu);
   for (Mem *m : list.buffers)
     if (m->context == ctx && p >= m->data && p < m->data + m->size && ordo::ur_common::try_hold(m)) return m;
   return nullptr;
 }
 
-} // namespace
-
-Mem::Mem(Context *ctx, char *d, size_t n, ur_mem_flags_t a, Storage s, Mem *p)
-    : context(ctx), parent(p), data(d), size(n), access(a), storage(s) {
-  if (storage != Storage::Alias) {
-    StorageList &list = storage_list();
-    std::lock_guard<std::mutex> lock(list.mu);
-    list.buffers.push_back(this); // may throw: nothing taken yet
-  }
-  context->hold();
-  if (parent) parent->hold();
-}
-
-Mem::~Mem() {
-  if (storage != Storage::Alias) {
-    StorageList &list = storage_list();
-    std::lock_guard<std::mutex> lock(list.mu);
-    list.buffers.erase(std::find(list.buffers.begin(), list.buffers.end(), this));
-  }
-  switch (storage) {
-  case Storage::Owned: std::free(data); break;
-  case Storage::Usm:
-    // The context is alive (we hold it): its USM allocation goes back like any other.
-    if (free_usm) ordo::adapter_ddi().USM.pfnFree(to_handle(context), data);
-    break;
-  case Storage::UserHost:
-  case Storage::Alias: break;
-  }
-  if (parent) parent->drop_hold();
-  context->drop_hold();
-}
-
-ur_result_t hold_kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *queue_context,
-                                std::vector<Ref<Mem>> &held) {
-  if (!h) return UR_RESULT_SUCCESS; // a null buffer: the kernel gets a null pointer
-  ORDO_LOOKUP(Mem, m, h);
-  if (m->context != queue_context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  held.emplace_back(m);
-  return UR_RESULT_SUCCESS;
-}
-
-namespace {
-
-// Makes `m` the user's handle; on failure nothing is left behind.
 ur_result_t publish_mem(Mem *m, ur_mem_handle_t *out) {
   try {
     *out = publish(m);
@@ -102,10 +49,9 @@ ur_result_t publish_mem(Mem *m, ur_mem_handle_t *out) {
 ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_flags_t flags, size_t size,
                                          const ur_buffer_properties_t *pProperties, ur_mem_handle_t *phBuffer) {
   ORDO_LOOKUP(Context, ctx, hContext);
-  // The shared checks, less the pNext chain's, which this adapter walks with a bound on its
-  // length (for_each_in_chain: a cyclic chain is not followed for ever). A memory channel
-  // and an allocation location are placement hints for devices with several memories; the
-  // CPU has one.
+  // The shared checks, less the pNext chain's, which is walked with a bound on its length
+  // (for_each_in_chain: a cyclic chain is not followed for ever). A memory channel and an
+  // allocation location are placement hints; the CPU has one memory.
   ur_buffer_properties_t head = pProperties ? *pProperties : ur_buffer_properties_t{};
   head.pNext = nullptr;
   if (ur_result_t r =
@@ -134,14 +80,8 @@ ur_result_t UR_APICALL urMemBufferCreate(ur_context_handle_t hContext, ur_mem_fl
   return publish_mem(m, phBuffer);
 }
 
-ur_result_t UR_APICALL urMemRetain(ur_mem_handle_t hMem) { return user_retain<Mem>(hMem); }
-// A released buffer's pending commands still run: each holds the buffer until it has.
-ur_result_t UR_APICALL urMemRelease(ur_mem_handle_t hMem) { return user_release<Mem>(hMem); }
-
-// A sub-buffer is a view of its parent's bytes and keeps the parent alive. Like
-// clCreateSubBuffer: no sub-buffer of a sub-buffer, the host-pointer flags are the
-// parent's, the access may only narrow, and the origin is a multiple of
-// UR_DEVICE_INFO_MEM_BASE_ADDR_ALIGN.
+// A sub-buffer is a view of its parent's bytes and keeps the parent alive; the rules
+// are clCreateSubBuffer's (ur_common::check_partition).
 ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flags_t flags,
                                             ur_buffer_create_type_t bufferCreateType, const ur_buffer_region_t *pRegion,
                                             ur_mem_handle_t *phMem) {
@@ -155,8 +95,7 @@ ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flag
   return publish_mem(m, phMem);
 }
 
-// The native handle is the buffer's first byte in host memory (a sub-buffer's: its
-// parent's bytes at its origin), valid for as long as the buffer lives.
+// The buffer's first byte in host memory, valid for as long as the buffer lives.
 ur_result_t UR_APICALL urMemGetNativeHandle(ur_mem_handle_t hMem, ur_device_handle_t hDevice,
                                             ur_native_handle_t *phNativeMem) {
   ORDO_LOOKUP(Mem, m, hMem);
@@ -166,13 +105,10 @@ ur_result_t UR_APICALL urMemGetNativeHandle(ur_mem_handle_t hMem, ur_device_hand
   return UR_RESULT_SUCCESS;
 }
 
-// A host pointer becomes a buffer when this adapter knows the memory it points into,
-// which gives the size (from the pointer to the end of that memory):
-//  - the bytes of a live buffer of the context (urMemGetNativeHandle's answer): the
-//    new buffer shares them and keeps that buffer alive; ownership stays with it;
-//  - a USM allocation of the context: with isNativeHandleOwned the buffer frees it
-//    (urUSMFree) when it goes, which needs the allocation's first byte.
-// Any other pointer is refused with UR_RESULT_ERROR_INVALID_MEM_OBJECT.
+// A host pointer becomes a buffer (up to the end of its memory) when it lies in a live
+// buffer of the context (the new buffer shares the bytes and keeps that buffer alive) or
+// in a USM allocation of the context (with isNativeHandleOwned, which needs the
+// allocation's first byte, the buffer frees it when it goes); else INVALID_MEM_OBJECT.
 ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
                                                          const ur_mem_native_properties_t *pProperties,
                                                          ur_mem_handle_t *phMem) {
@@ -208,10 +144,44 @@ ur_result_t UR_APICALL urMemGetInfo(ur_mem_handle_t hMemory, ur_mem_info_t propN
 
 } // namespace
 
+Mem::Mem(Context *ctx, char *d, size_t n, ur_mem_flags_t a, Storage s, Mem *p)
+    : context(ctx), parent(p), data(d), size(n), access(a), storage(s) {
+  if (storage != Storage::Alias) {
+    StorageList &list = singleton<StorageList>();
+    std::lock_guard<std::mutex> lock(list.mu);
+    list.buffers.push_back(this); // may throw: nothing taken yet
+  }
+  context->hold();
+  if (parent) parent->hold();
+}
+
+Mem::~Mem() {
+  if (storage != Storage::Alias) {
+    StorageList &list = singleton<StorageList>();
+    std::lock_guard<std::mutex> lock(list.mu);
+    list.buffers.erase(std::find(list.buffers.begin(), list.buffers.end(), this));
+  }
+  if (storage == Storage::Owned) std::free(data);
+  // The context is alive (we hold it): its USM allocation goes back like any other.
+  if (storage == Storage::Usm && free_usm) ordo::adapter_ddi().USM.pfnFree(to_handle(context), data);
+  if (parent) parent->drop_hold();
+  context->drop_hold();
+}
+
+ur_result_t hold_kernel_mem_arg(ur_mem_handle_t h, ur_mem_flags_t flags, Context *queue_context,
+                                std::vector<Ref<Mem>> &held) {
+  if (!h) return UR_RESULT_SUCCESS; // a null buffer: the kernel gets a null pointer
+  ORDO_LOOKUP(Mem, m, h);
+  if (m->context != queue_context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
+  if (flags & UR_MEM_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  held.emplace_back(m);
+  return UR_RESULT_SUCCESS;
+}
+
 void install_memory_entry_points(ur_dditable_t &t) {
   t.Mem.pfnBufferCreate = urMemBufferCreate;
-  t.Mem.pfnRetain = urMemRetain;
-  t.Mem.pfnRelease = urMemRelease;
+  t.Mem.pfnRetain = user_retain<Mem>;
+  t.Mem.pfnRelease = user_release<Mem>; // a pending command holds its buffers until it has run
   t.Mem.pfnBufferPartition = urMemBufferPartition;
   t.Mem.pfnGetNativeHandle = urMemGetNativeHandle;
   t.Mem.pfnBufferCreateWithNativeHandle = urMemBufferCreateWithNativeHandle;

@@ -1,21 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// urXGetNativeHandle / urXCreateWithNativeHandle for the platform, device, context,
-// queue, event, program and kernel (buffers: memory.cpp; the platform's, device's,
-// context's and kernel's urXGetNativeHandle: ur_common's, through adapter.cpp,
-// device.cpp, context.cpp and kernel.cpp). The native object of a native CPU handle is the adapter's object itself,
-// so a native handle is the UR handle's
-// value, and making a handle from one checks it against the handle registry: anything
-// that is not a live object of that kind (of the given context, where one is given) is
-// refused with the kind's INVALID_* error, never dereferenced.
-//
-// Ownership (docs/native-cpu.md, "Native handles"): with isNativeHandleOwned the new
-// handle takes over the reference the native handle's holder had (the count does not
-// change; releasing the new handle releases that reference); without it the new handle
-// holds a reference of its own (one more urXRetain), and the holder keeps theirs.
-// The platform and the device are not reference counted.
+// Native handles the other files leave (docs/native-cpu.md, "Native handles"): a native
+// handle is the UR handle's value, checked against the handle registry (anything not a
+// live object of the kind, of the given context, gets the kind's INVALID_* error). With
+// isNativeHandleOwned the new handle takes over the holder's reference; without it, it
+// holds one more (urXRetain). The platform and the device are not reference counted.
 #include "context.hpp"
 #include "entry_points.hpp"
-#include "event.hpp"
 #include "kernel.hpp"
 #include "platform.hpp"
 #include "program.hpp"
@@ -73,13 +63,12 @@ ur_result_t UR_APICALL urQueueGetNativeHandle(ur_queue_handle_t h, ur_queue_nati
 }
 
 Context *context_of(Queue *q) { return q->context; }
-Context *context_of(Event *e) { return e->context; }
 Context *context_of(Program *p) { return p->ctx; }
 Context *context_of(Kernel *k) { return k->program->ctx; }
 
 // urXCreateWithNativeHandle of an object of a context: `arg_check` is the result of the
-// entry point's other handle checks, refused after the context's.
-// A kernel's `program`, if not null, must be its own.
+// entry point's other handle checks, refused after the context's. A kernel's `program`,
+// if not null, must be its own.
 template <class T, class P>
 ur_result_t adopt_native(ur_native_handle_t hNative, ur_context_handle_t hContext, ur_result_t arg_check,
                          const P *pProperties, typename T::handle_type *out, Program *program = nullptr) {
@@ -102,11 +91,10 @@ ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQ
   return adopt_native<Queue>(hNativeQueue, hContext, dev, pProperties, phQueue);
 }
 
-// urEventCreateWithNativeHandle, urProgramCreateWithNativeHandle: no other handle to check.
-template <class T, class P>
-ur_result_t UR_APICALL create_from_native(ur_native_handle_t hNative, ur_context_handle_t hContext,
-                                          const P *pProperties, typename T::handle_type *out) {
-  return adopt_native<T>(hNative, hContext, UR_RESULT_SUCCESS, pProperties, out);
+ur_result_t UR_APICALL urProgramCreateWithNativeHandle(ur_native_handle_t hNativeProgram, ur_context_handle_t hContext,
+                                                       const ur_program_native_properties_t *pProperties,
+                                                       ur_program_handle_t *phProgram) {
+  return adopt_native<Program>(hNativeProgram, hContext, UR_RESULT_SUCCESS, pProperties, phProgram);
 }
 
 ur_result_t UR_APICALL urKernelCreateWithNativeHandle(ur_native_handle_t hNativeKernel, ur_context_handle_t hContext,
@@ -129,10 +117,8 @@ void install_native_handle_entry_points(ur_dditable_t &t) {
   t.Context.pfnCreateWithNativeHandle = urContextCreateWithNativeHandle;
   t.Queue.pfnGetNativeHandle = urQueueGetNativeHandle;
   t.Queue.pfnCreateWithNativeHandle = urQueueCreateWithNativeHandle;
-  t.Event.pfnGetNativeHandle = get_native<Event, ur_event_handle_t>;
-  t.Event.pfnCreateWithNativeHandle = create_from_native<Event, ur_event_native_properties_t>;
   t.Program.pfnGetNativeHandle = get_native<Program, ur_program_handle_t>;
-  t.Program.pfnCreateWithNativeHandle = create_from_native<Program, ur_program_native_properties_t>;
+  t.Program.pfnCreateWithNativeHandle = urProgramCreateWithNativeHandle;
   t.Kernel.pfnCreateWithNativeHandle = urKernelCreateWithNativeHandle;
 }
 

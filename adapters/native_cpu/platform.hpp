@@ -3,7 +3,6 @@
 // singletons that are never deleted.
 #pragma once
 #include <array>
-#include <atomic>
 #include <mutex>
 
 #include "common.hpp"
@@ -25,7 +24,11 @@ struct Device : ordo::object {
 };
 ORDO_HANDLE_CHECK(Device);
 
-template <class T> T &singleton();
+// Made at the first use; handles outlive static destructors.
+template <class T> T &singleton() {
+  static T *one = new T;
+  return *one;
+}
 
 // `devices`: the one root device (ur_common/device.hpp's urDeviceGet walks it).
 struct Platform : ordo::object {
@@ -35,11 +38,6 @@ struct Platform : ordo::object {
 };
 ORDO_HANDLE_CHECK(Platform);
 
-// Made at the first use; handles outlive static destructors.
-template <class T> T &singleton() {
-  static T *one = new T;
-  return *one;
-}
 inline Adapter &the_adapter() { return singleton<Adapter>(); }
 inline Platform &the_platform() { return singleton<Platform>(); }
 inline Device &the_device() { return singleton<Device>(); }
@@ -48,7 +46,6 @@ inline ur_adapter_handle_t adapter_handle() { return reinterpret_cast<ur_adapter
 inline ur_platform_handle_t platform_handle() { return reinterpret_cast<ur_platform_handle_t>(&the_platform()); }
 inline ur_device_handle_t device_handle() { return reinterpret_cast<ur_device_handle_t>(&the_device()); }
 
-// Handle checks: the one valid handle of each kind.
 inline bool is_adapter(ur_adapter_handle_t h) { return h && h == adapter_handle(); }
 inline bool is_platform(ur_platform_handle_t h) { return h && h == platform_handle(); }
 inline bool is_device(ur_device_handle_t h) { return h && h == device_handle(); }

@@ -1,23 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // urProgram*: programs from native CPU binaries (ELF shared objects). There is
 // nothing to compile: build, compile and link record their options and a log.
-#include "entry_points.hpp"
 #include "program.hpp"
 
 #include <cstring>
 #include <set>
 
 #include "context.hpp"
+#include "entry_points.hpp"
 #include "logging.hpp"
 #include "ordo/info.hpp"
 #include "platform.hpp"
 
 namespace ordo::native_cpu {
 
-Program::Program(Context *ctx, std::vector<std::shared_ptr<ElfModule>> mods) : ctx(ctx), modules(std::move(mods)) {
+Program::Program(Context *c, std::vector<std::shared_ptr<ElfModule>> mods) : ctx(c), modules(std::move(mods)) {
   ctx->hold();
 }
-
 Program::~Program() { ctx->drop_hold(); }
 
 const ordo_nc_kernel_desc *Program::find_kernel(const char *name) const {
@@ -41,20 +40,14 @@ std::string describe(const Program &p) {
          " native CPU module(s), " + std::to_string(bytes) + " bytes of machine code; nothing to compile.";
 }
 
-ur_result_t check_properties(const ur_program_properties_t *props) {
-  if (!props) return UR_RESULT_SUCCESS;
-  if (props->count > 0 && !props->pMetadatas) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (props->pMetadatas && props->count == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-  return UR_RESULT_SUCCESS;
-}
-
 ur_result_t UR_APICALL urProgramCreateWithBinary(ur_context_handle_t hContext, uint32_t numDevices,
                                                  ur_device_handle_t *phDevices, size_t *pLengths,
                                                  const uint8_t **ppBinaries, const ur_program_properties_t *pProperties,
                                                  ur_program_handle_t *phProgram) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!phDevices || !pLengths || !ppBinaries || !phProgram) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ur_result_t r = check_properties(pProperties)) return r;
+  if (pProperties && pProperties->count > 0 && !pProperties->pMetadatas) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (pProperties && pProperties->pMetadatas && pProperties->count == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   if (numDevices == 0) return UR_RESULT_ERROR_INVALID_SIZE;
   for (uint32_t i = 0; i < numDevices; ++i)
     if (!is_device(phDevices[i])) return device_error(phDevices[i]);
@@ -137,10 +130,6 @@ ur_result_t UR_APICALL urProgramLink(ur_context_handle_t hContext, uint32_t coun
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urProgramRetain(ur_program_handle_t hProgram) { return user_retain<Program>(hProgram); }
-ur_result_t UR_APICALL urProgramRelease(ur_program_handle_t hProgram) { return user_release<Program>(hProgram); }
-
-// The first module of `p` that exports `name`: the symbol's address (and size).
 void *find_symbol(const Program &p, const char *name, size_t *size) {
   for (const auto &m : p.modules)
     if (void *at = m->symbol(name, size)) return at;
@@ -247,8 +236,8 @@ void install_program_entry_points(ur_dditable_t &t) {
   t.Program.pfnBuild = urProgramBuild;
   t.Program.pfnCompile = urProgramCompile;
   t.Program.pfnLink = urProgramLink;
-  t.Program.pfnRetain = urProgramRetain;
-  t.Program.pfnRelease = urProgramRelease;
+  t.Program.pfnRetain = user_retain<Program>;
+  t.Program.pfnRelease = user_release<Program>;
   t.Program.pfnGetFunctionPointer = urProgramGetFunctionPointer;
   t.Program.pfnGetGlobalVariablePointer = urProgramGetGlobalVariablePointer;
   t.Program.pfnGetInfo = urProgramGetInfo;

@@ -21,7 +21,6 @@ struct Program : Object<Program> {
 
   Program(Context *ctx, std::vector<std::shared_ptr<ElfModule>> mods);
   ~Program();
-  void on_user_released() {}
 
   const ordo_nc_kernel_desc *find_kernel(const char *name) const;
 

@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // urQueue* and the command builder every enqueue goes through.
-#include "ordo/retired_handles.hpp"
-#include "entry_points.hpp"
 #include "queue.hpp"
 
 #include "context.hpp"
+#include "entry_points.hpp"
 #include "ordo/info.hpp"
 #include "ordo/queue_rules.hpp"
+#include "ordo/retired_handles.hpp"
 #include "platform.hpp"
 #include "worker_pool.hpp"
 
 namespace ordo::native_cpu {
-
-// ---- Queue ----
 
 Queue::Queue(Context *ctx, ur_queue_flags_t f)
     : context(ctx), flags(f), in_order(!(f & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE)),
@@ -28,13 +26,8 @@ Queue::~Queue() {
   context->drop_hold();
 }
 
-namespace {
-// Free events a queue keeps: enough for a burst of launches (the bench's 256 and more),
-// few enough that a queue's idle memory stays small.
-constexpr uint32_t kMaxFreeEvents = 1024;
-} // namespace
-
 bool Queue::give_back_event(Event &ev) noexcept {
+  constexpr uint32_t kMaxFreeEvents = 1024; // a burst of launches; little idle memory
   if (free_count.fetch_add(1, std::memory_order_relaxed) >= kMaxFreeEvents) {
     free_count.fetch_sub(1, std::memory_order_relaxed);
     return false;
@@ -59,8 +52,7 @@ uint64_t Queue::order_node_locked(Event &ev) {
   uint64_t node = ev.order_node.load(std::memory_order_relaxed);
   if (&ev == last) close_batch(); // a launch joining later would complete after this node
   if (node == 0) {
-    // Skipped when linked: its only predecessor was the queue's previous command, so it
-    // follows the queue's newest recorded node, as `ev` is still the queue's newest.
+    // Skipped when linked (record_order): it follows the queue's newest recorded node.
     node = context->pools->order().record(identity, in_order, false, nullptr, 0, false);
     ev.order_node.store(node, std::memory_order_relaxed);
   }
@@ -98,8 +90,7 @@ void Queue::command_finished(Event &ev) {
   context->command_finished();
 }
 
-// The newest command on an in-order queue (the chain finishes in order), all
-// unfinished ones otherwise.
+// The newest command on an in-order queue (which finishes in order), else all unfinished.
 void Queue::wait_unfinished() {
   std::vector<Ref<Event>> waiting;
   {
@@ -114,8 +105,6 @@ void Queue::wait_unfinished() {
   }
   for (auto &e : waiting) graph::wait(*e);
 }
-
-// ---- CommandBuilder ----
 
 ur_result_t check_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents) {
   if ((numEvents > 0) != (phEvents != nullptr)) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
@@ -138,8 +127,15 @@ ur_result_t CommandBuilder::set_wait_list(uint32_t numEvents, const ur_event_han
   return UR_RESULT_SUCCESS;
 }
 
-void CommandBuilder::add_edges(Event &ev, bool user_event) {
+// Everything that can fail (allocation) happens before the command is linked.
+void CommandBuilder::prepare(Event &ev, bool user_event) {
   if (user_event) {
+    try {
+      registry().add(&ev, handle_kind::event);
+    } catch (...) {
+      Event::destroy(&ev); // not linked, not seen: back to the free list
+      throw;
+    }
     ev.ref_count.store(1, std::memory_order_relaxed); // the user's reference...
     ev.hold();                                        // ...keeps the memory too
   }
@@ -148,43 +144,32 @@ void CommandBuilder::add_edges(Event &ev, bool user_event) {
 }
 
 Event *CommandBuilder::make_event(bool user_event) {
-  // Everything that can fail (allocation) happens before the command is linked.
   Event *ev = new Event(queue_.context, &queue_, type_, queue_.profiling);
   ev->work = std::move(work_);
-  if (user_event) {
-    try {
-      registry().add(ev, handle_kind::event);
-    } catch (...) {
-      Event::destroy(ev);
-      throw;
-    }
-  }
-  add_edges(*ev, user_event);
+  prepare(*ev, user_event);
   return ev;
 }
 
-void CommandBuilder::link_locked(Event &e) {
-  Event *ev = &e;
-  record_order(*ev);
+void CommandBuilder::link_locked(Event &ev) {
+  record_order(ev);
   if (queue_.in_order) {
-    if (queue_.last) graph::add_dependency(*ev, *queue_.last);
-    ev->hold();
-    queue_.set_open_batch(open_batch_ ? ev->work.get() : nullptr);
+    if (queue_.last) graph::add_dependency(ev, *queue_.last);
+    ev.hold();
+    queue_.set_open_batch(open_batch_ ? ev.work.get() : nullptr);
     if (queue_.last) queue_.last->drop_hold();
-    queue_.last = ev;
+    queue_.last = &ev;
   } else {
-    if (queue_.last_barrier) graph::add_dependency(*ev, *queue_.last_barrier);
-    bool all_previous = ordering_ != Ordering::Normal && num_waits_ == 0 && extra_.empty();
-    if (all_previous)
-      for (Event *p = queue_.pending_head; p; p = p->queue_next) graph::add_dependency(*ev, *p);
+    if (queue_.last_barrier) graph::add_dependency(ev, *queue_.last_barrier);
+    if (ordering_ != Ordering::Normal && num_waits_ == 0 && extra_.empty()) // all previous commands
+      for (Event *p = queue_.pending_head; p; p = p->queue_next) graph::add_dependency(ev, *p);
     if (ordering_ == Ordering::Barrier) {
-      ev->hold();
+      ev.hold();
       if (queue_.last_barrier) queue_.last_barrier->drop_hold();
-      queue_.last_barrier = ev;
+      queue_.last_barrier = &ev;
     }
-    ev->queue_prev = queue_.pending_tail;
-    (queue_.pending_tail ? queue_.pending_tail->queue_next : queue_.pending_head) = ev;
-    queue_.pending_tail = ev;
+    ev.queue_prev = queue_.pending_tail;
+    (queue_.pending_tail ? queue_.pending_tail->queue_next : queue_.pending_head) = &ev;
+    queue_.pending_tail = &ev;
   }
   queue_.pending_count.fetch_add(1, std::memory_order_relaxed);
   queue_.context->command_started();
@@ -192,10 +177,9 @@ void CommandBuilder::link_locked(Event &e) {
 
 void CommandBuilder::record_order(Event &ev) {
   if (no_user_event_ && queue_.in_order && ordering_ == Ordering::Normal && num_waits_ == 0 && extra_.empty()) {
-    // Nobody can name this command's event, and its only predecessor is the previous
-    // command: a node would add nothing the queue's newest recorded node does not say.
-    // It can still be asked for as the release event of a later plain free, which
-    // records it then (Queue::order_node_locked). docs/native-cpu.md, "The scheduler".
+    // Nobody can name this command's event and its only predecessor is the previous
+    // command: a node would add nothing to the queue's newest recorded one. A later
+    // plain free that needs it records it then (Queue::order_node_locked).
     ev.order_node.store(0, std::memory_order_relaxed);
     return;
   }
@@ -222,8 +206,7 @@ ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
   no_user_event_ = !user_event;
   Event *ev;
   {
-    // One hold of the queue's mutex: take a recycled event (or make one), build the
-    // work into it, add its edges and link it.
+    // One hold of the queue's mutex: a recycled (or new) event, its work, edges and link.
     std::lock_guard<std::mutex> lock(queue_.mu);
     ev = queue_.take_free_event();
     if (ev)
@@ -232,12 +215,11 @@ ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
       ev = new Event(queue_.context, &queue_, type_, queue_.profiling);
     try {
       ev->work = maker_ ? maker_(*ev, maker_ctx_) : std::move(work_);
-      if (user_event) registry().add(ev, handle_kind::event);
     } catch (...) {
-      Event::destroy(ev); // not linked, not seen: back to the free list
+      Event::destroy(ev);
       throw;
     }
-    add_edges(*ev, user_event);
+    prepare(*ev, user_event);
     link_locked(*ev);
   }
   Ref<Event> keep_for_wait(blocking ? ev : nullptr);
@@ -246,34 +228,25 @@ ur_result_t CommandBuilder::submit(ur_event_handle_t *phEvent, bool blocking) {
   return UR_RESULT_SUCCESS;
 }
 
-// ---- entry points ----
-
 namespace {
 
 // Out-of-order and profiling change behaviour; discard-events, priorities, submission
 // modes, default-stream and low-power flags are hints that need nothing here.
 ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
                                      const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
-  Context *ctx = lookup<Context>(hContext);
-  if (!ctx) return Context::invalid_handle(hContext);
+  ORDO_LOOKUP(Context, ctx, hContext);
   if (!is_device(hDevice)) return device_error(hDevice);
   if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  // Device-side queues do not exist on this device (UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES
-  // is 0), and it has one compute queue index (MAX_COMPUTE_QUEUE_INDICES).
+  // No device-side queues (QUEUE_ON_DEVICE_PROPERTIES 0), one compute queue index.
   if (ur_result_t r = ordo::check_queue_properties(pProperties)) return r;
   const ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
   *phQueue = publish(new Queue(ctx, flags));
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urQueueRetain(ur_queue_handle_t hQueue) { return user_retain<Queue>(hQueue); }
-// A released queue's pending commands still run; its memory goes with the last of them.
-ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) { return user_release<Queue>(hQueue); }
-
 ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
                                       void *pPropValue, size_t *pPropSizeRet) {
-  Queue *q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
+  ORDO_LOOKUP(Queue, q, hQueue);
   if (ur_result_t r = check_info_args(propSize, pPropValue, pPropSizeRet)) return r;
   ordo::InfoWriter out(propSize, pPropValue, pPropSizeRet);
   switch (propName) {
@@ -289,11 +262,9 @@ ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t 
   return UR_RESULT_ERROR_INVALID_ENUMERATION;
 }
 
-// Waits for the commands enqueued before this call; a synchronisation point, where
-// the context's pools give back memory above their release thresholds.
+// A synchronisation point: the context's pools give back memory above their thresholds.
 ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
-  Queue *q = lookup<Queue>(hQueue);
-  if (!q) return Queue::invalid_handle(hQueue);
+  ORDO_LOOKUP(Queue, q, hQueue);
   q->wait_unfinished();
   q->context->pools->sync_point();
   return UR_RESULT_SUCCESS;
@@ -301,15 +272,16 @@ ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
 
 // Commands are handed to the workers as soon as they are ready: nothing to flush.
 ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
-  return lookup<Queue>(hQueue) ? UR_RESULT_SUCCESS : Queue::invalid_handle(hQueue);
+  Queue *q = nullptr;
+  return registry_unwrap(hQueue, q);
 }
 
 } // namespace
 
 void install_queue_entry_points(ur_dditable_t &t) {
   t.Queue.pfnCreate = urQueueCreate;
-  t.Queue.pfnRetain = urQueueRetain;
-  t.Queue.pfnRelease = urQueueRelease;
+  t.Queue.pfnRetain = user_retain<Queue>;
+  t.Queue.pfnRelease = user_release<Queue>; // its pending commands still run, and hold it
   t.Queue.pfnGetInfo = urQueueGetInfo;
   t.Queue.pfnFinish = urQueueFinish;
   t.Queue.pfnFlush = urQueueFlush;

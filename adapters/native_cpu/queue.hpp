@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// A queue orders the commands enqueued on it: an in-order queue chains each
-// command after the previous one; an out-of-order queue only follows wait lists
-// and barriers. An out-of-order queue keeps the list of its unfinished commands for
-// urQueueFinish and barriers; an in-order one needs only its newest command.
+// A queue orders its commands: an in-order queue chains each after the previous one
+// (and needs only its newest); an out-of-order queue follows wait lists and barriers
+// and keeps its unfinished commands for urQueueFinish and barriers.
 #pragma once
 #include <memory>
 #include <mutex>
@@ -23,37 +22,30 @@ struct Queue : Object<Queue> {
 
   Queue(Context *ctx, ur_queue_flags_t flags);
   ~Queue();
-  // No more commands can come: drop the links to the newest ones (they would keep
-  // this queue alive through their own reference to it). Pending commands still run.
+  // No more commands can come: drop the links to the newest ones (they hold this queue).
   void on_user_released();
 
-  // Removes a finished command from the unfinished list (called by graph::finish).
-  void command_finished(Event &ev);
-  // Blocks until every command enqueued before the call has finished (urQueueFinish).
-  void wait_unfinished();
+  void command_finished(Event &ev); // graph::finish: off the unfinished list
+  void wait_unfinished();           // until every command enqueued before has finished
 
-  // Recycled events (docs/native-cpu.md, "The scheduler"): an event whose last internal
-  // reference went (the user's included) is kept for a later command of this queue, so
-  // that a command costs no allocation and no cross-thread free. Any thread gives back
-  // (a lock-free push); takers hold `mu` and take the whole given-back list at once, so
-  // no pop races another pop (no ABA). False: enough are kept, delete it.
+  // Recycled events (docs/native-cpu.md, "The scheduler"): a command costs no allocation
+  // and no cross-thread free. Any thread gives back (a lock-free push; false: enough are
+  // kept); takers hold `mu` and take the whole given-back list at once (no ABA).
   bool give_back_event(Event &ev) noexcept;
   Event *take_free_event(); // under mu; null when none
-  // The ordering node of the newest command `ev` (queue.mu held), recording it now if
-  // its record was skipped (CommandBuilder::record_order).
+  // The ordering node of the newest command `ev` (queue.mu held), recorded now if it was
+  // skipped (CommandBuilder::record_order).
   uint64_t order_node_locked(Event &ev);
 
   Context *const context; // internal reference
   const ur_queue_flags_t flags;
-  const bool in_order;
-  const bool profiling;
+  const bool in_order, profiling;
 
   std::mutex mu;
   Event *last = nullptr; // in-order: the newest command (internal reference)
-  // in-order: last's work when it is a batch of launches that later launches may still
-  // join (launch.hpp); replaced when another command comes, cleared when the queue is
-  // waited for. Guarded by batch_lock, not mu: a joining launch takes only that
-  // (docs/native-cpu.md, "The scheduler"); changed under both.
+  // in-order: last's work when it is a batch of launches later launches may join
+  // (launch.hpp), until another command comes or the queue is waited for. Guarded by
+  // batch_lock, which a joining launch takes alone; changed under both.
   Work *open_batch = nullptr;
   std::atomic<bool> batch_lock{false};
   void lock_batch() noexcept {
@@ -69,21 +61,18 @@ struct Queue : Object<Queue> {
     if (old) old->close();
   }
   void close_batch() { set_open_batch(nullptr); }
-  Event *last_barrier = nullptr; // out-of-order: the newest barrier (internal reference)
-  Event *pending_head = nullptr; // out-of-order: unfinished commands, oldest first
-  Event *pending_tail = nullptr;
-  std::atomic<uint32_t> pending_count{0}; // unfinished commands (either kind)
+  Event *last_barrier = nullptr;                          // out-of-order: the newest barrier (internal reference)
+  Event *pending_head = nullptr, *pending_tail = nullptr; // out-of-order: unfinished commands, oldest first
+  std::atomic<uint32_t> pending_count{0};                 // unfinished commands (either kind)
 
   Event *free_taken = nullptr;              // under mu
   std::atomic<Event *> free_given{nullptr}; // given back, not yet taken
   std::atomic<uint32_t> free_count{0};      // in both lists
 
   // A stream-ordered free enqueued here may still be pending in a pool: releasing the
-  // queue completes it. (The allocator's pool calls happen under `mu`, with the
-  // linking of their commands: async_alloc.cpp.)
+  // queue completes it (async_alloc.cpp).
   std::atomic<bool> has_async_frees{false};
-  // This queue for the stream-ordered layer: never the identity of another queue.
-  const void *const identity;
+  const void *const identity; // for the stream-ordered layer: never another queue's
 };
 ORDO_HANDLE_CHECK(Queue);
 
@@ -96,58 +85,50 @@ enum class Ordering {
   Barrier,     // like AllPrevious, and every later command waits for it
 };
 
-// Builds one command: validates the wait list, creates its event, links it into
-// the graph and the queue, and hands it to the scheduler. Nothing changes unless
-// submit() succeeds.
+// Builds one command: checks the wait list, makes its event, links it into the graph
+// and the queue, and hands it to the scheduler. Nothing changes unless submit() succeeds.
 class CommandBuilder {
 public:
   CommandBuilder(Queue &queue, ur_command_t type);
   ~CommandBuilder();
 
-  // Checks the (numEvents, phEvents) pair and every event in it.
   ur_result_t set_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents);
   void set_checked_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents) {
     num_waits_ = numEvents;
     waits_ = phEvents;
   }
-  // An extra dependency the runtime adds on its own: a stream-ordered alloc waiting
-  // for the free that released the memory it reuses. It orders only: a failure of
-  // `dep` (an unrelated command's) does not fail this command.
+  // An order-only dependency the runtime adds (a stream-ordered alloc on the free whose
+  // memory it reuses): a failure of `dep`, an unrelated command, does not fail this one.
   void add_dependency(Event &dep) { extra_.push_back(Ref<Event>(&dep)); }
   void set_work(std::unique_ptr<Work> work) { work_ = std::move(work); }
   void set_ordering(Ordering o) { ordering_ = o; }
   // The work is a batch of launches that later launches may join (in-order queue).
   void open_batch() { open_batch_ = true; }
 
-  // Links and starts the command. phEvent (optional) receives a new user event.
-  // With `blocking`, returns only once the command has finished, with its result.
+  // Links and starts the command; phEvent (optional) gets a user event. `blocking`:
+  // returns once the command has finished, with its result.
   ur_result_t submit(ur_event_handle_t *phEvent, bool blocking = false);
 
-  // submit() in three steps, for a caller that must do something in the same hold of
-  // the queue's mutex as the linking (the stream-ordered allocator's pool calls):
-  // make_event() creates the event and its wait-list edges (may throw; nothing is in
-  // the queue yet), link_locked() puts it in the queue's order (queue.mu held), and
-  // start() lets it run (queue.mu not held). A linked command must be started.
+  // submit() in three steps, for a caller that must act in the same hold of queue.mu as
+  // the linking (the stream-ordered allocator's pool calls): make_event() (may throw;
+  // nothing is in the queue yet), link_locked() (queue.mu held), start() (not held).
+  // A linked command must be started.
   Event *make_event(bool user_event);
   void link_locked(Event &ev);
-  // The work of a command built under queue.mu into its event (submit() only), so that a
-  // recycled event's spare work can be rebuilt in place. Replaces set_work.
+  // Builds the work under queue.mu into its event (submit() only), so that a recycled
+  // event's spare work can be rebuilt in place. Replaces set_work.
   using WorkMaker = std::unique_ptr<Work> (*)(Event &ev, void *ctx);
   void set_work_maker(WorkMaker f, void *ctx) {
     maker_ = f;
     maker_ctx_ = ctx;
   }
-  // Stream-ordered commands: the pool call sees the command being built.
-  uint32_t num_waits() const { return num_waits_; }
-  const ur_event_handle_t *waits() const { return waits_; }
   void start(Event &ev, ur_event_handle_t *phEvent);
 
 private:
-  // The command's place in the context's ordering knowledge (queue.mu held).
-  void record_order(Event &ev);
-  // The user's reference (when asked for) and the edges of the wait list and of the
-  // runtime's own dependencies.
-  void add_edges(Event &ev, bool user_event);
+  void record_order(Event &ev); // in the context's ordering knowledge (queue.mu held)
+  // Registers a user event and gives it the user's reference; the wait list's and the
+  // runtime's edges. On failure the (unlinked) event is destroyed.
+  void prepare(Event &ev, bool user_event);
 
   Queue &queue_;
   ur_command_t type_;
@@ -162,7 +143,6 @@ private:
   bool open_batch_ = false;
 };
 
-// A command whose work is a function run on a worker.
 template <class F> class FunctionWork final : public Work {
 public:
   explicit FunctionWork(F f) : f_(std::move(f)) {}
@@ -173,7 +153,7 @@ private:
 };
 template <class F> std::unique_ptr<Work> make_work(F f) { return std::make_unique<FunctionWork<F>>(std::move(f)); }
 
-// A command of `type` whose work is `f` (void), after the wait list: most enqueues.
+// A command of `type` whose work is `f` (void), after the wait list.
 template <class F>
 ur_result_t submit_work(Queue &q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits,
                         ur_event_handle_t *phEvent, bool blocking, F f) {
@@ -186,12 +166,11 @@ ur_result_t submit_work(Queue &q, ur_command_t type, uint32_t n, const ur_event_
   return cmd.submit(phEvent, blocking);
 }
 
-// A stream-ordered alloc's or free's command for ur_common/async_alloc.hpp: holds the
-// queue's mutex from construction, except for an alloc that waits for nothing and whose
-// event nobody asked for, which usually needs no command at all (async_alloc.cpp).
+// A stream-ordered alloc's or free's command (ur_common/async_alloc.hpp): holds queue.mu
+// from construction, except for an alloc that waits for nothing and whose event nobody
+// asked for, which usually needs no command at all (async_alloc.cpp).
 class AsyncCommand {
 public:
-  // The wait list is checked already (async_hooks::check_wait_list).
   AsyncCommand(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent,
                ordo::ur_common::lane_hint = {})
       : queue_(*q), builder_(*q, type), ph_event_(phEvent), lock_(q->mu, std::defer_lock), deferred_(!phEvent && !n) {
@@ -231,7 +210,6 @@ private:
   Event *to_start_ = nullptr;
 };
 
-// Checks a wait list the way every enqueue does (also used by urEventWait).
 ur_result_t check_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents);
 
 inline ur_result_t unwrap(ur_queue_handle_t h, Queue *&out) { return registry_unwrap(h, out); } // common.hpp

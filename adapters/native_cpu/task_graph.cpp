@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The task graph: dependency counting, hand-off of ready commands to the worker
-// pool, completion, failure propagation and callbacks.
+// The task graph: dependency counting, hand-off to the workers, completion, failure
+// propagation and callbacks.
 #include <chrono>
 #include <utility>
 
@@ -52,9 +52,8 @@ std::vector<Event::Callback> advance(Event &ev, int status) {
 
 thread_local uint32_t callback_depth = 0;
 
-// The user's last urEventRelease came while callbacks were due or running: the
-// handle leaves the registry now, after the last of them (unless a callback retained
-// it again).
+// After the last due callback, the handle whose user released it meanwhile leaves the
+// registry (unless a callback retained it again).
 void callbacks_done(Event &ev) {
   bool unregister = false;
   {
@@ -64,11 +63,7 @@ void callbacks_done(Event &ev) {
       unregister = ev.count() == 0;
     }
   }
-  if (unregister) {
-    registry().remove(&ev);
-    ev.on_user_released();
-    ev.drop_hold(); // the user's handle
-  }
+  if (unregister) graph::unregister(ev);
 }
 
 // Runs the callbacks taken under ev.mu (which counted one callbacks_running).
@@ -150,36 +145,6 @@ void add_dependency(Event &ev, Event &dep, bool inherit_failure) {
   if (inherit_failure && dep.failed()) ev.dependency_failed.store(true, std::memory_order_release);
 }
 
-// Holding from.mu keeps `from` unfinished, so none of the commands waiting for it
-// (directly or not) can have started: each is alive and its successor list only
-// grows. Locks are taken from a command towards its successors only, so two
-// searches cannot wait for each other.
-bool reaches(Event &from, const Event *const *targets, size_t num_targets, size_t max_visits) {
-  std::lock_guard<std::mutex> lock(from.mu);
-  if (from.terminal()) return true;
-  auto is_target = [&](const Event *e) {
-    for (size_t i = 0; i < num_targets; ++i)
-      if (targets[i] == e) return true;
-    return false;
-  };
-  Event *frontier[64];
-  size_t head = 0, tail = 0;
-  auto push_successors = [&](Event &e) { // under e.mu
-    Event *first = e.first_successor.load(std::memory_order_acquire);
-    if (first && first != kClosed && tail < 64) frontier[tail++] = untag(first);
-    for (Event *s : e.more_successors)
-      if (tail < 64) frontier[tail++] = untag(s);
-  };
-  push_successors(from);
-  for (size_t visits = 0; head < tail && visits < max_visits; ++visits) {
-    Event *e = frontier[head++];
-    if (is_target(e)) return true;
-    std::lock_guard<std::mutex> inner(e->mu);
-    push_successors(*e);
-  }
-  return false;
-}
-
 void submit(Event &ev) { dependency_done(ev, /*may_complete_inline=*/true); }
 
 void finish(Event &ev, ur_result_t result) {
@@ -259,6 +224,11 @@ void add_callback(Event &ev, ur_execution_info_t when, ur_event_callback_t fn, v
   ++callback_depth;
   fn(to_handle(&ev), when, user); // the caller holds the handle: it stays registered
   --callback_depth;
+}
+
+void unregister(Event &ev) {
+  registry().remove(&ev);
+  ev.drop_hold(); // the user's handle
 }
 
 bool in_callback() { return callback_depth > 0; }

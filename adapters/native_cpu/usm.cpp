@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// urUSM{Host,Device,Shared}Alloc, urUSMFree and urUSMGetMemAllocInfo are
-// ur_common/usm.hpp's: every kind is host memory here, from the C heap; this file says
-// how it is made, checked and given back. urUSMContextMemcpyExp is this file's.
+// urUSM* allocation entry points (ur_common/usm.hpp) over the C heap: every kind is
+// host memory here. urUSMContextMemcpyExp is this file's.
 #include <cstdlib>
 #include <cstring>
 
@@ -55,14 +54,12 @@ struct usm_hooks {
     return r;
   }
   static ur_result_t free_plain(Context *, void *p, ur_usm_type_t, ur_device_handle_t) {
-    forget_usm_memory(p);
-    std::free(p);
+    free_usm_memory(p);
     return UR_RESULT_SUCCESS;
   }
-  // The C heap may hand a freed allocation out again at once: the spec has urUSMFree
-  // wait for enqueued commands that may use it, so it waits until no command of the
-  // context is unfinished. A host task or callback would wait for its own command: it
-  // frees at once (docs/native-cpu.md, "USM").
+  // The C heap may hand a freed allocation out again at once, so urUSMFree waits until
+  // no command of the context is unfinished; a host task or callback, whose own command
+  // is unfinished, frees at once (docs/native-cpu.md, "USM").
   static ur_result_t wait_before_free(Context *ctx) {
     if (!WorkerPool::on_worker_thread() && !graph::in_callback()) ctx->wait_idle();
     return UR_RESULT_SUCCESS;
@@ -74,7 +71,6 @@ struct usm_hooks {
 
 ordo::usm_owners<const Context *> &usm_owners() { return ordo::usm_owners<const Context *>::instance(); }
 
-// A copy between any two host-accessible pointers, done at once.
 ur_result_t UR_APICALL urUSMContextMemcpyExp(ur_context_handle_t hContext, void *pDst, const void *pSrc, size_t size) {
   ORDO_LOOKUP(Context, ctx, hContext);
   if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -89,7 +85,10 @@ ur_result_t UR_APICALL urUSMContextMemcpyExp(ur_context_handle_t hContext, void 
 
 void note_usm_memory(const void *base, size_t size, const Context &owner) { usm_owners().note(base, size, &owner); }
 
-void forget_usm_memory(const void *base) { usm_owners().forget(base); }
+void free_usm_memory(void *base) {
+  usm_owners().forget(base);
+  std::free(base);
+}
 
 // The layer's one rule (plain allocations and pool blocks alike: a command past a pool
 // block wrote into its neighbour before), then another context's memory.

@@ -1,18 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Virtual and physical memory (docs/native-cpu.md, "Virtual and physical memory").
-//  - urPhysicalMem*: a memory file (memfd) per allocation, so its pages can be mapped at
-//    several addresses and stay shared between those mappings.
-//  - urVirtualMem*: address ranges reserved with mmap (no access, no backing), into which
-//    physical memory is mapped with MAP_FIXED and given back to the reservation on
-//    unmap. Every range is in pages. Kernels and commands use mapped addresses as any
-//    host memory.
-//  - urIPC*PhysMemHandleExp: another process of the same user opens a memory file through
-//    /proc/<pid>/fd/<fd>. The handle data names the creating process, its file
-//    descriptor and the size; opening it opens that path (a file descriptor of the
-//    opener's own on the same pages) and makes a physical memory object of the opener's
-//    context over it: mappings of it and of the original share the bytes. Only memory
-//    created with UR_PHYSICAL_MEM_FLAG_ENABLE_IPC is exported. Each handle holds a
-//    descriptor of its own until urIPCPutPhysMemHandleExp.
+// Virtual and physical memory (docs/native-cpu.md, "Virtual and physical memory"):
+// physical memory is a memory file (memfd), so its pages can be mapped at several
+// addresses; virtual ranges are reserved with mmap (no access, no backing) and physical
+// memory is mapped into them with MAP_FIXED, in pages. urIPC*PhysMemHandleExp: another
+// process of the same user opens the memory file through /proc/<pid>/fd/<fd> (the handle
+// data names the process, a descriptor of the handle's own until the put, and the size)
+// and gets a physical memory object of its context over the same pages.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -44,7 +37,6 @@ struct PhysicalMem : Object<PhysicalMem> {
     close(fd);
     ctx->drop_hold();
   }
-  void on_user_released() {}
 
   Context *const ctx; // internal reference
   const int fd;       // the memory file; mappings keep the pages alive
@@ -56,13 +48,10 @@ inline ur_result_t unwrap(ur_physical_mem_handle_t h, PhysicalMem *&out) { retur
 
 namespace {
 
-// The page size: the granularity of every virtual and physical range.
 size_t page_size() {
   static const size_t p = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   return p;
 }
-
-// ---- physical memory ----
 
 // A physical memory object over the memory file `fd`, which it owns from here on.
 ur_result_t publish_physical(Context *ctx, int fd, size_t size, ur_physical_mem_flags_t flags,
@@ -78,15 +67,11 @@ ur_result_t publish_physical(Context *ctx, int fd, size_t size, ur_physical_mem_
   return UR_RESULT_SUCCESS;
 }
 
-// ---- virtual memory ----
-
 int protection(ur_virtual_mem_access_flags_t flags) {
   if (flags & UR_VIRTUAL_MEM_ACCESS_FLAG_READ_WRITE) return PROT_READ | PROT_WRITE;
   if (flags & UR_VIRTUAL_MEM_ACCESS_FLAG_READ_ONLY) return PROT_READ;
   return PROT_NONE;
 }
-
-// ---- inter-process physical memory ----
 
 constexpr uint64_t kMagic = 0x4f52444f50484d31ull; // identifies this adapter's handle data
 
@@ -114,13 +99,7 @@ ur_result_t ipc_export(PhysicalMem *p, void **ppData, size_t *pSize) {
     std::free(d);
     return UR_RESULT_ERROR_OUT_OF_RESOURCES;
   }
-  *d = IpcData{kMagic,
-               static_cast<int64_t>(getpid()),
-               fd,
-               p->size,
-               p->flags,
-               static_cast<uint64_t>(st.st_dev),
-               static_cast<uint64_t>(st.st_ino)};
+  *d = IpcData{kMagic, getpid(), fd, p->size, p->flags, st.st_dev, st.st_ino};
   *ppData = d;
   *pSize = sizeof(IpcData);
   return UR_RESULT_SUCCESS;
@@ -221,10 +200,8 @@ struct VirtualMemHooks {
   static ur_result_t UR_APICALL physical_retain(ur_physical_mem_handle_t h) { return user_retain<PhysicalMem>(h); }
   // Mappings hold the pages: they stay valid after the user's last release.
   static ur_result_t UR_APICALL physical_release(ur_physical_mem_handle_t h) { return user_release<PhysicalMem>(h); }
-  static ur_result_t ipc_export(PhysicalMem *p, void **ppData, size_t *pSize) {
-    return native_cpu::ipc_export(p, ppData, pSize);
-  }
-  static ur_result_t ipc_put(const void *pData) { return native_cpu::ipc_put(pData); }
+  static constexpr auto ipc_export = native_cpu::ipc_export;
+  static constexpr auto ipc_put = native_cpu::ipc_put;
   static constexpr auto ipc_open = urIPCOpenPhysMemHandleExp;
 };
 

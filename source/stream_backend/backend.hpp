@@ -125,12 +125,9 @@ uint64_t host_now_ns();
 class PoolHooks final : public ordo::ur_common::pool_hooks_base<Context, Device, Event, Command> {
 public:
   using pool_hooks_base::pool_hooks_base;
+  ORDO_POOL_HOOKS_OVERRIDES;
   ur_result_t memory_class(ur_usm_type_t kind, ur_device_handle_t device,
                            ordo::stream_ordered::mem_class &out) override;
-  void *get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) override;
-  void put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t size) override;
-  bool event_complete(ur_event_handle_t ev) override;
-  ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override;
   ur_result_t pin_host(void *p, size_t size, bool read_only) override;
   void unpin_host(void *p, size_t size) override;
 };

@@ -1,29 +1,46 @@
 // SPDX-License-Identifier: Apache-2.0
-// The urEvent* entry points of the adapters whose events stand for one command on a
-// lane (Level Zero, the stream backend): argument checks in their order, reference
-// counts, the answers every such event gives alike and the synchronisation points,
-// written once. A hooks struct `H` gives:
+// The urEvent* entry points, written once: argument checks in their order, reference
+// counts, the answers every event gives alike and the synchronisation points. A hooks
+// struct `H` gives:
 //
-//   using Context = ...; using Event = ...;  // Event: an event_object (objects.hpp) with queued_ns
+//   using Context = ...; using Event = ...;  // Event: an ordo::object with ctx, queue, command
 //   // An event the program may still name (ordo::unwrap, or stricter).
 //   static ur_result_t unwrap_event(ur_event_handle_t, Event *&);
 //   static ur_result_t execution_status(Event *, ur_event_status_t &);
-//   // Whether the event has profiling timestamps; then, once its command is complete,
-//   // its start and end in host nanoseconds (PROFILING_INFO_NOT_AVAILABLE before).
-//   static bool timed(const Event *);
-//   static ur_result_t command_times(Event *, uint64_t &start_ns, uint64_t &end_ns);
-//   static ur_result_t wait(Event *);            // a host wait for the command
-//   static void destroy(Event *);                // the last holder went
+//   static bool timed(const Event *);            // whether the event has profiling timestamps
+//   // A host wait for the command; IN_EVENT_LIST_EXEC_STATUS when it failed (the others
+//   // are still waited for).
+//   static ur_result_t wait(Event *);
 //   static ur_result_t native_handle(Event *, ur_native_handle_t &);
+//   static void add_callback(Event *, ur_execution_info_t, ur_event_callback_t, void *);
+//
+// Events that stand for one command on a lane (Level Zero, the stream backend) also give:
+//
+//   // Event: an event_object (objects.hpp), with queued_ns. Once its command is
+//   // complete, its start and end in host nanoseconds (PROFILING_INFO_NOT_AVAILABLE before).
+//   static ur_result_t command_times(Event *, uint64_t &start_ns, uint64_t &end_ns);
+//   static void destroy(Event *);                // the last holder went
 //   // An event made from a native handle (ctx set, the user's reference): what the
 //   // adapter knows of the handle, and its holder of the queue or context.
 //   static void adopt_native(Event *, Context *, ur_native_handle_t, const ur_event_native_properties_t *);
-//   // A callback that holds the event: to the adapter's callback thread.
-//   static void add_callback(Event *, ur_execution_info_t, ur_event_callback_t, void *);
+//   // add_callback: the event holds one more holder, which the callback thread drops.
+//
+// Events that are the nodes of a task graph (native CPU: docs/native-cpu.md, "The
+// scheduler") say `static constexpr bool task_graph = true;` and give instead:
+//
+//   // The timestamp of one step (PROFILING_INFO_NOT_AVAILABLE where not reached).
+//   static ur_result_t profiling_time(Event *, ur_profiling_info_t, uint64_t &ns);
+//   static ur_result_t release(Event *);         // the user's release
+//   // urEventCreateWithNativeHandle after the context and phEvent checks.
+//   static ur_result_t from_native(Context *, ur_native_handle_t, const ur_event_native_properties_t *,
+//                                  ur_event_handle_t *);
+//   // add_callback: the graph keeps the node alive while callbacks are due; a null
+//   // pfnNotify is refused before the execution status (the spec's order).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ordo/info.hpp"
 #include "ordo/object.hpp"
@@ -32,9 +49,13 @@
 
 namespace ordo::ur_common {
 
+template <class H, class = void> struct is_task_graph : std::false_type {};
+template <class H> struct is_task_graph<H, std::void_t<decltype(H::task_graph)>> : std::bool_constant<H::task_graph> {};
+
 template <class H> struct event_entry_points {
   using Context = typename H::Context;
   using Event = typename H::Event;
+  static constexpr bool kTaskGraph = is_task_graph<H>::value;
 
   static ur_result_t UR_APICALL get_info(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
                                          void *pPropValue, size_t *pPropSizeRet) {
@@ -67,14 +88,20 @@ template <class H> struct event_entry_points {
     if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!H::timed(e)) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
     InfoWriter out(propSize, pPropValue, pPropSizeRet);
-    if (propName == UR_PROFILING_INFO_COMMAND_QUEUED || propName == UR_PROFILING_INFO_COMMAND_SUBMIT)
-      return out.value(e->queued_ns);
-    uint64_t start_ns = 0, end_ns = 0;
-    if (ur_result_t r = H::command_times(e, start_ns, end_ns)) return r;
-    // The clocks are mapped, not shared: keep queued <= start <= end despite rounding.
-    if (start_ns < e->queued_ns) start_ns = e->queued_ns;
-    if (end_ns < start_ns) end_ns = start_ns;
-    return out.value(propName == UR_PROFILING_INFO_COMMAND_START ? start_ns : end_ns);
+    if constexpr (kTaskGraph) {
+      uint64_t ns = 0;
+      if (ur_result_t r = H::profiling_time(e, propName, ns)) return r;
+      return out.value(ns);
+    } else {
+      if (propName == UR_PROFILING_INFO_COMMAND_QUEUED || propName == UR_PROFILING_INFO_COMMAND_SUBMIT)
+        return out.value(e->queued_ns);
+      uint64_t start_ns = 0, end_ns = 0;
+      if (ur_result_t r = H::command_times(e, start_ns, end_ns)) return r;
+      // The clocks are mapped, not shared: keep queued <= start <= end despite rounding.
+      if (start_ns < e->queued_ns) start_ns = e->queued_ns;
+      if (end_ns < start_ns) end_ns = start_ns;
+      return out.value(propName == UR_PROFILING_INFO_COMMAND_START ? start_ns : end_ns);
+    }
   }
 
   static ur_result_t UR_APICALL wait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
@@ -84,8 +111,14 @@ template <class H> struct event_entry_points {
       Event *e = nullptr;
       if (ur_result_t r = H::unwrap_event(phEventWaitList[i], e)) return r;
     }
-    for (uint32_t i = 0; i < numEvents; ++i)
-      if (ur_result_t r = H::wait(reinterpret_cast<Event *>(phEventWaitList[i]))) return r;
+    ur_result_t failed = UR_RESULT_SUCCESS;
+    for (uint32_t i = 0; i < numEvents; ++i) {
+      ur_result_t r = H::wait(reinterpret_cast<Event *>(phEventWaitList[i]));
+      if (r == UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS)
+        failed = r;
+      else if (r)
+        return r;
+    }
     // A synchronisation point of each context named: pools collect completed frees
     // and give back memory above their release thresholds.
     Context *done = nullptr;
@@ -93,7 +126,7 @@ template <class H> struct event_entry_points {
       Context *ctx = reinterpret_cast<Event *>(phEventWaitList[i])->ctx;
       if (ctx && ctx != done) (done = ctx)->pools->sync_point();
     }
-    return UR_RESULT_SUCCESS;
+    return failed;
   }
 
   static ur_result_t UR_APICALL retain(ur_event_handle_t hEvent) {
@@ -106,12 +139,16 @@ template <class H> struct event_entry_points {
   static ur_result_t UR_APICALL release(ur_event_handle_t hEvent) {
     Event *e = nullptr;
     if (ur_result_t r = H::unwrap_event(hEvent, e)) return r;
-    switch (ordo::release_reference(e)) {
-    case ordo::released::none_left: return UR_RESULT_ERROR_INVALID_EVENT;
-    case ordo::released::last_holder: H::destroy(e); break;
-    case ordo::released::kept: break;
+    if constexpr (kTaskGraph) {
+      return H::release(e);
+    } else {
+      switch (ordo::release_reference(e)) {
+      case ordo::released::none_left: return UR_RESULT_ERROR_INVALID_EVENT;
+      case ordo::released::last_holder: H::destroy(e); break;
+      case ordo::released::kept: break;
+      }
+      return UR_RESULT_SUCCESS;
     }
-    return UR_RESULT_SUCCESS;
   }
 
   static ur_result_t UR_APICALL get_native_handle(ur_event_handle_t hEvent, ur_native_handle_t *phNativeEvent) {
@@ -127,25 +164,31 @@ template <class H> struct event_entry_points {
   static ur_result_t UR_APICALL create_with_native_handle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
                                                           const ur_event_native_properties_t *pProperties,
                                                           ur_event_handle_t *phEvent) {
-    ORDO_UNWRAP(Context, ctx, hContext);
+    Context *ctx = nullptr;
+    if (ur_result_t r = unwrap(hContext, ctx)) return r; // the adapter's, found by argument-dependent lookup
     if (!phEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (!hNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-    auto *e = new Event();
-    e->ctx = ctx;
-    e->pooled = false;
-    H::adopt_native(e, ctx, hNativeEvent, pProperties);
-    *phEvent = reinterpret_cast<ur_event_handle_t>(e);
-    return UR_RESULT_SUCCESS;
+    if constexpr (kTaskGraph) {
+      return H::from_native(ctx, hNativeEvent, pProperties, phEvent);
+    } else {
+      if (!hNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
+      auto *e = new Event();
+      e->ctx = ctx;
+      e->pooled = false;
+      H::adopt_native(e, ctx, hNativeEvent, pProperties);
+      *phEvent = reinterpret_cast<ur_event_handle_t>(e);
+      return UR_RESULT_SUCCESS;
+    }
   }
 
   static ur_result_t UR_APICALL set_callback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
                                              ur_event_callback_t pfnNotify, void *pUserData) {
     Event *e = nullptr;
     if (ur_result_t r = H::unwrap_event(hEvent, e)) return r;
+    if (kTaskGraph && !pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
     if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    e->hold(); // the callback thread drops it after the call
+    if (!kTaskGraph) e->hold(); // the callback thread drops it after the call
     H::add_callback(e, execStatus, pfnNotify, pUserData);
     return UR_RESULT_SUCCESS;
   }

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -312,6 +313,60 @@ TEST_F(NativeCpuEvent, FailedCommandFailsItsDependentsWithoutRunningThem) {
   EXPECT_EQ(T(ooo).Enqueue.pfnEventsWait(ooo, 1, &failed, &refused), UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS);
   EXPECT_EQ(refused, nullptr);
   for (auto e : {hold, failed, dependent}) T(e).Event.pfnRelease(e);
+}
+
+// urEvent* are ur_common/event.hpp's with the hooks of a task-graph event: a wait list
+// with a failed command is still waited for whole; urEventSetCallback refuses a null
+// pfnNotify before the execution status (the spec's order); the native handle is the
+// event handle, and only a live event of the given context is adopted from it.
+TEST_F(NativeCpuEvent, TaskGraphEventHooks) {
+  ur_queue_handle_t ooo = make_queue(UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  ur_event_handle_t failed = failing_launch(ooo);
+  ASSERT_EQ(T(failed).Event.pfnWait(1, &failed), UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS);
+  Gate gate;
+  ur_event_handle_t pending = gated_task(ooo, gate);
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    gate.open();
+  });
+  ur_event_handle_t both[2] = {failed, pending};
+  EXPECT_EQ(T(failed).Event.pfnWait(2, both), UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS);
+  EXPECT_EQ(status(pending), UR_EVENT_STATUS_COMPLETE); // waited for after the failed one
+  opener.join();
+
+  auto bad_status = static_cast<ur_execution_info_t>(UR_EXECUTION_INFO_QUEUED + 1);
+  EXPECT_EQ(T(pending).Event.pfnSetCallback(pending, bad_status, nullptr, nullptr),
+            UR_RESULT_ERROR_INVALID_NULL_POINTER);
+  ur_event_callback_t noop = [](ur_event_handle_t, ur_execution_info_t, void *) {};
+  EXPECT_EQ(T(pending).Event.pfnSetCallback(pending, bad_status, noop, nullptr), UR_RESULT_ERROR_INVALID_ENUMERATION);
+  EXPECT_EQ(T(pending).Event.pfnSetCallback(pending, UR_EXECUTION_INFO_QUEUED, noop, nullptr),
+            UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION);
+  uint64_t t = 0;
+  EXPECT_EQ(T(pending).Event.pfnGetProfilingInfo(pending, UR_PROFILING_INFO_COMMAND_END, sizeof t, &t, nullptr),
+            UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE); // not a profiling queue
+
+  ur_native_handle_t native = 0;
+  EXPECT_EQ(T(pending).Event.pfnGetNativeHandle(pending, nullptr), UR_RESULT_ERROR_INVALID_NULL_POINTER);
+  ASSERT_EQ(T(pending).Event.pfnGetNativeHandle(pending, &native), UR_RESULT_SUCCESS);
+  EXPECT_EQ(native, reinterpret_cast<ur_native_handle_t>(pending));
+  ur_event_handle_t adopted = nullptr;
+  EXPECT_EQ(ddi().Event.pfnCreateWithNativeHandle(native, nullptr, nullptr, &adopted),
+            UR_RESULT_ERROR_INVALID_NULL_HANDLE);
+  EXPECT_EQ(ddi().Event.pfnCreateWithNativeHandle(native, context, nullptr, nullptr),
+            UR_RESULT_ERROR_INVALID_NULL_POINTER);
+  EXPECT_EQ(ddi().Event.pfnCreateWithNativeHandle(0, context, nullptr, &adopted), UR_RESULT_ERROR_INVALID_EVENT);
+  ur_context_handle_t other = nullptr;
+  ASSERT_EQ(ddi().Context.pfnCreate(1, &device, nullptr, &other), UR_RESULT_SUCCESS);
+  EXPECT_EQ(ddi().Event.pfnCreateWithNativeHandle(native, other, nullptr, &adopted), UR_RESULT_ERROR_INVALID_CONTEXT);
+  ASSERT_EQ(ddi().Context.pfnRelease(other), UR_RESULT_SUCCESS);
+  ASSERT_EQ(ddi().Event.pfnCreateWithNativeHandle(native, context, nullptr, &adopted), UR_RESULT_SUCCESS);
+  EXPECT_EQ(adopted, pending);
+  uint32_t refs = 0;
+  ASSERT_EQ(T(pending).Event.pfnGetInfo(pending, UR_EVENT_INFO_REFERENCE_COUNT, sizeof refs, &refs, nullptr),
+            UR_RESULT_SUCCESS);
+  EXPECT_EQ(refs, 2u); // not owned: a reference of its own
+  for (auto e : {adopted, pending, failed}) EXPECT_EQ(T(e).Event.pfnRelease(e), UR_RESULT_SUCCESS);
+  EXPECT_EQ(ddi().Event.pfnRelease(pending), UR_RESULT_ERROR_INVALID_EVENT);
 }
 
 TEST_F(NativeCpuEvent, FailureFollowsTheInOrderChain) {
