@@ -97,10 +97,7 @@ private:
 class PoolHooks final : public ordo::ur_common::pool_hooks_base<Context, Device, Event, Command> {
 public:
   using pool_hooks_base::pool_hooks_base;
-  void *get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) override;
-  void put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t size) override;
-  bool event_complete(ur_event_handle_t ev) override;
-  ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override;
+  ORDO_POOL_HOOKS_OVERRIDES;
 };
 
 // Driver memory of one kind (zeMemAllocDevice/Host/Shared) and its free.

@@ -211,13 +211,13 @@ template <class T> ur_result_t registry_unwrap(typename T::handle_type h, T *&ou
 }
 
 // urXRetain / urXRelease for registry-tracked handles.
-template <class T> ur_result_t user_retain(typename T::handle_type h) {
+template <class T> ur_result_t UR_APICALL user_retain(typename T::handle_type h) {
   T *obj = nullptr;
   if (ur_result_t r = registry_unwrap(h, obj)) return r;
   if (!obj->retain_user()) return ordo::invalid_of(obj);
   return UR_RESULT_SUCCESS;
 }
-template <class T> ur_result_t user_release(typename T::handle_type h) {
+template <class T> ur_result_t UR_APICALL user_release(typename T::handle_type h) {
   T *obj = nullptr;
   if (ur_result_t r = registry_unwrap(h, obj)) return r;
   bool last_ = false;
