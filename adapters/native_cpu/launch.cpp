@@ -61,10 +61,6 @@ ur_result_t check_arg(const ordo_nc_arg_desc &want, const ur_exp_kernel_arg_prop
   }
 }
 
-} // namespace
-
-namespace {
-
 constexpr size_t kAlign = alignof(std::max_align_t);
 // A batch's room: launches, and bytes of their arguments (docs/native-cpu.md, "The scheduler").
 constexpr uint32_t kBatchLaunches = 64;
