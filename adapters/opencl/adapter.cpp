@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one adapter object and platform discovery: every OpenCL platform is a UR
-// platform. urAdapter* and urPlatform* are ur_common/adapter.hpp's; this file says
-// what an OpenCL platform answers.
+// The adapter object and platform discovery: every OpenCL platform is a UR platform
+// (urAdapter* and urPlatform*: ur_common/adapter.hpp).
 #include <cstring>
 #include <string>
 
+#include "handle_entry_points.hpp"
 #include "platform.hpp"
 #include "tables.hpp"
 #include "ur_common/adapter.hpp"
@@ -73,8 +73,7 @@ std::vector<ur_platform_handle_t_ *> *discover() {
   }
   cl_uint n = 0;
   cl_int err = cl.clGetPlatformIDs(0, nullptr, &n);
-  if (err != CL_SUCCESS || n == 0) {
-    // -1001 is CL_PLATFORM_NOT_FOUND_KHR: an ICD loader with no ICDs installed.
+  if (err != CL_SUCCESS || n == 0) { // -1001 is CL_PLATFORM_NOT_FOUND_KHR: an ICD loader with no ICDs
     ORDO_LOG(log(), info, "no OpenCL platforms: clGetPlatformIDs returned %d with %u platforms", err, n);
     return list;
   }
@@ -97,21 +96,12 @@ struct adapter_hooks {
   static std::string version(const Platform *p) { return p->version; }
   static std::string extensions(const Platform *p) { return p->extensions; }
   static std::string profile(const Platform *p) { return p->profile; }
-  static ur_result_t native_handle(Platform *p, ur_native_handle_t *out) {
-    *out = reinterpret_cast<ur_native_handle_t>(p->cl);
-    return UR_RESULT_SUCCESS;
-  }
-  static ur_result_t retain_adapter(Adapter *a, bool) {
-    a->retain();
-    return UR_RESULT_SUCCESS;
-  }
+  static ur_result_t native_handle(Platform *p, ur_native_handle_t *out) { return opencl::native_handle(p, out); }
+  static ur_result_t retain_adapter(Adapter *a, bool) { return a->retain(), UR_RESULT_SUCCESS; }
   // The adapter object is never destroyed; it refuses to count below zero.
   static ur_result_t release_adapter(Adapter *a) {
-    uint32_t n = a->ref_count.load();
-    do {
-      if (n == 0) return UR_RESULT_ERROR_INVALID_VALUE; // released more often than taken
-    } while (!a->ref_count.compare_exchange_weak(n, n - 1));
-    return UR_RESULT_SUCCESS;
+    bool last = false;
+    return a->release_user(last) ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_VALUE;
   }
   // Generic compiler options and their OpenCL spelling.
   static bool backend_option(const char *frontend, const char **platform_option) {
@@ -129,17 +119,13 @@ struct adapter_hooks {
   }
 };
 
-// A native cl_platform_id maps back to the platform handle that wraps it.
 ur_result_t UR_APICALL urPlatformCreateWithNativeHandle(ur_native_handle_t hNativePlatform,
                                                         ur_adapter_handle_t hAdapter,
                                                         const ur_platform_native_properties_t *,
                                                         ur_platform_handle_t *phPlatform) {
   ORDO_CHECK_HANDLE(hAdapter);
   for (ur_platform_handle_t p : platforms())
-    if (reinterpret_cast<ur_native_handle_t>(p->cl) == hNativePlatform) {
-      *phPlatform = p;
-      return UR_RESULT_SUCCESS;
-    }
+    if (reinterpret_cast<ur_native_handle_t>(p->cl) == hNativePlatform) return *phPlatform = p, UR_RESULT_SUCCESS;
   return UR_RESULT_ERROR_INVALID_PLATFORM;
 }
 

@@ -13,18 +13,12 @@ ClApi cl;
 
 namespace {
 
-// Kept open for the life of the process: handles hold function pointers into it.
-DynLib &opencl_library() {
-  static DynLib *lib = new DynLib();
-  return *lib;
-}
-
 bool load_once(std::string &why) {
   // ORDO_OPENCL_LIBRARY points the adapter at another ICD loader (or at nothing,
   // to test the "no OpenCL" path).
   const char *name = ordo::secure_env("ORDO_OPENCL_LIBRARY");
   if (!name || !*name) name = "libOpenCL.so.1";
-  DynLib &lib = opencl_library();
+  DynLib &lib = *new DynLib(); // open for the process: handles hold function pointers into it
   if (!lib.open(name)) {
     why = "cannot load " + std::string(name) + ": " + lib.error();
     return false;

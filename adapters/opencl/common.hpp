@@ -11,10 +11,24 @@
 #include "ordo/object.hpp"
 #include "ordo/info.hpp"
 #include "ordo/logger.hpp"
+#include "ordo/retired_handles.hpp"
 
 namespace ordo::opencl {
 
 Logger &log();
+
+// The base of every handle type of the adapter (ordo/object.hpp): its kind, and what a
+// handle of another kind passed in its place is refused with.
+template <ordo::handle_kind Kind, ur_result_t Invalid> struct handle_object : ordo::object {
+  static constexpr ordo::handle_kind kKind = Kind;
+  static constexpr ur_result_t kInvalid = Invalid;
+  handle_object() : object(Kind) {}
+};
+
+// Drops one holder; the last one destroys the object and retires its handle.
+template <class T> void unhold(T *o) {
+  if (o->drop()) ordo::retire(o);
+}
 
 // Handles are checked with ORDO_CHECK_HANDLE (ordo/object.hpp); null pointers, enum
 // ranges, flag masks and wait lists by the spec's checks in the table tail (ddi.cpp).
@@ -55,7 +69,7 @@ private:
   uint32_t size_ = 0, capacity_ = kInline;
 };
 
-// Reads a CL string query (platform or device) into `out`.
+// Reads a CL string query (platform, device, kernel, program) into `out`, or returns it.
 template <class Fn, class Obj, class Param> cl_int cl_string(Fn fn, Obj obj, Param param, std::string &out) {
   size_t n = 0;
   cl_int err = fn(obj, param, 0, nullptr, &n);
@@ -64,6 +78,11 @@ template <class Fn, class Obj, class Param> cl_int cl_string(Fn fn, Obj obj, Par
   if (n) err = fn(obj, param, n, &out[0], nullptr);
   while (!out.empty() && out.back() == '\0') out.pop_back();
   return err;
+}
+template <class Fn, class Obj, class Param> std::string cl_string(Fn fn, Obj obj, Param param) {
+  std::string s;
+  cl_string(fn, obj, param, s);
+  return s;
 }
 
 } // namespace ordo::opencl

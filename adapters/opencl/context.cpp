@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Contexts: a UR context wraps one cl_context over devices of one platform. urContext*
-// are ur_common/context.hpp's; this file says what OpenCL adds (the cl_context, its
-// native handle both ways, padded USM allocations, deferred event destruction).
+// Contexts: one cl_context over devices of one platform (urContext*: ur_common/context.hpp),
+// and its native handle both ways.
 #include "context.hpp"
 
+#include <algorithm>
+
 #include "device.hpp"
-#include "event.hpp"
+#include "handle_entry_points.hpp"
 #include "platform.hpp"
-#include "queue.hpp"
 #include "tables.hpp"
 #include "ur_common/context.hpp"
 #include "usm.hpp"
@@ -28,8 +28,7 @@ ur_context_handle_t_ *wrap_context(cl_context native, const std::vector<ur_devic
   auto *ctx = new ur_context_handle_t_();
   ctx->cl = native;
   ctx->platform = devices.front()->platform;
-  ctx->intel_usm = true;
-  for (ur_device_handle_t d : devices) ctx->intel_usm = ctx->intel_usm && d->intel_usm;
+  ctx->intel_usm = std::all_of(devices.begin(), devices.end(), [](ur_device_handle_t d) { return d->intel_usm; });
   return ctx;
 }
 
@@ -54,10 +53,7 @@ struct context_hooks {
     usm_free_plain(ctx, a.base);
   }
   static void destroy(Context *ctx) { cl.clReleaseContext(ctx->cl); }
-  static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) {
-    *out = reinterpret_cast<ur_native_handle_t>(ctx->cl);
-    return UR_RESULT_SUCCESS;
-  }
+  static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) { return opencl::native_handle(ctx, out); }
 };
 
 using entry_points = ordo::ur_common::context_entry_points<context_hooks>;
@@ -76,14 +72,9 @@ ur_result_t UR_APICALL urContextCreateWithNativeHandle(ur_native_handle_t hNativ
   ORDO_CHECK_HANDLE(hAdapter);
   if (numDevices && !phDevices) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   cl_context native = reinterpret_cast<cl_context>(hNativeContext);
-  std::vector<ur_device_handle_t> devices;
-  if (numDevices) {
-    for (uint32_t i = 0; i < numDevices; ++i) {
-      ORDO_CHECK_HANDLE(phDevices[i]);
-      devices.push_back(phDevices[i]);
-    }
-  } else {
-    // Take the devices the cl_context was made with.
+  std::vector<ur_device_handle_t> devices(phDevices, phDevices + numDevices);
+  for (ur_device_handle_t d : devices) ORDO_CHECK_HANDLE(d);
+  if (devices.empty()) { // the devices the cl_context was made with
     size_t n = 0;
     ORDO_CL_CHECK(cl.clGetContextInfo(native, CL_CONTEXT_DEVICES, 0, nullptr, &n));
     std::vector<cl_device_id> ids(n / sizeof(cl_device_id));

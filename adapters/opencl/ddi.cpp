@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The adapter's one dispatch table (docs/architecture.md, handle-first dispatch): every handle points at it.
+#include "context.hpp"
+#include "device.hpp"
 #include "ordo/ddi_fill.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "ordo_derived/derived.hpp"
@@ -18,7 +20,7 @@ const ur_dditable_t &ordo::adapter_ddi() {
     ordo::opencl::install_program_entry_points(t);
     ordo::opencl::install_kernel_entry_points(t);
     ordo::opencl::install_enqueue_entry_points(t);
-    ordo::opencl::install_usm_pool_entry_points(t);
+    ordo::ur_common::install_pool_entry_points<ur_context_handle_t_, ur_device_handle_t_>(t); // urUSMPool*
     ordo::opencl::install_async_alloc_entry_points(t);
     // urCommandBuffer*Exp on every device, with or without cl_khr_command_buffer (PoCL has
     // none): the shared recorder replays through the entry points above (docs/opencl.md,

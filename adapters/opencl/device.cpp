@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "handle_entry_points.hpp"
 #include "platform.hpp"
 #include "tables.hpp"
 
@@ -31,9 +32,6 @@ namespace {
 
 using Caps = ur_device_usm_access_capability_flags_t;
 
-// Intel USM capability bits have the same meaning and position as UR's.
-Caps from_intel(cl_device_unified_shared_memory_capabilities_intel c) { return static_cast<Caps>(c & 0xF); }
-
 // What fine-grain SVM of kind `bit` gives, where the device has it: host and device may
 // touch it at once; atomics across both when the device has SVM atomics.
 Caps fine_grain_caps(cl_device_svm_capabilities svm, cl_device_svm_capabilities bit) {
@@ -47,35 +45,27 @@ Caps fine_grain_caps(cl_device_svm_capabilities svm, cl_device_svm_capabilities 
 
 } // namespace
 
-Caps ur_device_handle_t_::usm_host_caps() const {
-  return intel_usm ? from_intel(intel_caps[0]) : fine_grain_caps(svm, CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
-}
-// Coarse-grain buffer SVM: the device reads, writes and does atomics on it.
-Caps ur_device_handle_t_::usm_device_caps() const {
-  if (intel_usm) return from_intel(intel_caps[1]);
-  return (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)
-             ? Caps(UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS)
-             : 0;
-}
-Caps ur_device_handle_t_::usm_shared_caps() const {
-  return intel_usm ? from_intel(intel_caps[2]) : fine_grain_caps(svm, CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
-}
-// Fine-grain SVM is shared by every device of the context alike.
-Caps ur_device_handle_t_::usm_cross_shared_caps() const {
-  return intel_usm ? from_intel(intel_caps[3]) : usm_shared_caps();
-}
-Caps ur_device_handle_t_::usm_system_caps() const {
-  return intel_usm ? from_intel(intel_caps[4]) : fine_grain_caps(svm, CL_DEVICE_SVM_FINE_GRAIN_SYSTEM);
+Caps ur_device_handle_t_::usm_caps(ordo::opencl::usm_kind k) const {
+  if (intel_usm) return static_cast<Caps>(intel_caps[k] & 0xF); // Intel's bits are UR's, in the same places
+  switch (k) {
+  case ordo::opencl::usm_device: // coarse-grain buffer SVM: the device reads, writes and does atomics on it
+    return (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)
+               ? Caps(UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ACCESS | UR_DEVICE_USM_ACCESS_CAPABILITY_FLAG_ATOMIC_ACCESS)
+               : 0;
+  case ordo::opencl::usm_system: return fine_grain_caps(svm, CL_DEVICE_SVM_FINE_GRAIN_SYSTEM);
+  default: return fine_grain_caps(svm, CL_DEVICE_SVM_FINE_GRAIN_BUFFER); // alike for every device of the context
+  }
 }
 
 namespace ordo::opencl {
 
 bool probe_device(ur_device_handle_t_ &d) {
   if (cl.clGetDeviceInfo(d.cl, CL_DEVICE_TYPE, sizeof(d.type), &d.type, nullptr) != CL_SUCCESS) return false;
-  d.name = device_string(&d, CL_DEVICE_NAME);
-  d.extensions = device_string(&d, CL_DEVICE_EXTENSIONS);
+  d.name = cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_NAME);
+  d.extensions = cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_EXTENSIONS);
   unsigned major = 1, minor = 0; // from "OpenCL <major>.<minor> <vendor text>"
-  if (std::sscanf(device_string(&d, CL_DEVICE_VERSION).c_str(), "OpenCL %u.%u", &major, &minor) == 2) {
+  if (std::sscanf(cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_VERSION).c_str(), "OpenCL %u.%u", &major, &minor) ==
+      2) {
     d.cl_major = major;
     d.cl_minor = minor;
   }
@@ -92,7 +82,7 @@ bool probe_device(ur_device_handle_t_ &d) {
       !cl.clSetKernelArgSVMPointer)
     d.svm = 0;
   if ((d.cl_major > 2 || (d.cl_major == 2 && d.cl_minor >= 1)) || d.has_extension("cl_khr_il_program"))
-    d.il_version = device_string(&d, CL_DEVICE_IL_VERSION);
+    d.il_version = cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_IL_VERSION);
   if (!cl.clCreateProgramWithIL) d.il_version.clear();
 
   d.intel_usm = d.platform->intel_usm.complete() && d.has_extension("cl_intel_unified_shared_memory");
@@ -148,12 +138,8 @@ ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
 
 ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
   ORDO_CHECK_HANDLE(hDevice);
-  if (hDevice->is_root()) return UR_RESULT_SUCCESS;
-  uint32_t n = hDevice->ref_count.load();
-  do {
-    if (n == 0) return UR_RESULT_ERROR_INVALID_DEVICE; // every reference was released already
-  } while (!hDevice->ref_count.compare_exchange_weak(n, n - 1));
-  return UR_RESULT_SUCCESS;
+  bool last = false; // every reference released already: INVALID_DEVICE
+  return hDevice->is_root() || hDevice->release_user(last) ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_DEVICE;
 }
 
 bool same_properties(const std::vector<ur_device_partition_property_t> &a, const ur_device_partition_property_t *b,
@@ -256,12 +242,6 @@ ur_result_t UR_APICALL urDevicePartition(ur_device_handle_t hDevice,
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urDeviceGetNativeHandle(ur_device_handle_t hDevice, ur_native_handle_t *phNativeDevice) {
-  ORDO_CHECK_HANDLE(hDevice);
-  *phNativeDevice = reinterpret_cast<ur_native_handle_t>(hDevice->cl);
-  return UR_RESULT_SUCCESS;
-}
-
 // The sub-device made from `d` (at any depth) whose OpenCL device is `id`, or null.
 // Each partitions lock is held only while its own list is searched.
 ur_device_handle_t find_sub_device(ur_device_handle_t d, cl_device_id id) {
@@ -352,7 +332,7 @@ void install_device_entry_points(ur_dditable_t &t) {
   t.Device.pfnGetInfo = urDeviceGetInfo;
   t.Device.pfnRetain = urDeviceRetain;
   t.Device.pfnRelease = urDeviceRelease;
-  t.Device.pfnGetNativeHandle = urDeviceGetNativeHandle;
+  t.Device.pfnGetNativeHandle = native_handle<ur_device_handle_t_>;
   t.Device.pfnCreateWithNativeHandle = urDeviceCreateWithNativeHandle;
   t.Device.pfnSelectBinary = urDeviceSelectBinary;
   t.Device.pfnPartition = urDevicePartition;

@@ -9,10 +9,12 @@
 
 #include "common.hpp"
 
-struct ur_device_handle_t_ : ordo::object {
-  static constexpr ordo::handle_kind kKind = ordo::handle_kind::device;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_DEVICE;
-  ur_device_handle_t_(cl_device_id id, ur_platform_handle_t p) : object(kKind), cl(id), platform(p) {}
+namespace ordo::opencl {
+enum usm_kind { usm_host, usm_device, usm_shared, usm_cross_shared, usm_system }; // intel_caps' order
+}
+
+struct ur_device_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::device, UR_RESULT_ERROR_INVALID_DEVICE> {
+  ur_device_handle_t_(cl_device_id id, ur_platform_handle_t p) : cl(id), platform(p) {}
 
   cl_device_id cl;
   ur_platform_handle_t platform;
@@ -48,14 +50,10 @@ struct ur_device_handle_t_ : ordo::object {
   bool accepts_spir() const { return has_extension("cl_khr_spir"); }
   bool out_of_order() const { return host_queue_props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE; }
 
-  // USM through Intel USM or SVM, as UR capability flags (0 = that kind is unsupported).
-  ur_device_usm_access_capability_flags_t usm_host_caps() const;
-  ur_device_usm_access_capability_flags_t usm_device_caps() const;
-  ur_device_usm_access_capability_flags_t usm_shared_caps() const;
-  ur_device_usm_access_capability_flags_t usm_cross_shared_caps() const;
-  ur_device_usm_access_capability_flags_t usm_system_caps() const;
+  // USM of kind `k` through Intel USM or SVM, as UR capability flags (0: unsupported).
+  ur_device_usm_access_capability_flags_t usm_caps(ordo::opencl::usm_kind k) const;
   // Stream-ordered allocation works: chunks of device USM and marker commands (OpenCL 1.2+).
-  bool async_alloc_supported() const { return usm_device_caps() != 0; }
+  bool async_alloc_supported() const { return usm_caps(ordo::opencl::usm_device) != 0; }
   ~ur_device_handle_t_();
 };
 ORDO_HANDLE_CHECK(ur_device_handle_t_);
@@ -67,10 +65,5 @@ bool probe_device(ur_device_handle_t_ &d);
 template <class T> T device_query(const ur_device_handle_t_ *d, cl_device_info what, T fallback = T{}) {
   T v{};
   return cl.clGetDeviceInfo(d->cl, what, sizeof(T), &v, nullptr) == CL_SUCCESS ? v : fallback;
-}
-inline std::string device_string(const ur_device_handle_t_ *d, cl_device_info what) {
-  std::string s;
-  cl_string(cl.clGetDeviceInfo, d->cl, what, s);
-  return s;
 }
 } // namespace ordo::opencl

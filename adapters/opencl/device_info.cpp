@@ -88,7 +88,7 @@ ur_result_t answer_direct(const ur_device_handle_t_ *d, const direct_query &q, I
   case cl_kind::u64: return w.value<uint64_t>(device_query<cl_ulong>(d, q.cl));
   case cl_kind::size: return w.value<size_t>(device_query<size_t>(d, q.cl));
   case cl_kind::flag: return w.boolean(device_query<cl_bool>(d, q.cl) != CL_FALSE);
-  case cl_kind::string: return w.string(device_string(d, q.cl));
+  case cl_kind::string: return w.string(cl_string(cl.clGetDeviceInfo, d->cl, q.cl));
   case cl_kind::fp_config: return w.value(to_ur_bits(device_query<cl_device_fp_config>(d, q.cl), kFpBits));
   default: return w.value(to_ur_bits(device_query<cl_device_exec_capabilities>(d, q.cl), kExecBits));
   }
@@ -225,11 +225,11 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t d, ur_device_info_t pr
     if (sizes.empty()) sizes.push_back(1); // no sub-groups: each work-item is one of size 1
     return w.array(sizes);
   }
-  case UR_DEVICE_INFO_USM_HOST_SUPPORT: return w.value(d->usm_host_caps());
-  case UR_DEVICE_INFO_USM_DEVICE_SUPPORT: return w.value(d->usm_device_caps());
-  case UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT: return w.value(d->usm_shared_caps());
-  case UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT: return w.value(d->usm_cross_shared_caps());
-  case UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT: return w.value(d->usm_system_caps());
+  case UR_DEVICE_INFO_USM_HOST_SUPPORT: return w.value(d->usm_caps(usm_host));
+  case UR_DEVICE_INFO_USM_DEVICE_SUPPORT: return w.value(d->usm_caps(usm_device));
+  case UR_DEVICE_INFO_USM_SINGLE_SHARED_SUPPORT: return w.value(d->usm_caps(usm_shared));
+  case UR_DEVICE_INFO_USM_CROSS_SHARED_SUPPORT: return w.value(d->usm_caps(usm_cross_shared));
+  case UR_DEVICE_INFO_USM_SYSTEM_SHARED_SUPPORT: return w.value(d->usm_caps(usm_system));
   case UR_DEVICE_INFO_UUID: {
     if (!d->has_extension("cl_khr_device_uuid")) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
     uint8_t uuid[CL_UUID_SIZE_KHR];

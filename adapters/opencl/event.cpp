@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // urEvent*: events on cl_event (status, wait, profiling, callbacks).
-#include "ordo/retired_handles.hpp"
 #include "event.hpp"
 
 #include <algorithm>
@@ -20,7 +19,7 @@ ur_event_handle_t_::~ur_event_handle_t_() {
   if (queue && owns_queue)
     ordo::adapter_ddi().Queue.pfnRelease(queue);
   else if (queue)
-    ordo::opencl::queue_unhold(queue);
+    ordo::opencl::unhold(queue);
   if (context) ordo::opencl::context_unhold(context);
 }
 
@@ -115,10 +114,6 @@ ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event e
   }
   *out = e;
   return UR_RESULT_SUCCESS;
-}
-
-void event_unhold(ur_event_handle_t e) {
-  if (e->drop()) ordo::retire(e);
 }
 
 bool event_complete(ur_event_handle_t e) {
@@ -275,7 +270,7 @@ ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution
   cl_int err = cl.clSetEventCallback(hEvent->cl, when, run_callback, cb);
   if (err != CL_SUCCESS) {
     delete cb;
-    event_unhold(hEvent);
+    unhold(hEvent);
     return to_ur(err);
   }
   return UR_RESULT_SUCCESS;

@@ -3,11 +3,7 @@
 #pragma once
 #include "common.hpp"
 
-struct ur_event_handle_t_ : ordo::object {
-  static constexpr ordo::handle_kind kKind = ordo::handle_kind::event;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_EVENT;
-  ur_event_handle_t_() : object(kKind) {}
-
+struct ur_event_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::event, UR_RESULT_ERROR_INVALID_EVENT> {
   cl_event cl = nullptr;
   ur_context_handle_t context = nullptr;
   // Held. For an event made from a native handle: the live UR queue of this context
@@ -39,7 +35,6 @@ ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event
 // (else releases it).
 ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event ev, uint64_t node, bool blocking,
                            ur_event_handle_t *out, uint64_t seq = 0);
-void event_unhold(ur_event_handle_t e);
 // Drops a hold where destroying the event is not safe (an OpenCL callback, a pool's
 // lock): a last hold parks the event until reap_deferred_events() on a safe path.
 void event_unhold_deferred(ur_event_handle_t e);

@@ -16,7 +16,7 @@ template <class T> ur_result_t UR_APICALL release_handle(T *h) {
   ORDO_CHECK_HANDLE(h);
   bool last = false;
   if (!h->release_user(last)) return T::kInvalid;
-  if (last && h->drop()) ordo::retire(h);
+  if (last) unhold(h);
   return UR_RESULT_SUCCESS;
 }
 

@@ -12,7 +12,6 @@
 #include "device.hpp"
 #include "platform.hpp"
 #include "memory.hpp"
-#include "ordo/retired_handles.hpp"
 #include "program.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
@@ -20,7 +19,7 @@
 
 ur_kernel_handle_t_::~ur_kernel_handle_t_() {
   if (cl) ordo::opencl::cl.clReleaseKernel(cl);
-  if (program) ordo::opencl::program_unhold(program);
+  if (program) ordo::opencl::unhold(program);
 }
 
 namespace ordo::opencl {
@@ -70,10 +69,7 @@ ur_result_t wrap_kernel(cl_kernel native, ur_program_handle_t program, const cha
   k->cl = native;
   k->program = program;
   k->context = program->ctx;
-  if (name)
-    k->name = name;
-  else
-    cl_string(cl.clGetKernelInfo, native, CL_KERNEL_FUNCTION_NAME, k->name);
+  k->name = name ? name : cl_string(cl.clGetKernelInfo, native, CL_KERNEL_FUNCTION_NAME);
   cl.clGetKernelInfo(native, CL_KERNEL_NUM_ARGS, sizeof k->num_args, &k->num_args, nullptr);
   program->hold();
   *out = k;
@@ -128,18 +124,12 @@ ur_result_t UR_APICALL suggest_local_size(ur_kernel_handle_t hKernel, ur_queue_h
 struct kernel_hooks {
   using Kernel = ur_kernel_handle_t_;
   using Device = ur_device_handle_t_;
-  static void destroy(Kernel *k) {
-    if (k->drop()) ordo::retire(k);
-  }
+  static void destroy(Kernel *k) { unhold(k); }
   static void *native(Kernel *k) { return k->cl; }
   static bool on_device(Kernel *k, Device *d) { return k->context->has_device(d); }
   static uint32_t num_args(Kernel *k) { return k->num_args; }
   static ur_result_t num_regs(Kernel *, InfoWriter &) { return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; }
-  static std::string attributes(Kernel *k) {
-    std::string attrs;
-    cl_string(cl.clGetKernelInfo, k->cl, CL_KERNEL_ATTRIBUTES, attrs);
-    return attrs;
-  }
+  static std::string attributes(Kernel *k) { return cl_string(cl.clGetKernelInfo, k->cl, CL_KERNEL_ATTRIBUTES); }
 
   static ur_result_t group_info(Kernel *k, Device *d, ur_kernel_group_info_t propName, InfoWriter &w) {
     // Answered as OpenCL gives them: size_t[3] or size_t (cl_ulong memory sizes are
@@ -214,7 +204,7 @@ ur_result_t UR_APICALL urKernelCreateWithNativeHandle(ur_native_handle_t hNative
     hProgram = own;
   }
   ur_result_t r = wrap_kernel(native, hProgram, nullptr, phKernel);
-  if (own) program_unhold(own); // the kernel holds it (or, on failure, nothing does)
+  if (own) unhold(own); // the kernel holds it (or, on failure, nothing does)
   if (r) return r;
   if (!(pProperties && pProperties->isNativeHandleOwned)) cl.clRetainKernel(native);
   return UR_RESULT_SUCCESS;

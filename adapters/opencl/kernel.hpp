@@ -7,11 +7,7 @@
 
 #include "common.hpp"
 
-struct ur_kernel_handle_t_ : ordo::object {
-  static constexpr ordo::handle_kind kKind = ordo::handle_kind::kernel;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_KERNEL;
-  ur_kernel_handle_t_() : object(kKind) {}
-
+struct ur_kernel_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::kernel, UR_RESULT_ERROR_INVALID_KERNEL> {
   cl_kernel cl = nullptr;
   ur_program_handle_t program = nullptr;
   ur_context_handle_t context = nullptr;

@@ -11,30 +11,29 @@
 #include "memory.hpp"
 #include "ordo/mem_rules.hpp"
 #include "ordo/rect.hpp"
-#include "ordo/retired_handles.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
 #include "ur_common/memory.hpp"
 
 ur_mem_handle_t_::~ur_mem_handle_t_() {
   if (cl) ordo::opencl::cl.clReleaseMemObject(cl);
-  if (parent && parent->drop()) ordo::retire(parent);
+  if (parent) ordo::opencl::unhold(parent);
   if (context) ordo::opencl::context_unhold(context);
 }
 
 namespace ordo::opencl {
 namespace {
 
-cl_mem_flags cl_flags(ur_mem_flags_t f) {
-  cl_mem_flags c = 0;
-  if (f & UR_MEM_FLAG_READ_WRITE) c |= CL_MEM_READ_WRITE;
-  if (f & UR_MEM_FLAG_WRITE_ONLY) c |= CL_MEM_WRITE_ONLY;
-  if (f & UR_MEM_FLAG_READ_ONLY) c |= CL_MEM_READ_ONLY;
-  if (f & UR_MEM_FLAG_USE_HOST_POINTER) c |= CL_MEM_USE_HOST_PTR;
-  if (f & UR_MEM_FLAG_ALLOC_HOST_POINTER) c |= CL_MEM_ALLOC_HOST_PTR;
-  if (f & UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER) c |= CL_MEM_COPY_HOST_PTR;
-  return c;
-}
+// UR's memory and map flags are OpenCL's bits.
+static_assert(UR_MEM_FLAG_READ_WRITE == CL_MEM_READ_WRITE && UR_MEM_FLAG_WRITE_ONLY == CL_MEM_WRITE_ONLY &&
+                  UR_MEM_FLAG_READ_ONLY == CL_MEM_READ_ONLY && UR_MEM_FLAG_USE_HOST_POINTER == CL_MEM_USE_HOST_PTR &&
+                  UR_MEM_FLAG_ALLOC_HOST_POINTER == CL_MEM_ALLOC_HOST_PTR &&
+                  UR_MEM_FLAG_ALLOC_COPY_HOST_POINTER == CL_MEM_COPY_HOST_PTR,
+              "memory flags");
+static_assert(UR_MAP_FLAG_READ == CL_MAP_READ && UR_MAP_FLAG_WRITE == CL_MAP_WRITE &&
+                  UR_MAP_FLAG_WRITE_INVALIDATE_REGION == CL_MAP_WRITE_INVALIDATE_REGION,
+              "map flags");
+cl_mem_flags cl_flags(ur_mem_flags_t f) { return f & ~UR_MEM_FLAGS_MASK; }
 
 ur_result_t wrap_mem(ur_context_handle_t c, cl_mem native, size_t size, ur_mem_handle_t parent, ur_mem_handle_t *out) {
   auto *m = new (std::nothrow) ur_mem_handle_t_();
@@ -111,14 +110,17 @@ ur_result_t check_command(ur_queue_handle_t q, ur_mem_handle_t a, ur_mem_handle_
   if (a->context != q->ctx || b->context != q->ctx) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
   return UR_RESULT_SUCCESS;
 }
+// check_command, or return its refusal; declares `waits`.
+#define ORDO_BUFFER_COMMAND(q, a, b, n, list)                                                                          \
+  ClWaitList waits;                                                                                                    \
+  if (ur_result_t r_ = check_command(q, a, b, n, list, waits)) return r_
 
 // urEnqueueMemBufferRead (Write false) and urEnqueueMemBufferWrite.
 template <bool Write>
 ur_result_t UR_APICALL enqueue_transfer(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking, size_t offset,
                                         size_t size, std::conditional_t<Write, const void *, void *> host, uint32_t n,
                                         const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
-  ClWaitList waits;
-  if (ur_result_t r = check_command(hQueue, hBuffer, hBuffer, n, list, waits)) return r;
+  ORDO_BUFFER_COMMAND(hQueue, hBuffer, hBuffer, n, list);
   if (!ordo::mem::range_inside(offset, size, hBuffer->size)) return UR_RESULT_ERROR_INVALID_SIZE;
   return submit(
       hQueue, Write ? UR_COMMAND_MEM_BUFFER_WRITE : UR_COMMAND_MEM_BUFFER_READ, waits, phEvent,
@@ -137,9 +139,7 @@ ur_result_t UR_APICALL urEnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_h
                                               ur_mem_handle_t hBufferDst, size_t srcOffset, size_t dstOffset,
                                               size_t size, uint32_t numEventsInWaitList,
                                               const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ClWaitList waits;
-  if (ur_result_t r = check_command(hQueue, hBufferSrc, hBufferDst, numEventsInWaitList, phEventWaitList, waits))
-    return r;
+  ORDO_BUFFER_COMMAND(hQueue, hBufferSrc, hBufferDst, numEventsInWaitList, phEventWaitList);
   if (!ordo::mem::range_inside(srcOffset, size, hBufferSrc->size) ||
       !ordo::mem::range_inside(dstOffset, size, hBufferDst->size))
     return UR_RESULT_ERROR_INVALID_SIZE;
@@ -162,8 +162,7 @@ ur_result_t host_rect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, ur_comm
                       ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin, ur_rect_region_t region,
                       size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
                       void *host, uint32_t n, const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
-  ClWaitList waits;
-  if (ur_result_t r = check_command(hQueue, hBuffer, hBuffer, n, list, waits)) return r;
+  ORDO_BUFFER_COMMAND(hQueue, hBuffer, hBuffer, n, list);
   ordo::rect_side bs, hs;
   if (ur_result_t r =
           ordo::ur_common::resolve_host_rect(host, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch,
@@ -189,9 +188,7 @@ ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_m
                                                   size_t dstSlicePitch, uint32_t numEventsInWaitList,
                                                   const ur_event_handle_t *phEventWaitList,
                                                   ur_event_handle_t *phEvent) {
-  ClWaitList waits;
-  if (ur_result_t r = check_command(hQueue, hBufferSrc, hBufferDst, numEventsInWaitList, phEventWaitList, waits))
-    return r;
+  ORDO_BUFFER_COMMAND(hQueue, hBufferSrc, hBufferDst, numEventsInWaitList, phEventWaitList);
   ordo::rect_side ss, ds;
   if (ur_result_t r =
           ordo::ur_common::resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch, dstRowPitch,
@@ -208,8 +205,7 @@ ur_result_t UR_APICALL urEnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_h
                                               size_t patternSize, size_t offset, size_t size,
                                               uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                               ur_event_handle_t *phEvent) {
-  ClWaitList waits;
-  if (ur_result_t r = check_command(hQueue, hBuffer, hBuffer, numEventsInWaitList, phEventWaitList, waits)) return r;
+  ORDO_BUFFER_COMMAND(hQueue, hBuffer, hBuffer, numEventsInWaitList, phEventWaitList);
   if (ur_result_t r = ordo::ur_common::check_fill(pPattern, patternSize, offset, size, hBuffer->size)) return r;
   return submit(hQueue, UR_COMMAND_MEM_BUFFER_FILL, waits, phEvent, [&](cl_event *ev) {
     return cl.clEnqueueFillBuffer(hQueue->cl, hBuffer->cl, pPattern, patternSize, offset, size, waits.size(),
@@ -221,13 +217,9 @@ ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_ha
                                              ur_map_flags_t mapFlags, size_t offset, size_t size,
                                              uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                              ur_event_handle_t *phEvent, void **ppRetMap) {
-  ClWaitList waits;
-  if (ur_result_t r = check_command(hQueue, hBuffer, hBuffer, numEventsInWaitList, phEventWaitList, waits)) return r;
+  ORDO_BUFFER_COMMAND(hQueue, hBuffer, hBuffer, numEventsInWaitList, phEventWaitList);
   if (ur_result_t r = ordo::ur_common::check_map(ppRetMap, mapFlags, offset, size, hBuffer->size)) return r;
-  cl_map_flags flags = 0;
-  if (mapFlags & UR_MAP_FLAG_READ) flags |= CL_MAP_READ;
-  if (mapFlags & UR_MAP_FLAG_WRITE) flags |= CL_MAP_WRITE;
-  if (mapFlags & UR_MAP_FLAG_WRITE_INVALIDATE_REGION) flags |= CL_MAP_WRITE_INVALIDATE_REGION;
+  const cl_map_flags flags = mapFlags & ~UR_MAP_FLAGS_MASK;
   void *p = nullptr;
   ur_result_t r = submit(
       hQueue, UR_COMMAND_MEM_BUFFER_MAP, waits, phEvent,
@@ -245,8 +237,7 @@ ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_ha
 ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void *pMappedPtr,
                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                          ur_event_handle_t *phEvent) {
-  ClWaitList waits;
-  if (ur_result_t r = check_command(hQueue, hMem, hMem, numEventsInWaitList, phEventWaitList, waits)) return r;
+  ORDO_BUFFER_COMMAND(hQueue, hMem, hMem, numEventsInWaitList, phEventWaitList);
   return submit(hQueue, UR_COMMAND_MEM_UNMAP, waits, phEvent, [&](cl_event *ev) {
     return cl.clEnqueueUnmapMemObject(hQueue->cl, hMem->cl, pMappedPtr, waits.size(), waits.data(), ev);
   });

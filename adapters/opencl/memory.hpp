@@ -3,11 +3,7 @@
 #pragma once
 #include "common.hpp"
 
-struct ur_mem_handle_t_ : ordo::object {
-  static constexpr ordo::handle_kind kKind = ordo::handle_kind::mem;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  ur_mem_handle_t_() : object(kKind) {}
-
+struct ur_mem_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT> {
   cl_mem cl = nullptr;
   ur_context_handle_t context = nullptr;
   size_t size = 0;

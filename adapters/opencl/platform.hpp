@@ -27,10 +27,9 @@ struct IntelUsmFunctions {
   }
 };
 
-struct ur_platform_handle_t_ : ordo::object {
-  static constexpr ordo::handle_kind kKind = ordo::handle_kind::platform;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PLATFORM;
-  explicit ur_platform_handle_t_(cl_platform_id id) : object(kKind), cl(id) {}
+struct ur_platform_handle_t_
+    : ordo::opencl::handle_object<ordo::handle_kind::platform, UR_RESULT_ERROR_INVALID_PLATFORM> {
+  explicit ur_platform_handle_t_(cl_platform_id id) : cl(id) {}
 
   cl_platform_id cl;
   std::string name, vendor, version, extensions, profile;
@@ -40,18 +39,15 @@ struct ur_platform_handle_t_ : ordo::object {
 };
 ORDO_HANDLE_CHECK(ur_platform_handle_t_);
 
-struct ur_adapter_handle_t_ : ordo::object {
-  static constexpr ordo::handle_kind kKind = ordo::handle_kind::adapter;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_NULL_HANDLE;
-  ur_adapter_handle_t_() : object(kKind) { ref_count.store(0); }
+struct ur_adapter_handle_t_
+    : ordo::opencl::handle_object<ordo::handle_kind::adapter, UR_RESULT_ERROR_INVALID_NULL_HANDLE> {
+  ur_adapter_handle_t_() { ref_count.store(0); }
 };
 ORDO_HANDLE_CHECK(ur_adapter_handle_t_);
 
 namespace ordo::opencl {
-// The one adapter object.
 ur_adapter_handle_t_ &the_adapter();
-// Every OpenCL platform, discovered at the first call. Platforms live as long as the
-// process: UR hands out the same handles on every urPlatformGet, also after the
-// adapter was released and taken again.
+// Every OpenCL platform, found at the first call. They live for the process: every
+// urPlatformGet hands out the same handles, also after the adapter was released.
 const std::vector<ur_platform_handle_t_ *> &platforms();
 } // namespace ordo::opencl

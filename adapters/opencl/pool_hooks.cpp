@@ -1,32 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
-// The OpenCL adapter's hooks into the stream-ordered layer (source/stream_ordered,
-// docs/async-alloc.md; PoolHooks in context.hpp): the layer owns pools, limits, the
-// pointer registry and the ordering knowledge; the adapter gives it chunks of SVM /
-// Intel USM memory, its events, and the wait list of the alloc command being enqueued.
+// The stream-ordered layer's hooks (PoolHooks, context.hpp; docs/async-alloc.md): chunks
+// of SVM / Intel USM memory, event status, zeroing.
 #include <cstring>
 
 #include "context.hpp"
 #include "device.hpp"
-#include "event.hpp"
 #include "platform.hpp"
-#include "tables.hpp"
-#include "ur_common/pool_hooks.hpp"
 #include "usm.hpp"
 
 namespace ordo::opencl {
 
 ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t device,
                                     ordo::stream_ordered::mem_class &out) {
-  if (kind == UR_USM_TYPE_HOST) {
-    if (!usm_kind_supported(ctx_, UR_USM_TYPE_HOST, nullptr)) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  if (kind == UR_USM_TYPE_HOST && usm_kind_supported(ctx_, kind, nullptr))
     out = ordo::stream_ordered::mem_class{nullptr, UR_USM_TYPE_HOST};
-  } else if (device && device->usm_shared_caps()) {
+  else if (kind != UR_USM_TYPE_HOST && device && device->usm_caps(usm_shared))
     out = ordo::stream_ordered::mem_class{device, UR_USM_TYPE_SHARED}; // one block serves device or shared
-  } else if (device && kind == UR_USM_TYPE_DEVICE && device->usm_device_caps()) {
+  else if (kind == UR_USM_TYPE_DEVICE && device && device->usm_caps(usm_device))
     out = ordo::stream_ordered::mem_class{device, UR_USM_TYPE_DEVICE};
-  } else {
+  else
     return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
-  }
   return UR_RESULT_SUCCESS;
 }
 
@@ -46,18 +39,6 @@ void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &, void *base, s
 
 bool PoolHooks::event_complete(ur_event_handle_t ev) { return ordo::opencl::event_complete(ev); }
 
-bool AllocDeps::wait_for(ur_event_handle_t_ *ev) {
-  try {
-    held.reserve(held.size() + 1);
-    waits->push(ev->cl);
-  } catch (...) {
-    return false;
-  }
-  ev->hold(); // until the command is enqueued
-  held.push_back(ev);
-  return true;
-}
-
 // urUSM*Alloc from a zero-initialising pool: host-accessible memory directly, device
 // memory through a short-lived queue of that device.
 ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) {
@@ -74,10 +55,6 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, v
   if (e == CL_SUCCESS) e = cl.clFinish(q);
   cl.clReleaseCommandQueue(q);
   return to_ur(e);
-}
-
-void install_usm_pool_entry_points(ur_dditable_t &t) {
-  ordo::ur_common::install_pool_entry_points<ur_context_handle_t_, ur_device_handle_t_>(t);
 }
 
 } // namespace ordo::opencl

@@ -10,7 +10,6 @@
 #include "context.hpp"
 #include "device.hpp"
 #include "handle_entry_points.hpp"
-#include "ordo/retired_handles.hpp"
 #include "tables.hpp"
 
 ur_program_handle_t_::~ur_program_handle_t_() {
@@ -19,10 +18,6 @@ ur_program_handle_t_::~ur_program_handle_t_() {
 }
 
 namespace ordo::opencl {
-
-void program_unhold(ur_program_handle_t p) {
-  if (p->drop()) ordo::retire(p);
-}
 
 ur_result_t wrap_program(ur_context_handle_t c, cl_program native, ur_program_handle_t *out) {
   size_t n = 0;

@@ -5,11 +5,7 @@
 
 #include "common.hpp"
 
-struct ur_program_handle_t_ : ordo::object {
-  static constexpr ordo::handle_kind kKind = ordo::handle_kind::program;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_PROGRAM;
-  ur_program_handle_t_() : object(kKind) {}
-
+struct ur_program_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::program, UR_RESULT_ERROR_INVALID_PROGRAM> {
   cl_program cl = nullptr;
   ur_context_handle_t ctx = nullptr;       // held (the name ur_common/kernel.hpp reads)
   std::vector<ur_device_handle_t> devices; // the devices it is (to be) built for
@@ -18,7 +14,6 @@ struct ur_program_handle_t_ : ordo::object {
 ORDO_HANDLE_CHECK(ur_program_handle_t_);
 
 namespace ordo::opencl {
-void program_unhold(ur_program_handle_t p);
 // Wraps `native` (taking over its reference) for the devices it was made for.
 ur_result_t wrap_program(ur_context_handle_t c, cl_program native, ur_program_handle_t *out);
 } // namespace ordo::opencl

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // urQueue*: in-order and out-of-order queues on cl_command_queue.
 #include "ordo/queue_rules.hpp"
-#include "ordo/retired_handles.hpp"
 #include "queue.hpp"
 
 #include <algorithm>
@@ -14,7 +13,7 @@
 #include "tables.hpp"
 #include "ur_common/queue.hpp"
 
-ur_queue_handle_t_::ur_queue_handle_t_() : object(kKind), identity(ordo::stream_ordered::new_queue_identity()) {}
+ur_queue_handle_t_::ur_queue_handle_t_() : identity(ordo::stream_ordered::new_queue_identity()) {}
 
 ur_queue_handle_t_::~ur_queue_handle_t_() {
   using namespace ordo::opencl;
@@ -30,10 +29,6 @@ ur_queue_handle_t_::~ur_queue_handle_t_() {
 }
 
 namespace ordo::opencl {
-
-void queue_unhold(ur_queue_handle_t q) {
-  if (q->drop()) ordo::retire(q);
-}
 
 uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &waits,
                         const std::vector<ur_event_handle_t> *extra, uint64_t *seq) {
@@ -164,7 +159,7 @@ ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
   }
   hQueue->ctx->pools->sync_point(); // its frees have completed
   hQueue->ctx->pools->queue_released(hQueue->identity);
-  queue_unhold(hQueue);
+  unhold(hQueue);
   reap_deferred_events();
   return to_ur(err);
 }

@@ -8,10 +8,9 @@
 
 #include "common.hpp"
 #include "event.hpp"
+#include "ur_common/handles.hpp"
 
-struct ur_queue_handle_t_ : ordo::object {
-  static constexpr ordo::handle_kind kKind = ordo::handle_kind::queue;
-  static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_QUEUE;
+struct ur_queue_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::queue, UR_RESULT_ERROR_INVALID_QUEUE> {
   ur_queue_handle_t_();
 
   cl_command_queue cl = nullptr;
@@ -21,46 +20,39 @@ struct ur_queue_handle_t_ : ordo::object {
   ur_queue_flags_t flags = 0; // as the user asked
   bool in_order = true;       // what the cl_command_queue really does
   bool profiling = false;
-  // A device queue (CL_QUEUE_ON_DEVICE): only kernels enqueue to it (device-side
-  // enqueue), so the host never finishes or flushes it; host commands on it are
-  // refused by OpenCL (INVALID_QUEUE).
+  // A device queue (CL_QUEUE_ON_DEVICE): only kernels enqueue to it, so the host never
+  // finishes or flushes it; OpenCL refuses host commands on it (INVALID_QUEUE).
   bool on_device = false;
-  // This queue for the stream-ordered layer: never the identity of another queue.
-  const void *const identity;
-  // Every command enters the cl_command_queue under this lock, together with its
-  // record in the context's ordering knowledge; stream-ordered allocs and frees
-  // reach the pool in the same hold (docs/ordered-pool.md, "ordering contract").
+  const void *const identity; // this queue for the stream-ordered layer
+  // Every command enters the cl_command_queue under this lock, with its record in the
+  // context's ordering knowledge; stream-ordered allocs and frees reach the pool in the
+  // same hold (docs/ordered-pool.md, "ordering contract"). It guards what follows.
   std::mutex submit_mutex;
-  // Counts commands enqueued through the adapter. A free with no wait list enqueued
-  // when nothing else was since the last such free shares that free's marker: both
-  // complete once everything before them has (guarded by submit_mutex).
+  // Commands enqueued through the adapter. A free with no wait list with nothing
+  // enqueued since the last such free shares its marker (both complete together).
   std::atomic<uint64_t> commands{0};
   ur_event_handle_t last_free = nullptr;
   uint64_t last_free_at = 0;
-  // The place (`commands`) of the newest barrier (guarded by submit_mutex). A command
-  // of this out-of-order queue placed at or after it follows every barrier a new
-  // command would follow.
+  // The place (`commands`) of the newest barrier: a command of an out-of-order queue
+  // placed at or after it follows every barrier a new command would follow.
   uint64_t last_barrier_at = 0;
-  // An in-order queue keeps the cl_event of its newest command and its place (guarded
-  // by submit_mutex) while it sees plain stream-ordered frees (no wait list, no event):
-  // such a free releases its block when that command completes, with no marker. It
-  // starts at such a free and stops after kTrackWindow commands with none, so that a
-  // queue that no longer frees does not pay for an event per command.
+  // An in-order queue keeps its newest command's cl_event and place while it sees plain
+  // stream-ordered frees (no wait list, no event), which release their blocks with it
+  // and need no marker; from such a free until kTrackWindow commands without one.
   static constexpr uint32_t kTrackWindow = 64;
   bool track_last = false;
   uint32_t track_left = 0;
   cl_event last_cl = nullptr;
   uint64_t last_cl_at = 0;
-  // Out-of-order queues: the cl_event of the newest barrier (guarded by submit_mutex).
-  // Every marker with a wait list waits for it too: Intel's CPU runtime lets such a
-  // marker complete before an earlier barrier of its queue (docs/opencl.md).
+  // Out-of-order queues: the newest barrier's cl_event, which every marker with a wait
+  // list waits for too: Intel's CPU runtime lets such a marker complete before an earlier
+  // barrier of its queue (docs/opencl.md).
   cl_event last_barrier_cl = nullptr;
   ~ur_queue_handle_t_();
 };
 ORDO_HANDLE_CHECK(ur_queue_handle_t_);
 
 namespace ordo::opencl {
-void queue_unhold(ur_queue_handle_t q);
 
 // Under q->submit_mutex, right after the command entered the cl_command_queue: its
 // node in the context's ordering knowledge (predecessors: the wait list's events of
@@ -82,6 +74,35 @@ cl_int enqueue_marker(ur_queue_handle_t q, cl_uint n, const cl_event *waits, cl_
 // Puts `ev` (retained; null: none) in `slot` in place of the event it held (released):
 // last_cl, last_barrier_cl under q->submit_mutex.
 void keep_event(cl_event &slot, cl_event ev);
+
+// A stream-ordered alloc's or free's command for ur_common/async_alloc.hpp (async_alloc.cpp):
+// holds the queue's submission lock from construction to finish() (a failed one: to its
+// end). Its work is a zero fill, a marker, or none: no wait and no event asked for, or an
+// earlier command's cl_event stands in for the marker's (docs/opencl.md).
+struct AsyncCommand {
+  AsyncCommand(ur_queue_handle_t q, ur_command_t type, uint32_t n, const ur_event_handle_t *list,
+               ur_event_handle_t *phEvent, ordo::ur_common::lane_hint = {});
+  ~AsyncCommand(); // lets go of the lock, then of `held` and of a cl_event nobody took
+  ur_result_t status() const { return UR_RESULT_SUCCESS; }
+  const void *identity() const { return q->identity; }
+  bool in_order() const { return q->in_order; }
+  bool wait_for(ur_event_handle_t dep); // the pool's dependency (reuse rule 3), held until enqueued
+  ur_result_t zero(void *p, size_t size);
+  ur_result_t order(); // a shared cl_event, else a marker
+  ur_result_t finish(ur_result_t r, bool keep_lock = false);
+
+  const ur_queue_handle_t q;
+  const ur_command_t type;
+  const uint32_t n;
+  const ur_event_handle_t *const list;
+  ur_event_handle_t *const out;
+  bool want_event; // the caller's (a free's `out` is the layer's own)
+  ClWaitList waits;
+  std::vector<ur_event_handle_t> held;
+  std::unique_lock<std::mutex> lock;
+  cl_event ev = nullptr;   // the fill's or marker's, or `same` retained for `out`
+  cl_event same = nullptr; // the earlier command's cl_event this one completes with
+};
 
 // The start of every command: the queue, and its wait list translated into `waits`
 // (a list null or empty against its count: the spec's check, in the table tail).

@@ -14,7 +14,6 @@ void install_memory_entry_points(ur_dditable_t &t);
 void install_program_entry_points(ur_dditable_t &t);
 void install_kernel_entry_points(ur_dditable_t &t);
 void install_enqueue_entry_points(ur_dditable_t &t);
-void install_usm_pool_entry_points(ur_dditable_t &t); // the stream-ordered layer's (pool_hooks.cpp)
 void install_async_alloc_entry_points(ur_dditable_t &t);
 void install_host_task_entry_points(ur_dditable_t &t); // after ordo::derived's (ddi.cpp)
 } // namespace ordo::opencl

@@ -48,9 +48,9 @@ ur_result_t intel_error(cl_int err, ur_usm_type_t kind) {
 bool usm_kind_supported(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device) {
   switch (kind) {
   case UR_USM_TYPE_HOST:
-    return std::all_of(c->devices.begin(), c->devices.end(), [](auto d) { return d->usm_host_caps() != 0; });
-  case UR_USM_TYPE_DEVICE: return device && device->usm_device_caps();
-  case UR_USM_TYPE_SHARED: return device && device->usm_shared_caps();
+    return std::all_of(c->devices.begin(), c->devices.end(), [](auto d) { return d->usm_caps(usm_host) != 0; });
+  case UR_USM_TYPE_DEVICE: return device && device->usm_caps(usm_device);
+  case UR_USM_TYPE_SHARED: return device && device->usm_caps(usm_shared);
   default: return false;
   }
 }

@@ -29,9 +29,23 @@
 //   static bool H::fast_free(Queue *, ur_usm_pool_handle_t, void *, uint32_t n,
 //     ur_event_handle_t *phEvent, ur_result_t &r): true when it freed (or refused, in r)
 //     the memory with no command, after the argument checks and before any pool lookup.
+// Optional, for an adapter that checks more than the size or shares events (OpenCL,
+// docs/opencl.md "Allocs and frees without OpenCL commands"):
+//   static ur_result_t H::check_wait_list(Queue *, uint32_t, const ur_event_handle_t *):
+//     in place of the two-argument one, for a check that needs the queue (its context);
+//   static ur_result_t H::check_alloc(Queue *, ur_usm_type_t, size_t size, uint32_t n,
+//     const ur_event_handle_t *waits): the wait list, the size and the queue's device
+//     checked in the adapter's own order, in place of the size, max_alloc and wait-list
+//     checks, before the pool lookup;
+//   static bool H::free_in_lock(Command &, context_pools &, ur_usm_pool_handle_t, void *,
+//     ur_event_handle_t *phEvent, pool_ref &owner, ur_result_t &r): under the free
+//     Command's lock, before its work and in place of find_owner: true when it freed
+//     (or refused, in r) the memory with no command; false with `owner` found.
 // An alloc's Command may defer the lane's lock to finish() (native CPU does for an alloc
 // that waits for nothing and whose event nobody asked for): then the pool call runs
 // before any command exists, and finish() makes one only if the block needs it.
+// finish() with a failed result returns it still holding the lock, so that a failed
+// alloc's block goes back to the pool in the same hold.
 //
 // The pool call happens in the same hold of the lane's lock as the command's work, its
 // event and its ordering record, so the pool sees one lane's allocs and frees in the
@@ -66,6 +80,22 @@ template <class H>
 struct has_fast_free<
     H, std::void_t<decltype(H::fast_free(nullptr, nullptr, nullptr, 0, nullptr, std::declval<ur_result_t &>()))>>
     : std::true_type {};
+template <class H, class Q, class = void> struct has_queue_wait_check : std::false_type {};
+template <class H, class Q>
+struct has_queue_wait_check<H, Q, std::void_t<decltype(H::check_wait_list(std::declval<Q *>(), 0, nullptr))>>
+    : std::true_type {};
+template <class H, class Q, class = void> struct has_check_alloc : std::false_type {};
+template <class H, class Q>
+struct has_check_alloc<H, Q,
+                       std::void_t<decltype(H::check_alloc(std::declval<Q *>(), UR_USM_TYPE_HOST, 0, 0, nullptr))>>
+    : std::true_type {};
+template <class H, class C, class = void> struct has_free_in_lock : std::false_type {};
+template <class H, class C>
+struct has_free_in_lock<
+    H, C,
+    std::void_t<decltype(H::free_in_lock(std::declval<C &>(), std::declval<ordo::stream_ordered::context_pools &>(),
+                                         nullptr, nullptr, nullptr, std::declval<ordo::stream_ordered::pool_ref &>(),
+                                         std::declval<ur_result_t &>()))>> : std::true_type {};
 
 template <class H> struct async_alloc {
   using Queue = typename H::Queue;
@@ -79,10 +109,14 @@ template <class H> struct async_alloc {
     if (!ppMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (pProperties && (pProperties->flags & UR_EXP_ASYNC_USM_ALLOC_FLAGS_MASK))
       return UR_RESULT_ERROR_INVALID_ENUMERATION;
-    if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-    if constexpr (has_device_max_alloc<H, Queue>::value)
-      if (size > H::max_alloc(queue_device(q))) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-    if (ur_result_t r = H::check_wait_list(n, waits)) return r;
+    if constexpr (has_check_alloc<H, Queue>::value) {
+      if (ur_result_t r = H::check_alloc(q, kind, size, n, waits)) return r;
+    } else {
+      if (size == 0) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+      if constexpr (has_device_max_alloc<H, Queue>::value)
+        if (size > H::max_alloc(queue_device(q))) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+      if (ur_result_t r = check_wait_list(q, n, waits)) return r;
+    }
     ordo::stream_ordered::context_pools &pools = *queue_context(q)->pools;
     auto device = reinterpret_cast<ur_device_handle_t>(queue_device(q));
     ordo::stream_ordered::pool_ref pool; // declared before the command: let go outside its lock
@@ -131,7 +165,7 @@ template <class H> struct async_alloc {
     Queue *q = nullptr;
     if (ur_result_t r = unwrap(hQueue, q)) return r;
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (ur_result_t r = H::check_wait_list(n, waits)) return r;
+    if (ur_result_t r = check_wait_list(q, n, waits)) return r;
     if constexpr (has_fast_free<H>::value) {
       ur_result_t r = UR_RESULT_SUCCESS;
       if (H::fast_free(q, pPool, pMem, n, phEvent, r)) return r;
@@ -141,12 +175,16 @@ template <class H> struct async_alloc {
     // Memory of a pool of this context (of pPool, if named): refused before any
     // command exists. Whether it is a live block's first byte the core answers once,
     // in free_in_command: a refused free's command only ordered, and is forgotten.
-    if (ur_result_t r = pools.find_owner(pPool, pMem, owner)) return r;
+    constexpr bool in_lock = has_free_in_lock<H, Command>::value;
+    if constexpr (!in_lock)
+      if (ur_result_t r = pools.find_owner(pPool, pMem, owner)) return r;
     ur_event_handle_t made = nullptr;
     ur_result_t r = UR_RESULT_SUCCESS;
     {
       Command cmd(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, n, waits, &made);
       if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
+      if constexpr (in_lock)
+        if (H::free_in_lock(cmd, pools, pPool, pMem, phEvent, owner, r)) return r;
       if ((r = cmd.finish(H::free_work(cmd), /*keep_lock=*/true))) return r;
       // Fails for memory that is not a live block's first byte (a double free, an
       // interior pointer, a block another thread freed meanwhile) or when host memory
@@ -165,6 +203,13 @@ template <class H> struct async_alloc {
     else
       H::release_event(made); // the pool holds its own reference
     return r;
+  }
+
+  static ur_result_t check_wait_list(Queue *q, uint32_t n, const ur_event_handle_t *waits) {
+    if constexpr (has_queue_wait_check<H, Queue>::value)
+      return H::check_wait_list(q, n, waits);
+    else
+      return H::check_wait_list(n, waits);
   }
 
   // The four slots of ur_dditable_t::EnqueueExp.
