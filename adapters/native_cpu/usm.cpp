@@ -28,18 +28,9 @@ struct usm_hooks {
   static bool shared_supported(const Device *) { return true; }
   // Flags the spec does not define are refused; the size limit holds for pools too.
   static ur_result_t check_alloc(const ur_usm_desc_t *desc, size_t size) {
-    ur_result_t result = UR_RESULT_SUCCESS;
-    if (desc && (desc->hints & UR_USM_ADVICE_FLAGS_MASK)) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-    for_each_in_chain(desc ? desc->pNext : nullptr, [&](const ur_base_desc_t *p) {
-      if (p->stype == UR_STRUCTURE_TYPE_USM_HOST_DESC &&
-          (reinterpret_cast<const ur_usm_host_desc_t *>(p)->flags & UR_USM_HOST_MEM_FLAGS_MASK))
-        result = UR_RESULT_ERROR_INVALID_ENUMERATION;
-      if (p->stype == UR_STRUCTURE_TYPE_USM_DEVICE_DESC &&
-          (reinterpret_cast<const ur_usm_device_desc_t *>(p)->flags & UR_USM_DEVICE_MEM_FLAGS_MASK))
-        result = UR_RESULT_ERROR_INVALID_ENUMERATION;
-    });
-    if (result == UR_RESULT_SUCCESS && size > max_alloc_size()) return UR_RESULT_ERROR_INVALID_USM_SIZE;
-    return result;
+    if (ur_result_t r = ordo::ur_common::check_chained_flags(desc, 64)) return r;
+    if (size > max_alloc_size()) return UR_RESULT_ERROR_INVALID_USM_SIZE;
+    return UR_RESULT_SUCCESS;
   }
   static ur_result_t alloc_plain(Context *ctx, ur_usm_type_t kind, Device *, size_t size, size_t align, void **out) {
     void *p = nullptr;

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <ctime>
 
-#include "handle_entry_points.hpp"
 #include "platform.hpp"
 #include "tables.hpp"
+#include "ur_common/device.hpp"
 
 ur_device_handle_t_::~ur_device_handle_t_() {
   // Sub-devices first: each holds an OpenCL reference of its own.
@@ -96,51 +96,6 @@ bool probe_device(ur_device_handle_t_ &d) {
 }
 
 namespace {
-
-bool type_matches(const ur_device_handle_t_ &d, ur_device_type_t want) {
-  switch (want) {
-  case UR_DEVICE_TYPE_ALL: return true;
-  case UR_DEVICE_TYPE_GPU: return d.type & CL_DEVICE_TYPE_GPU;
-  case UR_DEVICE_TYPE_CPU: return d.type & CL_DEVICE_TYPE_CPU;
-  case UR_DEVICE_TYPE_FPGA: return d.type & CL_DEVICE_TYPE_ACCELERATOR;
-  case UR_DEVICE_TYPE_CUSTOM: return d.type & CL_DEVICE_TYPE_CUSTOM;
-  default: return false; // MCA, VPU: OpenCL has no such devices
-  }
-}
-
-ur_result_t UR_APICALL urDeviceGet(ur_platform_handle_t hPlatform, ur_device_type_t DeviceType, uint32_t NumEntries,
-                                   ur_device_handle_t *phDevices, uint32_t *pNumDevices) {
-  ORDO_CHECK_HANDLE(hPlatform);
-  // Above CUSTOM and the sizes: the spec's checks (table tail); 0 is below them.
-  if (DeviceType < UR_DEVICE_TYPE_DEFAULT) return UR_RESULT_ERROR_INVALID_ENUMERATION;
-  std::vector<ur_device_handle_t> found;
-  for (auto &d : hPlatform->devices) {
-    // The default device of an OpenCL platform is its first one.
-    if (DeviceType == UR_DEVICE_TYPE_DEFAULT) {
-      found.push_back(d.get());
-      break;
-    }
-    if (type_matches(*d, DeviceType)) found.push_back(d.get());
-  }
-  // Root devices are not reference counted (UR): handing one out changes nothing.
-  for (uint32_t i = 0; phDevices && i < NumEntries && i < found.size(); ++i) phDevices[i] = found[i];
-  if (pNumDevices) *pNumDevices = static_cast<uint32_t>(found.size());
-  return UR_RESULT_SUCCESS;
-}
-
-// A root device's count never changes (UR: "the reference count remains unchanged");
-// a sub-device's counts its references, down to 0 (its object stays with its parent).
-ur_result_t UR_APICALL urDeviceRetain(ur_device_handle_t hDevice) {
-  ORDO_CHECK_HANDLE(hDevice);
-  if (!hDevice->is_root()) hDevice->retain();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urDeviceRelease(ur_device_handle_t hDevice) {
-  ORDO_CHECK_HANDLE(hDevice);
-  bool last = false; // every reference released already: INVALID_DEVICE
-  return hDevice->is_root() || hDevice->release_user(last) ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_DEVICE;
-}
 
 bool same_properties(const std::vector<ur_device_partition_property_t> &a, const ur_device_partition_property_t *b,
                      size_t n) {
@@ -254,45 +209,6 @@ ur_device_handle_t find_sub_device(ur_device_handle_t d, cl_device_id id) {
   return nullptr;
 }
 
-// The native handle of a device the adapter made answers that same device, a
-// sub-device included (UR's suite: urDeviceCreateWithNativeHandleTest.SubDeviceHandleEquality).
-ur_result_t UR_APICALL urDeviceCreateWithNativeHandle(ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter,
-                                                      const ur_device_native_properties_t *,
-                                                      ur_device_handle_t *phDevice) {
-  ORDO_CHECK_HANDLE(hAdapter);
-  const auto id = reinterpret_cast<cl_device_id>(hNativeDevice);
-  for (ur_platform_handle_t p : platforms())
-    for (auto &d : p->devices) {
-      ur_device_handle_t found = d->cl == id ? d.get() : find_sub_device(d.get(), id);
-      if (!found) continue;
-      if (found != d.get()) found->retain(); // a sub-device: one more reference handed out, as by urDevicePartition
-      *phDevice = found;                     // a root device is not reference counted
-      return UR_RESULT_SUCCESS;
-    }
-  return UR_RESULT_ERROR_INVALID_DEVICE;
-}
-
-// Prefers an ahead-of-time image for this kind of device, then SPIR-V if the device
-// takes IL.
-ur_result_t UR_APICALL urDeviceSelectBinary(ur_device_handle_t hDevice, const ur_device_binary_t *pBinaries,
-                                            uint32_t NumBinaries, uint32_t *pSelectedBinary) {
-  ORDO_CHECK_HANDLE(hDevice);
-  const char *native = (hDevice->type & CL_DEVICE_TYPE_CPU)           ? UR_DEVICE_BINARY_TARGET_SPIRV64_X86_64
-                       : (hDevice->type & CL_DEVICE_TYPE_GPU)         ? UR_DEVICE_BINARY_TARGET_SPIRV64_GEN
-                       : (hDevice->type & CL_DEVICE_TYPE_ACCELERATOR) ? UR_DEVICE_BINARY_TARGET_SPIRV64_FPGA
-                                                                      : nullptr;
-  const char *preferred[2] = {native, hDevice->accepts_il() ? UR_DEVICE_BINARY_TARGET_SPIRV64 : nullptr};
-  for (const char *target : preferred) {
-    if (!target) continue;
-    for (uint32_t i = 0; i < NumBinaries; ++i)
-      if (pBinaries[i].pDeviceTargetSpec && std::strcmp(pBinaries[i].pDeviceTargetSpec, target) == 0) {
-        *pSelectedBinary = i;
-        return UR_RESULT_SUCCESS;
-      }
-  }
-  return UR_RESULT_ERROR_INVALID_BINARY;
-}
-
 // The host's CLOCK_MONOTONIC_RAW in nanoseconds: the clock PoCL stamps profiling
 // events with (measured: within tens of microseconds), and a steady clock anyway.
 uint64_t host_raw_ns() {
@@ -323,18 +239,46 @@ ur_result_t UR_APICALL urDeviceGetGlobalTimestamps(ur_device_handle_t hDevice, u
   return UR_RESULT_SUCCESS;
 }
 
+// What ur_common's urDevice* entry points leave to the adapter (ur_common/device.hpp).
+struct device_hooks {
+  using Platform = ur_platform_handle_t_;
+  using Device = ur_device_handle_t_;
+  static bool has_type(const Device *d, ur_device_type_t want) {
+    switch (want) {
+    case UR_DEVICE_TYPE_GPU: return d->type & CL_DEVICE_TYPE_GPU;
+    case UR_DEVICE_TYPE_CPU: return d->type & CL_DEVICE_TYPE_CPU;
+    case UR_DEVICE_TYPE_FPGA: return d->type & CL_DEVICE_TYPE_ACCELERATOR;
+    case UR_DEVICE_TYPE_CUSTOM: return d->type & CL_DEVICE_TYPE_CUSTOM;
+    default: return false; // MCA, VPU: OpenCL has no such devices
+    }
+  }
+  static constexpr bool default_is_first = true;
+  // An ahead-of-time image for this kind of device first, then SPIR-V if the device takes IL.
+  static void binary_targets(const Device *d, const char *(&targets)[2]) {
+    targets[0] = (d->type & CL_DEVICE_TYPE_CPU)           ? UR_DEVICE_BINARY_TARGET_SPIRV64_X86_64
+                 : (d->type & CL_DEVICE_TYPE_GPU)         ? UR_DEVICE_BINARY_TARGET_SPIRV64_GEN
+                 : (d->type & CL_DEVICE_TYPE_ACCELERATOR) ? UR_DEVICE_BINARY_TARGET_SPIRV64_FPGA
+                                                          : nullptr;
+    targets[1] = d->accepts_il() ? UR_DEVICE_BINARY_TARGET_SPIRV64 : nullptr;
+  }
+  static bool is_root(const Device *d) { return d->is_root(); }
+  static ur_native_handle_t native_handle(const Device *d) { return reinterpret_cast<ur_native_handle_t>(d->cl); }
+  // A sub-device's native handle answers that same sub-device (UR's suite:
+  // urDeviceCreateWithNativeHandleTest.SubDeviceHandleEquality).
+  using Adapter = ur_adapter_handle_t_;
+  static const std::vector<Platform *> &platforms() { return opencl::platforms(); }
+  static Device *sub_device(Device *root, ur_native_handle_t n) {
+    return find_sub_device(root, reinterpret_cast<cl_device_id>(n));
+  }
+};
+
 } // namespace
 
 ur_result_t urDeviceGetInfo(ur_device_handle_t, ur_device_info_t, size_t, void *, size_t *);
 
 void install_device_entry_points(ur_dditable_t &t) {
-  t.Device.pfnGet = urDeviceGet;
+  ordo::ur_common::device_entry_points<device_hooks>::install(t);
   t.Device.pfnGetInfo = urDeviceGetInfo;
-  t.Device.pfnRetain = urDeviceRetain;
-  t.Device.pfnRelease = urDeviceRelease;
-  t.Device.pfnGetNativeHandle = native_handle<ur_device_handle_t_>;
-  t.Device.pfnCreateWithNativeHandle = urDeviceCreateWithNativeHandle;
-  t.Device.pfnSelectBinary = urDeviceSelectBinary;
   t.Device.pfnPartition = urDevicePartition;
   t.Device.pfnGetGlobalTimestamps = urDeviceGetGlobalTimestamps;
 }

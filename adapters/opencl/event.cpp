@@ -190,7 +190,7 @@ ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *
 
 // A release may let go of events parked by callbacks and pools (event.hpp).
 ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
-  ur_result_t r = release_handle(hEvent);
+  ur_result_t r = ur_common::release_user_handle<ur_event_handle_t_>(hEvent);
   reap_deferred_events();
   return r;
 }
@@ -282,7 +282,7 @@ void install_event_entry_points(ur_dditable_t &t) {
   t.Event.pfnGetInfo = urEventGetInfo;
   t.Event.pfnGetProfilingInfo = urEventGetProfilingInfo;
   t.Event.pfnWait = urEventWait;
-  t.Event.pfnRetain = retain_handle<ur_event_handle_t_>;
+  t.Event.pfnRetain = ur_common::retain_user_handle<ur_event_handle_t_>;
   t.Event.pfnRelease = urEventRelease;
   t.Event.pfnGetNativeHandle = native_handle<ur_event_handle_t_>;
   t.Event.pfnCreateWithNativeHandle = urEventCreateWithNativeHandle;

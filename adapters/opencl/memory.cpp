@@ -247,8 +247,8 @@ ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle
 
 void install_memory_entry_points(ur_dditable_t &t) {
   t.Mem.pfnBufferCreate = urMemBufferCreate;
-  t.Mem.pfnRetain = retain_handle<ur_mem_handle_t_>;
-  t.Mem.pfnRelease = release_handle<ur_mem_handle_t_>;
+  t.Mem.pfnRetain = ur_common::retain_user_handle<ur_mem_handle_t_>;
+  t.Mem.pfnRelease = ur_common::release_user_handle<ur_mem_handle_t_>;
   t.Mem.pfnBufferPartition = urMemBufferPartition;
   t.Mem.pfnGetNativeHandle = native_handle<ur_mem_handle_t_, ur_device_handle_t>;
   t.Mem.pfnBufferCreateWithNativeHandle = urMemBufferCreateWithNativeHandle;

@@ -219,8 +219,8 @@ void install_program_entry_points(ur_dditable_t &t) {
   t.Program.pfnBuild = build<false>;
   t.Program.pfnCompile = build<true>;
   t.Program.pfnLink = urProgramLink;
-  t.Program.pfnRetain = retain_handle<ur_program_handle_t_>;
-  t.Program.pfnRelease = release_handle<ur_program_handle_t_>;
+  t.Program.pfnRetain = ur_common::retain_user_handle<ur_program_handle_t_>;
+  t.Program.pfnRelease = ur_common::release_user_handle<ur_program_handle_t_>;
   t.Program.pfnGetInfo = urProgramGetInfo;
   t.Program.pfnGetBuildInfo = urProgramGetBuildInfo;
   t.Program.pfnGetNativeHandle = native_handle<ur_program_handle_t_>;

@@ -243,7 +243,7 @@ ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
 
 void install_queue_entry_points(ur_dditable_t &t) {
   t.Queue.pfnCreate = urQueueCreate;
-  t.Queue.pfnRetain = retain_handle<ur_queue_handle_t_>;
+  t.Queue.pfnRetain = ur_common::retain_user_handle<ur_queue_handle_t_>;
   t.Queue.pfnRelease = urQueueRelease;
   t.Queue.pfnGetInfo = urQueueGetInfo;
   t.Queue.pfnGetNativeHandle = native_handle<ur_queue_handle_t_, ur_queue_native_desc_t *>;

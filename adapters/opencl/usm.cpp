@@ -184,16 +184,7 @@ struct usm_hooks {
   using Context = ur_context_handle_t_;
   using Device = ur_device_handle_t_;
   static ur_result_t check_alloc(const ur_usm_desc_t *desc, size_t) {
-    for (auto *ext = desc ? static_cast<const ur_base_desc_t *>(desc->pNext) : nullptr; ext;
-         ext = static_cast<const ur_base_desc_t *>(ext->pNext)) {
-      if (ext->stype == UR_STRUCTURE_TYPE_USM_HOST_DESC &&
-          (reinterpret_cast<const ur_usm_host_desc_t *>(ext)->flags & UR_USM_HOST_MEM_FLAGS_MASK))
-        return UR_RESULT_ERROR_INVALID_ENUMERATION;
-      if (ext->stype == UR_STRUCTURE_TYPE_USM_DEVICE_DESC &&
-          (reinterpret_cast<const ur_usm_device_desc_t *>(ext)->flags & UR_USM_DEVICE_MEM_FLAGS_MASK))
-        return UR_RESULT_ERROR_INVALID_ENUMERATION;
-    }
-    return UR_RESULT_SUCCESS;
+    return ordo::ur_common::check_chained_flags(desc);
   }
   // Host memory must fit every device of the context; a kind the devices lack is
   // refused as an operation this context cannot do.

@@ -45,6 +45,16 @@ template <class T, class Handle> ur_result_t UR_APICALL retain_user_handle(Handl
   return UR_RESULT_SUCCESS;
 }
 
+// urXRelease of an object-model handle with nothing to do at the user's last release but
+// drop the user's holder; the last holder retires the object (OpenCL's objects).
+template <class T, class Handle> ur_result_t UR_APICALL release_user_handle(Handle h) {
+  ORDO_UNWRAP(T, o, h);
+  bool last = false;
+  if (!o->release_user(last)) return ordo::invalid_of(o);
+  if (last && o->drop()) ordo::retire(o);
+  return UR_RESULT_SUCCESS;
+}
+
 // The fields of root devices, platforms and contexts every adapter on ur_common has
 // alike; each adapter derives its own and adds what its driver keeps.
 template <class Platform> struct device_object : object {

@@ -42,6 +42,23 @@ namespace ordo::ur_common {
 
 inline size_t align_of(const ur_usm_desc_t *desc) { return desc && desc->align > 1 ? desc->align : 0; }
 
+// Flags the spec does not define in the host and device descriptors chained to an
+// allocation's descriptor: INVALID_ENUMERATION (for hooks' check_alloc; ur_usm_desc_t's
+// own hints are check_alloc_args'). Only the first `max_links` descriptors are read
+// (native CPU reads 64 of any chain, so that a cycle ends).
+inline ur_result_t check_chained_flags(const ur_usm_desc_t *desc, size_t max_links = SIZE_MAX) {
+  auto *ext = desc ? static_cast<const ur_base_desc_t *>(desc->pNext) : nullptr;
+  for (size_t n = 0; ext && n < max_links; ++n, ext = static_cast<const ur_base_desc_t *>(ext->pNext)) {
+    if (ext->stype == UR_STRUCTURE_TYPE_USM_HOST_DESC &&
+        (reinterpret_cast<const ur_usm_host_desc_t *>(ext)->flags & UR_USM_HOST_MEM_FLAGS_MASK))
+      return UR_RESULT_ERROR_INVALID_ENUMERATION;
+    if (ext->stype == UR_STRUCTURE_TYPE_USM_DEVICE_DESC &&
+        (reinterpret_cast<const ur_usm_device_desc_t *>(ext)->flags & UR_USM_DEVICE_MEM_FLAGS_MASK))
+      return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
 // Whether hooks H has wait_before_free (usm_entry_points::free).
 template <class H, class = void> struct has_wait_before_free : std::false_type {};
 template <class H>

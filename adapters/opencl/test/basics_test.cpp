@@ -168,6 +168,57 @@ TEST_F(PlatformDevice, RootDeviceRefCountAndNativeHandle) {
   OCL_ASSERT_OK(t().Device.pfnRelease(same));
 }
 
+// urDeviceGet, urDeviceSelectBinary and sub-device counts are ur_common/device.hpp's,
+// with OpenCL's rules as hooks: DEFAULT is the platform's first device, types are bits
+// of CL_DEVICE_TYPE, an ahead-of-time target comes before SPIR-V.
+TEST_F(PlatformDevice, DeviceGetSelectBinaryAndSubDeviceCounts) {
+  uint32_t all = 0, defaults = 0, cpus = 0, mca = 0;
+  OCL_ASSERT_OK(t().Device.pfnGet(platform, UR_DEVICE_TYPE_ALL, 0, nullptr, &all));
+  OCL_ASSERT_OK(t().Device.pfnGet(platform, UR_DEVICE_TYPE_DEFAULT, 0, nullptr, &defaults));
+  EXPECT_EQ(all ? 1u : 0u, defaults);
+  ur_device_handle_t first = nullptr;
+  OCL_ASSERT_OK(t().Device.pfnGet(platform, UR_DEVICE_TYPE_DEFAULT, 1, &first, nullptr));
+  EXPECT_EQ(device, first);
+  OCL_ASSERT_OK(t().Device.pfnGet(platform, UR_DEVICE_TYPE_CPU, 0, nullptr, &cpus));
+  ur_device_type_t type{};
+  OCL_ASSERT_OK(t().Device.pfnGetInfo(device, UR_DEVICE_INFO_TYPE, sizeof type, &type, nullptr));
+  if (type == UR_DEVICE_TYPE_CPU) {
+    EXPECT_LE(1u, cpus);
+  }
+  OCL_ASSERT_OK(t().Device.pfnGet(platform, UR_DEVICE_TYPE_MCA, 0, nullptr, &mca));
+  EXPECT_EQ(0u, mca); // OpenCL has no such devices
+
+  const char *native = type == UR_DEVICE_TYPE_CPU   ? UR_DEVICE_BINARY_TARGET_SPIRV64_X86_64
+                       : type == UR_DEVICE_TYPE_GPU ? UR_DEVICE_BINARY_TARGET_SPIRV64_GEN
+                                                    : UR_DEVICE_BINARY_TARGET_SPIRV64_FPGA;
+  const ur_device_binary_t binaries[] = {{UR_STRUCTURE_TYPE_DEVICE_BINARY, nullptr, UR_DEVICE_BINARY_TARGET_SPIRV64},
+                                         {UR_STRUCTURE_TYPE_DEVICE_BINARY, nullptr, native},
+                                         {UR_STRUCTURE_TYPE_DEVICE_BINARY, nullptr, UR_DEVICE_BINARY_TARGET_NVPTX64}};
+  uint32_t selected = 99;
+  OCL_ASSERT_OK(t().Device.pfnSelectBinary(device, binaries, 3, &selected));
+  EXPECT_EQ(1u, selected); // the ahead-of-time image first, wherever it stands
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_BINARY, t().Device.pfnSelectBinary(device, &binaries[2], 1, &selected));
+
+  ur_device_partition_property_t equally{UR_DEVICE_PARTITION_EQUALLY, {1}};
+  ur_device_partition_properties_t props{UR_STRUCTURE_TYPE_DEVICE_PARTITION_PROPERTIES, nullptr, &equally, 1};
+  ur_device_handle_t sub = nullptr;
+  if (t().Device.pfnPartition(device, &props, 1, &sub, nullptr) != UR_RESULT_SUCCESS)
+    GTEST_SKIP() << "the device cannot be partitioned equally";
+  auto count = [&](ur_device_handle_t d) {
+    uint32_t n = 0;
+    t().Device.pfnGetInfo(d, UR_DEVICE_INFO_REFERENCE_COUNT, sizeof n, &n, nullptr);
+    return n;
+  };
+  const uint32_t handed_out = count(sub);
+  OCL_ASSERT_OK(t().Device.pfnRetain(sub));
+  EXPECT_EQ(handed_out + 1, count(sub));
+  for (uint32_t i = 0; i <= handed_out; ++i) OCL_ASSERT_OK(t().Device.pfnRelease(sub));
+  EXPECT_EQ(0u, count(sub));
+  // Every reference released: one more is refused, and the count stays at 0.
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_DEVICE, t().Device.pfnRelease(sub));
+  EXPECT_EQ(0u, count(sub));
+}
+
 using ContextQueue = OpenCLTest;
 
 TEST_F(ContextQueue, ContextInfoAndRefCount) {

@@ -87,6 +87,25 @@ TEST_F(Usm, BadRequestsAreRefused) {
   }
 }
 
+// Flags the spec does not define, in host or device descriptors chained to the
+// allocation's descriptor, are refused (ur_common::check_chained_flags).
+TEST_F(Usm, UndefinedFlagsInChainedDescriptorsAreRefused) {
+  ur_usm_device_desc_t device_desc{UR_STRUCTURE_TYPE_USM_DEVICE_DESC, nullptr, 0x80000000u};
+  ur_usm_host_desc_t host_desc{UR_STRUCTURE_TYPE_USM_HOST_DESC, nullptr, 0};
+  ur_usm_desc_t desc{UR_STRUCTURE_TYPE_USM_DESC, &host_desc, 0, 0};
+  void *p = nullptr;
+  OCL_ASSERT_OK(t().USM.pfnHostAlloc(context, &desc, nullptr, 64, &p));
+  OCL_ASSERT_OK(t().USM.pfnFree(context, p));
+  host_desc.pNext = &device_desc; // the bad flags second in the chain
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_ENUMERATION, t().USM.pfnHostAlloc(context, &desc, nullptr, 64, &p));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_ENUMERATION, t().USM.pfnDeviceAlloc(context, device, &desc, nullptr, 64, &p));
+  host_desc.pNext = nullptr;
+  host_desc.flags = 0x80000000u;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_ENUMERATION, t().USM.pfnSharedAlloc(context, device, &desc, nullptr, 64, &p));
+  // A zero size as well: the spec's size check (the table tail) comes first.
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_USM_SIZE, t().USM.pfnHostAlloc(context, &desc, nullptr, 0, &p));
+}
+
 TEST_F(Usm, MemcpyRoundTripThroughDeviceMemory) {
   const size_t n = 1 << 16;
   std::vector<uint32_t> in(n), out(n, 0);
