@@ -99,22 +99,6 @@ status Device::time_base(event_t *event, uint64_t *host_ns) {
 
 // ---- entry points ------------------------------------------------------------------
 
-// The root device whose driver handle this is (root devices are never made twice).
-ur_result_t UR_APICALL urDeviceCreateWithNativeHandle(ur_native_handle_t hNativeDevice, ur_adapter_handle_t hAdapter,
-                                                      const ur_device_native_properties_t *pProperties,
-                                                      ur_device_handle_t *phDevice) {
-  ORDO_UNWRAP(Adapter, a, hAdapter);
-  (void)a, (void)pProperties;
-  if (!phDevice) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  for (Platform *p : platforms())
-    for (Device *d : p->devices)
-      if (static_cast<ur_native_handle_t>(d->native) == hNativeDevice) {
-        *phDevice = reinterpret_cast<ur_device_handle_t>(d);
-        return UR_RESULT_SUCCESS;
-      }
-  return UR_RESULT_ERROR_INVALID_DEVICE;
-}
-
 ur_result_t UR_APICALL urDeviceWaitExp(ur_device_handle_t hDevice) {
   ORDO_UNWRAP(Device, d, hDevice);
   ORDO_DRV(d->make_current());
@@ -285,6 +269,10 @@ struct device_hooks {
   }
   static uint64_t host_time_ns() { return host_now_ns(); }
   static ur_native_handle_t native_handle(const Device *d) { return static_cast<ur_native_handle_t>(d->native); }
+  // urDeviceCreateWithNativeHandle: the root device of that driver handle (root devices
+  // are never made twice).
+  using Adapter = stream_backend::Adapter;
+  static const std::vector<Platform *> &platforms() { return stream_backend::platforms(); }
 };
 
 } // namespace
@@ -292,7 +280,6 @@ struct device_hooks {
 void install_device_entry_points(ur_dditable_t &t) {
   ordo::ur_common::device_entry_points<device_hooks>::install(t);
   t.Device.pfnGetInfo = urDeviceGetInfo;
-  t.Device.pfnCreateWithNativeHandle = urDeviceCreateWithNativeHandle;
   t.DeviceExp.pfnWaitExp = urDeviceWaitExp;
 }
 
