@@ -256,10 +256,14 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
   // mapping and a page fault), the pool a chunk record, and a large pool's chunks made
   // one per request were half of its CPU time (docs/ordered-pool.md, "Chunk sizes").
   // The unused part of the newest chunk is at most 1/growth_share of what the core held.
-  const std::size_t share = std::min(held_ / growth_share, growth_cap);
-  if (share > size && share <= std::numeric_limits<std::size_t>::max() - gran) size = align_up(share, gran);
-  // The maximum is the UR pool's, over every core that shares the budget.
+  // Not under a maximum: there the slack of one core's chunk would be room the pool's
+  // other cores (its other kinds of memory) can no longer reserve.
   std::size_t room = budget_->room();
+  const std::size_t share = std::min(held_ / growth_share, growth_cap);
+  if (room == std::numeric_limits<std::size_t>::max() && share > size &&
+      share <= std::numeric_limits<std::size_t>::max() - gran)
+    size = align_up(share, gran);
+  // The maximum is the UR pool's, over every core that shares the budget.
   if (room != std::numeric_limits<std::size_t>::max()) {
     if (align_down(room, block_granule) < want && !make_room(want)) return nullptr;
     room = align_down(budget_->room(), block_granule);

@@ -765,6 +765,23 @@ TEST_F(fixture, SharedBudgetLimitsEveryCore) {
   EXPECT_EQ(budget->stats().reserved_current, 0u);
 }
 
+// Under a maximum a core grows by its requests only: the slack of a larger chunk would be
+// room the budget's other cores could not reserve (found by a review: 240 MiB of 2 MiB
+// device blocks left no room for a 16 MiB host block in a 256 MiB pool).
+TEST_F(fixture, SharedBudgetCoresGrowByTheRequestOnly) {
+  auto budget = std::make_shared<pool_budget>(256 * MiB, 0);
+  pool_config cfg;
+  sim_backend be2;
+  ordered_pool device(be, cfg, budget), host(be2, cfg, budget);
+  std::vector<void *> blocks;
+  for (int i = 0; i < 120; ++i) blocks.push_back(must_alloc(device, req(2 * MiB)));
+  EXPECT_EQ(budget->stats().reserved_current, 240 * MiB);
+  void *h = must_alloc(host, req(16 * MiB)); // exactly the maximum in use
+  EXPECT_EQ(budget->stats().reserved_current, 256 * MiB);
+  ASSERT_EQ(host.free_now(h), status::success);
+  for (void *b : blocks) ASSERT_EQ(device.free_now(b), status::success);
+}
+
 // At its maximum, a pool gives back wholly free chunks to grow a bigger one, but
 // never when the request could not fit anyway.
 TEST_F(fixture, WhollyFreeChunksMakeRoomUnderTheMaximum) {
