@@ -20,7 +20,7 @@ void context_drop(ur_context_handle_t_ *c);
 // The event may hold the last reference to its queue or context, whose destruction
 // locks the calling pool again: destroyed later, on a safe path (event.hpp).
 inline void event_drop(ur_event_handle_t_ *e) { ordo::opencl::event_unhold_deferred(e); }
-inline ur_context_handle_t event_context(const ur_event_handle_t_ *e) { return e->context; }
+inline ur_context_handle_t event_context(const ur_event_handle_t_ *e) { return e->ctx; }
 
 namespace ordo::opencl {
 

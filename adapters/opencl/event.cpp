@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "context.hpp"
-#include "handle_entry_points.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
+#include "ur_common/event.hpp"
 #include "ur_common/memory.hpp"
 
 ur_event_handle_t_::~ur_event_handle_t_() {
@@ -20,7 +20,7 @@ ur_event_handle_t_::~ur_event_handle_t_() {
     ordo::adapter_ddi().Queue.pfnRelease(queue);
   else if (queue)
     ordo::opencl::unhold(queue);
-  if (context) ordo::opencl::context_unhold(context);
+  if (ctx) ordo::opencl::context_unhold(ctx);
 }
 
 namespace ordo::opencl {
@@ -62,7 +62,7 @@ ur_result_t ClWaitList::assign(uint32_t n, const ur_event_handle_t *list, ur_con
   ur_n_ = n;
   for (uint32_t i = 0; i < n; ++i) {
     if (!ordo::is_a<ur_event_handle_t_>(list[i])) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
-    if (list[i]->context != context) return UR_RESULT_ERROR_INVALID_CONTEXT;
+    if (list[i]->ctx != context) return UR_RESULT_ERROR_INVALID_CONTEXT;
     push(list[i]->cl);
   }
   return UR_RESULT_SUCCESS;
@@ -85,7 +85,7 @@ ur_event_handle_t wrap_event(ur_queue_handle_t q, ur_command_t command, cl_event
   if (!e) return nullptr;
   e->cl = ev;
   e->queue = q;
-  e->context = q->ctx;
+  e->ctx = q->ctx;
   e->command = command;
   e->order_node = node;
   e->seq = seq;
@@ -130,70 +130,81 @@ namespace {
 static_assert(CL_QUEUED == UR_EVENT_STATUS_QUEUED && CL_QUEUED == UR_EXECUTION_INFO_QUEUED, "statuses");
 static_assert(CL_PROFILING_COMMAND_COMPLETE - CL_PROFILING_COMMAND_QUEUED == UR_PROFILING_INFO_COMMAND_COMPLETE, "");
 
-ur_result_t UR_APICALL urEventGetInfo(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hEvent);
-  InfoWriter w(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
-  case UR_EVENT_INFO_COMMAND_QUEUE: return w.value(hEvent->queue);
-  case UR_EVENT_INFO_CONTEXT: return w.value(hEvent->context);
-  case UR_EVENT_INFO_COMMAND_TYPE: return w.value(hEvent->command);
-  case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS: {
+// The events' hooks of ur_common/event.hpp: urEvent* over cl_event.
+struct event_hooks {
+  using Context = ur_context_handle_t_;
+  using Event = ur_event_handle_t_;
+
+  static ur_result_t unwrap_event(ur_event_handle_t h, Event *&e) { return ordo::unwrap(h, e); }
+  static ur_result_t execution_status(Event *e, ur_event_status_t &status) {
     cl_int s = CL_QUEUED;
-    ORDO_CL_CHECK(cl.clGetEventInfo(hEvent->cl, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr));
+    ORDO_CL_CHECK(cl.clGetEventInfo(e->cl, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr));
     // A shared cl_event is running while the command it waits for runs: this one
     // has not started yet.
-    if (hEvent->shared && s == CL_RUNNING) s = CL_SUBMITTED;
-    return w.value(s >= CL_COMPLETE ? ur_event_status_t(s) : UR_EVENT_STATUS_ERROR);
+    if (e->shared && s == CL_RUNNING) s = CL_SUBMITTED;
+    status = s >= CL_COMPLETE ? ur_event_status_t(s) : UR_EVENT_STATUS_ERROR;
+    return UR_RESULT_SUCCESS;
   }
-  case UR_EVENT_INFO_REFERENCE_COUNT: return w.value<uint32_t>(hEvent->count());
-  default: return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
-  }
-}
-
-ur_result_t UR_APICALL urEventGetProfilingInfo(ur_event_handle_t hEvent, ur_profiling_info_t propName, size_t propSize,
-                                               void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hEvent);
-  if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (!hEvent->queue || !hEvent->queue->profiling) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
-  const cl_profiling_info what = CL_PROFILING_COMMAND_QUEUED + propName;
-  cl_ulong t = 0;
-  cl_int err = cl.clGetEventProfilingInfo(hEvent->cl, what, sizeof t, &t, nullptr);
-  // OpenCL 1.2 has no COMPLETE time: a command is complete when it ends.
-  if (err == CL_INVALID_VALUE && what == CL_PROFILING_COMMAND_COMPLETE)
-    err = cl.clGetEventProfilingInfo(hEvent->cl, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr);
-  ORDO_CL_CHECK(err);
-  return InfoWriter(propSize, pPropValue, pPropSizeRet).value<uint64_t>(t);
-}
-
-ur_result_t UR_APICALL urEventWait(uint32_t numEvents, const ur_event_handle_t *phEventWaitList) {
-  ClWaitList list;
-  for (uint32_t i = 0; i < numEvents; ++i) {
-    ORDO_CHECK_HANDLE(phEventWaitList[i]);
-    list.push(phEventWaitList[i]->cl);
+  static bool timed(const Event *e) { return e->queue && e->queue->profiling; }
+  static ur_result_t profiling_time(Event *e, ur_profiling_info_t propName, uint64_t &ns) {
+    const cl_profiling_info what = CL_PROFILING_COMMAND_QUEUED + propName;
+    cl_ulong t = 0;
+    cl_int err = cl.clGetEventProfilingInfo(e->cl, what, sizeof t, &t, nullptr);
+    // OpenCL 1.2 has no COMPLETE time: a command is complete when it ends.
+    if (err == CL_INVALID_VALUE && what == CL_PROFILING_COMMAND_COMPLETE)
+      err = cl.clGetEventProfilingInfo(e->cl, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr);
+    ORDO_CL_CHECK(err);
+    ns = t;
+    return UR_RESULT_SUCCESS;
   }
   // clWaitForEvents wants events of one context; wait context by context otherwise.
-  bool one_context = true;
-  for (uint32_t i = 1; i < numEvents; ++i)
-    one_context = one_context && phEventWaitList[i]->context == phEventWaitList[0]->context;
-  cl_int err = one_context ? cl.clWaitForEvents(list.size(), list.data()) : CL_SUCCESS;
-  for (uint32_t i = 0; !one_context && i < numEvents && err == CL_SUCCESS; ++i)
-    err = cl.clWaitForEvents(1, &list.data()[i]);
-  ORDO_CL_CHECK(err);
-  // A synchronisation point for the pools of the events' contexts.
-  for (uint32_t i = 0; i < numEvents; ++i)
-    if (i == 0 || phEventWaitList[i]->context != phEventWaitList[i - 1]->context)
-      phEventWaitList[i]->context->pools->sync_point();
-  reap_deferred_events();
-  return UR_RESULT_SUCCESS;
-}
+  static ur_result_t wait_all(uint32_t n, const ur_event_handle_t *events) {
+    ClWaitList list;
+    bool one_context = true;
+    for (uint32_t i = 0; i < n; ++i) {
+      list.push(events[i]->cl);
+      one_context = one_context && events[i]->ctx == events[0]->ctx;
+    }
+    cl_int err = one_context ? cl.clWaitForEvents(list.size(), list.data()) : CL_SUCCESS;
+    for (uint32_t i = 0; !one_context && i < n && err == CL_SUCCESS; ++i) err = cl.clWaitForEvents(1, &list.data()[i]);
+    return to_ur(err);
+  }
+  static void reap() { reap_deferred_events(); } // a wait or release may let go of parked events
+  static void destroy(Event *e) { ordo::retire(e); }
+  static ur_result_t native_handle(Event *e, ur_native_handle_t &out) {
+    out = reinterpret_cast<ur_native_handle_t>(e->cl);
+    return UR_RESULT_SUCCESS;
+  }
+  static ur_result_t from_native(ur_context_handle_t c, ur_native_handle_t hNativeEvent,
+                                 const ur_event_native_properties_t *pProperties, ur_event_handle_t *phEvent);
 
-// A release may let go of events parked by callbacks and pools (event.hpp).
-ur_result_t UR_APICALL urEventRelease(ur_event_handle_t hEvent) {
-  ur_result_t r = ur_common::release_user_handle<ur_event_handle_t_>(hEvent);
-  reap_deferred_events();
-  return r;
-}
+  struct callback {
+    ur_event_handle_t event;
+    ur_event_callback_t fn;
+    void *user;
+    ur_execution_info_t status;
+  };
+  static void CL_CALLBACK run_callback(cl_event, cl_int, void *data) {
+    auto *cb = static_cast<callback *>(data);
+    cb->fn(cb->event, cb->status, cb->user);
+    event_unhold_deferred(cb->event);
+    delete cb;
+  }
+  // The event holds one more holder (event.hpp's set_callback), dropped here on a refusal.
+  static ur_result_t add_callback(Event *e, ur_execution_info_t execStatus, ur_event_callback_t pfnNotify,
+                                  void *pUserData) {
+    cl_int when = execStatus; // the same numbers (above)
+    // A shared cl_event (event.hpp) runs with the command this one waits for: this
+    // one starts, and ends, when that command completes.
+    if (e->shared && when == CL_RUNNING) when = CL_COMPLETE;
+    auto *cb = new (std::nothrow) callback{e, pfnNotify, pUserData, execStatus};
+    cl_int err = cb ? cl.clSetEventCallback(e->cl, when, run_callback, cb) : CL_OUT_OF_HOST_MEMORY;
+    if (err == CL_SUCCESS) return UR_RESULT_SUCCESS;
+    delete cb;
+    unhold(e);
+    return to_ur(err);
+  }
+};
 
 // The UR queue a native event's command was enqueued on (UR_EVENT_INFO_COMMAND_QUEUE,
 // as UR answers it): a live queue of the context on that cl_command_queue, or a new
@@ -220,20 +231,18 @@ ur_result_t queue_of_native_event(cl_event native, ur_context_handle_t c, ur_eve
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeEvent, ur_context_handle_t hContext,
-                                                     const ur_event_native_properties_t *pProperties,
-                                                     ur_event_handle_t *phEvent) {
-  ORDO_CHECK_HANDLE(hContext);
+ur_result_t event_hooks::from_native(ur_context_handle_t c, ur_native_handle_t hNativeEvent,
+                                     const ur_event_native_properties_t *pProperties, ur_event_handle_t *phEvent) {
   cl_event native = reinterpret_cast<cl_event>(hNativeEvent);
   if (!native) return UR_RESULT_ERROR_INVALID_EVENT;
   cl_context owner = nullptr;
   ORDO_CL_CHECK(cl.clGetEventInfo(native, CL_EVENT_CONTEXT, sizeof owner, &owner, nullptr));
-  if (owner != hContext->cl) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  if (owner != c->cl) return UR_RESULT_ERROR_INVALID_CONTEXT;
   auto *e = new (std::nothrow) ur_event_handle_t_();
   if (!e) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  e->context = hContext;
-  hContext->hold();
-  if (ur_result_t r = queue_of_native_event(native, hContext, *e)) {
+  e->ctx = c;
+  c->hold();
+  if (ur_result_t r = queue_of_native_event(native, c, *e)) {
     delete e;
     return r;
   }
@@ -243,50 +252,8 @@ ur_result_t UR_APICALL urEventCreateWithNativeHandle(ur_native_handle_t hNativeE
   return UR_RESULT_SUCCESS;
 }
 
-struct CallbackData {
-  ur_event_handle_t event;
-  ur_event_callback_t fn;
-  void *user;
-  ur_execution_info_t status;
-};
-
-void CL_CALLBACK run_callback(cl_event, cl_int, void *data) {
-  auto *cb = static_cast<CallbackData *>(data);
-  cb->fn(cb->event, cb->status, cb->user);
-  event_unhold_deferred(cb->event);
-  delete cb;
-}
-
-ur_result_t UR_APICALL urEventSetCallback(ur_event_handle_t hEvent, ur_execution_info_t execStatus,
-                                          ur_event_callback_t pfnNotify, void *pUserData) {
-  ORDO_CHECK_HANDLE(hEvent);
-  cl_int when = execStatus; // the same numbers (above)
-  // A shared cl_event (event.hpp) runs with the command this one waits for: this
-  // one starts, and ends, when that command completes.
-  if (hEvent->shared && when == CL_RUNNING) when = CL_COMPLETE;
-  // The event stays alive until its callback has run.
-  auto *cb = new CallbackData{hEvent, pfnNotify, pUserData, execStatus};
-  hEvent->hold();
-  cl_int err = cl.clSetEventCallback(hEvent->cl, when, run_callback, cb);
-  if (err != CL_SUCCESS) {
-    delete cb;
-    unhold(hEvent);
-    return to_ur(err);
-  }
-  return UR_RESULT_SUCCESS;
-}
-
 } // namespace
 
-void install_event_entry_points(ur_dditable_t &t) {
-  t.Event.pfnGetInfo = urEventGetInfo;
-  t.Event.pfnGetProfilingInfo = urEventGetProfilingInfo;
-  t.Event.pfnWait = urEventWait;
-  t.Event.pfnRetain = ur_common::retain_user_handle<ur_event_handle_t_>;
-  t.Event.pfnRelease = urEventRelease;
-  t.Event.pfnGetNativeHandle = native_handle<ur_event_handle_t_>;
-  t.Event.pfnCreateWithNativeHandle = urEventCreateWithNativeHandle;
-  t.Event.pfnSetCallback = urEventSetCallback;
-}
+void install_event_entry_points(ur_dditable_t &t) { ur_common::event_entry_points<event_hooks>::install(t); }
 
 } // namespace ordo::opencl

@@ -5,7 +5,7 @@
 
 struct ur_event_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::event, UR_RESULT_ERROR_INVALID_EVENT> {
   cl_event cl = nullptr;
-  ur_context_handle_t context = nullptr;
+  ur_context_handle_t ctx = nullptr;
   // Held. For an event made from a native handle: the live UR queue of this context
   // on the cl_event's command queue, else one made for it (owns_queue); null for a
   // user event, which has no queue.

@@ -36,7 +36,7 @@ uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &wai
   uint64_t nodes[kMax];
   size_t n = 0;
   auto add = [&](ur_event_handle_t e) {
-    if (n < kMax && e->order_node && e->context == q->ctx) nodes[n++] = e->order_node;
+    if (n < kMax && e->order_node && e->ctx == q->ctx) nodes[n++] = e->order_node;
   };
   for (uint32_t i = 0; i < waits.ur_count(); ++i) add(waits.ur_list()[i]);
   if (extra)

@@ -36,6 +36,17 @@
 //                                  ur_event_handle_t *);
 //   // add_callback: the graph keeps the node alive while callbacks are due; a null
 //   // pfnNotify is refused before the execution status (the spec's order).
+//
+// Events that wrap a driver's event object (OpenCL's cl_event) give destroy, and
+// profiling_time and from_native as a task graph does (each is found on its own), and
+// may give:
+//
+//   // Waits for all the events at once (the driver's own wait) instead of wait(Event *)
+//   // one by one; a failure is returned before any synchronisation point.
+//   static ur_result_t wait_all(uint32_t, const ur_event_handle_t *);
+//   // After a wait and after every release: destroys what callbacks parked.
+//   static void reap();
+//   // add_callback may return a ur_result_t: a refusal, after it dropped the holder.
 #pragma once
 
 #include <cstddef>
@@ -51,11 +62,25 @@ namespace ordo::ur_common {
 
 template <class H, class = void> struct is_task_graph : std::false_type {};
 template <class H> struct is_task_graph<H, std::void_t<decltype(H::task_graph)>> : std::bool_constant<H::task_graph> {};
+template <class H, class = void> struct has_profiling_time : std::false_type {};
+template <class H> struct has_profiling_time<H, std::void_t<decltype(&H::profiling_time)>> : std::true_type {};
+template <class H, class = void> struct has_from_native : std::false_type {};
+template <class H> struct has_from_native<H, std::void_t<decltype(&H::from_native)>> : std::true_type {};
+template <class H, class = void> struct has_wait_all : std::false_type {};
+template <class H> struct has_wait_all<H, std::void_t<decltype(&H::wait_all)>> : std::true_type {};
+template <class H, class = void> struct has_reap : std::false_type {};
+template <class H> struct has_reap<H, std::void_t<decltype(&H::reap)>> : std::true_type {};
 
 template <class H> struct event_entry_points {
   using Context = typename H::Context;
   using Event = typename H::Event;
   static constexpr bool kTaskGraph = is_task_graph<H>::value;
+  static constexpr bool kOwnTimes = has_profiling_time<H>::value;
+  static constexpr bool kOwnFromNative = has_from_native<H>::value;
+  static constexpr bool kWaitAll = has_wait_all<H>::value;
+  static void reap() {
+    if constexpr (has_reap<H>::value) H::reap();
+  }
 
   static ur_result_t UR_APICALL get_info(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
                                          void *pPropValue, size_t *pPropSizeRet) {
@@ -88,7 +113,7 @@ template <class H> struct event_entry_points {
     if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!H::timed(e)) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
     InfoWriter out(propSize, pPropValue, pPropSizeRet);
-    if constexpr (kTaskGraph) {
+    if constexpr (kOwnTimes) {
       uint64_t ns = 0;
       if (ur_result_t r = H::profiling_time(e, propName, ns)) return r;
       return out.value(ns);
@@ -112,12 +137,16 @@ template <class H> struct event_entry_points {
       if (ur_result_t r = H::unwrap_event(phEventWaitList[i], e)) return r;
     }
     ur_result_t failed = UR_RESULT_SUCCESS;
-    for (uint32_t i = 0; i < numEvents; ++i) {
-      ur_result_t r = H::wait(reinterpret_cast<Event *>(phEventWaitList[i]));
-      if (r == UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS)
-        failed = r;
-      else if (r)
-        return r;
+    if constexpr (kWaitAll) {
+      if (ur_result_t r = H::wait_all(numEvents, phEventWaitList)) return r;
+    } else {
+      for (uint32_t i = 0; i < numEvents; ++i) {
+        ur_result_t r = H::wait(reinterpret_cast<Event *>(phEventWaitList[i]));
+        if (r == UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS)
+          failed = r;
+        else if (r)
+          return r;
+      }
     }
     // A synchronisation point of each context named: pools collect completed frees
     // and give back memory above their release thresholds.
@@ -126,6 +155,7 @@ template <class H> struct event_entry_points {
       Context *ctx = reinterpret_cast<Event *>(phEventWaitList[i])->ctx;
       if (ctx && ctx != done) (done = ctx)->pools->sync_point();
     }
+    reap();
     return failed;
   }
 
@@ -137,6 +167,11 @@ template <class H> struct event_entry_points {
   }
 
   static ur_result_t UR_APICALL release(ur_event_handle_t hEvent) {
+    ur_result_t r = release_event(hEvent);
+    reap();
+    return r;
+  }
+  static ur_result_t release_event(ur_event_handle_t hEvent) {
     Event *e = nullptr;
     if (ur_result_t r = H::unwrap_event(hEvent, e)) return r;
     if constexpr (kTaskGraph) {
@@ -167,7 +202,7 @@ template <class H> struct event_entry_points {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r; // the adapter's, found by argument-dependent lookup
     if (!phEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if constexpr (kTaskGraph) {
+    if constexpr (kOwnFromNative) {
       return H::from_native(ctx, hNativeEvent, pProperties, phEvent);
     } else {
       if (!hNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -189,8 +224,12 @@ template <class H> struct event_entry_points {
     if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
     if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!kTaskGraph) e->hold(); // the callback thread drops it after the call
-    H::add_callback(e, execStatus, pfnNotify, pUserData);
-    return UR_RESULT_SUCCESS;
+    if constexpr (std::is_same_v<decltype(H::add_callback(e, execStatus, pfnNotify, pUserData)), ur_result_t>) {
+      return H::add_callback(e, execStatus, pfnNotify, pUserData);
+    } else {
+      H::add_callback(e, execStatus, pfnNotify, pUserData);
+      return UR_RESULT_SUCCESS;
+    }
   }
 
   static void install(ur_dditable_t &t) {

@@ -360,6 +360,40 @@ TEST_F(Events, NativeEventRoundTrip) {
   OCL_ASSERT_OK(t().Event.pfnRelease(e));
 }
 
+// urEventWait over events of two contexts (clWaitForEvents context by context), and the
+// order of the checks where an argument is bad in two ways (ur_common/event.hpp's hooks).
+TEST_F(Events, WaitAcrossContextsAndCheckOrder) {
+  ur_context_handle_t other = nullptr;
+  OCL_ASSERT_OK(t().Context.pfnCreate(1, &device, nullptr, &other));
+  ur_queue_handle_t other_queue = nullptr;
+  OCL_ASSERT_OK(t().Queue.pfnCreate(other, device, nullptr, &other_queue));
+  ur_event_handle_t events[3] = {};
+  OCL_ASSERT_OK(t().Enqueue.pfnEventsWait(queue, 0, nullptr, &events[0]));
+  OCL_ASSERT_OK(t().Enqueue.pfnEventsWait(other_queue, 0, nullptr, &events[1]));
+  OCL_ASSERT_OK(t().Enqueue.pfnEventsWait(queue, 0, nullptr, &events[2]));
+  OCL_ASSERT_OK(t().Event.pfnWait(3, events));
+  ur_context_handle_t c = nullptr;
+  OCL_ASSERT_OK(t().Event.pfnGetInfo(events[1], UR_EVENT_INFO_CONTEXT, sizeof c, &c, nullptr));
+  EXPECT_EQ(other, c);
+  // A queue is not an event, whatever else is wrong.
+  auto not_event = reinterpret_cast<ur_event_handle_t>(queue);
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT, t().Event.pfnWait(1, &not_event));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT,
+            t().Event.pfnGetProfilingInfo(not_event, UR_PROFILING_INFO_COMMAND_END, 0, nullptr, nullptr));
+  // No buffer and no size: refused before "no timestamps without profiling".
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+            t().Event.pfnGetProfilingInfo(events[0], UR_PROFILING_INFO_COMMAND_END, 0, nullptr, nullptr));
+  ur_event_status_t s{};
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
+            t().Event.pfnGetInfo(events[0], UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, 0, &s, nullptr));
+  ur_event_handle_t wrapped = nullptr;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT, t().Event.pfnCreateWithNativeHandle(0, context, nullptr, &wrapped));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER, t().Event.pfnCreateWithNativeHandle(0, context, nullptr, nullptr));
+  for (ur_event_handle_t e : events) OCL_ASSERT_OK(t().Event.pfnRelease(e));
+  OCL_ASSERT_OK(t().Queue.pfnRelease(other_queue));
+  OCL_ASSERT_OK(t().Context.pfnRelease(other));
+}
+
 } // namespace
 } // namespace ocltest
 
