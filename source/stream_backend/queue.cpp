@@ -91,7 +91,10 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
   }
   if (out_) {
     const bool timed_event = q->profiling || timed;
-    status_ = event_create(q, type_, timed_event, &event_, !timed_event && defers_event(type_));
+    const bool deferred = !timed_event && defers_event(type_);
+    // A recorded event may come new from the driver, in the current context.
+    if (!deferred && (status_ = make_current()) != UR_RESULT_SUCCESS) return;
+    status_ = event_create(q, type_, timed_event, &event_, deferred);
     if (status_ != UR_RESULT_SUCCESS) return;
     event_->stream = stream_;
     event_->lane = lane_;

@@ -676,6 +676,62 @@ TEST_P(urAsyncAllocRegressionTest, LaneCacheGoesWithItsPoolAndQueue) {
   ASSERT_SUCCESS(urEnqueueUSMFreeExp(q2, nullptr, c, 0, nullptr, nullptr));
 }
 
+// ---- a profiling queue from a thread that never used the device --------------------------
+
+// A profiling queue's alloc and free events are recorded: their driver events may be new
+// ones, which need the device's context current on the calling thread even when the
+// command itself needs no driver call (found by the session's review on the stream
+// backend, where allocs and frees make the context current only before a driver call).
+TEST_P(urAsyncAllocRegressionTest, ProfilingQueueFromAFreshThread) {
+  if (!conf::device_has_queue_flag(device(), UR_QUEUE_FLAG_PROFILING_ENABLE))
+    GTEST_SKIP() << found().label() << " has no profiling queues";
+  ur_queue_handle_t q = nullptr;
+  ASSERT_SUCCESS(conf::make_queue(context, device(), UR_QUEUE_FLAG_PROFILING_ENABLE, &q));
+  queues.push_back(q);
+  ur_result_t results[4] = {UR_RESULT_ERROR_UNKNOWN, UR_RESULT_ERROR_UNKNOWN, UR_RESULT_ERROR_UNKNOWN,
+                            UR_RESULT_ERROR_UNKNOWN};
+  std::thread([&] {
+    void *p = nullptr;
+    results[0] = enqueue_alloc(UR_USM_TYPE_DEVICE, q, nullptr, 4096, 0, nullptr, &p, new_event());
+    if (results[0] == UR_RESULT_SUCCESS) results[1] = urEnqueueUSMFreeExp(q, nullptr, p, 0, nullptr, new_event());
+  }).join();
+  std::thread([&] { // no event asked for: the free still makes one, for the pool
+    void *p = nullptr;
+    results[2] = enqueue_alloc(UR_USM_TYPE_DEVICE, q, nullptr, 8192, 0, nullptr, &p, nullptr);
+    if (results[2] == UR_RESULT_SUCCESS) results[3] = urEnqueueUSMFreeExp(q, nullptr, p, 0, nullptr, nullptr);
+  })
+      .join();
+  for (ur_result_t r : results) EXPECT_SUCCESS(r);
+  ASSERT_SUCCESS(urQueueFinish(q));
+}
+
+// ---- a pool's maximum is reachable from each kind it serves --------------------------
+
+// 120 device blocks of 2 MiB, then 16 MiB of another kind: exactly a 256 MiB maximum. The
+// pool's cores share the maximum, so none may hold slack another cannot use (found by the
+// session's review: larger chunks for a core that holds a lot left 4 MiB unused).
+TEST_P(urAsyncAllocRegressionTest, PoolMaximumReachableFromEveryKind) {
+  const bool host = conf::usm_supported(device(), UR_USM_TYPE_HOST);
+  const bool shared = conf::usm_supported(device(), UR_USM_TYPE_SHARED);
+  if (!host && !shared) GTEST_SKIP() << found().label() << " has neither host nor shared USM";
+  ur_usm_pool_handle_t pool = host ? context_pool(256 * MiB, 0) : device_pool(256 * MiB, 0);
+  ASSERT_NE(nullptr, pool);
+  ur_queue_handle_t q = make_queue();
+  ASSERT_NE(nullptr, q);
+  std::vector<void *> blocks;
+  for (int i = 0; i < 120; ++i) {
+    void *p = nullptr;
+    ASSERT_SUCCESS(enqueue_alloc(UR_USM_TYPE_DEVICE, q, pool, 2 * MiB, 0, nullptr, &p, nullptr));
+    blocks.push_back(p);
+  }
+  void *other = nullptr;
+  EXPECT_SUCCESS(
+      enqueue_alloc(host ? UR_USM_TYPE_HOST : UR_USM_TYPE_SHARED, q, pool, 16 * MiB, 0, nullptr, &other, nullptr));
+  if (other) blocks.push_back(other);
+  for (void *p : blocks) ASSERT_SUCCESS(urEnqueueUSMFreeExp(q, pool, p, 0, nullptr, nullptr));
+  ASSERT_SUCCESS(urQueueFinish(q));
+}
+
 CONF_INSTANTIATE_DEVICE_SUITE(urAsyncAllocRegressionTest);
 
 } // namespace
