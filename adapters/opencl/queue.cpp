@@ -9,7 +9,6 @@
 #include "context.hpp"
 #include "device.hpp"
 #include "event.hpp"
-#include "handle_entry_points.hpp"
 #include "tables.hpp"
 #include "ur_common/queue.hpp"
 
@@ -87,13 +86,9 @@ constexpr std::pair<ur_queue_flags_t, cl_command_queue_properties> kFlagProperti
 // queue of `c` on `d` that answers `flags`.
 ur_result_t wrap_queue(ur_context_handle_t c, ur_device_handle_t d, cl_command_queue native, ur_queue_flags_t flags,
                        cl_command_queue_properties props, ur_queue_handle_t *out) {
-  auto *q = new ur_queue_handle_t_();
+  auto *q = ur_common::new_queue<ur_queue_handle_t_>(c, d, flags);
   q->cl = native;
-  q->ctx = c;
-  q->dev = d;
-  q->flags = flags;
-  q->in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-  q->profiling = props & CL_QUEUE_PROFILING_ENABLE;
+  q->in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); // not flags: an in-order queue may stand in
   q->on_device = props & CL_QUEUE_ON_DEVICE;
   c->hold();
   {
@@ -104,152 +99,127 @@ ur_result_t wrap_queue(ur_context_handle_t c, ur_device_handle_t d, cl_command_q
   return UR_RESULT_SUCCESS;
 }
 
-ur_result_t UR_APICALL urQueueCreate(ur_context_handle_t hContext, ur_device_handle_t hDevice,
-                                     const ur_queue_properties_t *pProperties, ur_queue_handle_t *phQueue) {
-  ORDO_CHECK_HANDLE(hContext);
-  ORDO_CHECK_HANDLE(hDevice);
-  if (!hContext->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
-  ordo::queue_capabilities caps;
-  caps.on_device = true; // OpenCL 2.0 device-side queues, under OpenCL's rules below
-  if (ur_result_t r = ordo::check_queue_properties(pProperties, caps)) return r;
-  ur_queue_flags_t flags = pProperties ? pProperties->flags : 0;
-  // A queue on the device is out of order, and only a device queue can be the device's
-  // default one (OpenCL's rules).
-  const bool on_device = flags & UR_QUEUE_FLAG_ON_DEVICE;
-  if ((flags & UR_QUEUE_FLAG_ON_DEVICE_DEFAULT) && !on_device) return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
-  if (on_device && (!(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE) || hDevice->cl_major < 2))
-    return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+// The queues' hooks of ur_common/queue.hpp: urQueue* over cl_command_queue.
+struct queue_hooks {
+  using Context = ur_context_handle_t_;
+  using Device = ur_device_handle_t_;
+  using Queue = ur_queue_handle_t_;
 
-  // Out of order only where the device has it (an in-order queue stands in).
-  ur_queue_flags_t native_flags = flags;
-  if (!hDevice->out_of_order() && !on_device) native_flags &= ~UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE;
-  cl_command_queue_properties props = 0;
-  for (auto [ur, cl_prop] : kFlagProperties)
-    if (native_flags & ur) props |= cl_prop;
-
-  cl_int err = CL_SUCCESS;
-  cl_command_queue native = nullptr;
-  if (hDevice->cl_major >= 2) {
-    cl_queue_properties list[] = {CL_QUEUE_PROPERTIES, props, 0};
-    native = cl.clCreateCommandQueueWithProperties(hContext->cl, hDevice->cl, list, &err);
-  } else if (cl.clCreateCommandQueue) {
-    native = cl.clCreateCommandQueue(hContext->cl, hDevice->cl, props, &err);
-  } else {
-    err = CL_INVALID_OPERATION;
+  static ordo::queue_capabilities capabilities() {
+    ordo::queue_capabilities caps;
+    caps.on_device = true; // OpenCL 2.0 device-side queues, under OpenCL's rules in create
+    return caps;
   }
-  if (!native) return to_ur(err);
-  return wrap_queue(hContext, hDevice, native, flags, props, phQueue);
-}
 
-// The user's last reference: finish the queue's work (its pending frees included)
-// before letting go; the object itself lives on while events refer to it.
-ur_result_t UR_APICALL urQueueRelease(ur_queue_handle_t hQueue) {
-  ORDO_CHECK_HANDLE(hQueue);
-  bool last_ = false;
-  if (!hQueue->release_user(last_)) return ordo::invalid_of(hQueue);
-  if (!last_) return UR_RESULT_SUCCESS;
-  cl_int err = hQueue->on_device ? CL_SUCCESS : cl.clFinish(hQueue->cl);
-  {
-    // The queue's hold on its last free marker would keep the queue alive.
-    std::lock_guard<std::mutex> lock(hQueue->submit_mutex);
-    if (hQueue->last_free) event_unhold_deferred(hQueue->last_free);
-    hQueue->last_free = nullptr;
-    keep_event(hQueue->last_cl, nullptr);
-    hQueue->track_last = false;
+  static ur_result_t create(Context *c, Device *d, ur_queue_flags_t flags, ur_queue_handle_t *phQueue) {
+    // A queue on the device is out of order, and only a device queue can be the device's
+    // default one (OpenCL's rules).
+    const bool on_device = flags & UR_QUEUE_FLAG_ON_DEVICE;
+    if ((flags & UR_QUEUE_FLAG_ON_DEVICE_DEFAULT) && !on_device) return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+    if (on_device && (!(flags & UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE) || d->cl_major < 2))
+      return UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES;
+
+    // Out of order only where the device has it (an in-order queue stands in).
+    ur_queue_flags_t native_flags = flags;
+    if (!d->out_of_order() && !on_device) native_flags &= ~UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+    cl_command_queue_properties props = 0;
+    for (auto [ur, cl_prop] : kFlagProperties)
+      if (native_flags & ur) props |= cl_prop;
+
+    cl_int err = CL_SUCCESS;
+    cl_command_queue native = nullptr;
+    if (d->cl_major >= 2) {
+      cl_queue_properties list[] = {CL_QUEUE_PROPERTIES, props, 0};
+      native = cl.clCreateCommandQueueWithProperties(c->cl, d->cl, list, &err);
+    } else if (cl.clCreateCommandQueue) {
+      native = cl.clCreateCommandQueue(c->cl, d->cl, props, &err);
+    } else {
+      err = CL_INVALID_OPERATION;
+    }
+    if (!native) return to_ur(err);
+    return wrap_queue(c, d, native, flags, props, phQueue);
   }
-  hQueue->ctx->pools->sync_point(); // its frees have completed
-  hQueue->ctx->pools->queue_released(hQueue->identity);
-  unhold(hQueue);
-  reap_deferred_events();
-  return to_ur(err);
-}
 
-ur_result_t UR_APICALL urQueueGetInfo(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
-                                      void *pPropValue, size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hQueue);
-  InfoWriter w(propSize, pPropValue, pPropSizeRet);
-  switch (propName) {
+  // The user's last reference: finish the queue's work (its pending frees included)
+  // before letting go; the object itself lives on while events refer to it.
+  static ur_result_t release_last(Queue *q) {
+    cl_int err = q->on_device ? CL_SUCCESS : cl.clFinish(q->cl);
+    {
+      // The queue's hold on its last free marker would keep the queue alive.
+      std::lock_guard<std::mutex> lock(q->submit_mutex);
+      if (q->last_free) event_unhold_deferred(q->last_free);
+      q->last_free = nullptr;
+      keep_event(q->last_cl, nullptr);
+      q->track_last = false;
+    }
+    q->ctx->pools->sync_point(); // its frees have completed
+    q->ctx->pools->queue_released(q->identity);
+    unhold(q);
+    reap_deferred_events();
+    return to_ur(err);
+  }
+
   // DEVICE_DEFAULT and SIZE describe device queues; a host queue has neither.
-  case UR_QUEUE_INFO_DEVICE_DEFAULT: {
-    if (!hQueue->on_device) return UR_RESULT_ERROR_INVALID_QUEUE;
+  static ur_result_t device_queue_info(Queue *q, ur_queue_info_t propName, InfoWriter &w) {
+    if (!q->on_device) return UR_RESULT_ERROR_INVALID_QUEUE;
+    if (propName == UR_QUEUE_INFO_SIZE) {
+      cl_uint size = 0;
+      ORDO_CL_CHECK(cl.clGetCommandQueueInfo(q->cl, CL_QUEUE_SIZE, sizeof size, &size, nullptr));
+      return w.value<uint32_t>(size);
+    }
     cl_command_queue native_default = nullptr;
     ORDO_CL_CHECK(
-        cl.clGetCommandQueueInfo(hQueue->cl, CL_QUEUE_DEVICE_DEFAULT, sizeof native_default, &native_default, nullptr));
+        cl.clGetCommandQueueInfo(q->cl, CL_QUEUE_DEVICE_DEFAULT, sizeof native_default, &native_default, nullptr));
     // The UR queue of the context over that cl_command_queue; null when it is not one
     // made through this adapter.
     ur_queue_handle_t found = nullptr;
     {
-      std::lock_guard<std::mutex> lock(hQueue->ctx->queues_mutex);
-      for (ur_queue_handle_t q : hQueue->ctx->queues)
-        if (q->cl == native_default && q->count() > 0) found = q; // not one the user released
+      std::lock_guard<std::mutex> lock(q->ctx->queues_mutex);
+      for (ur_queue_handle_t other : q->ctx->queues)
+        if (other->cl == native_default && other->count() > 0) found = other; // not one the user released
     }
     return w.value(found);
   }
-  case UR_QUEUE_INFO_SIZE: {
-    if (!hQueue->on_device) return UR_RESULT_ERROR_INVALID_QUEUE;
-    cl_uint size = 0;
-    ORDO_CL_CHECK(cl.clGetCommandQueueInfo(hQueue->cl, CL_QUEUE_SIZE, sizeof size, &size, nullptr));
-    return w.value<uint32_t>(size);
-  }
-  default: // EMPTY (optional): OpenCL cannot tell without making every command report back.
-    return ordo::ur_common::queue_info(hQueue, propName, propSize, pPropValue, pPropSizeRet,
-                                       [](bool &) { return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; });
-  }
-}
 
-ur_result_t UR_APICALL urQueueCreateWithNativeHandle(ur_native_handle_t hNativeQueue, ur_context_handle_t hContext,
-                                                     ur_device_handle_t hDevice,
-                                                     const ur_queue_native_properties_t *pProperties,
-                                                     ur_queue_handle_t *phQueue) {
-  ORDO_CHECK_HANDLE(hContext);
-  cl_command_queue native = reinterpret_cast<cl_command_queue>(hNativeQueue);
-  if (!native) return UR_RESULT_ERROR_INVALID_QUEUE;
-  cl_device_id dev_id = nullptr;
-  cl_command_queue_properties props = 0;
-  ORDO_CL_CHECK(cl.clGetCommandQueueInfo(native, CL_QUEUE_DEVICE, sizeof dev_id, &dev_id, nullptr));
-  ORDO_CL_CHECK(cl.clGetCommandQueueInfo(native, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr));
-  if (hDevice) {
-    ORDO_CHECK_HANDLE(hDevice);
-    if (hDevice->cl != dev_id) return UR_RESULT_ERROR_INVALID_DEVICE;
-  } else {
-    for (ur_device_handle_t d : hContext->devices)
-      if (d->cl == dev_id) hDevice = d;
-  }
-  if (!hDevice || !hContext->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
-  if (!(pProperties && pProperties->isNativeHandleOwned)) cl.clRetainCommandQueue(native);
-  ur_queue_flags_t flags = 0;
-  for (auto [ur, cl_prop] : kFlagProperties)
-    if (props & cl_prop) flags |= ur;
-  return wrap_queue(hContext, hDevice, native, flags, props, phQueue);
-}
+  // EMPTY (optional): OpenCL cannot tell without making every command report back.
+  static ur_result_t is_empty(Queue *, bool &) { return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; }
 
-ur_result_t UR_APICALL urQueueFinish(ur_queue_handle_t hQueue) {
-  ORDO_CHECK_HANDLE(hQueue);
+  static ur_native_handle_t native_handle(Queue *q, ur_queue_native_desc_t *) {
+    return reinterpret_cast<ur_native_handle_t>(q->cl);
+  }
+
+  // The device is the native queue's: read it before hDevice is checked against it.
+  static ur_result_t from_native(Context *c, ur_native_handle_t hNativeQueue, ur_device_handle_t hDevice,
+                                 const ur_queue_native_properties_t *pProperties, ur_queue_handle_t *phQueue) {
+    cl_command_queue native = reinterpret_cast<cl_command_queue>(hNativeQueue);
+    if (!native) return UR_RESULT_ERROR_INVALID_QUEUE;
+    cl_device_id dev_id = nullptr;
+    cl_command_queue_properties props = 0;
+    ORDO_CL_CHECK(cl.clGetCommandQueueInfo(native, CL_QUEUE_DEVICE, sizeof dev_id, &dev_id, nullptr));
+    ORDO_CL_CHECK(cl.clGetCommandQueueInfo(native, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr));
+    if (hDevice) {
+      ORDO_CHECK_HANDLE(hDevice);
+      if (hDevice->cl != dev_id) return UR_RESULT_ERROR_INVALID_DEVICE;
+    } else {
+      for (ur_device_handle_t d : c->devices)
+        if (d->cl == dev_id) hDevice = d;
+    }
+    if (!hDevice || !c->has_device(hDevice)) return UR_RESULT_ERROR_INVALID_DEVICE;
+    if (!(pProperties && pProperties->isNativeHandleOwned)) cl.clRetainCommandQueue(native);
+    ur_queue_flags_t flags = 0;
+    for (auto [ur, cl_prop] : kFlagProperties)
+      if (props & cl_prop) flags |= ur;
+    return wrap_queue(c, hDevice, native, flags, props, phQueue);
+  }
+
   // Work on a device queue is its parent kernel's, which completes only after it.
-  if (!hQueue->on_device) ORDO_CL_CHECK(cl.clFinish(hQueue->cl));
-  // A synchronisation point: pools give back what they hold above their threshold.
-  hQueue->ctx->pools->sync_point();
-  reap_deferred_events();
-  return UR_RESULT_SUCCESS;
-}
-
-ur_result_t UR_APICALL urQueueFlush(ur_queue_handle_t hQueue) {
-  ORDO_CHECK_HANDLE(hQueue);
-  if (!hQueue->on_device) ORDO_CL_CHECK(cl.clFlush(hQueue->cl));
-  return UR_RESULT_SUCCESS;
-}
+  static ur_result_t finish(Queue *q) { return q->on_device ? UR_RESULT_SUCCESS : to_ur(cl.clFinish(q->cl)); }
+  static ur_result_t flush(Queue *q) { return q->on_device ? UR_RESULT_SUCCESS : to_ur(cl.clFlush(q->cl)); }
+  static void reap() { reap_deferred_events(); }
+};
 
 } // namespace
 
-void install_queue_entry_points(ur_dditable_t &t) {
-  t.Queue.pfnCreate = urQueueCreate;
-  t.Queue.pfnRetain = ur_common::retain_user_handle<ur_queue_handle_t_>;
-  t.Queue.pfnRelease = urQueueRelease;
-  t.Queue.pfnGetInfo = urQueueGetInfo;
-  t.Queue.pfnGetNativeHandle = native_handle<ur_queue_handle_t_, ur_queue_native_desc_t *>;
-  t.Queue.pfnCreateWithNativeHandle = urQueueCreateWithNativeHandle;
-  t.Queue.pfnFinish = urQueueFinish;
-  t.Queue.pfnFlush = urQueueFlush;
-}
+void install_queue_entry_points(ur_dditable_t &t) { ur_common::queue_entry_points<queue_hooks>::install(t); }
 
 } // namespace ordo::opencl

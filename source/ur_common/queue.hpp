@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Queue bookkeeping written once for the adapters whose queues are lanes on one device
-// (Level Zero, the stream backend): the holder drop, urQueueGetInfo, and the urQueue*
-// entry points up to where the adapter's lanes come in (queue_entry_points).
+// (Level Zero, the stream backend) or one driver queue (OpenCL): the holder drop,
+// urQueueGetInfo, and the urQueue* entry points up to where the adapter's queue comes in.
 #pragma once
 
 #include <cstddef>
 #include <new>
+#include <type_traits>
 
 #include "ordo/info.hpp"
 #include "ordo/object.hpp"
@@ -74,6 +75,31 @@ Queue *new_queue(Context *ctx, Device *dev, ur_queue_flags_t flags) {
 //   static ur_result_t is_empty(Queue *, bool &);      // UR_QUEUE_INFO_EMPTY
 //   static ur_native_handle_t native_handle(Queue *, ur_queue_native_desc_t *);
 //   static ur_result_t finish(Queue *);                // waits for every lane
+//
+// Optional hooks, where an adapter's queues differ (OpenCL's):
+//
+//   // Device-side queues offered, under the adapter's own rules (checked in create).
+//   static ordo::queue_capabilities capabilities();
+//   // UR_QUEUE_INFO_DEVICE_DEFAULT and _SIZE, answered before any other check of the query.
+//   static ur_result_t device_queue_info(Queue *, ur_queue_info_t, InfoWriter &);
+//   // In place of create_with_native_handle, for an adapter that reads the native queue
+//   // before it checks hDevice (unchecked here), as it finds the device from it.
+//   static ur_result_t from_native(Context *, ur_native_handle_t, ur_device_handle_t,
+//                                 const ur_queue_native_properties_t *, ur_queue_handle_t *);
+//   static ur_result_t flush(Queue *);                 // a driver that submits on flush
+//   static void reap();                                // after finish's pool sync point
+template <class H, class = void> struct queue_has_capabilities : std::false_type {};
+template <class H> struct queue_has_capabilities<H, std::void_t<decltype(&H::capabilities)>> : std::true_type {};
+template <class H, class = void> struct queue_has_device_queue_info : std::false_type {};
+template <class H>
+struct queue_has_device_queue_info<H, std::void_t<decltype(&H::device_queue_info)>> : std::true_type {};
+template <class H, class = void> struct queue_has_from_native : std::false_type {};
+template <class H> struct queue_has_from_native<H, std::void_t<decltype(&H::from_native)>> : std::true_type {};
+template <class H, class = void> struct queue_has_flush : std::false_type {};
+template <class H> struct queue_has_flush<H, std::void_t<decltype(&H::flush)>> : std::true_type {};
+template <class H, class = void> struct queue_has_reap : std::false_type {};
+template <class H> struct queue_has_reap<H, std::void_t<decltype(&H::reap)>> : std::true_type {};
+
 template <class H> struct queue_entry_points {
   using Context = typename H::Context;
   using Device = typename H::Device;
@@ -85,8 +111,12 @@ template <class H> struct queue_entry_points {
     ORDO_UNWRAP(Device, dev, hDevice);
     if (!phQueue) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (ctx->index_of(dev) < 0) return UR_RESULT_ERROR_INVALID_DEVICE;
-    // Device-side enqueue does not exist here; one compute queue index per device.
-    if (ur_result_t r = ordo::check_queue_properties(pProperties)) return r;
+    if constexpr (queue_has_capabilities<H>::value) {
+      if (ur_result_t r = ordo::check_queue_properties(pProperties, H::capabilities())) return r;
+    } else {
+      // Device-side enqueue does not exist here; one compute queue index per device.
+      if (ur_result_t r = ordo::check_queue_properties(pProperties)) return r;
+    }
     return H::create(ctx, dev, pProperties ? pProperties->flags : 0, phQueue);
   }
 
@@ -95,10 +125,14 @@ template <class H> struct queue_entry_points {
                                                           const ur_queue_native_properties_t *pProperties,
                                                           ur_queue_handle_t *phQueue) {
     ORDO_UNWRAP(Context, ctx, hContext);
-    Device *dev = nullptr; // optional
-    if (hDevice)
-      if (ur_result_t r = ordo::unwrap(hDevice, dev)) return r;
-    return H::create_with_native_handle(ctx, hNativeQueue, dev, pProperties, phQueue);
+    if constexpr (queue_has_from_native<H>::value) {
+      return H::from_native(ctx, hNativeQueue, hDevice, pProperties, phQueue);
+    } else {
+      Device *dev = nullptr; // optional
+      if (hDevice)
+        if (ur_result_t r = ordo::unwrap(hDevice, dev)) return r;
+      return H::create_with_native_handle(ctx, hNativeQueue, dev, pProperties, phQueue);
+    }
   }
 
   static ur_result_t UR_APICALL release(ur_queue_handle_t hQueue) {
@@ -111,6 +145,12 @@ template <class H> struct queue_entry_points {
   static ur_result_t UR_APICALL get_info(ur_queue_handle_t hQueue, ur_queue_info_t propName, size_t propSize,
                                          void *pPropValue, size_t *pPropSizeRet) {
     ORDO_UNWRAP(Queue, q, hQueue);
+    if constexpr (queue_has_device_queue_info<H>::value) {
+      if (propName == UR_QUEUE_INFO_DEVICE_DEFAULT || propName == UR_QUEUE_INFO_SIZE) {
+        InfoWriter out(propSize, pPropValue, pPropSizeRet);
+        return H::device_queue_info(q, propName, out);
+      }
+    }
     return queue_info(q, propName, propSize, pPropValue, pPropSizeRet,
                       [q](bool &empty) { return H::is_empty(q, empty); });
   }
@@ -130,13 +170,14 @@ template <class H> struct queue_entry_points {
     // A synchronisation point: pools collect completed frees and give back memory
     // above their release thresholds.
     q->ctx->pools->sync_point();
+    if constexpr (queue_has_reap<H>::value) H::reap();
     return UR_RESULT_SUCCESS;
   }
 
-  // Lanes (immediate lists, streams) submit as they are fed.
   static ur_result_t UR_APICALL flush(ur_queue_handle_t hQueue) {
     ORDO_UNWRAP(Queue, q, hQueue);
-    (void)q;
+    if constexpr (queue_has_flush<H>::value) return H::flush(q);
+    (void)q; // lanes (immediate lists, streams) submit as they are fed
     return UR_RESULT_SUCCESS;
   }
 

@@ -263,6 +263,39 @@ TEST_F(ContextQueue, QueueFlagsAndErrors) {
   OCL_ASSERT_OK(t().Queue.pfnRelease(q));
 }
 
+// The order of the checks where an argument is bad in two ways, and a native queue's
+// round trip (ur_common/queue.hpp's hooks).
+TEST_F(ContextQueue, QueueCheckOrderAndNativeRoundTrip) {
+  auto not_device = reinterpret_cast<ur_device_handle_t>(context);
+  ur_queue_handle_t q = nullptr;
+  // The handles before the flags, the flags before OpenCL's device-queue rules.
+  ur_queue_properties_t default_only{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr, UR_QUEUE_FLAG_ON_DEVICE_DEFAULT};
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_DEVICE, t().Queue.pfnCreate(context, not_device, &default_only, &q));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES, t().Queue.pfnCreate(context, device, &default_only, &q));
+  ur_queue_properties_t in_order_on_device{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr, UR_QUEUE_FLAG_ON_DEVICE};
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_QUEUE_PROPERTIES, t().Queue.pfnCreate(context, device, &in_order_on_device, &q));
+  // The native queue is read before the device is checked against it.
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_QUEUE, t().Queue.pfnCreateWithNativeHandle(0, context, not_device, nullptr, &q));
+  ur_native_handle_t native = 0;
+  OCL_ASSERT_OK(t().Queue.pfnGetNativeHandle(queue, nullptr, &native));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_DEVICE,
+            t().Queue.pfnCreateWithNativeHandle(native, context, not_device, nullptr, &q));
+  OCL_ASSERT_OK(t().Queue.pfnCreateWithNativeHandle(native, context, nullptr, nullptr, &q));
+  ur_device_handle_t d = nullptr;
+  OCL_ASSERT_OK(t().Queue.pfnGetInfo(q, UR_QUEUE_INFO_DEVICE, sizeof d, &d, nullptr));
+  EXPECT_EQ(device, d);
+  ur_queue_flags_t flags = ~0u;
+  OCL_ASSERT_OK(t().Queue.pfnGetInfo(q, UR_QUEUE_INFO_FLAGS, sizeof flags, &flags, nullptr));
+  EXPECT_EQ(0u, flags);
+  // A host queue has no device-queue answers, whatever the buffer.
+  ur_queue_handle_t dq = nullptr;
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_QUEUE,
+            t().Queue.pfnGetInfo(q, UR_QUEUE_INFO_DEVICE_DEFAULT, sizeof dq, &dq, nullptr));
+  OCL_ASSERT_OK(t().Queue.pfnFlush(q));
+  OCL_ASSERT_OK(t().Queue.pfnFinish(q));
+  OCL_ASSERT_OK(t().Queue.pfnRelease(q));
+}
+
 TEST_F(ContextQueue, DeviceOutOfOrderSupportIsNative) {
   ur_queue_flags_t host_props = 0;
   OCL_ASSERT_OK(
