@@ -124,6 +124,7 @@ uint64_t env_number(const char *name, uint64_t fallback, bool *given = nullptr) 
 struct DeviceFacts {
   std::vector<ur_usm_type_t> kinds; // device first
   bool out_of_order = false;
+  bool profiling = false; // the device takes UR_QUEUE_FLAG_PROFILING_ENABLE
 };
 
 struct Totals {
@@ -427,9 +428,12 @@ bool Program::setup() {
   for (size_t i = 0; i < nq; ++i) {
     Queue q;
     q.in_order = !(facts_.out_of_order && rng_() % 100 < 40);
-    if (!expect_result(conf::make_queue(ctx_, d, q.in_order ? 0 : UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE, &q.h),
-                       UR_RESULT_SUCCESS, "urQueueCreate"))
-      return false;
+    // The second queue of a program with three or more profiles (recorded events, taken
+    // on the program's threads too); chosen without a draw, so every seed keeps its program.
+    const bool profiling = facts_.profiling && i == 1 && nq >= 3;
+    ur_queue_flags_t flags = q.in_order ? 0 : UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+    if (profiling) flags |= UR_QUEUE_FLAG_PROFILING_ENABLE;
+    if (!expect_result(conf::make_queue(ctx_, d, flags, &q.h), UR_RESULT_SUCCESS, "urQueueCreate")) return false;
     queues_.push_back(q);
   }
   static const size_t maxima[] = {0, 2 * MiB, 4 * MiB, 8 * MiB, 32 * MiB};
@@ -950,6 +954,7 @@ TEST_P(urAsyncAllocRandomTest, RandomProgramsFollowTheContract) {
   for (ur_usm_type_t k : {UR_USM_TYPE_DEVICE, UR_USM_TYPE_HOST, UR_USM_TYPE_SHARED})
     if (conf::usm_supported(device(), k)) facts.kinds.push_back(k);
   facts.out_of_order = conf::device_has_queue_flag(device(), UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  facts.profiling = conf::device_has_queue_flag(device(), UR_QUEUE_FLAG_PROFILING_ENABLE);
 
   bool replay = false;
   const uint64_t first = env_number("ORDO_RANDOM_SEED", 1, &replay);
