@@ -12,31 +12,20 @@
 #include "queue.hpp"
 #include "tables.hpp"
 #include "ur_common/kernel.hpp"
+#include "ur_common/usm_commands.hpp"
 #include "ur_common/wait.hpp"
 #include "usm.hpp"
 
 namespace ordo::opencl {
 namespace {
 
-// begin_command (queue.hpp), or return its refusal; declares `waits`.
-#define ORDO_ENQUEUE_PROLOGUE(q, n, list, waits)                                                                       \
-  ClWaitList waits;                                                                                                    \
-  if (ur_result_t r_ = begin_command(q, n, list, waits)) return r_
-
-// A 2-D region's span, (height - 1) * pitch + width, in checked arithmetic, then the
-// range check of check_usm_range (usm.hpp).
-ur_result_t check_region_2d(ur_context_handle_t c, const void *p, size_t pitch, size_t width, size_t height) {
-  size_t span;
-  if (!ordo::checked::span_2d(pitch, width, height, span)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return check_usm_range(c, p, span);
-}
-
 // urEnqueueEventsWait*: a marker, or a barrier (ur_common/wait.hpp).
 struct wait_hooks {
   using Queue = ur_queue_handle_t_;
   static ur_result_t enqueue_wait(Queue *q, ur_command_t command, bool barrier, uint32_t n,
                                   const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
-    ORDO_ENQUEUE_PROLOGUE(q, n, list, waits);
+    ClWaitList waits;
+    if (ur_result_t r = begin_command(q, n, list, waits)) return r;
     return submit(
         q, command, waits, phEvent,
         [&](cl_event *ev) {
@@ -46,18 +35,6 @@ struct wait_hooks {
         false, barrier);
   }
 };
-
-// urEnqueueUSMPrefetch, and urEnqueueUSMAdvise with no wait list: SVM and USM memory on
-// these devices needs no migration, and advice is a hint they do not use. The command
-// only orders.
-ur_result_t usm_hint(ur_queue_handle_t hQueue, ur_command_t command, const void *pMem, size_t size,
-                     uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                     ur_event_handle_t *phEvent) {
-  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  if (ur_result_t r = check_usm_range(hQueue->ctx, pMem, size)) return r;
-  return submit(hQueue, command, waits, phEvent,
-                [&](cl_event *ev) { return enqueue_marker(hQueue, waits.size(), waits.data(), ev); });
-}
 
 // A 2-D operation as one command per row, all after the wait list, joined by a marker
 // whose event is the operation's event; one row (contiguous rows) is the command itself.
@@ -85,68 +62,84 @@ ur_result_t enqueue_rows(ur_queue_handle_t q, size_t height, const ClWaitList &w
       blocking);
 }
 
-// urEnqueueUSMFill2D, and urEnqueueUSMFill as one row of any pattern size.
-template <ur_command_t Command>
-ur_result_t UR_APICALL usm_fill(ur_queue_handle_t hQueue, void *pMem, size_t pitch, size_t patternSize,
-                                const void *pPattern, size_t width, size_t height, uint32_t numEventsInWaitList,
-                                const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  // urEnqueueUSMFill's size rules are the spec's own (the table tail's checks).
-  if (Command == UR_COMMAND_USM_FILL_2D)
-    if (ur_result_t r = ordo::usm_2d::fill_sizes(pMem, pitch, patternSize, width, height)) return r;
-  if (ur_result_t r = check_region_2d(hQueue->ctx, pMem, pitch, width, height)) return r;
-  // Each row starts the pattern afresh, so a row must hold whole patterns.
-  if (width % patternSize) return UR_RESULT_ERROR_UNSUPPORTED_SIZE;
-  auto *base = static_cast<char *>(pMem);
-  const bool flat = pitch == width; // one contiguous range
-  return enqueue_rows(hQueue, flat ? 1 : height, waits, false, Command, phEvent,
-                      [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
-                        return usm_enqueue_fill(hQueue, base + y * pitch, pPattern, patternSize,
-                                                flat ? width * height : width, n, w, ev);
-                      });
-}
+// A USM command's wait list and event, for the hooks below.
+struct usm_command {
+  ur_command_t type;
+  ur_event_handle_t *out;
+  ClWaitList waits;
+  ur_result_t result;
+  usm_command(ur_queue_handle_t q, ur_command_t type, uint32_t n, const ur_event_handle_t *list, ur_event_handle_t *out)
+      : type(type), out(out), result(begin_command(q, n, list, waits)) {}
+  ur_result_t status() const { return result; }
+  ur_result_t finish(ur_result_t r) const { return r; } // submit has recorded it
+};
 
-// urEnqueueUSMMemcpy2D, and urEnqueueUSMMemcpy as one row.
-template <ur_command_t Command>
-ur_result_t UR_APICALL usm_copy(ur_queue_handle_t hQueue, bool blocking, void *pDst, size_t dstPitch, const void *pSrc,
-                                size_t srcPitch, size_t width, size_t height, uint32_t numEventsInWaitList,
-                                const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_ENQUEUE_PROLOGUE(hQueue, numEventsInWaitList, phEventWaitList, waits);
-  if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
-  if (ur_result_t r = check_region_2d(hQueue->ctx, pDst, dstPitch, width, height)) return r;
-  if (ur_result_t r = check_region_2d(hQueue->ctx, pSrc, srcPitch, width, height)) return r;
-  auto *dst = static_cast<char *>(pDst);
-  auto *src = static_cast<const char *>(pSrc);
-  const bool flat = dstPitch == width && srcPitch == width; // one contiguous range
-  return enqueue_rows(hQueue, flat ? 1 : height, waits, blocking, Command, phEvent,
-                      [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
-                        return usm_enqueue_memcpy(hQueue, false, dst + y * dstPitch, src + y * srcPitch,
+// What ur_common's USM commands leave to OpenCL (ur_common/usm_commands.hpp). The wait
+// list is checked before any pointer, and urEnqueueUSMMemcpy is one row of the 2-D copy;
+// null pointers, zero sizes and the 1-D fill's sizes are the spec's checks (table tail).
+struct usm_command_hooks {
+  using Queue = ur_queue_handle_t_;
+  using Command = usm_command;
+  static constexpr bool memcpy_as_2d = true;
+  static ur_result_t check_wait_list(Queue *q, uint32_t n, const ur_event_handle_t *list) {
+    ClWaitList waits;
+    return begin_command(q, n, list, waits);
+  }
+  static ur_result_t check_usm(Queue *q, const void *p, size_t bytes) { return check_usm_range(q->ctx, p, bytes); }
+  static ur_result_t check_hint_range(Queue *q, const void *p, size_t bytes) { return check_usm(q, p, bytes); }
+
+  static ur_result_t fill(Command &cmd, Queue *q, void *dst, const uint8_t *pattern, size_t patternSize, size_t size) {
+    return fill_2d(cmd, q, static_cast<uint8_t *>(dst), size, pattern, patternSize, size, 1);
+  }
+  static ur_result_t fill_2d(Command &cmd, Queue *q, uint8_t *dst, size_t pitch, const uint8_t *pattern,
+                             size_t patternSize, size_t width, size_t height) {
+    // Each row starts the pattern afresh, so a row must hold whole patterns.
+    if (width % patternSize) return UR_RESULT_ERROR_UNSUPPORTED_SIZE;
+    const bool flat = pitch == width; // one contiguous range
+    return enqueue_rows(q, flat ? 1 : height, cmd.waits, false, cmd.type, cmd.out,
+                        [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
+                          return usm_enqueue_fill(q, dst + y * pitch, pattern, patternSize,
                                                   flat ? width * height : width, n, w, ev);
-                      });
-}
+                        });
+  }
 
-ur_result_t UR_APICALL urEnqueueUSMMemcpy(ur_queue_handle_t hQueue, bool blocking, void *pDst, const void *pSrc,
-                                          size_t size, uint32_t n, const ur_event_handle_t *list,
-                                          ur_event_handle_t *phEvent) {
-  return usm_copy<UR_COMMAND_USM_MEMCPY>(hQueue, blocking, pDst, size, pSrc, size, size, 1, n, list, phEvent);
-}
+  // Prefetch and advice: SVM and USM memory on these devices needs no migration, and
+  // advice is a hint they do not use. The command only orders.
+  static ur_result_t hint(Command &cmd, Queue *q) {
+    return submit(q, cmd.type, cmd.waits, cmd.out,
+                  [&](cl_event *ev) { return enqueue_marker(q, cmd.waits.size(), cmd.waits.data(), ev); });
+  }
+  static ur_result_t prefetch(Command &cmd, Queue *q, const void *, size_t, ur_usm_migration_flags_t) {
+    return hint(cmd, q);
+  }
+  static ur_result_t advise(Command &cmd, Queue *q, const void *, size_t, ur_usm_advice_flags_t) {
+    return hint(cmd, q);
+  }
 
-ur_result_t UR_APICALL urEnqueueUSMFill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
-                                        size_t size, uint32_t n, const ur_event_handle_t *list,
-                                        ur_event_handle_t *phEvent) {
-  return usm_fill<UR_COMMAND_USM_FILL>(hQueue, pMem, size, patternSize, pPattern, size, 1, n, list, phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueUSMPrefetch(ur_queue_handle_t hQueue, const void *pMem, size_t size,
-                                            ur_usm_migration_flags_t, uint32_t n, const ur_event_handle_t *list,
-                                            ur_event_handle_t *phEvent) {
-  return usm_hint(hQueue, UR_COMMAND_USM_PREFETCH, pMem, size, n, list, phEvent);
-}
-
-ur_result_t UR_APICALL urEnqueueUSMAdvise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
-                                          ur_usm_advice_flags_t, ur_event_handle_t *phEvent) {
-  return usm_hint(hQueue, UR_COMMAND_USM_ADVISE, pMem, size, 0, nullptr, phEvent);
-}
+  static ur_result_t memcpy(Queue *q, bool blocking, void *pDst, const void *pSrc, size_t size, uint32_t n,
+                            const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
+    return copy_rows(UR_COMMAND_USM_MEMCPY, q, blocking, pDst, size, pSrc, size, size, 1, n, list, phEvent);
+  }
+  static ur_result_t memcpy_2d(Queue *q, bool blocking, void *pDst, size_t dstPitch, const void *pSrc, size_t srcPitch,
+                               size_t width, size_t height, uint32_t n, const ur_event_handle_t *list,
+                               ur_event_handle_t *phEvent) {
+    return copy_rows(UR_COMMAND_USM_MEMCPY_2D, q, blocking, pDst, dstPitch, pSrc, srcPitch, width, height, n, list,
+                     phEvent);
+  }
+  static ur_result_t copy_rows(ur_command_t command, Queue *q, bool blocking, void *pDst, size_t dstPitch,
+                               const void *pSrc, size_t srcPitch, size_t width, size_t height, uint32_t n,
+                               const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
+    usm_command cmd(q, command, n, list, phEvent);
+    if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
+    const bool flat = dstPitch == width && srcPitch == width; // one contiguous range
+    return enqueue_rows(q, flat ? 1 : height, cmd.waits, blocking, command, phEvent,
+                        [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
+                          return usm_enqueue_memcpy(q, false, static_cast<char *>(pDst) + y * dstPitch,
+                                                    static_cast<const char *>(pSrc) + y * srcPitch,
+                                                    flat ? width * height : width, n, w, ev);
+                        });
+  }
+};
 
 ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     ur_queue_handle_t hQueue, ur_kernel_handle_t hKernel, uint32_t workDim, const size_t *pGlobalWorkOffset,
@@ -189,12 +182,7 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
 
 void install_enqueue_entry_points(ur_dditable_t &t) {
   ordo::ur_common::wait_entry_points<wait_hooks>::install(t);
-  t.Enqueue.pfnUSMMemcpy = urEnqueueUSMMemcpy;
-  t.Enqueue.pfnUSMFill = urEnqueueUSMFill;
-  t.Enqueue.pfnUSMPrefetch = urEnqueueUSMPrefetch;
-  t.Enqueue.pfnUSMAdvise = urEnqueueUSMAdvise;
-  t.Enqueue.pfnUSMFill2D = usm_fill<UR_COMMAND_USM_FILL_2D>;
-  t.Enqueue.pfnUSMMemcpy2D = usm_copy<UR_COMMAND_USM_MEMCPY_2D>;
+  ordo::ur_common::usm_commands<usm_command_hooks>::install(t);
   t.EnqueueExp.pfnKernelLaunchWithArgsExp = urEnqueueKernelLaunchWithArgsExp;
 }
 

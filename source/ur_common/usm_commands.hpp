@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The USM commands (urEnqueueUSMFill/Memcpy[2D], Prefetch, Advise) of the adapters whose
-// commands go through one Command on a lane (Level Zero, the stream backend): argument
-// checks in their order, written once; the adapter's hooks issue the work. A hooks
+// The USM commands (urEnqueueUSMFill/Memcpy[2D], Prefetch, Advise) of Level Zero, the
+// stream backend, native CPU and OpenCL: argument checks in their order, written once;
+// the adapter's hooks make each command and issue its work. A hooks
 // struct `H` gives:
 //
 //   using Queue = ...; using Command = ...;  // Command(q, type, n, waits, out), status(), finish(r)
@@ -23,6 +23,10 @@
 //                                const ur_event_handle_t *, ur_event_handle_t *);
 //   // Optional: `static constexpr bool copies_overlapping = true;` where a copy is a
 //   // memmove (native CPU): overlapping ranges are copied, not refused.
+//   // Optional: `static ur_result_t check_wait_list(Queue *, uint32_t, const ur_event_handle_t *);`
+//   // checked right after the queue, before any pointer or size (OpenCL's order).
+//   // Optional: `static constexpr bool memcpy_as_2d = true;` where urEnqueueUSMMemcpy is
+//   // checked as urEnqueueUSMMemcpy2D's one row (no overlap refusal: OpenCL's copies).
 //
 // Handles are checked by `unwrap(handle, T *&)` found by argument-dependent lookup
 // (ordo::unwrap, or the adapter's stricter overload: native CPU's registry).
@@ -62,9 +66,25 @@ template <class H>
 struct copies_overlapping<H, std::void_t<decltype(H::copies_overlapping)>>
     : std::integral_constant<bool, H::copies_overlapping> {};
 
+template <class H, class = void> struct has_check_wait_list : std::false_type {};
+template <class H>
+struct has_check_wait_list<H, std::void_t<decltype(H::check_wait_list(nullptr, 0u, nullptr))>> : std::true_type {};
+
+template <class H, class = void> struct memcpy_as_2d : std::false_type {};
+template <class H>
+struct memcpy_as_2d<H, std::void_t<decltype(H::memcpy_as_2d)>> : std::integral_constant<bool, H::memcpy_as_2d> {};
+
 template <class H> struct usm_commands {
   using Queue = typename H::Queue;
   using Command = typename H::Command;
+
+  // The queue, then (where the adapter checks it first) the wait list.
+  static ur_result_t unwrap_queue(ur_queue_handle_t hQueue, uint32_t numEvents, const ur_event_handle_t *events,
+                                  Queue *&q) {
+    if (ur_result_t r = unwrap(hQueue, q)) return r;
+    if constexpr (has_check_wait_list<H>::value) return H::check_wait_list(q, numEvents, events);
+    return UR_RESULT_SUCCESS;
+  }
 
   // A 2-D region's span (full pitches for all rows but the last) stays inside the
   // allocation it starts in.
@@ -74,11 +94,18 @@ template <class H> struct usm_commands {
     return H::check_usm(q, p, span);
   }
 
+  static ur_result_t check_memcpy_2d(Queue *q, const void *pDst, size_t dstPitch, const void *pSrc, size_t srcPitch,
+                                     size_t width, size_t height) {
+    if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
+    if (ur_result_t r = check_region_2d(q, pDst, dstPitch, width, height)) return r;
+    return check_region_2d(q, pSrc, srcPitch, width, height);
+  }
+
   static ur_result_t UR_APICALL fill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
                                      size_t size, uint32_t numEventsInWaitList,
                                      const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
     Queue *q = nullptr;
-    if (ur_result_t r = unwrap(hQueue, q)) return r;
+    if (ur_result_t r = unwrap_queue(hQueue, numEventsInWaitList, phEventWaitList, q)) return r;
     if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (patternSize == 0 || size == 0 || patternSize > size || size % patternSize != 0)
       return UR_RESULT_ERROR_INVALID_SIZE;
@@ -94,7 +121,7 @@ template <class H> struct usm_commands {
                                         const void *pPattern, size_t width, size_t height, uint32_t numEventsInWaitList,
                                         const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
     Queue *q = nullptr;
-    if (ur_result_t r = unwrap(hQueue, q)) return r;
+    if (ur_result_t r = unwrap_queue(hQueue, numEventsInWaitList, phEventWaitList, q)) return r;
     if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (ur_result_t r = ordo::usm_2d::fill_sizes(pMem, pitch, patternSize, width, height)) return r;
     if (ur_result_t r = check_region_2d(q, pMem, pitch, width, height)) return r;
@@ -108,12 +135,16 @@ template <class H> struct usm_commands {
                                        size_t size, uint32_t numEventsInWaitList,
                                        const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
     Queue *q = nullptr;
-    if (ur_result_t r = unwrap(hQueue, q)) return r;
+    if (ur_result_t r = unwrap_queue(hQueue, numEventsInWaitList, phEventWaitList, q)) return r;
     if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
-    if (ur_result_t r = H::check_usm(q, pDst, size)) return r;
-    if (ur_result_t r = H::check_usm(q, pSrc, size)) return r;
-    if (!copies_overlapping<H>::value && ranges_overlap(pDst, pSrc, size)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
+    if constexpr (memcpy_as_2d<H>::value) {
+      if (ur_result_t r = check_memcpy_2d(q, pDst, size, pSrc, size, size, 1)) return r;
+    } else {
+      if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
+      if (ur_result_t r = H::check_usm(q, pDst, size)) return r;
+      if (ur_result_t r = H::check_usm(q, pSrc, size)) return r;
+      if (!copies_overlapping<H>::value && ranges_overlap(pDst, pSrc, size)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
+    }
     return H::memcpy(q, blocking, pDst, pSrc, size, numEventsInWaitList, phEventWaitList, phEvent);
   }
 
@@ -122,11 +153,9 @@ template <class H> struct usm_commands {
                                           uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                           ur_event_handle_t *phEvent) {
     Queue *q = nullptr;
-    if (ur_result_t r = unwrap(hQueue, q)) return r;
+    if (ur_result_t r = unwrap_queue(hQueue, numEventsInWaitList, phEventWaitList, q)) return r;
     if (!pDst || !pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
-    if (ur_result_t r = check_region_2d(q, pDst, dstPitch, width, height)) return r;
-    if (ur_result_t r = check_region_2d(q, pSrc, srcPitch, width, height)) return r;
+    if (ur_result_t r = check_memcpy_2d(q, pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
     return H::memcpy_2d(q, blocking, pDst, dstPitch, pSrc, srcPitch, width, height, numEventsInWaitList,
                         phEventWaitList, phEvent);
   }
@@ -135,7 +164,7 @@ template <class H> struct usm_commands {
                                          ur_usm_migration_flags_t flags, uint32_t numEventsInWaitList,
                                          const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
     Queue *q = nullptr;
-    if (ur_result_t r = unwrap(hQueue, q)) return r;
+    if (ur_result_t r = unwrap_queue(hQueue, numEventsInWaitList, phEventWaitList, q)) return r;
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (flags & UR_USM_MIGRATION_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
@@ -149,7 +178,7 @@ template <class H> struct usm_commands {
   static ur_result_t UR_APICALL advise(ur_queue_handle_t hQueue, const void *pMem, size_t size,
                                        ur_usm_advice_flags_t advice, ur_event_handle_t *phEvent) {
     Queue *q = nullptr;
-    if (ur_result_t r = unwrap(hQueue, q)) return r;
+    if (ur_result_t r = unwrap_queue(hQueue, 0, nullptr, q)) return r;
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (advice & UR_USM_ADVICE_FLAGS_MASK) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (size == 0) return UR_RESULT_ERROR_INVALID_SIZE;
