@@ -64,15 +64,15 @@ ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list) {
 Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *out_event,
                  bool timed, bool all_lanes, ordo::ur_common::lane_hint hint)
     : queue_(q), type_(type), out_(out_event), all_lanes_(all_lanes && q->lanes.size() > 1) {
-  status_ = check_wait_list(n, waits);
-  if (status_ != UR_RESULT_SUCCESS) return;
   // A stream-ordered alloc or free often needs no driver call at all (a block from the
   // lane's cache, a deferred event): it makes the context current only before one.
-  const bool lazy_current = type == UR_COMMAND_ENQUEUE_USM_DEVICE_ALLOC_EXP ||
-                            type == UR_COMMAND_ENQUEUE_USM_SHARED_ALLOC_EXP ||
-                            type == UR_COMMAND_ENQUEUE_USM_HOST_ALLOC_EXP || type == UR_COMMAND_ENQUEUE_USM_FREE_EXP;
-  if (!lazy_current && (status_ = make_current()) != UR_RESULT_SUCCESS) return;
-  lane_ = hint.lane < q->lanes.size() ? hint.lane : q->pick_lane(n, waits);
+  // Its entry point (ur_common/async_alloc.hpp, the only maker of these commands)
+  // checked the wait list already, before any pool lookup.
+  const bool stream_ordered = defers_event(type);
+  if (!stream_ordered && (status_ = check_wait_list(n, waits)) != UR_RESULT_SUCCESS) return;
+  if (!stream_ordered && (status_ = make_current()) != UR_RESULT_SUCCESS) return;
+  const size_t lanes = q->lanes.size();
+  lane_ = hint.lane < lanes ? hint.lane : lanes == 1 ? 0 : q->pick_lane(n, waits);
   stream_ = q->lanes[lane_]->stream;
   locked_ = q->lock_lanes(lane_, all_lanes_);
   for (uint32_t i = 0; i < n; ++i) {
@@ -106,7 +106,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
 }
 
 Command::~Command() {
-  unlock();
+  if (locked_) unlock();
   if (event_) event_destroy(event_);
 }
 

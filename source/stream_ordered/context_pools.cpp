@@ -436,7 +436,7 @@ ur_result_t context_pools::alloc_in_command(pool_ref &p, ur_usm_type_t kind, ur_
   if (st == status::out_of_memory && p->release_idle_except(c, (size + 63) / 64 * 64))
     st = c->op->alloc(req, res); // room made
   if (st == status::closed && p.via_current) return alloc_in_command(p, kind, device, size, cmd, out);
-  if (ur_result_t r = to_result(st, kind)) return r;
+  if (st != status::success) return to_result(st, kind); // success needs no table (the hot path)
   try {
     p->set_kind(res.ptr, kind, hooks_.primary_kind(cls));
   } catch (...) {
@@ -492,8 +492,9 @@ ur_result_t context_pools::free_in_command(pool_ref &owner, void *ptr, ur_event_
   size_t bytes = 0;
   const status s = c->op->free(ptr, ordo::pool::release_info{release, queue, in_order}, bytes);
   if (s == status::success && block_size) *block_size = bytes;
-  if (s == status::success && owner->destroyed()) reap_if_idle(*owner); // its last allocation
-  return to_result(s, UR_USM_TYPE_HOST); // a free runs out of host memory only (bookkeeping)
+  if (s != status::success) return to_result(s, UR_USM_TYPE_HOST); // out of host memory only (bookkeeping)
+  if (owner->destroyed()) reap_if_idle(*owner);                    // its last allocation
+  return UR_RESULT_SUCCESS;
 }
 
 ur_result_t context_pools::free_unused(ur_usm_pool_handle_t named, void *ptr) {
@@ -530,8 +531,9 @@ ur_result_t context_pools::check_and_free(ur_usm_pool_handle_t named, void *ptr,
   // a kind entry.
   owner->clear_kind(ptr);
   const status s = static_cast<pool::core *>(core)->op->free(ptr, rel);
-  if (s == status::success && owner->destroyed()) reap_if_idle(*owner); // its last allocation
-  return to_result(s, UR_USM_TYPE_HOST); // a free runs out of host memory only (bookkeeping)
+  if (s != status::success) return to_result(s, UR_USM_TYPE_HOST); // out of host memory only (bookkeeping)
+  if (owner->destroyed()) reap_if_idle(*owner);                    // its last allocation
+  return UR_RESULT_SUCCESS;
 }
 
 // ---- synchronous USM on pool memory ------------------------------------------------
