@@ -49,9 +49,7 @@ ze_result_t free_memory(Context *ctx, void *p) {
 }
 
 ur_result_t check_usm(const Context *ctx, const void *p, size_t bytes) {
-  if (ur_result_t r = ctx->pools->check_usm_region(p, bytes)) return r;
-  const Context *owner = usm_owners().owner_of(p);
-  return owner && owner != ctx ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
+  return ordo::ur_common::check_usm_range<const Context *>(ctx, p, bytes);
 }
 
 void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) {

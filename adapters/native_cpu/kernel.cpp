@@ -8,6 +8,7 @@
 
 #include "context.hpp"
 #include "ordo/info.hpp"
+#include "ordo/work_group.hpp"
 #include "platform.hpp"
 #include "queue.hpp"
 #include "ur_common/kernel.hpp"
@@ -16,18 +17,6 @@
 namespace ordo::native_cpu {
 
 namespace {
-
-// Largest divisor of n that is at most cap (cap >= 1).
-size_t largest_divisor_at_most(size_t n, size_t cap) {
-  if (n <= cap) return n;
-  size_t best = 1;
-  for (size_t d = 1; d * d <= n; ++d) {
-    if (n % d) continue;
-    if (d <= cap) best = std::max(best, d);
-    if (n / d <= cap) best = std::max(best, n / d);
-  }
-  return best;
-}
 
 ur_result_t UR_APICALL urKernelCreate(ur_program_handle_t hProgram, const char *pKernelName,
                                       ur_kernel_handle_t *phKernel) {
@@ -131,7 +120,7 @@ void choose_local_size(const Kernel &k, uint32_t work_dim, const size_t *global,
   for (uint32_t d = 1; d < work_dim; ++d) other *= global[d];
   size_t groups_along_x = std::max<size_t>(1, wanted_groups / std::max<size_t>(1, other));
   size_t cap = std::max<size_t>(1, std::min(kMaxWorkGroupSize, global[0] / groups_along_x));
-  local[0] = largest_divisor_at_most(global[0], cap);
+  local[0] = ordo::largest_divisor_at_most(global[0], cap);
   for (uint32_t d = 1; d < work_dim; ++d) local[d] = 1;
 }
 

@@ -81,12 +81,10 @@ void free_usm_memory(void *base) {
   std::free(base);
 }
 
-// The layer's one rule (plain allocations and pool blocks alike: a command past a pool
-// block wrote into its neighbour before), then another context's memory.
+// The layer's one rule (a command past a pool block wrote into its neighbour before),
+// then another context's memory (ur_common/pool_hooks.hpp).
 ur_result_t check_usm_range(Context &ctx, const void *p, size_t bytes) {
-  if (ur_result_t r = ctx.pools->check_usm_region(p, bytes)) return r;
-  const Context *owner = usm_owners().owner_of(p);
-  return owner && owner != &ctx ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
+  return ordo::ur_common::check_usm_range<const Context *>(&ctx, p, bytes);
 }
 
 void install_usm_entry_points(ur_dditable_t &t) {

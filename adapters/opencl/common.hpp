@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cl_api.hpp"
 #include "ordo/ddi_fill.hpp"
@@ -83,6 +84,15 @@ template <class Fn, class Obj, class Param> std::string cl_string(Fn fn, Obj obj
   std::string s;
   cl_string(fn, obj, param, s);
   return s;
+}
+// Reads a CL array query (device IDs, partition properties, sizes) into `out`: empty
+// where OpenCL gives nothing or refuses the size query.
+template <class T, class Fn, class Obj, class Param> cl_int cl_array(Fn fn, Obj obj, Param param, std::vector<T> &out) {
+  size_t n = 0;
+  cl_int err = fn(obj, param, 0, nullptr, &n);
+  out.assign(err == CL_SUCCESS ? n / sizeof(T) : 0, T{});
+  if (!out.empty()) err = fn(obj, param, out.size() * sizeof(T), out.data(), nullptr);
+  return err;
 }
 
 } // namespace ordo::opencl

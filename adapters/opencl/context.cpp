@@ -54,16 +54,10 @@ struct context_hooks {
   }
   static void destroy(Context *ctx) { cl.clReleaseContext(ctx->cl); }
   static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) { return opencl::native_handle(ctx, out); }
+  static void reap() { reap_deferred_events(); } // the user's last release lets the pools drop events
 };
 
 using entry_points = ordo::ur_common::context_entry_points<context_hooks>;
-
-// The user's last release lets the pools drop events, parked (event.hpp) until here.
-ur_result_t UR_APICALL urContextRelease(ur_context_handle_t hContext) {
-  ur_result_t r = entry_points::release(hContext);
-  reap_deferred_events();
-  return r;
-}
 
 ur_result_t UR_APICALL urContextCreateWithNativeHandle(ur_native_handle_t hNativeContext, ur_adapter_handle_t hAdapter,
                                                        uint32_t numDevices, const ur_device_handle_t *phDevices,
@@ -75,10 +69,8 @@ ur_result_t UR_APICALL urContextCreateWithNativeHandle(ur_native_handle_t hNativ
   std::vector<ur_device_handle_t> devices(phDevices, phDevices + numDevices);
   for (ur_device_handle_t d : devices) ORDO_CHECK_HANDLE(d);
   if (devices.empty()) { // the devices the cl_context was made with
-    size_t n = 0;
-    ORDO_CL_CHECK(cl.clGetContextInfo(native, CL_CONTEXT_DEVICES, 0, nullptr, &n));
-    std::vector<cl_device_id> ids(n / sizeof(cl_device_id));
-    ORDO_CL_CHECK(cl.clGetContextInfo(native, CL_CONTEXT_DEVICES, n, ids.data(), nullptr));
+    std::vector<cl_device_id> ids;
+    ORDO_CL_CHECK(cl_array(cl.clGetContextInfo, native, CL_CONTEXT_DEVICES, ids));
     for (cl_device_id id : ids)
       for (ur_platform_handle_t p : platforms())
         for (auto &d : p->devices)
@@ -100,7 +92,6 @@ void context_unhold(ur_context_handle_t c) { entry_points::drop(c); }
 
 void install_context_entry_points(ur_dditable_t &t) {
   entry_points::install(t);
-  t.Context.pfnRelease = urContextRelease;
   t.Context.pfnCreateWithNativeHandle = urContextCreateWithNativeHandle;
 }
 

@@ -81,7 +81,7 @@ bool probe_device(ur_device_handle_t_ &d) {
   if (!cl.clSVMAlloc || !cl.clSVMFree || !cl.clEnqueueSVMMemcpy || !cl.clEnqueueSVMMemFill ||
       !cl.clSetKernelArgSVMPointer)
     d.svm = 0;
-  if ((d.cl_major > 2 || (d.cl_major == 2 && d.cl_minor >= 1)) || d.has_extension("cl_khr_il_program"))
+  if (d.cl_at_least(2, 1) || d.has_extension("cl_khr_il_program"))
     d.il_version = cl_string(cl.clGetDeviceInfo, d.cl, CL_DEVICE_IL_VERSION);
   if (!cl.clCreateProgramWithIL) d.il_version.clear();
 

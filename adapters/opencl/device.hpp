@@ -45,6 +45,9 @@ struct ur_device_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::devi
   std::vector<Partition> partitions;
 
   bool is_root() const { return parent == nullptr; }
+  bool cl_at_least(cl_uint major, cl_uint minor) const {
+    return cl_major > major || (cl_major == major && cl_minor >= minor);
+  }
   bool has_extension(const char *ext) const;
   bool accepts_il() const { return !il_version.empty(); }
   bool accepts_spir() const { return has_extension("cl_khr_spir"); }

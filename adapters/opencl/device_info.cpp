@@ -8,6 +8,7 @@
 #include "device.hpp"
 #include "ordo_cb/command_buffer.hpp"
 #include "platform.hpp"
+#include "ur_common/device_info.hpp"
 
 namespace ordo::opencl {
 namespace {
@@ -105,21 +106,13 @@ cl_device_atomic_capabilities atomic_caps(const ur_device_handle_t_ *d, cl_devic
 std::vector<ur_device_partition_t> supported_partitions(const ur_device_handle_t_ *d) {
   std::vector<ur_device_partition_t> out;
   if (!cl.clCreateSubDevices) return out;
-  size_t size = 0;
-  if (cl.clGetDeviceInfo(d->cl, CL_DEVICE_PARTITION_PROPERTIES, 0, nullptr, &size) != CL_SUCCESS) return out;
-  std::vector<cl_device_partition_property> props(size / sizeof(cl_device_partition_property));
-  if (props.empty() ||
-      cl.clGetDeviceInfo(d->cl, CL_DEVICE_PARTITION_PROPERTIES, size, props.data(), nullptr) != CL_SUCCESS)
-    return {};
+  std::vector<cl_device_partition_property> props;
+  if (cl_array(cl.clGetDeviceInfo, d->cl, CL_DEVICE_PARTITION_PROPERTIES, props) != CL_SUCCESS) return out;
   for (cl_device_partition_property p : props)
     if (p == CL_DEVICE_PARTITION_EQUALLY || p == CL_DEVICE_PARTITION_BY_COUNTS ||
         p == CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN)
       out.push_back(static_cast<ur_device_partition_t>(p));
   return out;
-}
-
-bool cl_at_least(const ur_device_handle_t_ *d, cl_uint major, cl_uint minor) {
-  return d->cl_major > major || (d->cl_major == major && d->cl_minor >= minor);
 }
 
 } // namespace
@@ -130,6 +123,8 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t d, ur_device_info_t pr
   InfoWriter w(propSize, pPropValue, pPropSizeRet);
   for (const direct_query &q : kDirect)
     if (q.ur == propName) return answer_direct(d, q, w);
+  ur_result_t shared = UR_RESULT_SUCCESS; // no bindless images: their limits are zero
+  if (ordo::ur_common::no_image_exp_info(propName, w, shared)) return shared;
   // OpenCL sets no limit on the number of work-groups of a launch.
   constexpr size_t kMaxGroups = static_cast<size_t>(std::numeric_limits<int32_t>::max());
 
@@ -154,14 +149,14 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_QUEUE_ON_HOST_PROPERTIES: return w.value(to_ur_bits(d->host_queue_props, kQueueBits));
   case UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES:
     return w.value(
-        cl_at_least(d, 2, 0)
+        d->cl_at_least(2, 0)
             ? to_ur_bits(device_query<cl_command_queue_properties>(d, CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES), kQueueBits)
             : ur_queue_flags_t{0});
   case UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE: return w.value<uint64_t>(d->max_alloc);
   // IMAGE_SUPPORT is false (device_info_default): this adapter has no urMemImage*,
   // whatever OpenCL says.
   case UR_DEVICE_INFO_MAX_READ_WRITE_IMAGE_ARGS:
-    if (!cl_at_least(d, 2, 0)) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+    if (!d->cl_at_least(2, 0)) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
     return w.value<uint32_t>(device_query<cl_uint>(d, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS));
   case UR_DEVICE_INFO_GLOBAL_MEM_CACHE_TYPE:
     switch (device_query<cl_device_mem_cache_type>(d, CL_DEVICE_GLOBAL_MEM_CACHE_TYPE)) {
@@ -206,21 +201,18 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t d, ur_device_info_t pr
   // A device without sub-groups runs every work-item as a sub-group of its own: one
   // sub-group of size 1 (what SYCL requires at least).
   case UR_DEVICE_INFO_MAX_NUM_SUB_GROUPS: {
-    cl_uint n = cl_at_least(d, 2, 1) ? device_query<cl_uint>(d, CL_DEVICE_MAX_NUM_SUB_GROUPS) : 0;
+    cl_uint n = d->cl_at_least(2, 1) ? device_query<cl_uint>(d, CL_DEVICE_MAX_NUM_SUB_GROUPS) : 0;
     return w.value<uint32_t>(n ? n : 1);
   }
   case UR_DEVICE_INFO_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
-    return w.boolean(cl_at_least(d, 2, 1) &&
+    return w.boolean(d->cl_at_least(2, 1) &&
                      device_query<cl_bool>(d, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS));
   case UR_DEVICE_INFO_SUB_GROUP_SIZES_INTEL: {
     std::vector<uint32_t> sizes;
     if (d->has_extension("cl_intel_required_subgroup_size")) {
-      size_t n = 0;
-      if (cl.clGetDeviceInfo(d->cl, CL_DEVICE_SUB_GROUP_SIZES_INTEL, 0, nullptr, &n) == CL_SUCCESS && n) {
-        std::vector<size_t> raw(n / sizeof(size_t));
-        cl.clGetDeviceInfo(d->cl, CL_DEVICE_SUB_GROUP_SIZES_INTEL, n, raw.data(), nullptr);
-        for (size_t s : raw) sizes.push_back(static_cast<uint32_t>(s));
-      }
+      std::vector<size_t> raw;
+      cl_array(cl.clGetDeviceInfo, d->cl, CL_DEVICE_SUB_GROUP_SIZES_INTEL, raw);
+      for (size_t s : raw) sizes.push_back(static_cast<uint32_t>(s));
     }
     if (sizes.empty()) sizes.push_back(1); // no sub-groups: each work-item is one of size 1
     return w.array(sizes);
@@ -277,12 +269,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t d, ur_device_info_t pr
   case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return w.boolean(ordo::command_buffer::kEventSupport);
   case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP: return w.value(ordo::command_buffer::kUpdateCapabilities);
   case UR_DEVICE_INFO_COMMAND_BUFFER_SUBGRAPH_SUPPORT_EXP: return w.boolean(ordo::command_buffer::kSubgraphSupport);
-  case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP:
-  case UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP:
-  case UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP: return w.value<uint32_t>(0);
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_WIDTH_EXP:
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_HEIGHT_EXP:
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_PITCH_EXP: return w.value<size_t>(0);
   // OpenCL has no query for these.
   default: return ordo::device_info_default(propName, w);
   }

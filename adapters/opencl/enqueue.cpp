@@ -9,6 +9,7 @@
 #include "kernel.hpp"
 #include "ordo/checked_math.hpp"
 #include "ordo/usm_2d_rules.hpp"
+#include "program.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
 #include "ur_common/kernel.hpp"
@@ -24,8 +25,7 @@ struct wait_hooks {
   using Queue = ur_queue_handle_t_;
   static ur_result_t enqueue_wait(Queue *q, ur_command_t command, bool barrier, uint32_t n,
                                   const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
-    ClWaitList waits;
-    if (ur_result_t r = begin_command(q, n, list, waits)) return r;
+    ORDO_CL_WAIT_LIST(q, n, list);
     return submit(
         q, command, waits, phEvent,
         [&](cl_event *ev) {
@@ -82,10 +82,12 @@ struct usm_command_hooks {
   using Command = usm_command;
   static constexpr bool memcpy_as_2d = true;
   static ur_result_t check_wait_list(Queue *q, uint32_t n, const ur_event_handle_t *list) {
-    ClWaitList waits;
-    return begin_command(q, n, list, waits);
+    return ClWaitList().assign(n, list, q->ctx);
   }
-  static ur_result_t check_usm(Queue *q, const void *p, size_t bytes) { return check_usm_range(q->ctx, p, bytes); }
+  // USM of the queue's context, or memory of no context (docs/opencl.md).
+  static ur_result_t check_usm(Queue *q, const void *p, size_t bytes) {
+    return ur_common::check_usm_range<ur_context_handle_t>(q->ctx, p, bytes);
+  }
   static ur_result_t check_hint_range(Queue *q, const void *p, size_t bytes) { return check_usm(q, p, bytes); }
 
   static ur_result_t fill(Command &cmd, Queue *q, void *dst, const uint8_t *pattern, size_t patternSize, size_t size) {
@@ -152,7 +154,7 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
   if (ur_result_t r = ordo::ur_common::check_launch(
           workDim, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
           [&] { return begin_command(hQueue, numEventsInWaitList, phEventWaitList, waits); },
-          hKernel->context == hQueue->ctx))
+          hKernel->program->ctx == hQueue->ctx))
     return r;
   for (uint32_t i = 0; i < numArgs; ++i)
     if (pArgs[i].type > UR_EXP_KERNEL_ARG_TYPE_SAMPLER) return UR_RESULT_ERROR_INVALID_ENUMERATION;

@@ -12,6 +12,7 @@
 #include "device.hpp"
 #include "platform.hpp"
 #include "memory.hpp"
+#include "ordo/work_group.hpp"
 #include "program.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
@@ -34,15 +35,15 @@ ur_result_t set_kernel_arg(ur_kernel_handle_t k, const ur_exp_kernel_arg_propert
   case UR_EXP_KERNEL_ARG_TYPE_POINTER:
     if (!arg.value.pointer) // a null global pointer
       err = cl.clSetKernelArg(k->cl, arg.index, sizeof(cl_mem), nullptr);
-    else if (k->context->intel_usm)
-      err = k->context->platform->intel_usm.set_kernel_arg(k->cl, arg.index, arg.value.pointer);
+    else if (k->program->ctx->intel_usm)
+      err = k->program->ctx->platform->intel_usm.set_kernel_arg(k->cl, arg.index, arg.value.pointer);
     else
       err = cl.clSetKernelArgSVMPointer(k->cl, arg.index, arg.value.pointer);
     break;
   case UR_EXP_KERNEL_ARG_TYPE_MEM_OBJ: {
     ur_mem_handle_t m = arg.value.memObjTuple.hMem;
     if (m && !ordo::is_a<ur_mem_handle_t_>(m)) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-    if (m && m->context != k->context) return UR_RESULT_ERROR_INVALID_MEM_OBJECT; // another context's buffer
+    if (m && m->ctx != k->program->ctx) return UR_RESULT_ERROR_INVALID_MEM_OBJECT; // another context's buffer
     cl_mem native = m ? m->cl : nullptr;
     err = cl.clSetKernelArg(k->cl, arg.index, sizeof(cl_mem), m ? &native : nullptr);
     break;
@@ -68,7 +69,6 @@ ur_result_t wrap_kernel(cl_kernel native, ur_program_handle_t program, const cha
   if (!k) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   k->cl = native;
   k->program = program;
-  k->context = program->ctx;
   k->name = name ? name : cl_string(cl.clGetKernelInfo, native, CL_KERNEL_FUNCTION_NAME);
   cl.clGetKernelInfo(native, CL_KERNEL_NUM_ARGS, sizeof k->num_args, &k->num_args, nullptr);
   program->hold();
@@ -107,14 +107,8 @@ ur_result_t UR_APICALL suggest_local_size(ur_kernel_handle_t hKernel, ur_queue_h
   cl.clGetDeviceInfo(hQueue->dev->cl, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item_max, item_max, nullptr);
   size_t budget = std::max<size_t>(kernel_max, 1);
   for (uint32_t d = 0; d < dims; ++d) {
-    size_t best = 1;
-    for (size_t c = std::min({global[d], item_max[d], budget}); c >= 1; --c)
-      if (global[d] % c == 0) {
-        best = c;
-        break;
-      }
-    local[d] = best;
-    budget /= best;
+    local[d] = ordo::largest_divisor_at_most(global[d], std::min(item_max[d], budget));
+    budget /= local[d];
   }
   return UR_RESULT_SUCCESS;
 }
@@ -126,7 +120,7 @@ struct kernel_hooks {
   using Device = ur_device_handle_t_;
   static void destroy(Kernel *k) { unhold(k); }
   static void *native(Kernel *k) { return k->cl; }
-  static bool on_device(Kernel *k, Device *d) { return k->context->has_device(d); }
+  static bool on_device(Kernel *k, Device *d) { return k->program->ctx->has_device(d); }
   static uint32_t num_args(Kernel *k) { return k->num_args; }
   static ur_result_t num_regs(Kernel *, InfoWriter &) { return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; }
   static std::string attributes(Kernel *k) { return cl_string(cl.clGetKernelInfo, k->cl, CL_KERNEL_ATTRIBUTES); }
@@ -214,7 +208,7 @@ ur_result_t UR_APICALL urKernelSetExecInfo(ur_kernel_handle_t hKernel, ur_kernel
                                            const ur_kernel_exec_info_properties_t *, const void *pPropValue) {
   ORDO_CHECK_HANDLE(hKernel);
   std::lock_guard<std::mutex> lock(hKernel->launch_mutex);
-  const bool intel = hKernel->context->intel_usm;
+  const bool intel = hKernel->program->ctx->intel_usm;
   switch (propName) {
   case UR_KERNEL_EXEC_INFO_USM_INDIRECT_ACCESS: {
     if (propSize != sizeof(ur_bool_t)) return UR_RESULT_ERROR_INVALID_SIZE;

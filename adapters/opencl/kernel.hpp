@@ -9,8 +9,7 @@
 
 struct ur_kernel_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::kernel, UR_RESULT_ERROR_INVALID_KERNEL> {
   cl_kernel cl = nullptr;
-  ur_program_handle_t program = nullptr;
-  ur_context_handle_t context = nullptr;
+  ur_program_handle_t program = nullptr; // held; its context is the kernel's
   std::string name;
   cl_uint num_args = 0;
   std::mutex launch_mutex;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // urMem*: buffers and sub-buffers on cl_mem, and the buffer enqueues (read, write,
-// copy, fill, map, unmap). The argument checks are ur_common/memory.hpp's.
+// copy, fill, map, unmap). The argument checks are ur_common/memory.hpp's and
+// ur_common/buffer_commands.hpp's.
 #include <cstdint>
 #include <new>
-#include <type_traits>
 
 #include "context.hpp"
 #include "event.hpp"
@@ -13,12 +13,12 @@
 #include "ordo/rect.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
-#include "ur_common/memory.hpp"
+#include "ur_common/buffer_commands.hpp"
 
 ur_mem_handle_t_::~ur_mem_handle_t_() {
   if (cl) ordo::opencl::cl.clReleaseMemObject(cl);
   if (parent) ordo::opencl::unhold(parent);
-  if (context) ordo::opencl::context_unhold(context);
+  if (ctx) ordo::opencl::context_unhold(ctx);
 }
 
 namespace ordo::opencl {
@@ -42,7 +42,7 @@ ur_result_t wrap_mem(ur_context_handle_t c, cl_mem native, size_t size, ur_mem_h
     return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
   m->cl = native;
-  m->context = c;
+  m->ctx = c;
   m->size = size;
   m->parent = parent;
   if (parent) parent->hold();
@@ -72,7 +72,7 @@ ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flag
   cl_int err = CL_SUCCESS;
   cl_mem native = cl.clCreateSubBuffer(hBuffer->cl, cl_flags(flags), CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
   if (!native) return to_ur(err);
-  return wrap_mem(hBuffer->context, native, pRegion->size, hBuffer, phMem);
+  return wrap_mem(hBuffer->ctx, native, pRegion->size, hBuffer, phMem);
 }
 
 ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
@@ -90,143 +90,109 @@ ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNat
   return wrap_mem(hContext, native, size, nullptr, phMem);
 }
 
-ur_result_t UR_APICALL urMemGetInfo(ur_mem_handle_t hMem, ur_mem_info_t propName, size_t propSize, void *pPropValue,
-                                    size_t *pPropSizeRet) {
-  ORDO_CHECK_HANDLE(hMem);
-  return ordo::ur_common::mem_info(hMem->size, hMem->context, hMem->count(), propName, propSize, pPropValue,
-                                   pPropSizeRet);
-}
+// What ur_common's buffer commands leave to OpenCL (ur_common/buffer_commands.hpp): each
+// command on its cl_mem, after its wait list. Maps are OpenCL's own (below).
+struct buffer_hooks {
+  using Queue = ur_queue_handle_t_;
+  using Mem = ur_mem_handle_t_;
+  static constexpr bool own_context_only = true;
+  static ur_result_t queue_and_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m) {
+    if (ur_result_t r = ordo::unwrap(hQueue, q)) return r;
+    return ordo::unwrap(hMem, m);
+  }
+  // After the handles: the wait list, then the buffers' context (buffers of the queue's).
+  static ur_result_t check_command(Queue *q, Mem *a, Mem *b, uint32_t n, const ur_event_handle_t *list) {
+    if (ur_result_t r = ClWaitList().assign(n, list, q->ctx)) return r;
+    return a->ctx != q->ctx || b->ctx != q->ctx ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
+  }
 
-// --- buffer commands ---
+  static ur_result_t read(Queue *q, Mem *m, bool blocking, size_t offset, size_t size, void *dst, bool, uint32_t n,
+                          const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
+    ORDO_CL_WAIT_LIST(q, n, list);
+    return submit(
+        q, UR_COMMAND_MEM_BUFFER_READ, waits, phEvent,
+        [&](cl_event *ev) {
+          return cl.clEnqueueReadBuffer(q->cl, m->cl, false, offset, size, dst, waits.size(), waits.data(), ev);
+        },
+        blocking);
+  }
 
-// The start of every buffer command: the queue, its buffers (of its context; `b` is `a`
-// for a command on one buffer) and the wait list, translated into `waits`.
-ur_result_t check_command(ur_queue_handle_t q, ur_mem_handle_t a, ur_mem_handle_t b, uint32_t n,
-                          const ur_event_handle_t *list, ClWaitList &waits) {
-  ORDO_CHECK_HANDLE(q);
-  ORDO_CHECK_HANDLE(a);
-  ORDO_CHECK_HANDLE(b);
-  if (ur_result_t r = begin_command(q, n, list, waits)) return r;
-  if (a->context != q->ctx || b->context != q->ctx) return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-  return UR_RESULT_SUCCESS;
-}
-// check_command, or return its refusal; declares `waits`.
-#define ORDO_BUFFER_COMMAND(q, a, b, n, list)                                                                          \
-  ClWaitList waits;                                                                                                    \
-  if (ur_result_t r_ = check_command(q, a, b, n, list, waits)) return r_
+  static ur_result_t write(Queue *q, Mem *m, bool blocking, size_t offset, size_t size, const void *src, bool,
+                           uint32_t n, const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
+    ORDO_CL_WAIT_LIST(q, n, list);
+    return submit(
+        q, UR_COMMAND_MEM_BUFFER_WRITE, waits, phEvent,
+        [&](cl_event *ev) {
+          return cl.clEnqueueWriteBuffer(q->cl, m->cl, false, offset, size, src, waits.size(), waits.data(), ev);
+        },
+        blocking);
+  }
 
-// urEnqueueMemBufferRead (Write false) and urEnqueueMemBufferWrite.
-template <bool Write>
-ur_result_t UR_APICALL enqueue_transfer(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blocking, size_t offset,
-                                        size_t size, std::conditional_t<Write, const void *, void *> host, uint32_t n,
-                                        const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
-  ORDO_BUFFER_COMMAND(hQueue, hBuffer, hBuffer, n, list);
-  if (!ordo::mem::range_inside(offset, size, hBuffer->size)) return UR_RESULT_ERROR_INVALID_SIZE;
-  return submit(
-      hQueue, Write ? UR_COMMAND_MEM_BUFFER_WRITE : UR_COMMAND_MEM_BUFFER_READ, waits, phEvent,
-      [&](cl_event *ev) {
-        if constexpr (Write)
-          return cl.clEnqueueWriteBuffer(hQueue->cl, hBuffer->cl, false, offset, size, host, waits.size(), waits.data(),
-                                         ev);
-        else
-          return cl.clEnqueueReadBuffer(hQueue->cl, hBuffer->cl, false, offset, size, host, waits.size(), waits.data(),
-                                        ev);
-      },
-      blocking);
-}
+  static ur_result_t copy(Queue *q, Mem *src, Mem *dst, size_t srcOffset, size_t dstOffset, size_t size, bool,
+                          uint32_t n, const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
+    ORDO_CL_WAIT_LIST(q, n, list);
+    return submit(q, UR_COMMAND_MEM_BUFFER_COPY, waits, phEvent, [&](cl_event *ev) {
+      return cl.clEnqueueCopyBuffer(q->cl, src->cl, dst->cl, srcOffset, dstOffset, size, waits.size(), waits.data(),
+                                    ev);
+    });
+  }
 
-ur_result_t UR_APICALL urEnqueueMemBufferCopy(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
-                                              ur_mem_handle_t hBufferDst, size_t srcOffset, size_t dstOffset,
-                                              size_t size, uint32_t numEventsInWaitList,
-                                              const ur_event_handle_t *phEventWaitList, ur_event_handle_t *phEvent) {
-  ORDO_BUFFER_COMMAND(hQueue, hBufferSrc, hBufferDst, numEventsInWaitList, phEventWaitList);
-  if (!ordo::mem::range_inside(srcOffset, size, hBufferSrc->size) ||
-      !ordo::mem::range_inside(dstOffset, size, hBufferDst->size))
-    return UR_RESULT_ERROR_INVALID_SIZE;
-  return submit(hQueue, UR_COMMAND_MEM_BUFFER_COPY, waits, phEvent, [&](cl_event *ev) {
-    return cl.clEnqueueCopyBuffer(hQueue->cl, hBufferSrc->cl, hBufferDst->cl, srcOffset, dstOffset, size, waits.size(),
-                                  waits.data(), ev);
-  });
-}
+  static ur_result_t fill(Queue *q, Mem *m, const void *pattern, size_t patternSize, size_t offset, size_t size,
+                          uint32_t n, const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
+    ORDO_CL_WAIT_LIST(q, n, list);
+    return submit(q, UR_COMMAND_MEM_BUFFER_FILL, waits, phEvent, [&](cl_event *ev) {
+      return cl.clEnqueueFillBuffer(q->cl, m->cl, pattern, patternSize, offset, size, waits.size(), waits.data(), ev);
+    });
+  }
 
-// Rectangular transfers: OpenCL's origins and regions are UR's (bytes, rows, slices),
-// its pitches the resolved ones (0 made tight, source/ordo/rect.hpp).
-struct cl_rect {
-  size_t v[3];
-  explicit cl_rect(const ur_rect_offset_t &o) : v{o.x, o.y, o.z} {}
-  explicit cl_rect(const ur_rect_region_t &r) : v{r.width, r.height, r.depth} {}
+  // Rectangles: OpenCL's origins and regions are UR's (bytes, rows, slices), its
+  // pitches the resolved ones (0 made tight, source/ordo/rect.hpp).
+  static ur_result_t host_rect(Queue *q, Mem *m, ur_command_t command, bool blocking, const ordo::rect_side &bs,
+                               uint8_t *host, const ordo::rect_side &hs, const ur_rect_region_t &region, uint32_t n,
+                               const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
+    ORDO_CL_WAIT_LIST(q, n, list);
+    const size_t rg[3] = {region.width, region.height, region.depth};
+    return submit(
+        q, command, waits, phEvent,
+        [&](cl_event *ev) {
+          if (command == UR_COMMAND_MEM_BUFFER_WRITE_RECT)
+            return cl.clEnqueueWriteBufferRect(q->cl, m->cl, false, bs.origin, hs.origin, rg, bs.row, bs.slice, hs.row,
+                                               hs.slice, host, waits.size(), waits.data(), ev);
+          return cl.clEnqueueReadBufferRect(q->cl, m->cl, false, bs.origin, hs.origin, rg, bs.row, bs.slice, hs.row,
+                                            hs.slice, host, waits.size(), waits.data(), ev);
+        },
+        blocking);
+  }
+
+  static ur_result_t copy_rect(Queue *q, Mem *src, const ordo::rect_side &ss, Mem *dst, const ordo::rect_side &ds,
+                               const ur_rect_region_t &region, uint32_t n, const ur_event_handle_t *list,
+                               ur_event_handle_t *phEvent) {
+    ORDO_CL_WAIT_LIST(q, n, list);
+    const size_t rg[3] = {region.width, region.height, region.depth};
+    return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, waits, phEvent, [&](cl_event *ev) {
+      return cl.clEnqueueCopyBufferRect(q->cl, src->cl, dst->cl, ss.origin, ds.origin, rg, ss.row, ss.slice, ds.row,
+                                        ds.slice, waits.size(), waits.data(), ev);
+    });
+  }
 };
-
-// urEnqueueMemBufferReadRect and WriteRect (ur_common::enqueue_read_rect / enqueue_write_rect).
-ur_result_t host_rect(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, ur_command_t command, bool blocking,
-                      ur_rect_offset_t bufferOrigin, ur_rect_offset_t hostOrigin, ur_rect_region_t region,
-                      size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
-                      void *host, uint32_t n, const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
-  ORDO_BUFFER_COMMAND(hQueue, hBuffer, hBuffer, n, list);
-  ordo::rect_side bs, hs;
-  if (ur_result_t r =
-          ordo::ur_common::resolve_host_rect(host, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch,
-                                             hostRowPitch, hostSlicePitch, hBuffer->size, bs, hs))
-    return r;
-  const cl_rect bo(bufferOrigin), ho(hostOrigin), rg(region);
-  return submit(
-      hQueue, command, waits, phEvent,
-      [&](cl_event *ev) {
-        if (command == UR_COMMAND_MEM_BUFFER_WRITE_RECT)
-          return cl.clEnqueueWriteBufferRect(hQueue->cl, hBuffer->cl, false, bo.v, ho.v, rg.v, bs.row, bs.slice, hs.row,
-                                             hs.slice, host, waits.size(), waits.data(), ev);
-        return cl.clEnqueueReadBufferRect(hQueue->cl, hBuffer->cl, false, bo.v, ho.v, rg.v, bs.row, bs.slice, hs.row,
-                                          hs.slice, host, waits.size(), waits.data(), ev);
-      },
-      blocking);
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferCopyRect(ur_queue_handle_t hQueue, ur_mem_handle_t hBufferSrc,
-                                                  ur_mem_handle_t hBufferDst, ur_rect_offset_t srcOrigin,
-                                                  ur_rect_offset_t dstOrigin, ur_rect_region_t region,
-                                                  size_t srcRowPitch, size_t srcSlicePitch, size_t dstRowPitch,
-                                                  size_t dstSlicePitch, uint32_t numEventsInWaitList,
-                                                  const ur_event_handle_t *phEventWaitList,
-                                                  ur_event_handle_t *phEvent) {
-  ORDO_BUFFER_COMMAND(hQueue, hBufferSrc, hBufferDst, numEventsInWaitList, phEventWaitList);
-  ordo::rect_side ss, ds;
-  if (ur_result_t r =
-          ordo::ur_common::resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch, dstRowPitch,
-                                             dstSlicePitch, hBufferSrc->size, hBufferDst->size, ss, ds))
-    return r;
-  const cl_rect so(srcOrigin), dO(dstOrigin), rg(region);
-  return submit(hQueue, UR_COMMAND_MEM_BUFFER_COPY_RECT, waits, phEvent, [&](cl_event *ev) {
-    return cl.clEnqueueCopyBufferRect(hQueue->cl, hBufferSrc->cl, hBufferDst->cl, so.v, dO.v, rg.v, ss.row, ss.slice,
-                                      ds.row, ds.slice, waits.size(), waits.data(), ev);
-  });
-}
-
-ur_result_t UR_APICALL urEnqueueMemBufferFill(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, const void *pPattern,
-                                              size_t patternSize, size_t offset, size_t size,
-                                              uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
-                                              ur_event_handle_t *phEvent) {
-  ORDO_BUFFER_COMMAND(hQueue, hBuffer, hBuffer, numEventsInWaitList, phEventWaitList);
-  if (ur_result_t r = ordo::ur_common::check_fill(pPattern, patternSize, offset, size, hBuffer->size)) return r;
-  return submit(hQueue, UR_COMMAND_MEM_BUFFER_FILL, waits, phEvent, [&](cl_event *ev) {
-    return cl.clEnqueueFillBuffer(hQueue->cl, hBuffer->cl, pPattern, patternSize, offset, size, waits.size(),
-                                  waits.data(), ev);
-  });
-}
+using buffer_commands = ur_common::buffer_commands<buffer_hooks>;
 
 ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_handle_t hBuffer, bool blockingMap,
                                              ur_map_flags_t mapFlags, size_t offset, size_t size,
                                              uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                              ur_event_handle_t *phEvent, void **ppRetMap) {
-  ORDO_BUFFER_COMMAND(hQueue, hBuffer, hBuffer, numEventsInWaitList, phEventWaitList);
-  if (ur_result_t r = ordo::ur_common::check_map(ppRetMap, mapFlags, offset, size, hBuffer->size)) return r;
+  ur_mem_handle_t_ *m = nullptr;
+  if (ur_result_t r = buffer_hooks::queue_and_buffer(hQueue, hBuffer, hQueue, m)) return r;
+  if (ur_result_t r = buffer_hooks::check_command(hQueue, m, m, numEventsInWaitList, phEventWaitList)) return r;
+  if (ur_result_t r = ordo::ur_common::check_map(ppRetMap, mapFlags, offset, size, m->size)) return r;
+  ORDO_CL_WAIT_LIST(hQueue, numEventsInWaitList, phEventWaitList);
   const cl_map_flags flags = mapFlags & ~UR_MAP_FLAGS_MASK;
   void *p = nullptr;
   ur_result_t r = submit(
       hQueue, UR_COMMAND_MEM_BUFFER_MAP, waits, phEvent,
       [&](cl_event *ev) {
         cl_int err = CL_SUCCESS;
-        p = cl.clEnqueueMapBuffer(hQueue->cl, hBuffer->cl, false, flags, offset, size, waits.size(), waits.data(), ev,
-                                  &err);
+        p = cl.clEnqueueMapBuffer(hQueue->cl, m->cl, false, flags, offset, size, waits.size(), waits.data(), ev, &err);
         return err;
       },
       blockingMap);
@@ -237,9 +203,12 @@ ur_result_t UR_APICALL urEnqueueMemBufferMap(ur_queue_handle_t hQueue, ur_mem_ha
 ur_result_t UR_APICALL urEnqueueMemUnmap(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, void *pMappedPtr,
                                          uint32_t numEventsInWaitList, const ur_event_handle_t *phEventWaitList,
                                          ur_event_handle_t *phEvent) {
-  ORDO_BUFFER_COMMAND(hQueue, hMem, hMem, numEventsInWaitList, phEventWaitList);
+  ur_mem_handle_t_ *m = nullptr;
+  if (ur_result_t r = buffer_hooks::queue_and_buffer(hQueue, hMem, hQueue, m)) return r;
+  if (ur_result_t r = buffer_hooks::check_command(hQueue, m, m, numEventsInWaitList, phEventWaitList)) return r;
+  ORDO_CL_WAIT_LIST(hQueue, numEventsInWaitList, phEventWaitList);
   return submit(hQueue, UR_COMMAND_MEM_UNMAP, waits, phEvent, [&](cl_event *ev) {
-    return cl.clEnqueueUnmapMemObject(hQueue->cl, hMem->cl, pMappedPtr, waits.size(), waits.data(), ev);
+    return cl.clEnqueueUnmapMemObject(hQueue->cl, m->cl, pMappedPtr, waits.size(), waits.data(), ev);
   });
 }
 
@@ -252,14 +221,14 @@ void install_memory_entry_points(ur_dditable_t &t) {
   t.Mem.pfnBufferPartition = urMemBufferPartition;
   t.Mem.pfnGetNativeHandle = native_handle<ur_mem_handle_t_, ur_device_handle_t>;
   t.Mem.pfnBufferCreateWithNativeHandle = urMemBufferCreateWithNativeHandle;
-  t.Mem.pfnGetInfo = urMemGetInfo;
-  t.Enqueue.pfnMemBufferRead = enqueue_transfer<false>;
-  t.Enqueue.pfnMemBufferWrite = enqueue_transfer<true>;
-  t.Enqueue.pfnMemBufferCopy = urEnqueueMemBufferCopy;
-  t.Enqueue.pfnMemBufferReadRect = ordo::ur_common::enqueue_read_rect<host_rect>;
-  t.Enqueue.pfnMemBufferWriteRect = ordo::ur_common::enqueue_write_rect<host_rect>;
-  t.Enqueue.pfnMemBufferCopyRect = urEnqueueMemBufferCopyRect;
-  t.Enqueue.pfnMemBufferFill = urEnqueueMemBufferFill;
+  t.Mem.pfnGetInfo = ur_common::mem_get_info<ur_mem_handle_t_>;
+  t.Enqueue.pfnMemBufferRead = buffer_commands::read;
+  t.Enqueue.pfnMemBufferWrite = buffer_commands::write;
+  t.Enqueue.pfnMemBufferCopy = buffer_commands::copy;
+  t.Enqueue.pfnMemBufferReadRect = ur_common::enqueue_read_rect<buffer_commands::host_rect>;
+  t.Enqueue.pfnMemBufferWriteRect = ur_common::enqueue_write_rect<buffer_commands::host_rect>;
+  t.Enqueue.pfnMemBufferCopyRect = buffer_commands::copy_rect;
+  t.Enqueue.pfnMemBufferFill = buffer_commands::fill;
   t.Enqueue.pfnMemBufferMap = urEnqueueMemBufferMap;
   t.Enqueue.pfnMemUnmap = urEnqueueMemUnmap;
 }

@@ -5,7 +5,7 @@
 
 struct ur_mem_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT> {
   cl_mem cl = nullptr;
-  ur_context_handle_t context = nullptr;
+  ur_context_handle_t ctx = nullptr; // the name ur_common/memory.hpp reads
   size_t size = 0;
   ur_mem_handle_t parent = nullptr; // sub-buffers hold their parent
   ~ur_mem_handle_t_();

@@ -20,12 +20,8 @@ ur_program_handle_t_::~ur_program_handle_t_() {
 namespace ordo::opencl {
 
 ur_result_t wrap_program(ur_context_handle_t c, cl_program native, ur_program_handle_t *out) {
-  size_t n = 0;
   std::vector<cl_device_id> ids;
-  if (cl.clGetProgramInfo(native, CL_PROGRAM_DEVICES, 0, nullptr, &n) == CL_SUCCESS && n) {
-    ids.resize(n / sizeof(cl_device_id));
-    cl.clGetProgramInfo(native, CL_PROGRAM_DEVICES, n, ids.data(), nullptr);
-  }
+  cl_array(cl.clGetProgramInfo, native, CL_PROGRAM_DEVICES, ids);
   auto *p = new (std::nothrow) ur_program_handle_t_();
   if (!p) {
     cl.clReleaseProgram(native);

@@ -110,6 +110,10 @@ inline ur_result_t begin_command(ur_queue_handle_t q, uint32_t n, const ur_event
   ORDO_CHECK_HANDLE(q);
   return waits.assign(n, list, q->ctx);
 }
+// begin_command, or return its refusal; declares `waits`.
+#define ORDO_CL_WAIT_LIST(q, n, list)                                                                                  \
+  ::ordo::opencl::ClWaitList waits;                                                                                    \
+  if (ur_result_t begin_result_ = ::ordo::opencl::begin_command(q, n, list, waits)) return begin_result_
 
 // Every command but the stream-ordered alloc and free goes through here:
 // `enqueue(cl_event *ev)` calls OpenCL, never blocking (ev is null when nobody needs

@@ -23,7 +23,7 @@ namespace ordo::opencl {
 namespace {
 
 // The memory every context got from OpenCL, so that another context's pointer is told
-// from system memory (check_usm_range).
+// from system memory (ur_common::check_usm_range).
 ordo::usm_owners<ur_context_handle_t> &usm_owners() { return ordo::usm_owners<ur_context_handle_t>::instance(); }
 
 bool svm_atomics(ur_context_handle_t c) {
@@ -90,12 +90,6 @@ void *usm_get_memory(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle
     return nullptr;
   }
   return p;
-}
-
-ur_result_t check_usm_range(ur_context_handle_t c, const void *p, size_t size) {
-  if (ur_result_t r = c->pools->check_usm_region(p, size)) return r;
-  ur_context_handle_t owner = usm_owners().owner_of(p);
-  return owner && owner != c ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
 }
 
 void usm_release_memory(ur_context_handle_t c, void *p) {
@@ -227,22 +221,11 @@ struct usm_hooks {
   // Intel's clMemBlockingFreeINTEL waits only for commands that name the allocation's
   // first byte, not an address inside it (tools/opencl_probes/blocking_free_pending.c).
   static ur_result_t wait_before_free(Context *c) { return context_wait_all_queues(c); }
+  static void reap() { reap_deferred_events(); } // a pool block's free may let the pool drop events
 };
-
-using entry_points = ordo::ur_common::usm_entry_points<usm_hooks>;
-
-// A pool block's free may let the pool drop events, parked (event.hpp) until here.
-ur_result_t UR_APICALL urUSMFree(ur_context_handle_t hContext, void *pMem) {
-  ur_result_t r = entry_points::free(hContext, pMem);
-  reap_deferred_events();
-  return r;
-}
 
 } // namespace
 
-void install_usm_entry_points(ur_dditable_t &t) {
-  entry_points::install(t);
-  t.USM.pfnFree = urUSMFree;
-}
+void install_usm_entry_points(ur_dditable_t &t) { ordo::ur_common::usm_entry_points<usm_hooks>::install(t); }
 
 } // namespace ordo::opencl

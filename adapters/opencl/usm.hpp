@@ -15,12 +15,6 @@ void usm_release_memory(ur_context_handle_t c, void *p);
 // Gives a plain allocation of urUSM*Alloc back at once (padded ones by what OpenCL gave).
 void usm_free_plain(ur_context_handle_t c, void *p);
 
-// The check of a USM range [p, p + size) a command of `c` uses: SUCCESS inside one
-// allocation of `c`, in its pool memory, or in memory that is no context's (host
-// memory: OpenCL judges it); INVALID_SIZE past its allocation or the address space;
-// INVALID_MEM_OBJECT in another context's USM memory (docs/opencl.md).
-ur_result_t check_usm_range(ur_context_handle_t c, const void *p, size_t size);
-
 // Whether the devices of `c` can have memory of `kind` (device: that device).
 bool usm_kind_supported(ur_context_handle_t c, ur_usm_type_t kind, ur_device_handle_t device);
 

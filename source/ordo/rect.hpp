@@ -16,6 +16,9 @@ struct rect_side {
   size_t row = 0;
   size_t slice = 0;
   size_t end = 0;
+  // The origin as given (bytes, rows, slices), for a backend that takes origins and
+  // pitches rather than offsets (OpenCL).
+  size_t origin[3] = {};
 };
 
 namespace detail {
@@ -45,6 +48,9 @@ inline ur_result_t resolve_rect_side(const ur_rect_offset_t &origin, const ur_re
       __builtin_add_overflow(last, w, &s.end))
     return UR_RESULT_ERROR_INVALID_SIZE;
   s.first = first;
+  s.origin[0] = origin.x;
+  s.origin[1] = origin.y;
+  s.origin[2] = origin.z;
   return UR_RESULT_SUCCESS;
 }
 

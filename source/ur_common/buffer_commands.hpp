@@ -38,6 +38,10 @@
 //   // copy take buffers of the queue's context only (H::queue_and_buffer, never
 //   // `foreign`). Mem then needs only size, Mapping, mappings, map_mutex and owner()
 //   // (native CPU's Mem).
+//   // Optional: the adapter's own checks of read, write, copy, fill and the rectangles
+//   // right after the handles, before any of the template's (`b` is `a` for a command
+//   // on one buffer): OpenCL's wait list, then the buffers' context, in OpenCL's order.
+//   static ur_result_t check_command(Queue *, Mem *a, Mem *b, uint32_t, const ur_event_handle_t *);
 #pragma once
 
 #include <cstddef>
@@ -94,9 +98,21 @@ template <class H>
 struct own_context_only<H, std::void_t<decltype(H::own_context_only)>>
     : std::integral_constant<bool, H::own_context_only> {};
 
+template <class H, class = void> struct has_check_command : std::false_type {};
+template <class H>
+struct has_check_command<H, std::void_t<decltype(H::check_command(nullptr, nullptr, nullptr, 0, nullptr))>>
+    : std::true_type {};
+
 template <class H> struct buffer_commands {
   using Queue = typename H::Queue;
   using Mem = typename H::Mem;
+
+  static ur_result_t check_command(Queue *q, Mem *a, Mem *b, uint32_t n, const ur_event_handle_t *waits) {
+    if constexpr (has_check_command<H>::value)
+      return H::check_command(q, a, b, n, waits);
+    else
+      return UR_RESULT_SUCCESS;
+  }
 
   // The queue and a buffer for read, write and copy.
   static ur_result_t queue_and_any_buffer(ur_queue_handle_t hQueue, ur_mem_handle_t hMem, Queue *&q, Mem *&m,
@@ -115,6 +131,7 @@ template <class H> struct buffer_commands {
     Mem *m;
     bool foreign = false;
     if (ur_result_t r = queue_and_any_buffer(hQueue, hBuffer, q, m, foreign)) return r;
+    if (ur_result_t r = check_command(q, m, m, n, waits)) return r;
     if (!pDst) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!ordo::mem::range_inside(offset, size, m->size)) return UR_RESULT_ERROR_INVALID_SIZE;
     return H::read(q, m, blocking, offset, size, pDst, foreign, n, waits, phEvent);
@@ -127,6 +144,7 @@ template <class H> struct buffer_commands {
     Mem *m;
     bool foreign = false;
     if (ur_result_t r = queue_and_any_buffer(hQueue, hBuffer, q, m, foreign)) return r;
+    if (ur_result_t r = check_command(q, m, m, n, waits)) return r;
     if (!pSrc) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!ordo::mem::range_inside(offset, size, m->size)) return UR_RESULT_ERROR_INVALID_SIZE;
     return H::write(q, m, blocking, offset, size, pSrc, foreign, n, waits, phEvent);
@@ -140,6 +158,7 @@ template <class H> struct buffer_commands {
     bool foreign = false;
     if (ur_result_t r = queue_and_any_buffer(hQueue, hSrc, q, src, foreign)) return r;
     if (ur_result_t r = queue_and_any_buffer(hQueue, hDst, q, dst, foreign)) return r;
+    if (ur_result_t r = check_command(q, src, dst, n, waits)) return r;
     if (!ordo::mem::range_inside(srcOffset, size, src->size) || !ordo::mem::range_inside(dstOffset, size, dst->size))
       return UR_RESULT_ERROR_INVALID_SIZE;
     return H::copy(q, src, dst, srcOffset, dstOffset, size, foreign, n, waits, phEvent);
@@ -152,6 +171,7 @@ template <class H> struct buffer_commands {
     Queue *q;
     Mem *m;
     if (ur_result_t r = H::queue_and_buffer(hQueue, hBuffer, q, m)) return r;
+    if (ur_result_t r = check_command(q, m, m, n, waits)) return r;
     if (ur_result_t r = check_fill(pPattern, patternSize, offset, size, m->size)) return r;
     return H::fill(q, m, pPattern, patternSize, offset, size, n, waits, phEvent);
   }
@@ -166,6 +186,7 @@ template <class H> struct buffer_commands {
     Queue *q;
     Mem *m;
     if (ur_result_t r = H::queue_and_buffer(hQueue, hBuffer, q, m)) return r;
+    if (ur_result_t r = check_command(q, m, m, n, waits)) return r;
     ordo::rect_side bs, hs;
     if (ur_result_t r = resolve_host_rect(host, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch,
                                           hostRowPitch, hostSlicePitch, m->size, bs, hs))
@@ -182,6 +203,7 @@ template <class H> struct buffer_commands {
     Mem *src, *dst;
     if (ur_result_t r = H::queue_and_buffer(hQueue, hSrc, q, src)) return r;
     if (ur_result_t r = H::queue_and_buffer(hQueue, hDst, q, dst)) return r;
+    if (ur_result_t r = check_command(q, src, dst, n, waits)) return r;
     ordo::rect_side ss, ds;
     if (ur_result_t r = resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch, dstRowPitch,
                                           dstSlicePitch, src->size, dst->size, ss, ds))

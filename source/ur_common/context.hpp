@@ -12,6 +12,7 @@
 //     static void free_plain(Context *, const ordo::stream_ordered::context_pools::block_facts &);
 //     static void destroy(Context *);        // the backend's part, after the pools
 //     static ur_result_t native_handle(Context *, ur_native_handle_t *out);
+//     static void reap();  // optional: after urContextRelease (ur_common/handles.hpp)
 //   };
 #pragma once
 
@@ -72,7 +73,13 @@ template <class H> struct context_entry_points {
     return UR_RESULT_SUCCESS;
   }
 
+  // The user's last release lets the pools drop what the adapter then parks (reap).
   static ur_result_t UR_APICALL release(ur_context_handle_t hContext) {
+    ur_result_t r = release_unreaped(hContext);
+    reap_parked<H>();
+    return r;
+  }
+  static ur_result_t release_unreaped(ur_context_handle_t hContext) {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r;
     bool last_ = false;

@@ -56,6 +56,7 @@
 #include "ordo/info.hpp"
 #include "ordo/object.hpp"
 #include "ur_api.h"
+#include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
 namespace ordo::ur_common {
@@ -68,8 +69,6 @@ template <class H, class = void> struct has_from_native : std::false_type {};
 template <class H> struct has_from_native<H, std::void_t<decltype(&H::from_native)>> : std::true_type {};
 template <class H, class = void> struct has_wait_all : std::false_type {};
 template <class H> struct has_wait_all<H, std::void_t<decltype(&H::wait_all)>> : std::true_type {};
-template <class H, class = void> struct has_reap : std::false_type {};
-template <class H> struct has_reap<H, std::void_t<decltype(&H::reap)>> : std::true_type {};
 
 template <class H> struct event_entry_points {
   using Context = typename H::Context;
@@ -78,9 +77,7 @@ template <class H> struct event_entry_points {
   static constexpr bool kOwnTimes = has_profiling_time<H>::value;
   static constexpr bool kOwnFromNative = has_from_native<H>::value;
   static constexpr bool kWaitAll = has_wait_all<H>::value;
-  static void reap() {
-    if constexpr (has_reap<H>::value) H::reap();
-  }
+  static void reap() { reap_parked<H>(); }
 
   static ur_result_t UR_APICALL get_info(ur_event_handle_t hEvent, ur_event_info_t propName, size_t propSize,
                                          void *pPropValue, size_t *pPropSizeRet) {

@@ -7,12 +7,22 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "ordo/object.hpp"
 #include "ur_api.h"
 
 namespace ordo::ur_common {
+
+// Optional `static void reap()` of a hooks struct: destroys what the adapter parked where
+// destroying it was unsafe (OpenCL: events dropped in a callback or under a pool's lock).
+// The entry points that may let go of such objects call it last, on every path.
+template <class H, class = void> struct has_reap : std::false_type {};
+template <class H> struct has_reap<H, std::void_t<decltype(&H::reap)>> : std::true_type {};
+template <class H> void reap_parked() {
+  if constexpr (has_reap<H>::value) H::reap();
+}
 
 // The handle types ur_common's templates work on; an adapter names its own once
 // (`using handle_types = handle_types_of<...>;`) and each hooks struct derives from it.

@@ -12,6 +12,7 @@
 
 #include <type_traits>
 
+#include "ordo/usm_owners.hpp"
 #include "ordo_so/layer.hpp"
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
@@ -20,6 +21,17 @@ namespace ordo::ur_common {
 
 // The context an event belongs to, unless the adapter's namespace says otherwise.
 template <class Ev> auto event_context(const Ev *e) -> std::decay_t<decltype(e->ctx)> { return e->ctx; }
+
+// The check of a USM range [p, p + bytes) a command of `ctx` uses, for an adapter that
+// notes its backend's allocations in ordo::usm_owners<Owner>: the layer's rule first
+// (plain allocations and pool blocks alike: INVALID_SIZE past the one it starts in),
+// then INVALID_MEM_OBJECT in another context's memory. Memory of no context is system
+// memory, the backend's to judge.
+template <class Owner, class Context> ur_result_t check_usm_range(const Context *ctx, const void *p, size_t bytes) {
+  if (ur_result_t r = ctx->pools->check_usm_region(p, bytes)) return r;
+  const Owner owner = ordo::usm_owners<Owner>::instance().owner_of(p);
+  return owner && owner != ctx ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
+}
 
 // context_hooks::memory_class for a context whose memory classes are device and shared
 // memory per device and host memory once, so that a block keeps the kind and device it

@@ -97,8 +97,6 @@ template <class H, class = void> struct queue_has_from_native : std::false_type 
 template <class H> struct queue_has_from_native<H, std::void_t<decltype(&H::from_native)>> : std::true_type {};
 template <class H, class = void> struct queue_has_flush : std::false_type {};
 template <class H> struct queue_has_flush<H, std::void_t<decltype(&H::flush)>> : std::true_type {};
-template <class H, class = void> struct queue_has_reap : std::false_type {};
-template <class H> struct queue_has_reap<H, std::void_t<decltype(&H::reap)>> : std::true_type {};
 
 template <class H> struct queue_entry_points {
   using Context = typename H::Context;
@@ -170,7 +168,7 @@ template <class H> struct queue_entry_points {
     // A synchronisation point: pools collect completed frees and give back memory
     // above their release thresholds.
     q->ctx->pools->sync_point();
-    if constexpr (queue_has_reap<H>::value) H::reap();
+    reap_parked<H>();
     return UR_RESULT_SUCCESS;
   }
 

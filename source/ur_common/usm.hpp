@@ -26,6 +26,8 @@
 //     // device lacks), made before a pool is asked, in place of the max_alloc and
 //     // shared_supported checks.
 //     static ur_result_t check_placement(Context *, ur_usm_type_t, Device * /*null: host*/, size_t size);
+//     // Optional: after urUSMFree, on every path (ur_common/handles.hpp).
+//     static void reap();
 //   };
 #pragma once
 
@@ -181,7 +183,13 @@ template <class H> struct usm_entry_points {
   // A pool block goes back to its pool at once (the caller promises no pending use);
   // a plain allocation goes back to the backend, after H::wait_before_free where the
   // hooks have it. Unknown pointers, interior pointers and second frees are refused.
+  // A pool block's free may let the pool drop what the adapter then parks (reap).
   static ur_result_t UR_APICALL free(ur_context_handle_t hContext, void *pMem) {
+    ur_result_t r = free_unreaped(hContext, pMem);
+    reap_parked<H>();
+    return r;
+  }
+  static ur_result_t free_unreaped(ur_context_handle_t hContext, void *pMem) {
     Context *ctx = nullptr;
     if (ur_result_t r = unwrap(hContext, ctx)) return r;
     if (!pMem) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
