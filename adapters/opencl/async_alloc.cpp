@@ -30,7 +30,7 @@ struct async_hooks {
   using Queue = ur_queue_handle_t_;
   using Command = AsyncCommand;
   static ur_result_t check_wait_list(Queue *q, uint32_t n, const ur_event_handle_t *list) {
-    return ClWaitList().assign(n, list, q->ctx);
+    return ClWaitList::check(n, list, q->ctx);
   }
   static ur_result_t check_alloc(Queue *q, ur_usm_type_t kind, size_t size, uint32_t n, const ur_event_handle_t *list) {
     if (ur_result_t r = check_wait_list(q, n, list)) return r;

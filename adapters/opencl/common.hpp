@@ -54,6 +54,9 @@ public:
   // `context` is INVALID_CONTEXT (OpenCL's rule; Intel's runtime takes such an event and
   // crashes later, tools/opencl_probes/foreign_event_wait.c).
   ur_result_t assign(uint32_t n, const ur_event_handle_t *list, ur_context_handle_t context);
+  // What assign refuses, with nothing translated: for checks made before the command
+  // that translates the list itself.
+  static ur_result_t check(uint32_t n, const ur_event_handle_t *list, ur_context_handle_t context);
   // Adds one more event (used for internal dependencies).
   void push(cl_event e);
   cl_uint size() const { return size_; }

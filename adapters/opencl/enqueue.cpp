@@ -82,7 +82,7 @@ struct usm_command_hooks {
   using Command = usm_command;
   static constexpr bool memcpy_as_2d = true;
   static ur_result_t check_wait_list(Queue *q, uint32_t n, const ur_event_handle_t *list) {
-    return ClWaitList().assign(n, list, q->ctx);
+    return ClWaitList::check(n, list, q->ctx);
   }
   // USM of the queue's context, or memory of no context (docs/opencl.md).
   static ur_result_t check_usm(Queue *q, const void *p, size_t bytes) {

@@ -56,15 +56,20 @@ void event_unhold_deferred(ur_event_handle_t e) {
   g_have_deferred.store(true, std::memory_order_release);
 }
 
+ur_result_t ClWaitList::check(uint32_t n, const ur_event_handle_t *list, ur_context_handle_t context) {
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!ordo::is_a<ur_event_handle_t_>(list[i])) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
+    if (list[i]->ctx != context) return UR_RESULT_ERROR_INVALID_CONTEXT;
+  }
+  return UR_RESULT_SUCCESS;
+}
+
 ur_result_t ClWaitList::assign(uint32_t n, const ur_event_handle_t *list, ur_context_handle_t context) {
   size_ = 0;
   ur_ = list;
   ur_n_ = n;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (!ordo::is_a<ur_event_handle_t_>(list[i])) return UR_RESULT_ERROR_INVALID_EVENT_WAIT_LIST;
-    if (list[i]->ctx != context) return UR_RESULT_ERROR_INVALID_CONTEXT;
-    push(list[i]->cl);
-  }
+  if (ur_result_t r = check(n, list, context)) return r;
+  for (uint32_t i = 0; i < n; ++i) push(list[i]->cl);
   return UR_RESULT_SUCCESS;
 }
 

@@ -102,7 +102,7 @@ struct buffer_hooks {
   }
   // After the handles: the wait list, then the buffers' context (buffers of the queue's).
   static ur_result_t check_command(Queue *q, Mem *a, Mem *b, uint32_t n, const ur_event_handle_t *list) {
-    if (ur_result_t r = ClWaitList().assign(n, list, q->ctx)) return r;
+    if (ur_result_t r = ClWaitList::check(n, list, q->ctx)) return r;
     return a->ctx != q->ctx || b->ctx != q->ctx ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
   }
 
