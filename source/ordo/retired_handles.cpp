@@ -43,7 +43,7 @@ struct free_at_unload {
 
 } // namespace
 
-void keep_retired_storage(void *storage, size_t size, size_t align) {
+void *keep_retired_storage(void *storage, size_t size, size_t align, bool reuse) {
   quarantine &q = the_quarantine();
   kept_storage oldest;
   {
@@ -52,7 +52,9 @@ void keep_retired_storage(void *storage, size_t size, size_t align) {
     q.ring[q.next] = kept_storage{storage, size, align};
     q.next = (q.next + 1) % q.ring.size();
   }
+  if (reuse && oldest.storage && oldest.size == size && oldest.align == align) return oldest.storage;
   free_storage(oldest);
+  return nullptr;
 }
 
 void free_retired_handles() {

@@ -32,8 +32,9 @@ constexpr size_t kRetiredHandlesKept = 1024;
 inline bool is_retired(const void *handle) { return handle && ddi_of(handle) == &retired_ddi(); }
 
 // Takes raw storage from `new T` whose object is already destroyed; frees the oldest
-// kept storage once more than kRetiredHandlesKept are held.
-void keep_retired_storage(void *storage, size_t size, size_t align);
+// kept storage once more than kRetiredHandlesKept are held. With `reuse`, that oldest
+// storage is returned instead when it has the same size and alignment (else null).
+void *keep_retired_storage(void *storage, size_t size, size_t align, bool reuse = false);
 
 // Frees every kept storage now (the library's unload does it too); later retirements
 // are still kept. Only for a point where no handle of this adapter can still be named.
@@ -41,7 +42,7 @@ void free_retired_handles();
 
 // Destroys `object` (made with `new T`) whose handle is the member at `handle_word` (the
 // handle's first word, inside the object) and retires that handle.
-template <class T> void retire_object(T *object, void *handle_word) {
+template <class T> void *retire_object(T *object, void *handle_word, bool reuse = false) {
   void *storage = object;
   object->~T();
   // Zero the rest so nothing of the dead object (its kind, its counts) is left; then the
@@ -49,7 +50,7 @@ template <class T> void retire_object(T *object, void *handle_word) {
   // that first word alone.
   std::memset(storage, 0, sizeof(T));
   ::new (handle_word) const ur_dditable_t *(&retired_ddi());
-  keep_retired_storage(storage, sizeof(T), alignof(T));
+  return keep_retired_storage(storage, sizeof(T), alignof(T), reuse);
 }
 
 // Destroys `object` (made with `new T`) and retires its handle: use instead of `delete`.
@@ -57,6 +58,16 @@ template <class T> void retire(T *object) {
   static_assert(std::is_base_of<HandleBase, T>::value && !std::is_polymorphic<T>::value,
                 "retire() is for handle types (ORDO_HANDLE_CHECK)");
   if (object) retire_object(object, object);
+}
+
+// retire(), handing back the storage of a T retired kRetiredHandlesKept retirements
+// before (null when none is due or it was not a T's): storage `new T` could have
+// returned, for an object model that makes many short-lived handles (events) to build
+// its next one in with placement new, without a trip through the allocator.
+template <class T> void *retire_for_reuse(T *object) {
+  static_assert(std::is_base_of<HandleBase, T>::value && !std::is_polymorphic<T>::value,
+                "retire_for_reuse() is for handle types (ORDO_HANDLE_CHECK)");
+  return object ? retire_object(object, object, true) : nullptr;
 }
 
 } // namespace ordo

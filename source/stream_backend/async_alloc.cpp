@@ -5,7 +5,8 @@
 //
 // Each driver stream is an in-order queue for the layer. Reuse rule 3 becomes a stream
 // wait of the alloc's stream on the free's event; a zero-initialising pool's alloc
-// zeroes the block on its stream (a byte memset).
+// zeroes the block on its stream (a byte memset); a plain free on a one-stream queue
+// makes no command (fast_free).
 #include "backend.hpp"
 #include "ur_common/async_alloc.hpp"
 
@@ -25,6 +26,28 @@ struct async_hooks : handle_types {
   // (backend.hpp, Lane): a driver event is recorded only if another stream or a host
   // query needs one.
   static ur_result_t free_work(Command &) { return UR_RESULT_SUCCESS; }
+  // A free on a one-stream queue with no wait list and no event asked for makes no
+  // command: its place in the stream is the next deferred number (backend.hpp, Lane),
+  // taken in the same hold of the stream's lock as the pool call. It records no
+  // ordering node, so another queue reuses the block by a stream wait on its event
+  // (reuse rule 3) or once it is complete, not by reachability (docs/cuda.md).
+  static bool fast_free(Queue *q, ur_usm_pool_handle_t hPool, void *p, uint32_t n, ur_event_handle_t *phEvent,
+                        ur_result_t &r) {
+    if (n || phEvent || q->lanes.size() != 1) return false;
+    Event *ev = nullptr;
+    if ((r = event_create(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, false, &ev, /*deferred=*/true))) return true;
+    Lane &lane = *q->lanes[0];
+    ev->stream = lane.stream;
+    ev->lane = 0;
+    {
+      std::lock_guard<std::mutex> lock(lane.mutex);
+      ev->seq = lane.issued.load(std::memory_order_relaxed) + 1;
+      lane.issued.store(ev->seq, std::memory_order_release);
+      r = q->ctx->pools->check_and_free(hPool, p, reinterpret_cast<ur_event_handle_t>(ev), lane.identity, true);
+    }
+    release_event(reinterpret_cast<ur_event_handle_t>(ev)); // the pool holds its own reference
+    return true;
+  }
   // The bound urUSM*Alloc keeps (usm.cpp), so both forms refuse one size alike.
   static size_t max_alloc(const Device *d) { return d->facts.total_mem; }
   // Called for a free's event the caller did not ask for (or never got): no handle of

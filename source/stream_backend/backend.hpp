@@ -13,6 +13,7 @@
 
 #include "driver_api.hpp"
 #include "ordo/logger.hpp"
+#include "ordo/slot_cache.hpp"
 #include "ordo_so/layer.hpp"
 #include "ur_common/objects.hpp"
 
@@ -44,6 +45,7 @@ public:
   ~EventPool() = default;
 
 private:
+  ordo::slot_cache<native_event, 8> untimed_slots_; // in front of the list: no lock
   std::mutex mutex_;
   std::vector<event_t> timed_, untimed_;
 };
@@ -208,39 +210,21 @@ inline void lane_complete_to(Lane &l, uint64_t seq) {
   }
 }
 
-// Storage of events that were never handed to the caller (a free's release event when
-// the caller asked for none): reused directly, with no retirement (ordo/retired_handles.hpp)
-// since no handle of theirs can be named. One slot without a lock sits in front of the
-// list: a queue's alloc + free pairs take and give back the same storage.
+// Storage for a queue's next events: that of events never handed to the caller (a
+// free's release event when the caller asked for none), reused directly since no handle
+// of theirs can be named, and that of events retired long ago (ordo/retired_handles.hpp,
+// retire_for_reuse), in a few slots without a lock; beyond them storage is freed.
 class SpareEvents {
 public:
-  void *take() {
-    if (void *p = first_.exchange(nullptr, std::memory_order_acquire)) return p;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (free_.empty()) return nullptr;
-    void *p = free_.back();
-    free_.pop_back();
-    return p;
-  }
+  void *take() { return slots_.take(); }
   // False when full: the caller frees the storage.
-  bool put(void *p) {
-    void *empty = nullptr;
-    if (first_.compare_exchange_strong(empty, p, std::memory_order_release, std::memory_order_relaxed)) return true;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (free_.size() >= kKept) return false;
-    free_.push_back(p);
-    return true;
-  }
+  bool put(void *p) { return slots_.put(p); }
   ~SpareEvents() {
-    ::operator delete(first_.load(std::memory_order_relaxed));
-    for (void *p : free_) ::operator delete(p);
+    slots_.drain([](void *p) { ::operator delete(p); });
   }
 
 private:
-  static constexpr size_t kKept = 64;
-  std::atomic<void *> first_{nullptr};
-  std::mutex mutex_;
-  std::vector<void *> free_;
+  ordo::slot_cache<void, 16> slots_;
 };
 
 // Its lanes are driver streams.

@@ -22,6 +22,7 @@ uint64_t host_now_ns() {
 // ---- EventPool -------------------------------------------------------------------------
 
 status EventPool::get(bool timing, event_t *out) {
+  if (!timing && (*out = untimed_slots_.take())) return status{};
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto &list = timing ? timed_ : untimed_;
@@ -36,6 +37,7 @@ status EventPool::get(bool timing, event_t *out) {
 }
 
 void EventPool::put(event_t ev, bool timing) {
+  if (!timing && untimed_slots_.put(ev)) return;
   std::lock_guard<std::mutex> lock(mutex_);
   (timing ? timed_ : untimed_).push_back(ev);
 }

@@ -14,7 +14,7 @@
 namespace ordo::stream_backend {
 
 ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out, bool deferred) {
-  void *spare = deferred ? q->spare_events.take() : nullptr;
+  void *spare = q->spare_events.take();
   auto *ev = spare ? new (spare) Event() : new Event();
   ev->queue = q;
   ev->ctx = q->ctx;
@@ -189,8 +189,9 @@ void event_destroy(Event *ev) {
     // No handle of it ever went out: its storage serves the queue's next deferred event.
     ev->~Event();
     if (!q->spare_events.put(ev)) ::operator delete(static_cast<void *>(ev));
-  } else {
-    ordo::retire(ev);
+  } else if (void *reuse = ordo::retire_for_reuse(ev)) {
+    // An event retired long ago: its storage serves this queue's next event.
+    if (!q || !q->spare_events.put(reuse)) ::operator delete(reuse);
   }
   if (q) queue_drop(q);
   if (ctx) context_drop(ctx);

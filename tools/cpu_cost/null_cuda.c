@@ -46,6 +46,10 @@ static int cuDeviceGetAttribute_(int *v, int attr, int d) {
   case 76: *v = 0; break;   // minor
   case 10: *v = 32; break;  // warp size
   case 1: *v = 1024; break; // max threads per block
+  case 2: *v = 1024; break; // max block x (y, z: 1)
+  case 5:
+  case 6:
+  case 7: *v = 65535; break; // max grid x, y, z
   default: *v = 1; break;
   }
   return kSuccess;
@@ -135,6 +139,33 @@ static int cuPointerGetAttributes_(unsigned n, int *attrs, void **data, uintptr_
   return kInvalidValue;
 }
 
+// Modules and functions: handles; every function takes a pointer and a 4-byte value
+// (the shape of pair_cost's kernel).
+static int cuModuleLoadDataEx_(void **m, const void *image, unsigned n, void *keys, void *values) {
+  (void)image;
+  (void)n;
+  (void)keys;
+  (void)values;
+  return make_handle(m);
+}
+static int cuModuleGetFunction_(void **f, void *m, const char *name) {
+  (void)m;
+  (void)name;
+  return make_handle(f);
+}
+static int cuFuncGetParamInfo_(void *f, size_t i, size_t *offset, size_t *size) {
+  (void)f;
+  if (i > 1) return kInvalidValue;
+  *offset = i * 8;
+  *size = i ? 4 : 8;
+  return kSuccess;
+}
+static int cuFuncGetAttribute_(int *v, int attr, void *f) {
+  (void)f;
+  *v = attr == 0 ? 1024 : 0; // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+  return kSuccess;
+}
+
 struct entry {
   const char *name;
   void *fn;
@@ -163,9 +194,14 @@ static const struct entry table[] = {
     E(cuGetErrorName),
     E(cuPointerGetAttribute),
     E(cuPointerGetAttributes),
+    E(cuModuleLoadDataEx),
+    E(cuModuleGetFunction),
+    E(cuFuncGetParamInfo),
+    E(cuFuncGetAttribute),
 #undef E
     {"cuStreamDestroy", (void *)destroy_handle},
     {"cuEventDestroy", (void *)destroy_handle},
+    {"cuModuleUnload", (void *)destroy_handle},
 };
 
 __attribute__((visibility("default"))) CUresult cuInit(unsigned flags) { return cuInit_(flags); }
