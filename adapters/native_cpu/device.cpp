@@ -256,8 +256,6 @@ ur_result_t device_info(Device *, ur_device_info_t propName, ordo::InfoWriter &o
   case UR_DEVICE_INFO_USM_P2P_SUPPORT_EXP:
   case UR_DEVICE_INFO_IPC_PHYSICAL_MEMORY_SUPPORT_EXP: return out.boolean(true);
   case UR_DEVICE_INFO_COMMAND_BUFFER_EVENT_SUPPORT_EXP: return out.boolean(ordo::command_buffer::kEventSupport);
-  case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP:
-    return out.value(ur_exp_device_2d_block_array_capability_flags_t{0});
   case UR_DEVICE_INFO_COMMAND_BUFFER_UPDATE_CAPABILITIES_EXP:
     return out.value(ordo::command_buffer::kUpdateCapabilities);
   default: break;
@@ -266,7 +264,8 @@ ur_result_t device_info(Device *, ur_device_info_t propName, ordo::InfoWriter &o
   ur_result_t result;
   if (ordo::ur_common::fixed_device_info(propName, out, result)) return result;
   // Queries meaningless for a CPU (memory clock, UUID, PCI address, GPU topology, ...):
-  // UNSUPPORTED_ENUMERATION; no ur_device_info_t at all: INVALID_ENUMERATION.
+  // UNSUPPORTED_ENUMERATION; the bindless-image limits zero; no ur_device_info_t at all:
+  // INVALID_ENUMERATION (ordo/device_info.hpp).
   return ordo::device_info_default(propName, out);
 }
 

@@ -67,6 +67,11 @@ struct BufferHooks {
     return m->context != q->context ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
   }
   static constexpr auto check_wait_list = native_cpu::check_wait_list;
+  // A sub-buffer's bytes are its parent's from its origin (the overlap rule of copies).
+  static ordo::ur_common::buffer_place place(Mem *m) {
+    if (m->sub_buffer) return {m->parent, static_cast<size_t>(m->data - m->parent->data)};
+    return {m, 0};
+  }
   static ur_result_t read(Queue *q, Mem *m, bool blocking, size_t offset, size_t size, void *dst, bool, uint32_t n,
                           const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
     return submit_rect(*q, UR_COMMAND_MEM_BUFFER_READ, blocking, static_cast<char *>(dst), row_at(0, size), m->data,

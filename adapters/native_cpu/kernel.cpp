@@ -98,9 +98,8 @@ struct kernel_hooks {
     ORDO_LOOKUP(Kernel, k, hKernel);
     if (!lookup<Queue>(hQueue)) return Queue::invalid_handle(hQueue);
     if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-    for (uint32_t d = 0; d < numWorkDim; ++d)
-      if (pGlobalWorkSize[d] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+    // Refused as the launch would refuse it (ordo/work_group.hpp).
+    if (ur_result_t r = ordo::check_global_work_size(numWorkDim, pGlobalWorkSize)) return r;
     choose_local_size(*k, numWorkDim, pGlobalWorkSize, pSuggestedLocalWorkSize);
     return UR_RESULT_SUCCESS;
   }

@@ -123,8 +123,6 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t d, ur_device_info_t pr
   InfoWriter w(propSize, pPropValue, pPropSizeRet);
   for (const direct_query &q : kDirect)
     if (q.ur == propName) return answer_direct(d, q, w);
-  ur_result_t shared = UR_RESULT_SUCCESS; // no bindless images: their limits are zero
-  if (ordo::ur_common::no_image_exp_info(propName, w, shared)) return shared;
   // OpenCL sets no limit on the number of work-groups of a launch.
   constexpr size_t kMaxGroups = static_cast<size_t>(std::numeric_limits<int32_t>::max());
 

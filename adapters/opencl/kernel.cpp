@@ -96,10 +96,12 @@ ur_result_t UR_APICALL suggest_local_size(ur_kernel_handle_t hKernel, ur_queue_h
                                           const ur_exp_kernel_arg_properties_t *pArgs, size_t *local) {
   ORDO_CHECK_HANDLE(hKernel);
   ORDO_CHECK_HANDLE(hQueue);
+  // The shape first, as a launch checks it (ordo/work_group.hpp): a refused call sets no
+  // argument. A global size of 0 would otherwise be suggested a local size of 1.
+  if (ur_result_t r = ordo::check_global_work_size(dims, global)) return r;
   std::lock_guard<std::mutex> lock(hKernel->launch_mutex);
   for (uint32_t i = 0; i < numArgs; ++i)
     if (ur_result_t r = set_kernel_arg(hKernel, pArgs[i])) return r;
-  if (dims < 1 || dims > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
   size_t kernel_max = 1;
   ORDO_CL_CHECK(cl.clGetKernelWorkGroupInfo(hKernel->cl, hQueue->dev->cl, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max,
                                             &kernel_max, nullptr));

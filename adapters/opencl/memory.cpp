@@ -35,7 +35,8 @@ static_assert(UR_MAP_FLAG_READ == CL_MAP_READ && UR_MAP_FLAG_WRITE == CL_MAP_WRI
               "map flags");
 cl_mem_flags cl_flags(ur_mem_flags_t f) { return f & ~UR_MEM_FLAGS_MASK; }
 
-ur_result_t wrap_mem(ur_context_handle_t c, cl_mem native, size_t size, ur_mem_handle_t parent, ur_mem_handle_t *out) {
+ur_result_t wrap_mem(ur_context_handle_t c, cl_mem native, size_t size, ur_mem_handle_t parent, ur_mem_handle_t *out,
+                     size_t origin = 0) {
   auto *m = new (std::nothrow) ur_mem_handle_t_();
   if (!m) {
     cl.clReleaseMemObject(native);
@@ -45,6 +46,7 @@ ur_result_t wrap_mem(ur_context_handle_t c, cl_mem native, size_t size, ur_mem_h
   m->ctx = c;
   m->size = size;
   m->parent = parent;
+  m->origin = origin;
   if (parent) parent->hold();
   c->hold();
   *out = m;
@@ -72,7 +74,7 @@ ur_result_t UR_APICALL urMemBufferPartition(ur_mem_handle_t hBuffer, ur_mem_flag
   cl_int err = CL_SUCCESS;
   cl_mem native = cl.clCreateSubBuffer(hBuffer->cl, cl_flags(flags), CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
   if (!native) return to_ur(err);
-  return wrap_mem(hBuffer->ctx, native, pRegion->size, hBuffer, phMem);
+  return wrap_mem(hBuffer->ctx, native, pRegion->size, hBuffer, phMem, pRegion->origin);
 }
 
 ur_result_t UR_APICALL urMemBufferCreateWithNativeHandle(ur_native_handle_t hNativeMem, ur_context_handle_t hContext,
@@ -100,6 +102,9 @@ struct buffer_hooks {
     if (ur_result_t r = ordo::unwrap(hQueue, q)) return r;
     return ordo::unwrap(hMem, m);
   }
+  // A sub-buffer's bytes are its parent's from its origin (the overlap rule of copies,
+  // checked before OpenCL would answer CL_MEM_COPY_OVERLAP).
+  static ur_common::buffer_place place(Mem *m) { return {m->parent ? m->parent : m, m->origin}; }
   // After the handles: the wait list, then the buffers' context (buffers of the queue's).
   static ur_result_t check_command(Queue *q, Mem *a, Mem *b, uint32_t n, const ur_event_handle_t *list) {
     if (ur_result_t r = ClWaitList::check(n, list, q->ctx)) return r;

@@ -3,8 +3,21 @@
 // without a local size): divisors of the global size, so no group is partial.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+
+#include "ur_api.h"
 
 namespace ordo {
+
+// The shape a launch is refused for, checked the same way by urKernelGetSuggestedLocalWorkSize:
+// dimensions outside 1..3 or an empty one are INVALID_WORK_DIMENSION, the code UR gives a
+// launch with a global size of 0, so a suggestion is refused exactly when its launch would be.
+inline ur_result_t check_global_work_size(uint32_t dims, const size_t *global) {
+  if (dims < 1 || dims > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  for (uint32_t d = 0; d < dims; ++d)
+    if (global[d] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  return UR_RESULT_SUCCESS;
+}
 
 // The largest divisor of n that is at most cap; 1 for n = 0 (no work). It takes at most
 // min(cap, sqrt(n)) steps: callers pass a work-group limit as cap, so a global size near

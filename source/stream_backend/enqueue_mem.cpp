@@ -6,7 +6,6 @@
 // copies a written range back; host-storage buffers map their own bytes.
 #include <algorithm>
 #include <cstring>
-#include <functional>
 
 #include "backend.hpp"
 #include "ordo/mem_rules.hpp"
@@ -16,8 +15,6 @@
 namespace ordo::stream_backend {
 
 namespace {
-
-bool overlap(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) { return a < b + bn && b < a + an; }
 
 // Runs `work` as one command; waits for it when `blocking`.
 template <class F>
@@ -39,40 +36,6 @@ status copy_rect(uint8_t *dst, const ordo::rect_side &ds, const uint8_t *src, co
                                         region.width, region.height, s))
       return r;
   return status{};
-}
-
-// Whether two rectangles of `region` share a byte: their rows are disjoint ascending
-// runs of `width` bytes, so one walk over both lists finds any intersection.
-bool rects_overlap(const uint8_t *a, const ordo::rect_side &as, const uint8_t *b, const ordo::rect_side &bs,
-                   const ur_rect_region_t &region) {
-  const size_t rows = region.height * region.depth, w = region.width;
-  auto row_start = [&](const uint8_t *base, const ordo::rect_side &sd, size_t k) {
-    return base + sd.first + (k / region.height) * sd.slice + (k % region.height) * sd.row;
-  };
-  for (size_t i = 0, j = 0; i < rows && j < rows;) {
-    const uint8_t *x = row_start(a, as, i), *y = row_start(b, bs, j);
-    if (overlap(x, w, y, w)) return true;
-    if (x < y)
-      ++i;
-    else
-      ++j;
-  }
-  return false;
-}
-
-// A copy whose two sides share bytes goes through temporary device memory, so the
-// result is as if the source were read whole first. The call waits for the copy to end
-// before the temporary memory goes (a rare case: copies within one buffer's bytes).
-status staged_copy(const std::function<status(uint8_t *, stream_t)> &in,
-                   const std::function<status(uint8_t *, stream_t)> &out, size_t bytes, stream_t s) {
-  void *tmp = nullptr;
-  if (status r = drv::alloc_device(&tmp, bytes)) return r;
-  auto *t = static_cast<uint8_t *>(tmp);
-  status r = in(t, s);
-  if (!r) r = out(t, s);
-  status w = drv::stream_synchronize(s);
-  drv::free_device(tmp);
-  return r ? r : w;
 }
 
 // The buffer commands once ur_common has checked their arguments
@@ -104,16 +67,11 @@ struct buffer_hooks {
                   [&](stream_t s) { return drv::memcpy_async(m->ptr + offset, pSrc, size, s); });
   }
 
-  // Overlapping ranges (a copy within one buffer's bytes) are staged (staged_copy).
+  // Sides that share a byte never get here (ur_common refuses them: OVERLAPPING_REGIONS).
   static ur_result_t copy(Queue *q, Mem *src, Mem *dst, size_t srcOffset, size_t dstOffset, size_t size, bool,
                           uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
-    uint8_t *from = src->ptr + srcOffset, *to = dst->ptr + dstOffset;
-    const bool shared = overlap(from, size, to, size);
-    return submit(q, UR_COMMAND_MEM_BUFFER_COPY, false, n, waits, phEvent, [&](stream_t s) {
-      if (!shared) return drv::memcpy_async(to, from, size, s);
-      return staged_copy([&](uint8_t *t, stream_t st) { return drv::memcpy_async(t, from, size, st); },
-                         [&](uint8_t *t, stream_t st) { return drv::memcpy_async(to, t, size, st); }, size, s);
-    });
+    return submit(q, UR_COMMAND_MEM_BUFFER_COPY, false, n, waits, phEvent,
+                  [&](stream_t s) { return drv::memcpy_async(dst->ptr + dstOffset, src->ptr + srcOffset, size, s); });
   }
 
   static ur_result_t fill(Queue *q, Mem *m, const void *pPattern, size_t patternSize, size_t offset, size_t size,
@@ -127,7 +85,9 @@ struct buffer_hooks {
                                uint8_t *h, const ordo::rect_side &hs, const ur_rect_region_t &region, uint32_t n,
                                const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
     // Host memory that is the buffer's own bytes (host storage) must not overlap the rectangle.
-    if (rects_overlap(m->ptr, bs, h, hs, region)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
+    if (ordo::ur_common::rect_sides_overlap(reinterpret_cast<uintptr_t>(m->ptr), bs, reinterpret_cast<uintptr_t>(h), hs,
+                                            region))
+      return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
     const bool read = type == UR_COMMAND_MEM_BUFFER_READ_RECT;
     return submit(q, type, blocking, n, waits, phEvent, [&](stream_t s) {
       return read ? stream_backend::copy_rect(h, hs, m->ptr, bs, region, s)
@@ -138,18 +98,8 @@ struct buffer_hooks {
   static ur_result_t copy_rect(Queue *q, Mem *src, const ordo::rect_side &ss, Mem *dst, const ordo::rect_side &ds,
                                const ur_rect_region_t &region, uint32_t n, const ur_event_handle_t *waits,
                                ur_event_handle_t *phEvent) {
-    const bool shared = rects_overlap(src->ptr, ss, dst->ptr, ds, region);
-    return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, n, waits, phEvent, [&](stream_t s) {
-      if (!shared) return stream_backend::copy_rect(dst->ptr, ds, src->ptr, ss, region, s);
-      ordo::rect_side tight; // the rectangle alone, rows and slices back to back
-      tight.row = region.width;
-      tight.slice = region.width * region.height;
-      tight.end = tight.slice * region.depth;
-      return staged_copy(
-          [&](uint8_t *t, stream_t st) { return stream_backend::copy_rect(t, tight, src->ptr, ss, region, st); },
-          [&](uint8_t *t, stream_t st) { return stream_backend::copy_rect(dst->ptr, ds, t, tight, region, st); },
-          tight.end, s);
-    });
+    return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, false, n, waits, phEvent,
+                  [&](stream_t s) { return stream_backend::copy_rect(dst->ptr, ds, src->ptr, ss, region, s); });
   }
 
   // Maps go through the root buffer's host copy: the caller's memory, the host storage

@@ -42,12 +42,25 @@
 //   // right after the handles, before any of the template's (`b` is `a` for a command
 //   // on one buffer): OpenCL's wait list, then the buffers' context, in OpenCL's order.
 //   static ur_result_t check_command(Queue *, Mem *a, Mem *b, uint32_t, const ur_event_handle_t *);
+//   // Optional: where a buffer's bytes lie in its root buffer (buffer_place below), for
+//   // the overlap rule of copies; without it Mem's owner() and root_offset() (mem_object).
+//   static buffer_place place(Mem *);
+//
+// A copy (urEnqueueMemBufferCopy, urEnqueueMemBufferCopyRect) whose source and destination
+// share a byte of one buffer (the same handle, a buffer and its sub-buffer, two sub-buffers
+// of one buffer) is refused with OVERLAPPING_REGIONS before anything is enqueued, on every
+// adapter: UR defines that code for copies that do not support overlap, lists no result for
+// an overlapping copy, and both analogues refuse it (clEnqueueCopyBuffer's
+// CL_MEM_COPY_OVERLAP, zeCommandListAppendMemoryCopy's overlapping regions).
+// Rectangles that only interleave (the rows of one between those of the other) share no
+// byte and are copied. docs/bad-input.md.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <type_traits>
+#include <utility>
 
 #include "ordo/mem_rules.hpp"
 #include "ordo/object.hpp"
@@ -93,6 +106,43 @@ template <class Mem, class Alloc> ur_result_t host_mirror(Mem *root, uint8_t **o
   return UR_RESULT_SUCCESS;
 }
 
+// Where a buffer's bytes lie: its root buffer and their offset in it.
+struct buffer_place {
+  const void *root;
+  size_t offset;
+};
+
+// Whether [a, a + an) and [b, b + bn) share a byte (offsets inside one buffer: no overflow).
+inline bool spans_overlap(size_t a, size_t an, size_t b, size_t bn) {
+  return an != 0 && bn != 0 && a < b + bn && b < a + an;
+}
+
+// Whether two resolved sides of `region`, at `a` and `b` in one buffer, share a byte. Each
+// side's rows are runs of `width` bytes in ascending order that do not touch (a row pitch
+// is at least the width, a slice pitch at least a slice's rows: ordo/rect.hpp), so one walk
+// over both lists finds any shared byte, in at most as many steps as the copy has rows.
+inline bool rect_sides_overlap(size_t a, const ordo::rect_side &as, size_t b, const ordo::rect_side &bs,
+                               const ur_rect_region_t &region) {
+  if (!spans_overlap(a + as.first, as.end - as.first, b + bs.first, bs.end - bs.first)) return false;
+  const size_t w = region.width, h = region.height, rows = h * region.depth; // fits: the rows lie in the buffer
+  auto row_start = [h](size_t base, const ordo::rect_side &s, size_t k) {
+    return base + s.first + (k / h) * s.slice + (k % h) * s.row;
+  };
+  for (size_t i = 0, j = 0; i < rows && j < rows;) {
+    const size_t x = row_start(a, as, i), y = row_start(b, bs, j);
+    if (spans_overlap(x, w, y, w)) return true;
+    if (x < y)
+      ++i;
+    else
+      ++j;
+  }
+  return false;
+}
+
+template <class H, class = void> struct has_place : std::false_type {};
+template <class H>
+struct has_place<H, std::void_t<decltype(H::place(std::declval<typename H::Mem *>()))>> : std::true_type {};
+
 template <class H, class = void> struct own_context_only : std::false_type {};
 template <class H>
 struct own_context_only<H, std::void_t<decltype(H::own_context_only)>>
@@ -112,6 +162,28 @@ template <class H> struct buffer_commands {
       return H::check_command(q, a, b, n, waits);
     else
       return UR_RESULT_SUCCESS;
+  }
+
+  static buffer_place place(Mem *m) {
+    if constexpr (has_place<H>::value)
+      return H::place(m);
+    else
+      return buffer_place{m->owner(), m->root_offset()};
+  }
+
+  // OVERLAPPING_REGIONS for a copy between bytes of one buffer that share a byte (above).
+  static ur_result_t check_copy_overlap(Mem *src, size_t srcOffset, Mem *dst, size_t dstOffset, size_t size) {
+    const buffer_place s = place(src), d = place(dst);
+    if (s.root == d.root && spans_overlap(s.offset + srcOffset, size, d.offset + dstOffset, size))
+      return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
+    return UR_RESULT_SUCCESS;
+  }
+  static ur_result_t check_copy_overlap(Mem *src, const ordo::rect_side &ss, Mem *dst, const ordo::rect_side &ds,
+                                        const ur_rect_region_t &region) {
+    const buffer_place s = place(src), d = place(dst);
+    if (s.root == d.root && rect_sides_overlap(s.offset, ss, d.offset, ds, region))
+      return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
+    return UR_RESULT_SUCCESS;
   }
 
   // The queue and a buffer for read, write and copy.
@@ -161,6 +233,7 @@ template <class H> struct buffer_commands {
     if (ur_result_t r = check_command(q, src, dst, n, waits)) return r;
     if (!ordo::mem::range_inside(srcOffset, size, src->size) || !ordo::mem::range_inside(dstOffset, size, dst->size))
       return UR_RESULT_ERROR_INVALID_SIZE;
+    if (ur_result_t r = check_copy_overlap(src, srcOffset, dst, dstOffset, size)) return r;
     return H::copy(q, src, dst, srcOffset, dstOffset, size, foreign, n, waits, phEvent);
   }
 
@@ -208,6 +281,7 @@ template <class H> struct buffer_commands {
     if (ur_result_t r = resolve_copy_rect(srcOrigin, dstOrigin, region, srcRowPitch, srcSlicePitch, dstRowPitch,
                                           dstSlicePitch, src->size, dst->size, ss, ds))
       return r;
+    if (ur_result_t r = check_copy_overlap(src, ss, dst, ds, region)) return r;
     return H::copy_rect(q, src, ss, dst, ds, region, n, waits, phEvent);
   }
 

@@ -68,26 +68,12 @@ inline bool fixed_device_info(ur_device_info_t propName, InfoWriter &out, ur_res
   }
 }
 
-// The bindless-image limits of a device without bindless images (no adapter of Ordo's
-// has urBindlessImages*): zero. Part of gpu_device_info; OpenCL asks it too.
-inline bool no_image_exp_info(ur_device_info_t propName, InfoWriter &out, ur_result_t &result) {
-  switch (propName) {
-  case UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP:
-  case UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP:
-  case UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP: result = out.value(uint32_t{0}); return true;
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_WIDTH_EXP:
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_HEIGHT_EXP:
-  case UR_DEVICE_INFO_MAX_IMAGE_LINEAR_PITCH_EXP: result = out.value(size_t{0}); return true;
-  default: return false;
-  }
-}
-
 // Answers of the GPU adapters on ur_common about what none of their devices is (a
 // partition, a composite, an image device, a device with built-in kernels) and what
 // all of them are, after fixed_device_info; `d` is the device (its platform, count).
 template <class Device>
 bool gpu_device_info(const Device *d, ur_device_info_t propName, InfoWriter &out, ur_result_t &result) {
-  if (fixed_device_info(propName, out, result) || no_image_exp_info(propName, out, result)) return true;
+  if (fixed_device_info(propName, out, result)) return true;
   switch (propName) {
   case UR_DEVICE_INFO_ENDIAN_LITTLE:
   case UR_DEVICE_INFO_AVAILABLE:

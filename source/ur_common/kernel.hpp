@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "ordo/info.hpp"
+#include "ordo/work_group.hpp"
 #include "ur_common/handles.hpp"
 #include "ur_ddi.h"
 
@@ -41,9 +42,7 @@ ur_result_t check_launch(uint32_t dims, const size_t *gws, const size_t *lws, ui
   if (!gws) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (!pArgs && numArgs > 0) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
   if (ur_result_t r = check_waits()) return r;
-  if (dims < 1 || dims > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  for (uint32_t i = 0; i < dims; ++i)
-    if (gws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
+  if (ur_result_t r = ordo::check_global_work_size(dims, gws)) return r;
   if (lws)
     for (uint32_t i = 0; i < dims; ++i)
       if (lws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
@@ -189,7 +188,9 @@ ur_result_t UR_APICALL kernel_create(ur_program_handle_t hProgram, const char *p
 }
 
 // urKernelGetSuggestedLocalWorkSize: the checks, then `H::suggest_for(Kernel *, Queue *,
-// dims, gws, lws)`; a global size above H::kMaxGlobalSize is INVALID_WORK_DIMENSION.
+// dims, gws, lws)`. The shape is refused as a launch refuses it (ordo/work_group.hpp), so
+// every adapter answers a global size of 0 alike; a global size above H::kMaxGlobalSize
+// is INVALID_WORK_DIMENSION too.
 template <class H>
 ur_result_t UR_APICALL kernel_suggested_local_work_size(ur_kernel_handle_t hKernel, ur_queue_handle_t hQueue,
                                                         uint32_t numWorkDim, const size_t *pGlobalWorkOffset,
@@ -200,11 +201,9 @@ ur_result_t UR_APICALL kernel_suggested_local_work_size(ur_kernel_handle_t hKern
   ORDO_UNWRAP(Kernel, k, hKernel);
   ORDO_UNWRAP(Queue, q, hQueue);
   if (!pGlobalWorkOffset || !pGlobalWorkSize || !pSuggestedLocalWorkSize) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (numWorkDim < 1 || numWorkDim > 3) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  for (uint32_t i = 0; i < numWorkDim; ++i) {
-    if (pGlobalWorkSize[i] == 0) return UR_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
+  if (ur_result_t r = ordo::check_global_work_size(numWorkDim, pGlobalWorkSize)) return r;
+  for (uint32_t i = 0; i < numWorkDim; ++i)
     if (pGlobalWorkSize[i] > H::kMaxGlobalSize) return UR_RESULT_ERROR_INVALID_WORK_DIMENSION;
-  }
   return H::suggest_for(k, q, numWorkDim, pGlobalWorkSize, pSuggestedLocalWorkSize);
 }
 

@@ -2,6 +2,8 @@
 // Devices: every info query, the values the rest of the API relies on, timestamps,
 // binary selection, reference counting, the parameter rules.
 #include <cstring>
+#include <string>
+#include <utility>
 
 #include "conformance.hpp"
 
@@ -171,6 +173,33 @@ TEST_P(urDeviceTest, UsmCapabilitiesCoherent) {
     }
   }
   EXPECT_TRUE(conf::usm_supported(device(), UR_USM_TYPE_DEVICE)) << "no device USM";
+}
+
+TEST_P(urDeviceTest, BindlessImageLimitsZeroWithoutBindlessImages) {
+  // A device without bindless images answers their limits with 0 of the limit's type, the
+  // same on every adapter (review 26: native CPU answered UNSUPPORTED_ENUMERATION).
+  ur_bool_t bindless = 0;
+  ur_result_t support = conf::info(device(), UR_DEVICE_INFO_BINDLESS_IMAGES_SUPPORT_EXP, bindless);
+  ASSERT_RESULT_IN(support, UR_RESULT_SUCCESS, UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION);
+  if (support == UR_RESULT_SUCCESS && bindless)
+    GTEST_SKIP() << "the device has bindless images: its limits are its own";
+  const std::pair<ur_device_info_t, size_t> limits[] = {
+      {UR_DEVICE_INFO_IMAGE_PITCH_ALIGN_EXP, sizeof(uint32_t)},
+      {UR_DEVICE_INFO_MIPMAP_MAX_ANISOTROPY_EXP, sizeof(uint32_t)},
+      {UR_DEVICE_INFO_2D_BLOCK_ARRAY_CAPABILITIES_EXP, sizeof(ur_exp_device_2d_block_array_capability_flags_t)},
+      {UR_DEVICE_INFO_MAX_IMAGE_LINEAR_WIDTH_EXP, sizeof(size_t)},
+      {UR_DEVICE_INFO_MAX_IMAGE_LINEAR_HEIGHT_EXP, sizeof(size_t)},
+      {UR_DEVICE_INFO_MAX_IMAGE_LINEAR_PITCH_EXP, sizeof(size_t)}};
+  for (auto [q, expected_size] : limits) {
+    const std::string name = urinfo::enumerator_name("ur_device_info_t", q);
+    size_t size = 0;
+    ASSERT_SUCCESS(urDeviceGetInfo(device(), q, 0, nullptr, &size)) << name;
+    EXPECT_EQ(expected_size, size) << name;
+    unsigned char value[8];
+    std::memset(value, 0xAB, sizeof value);
+    ASSERT_SUCCESS(urDeviceGetInfo(device(), q, expected_size, value, nullptr)) << name;
+    for (size_t i = 0; i < expected_size; ++i) EXPECT_EQ(0, value[i]) << name << " byte " << i;
+  }
 }
 
 TEST_P(urDeviceTest, StringSizeIsLengthPlusOne) {

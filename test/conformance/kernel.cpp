@@ -182,6 +182,41 @@ TEST_P(urKernelTest, SuggestedLocalWorkSize) {
   EXPECT_SUCCESS(urKernelRelease(k));
 }
 
+TEST_P(urKernelTest, SuggestedLocalWorkSizeRefusesAnEmptyDimensionAsTheLaunchDoes) {
+  // A global size of 0 in any dimension: the suggestion gives the code the launch gives
+  // (INVALID_WORK_DIMENSION, UR's rule for urEnqueueKernelLaunchWithArgsExp) and writes
+  // nothing (review 26: SUCCESS with 1 on OpenCL, INVALID_GLOBAL_WIDTH_DIMENSION on Level Zero).
+  ur_kernel_handle_t k = make_kernel("empty");
+  ASSERT_NE(nullptr, k);
+  const size_t offset[3] = {0, 0, 0};
+  for (uint32_t dims = 1; dims <= 3; ++dims) {
+    for (uint32_t empty = 0; empty < dims; ++empty) {
+      size_t global[3] = {8, 4, 2};
+      global[empty] = 0;
+      size_t local[3] = {77, 77, 77};
+      ur_result_t suggested = urKernelGetSuggestedLocalWorkSize(k, queue, dims, offset, global, local);
+      if (suggested == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+        urKernelRelease(k);
+        GTEST_SKIP() << "urKernelGetSuggestedLocalWorkSize unsupported";
+      }
+      EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_WORK_DIMENSION, suggested)
+          << dims << " dimensions, " << empty << " empty";
+      EXPECT_TRUE(local[0] == 77 && local[1] == 77 && local[2] == 77) << "a refused suggestion writes nothing";
+      ur_event_handle_t e = nullptr;
+      ur_result_t launched = urEnqueueKernelLaunchWithArgsExp(queue, k, dims, nullptr, global, nullptr, 0, nullptr,
+                                                              nullptr, 0, nullptr, &e);
+      EXPECT_EQ_RESULT(suggested, launched) << dims << " dimensions, " << empty << " empty: the launch";
+      EXPECT_EQ(nullptr, e);
+      if (e) urEventRelease(e);
+    }
+  }
+  // The same calls with every dimension non-empty are answered.
+  const size_t global[3] = {8, 4, 2};
+  size_t local[3] = {0, 0, 0};
+  EXPECT_SUCCESS(urKernelGetSuggestedLocalWorkSize(k, queue, 3, offset, global, local));
+  EXPECT_SUCCESS(urKernelRelease(k));
+}
+
 TEST_P(urKernelTest, ExecInfoIndirectAccess) {
   ur_kernel_handle_t k = make_kernel("fill");
   ASSERT_NE(nullptr, k);

@@ -639,6 +639,87 @@ TEST_P(urMemBufferTest, CopyWithinOneBuffer) {
   }
 }
 
+// A copy whose source and destination share a byte of one buffer (the same handle, a
+// buffer and its sub-buffer, two sub-buffers of one buffer) is OVERLAPPING_REGIONS on
+// every adapter, with no event and the buffer as it was (review 26: only OpenCL refused).
+TEST_P(urMemBufferTest, CopyOverlappingWithinOneBufferRefused) {
+  const size_t align = base_align(), n = std::max<size_t>(8192, 4 * align);
+  ur_mem_handle_t m = buffer(n);
+  ASSERT_NE(nullptr, m);
+  const std::vector<uint8_t> in = bytes(n, 17);
+  write(m, 0, in);
+  struct Case {
+    const char *what;
+    ur_mem_handle_t src, dst;
+    size_t src_offset, dst_offset, size;
+  };
+  std::vector<Case> cases = {{"forward by 100", m, m, 0, 100, 600},
+                             {"backward by 1", m, m, 1, 0, 600},
+                             {"the same range", m, m, 64, 64, 128},
+                             {"one byte shared", m, m, 0, 599, 600}};
+  ur_mem_handle_t sub = sub_buffer(m, align, 2 * align), sub2 = sub_buffer(m, 2 * align, 2 * align);
+  ASSERT_TRUE(sub && sub2);
+  cases.push_back({"sub-buffer to its parent", sub, m, 0, align + 1, align});
+  cases.push_back({"parent to its sub-buffer", m, sub, align, 0, align});
+  cases.push_back({"two sub-buffers of one buffer", sub, sub2, align, 0, align});
+  for (const Case &c : cases) {
+    ur_event_handle_t e = nullptr;
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_OVERLAPPING_REGIONS,
+                     urEnqueueMemBufferCopy(queue, c.src, c.dst, c.src_offset, c.dst_offset, c.size, 0, nullptr, &e))
+        << c.what;
+    EXPECT_EQ(nullptr, e) << c.what;
+    if (e) urEventRelease(e);
+  }
+  EXPECT_EQ(in, read(m, 0, n)) << "a refused copy writes nothing";
+  // Ranges that only touch, and sub-buffers apart, are copied.
+  ASSERT_SUCCESS(urEnqueueMemBufferCopy(queue, m, m, 0, 600, 600, 0, nullptr, nullptr));
+  ASSERT_SUCCESS(urEnqueueMemBufferCopy(queue, sub, sub2, 0, align, align, 0, nullptr, nullptr));
+  std::vector<uint8_t> expect = in;
+  std::copy_n(in.begin(), 600, expect.begin() + 600);
+  std::copy_n(expect.begin() + align, align, expect.begin() + 3 * align);
+  EXPECT_EQ(expect, read(m, 0, n));
+}
+
+TEST_P(urMemBufferTest, CopyRectOverlappingWithinOneBufferRefused) {
+  const size_t row = 32, height = 16, n = row * height;
+  ur_mem_handle_t m = buffer(n);
+  ASSERT_NE(nullptr, m);
+  const std::vector<uint8_t> in = bytes(n, 23);
+  write(m, 0, in);
+  struct Case {
+    const char *what;
+    ur_rect_offset_t src, dst;
+    ur_rect_region_t region;
+    size_t src_row, src_slice, dst_row, dst_slice;
+  };
+  const Case cases[] = {
+      {"one row down, 4 bytes right", {2, 3, 0}, {6, 4, 0}, {16, 10, 1}, row, 0, row, 0},
+      {"the same rectangle", {0, 0, 0}, {0, 0, 0}, {8, 4, 1}, row, 0, row, 0},
+      {"the last byte of the source's first row", {0, 0, 0}, {7, 0, 0}, {8, 2, 1}, row, 0, row, 0},
+      // Source rows at 0, 64, 128; destination rows at 32, 64, 96: one row shared.
+      {"different row pitches", {0, 0, 0}, {0, 1, 0}, {8, 3, 1}, 64, 0, row, 0},
+      // Source rows at 0, 32 | 64, 96; destination rows at 96, 128 | 192, 224: the
+      // destination's first row is the source's last.
+      {"a later slice", {0, 0, 0}, {0, 0, 1}, {8, 2, 2}, row, 0, row, 96},
+  };
+  for (const Case &c : cases) {
+    ur_event_handle_t e = nullptr;
+    ur_result_t r = urEnqueueMemBufferCopyRect(queue, m, m, c.src, c.dst, c.region, c.src_row, c.src_slice, c.dst_row,
+                                               c.dst_slice, 0, nullptr, &e);
+    if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << "urEnqueueMemBufferCopyRect unsupported";
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_OVERLAPPING_REGIONS, r) << c.what;
+    EXPECT_EQ(nullptr, e) << c.what;
+    if (e) urEventRelease(e);
+  }
+  EXPECT_EQ(in, read(m, 0, n)) << "a refused copy writes nothing";
+  // Within one span but no byte shared: rows of 64 at 0 against rows of 64 at 32.
+  ASSERT_SUCCESS(
+      urEnqueueMemBufferCopyRect(queue, m, m, {0, 0, 0}, {32, 0, 0}, {8, 4, 1}, 64, 0, 64, 0, 0, nullptr, nullptr));
+  std::vector<uint8_t> expect = in;
+  for (size_t y = 0; y < 4; ++y) std::copy_n(in.begin() + y * 64, 8, expect.begin() + y * 64 + 32);
+  EXPECT_EQ(expect, read(m, 0, n));
+}
+
 TEST_P(urMemBufferTest, CopyOutOfRange) {
   ur_mem_handle_t a = buffer(1024), b = buffer(512);
   ASSERT_TRUE(a && b);
