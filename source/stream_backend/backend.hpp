@@ -199,10 +199,17 @@ struct Lane {
   std::mutex mark_mutex;
   Mark *mark = nullptr; // under mark_mutex
   bool gone = false;    // the queue was released and the stream destroyed (under mark_mutex)
+  // The newest command's event when its driver record was put off (docs/cuda.md,
+  // "Events recorded late"): set by the holder of `mutex`, recorded and cleared under
+  // mark_mutex before the next work goes onto the stream or when someone asks about it.
+  std::atomic<Event *> unrecorded{nullptr};
   ~Lane() {
     if (mark) mark_drop(mark);
   }
 };
+// Records the lane's put-off event now, if it has one (before other work or a wait goes
+// onto its stream, or for a question about that event).
+status record_pending(Lane &l, Device *dev);
 // Raises `completed` to at least `seq`.
 inline void lane_complete_to(Lane &l, uint64_t seq) {
   uint64_t c = l.completed.load(std::memory_order_relaxed);
@@ -230,6 +237,11 @@ private:
 // Its lanes are driver streams.
 struct Queue : ordo::ur_common::queue_object<Context, Device, Lane> {
   bool owns_streams = true;
+  // Events may be recorded late (Lane::unrecorded): only on streams nobody else
+  // submits to (not the default stream, not a caller's stream, no native handle given
+  // out, no implicit sync with the default stream) and without profiling. Under the
+  // lanes' locks.
+  bool late_records = false;
   SpareEvents spare_events;
 
   // The stream a command goes to: on an in-order queue the only one; on an
@@ -259,6 +271,7 @@ struct Event : ordo::ur_common::event_object<Queue, Context> {
   // wait for it shows those deferred commands complete too.
   bool deferred = false;
   bool internal = false; // never handed to the caller: its storage is reused (SpareEvents)
+  bool late = false;     // `done` recorded late (Lane::unrecorded), maybe not yet
   uint64_t seq = 0;
   std::atomic<Mark *> mark{nullptr}; // a deferred event's driver event, once one was needed
 
@@ -278,6 +291,8 @@ status wait_event_of(Event *e, event_t *out);
 status poll_event(Event *e, bool *done);
 // After a host wait that covered e's command.
 void note_complete(Event *e);
+// Before e's driver event is waited for, queried or given out: its late record made.
+status ensure_recorded(Event *e);
 
 // Checks a wait list: the count/pointer rule and that every entry is an event.
 ur_result_t check_wait_list(uint32_t n, const ur_event_handle_t *list);
@@ -305,9 +320,11 @@ public:
   Command &operator=(const Command &) = delete;
   ur_result_t status() const { return status_; }
   // The lane's stream, with the device's context made current for the driver calls the
-  // caller issues on it (an alloc or free makes it current only when it needs the driver).
+  // caller issues on it (an alloc or free makes it current only when it needs the driver),
+  // and the stream's put-off event record made, so that it stays before this work.
   stream_t stream() {
     if (!current_) make_current();
+    if (!flushed_) flush_pending();
     return stream_;
   }
   uint32_t lane() const { return lane_; }
@@ -328,6 +345,7 @@ public:
 private:
   static constexpr size_t kMaxPreds = 16; // more only loses reuse
   void add_pred(const Event *e);
+  void flush_pending();
   void unlock();
   ur_result_t make_current();
 
@@ -341,6 +359,7 @@ private:
   bool all_lanes_ = false;
   bool barrier_ = false;
   bool current_ = false; // the device's context made current on this thread
+  bool flushed_ = false; // the lane's put-off event record made (record_pending)
   size_t locked_ = 0;    // lanes locked: 0, 1 (lane_) or all
   size_t npreds_ = 0;
   uint64_t preds_[kMaxPreds];

@@ -98,9 +98,16 @@ Mark *adopt_mark(Event *e, Mark *m) {
 
 } // namespace
 
+status ensure_recorded(Event *e) {
+  if (!e->late) return status{};
+  Lane &l = e->lane_ref();
+  if (l.unrecorded.load(std::memory_order_acquire) != e) return status{};
+  return record_pending(l, e->dev);
+}
+
 status wait_event_of(Event *e, event_t *out) {
   *out = e->done;
-  if (!e->deferred) return status{};
+  if (!e->deferred) return ensure_recorded(e);
   *out = nullptr;
   Lane &l = e->lane_ref();
   if (l.completed.load(std::memory_order_acquire) >= e->seq) return status{};
@@ -118,6 +125,7 @@ status poll_event(Event *e, bool *done) {
   *done = true;
   if (!e->deferred) {
     if (!e->done) return status{};
+    if (status r = ensure_recorded(e)) return r;
     CurrentFor current(e->dev);
     status r = drv::event_query(e->done);
     if (r.kind == err::not_ready) {
@@ -171,6 +179,15 @@ void note_complete(Event *e) {
 
 void event_destroy(Event *ev) {
   Mark *mark = ev->mark.load(std::memory_order_acquire);
+  if (ev->late) {
+    // Nobody can ask about it any more: its put-off record is not needed.
+    Lane &l = ev->lane_ref();
+    if (l.unrecorded.load(std::memory_order_acquire) == ev) {
+      std::lock_guard<std::mutex> lock(l.mark_mutex);
+      Event *expected = ev;
+      l.unrecorded.compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel);
+    }
+  }
   if (ev->exported) {
     std::lock_guard<std::mutex> lock(ev->dev->exported_mutex);
     ev->dev->exported.erase(ev->done ? ev->done : mark->ev);
@@ -272,6 +289,7 @@ struct event_hooks {
   static void destroy(Event *e) { event_destroy(e); }
 
   static ur_result_t native_handle(Event *e, ur_native_handle_t &out) {
+    ORDO_DRV(ensure_recorded(e));
     event_t native = e->done;
     if (e->deferred) {
       // A driver event of its own, recorded now after the command (or, for a released

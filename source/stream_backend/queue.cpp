@@ -83,7 +83,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
     if ((status_ = make_current()) != UR_RESULT_SUCCESS) return;
     event_t ev = nullptr;
     stream_backend::status r = wait_event_of(e, &ev);
-    if (!r && ev) r = drv::stream_wait_event(stream_, ev);
+    if (!r && ev) r = drv::stream_wait_event(stream(), ev);
     if (r) {
       status_ = to_ur(r);
       return;
@@ -100,7 +100,7 @@ Command::Command(Queue *q, ur_command_t type, uint32_t n, const ur_event_handle_
     event_->lane = lane_;
     if (event_->start) {
       if ((status_ = make_current()) != UR_RESULT_SUCCESS) return;
-      if (stream_backend::status r = drv::event_record(event_->start, stream_)) status_ = to_ur(r);
+      if (stream_backend::status r = drv::event_record(event_->start, stream())) status_ = to_ur(r);
     }
   }
 }
@@ -115,6 +115,30 @@ ur_result_t Command::make_current() {
   if (stream_backend::status r = queue_->dev->make_current()) return to_ur(r);
   current_ = true;
   return UR_RESULT_SUCCESS;
+}
+
+void Command::flush_pending() {
+  flushed_ = true;
+  if (stream_backend::status r = record_pending(*queue_->lanes[lane_], queue_->dev))
+    ORDO_LOG(logger(), warning, "a late event record failed: %s", drv::error_text(r).c_str());
+}
+
+status record_pending(Lane &l, Device *dev) {
+  if (!l.unrecorded.load(std::memory_order_acquire)) return status{};
+  std::lock_guard<std::mutex> lock(l.mark_mutex);
+  Event *e = l.unrecorded.load(std::memory_order_relaxed);
+  if (!e) return status{};
+  // Cleared only after the record: whoever reads null may use the driver event.
+  status r{err::invalid_context, 0};
+  {
+    CurrentFor current(dev);
+    if (current.ok())
+      r = drv::event_record(e->done, l.stream);
+    else if (dev->context_error)
+      r = dev->context_error;
+  }
+  l.unrecorded.store(nullptr, std::memory_order_release);
+  return r;
 }
 
 void Command::unlock() {
@@ -137,7 +161,7 @@ bool Command::wait_for(Event *e) {
     if (make_current() != UR_RESULT_SUCCESS) return false;
     event_t ev = nullptr;
     if (wait_event_of(e, &ev)) return false;
-    if (ev && drv::stream_wait_event(stream_, ev)) return false;
+    if (ev && drv::stream_wait_event(stream(), ev)) return false;
   }
   add_pred(e);
   return true;
@@ -151,7 +175,7 @@ ur_result_t Command::join_other_lanes() {
     event_t marker = nullptr;
     ORDO_DRV(dev->events.get(false, &marker));
     stream_backend::status r = drv::event_record(marker, l.stream);
-    if (!r) r = drv::stream_wait_event(stream_, marker);
+    if (!r) r = drv::stream_wait_event(stream(), marker);
     // The wait has captured the record, so the event can serve again at once.
     dev->events.put(marker, false);
     ORDO_DRV(r);
@@ -165,9 +189,13 @@ ur_result_t Command::order_other_lanes() {
   Device *dev = queue_->dev;
   event_t marker = nullptr;
   ORDO_DRV(dev->events.get(false, &marker));
-  stream_backend::status r = drv::event_record(marker, stream_);
-  for (size_t i = 0; i < queue_->lanes.size(); ++i)
-    if (!r && i != lane_) r = drv::stream_wait_event(queue_->lanes[i]->stream, marker);
+  stream_backend::status r = drv::event_record(marker, stream());
+  for (size_t i = 0; i < queue_->lanes.size(); ++i) {
+    if (r || i == lane_) continue;
+    // The other stream's put-off record first: it must not wait for this command.
+    r = record_pending(*queue_->lanes[i], dev);
+    if (!r) r = drv::stream_wait_event(queue_->lanes[i]->stream, marker);
+  }
   dev->events.put(marker, false);
   ORDO_DRV(r);
   barrier_ = true;
@@ -184,7 +212,15 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
       lane.issued.store(event_->seq, std::memory_order_release);
     } else {
       if (ur_result_t r = make_current()) return r;
-      ORDO_DRV(drv::event_record(event_->done, stream_));
+      stream_t s = stream(); // an earlier put-off record first
+      if (queue_->late_records && !event_->start) {
+        // Recorded before the stream's next work or when someone asks (Lane::unrecorded):
+        // nothing goes onto the stream between the command and its record either way.
+        event_->late = true;
+        lane.unrecorded.store(event_, std::memory_order_release);
+      } else {
+        ORDO_DRV(drv::event_record(event_->done, s));
+      }
       event_->seq = lane.issued.load(std::memory_order_relaxed);
     }
   }
@@ -244,6 +280,7 @@ struct queue_hooks {
         priority = (flags & UR_QUEUE_FLAG_PRIORITY_LOW) ? least : greatest;
       }
       const bool sync_with_default = (flags & UR_QUEUE_FLAG_SYNC_WITH_DEFAULT_STREAM) != 0;
+      q->late_records = !sync_with_default && !q->profiling;
       size_t n = q->in_order ? 1 : ooo_stream_count();
       for (size_t i = 0; i < n && result == UR_RESULT_SUCCESS; ++i) {
         stream_t s = nullptr;
@@ -280,6 +317,12 @@ struct queue_hooks {
       // keep the queue object, lanes included) answer from the count from now on.
       std::lock_guard<std::mutex> lock(l->mark_mutex);
       lane_complete_to(*l, l->issued.load(std::memory_order_acquire));
+      // A put-off record is made on the idle stream: its event reads complete.
+      if (Event *e = l->unrecorded.load(std::memory_order_relaxed)) {
+        stream_backend::status r = drv::event_record(e->done, l->stream);
+        if (r && result == UR_RESULT_SUCCESS) result = to_ur(r);
+        l->unrecorded.store(nullptr, std::memory_order_release);
+      }
       l->gone = true;
       if (l->mark) mark_drop(l->mark);
       l->mark = nullptr;
@@ -309,9 +352,17 @@ struct queue_hooks {
     return UR_RESULT_SUCCESS;
   }
 
-  // The first stream.
+  // The first stream. The caller may submit to it from now on, so no event of the
+  // queue is recorded late any more (Lane::unrecorded).
   static ur_native_handle_t native_handle(Queue *q, ur_queue_native_desc_t *) {
-    return reinterpret_cast<ur_native_handle_t>(q->lanes.empty() ? nullptr : q->lanes[0]->stream);
+    if (q->lanes.empty()) return 0;
+    const size_t held = q->lock_lanes(0, true);
+    q->late_records = false;
+    for (auto &l : q->lanes)
+      if (stream_backend::status r = record_pending(*l, q->dev))
+        ORDO_LOG(logger(), warning, "a late event record failed: %s", drv::error_text(r).c_str());
+    q->unlock_lanes(0, held);
+    return reinterpret_cast<ur_native_handle_t>(q->lanes[0]->stream);
   }
 
   // A queue over the caller's stream: in order, one lane; the stream is destroyed with
