@@ -540,11 +540,14 @@ bool ordered_pool::impl::cache_free(std::uintptr_t addr, const release_info &rel
   for (std::size_t j = 0; j < cache_count_; ++j)
     if (!cache_[j].lent && cache_[j].queue == lane) ++on_lane;
   if (on_lane >= cache_per_lane) return false;
-  if (rel.event) be_.retain_event(rel.event);
   // The free is ordered after the block's alloc, which was ordered after the release
-  // it took over: that one is no longer needed.
-  if (e.event) be_.release_event(e.event);
-  e.event = rel.event;
+  // it took over: that one is no longer needed (unless it is this free's own event, as
+  // frees with nothing between them may share one).
+  if (e.event != rel.event) {
+    if (rel.event) be_.retain_event(rel.event);
+    if (e.event) be_.release_event(e.event);
+    e.event = rel.event;
+  }
   e.queue = lane;
   e.in_order = rel.event != nullptr;
   e.lent = false;

@@ -31,32 +31,33 @@ struct async_hooks : handle_types {
   // taken in the same hold of the stream's lock as the pool call. It records no
   // ordering node, so another queue reuses the block by a stream wait on its event
   // (reuse rule 3) or once it is complete, not by reachability (docs/cuda.md).
+  // Frees with nothing put onto the stream between them share one event (Lane::free_event).
   static bool fast_free(Queue *q, ur_usm_pool_handle_t hPool, void *p, uint32_t n, ur_event_handle_t *phEvent,
                         ur_result_t &r) {
     if (n || phEvent || q->lanes.size() != 1) return false;
-    Event *ev = nullptr;
-    if ((r = event_create(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, false, &ev, /*deferred=*/true))) return true;
     Lane &lane = *q->lanes[0];
-    ev->stream = lane.stream;
-    ev->lane = 0;
-    {
-      std::lock_guard<std::mutex> lock(lane.mutex);
+    std::lock_guard<std::mutex> lock(lane.mutex);
+    Event *ev = lane.free_event;
+    if (!ev || lane.free_epoch != lane.work_epoch || !q->streams_private) {
+      if ((r = event_create(q, UR_COMMAND_ENQUEUE_USM_FREE_EXP, false, &ev, /*deferred=*/true))) return true;
+      ev->internal = true;
+      ev->stream = lane.stream;
+      ev->lane = 0;
       ev->seq = lane.issued.load(std::memory_order_relaxed) + 1;
       lane.issued.store(ev->seq, std::memory_order_release);
-      r = q->ctx->pools->check_and_free(hPool, p, reinterpret_cast<ur_event_handle_t>(ev), lane.identity, true);
+      if (lane.free_event) event_release_internal(lane.free_event); // the caller's queue reference stays
+      lane.free_event = ev;
+      lane.free_epoch = lane.work_epoch;
     }
-    release_event(reinterpret_cast<ur_event_handle_t>(ev)); // the pool holds its own reference
+    // The pool takes its own reference.
+    r = q->ctx->pools->check_and_free(hPool, p, reinterpret_cast<ur_event_handle_t>(ev), lane.identity, true);
     return true;
   }
   // The bound urUSM*Alloc keeps (usm.cpp), so both forms refuse one size alike.
   static size_t max_alloc(const Device *d) { return d->facts.total_mem; }
   // Called for a free's event the caller did not ask for (or never got): no handle of
   // it went out, so its storage can be reused when the pool lets it go.
-  static void release_event(ur_event_handle_t h) {
-    auto *ev = reinterpret_cast<Event *>(h);
-    ev->internal = true;
-    if (ordo::release_reference(ev) == ordo::released::last_holder) event_destroy(ev);
-  }
+  static void release_event(ur_event_handle_t h) { event_release_internal(reinterpret_cast<Event *>(h)); }
 };
 
 } // namespace

@@ -203,6 +203,13 @@ struct Lane {
   // "Events recorded late"): set by the holder of `mutex`, recorded and cleared under
   // mark_mutex before the next work goes onto the stream or when someone asks about it.
   std::atomic<Event *> unrecorded{nullptr};
+  // Command-less frees (async_alloc.cpp, fast_free) with no work or wait put onto the
+  // stream between them stand at one place in it, so they share one release event: the
+  // newest one's (a reference of the lane's) while `work_epoch`, bumped by each command
+  // that puts work or a wait onto the stream, is still `free_epoch`. Under `mutex`.
+  uint64_t work_epoch = 0;
+  uint64_t free_epoch = 0;
+  Event *free_event = nullptr;
   ~Lane() {
     if (mark) mark_drop(mark);
   }
@@ -237,11 +244,11 @@ private:
 // Its lanes are driver streams.
 struct Queue : ordo::ur_common::queue_object<Context, Device, Lane> {
   bool owns_streams = true;
-  // Events may be recorded late (Lane::unrecorded): only on streams nobody else
-  // submits to (not the default stream, not a caller's stream, no native handle given
-  // out, no implicit sync with the default stream) and without profiling. Under the
-  // lanes' locks.
-  bool late_records = false;
+  // Only this queue submits to its streams: not the default stream, not a caller's
+  // stream, no native handle given out, no implicit sync with the default stream. Then
+  // its events may be recorded late (Lane::unrecorded; not when profiling) and its
+  // command-less frees may share a release event (Lane::free_event). Under the lanes' locks.
+  bool streams_private = false;
   SpareEvents spare_events;
 
   // The stream a command goes to: on an in-order queue the only one; on an
@@ -369,6 +376,9 @@ private:
 // driver event of its own (Lane).
 ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out, bool deferred = false);
 void event_destroy(Event *ev);
+// Lets go of a reference to an event that never went to the caller (its storage is then
+// reused directly: SpareEvents).
+void event_release_internal(Event *ev);
 // An internal holder's reference (the layer's, the callback thread's): not counted in
 // REFERENCE_COUNT, so the user's extra releases cannot take it.
 inline void event_drop(Event *ev) {

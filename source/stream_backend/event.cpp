@@ -37,6 +37,11 @@ ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out, b
   return UR_RESULT_SUCCESS;
 }
 
+void event_release_internal(Event *ev) {
+  ev->internal = true;
+  if (ordo::release_reference(ev) == ordo::released::last_holder) event_destroy(ev);
+}
+
 void mark_drop(Mark *m) {
   if (m->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   m->dev->events.put(m->ev, false);

@@ -119,6 +119,7 @@ ur_result_t Command::make_current() {
 
 void Command::flush_pending() {
   flushed_ = true;
+  ++queue_->lanes[lane_]->work_epoch; // work or a wait follows: later frees need a new place
   if (stream_backend::status r = record_pending(*queue_->lanes[lane_], queue_->dev))
     ORDO_LOG(logger(), warning, "a late event record failed: %s", drv::error_text(r).c_str());
 }
@@ -194,6 +195,7 @@ ur_result_t Command::order_other_lanes() {
     if (r || i == lane_) continue;
     // The other stream's put-off record first: it must not wait for this command.
     r = record_pending(*queue_->lanes[i], dev);
+    ++queue_->lanes[i]->work_epoch;
     if (!r) r = drv::stream_wait_event(queue_->lanes[i]->stream, marker);
   }
   dev->events.put(marker, false);
@@ -213,7 +215,7 @@ ur_result_t Command::finish(ur_result_t result, bool keep_lock) {
     } else {
       if (ur_result_t r = make_current()) return r;
       stream_t s = stream(); // an earlier put-off record first
-      if (queue_->late_records && !event_->start) {
+      if (queue_->streams_private && !queue_->profiling && !event_->start) {
         // Recorded before the stream's next work or when someone asks (Lane::unrecorded):
         // nothing goes onto the stream between the command and its record either way.
         event_->late = true;
@@ -280,7 +282,7 @@ struct queue_hooks {
         priority = (flags & UR_QUEUE_FLAG_PRIORITY_LOW) ? least : greatest;
       }
       const bool sync_with_default = (flags & UR_QUEUE_FLAG_SYNC_WITH_DEFAULT_STREAM) != 0;
-      q->late_records = !sync_with_default && !q->profiling;
+      q->streams_private = !sync_with_default;
       size_t n = q->in_order ? 1 : ooo_stream_count();
       for (size_t i = 0; i < n && result == UR_RESULT_SUCCESS; ++i) {
         stream_t s = nullptr;
@@ -311,6 +313,8 @@ struct queue_hooks {
     q->dev->make_current();
     ur_result_t result = UR_RESULT_SUCCESS;
     for (auto &l : q->lanes) {
+      if (l->free_event) event_release_internal(l->free_event); // it holds the queue
+      l->free_event = nullptr;
       stream_backend::status r = drv::stream_synchronize(l->stream);
       if (r && result == UR_RESULT_SUCCESS) result = to_ur(r);
       // Its deferred commands are complete, and the stream goes: their events (which
@@ -357,7 +361,7 @@ struct queue_hooks {
   static ur_native_handle_t native_handle(Queue *q, ur_queue_native_desc_t *) {
     if (q->lanes.empty()) return 0;
     const size_t held = q->lock_lanes(0, true);
-    q->late_records = false;
+    q->streams_private = false;
     for (auto &l : q->lanes)
       if (stream_backend::status r = record_pending(*l, q->dev))
         ORDO_LOG(logger(), warning, "a late event record failed: %s", drv::error_text(r).c_str());
