@@ -235,10 +235,11 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
   status cached = status::success;
   if (cache_free(addr, rel, live_only, cached, block_size)) return cached;
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
-  if (live_only && !live_index_.find(addr)) return status::not_owned;
-  if (!stock_up(free_nodes, 0)) return status::out_of_memory;
-  block *b = containing(addr);
+  // A live block's start is in the live index; containing() would look there first too.
+  block *b = live_only ? live_index_.find(addr) : containing(addr);
   if (!b) return status::not_owned;
+  __builtin_prefetch(b);
+  if (!stock_up(free_nodes, 0)) return status::out_of_memory;
   // Once freed blocks merge, a stale pointer may land mid-block: anything
   // not live is reported as a double free.
   if (b->state != block_state::live) return status::double_free;
