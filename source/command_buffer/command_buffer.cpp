@@ -369,6 +369,10 @@ ur_result_t UR_APICALL appendMemBufferCopy(ur_exp_command_buffer_handle_t h, ur_
                   if (ur_result_t r = buffer_of(cb, hDst, dst_size)) return r;
                   if (!range_inside(srcOffset, size, src_size) || !range_inside(dstOffset, size, dst_size))
                     return UR_RESULT_ERROR_INVALID_SIZE;
+                  // As urEnqueueMemBufferCopy refuses it (ur_common/buffer_commands.hpp); an
+                  // append sees handles only, so sub-buffers of one buffer are refused at replay.
+                  if (hSrc == hDst && ordo::spans_overlap(srcOffset, size, dstOffset, size))
+                    return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
                   hold_buffer(cmd, hSrc);
                   hold_buffer(cmd, hDst);
                   cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w,
@@ -443,6 +447,12 @@ ur_result_t UR_APICALL appendMemBufferCopyRect(ur_exp_command_buffer_handle_t h,
         if (ur_result_t r = buffer_of(cb, hDst, dst_size)) return r;
         if (ur_result_t r = rect_in_buffer(srcOrigin, region, srcRowPitch, srcSlicePitch, src_size)) return r;
         if (ur_result_t r = rect_in_buffer(dstOrigin, region, dstRowPitch, dstSlicePitch, dst_size)) return r;
+        if (hSrc == hDst) { // as appendMemBufferCopy
+          ordo::rect_side ss, ds;
+          ordo::resolve_rect_side(srcOrigin, region, srcRowPitch, srcSlicePitch, ss);
+          ordo::resolve_rect_side(dstOrigin, region, dstRowPitch, dstSlicePitch, ds);
+          if (ordo::rect_sides_overlap(0, ss, 0, ds, region)) return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
+        }
         hold_buffer(cmd, hSrc);
         hold_buffer(cmd, hDst);
         cmd.replay = [=](ur_queue_handle_t q, uint32_t n, const ur_event_handle_t *w, ur_event_handle_t *out) {

@@ -54,4 +54,31 @@ inline ur_result_t resolve_rect_side(const ur_rect_offset_t &origin, const ur_re
   return UR_RESULT_SUCCESS;
 }
 
+// Whether [a, a + an) and [b, b + bn) share a byte (offsets inside one buffer: no overflow).
+inline bool spans_overlap(size_t a, size_t an, size_t b, size_t bn) {
+  return an != 0 && bn != 0 && a < b + bn && b < a + an;
+}
+
+// Whether two resolved sides of `region`, at `a` and `b` in one buffer, share a byte. Each
+// side's rows are runs of `width` bytes in ascending order that do not touch (a row pitch
+// is at least the width, a slice pitch at least a slice's rows: resolve_rect_side), so one walk
+// over both lists finds any shared byte, in at most as many steps as the copy has rows.
+inline bool rect_sides_overlap(size_t a, const rect_side &as, size_t b, const rect_side &bs,
+                               const ur_rect_region_t &region) {
+  if (!spans_overlap(a + as.first, as.end - as.first, b + bs.first, bs.end - bs.first)) return false;
+  const size_t w = region.width, h = region.height, rows = h * region.depth; // fits: the rows lie in the buffer
+  auto row_start = [h](size_t base, const rect_side &s, size_t k) {
+    return base + s.first + (k / h) * s.slice + (k % h) * s.row;
+  };
+  for (size_t i = 0, j = 0; i < rows && j < rows;) {
+    const size_t x = row_start(a, as, i), y = row_start(b, bs, j);
+    if (spans_overlap(x, w, y, w)) return true;
+    if (x < y)
+      ++i;
+    else
+      ++j;
+  }
+  return false;
+}
+
 } // namespace ordo

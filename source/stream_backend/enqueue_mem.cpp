@@ -85,8 +85,7 @@ struct buffer_hooks {
                                uint8_t *h, const ordo::rect_side &hs, const ur_rect_region_t &region, uint32_t n,
                                const ur_event_handle_t *waits, ur_event_handle_t *phEvent) {
     // Host memory that is the buffer's own bytes (host storage) must not overlap the rectangle.
-    if (ordo::ur_common::rect_sides_overlap(reinterpret_cast<uintptr_t>(m->ptr), bs, reinterpret_cast<uintptr_t>(h), hs,
-                                            region))
+    if (ordo::rect_sides_overlap(reinterpret_cast<uintptr_t>(m->ptr), bs, reinterpret_cast<uintptr_t>(h), hs, region))
       return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
     const bool read = type == UR_COMMAND_MEM_BUFFER_READ_RECT;
     return submit(q, type, blocking, n, waits, phEvent, [&](stream_t s) {

@@ -112,33 +112,6 @@ struct buffer_place {
   size_t offset;
 };
 
-// Whether [a, a + an) and [b, b + bn) share a byte (offsets inside one buffer: no overflow).
-inline bool spans_overlap(size_t a, size_t an, size_t b, size_t bn) {
-  return an != 0 && bn != 0 && a < b + bn && b < a + an;
-}
-
-// Whether two resolved sides of `region`, at `a` and `b` in one buffer, share a byte. Each
-// side's rows are runs of `width` bytes in ascending order that do not touch (a row pitch
-// is at least the width, a slice pitch at least a slice's rows: ordo/rect.hpp), so one walk
-// over both lists finds any shared byte, in at most as many steps as the copy has rows.
-inline bool rect_sides_overlap(size_t a, const ordo::rect_side &as, size_t b, const ordo::rect_side &bs,
-                               const ur_rect_region_t &region) {
-  if (!spans_overlap(a + as.first, as.end - as.first, b + bs.first, bs.end - bs.first)) return false;
-  const size_t w = region.width, h = region.height, rows = h * region.depth; // fits: the rows lie in the buffer
-  auto row_start = [h](size_t base, const ordo::rect_side &s, size_t k) {
-    return base + s.first + (k / h) * s.slice + (k % h) * s.row;
-  };
-  for (size_t i = 0, j = 0; i < rows && j < rows;) {
-    const size_t x = row_start(a, as, i), y = row_start(b, bs, j);
-    if (spans_overlap(x, w, y, w)) return true;
-    if (x < y)
-      ++i;
-    else
-      ++j;
-  }
-  return false;
-}
-
 template <class H, class = void> struct has_place : std::false_type {};
 template <class H>
 struct has_place<H, std::void_t<decltype(H::place(std::declval<typename H::Mem *>()))>> : std::true_type {};
@@ -174,14 +147,14 @@ template <class H> struct buffer_commands {
   // OVERLAPPING_REGIONS for a copy between bytes of one buffer that share a byte (above).
   static ur_result_t check_copy_overlap(Mem *src, size_t srcOffset, Mem *dst, size_t dstOffset, size_t size) {
     const buffer_place s = place(src), d = place(dst);
-    if (s.root == d.root && spans_overlap(s.offset + srcOffset, size, d.offset + dstOffset, size))
+    if (s.root == d.root && ordo::spans_overlap(s.offset + srcOffset, size, d.offset + dstOffset, size))
       return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
     return UR_RESULT_SUCCESS;
   }
   static ur_result_t check_copy_overlap(Mem *src, const ordo::rect_side &ss, Mem *dst, const ordo::rect_side &ds,
                                         const ur_rect_region_t &region) {
     const buffer_place s = place(src), d = place(dst);
-    if (s.root == d.root && rect_sides_overlap(s.offset, ss, d.offset, ds, region))
+    if (s.root == d.root && ordo::rect_sides_overlap(s.offset, ss, d.offset, ds, region))
       return UR_RESULT_ERROR_OVERLAPPING_REGIONS;
     return UR_RESULT_SUCCESS;
   }

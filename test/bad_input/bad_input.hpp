@@ -107,6 +107,7 @@ struct Buffer {
   size_t size = 0;
   bool sub = false;
   ur_mem_handle_t parent = nullptr;
+  size_t origin = 0; // a sub-buffer's first byte in its parent
 };
 
 struct Mapping {

@@ -624,7 +624,7 @@ void buffer_partition(Call &c) {
   if (r != UR_RESULT_SUCCESS || !sub) return;
   forget_released(w, sub);
   if (ok && b && m == b->mem && w.buffers.size() < 8) {
-    w.buffers.push_back({sub, region.size, true, m});
+    w.buffers.push_back({sub, region.size, true, m, region.origin});
   } else {
     urMemRelease(sub);
   }
@@ -670,9 +670,12 @@ void buffer_copy(Call &c) {
     c.bad("dstOffset huge", {UR_RESULT_ERROR_INVALID_SIZE});
   }
   c.arg("dstOffset=" + size_text(dst_offset));
-  if (src && src == dst && size && size < SIZE_MAX / 2) {
-    size_t lo = std::max(src_offset, dst_offset), hi = std::min(src_offset + size, dst_offset + size);
-    if (lo < hi) c.unspecified("overlapping copy within one buffer"); // UR's spec does not say
+  size_t src_at = 0, dst_at = 0;
+  if (size && size < SIZE_MAX / 2 && same_root(c.w, src, src_at, dst, dst_at)) {
+    size_t lo = std::max(src_at + src_offset, dst_at + dst_offset);
+    size_t hi = std::min(src_at + src_offset + size, dst_at + dst_offset + size);
+    // UR's spec names no result; every adapter of Ordo's refuses it (docs/bad-input.md).
+    if (lo < hi) c.bad("overlapping copy within one buffer", {UR_RESULT_ERROR_OVERLAPPING_REGIONS});
   }
   WaitList wl = pick_wait_list(c);
   ur_event_handle_t e = nullptr;
@@ -821,7 +824,8 @@ void buffer_rect(Call &c) {
   size_t brow = 0, bslice = 0, hrow = 0, hslice = 0;
   pick_rect_side(c, kind == 2 ? "src" : "buffer", bsize, false, region, bo, brow, bslice);
   pick_rect_side(c, kind == 2 ? "dst" : "host", kind == 2 ? dsize : kHostBytes, kind != 2, region, ho, hrow, hslice);
-  if (kind == 2 && m && m == d) c.unspecified("copy within one buffer (regions may overlap)");
+  size_t m_at = 0, d_at = 0;
+  if (kind == 2 && same_root(c.w, m, m_at, d, d_at)) c.unspecified("copy within one buffer (regions may overlap)");
   bool blocking = c.rng.percent(30);
   WaitList wl = pick_wait_list(c);
   ur_event_handle_t e = nullptr;

@@ -286,6 +286,20 @@ inline ur_mem_handle_t pick_buffer(Call &c, const char *param, size_t &size, boo
   return m;
 }
 
+// Whether live buffers `a` and `b` hold bytes of one buffer (the same one, or sub-buffers
+// of it); `a_at` and `b_at` are then where their bytes start in it.
+inline bool same_root(World &w, ur_mem_handle_t a, size_t &a_at, ur_mem_handle_t b, size_t &b_at) {
+  const Buffer *ea = nullptr, *eb = nullptr;
+  for (const Buffer &x : w.buffers) {
+    if (x.mem == a) ea = &x;
+    if (x.mem == b) eb = &x;
+  }
+  if (!ea || !eb) return false;
+  a_at = ea->sub ? ea->origin : 0;
+  b_at = eb->sub ? eb->origin : 0;
+  return (ea->sub ? ea->parent : ea->mem) == (eb->sub ? eb->parent : eb->mem);
+}
+
 // An offset and size into a buffer of `buffer_size` bytes (multiples of `unit`).
 inline void pick_range(Call &c, size_t buffer_size, size_t unit, size_t &offset, size_t &size) {
   unsigned roll = static_cast<unsigned>(c.rng.below(100));

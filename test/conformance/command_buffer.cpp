@@ -478,6 +478,10 @@ TEST_P(urCommandBufferTest, BufferWriteFillCopyRead) {
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_HANDLE,
             urCommandBufferAppendMemBufferCopyExp(cb, nullptr, dst, 0, 0, 4, 0, nullptr, 0, nullptr, nullptr, nullptr,
                                                   nullptr));
+  // Overlapping ranges of one buffer: refused at the append, as urEnqueueMemBufferCopy refuses them.
+  EXPECT_EQ(UR_RESULT_ERROR_OVERLAPPING_REGIONS,
+            urCommandBufferAppendMemBufferCopyExp(cb, src, src, 0, 64, 128, 0, nullptr, 0, nullptr, nullptr, nullptr,
+                                                  nullptr));
   ASSERT_SUCCESS(urCommandBufferFinalizeExp(cb));
   ASSERT_SUCCESS(run(cb));
   for (size_t i = 0; i < n; ++i) {
@@ -519,6 +523,10 @@ TEST_P(urCommandBufferTest, BufferRectangles) {
             urCommandBufferAppendMemBufferCopyRectExp(cb, a, b, {0, 6, 1}, {0, 0, 0}, region, row, slice, row, slice, 0,
                                                       nullptr, 0, nullptr, nullptr, nullptr, nullptr))
       << "the source rectangle ends past the buffer";
+  EXPECT_EQ(UR_RESULT_ERROR_OVERLAPPING_REGIONS,
+            urCommandBufferAppendMemBufferCopyRectExp(cb, a, a, {2, 1, 0}, {3, 2, 0}, region, row, slice, row, slice, 0,
+                                                      nullptr, 0, nullptr, nullptr, nullptr, nullptr))
+      << "two rectangles of one buffer that share bytes";
   ASSERT_SUCCESS(urCommandBufferFinalizeExp(cb));
   ASSERT_SUCCESS(run(cb));
   EXPECT_EQ(host, back);
