@@ -174,9 +174,27 @@ struct buffer_hooks {
                                ur_event_handle_t *phEvent) {
     ORDO_CL_WAIT_LIST(q, n, list);
     const size_t rg[3] = {region.width, region.height, region.depth};
-    return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, waits, phEvent, [&](cl_event *ev) {
-      return cl.clEnqueueCopyBufferRect(q->cl, src->cl, dst->cl, ss.origin, ds.origin, rg, ss.row, ss.slice, ds.row,
-                                        ds.slice, waits.size(), waits.data(), ev);
+    // OpenCL refuses a copy within one buffer object whose pitches differ (both, says
+    // its spec; implementations differ); Ordo's other adapters copy it (the rectangles
+    // share no byte: ur_common refused that), so it goes through a temporary buffer.
+    const bool staged = src->cl == dst->cl && (ss.row != ds.row || ss.slice != ds.slice);
+    return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, waits, phEvent, [&](cl_event *ev) -> cl_int {
+      if (!staged)
+        return cl.clEnqueueCopyBufferRect(q->cl, src->cl, dst->cl, ss.origin, ds.origin, rg, ss.row, ss.slice, ds.row,
+                                          ds.slice, waits.size(), waits.data(), ev);
+      const size_t zero[3] = {0, 0, 0}, row = region.width, slice = region.width * region.height;
+      cl_int err = CL_SUCCESS;
+      cl_mem tmp = cl.clCreateBuffer(q->ctx->cl, CL_MEM_READ_WRITE, slice * region.depth, nullptr, &err);
+      if (!tmp) return err;
+      cl_event in = nullptr;
+      err = cl.clEnqueueCopyBufferRect(q->cl, src->cl, tmp, ss.origin, zero, rg, ss.row, ss.slice, row, slice,
+                                       waits.size(), waits.data(), &in);
+      if (err == CL_SUCCESS)
+        err = cl.clEnqueueCopyBufferRect(q->cl, tmp, dst->cl, zero, ds.origin, rg, row, slice, ds.row, ds.slice, 1, &in,
+                                         ev);
+      if (in) cl.clReleaseEvent(in);
+      cl.clReleaseMemObject(tmp); // OpenCL keeps it until the copies that use it are done
+      return err;
     });
   }
 };

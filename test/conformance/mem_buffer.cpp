@@ -905,6 +905,22 @@ TEST_P(urMemBufferTest, CopyRectWithinOneBuffer) {
   EXPECT_EQ(in, read(m, 0, n));
 }
 
+TEST_P(urMemBufferTest, CopyRectWithinOneBufferDifferentPitches) {
+  // Rows of 8 bytes 64 apart to rows 32 apart, starting at column 16: no byte shared
+  // (source rows at 0, 64, 128, 192; destination rows at 16, 48, 80, 112), and both
+  // pitches differ (OpenCL's own copy refuses that within one buffer object).
+  const size_t n = 256;
+  ur_mem_handle_t m = buffer(n);
+  ASSERT_NE(nullptr, m);
+  std::vector<uint8_t> in = bytes(n, 57);
+  write(m, 0, in);
+  ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(
+      urEnqueueMemBufferCopyRect(queue, m, m, {0, 0, 0}, {16, 0, 0}, {8, 4, 1}, 64, 256, 32, 128, 0, nullptr, nullptr));
+  std::vector<uint8_t> expect = in;
+  for (size_t y = 0; y < 4; ++y) std::copy_n(in.begin() + y * 64, 8, expect.begin() + 16 + y * 32);
+  EXPECT_EQ(expect, read(m, 0, n));
+}
+
 TEST_P(urMemBufferTest, RectOutOfRange) {
   const size_t n = 32 * 8;
   ur_mem_handle_t m = buffer(n), other = buffer(n);
