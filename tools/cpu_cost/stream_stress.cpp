@@ -153,8 +153,16 @@ int main(int argc, char **argv) {
     get(UR_API_VERSION_CURRENT, &t.name);
   GET_TABLE(Adapter)
   GET_TABLE(Platform)
-  GET_TABLE(Device) GET_TABLE(Context) GET_TABLE(Queue) GET_TABLE(EnqueueExp) GET_TABLE(Enqueue) GET_TABLE(Event)
-      GET_TABLE(Program) GET_TABLE(Kernel) ur_adapter_handle_t adapter = nullptr;
+  GET_TABLE(Device)
+  GET_TABLE(Context)
+  GET_TABLE(Queue)
+  GET_TABLE(EnqueueExp)
+  GET_TABLE(Enqueue)
+  GET_TABLE(Event)
+  GET_TABLE(Program)
+  GET_TABLE(Kernel)
+#undef GET_TABLE
+  ur_adapter_handle_t adapter = nullptr;
   ur_platform_handle_t platform = nullptr;
   uint32_t n = 0;
   CHECK(t.Adapter.pfnGet(1, &adapter, nullptr));
