@@ -2,6 +2,7 @@
 // The storage of retired handles, kept FIFO per adapter library (retired_handles.hpp).
 #include "ordo/retired_handles.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -31,8 +32,13 @@ struct quarantine {
 
 // Never destroyed: a handle may be retired from another static object's destructor,
 // after any destructor of ours would have run.
+std::atomic<quarantine *> g_made{nullptr}; // made by the first retirement
 quarantine &the_quarantine() {
-  static quarantine *q = new quarantine();
+  static quarantine *q = [] {
+    auto *made = new quarantine();
+    g_made.store(made, std::memory_order_release);
+    return made;
+  }();
   return *q;
 }
 
@@ -58,7 +64,9 @@ void *keep_retired_storage(void *storage, size_t size, size_t align, bool reuse)
 }
 
 void free_retired_handles() {
-  quarantine &q = the_quarantine();
+  quarantine *made = g_made.load(std::memory_order_acquire);
+  if (!made) return; // nothing was ever retired: no ring to make now (at unload, say)
+  quarantine &q = *made;
   std::vector<kept_storage> all(q.ring.size());
   {
     std::lock_guard<std::mutex> lock(q.mutex);
