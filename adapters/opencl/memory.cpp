@@ -151,20 +151,30 @@ struct buffer_hooks {
   }
 
   // Rectangles: OpenCL's origins and regions are UR's (bytes, rows, slices), its
-  // pitches the resolved ones (0 made tight, source/ordo/rect.hpp).
+  // pitches the resolved ones (0 made tight, source/ordo/rect.hpp). A sub-buffer's side
+  // is given on its root buffer, its origin moved by the sub-buffer's: PoCL crashes on
+  // sub-buffers in rectangle commands (two overlapping ones in one copy, above all).
+  static cl_mem in_root(Mem *m, const ordo::rect_side &s, size_t at[3]) {
+    at[0] = s.origin[0] + m->origin;
+    at[1] = s.origin[1];
+    at[2] = s.origin[2];
+    return m->parent ? m->parent->cl : m->cl;
+  }
   static ur_result_t host_rect(Queue *q, Mem *m, ur_command_t command, bool blocking, const ordo::rect_side &bs,
                                uint8_t *host, const ordo::rect_side &hs, const ur_rect_region_t &region, uint32_t n,
                                const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
     ORDO_CL_WAIT_LIST(q, n, list);
     const size_t rg[3] = {region.width, region.height, region.depth};
+    size_t at[3];
+    cl_mem mem = in_root(m, bs, at);
     return submit(
         q, command, waits, phEvent,
         [&](cl_event *ev) {
           if (command == UR_COMMAND_MEM_BUFFER_WRITE_RECT)
-            return cl.clEnqueueWriteBufferRect(q->cl, m->cl, false, bs.origin, hs.origin, rg, bs.row, bs.slice, hs.row,
-                                               hs.slice, host, waits.size(), waits.data(), ev);
-          return cl.clEnqueueReadBufferRect(q->cl, m->cl, false, bs.origin, hs.origin, rg, bs.row, bs.slice, hs.row,
-                                            hs.slice, host, waits.size(), waits.data(), ev);
+            return cl.clEnqueueWriteBufferRect(q->cl, mem, false, at, hs.origin, rg, bs.row, bs.slice, hs.row, hs.slice,
+                                               host, waits.size(), waits.data(), ev);
+          return cl.clEnqueueReadBufferRect(q->cl, mem, false, at, hs.origin, rg, bs.row, bs.slice, hs.row, hs.slice,
+                                            host, waits.size(), waits.data(), ev);
         },
         blocking);
   }
@@ -174,24 +184,25 @@ struct buffer_hooks {
                                ur_event_handle_t *phEvent) {
     ORDO_CL_WAIT_LIST(q, n, list);
     const size_t rg[3] = {region.width, region.height, region.depth};
-    // OpenCL refuses a copy within one buffer object whose pitches differ (both, says
-    // its spec; implementations differ); Ordo's other adapters copy it (the rectangles
-    // share no byte: ur_common refused that), so it goes through a temporary buffer.
-    const bool staged = src->cl == dst->cl && (ss.row != ds.row || ss.slice != ds.slice);
+    size_t from[3], to[3];
+    cl_mem sm = in_root(src, ss, from), dm = in_root(dst, ds, to);
+    // Within one buffer (the rectangles share no byte: ur_common refused that) OpenCL
+    // refuses different pitches, which Ordo's other adapters copy: through a temporary
+    // buffer here.
+    const bool staged = sm == dm && (ss.row != ds.row || ss.slice != ds.slice);
     return submit(q, UR_COMMAND_MEM_BUFFER_COPY_RECT, waits, phEvent, [&](cl_event *ev) -> cl_int {
       if (!staged)
-        return cl.clEnqueueCopyBufferRect(q->cl, src->cl, dst->cl, ss.origin, ds.origin, rg, ss.row, ss.slice, ds.row,
-                                          ds.slice, waits.size(), waits.data(), ev);
+        return cl.clEnqueueCopyBufferRect(q->cl, sm, dm, from, to, rg, ss.row, ss.slice, ds.row, ds.slice, waits.size(),
+                                          waits.data(), ev);
       const size_t zero[3] = {0, 0, 0}, row = region.width, slice = region.width * region.height;
       cl_int err = CL_SUCCESS;
       cl_mem tmp = cl.clCreateBuffer(q->ctx->cl, CL_MEM_READ_WRITE, slice * region.depth, nullptr, &err);
       if (!tmp) return err;
       cl_event in = nullptr;
-      err = cl.clEnqueueCopyBufferRect(q->cl, src->cl, tmp, ss.origin, zero, rg, ss.row, ss.slice, row, slice,
-                                       waits.size(), waits.data(), &in);
+      err = cl.clEnqueueCopyBufferRect(q->cl, sm, tmp, from, zero, rg, ss.row, ss.slice, row, slice, waits.size(),
+                                       waits.data(), &in);
       if (err == CL_SUCCESS)
-        err = cl.clEnqueueCopyBufferRect(q->cl, tmp, dst->cl, zero, ds.origin, rg, row, slice, ds.row, ds.slice, 1, &in,
-                                         ev);
+        err = cl.clEnqueueCopyBufferRect(q->cl, tmp, dm, zero, to, rg, row, slice, ds.row, ds.slice, 1, &in, ev);
       if (in) cl.clReleaseEvent(in);
       cl.clReleaseMemObject(tmp); // OpenCL keeps it until the copies that use it are done
       return err;

@@ -38,7 +38,9 @@ ur_result_t event_create(Queue *q, ur_command_t type, bool timed, Event **out, b
 }
 
 void event_release_internal(Event *ev) {
-  ev->internal = true;
+  // Written only while false (a free command's event, released once by its maker); a
+  // command-less free's event is made internal, so its several holders never write.
+  if (!ev->internal) ev->internal = true;
   if (ordo::release_reference(ev) == ordo::released::last_holder) event_destroy(ev);
 }
 

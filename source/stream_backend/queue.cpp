@@ -127,7 +127,7 @@ void Command::flush_pending() {
 status record_pending(Lane &l, Device *dev) {
   if (!l.unrecorded.load(std::memory_order_acquire)) return status{};
   std::lock_guard<std::mutex> lock(l.mark_mutex);
-  Event *e = l.unrecorded.load(std::memory_order_relaxed);
+  Event *e = l.unrecorded.load(std::memory_order_acquire); // published by finish() under the lane's lock, not ours
   if (!e) return status{};
   // Cleared only after the record: whoever reads null may use the driver event.
   status r{err::invalid_context, 0};
@@ -322,7 +322,7 @@ struct queue_hooks {
       std::lock_guard<std::mutex> lock(l->mark_mutex);
       lane_complete_to(*l, l->issued.load(std::memory_order_acquire));
       // A put-off record is made on the idle stream: its event reads complete.
-      if (Event *e = l->unrecorded.load(std::memory_order_relaxed)) {
+      if (Event *e = l->unrecorded.load(std::memory_order_acquire)) {
         stream_backend::status r = drv::event_record(e->done, l->stream);
         if (r && result == UR_RESULT_SUCCESS) result = to_ur(r);
         l->unrecorded.store(nullptr, std::memory_order_release);

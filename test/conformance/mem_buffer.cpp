@@ -921,6 +921,23 @@ TEST_P(urMemBufferTest, CopyRectWithinOneBufferDifferentPitches) {
   EXPECT_EQ(expect, read(m, 0, n));
 }
 
+TEST_P(urMemBufferTest, CopyRectBetweenOverlappingSubBuffers) {
+  // Two sub-buffers whose ranges overlap; rows of 8 bytes 16 apart from each, the
+  // destination's between the source's: no byte shared, so the copy is valid.
+  const size_t a = base_align();
+  ur_mem_handle_t root = buffer(4 * a);
+  ASSERT_NE(nullptr, root);
+  std::vector<uint8_t> in = bytes(4 * a, 91);
+  write(root, 0, in);
+  ur_mem_handle_t s0 = sub_buffer(root, 0, 2 * a), s1 = sub_buffer(root, a, 2 * a);
+  ASSERT_TRUE(s0 && s1);
+  ASSERT_SUCCESS_OR_SKIP_UNSUPPORTED(urEnqueueMemBufferCopyRect(queue, s0, s1, {a + 8, 0, 0}, {0, 0, 0}, {8, 4, 1}, 16,
+                                                                64, 16, 64, 0, nullptr, nullptr));
+  std::vector<uint8_t> expect = in;
+  for (size_t y = 0; y < 4; ++y) std::copy_n(in.begin() + a + 8 + y * 16, 8, expect.begin() + a + y * 16);
+  EXPECT_EQ(expect, read(root, 0, 4 * a));
+}
+
 TEST_P(urMemBufferTest, RectOutOfRange) {
   const size_t n = 32 * 8;
   ur_mem_handle_t m = buffer(n), other = buffer(n);
