@@ -155,10 +155,11 @@ struct buffer_hooks {
   // is given on its root buffer, its origin moved by the sub-buffer's: PoCL crashes on
   // sub-buffers in rectangle commands (two overlapping ones in one copy, above all).
   static cl_mem in_root(Mem *m, const ordo::rect_side &s, size_t at[3]) {
-    at[0] = s.origin[0] + m->origin;
+    const ur_common::buffer_place p = place(m);
+    at[0] = s.origin[0] + p.offset;
     at[1] = s.origin[1];
     at[2] = s.origin[2];
-    return m->parent ? m->parent->cl : m->cl;
+    return static_cast<const Mem *>(p.root)->cl;
   }
   static ur_result_t host_rect(Queue *q, Mem *m, ur_command_t command, bool blocking, const ordo::rect_side &bs,
                                uint8_t *host, const ordo::rect_side &hs, const ur_rect_region_t &region, uint32_t n,

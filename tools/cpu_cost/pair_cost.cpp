@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "adapter_client.hpp"
 #include "ur_ddi.h"
 
 namespace {
@@ -47,20 +48,7 @@ extern "C" __attribute__((noinline)) void run_pairs_with_events(int n, size_t si
 }
 
 ur_result_t launch(ur_queue_handle_t q, void *p, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *ev) {
-  static const uint32_t value = 1;
-  ur_exp_kernel_arg_properties_t args[2] = {};
-  args[0].stype = args[1].stype = UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES;
-  args[0].type = UR_EXP_KERNEL_ARG_TYPE_POINTER;
-  args[0].index = 0;
-  args[0].size = sizeof(void *);
-  args[0].value.pointer = p;
-  args[1].type = UR_EXP_KERNEL_ARG_TYPE_VALUE;
-  args[1].index = 1;
-  args[1].size = sizeof(uint32_t);
-  args[1].value.value = &value;
-  const size_t global = 1 << 18, local = 256;
-  return t.EnqueueExp.pfnKernelLaunchWithArgsExp(q, kernel, 1, nullptr, &global, &local, 2, args, nullptr, n, waits,
-                                                 ev);
+  return ordo_tools::launch_fill(t, kernel, q, p, 1 << 18, n, waits, ev);
 }
 
 // Benchmark row (b): alloc -> kernel -> free on an in-order queue, no events.
@@ -87,18 +75,6 @@ extern "C" __attribute__((noinline)) void run_pipeline_out_of_order(int n, size_
   }
 }
 
-// A program whose one kernel, `fill`, takes a pointer and a 4-byte value (the null
-// driver gives every function that shape).
-void make_kernel(ur_context_handle_t ctx, ur_device_handle_t dev) {
-  static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
-                            ".visible .entry fill(.param .u64 p, .param .u32 v)\n{\nret;\n}\n";
-  const uint8_t *image = reinterpret_cast<const uint8_t *>(ptx);
-  size_t length = sizeof ptx;
-  ur_program_handle_t program = nullptr;
-  CHECK(t.Program.pfnCreateWithBinary(ctx, 1, &dev, &length, &image, nullptr, &program));
-  CHECK(t.Program.pfnBuild(ctx, program, nullptr));
-  CHECK(t.Kernel.pfnCreate(program, "fill", &kernel));
-}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -109,33 +85,13 @@ int main(int argc, char **argv) {
   const int pairs = argc > 2 ? std::atoi(argv[2]) : 1000;
   const size_t size = argc > 3 ? std::strtoull(argv[3], nullptr, 0) : (1u << 20);
   const std::string mode = argc > 4 ? argv[4] : "pairs";
-  void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
+  if (!ordo_tools::load_tables(argv[1], t)) {
     std::fprintf(stderr, "%s\n", dlerror());
     return 1;
   }
-#define GET_TABLE(name)                                                                                                \
-  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(dlsym(lib, "urGet" #name "ProcAddrTable")))        \
-    get(UR_API_VERSION_CURRENT, &t.name);
-  GET_TABLE(Adapter)
-  GET_TABLE(Platform)
-  GET_TABLE(Device)
-  GET_TABLE(Context)
-  GET_TABLE(Queue)
-  GET_TABLE(EnqueueExp)
-  GET_TABLE(Event)
-  GET_TABLE(Program)
-  GET_TABLE(Kernel)
-#undef GET_TABLE
-  ur_adapter_handle_t adapter = nullptr;
-  ur_platform_handle_t platform = nullptr;
   ur_device_handle_t dev = nullptr;
   ur_context_handle_t ctx = nullptr;
-  uint32_t n = 0;
-  CHECK(t.Adapter.pfnGet(1, &adapter, nullptr));
-  CHECK(t.Platform.pfnGet(adapter, 1, &platform, &n));
-  CHECK(t.Device.pfnGet(platform, UR_DEVICE_TYPE_ALL, 1, &dev, nullptr));
-  CHECK(t.Context.pfnCreate(1, &dev, nullptr, &ctx));
+  CHECK(ordo_tools::first_device(t, dev, ctx));
   CHECK(t.Queue.pfnCreate(ctx, dev, nullptr, &queue));
   const ur_queue_properties_t ooo_props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr,
                                         UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE};
@@ -143,7 +99,8 @@ int main(int argc, char **argv) {
   void (*run)(int, size_t) = run_pairs;
   if (mode == "events") run = run_pairs_with_events;
   if (mode == "in_order" || mode == "out_of_order") {
-    make_kernel(ctx, dev);
+    ur_program_handle_t program = nullptr;
+    CHECK(ordo_tools::make_fill_kernel(t, ctx, dev, program, kernel));
     run = mode == "in_order" ? run_pipeline_in_order : run_pipeline_out_of_order;
   }
   run(100, size); // warm: the pool's first chunk, the caches

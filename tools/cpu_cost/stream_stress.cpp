@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "adapter_client.hpp"
 #include "ur_ddi.h"
 
 namespace {
@@ -36,20 +37,7 @@ std::atomic<long> failures{0};
   } while (0)
 
 ur_result_t launch(ur_queue_handle_t q, void *p, uint32_t n, const ur_event_handle_t *waits, ur_event_handle_t *ev) {
-  static const uint32_t value = 1;
-  ur_exp_kernel_arg_properties_t args[2] = {};
-  args[0].stype = args[1].stype = UR_STRUCTURE_TYPE_EXP_KERNEL_ARG_PROPERTIES;
-  args[0].type = UR_EXP_KERNEL_ARG_TYPE_POINTER;
-  args[0].index = 0;
-  args[0].size = sizeof(void *);
-  args[0].value.pointer = p;
-  args[1].type = UR_EXP_KERNEL_ARG_TYPE_VALUE;
-  args[1].index = 1;
-  args[1].size = sizeof(uint32_t);
-  args[1].value.value = &value;
-  const size_t global = 1 << 10, local = 256;
-  return t.EnqueueExp.pfnKernelLaunchWithArgsExp(q, kernel, 1, nullptr, &global, &local, 2, args, nullptr, n, waits,
-                                                 ev);
+  return ordo_tools::launch_fill(t, kernel, q, p, 1 << 10, n, waits, ev);
 }
 
 // A shared box of events other threads query, wait for and release.
@@ -132,44 +120,14 @@ void worker(int id, ur_queue_handle_t shared_in_order, ur_queue_handle_t shared_
   }
 }
 
-void make_kernel() {
-  static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
-                            ".visible .entry fill(.param .u64 p, .param .u32 v)\n{\nret;\n}\n";
-  const uint8_t *image = reinterpret_cast<const uint8_t *>(ptx);
-  size_t length = sizeof ptx;
-  CHECK(t.Program.pfnCreateWithBinary(ctx, 1, &dev, &length, &image, nullptr, &program));
-  CHECK(t.Program.pfnBuild(ctx, program, nullptr));
-  CHECK(t.Kernel.pfnCreate(program, "fill", &kernel));
-}
 } // namespace
 
 int main(int argc, char **argv) {
   if (argc < 2) return std::fprintf(stderr, "usage: %s <adapter library> [threads] [rounds]\n", argv[0]), 2;
-  void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!lib) return std::fprintf(stderr, "%s\n", dlerror()), 1;
+  if (!ordo_tools::load_tables(argv[1], t)) return std::fprintf(stderr, "%s\n", dlerror()), 1;
   const int threads = argc > 2 ? std::atoi(argv[2]) : 6, rounds = argc > 3 ? std::atoi(argv[3]) : 200;
-#define GET_TABLE(name)                                                                                                \
-  if (auto get = reinterpret_cast<ur_pfnGet##name##ProcAddrTable_t>(dlsym(lib, "urGet" #name "ProcAddrTable")))        \
-    get(UR_API_VERSION_CURRENT, &t.name);
-  GET_TABLE(Adapter)
-  GET_TABLE(Platform)
-  GET_TABLE(Device)
-  GET_TABLE(Context)
-  GET_TABLE(Queue)
-  GET_TABLE(EnqueueExp)
-  GET_TABLE(Enqueue)
-  GET_TABLE(Event)
-  GET_TABLE(Program)
-  GET_TABLE(Kernel)
-#undef GET_TABLE
-  ur_adapter_handle_t adapter = nullptr;
-  ur_platform_handle_t platform = nullptr;
-  uint32_t n = 0;
-  CHECK(t.Adapter.pfnGet(1, &adapter, nullptr));
-  CHECK(t.Platform.pfnGet(adapter, 1, &platform, &n));
-  CHECK(t.Device.pfnGet(platform, UR_DEVICE_TYPE_ALL, 1, &dev, nullptr));
-  CHECK(t.Context.pfnCreate(1, &dev, nullptr, &ctx));
-  make_kernel();
+  CHECK(ordo_tools::first_device(t, dev, ctx));
+  CHECK(ordo_tools::make_fill_kernel(t, ctx, dev, program, kernel));
   ur_queue_handle_t in_order = nullptr, ooo = nullptr;
   const ur_queue_properties_t ooo_props{UR_STRUCTURE_TYPE_QUEUE_PROPERTIES, nullptr,
                                         UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE};
