@@ -293,10 +293,58 @@ void context_pools::add_plain(void *base, size_t size, ur_usm_type_t kind, ur_de
   plain_[reinterpret_cast<uintptr_t>(base)] = r;
 }
 
+namespace {
+// The quarantine of freed plain allocations (docs/async-alloc.md, "Freed memory"): the
+// newest frees of a context, up to this many and this many bytes; a larger allocation
+// goes back at once.
+constexpr size_t kQuarantineCount = 64;
+constexpr size_t kQuarantineBytes = size_t(16) << 20;
+
+} // namespace
+
+bool context_pools::retire_plain(const void *base, block_facts &out, std::vector<block_facts> &release) {
+  std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+  auto it = plain_.find(reinterpret_cast<uintptr_t>(base));
+  if (it == plain_.end() || it->second.freed || it->second.fixed_pools) return false;
+  range &r = it->second;
+  out = block_facts{reinterpret_cast<void *>(it->first), r.size, r.kind, r.device, nullptr};
+  release.reserve(release.size() + kQuarantineCount + 1); // may throw: nothing changed yet
+  if (r.size > kQuarantineBytes) {
+    release.push_back(out);
+    plain_.erase(it);
+    return true;
+  }
+  quarantine_.push_back(it->first); // may throw: nothing changed yet
+  r.freed = true;
+  quarantine_bytes_ += r.size;
+  while (quarantine_.size() > kQuarantineCount || quarantine_bytes_ > kQuarantineBytes) {
+    auto oldest = plain_.find(quarantine_.front());
+    quarantine_.pop_front();
+    quarantine_bytes_ -= oldest->second.size;
+    release.push_back(block_facts{reinterpret_cast<void *>(oldest->first), oldest->second.size, oldest->second.kind,
+                                  oldest->second.device, nullptr});
+    plain_.erase(oldest);
+  }
+  return true;
+}
+
+void context_pools::drain_quarantine(std::vector<block_facts> &release) {
+  std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+  release.reserve(release.size() + quarantine_.size()); // may throw: nothing changed yet
+  for (uintptr_t base : quarantine_) {
+    auto it = plain_.find(base);
+    release.push_back(
+        block_facts{reinterpret_cast<void *>(base), it->second.size, it->second.kind, it->second.device, nullptr});
+    plain_.erase(it);
+  }
+  quarantine_.clear();
+  quarantine_bytes_ = 0;
+}
+
 bool context_pools::take_plain(const void *base, block_facts *out) {
   std::unique_lock<std::shared_mutex> lock(ranges_mu_);
   auto it = plain_.find(reinterpret_cast<uintptr_t>(base));
-  if (it == plain_.end()) return false;
+  if (it == plain_.end() || it->second.freed) return false;
   if (it->second.fixed_pools) return false; // a live fixed pool is carved from it
   if (out)
     *out =
@@ -308,6 +356,7 @@ bool context_pools::take_plain(const void *base, block_facts *out) {
 bool context_pools::find_plain(const void *p, block_facts &out) const {
   std::shared_lock<std::shared_mutex> lock(ranges_mu_);
   auto it = containing(plain_, reinterpret_cast<uintptr_t>(p));
+  if (it != plain_.end() && it->second.freed) return false;
   if (it == plain_.end()) {
     it = containing(registered_, reinterpret_cast<uintptr_t>(p));
     if (it == registered_.end()) return false;
@@ -319,7 +368,14 @@ bool context_pools::find_plain(const void *p, block_facts &out) const {
 ur_result_t context_pools::check_usm_region(const void *p, size_t bytes) {
   if (!ordo::checked::fits_address_space(p, bytes)) return UR_RESULT_ERROR_INVALID_SIZE;
   block_facts a;
-  if (!block_info(p, a) && !find_plain(p, a)) return UR_RESULT_SUCCESS;
+  if (!block_info(p, a) && !find_plain(p, a)) {
+    // Memory the context holds but no live allocation covers: freed (a use after free).
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
+    std::shared_lock<std::shared_mutex> lock(ranges_mu_);
+    const auto in_plain = containing(plain_, addr);
+    const bool freed = in_plain != plain_.end() ? in_plain->second.freed : containing(ranges_, addr) != ranges_.end();
+    return freed ? UR_RESULT_ERROR_INVALID_MEM_OBJECT : UR_RESULT_SUCCESS;
+  }
   const size_t offset = size_t(static_cast<const char *>(p) - static_cast<const char *>(a.base));
   return bytes <= a.size - offset ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_SIZE;
 }
@@ -366,7 +422,7 @@ ur_result_t context_pools::claim_user_memory(const void *base, size_t size, ur_u
   const uintptr_t lo = reinterpret_cast<uintptr_t>(base);
   std::unique_lock<std::shared_mutex> lock(ranges_mu_);
   auto in = containing(plain_, lo); // registered host memory is not USM of the context
-  if (in == plain_.end() || in->second.kind != kind) return UR_RESULT_ERROR_INVALID_VALUE;
+  if (in == plain_.end() || in->second.freed || in->second.kind != kind) return UR_RESULT_ERROR_INVALID_VALUE;
   if (size > in->second.size - (lo - in->first)) return UR_RESULT_ERROR_INVALID_VALUE;
   if (overlaps(ranges_, lo, lo + size)) return UR_RESULT_ERROR_INVALID_VALUE; // another pool's
   range r;

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <new>
 #include <type_traits>
+#include <vector>
 
 #include "ordo/info.hpp"
 #include "ordo_so/layer.hpp"
@@ -114,7 +115,20 @@ template <class H> struct usm_entry_points {
   static ur_result_t plain_alloc(Context *ctx, const ur_usm_desc_t *desc, size_t size, ur_usm_type_t kind, Device *dev,
                                  void **ppMem) {
     void *p = nullptr;
-    if (ur_result_t r = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p)) return r;
+    ur_result_t made = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p);
+    if (made == UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || made == UR_RESULT_ERROR_OUT_OF_HOST_MEMORY) {
+      // The quarantine of freed allocations gives its memory back first.
+      std::vector<ordo::stream_ordered::context_pools::block_facts> release;
+      try {
+        ctx->pools->drain_quarantine(release);
+      } catch (const std::bad_alloc &) {
+      }
+      if (!release.empty()) {
+        give_back(ctx, release);
+        made = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p);
+      }
+    }
+    if (made != UR_RESULT_SUCCESS) return made;
     ur_result_t r = UR_RESULT_SUCCESS;
     if (desc && desc->align > 1 && reinterpret_cast<uintptr_t>(p) % desc->align != 0)
       r = UR_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
@@ -202,18 +216,25 @@ template <class H> struct usm_entry_points {
         if (ur_result_t r = H::wait_before_free(ctx)) return r;
       }
     }
-    if (!ctx->pools->take_plain(pMem, &a)) {
-      if constexpr (has_free_refused<H>::value) H::free_refused(ctx, pMem);
-      return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
-    }
-    if (ur_result_t r = H::free_plain(ctx, a.base, a.kind, a.device)) {
-      try {
-        ctx->pools->add_plain(a.base, a.size, a.kind, a.device); // still the caller's
-      } catch (...) {
+    // Held a while, freed, so that commands naming it are refused (docs/async-alloc.md,
+    // "Freed memory"); what leaves the quarantine goes back to the backend now.
+    std::vector<ordo::stream_ordered::context_pools::block_facts> release;
+    try {
+      if (!ctx->pools->retire_plain(pMem, a, release)) {
+        if constexpr (has_free_refused<H>::value) H::free_refused(ctx, pMem);
+        return UR_RESULT_ERROR_INVALID_MEM_OBJECT;
       }
-      return r;
+    } catch (const std::bad_alloc &) {
+      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY; // nothing changed
     }
+    give_back(ctx, release);
     return UR_RESULT_SUCCESS;
+  }
+
+  // Plain allocations out of the quarantine, to the backend. The user's urUSMFree of each
+  // succeeded earlier: a backend refusal now has no caller to go to.
+  static void give_back(Context *ctx, const std::vector<ordo::stream_ordered::context_pools::block_facts> &release) {
+    for (const auto &f : release) (void)H::free_plain(ctx, f.base, f.kind, f.device);
   }
 
   static ur_result_t UR_APICALL get_info(ur_context_handle_t hContext, const void *pMem, ur_usm_alloc_info_t propName,

@@ -252,8 +252,8 @@ void usm_free(Call &c) {
 void usm_get_mem_alloc_info(Call &c) {
   c.begin("urUSMGetMemAllocInfo");
   ur_context_handle_t ctx = pick_context(c);
-  PickedPtr p = pick_usm_ptr(c, "pMem");
   uint32_t query = static_cast<uint32_t>(c.rng.range(UR_USM_ALLOC_INFO_TYPE, UR_USM_ALLOC_INFO_POOL));
+  PickedPtr p = pick_usm_ptr(c, "pMem", 4, query != UR_USM_ALLOC_INFO_TYPE);
   if (c.rng.percent(kBadPercent)) {
     query = bad_enum(c.rng, UR_USM_ALLOC_INFO_POOL);
     c.bad("propName out of range", {UR_RESULT_ERROR_INVALID_ENUMERATION, UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION});

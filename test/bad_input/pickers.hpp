@@ -184,7 +184,9 @@ struct PickedPtr {
   PtrKind kind = PtrKind::null;
 };
 
-inline PickedPtr pick_usm_ptr(Call &c, const char *param, size_t align = 4) {
+// `freed_is_bad` false: a freed allocation has an answer of its own (urUSMGetMemAllocInfo's
+// TYPE is UNKNOWN), so only "no crash" is checked for it.
+inline PickedPtr pick_usm_ptr(Call &c, const char *param, size_t align = 4, bool freed_is_bad = true) {
   World &w = c.w;
   PickedPtr p;
   unsigned roll = static_cast<unsigned>(c.rng.below(100));
@@ -200,8 +202,11 @@ inline PickedPtr pick_usm_ptr(Call &c, const char *param, size_t align = 4) {
     size_t off = offset_into(a.size);
     p = {static_cast<char *>(a.ptr) + off, a.size - off, PtrKind::freed};
     c.arg(name + "freed " + a.kind + " alloc " + hex(a.ptr) + "+" + std::to_string(off));
-    c.bad(std::string(param) + " freed", {UR_RESULT_ERROR_INVALID_MEM_OBJECT, UR_RESULT_ERROR_INVALID_VALUE,
-                                          UR_RESULT_ERROR_INVALID_SIZE, UR_RESULT_ERROR_INVALID_CONTEXT});
+    if (!freed_is_bad)
+      c.unspecified(std::string(param) + " freed");
+    else
+      c.bad(std::string(param) + " freed", {UR_RESULT_ERROR_INVALID_MEM_OBJECT, UR_RESULT_ERROR_INVALID_VALUE,
+                                            UR_RESULT_ERROR_INVALID_SIZE, UR_RESULT_ERROR_INVALID_CONTEXT});
     return p;
   }
   if (roll < 11 && w.other_alloc.ptr && !c.opt.avoids("foreign_ptr")) {

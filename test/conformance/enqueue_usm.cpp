@@ -277,6 +277,72 @@ TEST_P(urEnqueueUSMTest, PrefetchAdviseRules) {
                    urEnqueueUSMAdvise(queue, nullptr, 64, UR_USM_ADVICE_FLAG_DEFAULT, nullptr));
 }
 
+// ---- freed memory (docs/async-alloc.md, "Freed memory") --------------------------------------
+
+// Every USM command refuses memory the context freed and still holds, before anything is
+// enqueued; `live` (device USM of the fixture) is untouched by the refusals.
+void expect_commands_refuse(ur_queue_handle_t queue, void *freed, void *live, const char *how) {
+  SCOPED_TRACE(how);
+  const uint32_t pattern = 7;
+  char host[64] = {};
+  char *inside = static_cast<char *>(freed) + 128;
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_MEM_OBJECT,
+                   urEnqueueUSMFill(queue, freed, 4, &pattern, 64, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_MEM_OBJECT,
+                   urEnqueueUSMFill(queue, inside, 4, &pattern, 64, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_MEM_OBJECT,
+                   urEnqueueUSMMemcpy(queue, true, freed, host, 64, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_MEM_OBJECT,
+                   urEnqueueUSMMemcpy(queue, true, host, inside, 64, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_MEM_OBJECT,
+                   urEnqueueUSMMemcpy(queue, false, live, freed, 64, 0, nullptr, nullptr));
+  const ur_result_t fill_2d = urEnqueueUSMFill2D(queue, freed, 64, 4, &pattern, 64, 2, 0, nullptr, nullptr);
+  if (fill_2d != UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_MEM_OBJECT, fill_2d);
+  }
+  const ur_result_t copy_2d = urEnqueueUSMMemcpy2D(queue, true, host, 32, inside, 64, 32, 2, 0, nullptr, nullptr);
+  if (copy_2d != UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+    EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_MEM_OBJECT, copy_2d);
+  }
+}
+
+TEST_P(urEnqueueUSMTest, CommandsRefuseFreedMemory) {
+  const uint8_t mark = 0x5A;
+  ASSERT_SUCCESS(urEnqueueUSMFill(queue, dev, 1, &mark, kSize, 0, nullptr, nullptr));
+  // A plain allocation, in the context's quarantine after urUSMFree.
+  void *plain = nullptr;
+  ASSERT_SUCCESS(conf::usm_alloc(context, device(), UR_USM_TYPE_DEVICE, 4096, &plain));
+  ASSERT_SUCCESS(urUSMFree(context, plain));
+  expect_commands_refuse(queue, plain, dev, "plain allocation, urUSMFree");
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_MEM_OBJECT, urUSMFree(context, plain));
+  ur_usm_type_t type = UR_USM_TYPE_DEVICE;
+  EXPECT_SUCCESS(urUSMGetMemAllocInfo(context, plain, UR_USM_ALLOC_INFO_TYPE, sizeof type, &type, nullptr));
+  EXPECT_EQ(type, UR_USM_TYPE_UNKNOWN);
+  size_t size = 0;
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_MEM_OBJECT,
+                   urUSMGetMemAllocInfo(context, plain, UR_USM_ALLOC_INFO_SIZE, sizeof size, &size, nullptr));
+
+  // A block of a pool, freed to it synchronously: the pool keeps its chunk.
+  ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, nullptr, 0};
+  ur_usm_pool_handle_t pool = nullptr;
+  ASSERT_SUCCESS(urUSMPoolCreate(context, &desc, &pool));
+  void *pooled = nullptr;
+  ASSERT_SUCCESS(urUSMDeviceAlloc(context, device(), nullptr, pool, 4096, &pooled));
+  ASSERT_SUCCESS(urUSMFree(context, pooled));
+  expect_commands_refuse(queue, pooled, dev, "pool block, urUSMFree");
+
+  // A block freed by a free command: refused from the moment the free is enqueued.
+  void *ordered = nullptr;
+  ASSERT_SUCCESS(urEnqueueUSMDeviceAllocExp(queue, nullptr, 4096, nullptr, 0, nullptr, &ordered, nullptr));
+  ASSERT_SUCCESS(urEnqueueUSMFreeExp(queue, nullptr, ordered, 0, nullptr, nullptr));
+  expect_commands_refuse(queue, ordered, dev, "stream-ordered block, urEnqueueUSMFreeExp");
+
+  ASSERT_SUCCESS(urQueueFinish(queue));
+  EXPECT_SUCCESS(urUSMPoolRelease(pool));
+  std::vector<uint8_t> back = read_back(dev, kSize);
+  EXPECT_EQ(std::count(back.begin(), back.end(), mark), static_cast<long>(kSize)) << "a refused command wrote";
+}
+
 CONF_INSTANTIATE_DEVICE_SUITE(urEnqueueUSMTest);
 
 // ---- chains of dependent commands on an out-of-order queue ---------------------------------------

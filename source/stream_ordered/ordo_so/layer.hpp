@@ -22,6 +22,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -243,13 +244,22 @@ public:
   void add_plain(void *base, size_t size, ur_usm_type_t kind, ur_device_handle_t device); // may throw
   // Removes the plain allocation starting exactly at `base`; false if none.
   bool take_plain(const void *base, block_facts *out = nullptr);
-  bool find_plain(const void *p, block_facts &out) const;
+  // urUSMFree of the plain allocation starting exactly at `base` (false if none): it
+  // stays held, freed, in the context's quarantine of recent frees, where commands that
+  // name it are refused (docs/async-alloc.md, "Freed memory"). What leaves the quarantine
+  // to make room is appended to `release`: the caller gives it back to the backend.
+  bool retire_plain(const void *base, block_facts &out, std::vector<block_facts> &release); // may throw
+  // Empties the quarantine into `release` (an allocation that failed for memory tries again).
+  void drain_quarantine(std::vector<block_facts> &release);
+  bool find_plain(const void *p, block_facts &out) const; // live allocations only
   // The rule every USM command applies to its region [p, p + bytes): INVALID_SIZE when
   // it wraps the address space or runs past the pool block or plain allocation of this
-  // context that holds p; SUCCESS otherwise (memory the context does not know, system
-  // memory for one, is the caller's to vouch for). docs/bad-input.md.
+  // context that holds p; INVALID_MEM_OBJECT when p lies in memory the context freed and
+  // still holds (a pool's chunk outside its live blocks, the quarantine); SUCCESS
+  // otherwise (memory the context does not know, system memory for one, is the caller's
+  // to vouch for). docs/bad-input.md.
   ur_result_t check_usm_region(const void *p, size_t bytes);
-  // Every plain allocation still registered (context teardown frees them).
+  // Every plain allocation still held, the quarantine's included (context teardown frees them).
   std::vector<block_facts> plain_allocations() const;
   // --- host memory the user registered (urUSMHostAllocRegisterExp) ---
   // Known to queries as host USM (find_plain), never freed by urUSMFree; pinned through
@@ -295,6 +305,7 @@ private:
     ur_usm_type_t kind = UR_USM_TYPE_UNKNOWN;
     ur_device_handle_t device = nullptr;
     uint32_t fixed_pools = 0; // plain: fixed pools carved from it (it cannot be freed)
+    bool freed = false;       // plain: in the quarantine (urUSMFree'd, not yet given back)
   };
   // The pool whose memory holds `p` (referenced) and the core that owns it.
   pool_ref ref_at(const void *p, void **core) const;
@@ -325,8 +336,10 @@ private:
   // Changes (under ranges_mu_) with every change of ranges_, to a value no context ever
   // had: a thread's last default-pool answer of ref_at() stands while it is unchanged.
   std::atomic<uint64_t> ranges_version_;
-  void ranges_changed();                  // under ranges_mu_, exclusive
-  std::map<uintptr_t, range> plain_;      // plain USM allocations
+  void ranges_changed();             // under ranges_mu_, exclusive
+  std::map<uintptr_t, range> plain_; // plain USM allocations, the quarantine's included
+  std::deque<uintptr_t> quarantine_; // freed plain allocations, oldest first
+  size_t quarantine_bytes_ = 0;
   std::map<uintptr_t, range> registered_; // host memory the user registered
 };
 
