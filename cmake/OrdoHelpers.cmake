@@ -36,13 +36,17 @@ function(ordo_include_root target scope)
   target_include_directories(${target} ${scope} ${root})
 endfunction()
 
-# ordo_add_adapter(<name> [NO_INSTALL] SOURCES ... [LIBS ...]): builds libur_adapter_<name>.so.0
-# exporting only the urGet*ProcAddrTable getters (see adapters/adapter.map). Every
-# adapter gets ordo_base (the generated table fill and getters need it); LIBS names the
-# other libraries of source/ it uses (ordo_stream_ordered, ordo_ur_common, ...).
+# ordo_add_adapter(<name> [NO_INSTALL] [RESIDENT] SOURCES ... [LIBS ...]): builds
+# libur_adapter_<name>.so.0 exporting only the urGet*ProcAddrTable getters (see
+# adapters/adapter.map). Every adapter gets ordo_base (the generated table fill and
+# getters need it); LIBS names the other libraries of source/ it uses
+# (ordo_stream_ordered, ordo_ur_common, ...).
 # NO_INSTALL: built and tested, never installed (the template adapter).
+# RESIDENT: never unmapped once loaded (-z nodelete), for an adapter whose code runs on
+# threads that outlive its last release: its own workers or callback thread, or the
+# runtime's threads calling back into it (docs/adapter-guide.md, "Unloading").
 function(ordo_add_adapter name)
-  cmake_parse_arguments(A "NO_INSTALL" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(A "NO_INSTALL;RESIDENT" "" "SOURCES;LIBS" ${ARGN})
   set(target ur_adapter_${name})
   add_library(${target} SHARED ${A_SOURCES}
     ${PROJECT_SOURCE_DIR}/source/generated/proc_addr_getters.gen.cpp)
@@ -50,6 +54,9 @@ function(ordo_add_adapter name)
   target_link_libraries(${target} PRIVATE ordo_base ordo_warnings Threads::Threads ${A_LIBS})
   target_link_options(${target} PRIVATE
     -Wl,--version-script=${PROJECT_SOURCE_DIR}/adapters/adapter.map -Wl,--no-undefined)
+  if(A_RESIDENT)
+    target_link_options(${target} PRIVATE -Wl,-z,nodelete)
+  endif()
   if(NOT A_NO_INSTALL)
     install(TARGETS ${target} EXPORT OrdoTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   endif()

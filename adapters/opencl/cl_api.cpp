@@ -18,7 +18,10 @@ bool load_once(std::string &why) {
   // to test the "no OpenCL" path).
   const char *name = ordo::secure_env("ORDO_OPENCL_LIBRARY");
   if (!name || !*name) name = "libOpenCL.so.1";
-  DynLib &lib = *new DynLib(); // open for the process: handles hold function pointers into it
+  // Open for the process (never destroyed, reachable from here): handles hold function
+  // pointers into it.
+  static DynLib *const opened = new DynLib();
+  DynLib &lib = *opened;
   if (!lib.open(name)) {
     why = "cannot load " + std::string(name) + ": " + lib.error();
     return false;

@@ -201,7 +201,8 @@ TEST_F(Kernels, LaunchErrors) {
   size_t zero[1] = {0}, global[1] = {16};
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_WORK_DIMENSION, launch(queue, fill, 1, zero, nullptr, {}));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE, launch(queue, fill, 1, global, zero, {}));
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_WORK_DIMENSION, launch(queue, fill, 4, global, nullptr, {}));
+  size_t global_4d[4] = {16, 1, 1, 1}; // workDim entries, as the spec asks of the caller
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_WORK_DIMENSION, launch(queue, fill, 4, global_4d, nullptr, {}));
   // Arguments never set.
   ur_kernel_handle_t fresh = kernel("increment");
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL_ARGS, launch(queue, fresh, 1, global, nullptr, {}));
