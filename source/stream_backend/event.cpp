@@ -44,8 +44,21 @@ void event_release_internal(Event *ev) {
   if (ordo::release_reference(ev) == ordo::released::last_holder) event_destroy(ev);
 }
 
+namespace {
+// Entries in every device's `exported` map, so that a mark's last drop looks there only
+// when something was exported (counted under the map's lock).
+std::atomic<size_t> exported_entries{0};
+} // namespace
+
 void mark_drop(Mark *m) {
   if (m->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // A deferred event's native handle is its mark's driver event, which other deferred
+  // events of the stream may share and export too: its entry goes with the mark (the
+  // driver event is nobody's native handle any more), not with the first such event.
+  if (exported_entries.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(m->dev->exported_mutex);
+    exported_entries.fetch_sub(m->dev->exported.erase(m->ev), std::memory_order_relaxed);
+  }
   m->dev->events.put(m->ev, false);
   delete m;
 }
@@ -195,9 +208,9 @@ void event_destroy(Event *ev) {
       l.unrecorded.compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel);
     }
   }
-  if (ev->exported) {
+  if (ev->exported && ev->done) { // a deferred event's entry goes with its mark (mark_drop)
     std::lock_guard<std::mutex> lock(ev->dev->exported_mutex);
-    ev->dev->exported.erase(ev->done ? ev->done : mark->ev);
+    exported_entries.fetch_sub(ev->dev->exported.erase(ev->done), std::memory_order_relaxed);
   }
   if (mark) mark_drop(mark);
   if (ev->pooled) {
@@ -308,10 +321,14 @@ struct event_hooks {
       }
       native = m->ev;
     }
-    if (e->queue && native && e->pooled && !e->exported) {
+    if (e->queue && native && e->pooled) {
+      // `exported` is read and written under the lock: several threads may ask at once.
       std::lock_guard<std::mutex> lock(e->dev->exported_mutex);
-      e->dev->exported[native] = Device::Exported{e->queue, e->lane};
-      e->exported = true;
+      if (!e->exported) {
+        if (e->dev->exported.insert_or_assign(native, Device::Exported{e->queue, e->lane}).second)
+          exported_entries.fetch_add(1, std::memory_order_relaxed);
+        e->exported = true;
+      }
     }
     out = reinterpret_cast<ur_native_handle_t>(native);
     return UR_RESULT_SUCCESS;
