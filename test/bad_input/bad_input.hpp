@@ -136,8 +136,7 @@ struct World {
   ur_kernel_handle_t other_kernel = nullptr;
   bool usm_device = false, usm_host = false, usm_shared = false;
   uint64_t max_alloc = 0;
-  bool pocl = false;              // PoCL's platform: its own bugs are worked around (docs/bad-input.md)
-  bool sub_buffer_quirks = false; // OpenCL: no sub-buffers in rectangles (same)
+  bool pocl = false; // PoCL's platform: its own bugs are worked around (docs/bad-input.md)
 
   // Handles this batch released; used only with released_handles on, and only while
   // no live handle has the same address (a new object may reuse the memory).

@@ -635,7 +635,7 @@ void buffer_read_write(Call &c) {
   c.begin(read ? "urEnqueueMemBufferRead" : "urEnqueueMemBufferWrite");
   ur_queue_handle_t q = pick_queue(c);
   size_t bsize = 0;
-  ur_mem_handle_t m = pick_buffer(c, "hBuffer", bsize, false, true);
+  ur_mem_handle_t m = pick_buffer(c, "hBuffer", bsize, true);
   bool blocking = c.rng.percent(30);
   c.arg(blocking ? "blocking=true" : "blocking=false");
   size_t offset = 0, size = 0;
@@ -659,8 +659,8 @@ void buffer_copy(Call &c) {
   c.begin("urEnqueueMemBufferCopy");
   ur_queue_handle_t q = pick_queue(c);
   size_t src_size = 0, dst_size = 0;
-  ur_mem_handle_t src = pick_buffer(c, "hBufferSrc", src_size, false, true);
-  ur_mem_handle_t dst = pick_buffer(c, "hBufferDst", dst_size, false, true);
+  ur_mem_handle_t src = pick_buffer(c, "hBufferSrc", src_size, true);
+  ur_mem_handle_t dst = pick_buffer(c, "hBufferDst", dst_size, true);
   size_t src_offset = 0, size = 0;
   pick_range(c, src_size, 1, src_offset, size);
   size_t dst_offset = dst_size > size ? c.rng.below(dst_size - size + 1) : 0;
@@ -813,11 +813,8 @@ void buffer_rect(Call &c) {
                       : "urEnqueueMemBufferCopyRect");
   ur_queue_handle_t q = pick_queue(c);
   size_t bsize = 0, dsize = 0;
-  // PoCL's clEnqueueCopyBufferRect crashes on a sub-buffer (without Ordo too, issue 22):
-  // on OpenCL, rectangles use whole buffers only (docs/bad-input.md).
-  bool whole_only = c.w.sub_buffer_quirks;
-  ur_mem_handle_t m = pick_buffer(c, kind == 2 ? "hBufferSrc" : "hBuffer", bsize, whole_only);
-  ur_mem_handle_t d = kind == 2 ? pick_buffer(c, "hBufferDst", dsize, whole_only) : nullptr;
+  ur_mem_handle_t m = pick_buffer(c, kind == 2 ? "hBufferSrc" : "hBuffer", bsize);
+  ur_mem_handle_t d = kind == 2 ? pick_buffer(c, "hBufferDst", dsize) : nullptr;
   size_t room = std::max<size_t>(kind == 2 ? std::min(bsize, dsize) : bsize, 1);
   ur_rect_region_t region = pick_region(c, room);
   ur_rect_offset_t bo{}, ho{};

@@ -264,20 +264,15 @@ inline size_t pick_usm_size(Call &c, const char *param, const PickedPtr &p, size
   return v;
 }
 
-inline Buffer *pick_buffer_entry(Call &c, bool whole_only = false) {
-  Buffer *b = c.w.buffers.empty() ? nullptr : &c.w.buffers[c.rng.below(c.w.buffers.size())];
-  if (b && b->sub && whole_only)
-    for (Buffer &o : c.w.buffers)
-      if (o.mem == b->parent) return &o;
-  return b;
+inline Buffer *pick_buffer_entry(Call &c) {
+  return c.w.buffers.empty() ? nullptr : &c.w.buffers[c.rng.below(c.w.buffers.size())];
 }
 
 // A buffer argument; `size` is set to its size (0 when not a live buffer of the context).
 // `foreign_open`: a buffer of another context (same device) is one the spec names no
 // error for, and adapters take it for reads, writes and copies (CUDA, HIP, Level Zero).
-inline ur_mem_handle_t pick_buffer(Call &c, const char *param, size_t &size, bool whole_only = false,
-                                   bool foreign_open = false) {
-  Buffer *b = pick_buffer_entry(c, whole_only);
+inline ur_mem_handle_t pick_buffer(Call &c, const char *param, size_t &size, bool foreign_open = false) {
+  Buffer *b = pick_buffer_entry(c);
   size = 0;
   ur_mem_handle_t m =
       foreign_open

@@ -212,7 +212,6 @@ std::string setup_world(World &w, const urinfo::FoundDevice &found, const Option
   urinfo::device_value(w.device, UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE, w.max_alloc);
   w.pocl = urinfo::platform_string(found.platform, UR_PLATFORM_INFO_NAME).find("Portable Computing Language") !=
            std::string::npos;
-  w.sub_buffer_quirks = found.backend == UR_BACKEND_OPENCL;
 
   const char *kinds[] = {"device", "host", "shared"};
   for (const char *kind : kinds) {
