@@ -5,7 +5,17 @@
 // sanitizers (stream_stress.cpp). Never a test backend for what a GPU does: streams,
 // events and kernels do nothing, every event is complete at once, device memory is host
 // memory. Functions it does not name resolve to one that returns success and writes nothing.
+//
+// With ORDO_NULL_CUDA_LAG=1 work is not complete at once: each stream counts the events
+// recorded on it and how many of them have completed, and only a question moves it on
+// (cuEventQuery and cuStreamQuery one record a call, answering CUDA_ERROR_NOT_READY until
+// then; cuEventSynchronize, cuStreamSynchronize and cuCtxSynchronize all the way). So the
+// adapter's not-ready paths run, while completion keeps CUDA's order: a stream's events
+// complete in record order, an event a stream waits for completes when the wait is
+// enqueued, and the default stream's work completes with everything recorded before it.
+// Completing early is always allowed: the stand-in does no work that could be too late.
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,17 +97,118 @@ static int make_handle(void **out) {
   *out = malloc(16);
   return *out ? kSuccess : 2;
 }
+static int destroy_handle(void *h) {
+  free(h);
+  return kSuccess;
+}
+
+// ---- streams and events (the lag mode above) ----
+enum { kNotReady = 600 };
+struct stream {
+  uint64_t recorded, completed;
+  struct stream *next; // every stream ever made: a destroyed one stays for its events
+};
+struct event {
+  struct stream *on; // null: never recorded
+  uint64_t seq;
+};
+static pthread_mutex_t lag_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct stream default_stream; // handles 0, 1 (legacy) and 2 (per thread)
+static struct stream *streams = &default_stream;
+static int lag; // ORDO_NULL_CUDA_LAG, read once at load (before any thread can ask)
+__attribute__((constructor)) static void read_lag(void) {
+  const char *v = getenv("ORDO_NULL_CUDA_LAG");
+  lag = v && *v && *v != '0';
+}
+static struct stream *stream_of(void *s) { return (uintptr_t)s <= 2 ? &default_stream : (struct stream *)s; }
+static void complete_all(void) {
+  for (struct stream *t = streams; t; t = t->next) t->completed = t->recorded;
+}
 static int cuStreamCreateWithPriority_(void **s, unsigned f, int p) {
   (void)f;
   (void)p;
-  return make_handle(s);
+  struct stream *t = calloc(1, sizeof *t);
+  if (!t) return 2;
+  pthread_mutex_lock(&lag_mu);
+  t->next = streams;
+  streams = t;
+  pthread_mutex_unlock(&lag_mu);
+  *s = t;
+  return kSuccess;
+}
+static int cuStreamDestroy_(void *s) {
+  if (!lag) return kSuccess;
+  pthread_mutex_lock(&lag_mu);
+  stream_of(s)->completed = stream_of(s)->recorded; // its work goes on to the end
+  pthread_mutex_unlock(&lag_mu);
+  return kSuccess;
 }
 static int cuEventCreate_(void **e, unsigned f) {
   (void)f;
-  return make_handle(e);
+  *e = calloc(1, sizeof(struct event));
+  return *e ? kSuccess : 2;
 }
-static int destroy_handle(void *h) {
-  free(h);
+static int cuEventRecord_(void *e, void *s) {
+  if (!lag) return kSuccess; // never recorded: complete
+  struct event *ev = e;
+  struct stream *t = stream_of(s);
+  pthread_mutex_lock(&lag_mu);
+  if (t == &default_stream)
+    complete_all(); // the default stream's work follows everything before it
+  else
+    default_stream.completed = default_stream.recorded; // and everything after it follows it
+  ev->on = t;
+  ev->seq = ++t->recorded;
+  pthread_mutex_unlock(&lag_mu);
+  return kSuccess;
+}
+static int cuEventQuery_(void *e) {
+  if (!lag) return kSuccess;
+  struct event *ev = e;
+  pthread_mutex_lock(&lag_mu);
+  int r = kSuccess;
+  if (ev->on && ev->seq > ev->on->completed) {
+    ++ev->on->completed;
+    if (ev->seq > ev->on->completed) r = kNotReady;
+  }
+  pthread_mutex_unlock(&lag_mu);
+  return r;
+}
+static int cuEventSynchronize_(void *e) {
+  if (!lag) return kSuccess;
+  struct event *ev = e;
+  pthread_mutex_lock(&lag_mu);
+  if (ev->on && ev->seq > ev->on->completed) ev->on->completed = ev->seq;
+  pthread_mutex_unlock(&lag_mu);
+  return kSuccess;
+}
+static int cuStreamWaitEvent_(void *s, void *e, unsigned f) {
+  (void)s;
+  (void)f;
+  return cuEventSynchronize_(e); // what waits on it then follows it
+}
+static int cuStreamQuery_(void *s) {
+  if (!lag) return kSuccess;
+  struct stream *t = stream_of(s);
+  pthread_mutex_lock(&lag_mu);
+  if (t->completed < t->recorded) ++t->completed;
+  const int r = t->completed < t->recorded ? kNotReady : kSuccess;
+  pthread_mutex_unlock(&lag_mu);
+  return r;
+}
+static int cuStreamSynchronize_(void *s) {
+  if (!lag) return kSuccess;
+  struct stream *t = stream_of(s);
+  pthread_mutex_lock(&lag_mu);
+  t->completed = t->recorded;
+  pthread_mutex_unlock(&lag_mu);
+  return kSuccess;
+}
+static int cuCtxSynchronize_(void) {
+  if (!lag) return kSuccess;
+  pthread_mutex_lock(&lag_mu);
+  complete_all();
+  pthread_mutex_unlock(&lag_mu);
   return kSuccess;
 }
 static int cuMemAlloc_(uintptr_t *p, size_t n) {
@@ -191,7 +302,15 @@ static const struct entry table[] = {
     E(cuCtxSetCurrent),
     E(cuCtxGetStreamPriorityRange),
     E(cuStreamCreateWithPriority),
+    E(cuStreamDestroy),
+    E(cuStreamQuery),
+    E(cuStreamSynchronize),
+    E(cuStreamWaitEvent),
+    E(cuCtxSynchronize),
     E(cuEventCreate),
+    E(cuEventRecord),
+    E(cuEventQuery),
+    E(cuEventSynchronize),
     E(cuMemAlloc),
     E(cuMemFree),
     E(cuMemGetInfo),
@@ -204,7 +323,6 @@ static const struct entry table[] = {
     E(cuFuncGetParamInfo),
     E(cuFuncGetAttribute),
 #undef E
-    {"cuStreamDestroy", (void *)destroy_handle},
     {"cuEventDestroy", (void *)destroy_handle},
     {"cuModuleUnload", (void *)destroy_handle},
 };
