@@ -100,11 +100,34 @@ template <class H> struct usm_entry_points {
     return UR_RESULT_SUCCESS;
   }
 
+  static bool out_of_memory(ur_result_t r) {
+    return r == UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || r == UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+
+  // An allocation that failed for memory tries again once the quarantine of freed plain
+  // allocations has given its memory back (docs/async-alloc.md, "Freed memory"); false
+  // when the quarantine held nothing (trying again would fail the same way).
+  static bool empty_quarantine(Context *ctx) {
+    std::vector<ordo::stream_ordered::context_pools::block_facts> release;
+    try {
+      ctx->pools->drain_quarantine(release);
+    } catch (const std::bad_alloc &) {
+    }
+    if (release.empty()) return false;
+    give_back(ctx, release);
+    return true;
+  }
+
   // A block of `pool`, usable at once (no pending use; zeroed by a zero-initialising pool).
+  // A pool that cannot get a chunk from the backend gets the quarantine's memory first.
   static ur_result_t pooled_alloc(Context *ctx, ur_usm_pool_handle_t pool, ur_usm_type_t kind, Device *dev, size_t size,
                                   const ur_usm_desc_t *desc, void **ppMem) {
+    auto device = reinterpret_cast<ur_device_handle_t>(dev);
     try {
-      return ctx->pools->alloc_now(pool, kind, reinterpret_cast<ur_device_handle_t>(dev), size, align_of(desc), ppMem);
+      ur_result_t r = ctx->pools->alloc_now(pool, kind, device, size, align_of(desc), ppMem);
+      if (out_of_memory(r) && empty_quarantine(ctx))
+        r = ctx->pools->alloc_now(pool, kind, device, size, align_of(desc), ppMem);
+      return r;
     } catch (const std::bad_alloc &) {
       return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -116,18 +139,7 @@ template <class H> struct usm_entry_points {
                                  void **ppMem) {
     void *p = nullptr;
     ur_result_t made = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p);
-    if (made == UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || made == UR_RESULT_ERROR_OUT_OF_HOST_MEMORY) {
-      // The quarantine of freed allocations gives its memory back first.
-      std::vector<ordo::stream_ordered::context_pools::block_facts> release;
-      try {
-        ctx->pools->drain_quarantine(release);
-      } catch (const std::bad_alloc &) {
-      }
-      if (!release.empty()) {
-        give_back(ctx, release);
-        made = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p);
-      }
-    }
+    if (out_of_memory(made) && empty_quarantine(ctx)) made = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p);
     if (made != UR_RESULT_SUCCESS) return made;
     ur_result_t r = UR_RESULT_SUCCESS;
     if (desc && desc->align > 1 && reinterpret_cast<uintptr_t>(p) % desc->align != 0)
