@@ -44,7 +44,9 @@ bool allocation_of(Context *ctx, const void *p, ordo::stream_ordered::context_po
 // addresses: pageable host memory too). The device that copies is the allocation's.
 ur_result_t copy_side(Context *ctx, const void *p, size_t size, Device **dev) {
   ordo::stream_ordered::context_pools::block_facts a;
-  if (!allocation_of(ctx, p, a)) return UR_RESULT_SUCCESS;
+  // Memory the context freed and still holds is refused, as every USM command refuses it
+  // (docs/async-alloc.md, "Freed memory").
+  if (!allocation_of(ctx, p, a)) return ctx->pools->check_usm_region(p, size);
   const size_t offset = size_t(static_cast<const uint8_t *>(p) - static_cast<const uint8_t *>(a.base));
   if (offset > a.size || size > a.size - offset) return UR_RESULT_ERROR_INVALID_SIZE;
   if (a.device && !*dev) *dev = reinterpret_cast<Device *>(a.device);
