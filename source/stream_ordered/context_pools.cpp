@@ -306,23 +306,24 @@ bool context_pools::retire_plain(const void *base, block_facts &out, std::vector
   std::unique_lock<std::shared_mutex> lock(ranges_mu_);
   auto it = plain_.find(reinterpret_cast<uintptr_t>(base));
   if (it == plain_.end() || it->second.freed || it->second.fixed_pools) return false;
-  range &r = it->second;
-  out = block_facts{reinterpret_cast<void *>(it->first), r.size, r.kind, r.device, nullptr};
-  release.reserve(release.size() + kQuarantineCount + 1); // may throw: nothing changed yet
-  if (r.size > kQuarantineBytes) {
-    release.push_back(out);
+  out = facts_of(it->first, it->second);
+  const size_t size = it->second.size;
+  if (size > kQuarantineBytes) {
+    release.push_back(out); // may throw: nothing changed yet
     plain_.erase(it);
     return true;
   }
-  quarantine_.push_back(it->first); // may throw: nothing changed yet
-  r.freed = true;
-  quarantine_bytes_ += r.size;
-  while (quarantine_.size() > kQuarantineCount || quarantine_bytes_ > kQuarantineBytes) {
-    auto oldest = plain_.find(quarantine_.front());
+  // The oldest entries that make room leave; room for them is made before anything changes.
+  size_t leaving = 0, count = quarantine_.size() + 1, bytes = quarantine_bytes_ + size;
+  for (; count > kQuarantineCount || bytes > kQuarantineBytes; ++leaving, --count) bytes -= quarantine_[leaving].size;
+  release.reserve(release.size() + leaving); // may throw
+  quarantine_.push_back({it->first, size});  // may throw
+  it->second.freed = true;
+  quarantine_bytes_ = bytes;
+  for (; leaving > 0; --leaving) {
+    auto oldest = plain_.find(quarantine_.front().base);
     quarantine_.pop_front();
-    quarantine_bytes_ -= oldest->second.size;
-    release.push_back(block_facts{reinterpret_cast<void *>(oldest->first), oldest->second.size, oldest->second.kind,
-                                  oldest->second.device, nullptr});
+    release.push_back(facts_of(oldest->first, oldest->second));
     plain_.erase(oldest);
   }
   return true;
@@ -331,10 +332,9 @@ bool context_pools::retire_plain(const void *base, block_facts &out, std::vector
 void context_pools::drain_quarantine(std::vector<block_facts> &release) {
   std::unique_lock<std::shared_mutex> lock(ranges_mu_);
   release.reserve(release.size() + quarantine_.size()); // may throw: nothing changed yet
-  for (uintptr_t base : quarantine_) {
-    auto it = plain_.find(base);
-    release.push_back(
-        block_facts{reinterpret_cast<void *>(base), it->second.size, it->second.kind, it->second.device, nullptr});
+  for (const quarantined &q : quarantine_) {
+    auto it = plain_.find(q.base);
+    release.push_back(facts_of(it->first, it->second));
     plain_.erase(it);
   }
   quarantine_.clear();
@@ -346,9 +346,7 @@ bool context_pools::take_plain(const void *base, block_facts *out) {
   auto it = plain_.find(reinterpret_cast<uintptr_t>(base));
   if (it == plain_.end() || it->second.freed) return false;
   if (it->second.fixed_pools) return false; // a live fixed pool is carved from it
-  if (out)
-    *out =
-        block_facts{reinterpret_cast<void *>(it->first), it->second.size, it->second.kind, it->second.device, nullptr};
+  if (out) *out = facts_of(it->first, it->second);
   plain_.erase(it);
   return true;
 }
@@ -361,7 +359,7 @@ bool context_pools::find_plain(const void *p, block_facts &out) const {
     it = containing(registered_, reinterpret_cast<uintptr_t>(p));
     if (it == registered_.end()) return false;
   }
-  out = block_facts{reinterpret_cast<void *>(it->first), it->second.size, it->second.kind, it->second.device, nullptr};
+  out = facts_of(it->first, it->second);
   return true;
 }
 
@@ -448,9 +446,7 @@ std::vector<context_pools::block_facts> context_pools::plain_allocations() const
   std::shared_lock<std::shared_mutex> lock(ranges_mu_);
   std::vector<block_facts> all;
   all.reserve(plain_.size());
-  for (auto &kv : plain_)
-    all.push_back(
-        block_facts{reinterpret_cast<void *>(kv.first), kv.second.size, kv.second.kind, kv.second.device, nullptr});
+  for (auto &kv : plain_) all.push_back(facts_of(kv.first, kv.second));
   return all;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the tools over the null driver (pair_cost.cpp, stream_stress.cpp) share: an
-// adapter's own dispatch table read from its library, its first device in a context, and
-// the one kernel the null driver accepts (`fill`: a pointer and a 4-byte value).
+// What the tools over the null driver (pair_cost.cpp, stream_stress.cpp,
+// stream_attack.cpp) share: an adapter's own dispatch table read from its library, its
+// first device in a context, and the one kernel the null driver accepts (`fill`: a
+// pointer and a 4-byte value).
 #pragma once
 #include <dlfcn.h>
 
@@ -29,6 +30,8 @@ inline bool load_tables(const char *path, ur_dditable_t &t) {
   ORDO_GET_TABLE(Event)
   ORDO_GET_TABLE(Program)
   ORDO_GET_TABLE(Kernel)
+  ORDO_GET_TABLE(USM)
+  ORDO_GET_TABLE(USMExp)
 #undef ORDO_GET_TABLE
   return true;
 }

@@ -62,15 +62,6 @@ bool expect_in(ur_result_t r, std::initializer_list<ur_result_t> ok, const char 
     }                                                                                                                  \
   } while (0)
 
-// The USM and USMExp tables, which adapter_client.hpp does not read.
-bool load_usm_tables(const char *path) {
-  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL); // the same library load_tables opened
-  if (!lib) return false;
-  auto usm = reinterpret_cast<ur_pfnGetUSMProcAddrTable_t>(dlsym(lib, "urGetUSMProcAddrTable"));
-  auto usm_exp = reinterpret_cast<ur_pfnGetUSMExpProcAddrTable_t>(dlsym(lib, "urGetUSMExpProcAddrTable"));
-  return usm && usm_exp && !usm(UR_API_VERSION_CURRENT, &t.USM) && !usm_exp(UR_API_VERSION_CURRENT, &t.USMExp);
-}
-
 // Threads that start a step together.
 class Gate {
 public:
@@ -895,8 +886,8 @@ void run_threads(int n, const std::function<void(int)> &f) {
 int main(int argc, char **argv) {
   if (argc < 2)
     return std::fprintf(stderr, "usage: %s <adapter library> [threads] [rounds] [seed] [phase]\n", argv[0]), 2;
-  if (!ordo_tools::load_tables(argv[1], t) || !load_usm_tables(argv[1]))
-    return std::fprintf(stderr, "%s\n", dlerror()), 1;
+  if (!ordo_tools::load_tables(argv[1], t)) return std::fprintf(stderr, "%s\n", dlerror()), 1;
+  if (!t.USM.pfnFree || !t.USMExp.pfnPoolCreateExp) return std::fprintf(stderr, "%s: no USM tables\n", argv[1]), 1;
   const int threads = argc > 2 ? std::max(2, std::atoi(argv[2])) : 4;
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 100;
   seed = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 0;

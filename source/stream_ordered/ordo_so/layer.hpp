@@ -338,8 +338,16 @@ private:
   std::atomic<uint64_t> ranges_version_;
   void ranges_changed();             // under ranges_mu_, exclusive
   std::map<uintptr_t, range> plain_; // plain USM allocations, the quarantine's included
-  std::deque<uintptr_t> quarantine_; // freed plain allocations, oldest first
+  struct quarantined {
+    uintptr_t base;
+    size_t size;
+  };
+  std::deque<quarantined> quarantine_; // freed plain allocations, oldest first
   size_t quarantine_bytes_ = 0;
+  // What a caller learns of an entry of plain_ or registered_.
+  static block_facts facts_of(uintptr_t base, const range &r) {
+    return block_facts{reinterpret_cast<void *>(base), r.size, r.kind, r.device, nullptr};
+  }
   std::map<uintptr_t, range> registered_; // host memory the user registered
 };
 
