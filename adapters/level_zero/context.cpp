@@ -24,9 +24,6 @@ struct context_hooks : handle_types {
     out->ze = zc;
     return UR_RESULT_SUCCESS;
   }
-  static void free_plain(Context *ctx, const ordo::stream_ordered::context_pools::block_facts &a) {
-    free_memory(ctx, a.base);
-  }
   static void destroy(Context *ctx) {
     if (ctx->copy_list) ze().zeCommandListDestroy(ctx->copy_list);
     ctx->events.clear(); // its Level Zero events go before the context

@@ -62,7 +62,7 @@ void free_storage(Mem *m) {
                error_text(r).c_str());
     break;
   }
-  case Mem::Storage::usm: ordo::ur_common::free_owned_usm(m, [&](auto &a) { free_memory(ctx, a.base); }); break;
+  case Mem::Storage::usm: ordo::ur_common::free_owned_usm(m); break;
   case Mem::Storage::alias: break;
   }
   if (m->own_mirror) free_memory(ctx, m->mirror);

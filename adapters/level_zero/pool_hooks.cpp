@@ -63,8 +63,11 @@ void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &c, size_t size
 // Only chunks with no live or pending block come back: nothing can still use them.
 void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &, void *base, size_t) {
   ze_result_t r = free_memory(ctx_, base);
-  if (r != ZE_RESULT_SUCCESS) ORDO_LOG(logger(), warning, "pool chunk %p not freed: %s", base, error_text(r).c_str());
+  if (r != ZE_RESULT_SUCCESS) ORDO_LOG(logger(), warning, "USM memory %p not freed: %s", base, error_text(r).c_str());
 }
+
+// A plain allocation is Level Zero memory of the context, as a chunk is.
+void PoolHooks::free_plain(void *base, ur_usm_type_t, ur_device_handle_t) { put_chunk({}, base, 0); }
 
 bool PoolHooks::event_complete(ur_event_handle_t ev) { return reinterpret_cast<Event *>(ev)->complete(); }
 

@@ -18,10 +18,6 @@ struct usm_hooks : handle_types {
     ORDO_ZE(alloc_memory(ctx, kind, dev, size, align, p));
     return UR_RESULT_SUCCESS;
   }
-  static ur_result_t free_plain(Context *ctx, void *p, ur_usm_type_t, ur_device_handle_t) {
-    ORDO_ZE(free_memory(ctx, p));
-    return UR_RESULT_SUCCESS;
-  }
   // zeMemFree does not wait for commands that use the memory, and the driver may hand
   // it out again at once: the spec has urUSMFree wait for commands that may use it, so
   // it waits for every command enqueued so far on the context's queues. A host task or

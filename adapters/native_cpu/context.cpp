@@ -52,6 +52,7 @@ void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &, size_t size)
 }
 
 void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &, void *base, size_t) { free_usm_memory(base); }
+void PoolHooks::free_plain(void *base, ur_usm_type_t, ur_device_handle_t) { free_usm_memory(base); }
 
 bool PoolHooks::event_complete(ur_event_handle_t ev) { return reinterpret_cast<Event *>(ev)->terminal(); }
 
@@ -70,9 +71,6 @@ struct context_hooks {
     out = new Context;
     publish(out);
     return UR_RESULT_SUCCESS;
-  }
-  static void free_plain(Context *, const ordo::stream_ordered::context_pools::block_facts &a) {
-    free_usm_memory(a.base);
   }
   static void destroy(Context *) {}
   static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) {

@@ -44,10 +44,6 @@ struct usm_hooks {
     *out = r == UR_RESULT_SUCCESS ? p : nullptr;
     return r;
   }
-  static ur_result_t free_plain(Context *, void *p, ur_usm_type_t, ur_device_handle_t) {
-    free_usm_memory(p);
-    return UR_RESULT_SUCCESS;
-  }
   // The C heap may hand a freed allocation out again at once, so urUSMFree waits until
   // no command of the context is unfinished; a host task or callback, whose own command
   // is unfinished, frees at once (docs/native-cpu.md, "USM").

@@ -49,9 +49,6 @@ struct context_hooks {
     out = wrap_context(native, devices);
     return UR_RESULT_SUCCESS;
   }
-  static void free_plain(Context *ctx, const ordo::stream_ordered::context_pools::block_facts &a) {
-    usm_free_plain(ctx, a.base);
-  }
   static void destroy(Context *ctx) { cl.clReleaseContext(ctx->cl); }
   static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) { return opencl::native_handle(ctx, out); }
   static void reap() { reap_deferred_events(); } // the user's last release lets the pools drop events

@@ -37,6 +37,8 @@ void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &, void *base, s
   usm_release_memory(ctx_, base);
 }
 
+void PoolHooks::free_plain(void *base, ur_usm_type_t, ur_device_handle_t) { usm_free_plain(ctx_, base); }
+
 bool PoolHooks::event_complete(ur_event_handle_t ev) { return ordo::opencl::event_complete(ev); }
 
 // urUSM*Alloc from a zero-initialising pool: host-accessible memory directly, device

@@ -213,10 +213,6 @@ struct usm_hooks {
     *out = p;
     return UR_RESULT_SUCCESS;
   }
-  static ur_result_t free_plain(Context *c, void *p, ur_usm_type_t, ur_device_handle_t) {
-    usm_free_plain(c, p);
-    return UR_RESULT_SUCCESS;
-  }
   // Commands already enqueued may still use the memory: SVM frees do not wait, and
   // Intel's clMemBlockingFreeINTEL waits only for commands that name the allocation's
   // first byte, not an address inside it (tools/opencl_probes/blocking_free_pending.c).

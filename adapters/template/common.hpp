@@ -55,6 +55,7 @@ public:
   ur_usm_type_t primary_kind(const ordo::stream_ordered::mem_class &c) override { return ur_usm_type_t(c.id); }
   void *get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) override;
   void put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t size) override;
+  void free_plain(void *base, ur_usm_type_t kind, ur_device_handle_t device) override;
   bool event_complete(ur_event_handle_t) override { return true; }
   void retain_event(ur_event_handle_t) override {}
   void release_event(ur_event_handle_t) override {}

@@ -22,8 +22,6 @@ struct context_hooks : handle_types {
     out = new (std::nothrow) Context();
     return out ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
-  // USM the program never freed, at the context's end.
-  static void free_plain(Context *, const ordo::stream_ordered::context_pools::block_facts &a) { free_memory(a.base); }
   static void destroy(Context *) {} // your driver's context goes here, after the pools
   static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) {
     *out = reinterpret_cast<ur_native_handle_t>(ctx); // your driver's context handle
@@ -46,6 +44,9 @@ ur_result_t PoolHooks::memory_class(ur_usm_type_t kind, ur_device_handle_t devic
 
 void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &, size_t size) { return alloc_memory(size, 64); }
 void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &, void *base, size_t) { free_memory(base); }
+// A plain allocation (urUSM*Alloc without a pool) that goes back: freed and out of the
+// quarantine, or never freed when the context goes.
+void PoolHooks::free_plain(void *base, ur_usm_type_t, ur_device_handle_t) { free_memory(base); }
 
 bool PoolHooks::has_device(ur_device_handle_t d) { return d && ctx_->index_of(reinterpret_cast<Device *>(d)) >= 0; }
 ur_context_handle_t PoolHooks::handle() { return reinterpret_cast<ur_context_handle_t>(ctx_); }

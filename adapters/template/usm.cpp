@@ -2,8 +2,8 @@
 // Synchronous USM: urUSM{Host,Device,Shared}Alloc, urUSMFree and urUSMGetMemAllocInfo
 // are ur_common/usm.hpp's (argument checks, the pointer registry that refuses unknown,
 // interior, double and other contexts' frees); this file says how plain memory is made
-// and given back. Replace: alloc_memory() and free_memory() with your driver's calls
-// (one per kind), and max_alloc() with the device's limit.
+// (PoolHooks::free_plain, context.cpp, gives it back). Replace: alloc_memory() and free_memory() with your driver's
+// calls (one per kind), and max_alloc() with the device's limit.
 #include <cstdlib>
 
 #include "common.hpp"
@@ -27,10 +27,6 @@ struct usm_hooks : handle_types {
   static ur_result_t alloc_plain(Context *, ur_usm_type_t, Device *, size_t size, size_t align, void **p) {
     *p = alloc_memory(size, align);
     return *p ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  static ur_result_t free_plain(Context *, void *p, ur_usm_type_t, ur_device_handle_t) {
-    free_memory(p);
-    return UR_RESULT_SUCCESS;
   }
 };
 

@@ -134,8 +134,6 @@ public:
   void unpin_host(void *p, size_t size) override;
 };
 
-// Frees a plain USM allocation (host or device/managed memory).
-status free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device);
 // The twelve urUSMPool* entry points of the layer, with this adapter's handle checks.
 void install_pool_entry_points(ur_dditable_t &t);
 void install_usm_entry_points(ur_dditable_t &t);         // usm.cpp

@@ -16,9 +16,6 @@ struct context_hooks : handle_types {
     out = new Context();
     return UR_RESULT_SUCCESS;
   }
-  static void free_plain(Context *ctx, const ordo::stream_ordered::context_pools::block_facts &a) {
-    stream_backend::free_plain(ctx, a.base, a.kind, a.device);
-  }
   static void destroy(Context *) {}
   static ur_result_t native_handle(Context *ctx, ur_native_handle_t *out) {
     // One dctx_t stands for one device: only a single-device context has one.

@@ -41,9 +41,7 @@ void free_storage(Mem *m) {
                drv::error_text(r).c_str());
     break;
   }
-  case Mem::Storage::usm:
-    ordo::ur_common::free_owned_usm(m, [&](auto &a) { free_plain(ctx, a.base, a.kind, a.device); });
-    break;
+  case Mem::Storage::usm: ordo::ur_common::free_owned_usm(m); break;
   case Mem::Storage::alias: break;
   }
   if (m->own_mirror) drv::free_host(m->mirror);

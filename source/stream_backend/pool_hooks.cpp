@@ -51,7 +51,12 @@ void *PoolHooks::get_chunk(const ordo::stream_ordered::mem_class &c, size_t size
 void PoolHooks::put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t) {
   CurrentFor current(home_of(ctx_, c));
   status r = c.id == UR_USM_TYPE_HOST ? drv::free_host(base) : drv::free_device(base);
-  if (r) ORDO_LOG(logger(), warning, "pool chunk %p not freed: %s", base, drv::error_text(r).c_str());
+  if (r) ORDO_LOG(logger(), warning, "USM memory %p not freed: %s", base, drv::error_text(r).c_str());
+}
+
+// A plain allocation is driver memory of its class, as a chunk is.
+void PoolHooks::free_plain(void *base, ur_usm_type_t kind, ur_device_handle_t device) {
+  put_chunk(ordo::stream_ordered::mem_class{kind == UR_USM_TYPE_HOST ? nullptr : device, unsigned(kind)}, base, 0);
 }
 
 // A release event is a free command's UR event, deferred (backend.hpp, Lane) unless
@@ -92,12 +97,6 @@ void PoolHooks::unpin_host(void *p, size_t) {
   CurrentFor current(ctx_->devices[0]);
   status r = drv::host_unregister(p);
   if (r) ORDO_LOG(logger(), warning, "registered host memory %p not unregistered: %s", p, drv::error_text(r).c_str());
-}
-
-status free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device) {
-  Device *d = device ? as_device(device) : ctx->devices[0];
-  if (status r = d->make_current()) return r;
-  return kind == UR_USM_TYPE_HOST ? drv::free_host(p) : drv::free_device(p);
 }
 
 void install_pool_entry_points(ur_dditable_t &t) {

@@ -29,9 +29,6 @@ struct usm_hooks : handle_types {
     ORDO_DRV(kind == UR_USM_TYPE_SHARED ? drv::alloc_managed(p, size) : drv::alloc_device(p, size));
     return UR_RESULT_SUCCESS;
   }
-  static ur_result_t free_plain(Context *ctx, void *p, ur_usm_type_t kind, ur_device_handle_t device) {
-    return to_ur(stream_backend::free_plain(ctx, p, kind, device));
-  }
 };
 
 // The USM allocation of `ctx` holding `p` (pool block or plain), if any.

@@ -329,16 +329,29 @@ bool context_pools::retire_plain(const void *base, block_facts &out, std::vector
   return true;
 }
 
-void context_pools::drain_quarantine(std::vector<block_facts> &release) {
-  std::unique_lock<std::shared_mutex> lock(ranges_mu_);
-  release.reserve(release.size() + quarantine_.size()); // may throw: nothing changed yet
-  for (const quarantined &q : quarantine_) {
-    auto it = plain_.find(q.base);
-    release.push_back(facts_of(it->first, it->second));
-    plain_.erase(it);
+void context_pools::give_back(const std::vector<block_facts> &release) {
+  for (const block_facts &f : release) hooks_.free_plain(f.base, f.kind, f.device);
+}
+
+bool context_pools::empty_quarantine() {
+  std::vector<block_facts> release;
+  {
+    std::unique_lock<std::shared_mutex> lock(ranges_mu_);
+    try {
+      release.reserve(quarantine_.size()); // nothing changed yet
+    } catch (const std::bad_alloc &) {
+      return false;
+    }
+    for (const quarantined &q : quarantine_) {
+      auto it = plain_.find(q.base);
+      release.push_back(facts_of(it->first, it->second));
+      plain_.erase(it);
+    }
+    quarantine_.clear();
+    quarantine_bytes_ = 0;
   }
-  quarantine_.clear();
-  quarantine_bytes_ = 0;
+  give_back(release);
+  return !release.empty();
 }
 
 bool context_pools::take_plain(const void *base, block_facts *out) {

@@ -121,7 +121,22 @@ template <class H> struct async_alloc {
     auto device = reinterpret_cast<ur_device_handle_t>(queue_device(q));
     ordo::stream_ordered::pool_ref pool; // declared before the command: let go outside its lock
     if (ur_result_t r = pools.resolve(hPool, kind, device, pool)) return r;
+    ur_result_t r = alloc_in_command(q, kind, type, pools, pool, size, n, waits, ppMem, phEvent);
+    // Out of memory with freed plain allocations in the quarantine: they go back to the
+    // backend, outside the lane's lock (a driver's free may wait for the device), and the
+    // alloc tries once more (docs/async-alloc.md, "Freed memory").
+    if ((r == UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || r == UR_RESULT_ERROR_OUT_OF_HOST_MEMORY) &&
+        pools.empty_quarantine())
+      r = alloc_in_command(q, kind, type, pools, pool, size, n, waits, ppMem, phEvent);
+    return r;
+  }
 
+  // The command and the pool's block, in one hold of the lane's lock; on failure neither.
+  static ur_result_t alloc_in_command(Queue *q, ur_usm_type_t kind, ur_command_t type,
+                                      ordo::stream_ordered::context_pools &pools, ordo::stream_ordered::pool_ref &pool,
+                                      size_t size, uint32_t n, const ur_event_handle_t *waits, void **ppMem,
+                                      ur_event_handle_t *phEvent) {
+    auto device = reinterpret_cast<ur_device_handle_t>(queue_device(q));
     lane_hint hint;
     if constexpr (has_lanes<Queue>::value) hint = q->affinity.lane_for(size, n, q->lanes.size());
     Command cmd(q, type, n, waits, phEvent, hint); // holds the lane's lock from here (or defers it)

@@ -9,7 +9,6 @@
 //     using Device = ...;
 //     static ur_result_t check_device(const std::vector<Device *> &taken, Device *d);
 //     static ur_result_t create(const std::vector<Device *> &devices, Context *&out);  // new Context
-//     static void free_plain(Context *, const ordo::stream_ordered::context_pools::block_facts &);
 //     static void destroy(Context *);        // the backend's part, after the pools
 //     static ur_result_t native_handle(Context *, ur_native_handle_t *out);
 //     static void reap();  // optional: after urContextRelease (ur_common/handles.hpp)
@@ -37,7 +36,7 @@ template <class H> struct context_entry_points {
   static void drop(Context *ctx) {
     if (!ctx->drop()) return;
     ctx->pools->shutdown();
-    for (auto &a : ctx->pools->plain_allocations()) H::free_plain(ctx, a);
+    ctx->pools->give_back(ctx->pools->plain_allocations());
     ctx->pools.reset();
     H::destroy(ctx);
     if (ctx->deleter) ctx->deleter(ctx->deleter_data);

@@ -208,13 +208,13 @@ template <class Mem, class FreeStorage> void destroy_mem(Mem *m, FreeStorage &&f
 }
 
 // A buffer made from a USM allocation it owns: the allocation goes back to its pool, or
-// a plain one is taken out of the registry and freed by `free_plain(block_facts &)`.
-template <class Mem, class FreePlain> void free_owned_usm(Mem *m, FreePlain &&free_plain) {
+// a plain one is taken out of the registry and given back to the backend.
+template <class Mem> void free_owned_usm(Mem *m) {
   if (!m->free_usm) return;
   auto &pools = *m->ctx->pools;
   ur_result_t pooled = UR_RESULT_SUCCESS;
   typename std::decay_t<decltype(pools)>::block_facts a;
-  if (!pools.free_now(m->ptr, pooled) && pools.take_plain(m->ptr, &a)) free_plain(a);
+  if (!pools.free_now(m->ptr, pooled) && pools.take_plain(m->ptr, &a)) pools.give_back({a});
 }
 
 // urMemBufferCreate, urMemBufferPartition, urMemBufferCreateWithNativeHandle and the

@@ -3,7 +3,7 @@
 // not depend on the backend, for adapters whose commands are `Cmd` objects with
 // wait_for(Ev *) and whose events are reference counted with an order_node: the
 // adapter's PoolHooks derives from pool_hooks_base and writes get_chunk, put_chunk,
-// event_complete and zero_now (ORDO_POOL_HOOKS_OVERRIDES), and memory_class where its
+// free_plain, event_complete and zero_now (ORDO_POOL_HOOKS_OVERRIDES), and memory_class where its
 // devices differ. context_hold, context_drop and event_drop are the adapter's functions,
 // found in its namespace; so is event_context(const Ev *) where an event names its
 // context otherwise than `ctx`. The layer's references to events are internal holders
@@ -89,6 +89,7 @@ protected:
 #define ORDO_POOL_HOOKS_OVERRIDES                                                                                      \
   void *get_chunk(const ordo::stream_ordered::mem_class &c, size_t size) override;                                     \
   void put_chunk(const ordo::stream_ordered::mem_class &c, void *base, size_t size) override;                          \
+  void free_plain(void *base, ur_usm_type_t kind, ur_device_handle_t device) override;                                 \
   bool event_complete(ur_event_handle_t ev) override;                                                                  \
   ur_result_t zero_now(ur_usm_type_t kind, ur_device_handle_t device, void *p, size_t size) override
 

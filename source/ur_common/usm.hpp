@@ -2,7 +2,7 @@
 // Synchronous USM written once over the stream-ordered layer: urUSM{Host,Device,
 // Shared}Alloc (a block of the pool named, or a plain backend allocation registered
 // in the context's pointer registry), urUSMFree and urUSMGetMemAllocInfo. The adapter
-// says only how plain memory is made and given back:
+// says only how plain memory is made (its context_hooks::free_plain gives it back):
 //
 //   struct hooks {  // handle types are ordo::object (ordo/object.hpp, unwrap)
 //     using Context = ...;  // pools (context_pools *), devices, index_of(Device *)
@@ -11,7 +11,6 @@
 //     static bool shared_supported(const Device *);
 //     static ur_result_t alloc_plain(Context *, ur_usm_type_t, Device * /*null: host*/, size_t size,
 //                                    size_t align /*0: any*/, void **out);
-//     static ur_result_t free_plain(Context *, void *, ur_usm_type_t, ur_device_handle_t);
 //     // Optional: called before a plain allocation is freed by urUSMFree, to wait for
 //     // the commands that may still use it where the backend's free does not (an
 //     // error leaves the allocation the caller's). Without it the free does not wait.
@@ -104,20 +103,6 @@ template <class H> struct usm_entry_points {
     return r == UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || r == UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
 
-  // An allocation that failed for memory tries again once the quarantine of freed plain
-  // allocations has given its memory back (docs/async-alloc.md, "Freed memory"); false
-  // when the quarantine held nothing (trying again would fail the same way).
-  static bool empty_quarantine(Context *ctx) {
-    std::vector<ordo::stream_ordered::context_pools::block_facts> release;
-    try {
-      ctx->pools->drain_quarantine(release);
-    } catch (const std::bad_alloc &) {
-    }
-    if (release.empty()) return false;
-    give_back(ctx, release);
-    return true;
-  }
-
   // A block of `pool`, usable at once (no pending use; zeroed by a zero-initialising pool).
   // A pool that cannot get a chunk from the backend gets the quarantine's memory first.
   static ur_result_t pooled_alloc(Context *ctx, ur_usm_pool_handle_t pool, ur_usm_type_t kind, Device *dev, size_t size,
@@ -125,7 +110,7 @@ template <class H> struct usm_entry_points {
     auto device = reinterpret_cast<ur_device_handle_t>(dev);
     try {
       ur_result_t r = ctx->pools->alloc_now(pool, kind, device, size, align_of(desc), ppMem);
-      if (out_of_memory(r) && empty_quarantine(ctx))
+      if (out_of_memory(r) && ctx->pools->empty_quarantine())
         r = ctx->pools->alloc_now(pool, kind, device, size, align_of(desc), ppMem);
       return r;
     } catch (const std::bad_alloc &) {
@@ -139,7 +124,8 @@ template <class H> struct usm_entry_points {
                                  void **ppMem) {
     void *p = nullptr;
     ur_result_t made = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p);
-    if (out_of_memory(made) && empty_quarantine(ctx)) made = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p);
+    if (out_of_memory(made) && ctx->pools->empty_quarantine())
+      made = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p);
     if (made != UR_RESULT_SUCCESS) return made;
     ur_result_t r = UR_RESULT_SUCCESS;
     if (desc && desc->align > 1 && reinterpret_cast<uintptr_t>(p) % desc->align != 0)
@@ -153,7 +139,7 @@ template <class H> struct usm_entry_points {
       }
     }
     if (r != UR_RESULT_SUCCESS) {
-      H::free_plain(ctx, p, kind, device);
+      ctx->pools->hooks().free_plain(p, kind, device);
       return r;
     }
     *ppMem = p;
@@ -239,14 +225,8 @@ template <class H> struct usm_entry_points {
     } catch (const std::bad_alloc &) {
       return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY; // nothing changed
     }
-    give_back(ctx, release);
+    ctx->pools->give_back(release); // the user's free succeeded: a backend refusal has no caller to go to
     return UR_RESULT_SUCCESS;
-  }
-
-  // Plain allocations out of the quarantine, to the backend. The user's urUSMFree of each
-  // succeeded earlier: a backend refusal now has no caller to go to.
-  static void give_back(Context *ctx, const std::vector<ordo::stream_ordered::context_pools::block_facts> &release) {
-    for (const auto &f : release) (void)H::free_plain(ctx, f.base, f.kind, f.device);
   }
 
   static ur_result_t UR_APICALL get_info(ur_context_handle_t hContext, const void *pMem, ur_usm_alloc_info_t propName,

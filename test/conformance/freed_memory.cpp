@@ -592,9 +592,8 @@ TEST_P(urFreedMemoryOomTest, AllocationFailingForMemoryEmptiesTheQuarantine) {
   EXPECT_SUCCESS(urUSMPoolRelease(pool));
 }
 
-// The same for a stream-ordered allocation (urEnqueueUSMDeviceAllocExp): a known failure
-// (known_failures.cpp): the layer's alloc_in_command has no way to give a plain
-// allocation back to the backend (context_hooks has no such hook).
+// The same for a stream-ordered allocation (urEnqueueUSMDeviceAllocExp): the quarantine
+// goes back through context_hooks::free_plain, outside the queue's lock.
 TEST_P(urFreedMemoryOomTest, StreamOrderedAllocationFailingForMemoryEmptiesTheQuarantine) {
   if (!conf::async::async_supported(device()))
     GTEST_SKIP() << found().label() << " reports no UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP";

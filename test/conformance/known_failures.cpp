@@ -18,9 +18,6 @@ namespace conf {
 const std::vector<KnownFailure> &known_failures() {
   static const std::vector<KnownFailure> list = {
       // {"native_cpu", "urEventTest.FailedDependency", "why, in one line"},
-      {"*", "urFreedMemoryOomTest.StreamOrderedAllocationFailingForMemoryEmptiesTheQuarantine",
-       "a stream-ordered allocation that fails for memory does not empty the quarantine of freed plain allocations: "
-       "the layer has no hook to give one back to the backend (docs/async-alloc.md, \"Freed memory\")"},
   };
   return list;
 }

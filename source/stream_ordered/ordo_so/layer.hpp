@@ -73,6 +73,11 @@ public:
   // a pool's lock held: must not call back into the layer.
   virtual void *get_chunk(const mem_class &c, size_t size) = 0;
   virtual void put_chunk(const mem_class &c, void *base, size_t size) = 0;
+  // Give a plain allocation (urUSM*Alloc without a pool, `kind` and `device` as made)
+  // back to the backend: what leaves the quarantine of freed memory, what the context
+  // still holds when it goes, an alloc undone. Called with no lock of the layer held;
+  // may block (a driver's free).
+  virtual void free_plain(void *base, ur_usm_type_t kind, ur_device_handle_t device) = 0;
   // Events are the adapter's ur_event_handle_t. Cheap, never blocking, no throw;
   // called with a pool's lock held.
   virtual bool event_complete(ur_event_handle_t ev) = 0;
@@ -249,8 +254,11 @@ public:
   // name it are refused (docs/async-alloc.md, "Freed memory"). What leaves the quarantine
   // to make room is appended to `release`: the caller gives it back to the backend.
   bool retire_plain(const void *base, block_facts &out, std::vector<block_facts> &release); // may throw
-  // Empties the quarantine into `release` (an allocation that failed for memory tries again).
-  void drain_quarantine(std::vector<block_facts> &release);
+  // Gives each of `release` back to the backend (context_hooks::free_plain).
+  void give_back(const std::vector<block_facts> &release);
+  // Gives the whole quarantine back to the backend, for an allocation that failed for
+  // memory to try again; false when it held nothing (trying again would fail the same way).
+  bool empty_quarantine();
   bool find_plain(const void *p, block_facts &out) const; // live allocations only
   // The rule every USM command applies to its region [p, p + bytes): INVALID_SIZE when
   // it wraps the address space or runs past the pool block or plain allocation of this
