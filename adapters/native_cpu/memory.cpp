@@ -162,8 +162,7 @@ Mem::~Mem() {
     list.buffers.erase(std::find(list.buffers.begin(), list.buffers.end(), this));
   }
   if (storage == Storage::Owned) std::free(data);
-  // The context is alive (we hold it): its USM allocation goes back like any other.
-  if (storage == Storage::Usm && free_usm) ordo::adapter_ddi().USM.pfnFree(to_handle(context), data);
+  if (storage == Storage::Usm && free_usm) ordo::ur_common::free_owned_usm(*context->pools, data);
   if (parent) parent->drop_hold();
   context->drop_hold();
 }

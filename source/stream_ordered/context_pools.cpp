@@ -333,7 +333,7 @@ void context_pools::give_back(const std::vector<block_facts> &release) {
   for (const block_facts &f : release) hooks_.free_plain(f.base, f.kind, f.device);
 }
 
-bool context_pools::empty_quarantine() {
+bool context_pools::empty_quarantine(uint64_t epoch) {
   std::vector<block_facts> release;
   {
     std::unique_lock<std::shared_mutex> lock(ranges_mu_);
@@ -349,9 +349,28 @@ bool context_pools::empty_quarantine() {
     }
     quarantine_.clear();
     quarantine_bytes_ = 0;
+    // Counted before the registry's lock goes, so that a caller finding the quarantine
+    // empty after this sees the give-back under way.
+    if (!release.empty()) {
+      std::lock_guard<std::mutex> counting(emptying_mu_);
+      ++emptying_;
+    }
   }
-  give_back(release);
-  return !release.empty();
+  if (!release.empty()) {
+    give_back(release);
+    {
+      std::lock_guard<std::mutex> counting(emptying_mu_);
+      --emptying_;
+      emptied_.fetch_add(1, std::memory_order_release);
+    }
+    emptying_done_.notify_all();
+    return true;
+  }
+  // Another thread may have taken what this caller failed for: its memory counts once
+  // it is back.
+  std::unique_lock<std::mutex> counting(emptying_mu_);
+  emptying_done_.wait(counting, [&] { return emptying_ == 0; });
+  return emptied_.load(std::memory_order_acquire) != epoch;
 }
 
 bool context_pools::take_plain(const void *base, block_facts *out) {

@@ -121,20 +121,22 @@ template <class H> struct async_alloc {
     auto device = reinterpret_cast<ur_device_handle_t>(queue_device(q));
     ordo::stream_ordered::pool_ref pool; // declared before the command: let go outside its lock
     if (ur_result_t r = pools.resolve(hPool, kind, device, pool)) return r;
+    const uint64_t epoch = pools.quarantine_epoch();
     const ur_result_t r = alloc_in_command(q, kind, type, pools, pool, size, n, waits, ppMem, phEvent);
     if (__builtin_expect(r == UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || r == UR_RESULT_ERROR_OUT_OF_HOST_MEMORY, 0))
-      return alloc_after_quarantine(r, q, kind, type, pools, pool, size, n, waits, ppMem, phEvent);
+      return alloc_after_quarantine(r, epoch, q, kind, type, pools, pool, size, n, waits, ppMem, phEvent);
     return r;
   }
 
   // Out of memory with freed plain allocations in the quarantine: they go back to the
   // backend, outside the lane's lock (a driver's free may wait for the device), and the
-  // alloc tries once more (docs/async-alloc.md, "Freed memory").
+  // alloc tries once more (docs/async-alloc.md, "Freed memory"); so it does when another
+  // thread gave them back since `epoch`, read before the alloc.
   [[gnu::noinline, gnu::cold]] static ur_result_t
-  alloc_after_quarantine(ur_result_t r, Queue *q, ur_usm_type_t kind, ur_command_t type,
+  alloc_after_quarantine(ur_result_t r, uint64_t epoch, Queue *q, ur_usm_type_t kind, ur_command_t type,
                          ordo::stream_ordered::context_pools &pools, ordo::stream_ordered::pool_ref &pool, size_t size,
                          uint32_t n, const ur_event_handle_t *waits, void **ppMem, ur_event_handle_t *phEvent) {
-    if (!pools.empty_quarantine()) return r;
+    if (!pools.empty_quarantine(epoch)) return r;
     return alloc_in_command(q, kind, type, pools, pool, size, n, waits, ppMem, phEvent);
   }
 

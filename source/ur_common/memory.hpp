@@ -207,14 +207,17 @@ template <class Mem, class FreeStorage> void destroy_mem(Mem *m, FreeStorage &&f
   context_drop(ctx);
 }
 
-// A buffer made from a USM allocation it owns: the allocation goes back to its pool, or
-// a plain one is taken out of the registry and given back to the backend.
-template <class Mem> void free_owned_usm(Mem *m) {
-  if (!m->free_usm) return;
-  auto &pools = *m->ctx->pools;
+// The USM allocation at `p` that a buffer owned (urMemBufferCreateWithNativeHandle), at
+// the buffer's end: back to its pool, or a plain one out of the registry and to the
+// backend. Through the layer, not urUSMFree: the user may have released the context's
+// handle by now (the buffer still holds the context itself).
+template <class Pools> void free_owned_usm(Pools &pools, void *p) {
   ur_result_t pooled = UR_RESULT_SUCCESS;
-  typename std::decay_t<decltype(pools)>::block_facts a;
-  if (!pools.free_now(m->ptr, pooled) && pools.take_plain(m->ptr, &a)) pools.give_back({a});
+  typename Pools::block_facts a;
+  if (!pools.free_now(p, pooled) && pools.take_plain(p, &a)) pools.give_back({a});
+}
+template <class Mem> void free_owned_usm(Mem *m) {
+  if (m->free_usm) free_owned_usm(*m->ctx->pools, m->ptr);
 }
 
 // urMemBufferCreate, urMemBufferPartition, urMemBufferCreateWithNativeHandle and the

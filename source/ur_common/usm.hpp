@@ -109,8 +109,9 @@ template <class H> struct usm_entry_points {
                                   const ur_usm_desc_t *desc, void **ppMem) {
     auto device = reinterpret_cast<ur_device_handle_t>(dev);
     try {
+      const uint64_t epoch = ctx->pools->quarantine_epoch();
       ur_result_t r = ctx->pools->alloc_now(pool, kind, device, size, align_of(desc), ppMem);
-      if (out_of_memory(r) && ctx->pools->empty_quarantine())
+      if (out_of_memory(r) && ctx->pools->empty_quarantine(epoch))
         r = ctx->pools->alloc_now(pool, kind, device, size, align_of(desc), ppMem);
       return r;
     } catch (const std::bad_alloc &) {
@@ -123,8 +124,9 @@ template <class H> struct usm_entry_points {
   static ur_result_t plain_alloc(Context *ctx, const ur_usm_desc_t *desc, size_t size, ur_usm_type_t kind, Device *dev,
                                  void **ppMem) {
     void *p = nullptr;
+    const uint64_t epoch = ctx->pools->quarantine_epoch();
     ur_result_t made = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p);
-    if (out_of_memory(made) && ctx->pools->empty_quarantine())
+    if (out_of_memory(made) && ctx->pools->empty_quarantine(epoch))
       made = H::alloc_plain(ctx, kind, dev, size, align_of(desc), &p);
     if (made != UR_RESULT_SUCCESS) return made;
     ur_result_t r = UR_RESULT_SUCCESS;

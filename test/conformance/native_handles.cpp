@@ -169,34 +169,50 @@ TEST_P(urNativeHandleTest, Event) {
 }
 
 TEST_P(urNativeHandleTest, ProgramAndKernel) {
+  // Released on every way out, a skip or a failed assertion included.
+  struct Made {
+    ur_program_handle_t p = nullptr;
+    ur_kernel_handle_t k = nullptr, k2 = nullptr;
+    ~Made() {
+      if (k2) {
+        EXPECT_SUCCESS(urKernelRelease(k2));
+      }
+      if (k) {
+        EXPECT_SUCCESS(urKernelRelease(k));
+      }
+      if (p) {
+        EXPECT_SUCCESS(urProgramRelease(p));
+      }
+    }
+  };
   ur_native_handle_t np = 0, nk = 0, again = 0;
   NATIVE_OR_SKIP(urProgramGetNativeHandle(program, &np), "the program");
   ur_program_native_properties_t pkeep{UR_STRUCTURE_TYPE_PROGRAM_NATIVE_PROPERTIES, nullptr, false};
-  ur_program_handle_t p = nullptr;
-  NATIVE_OR_SKIP(urProgramCreateWithNativeHandle(np, context, &pkeep, &p), "the program");
-  ASSERT_SUCCESS(urProgramGetNativeHandle(p, &again));
-  EXPECT_EQ(np, again);
-  ur_kernel_handle_t k = nullptr;
-  ASSERT_SUCCESS(urKernelCreate(p, "fill", &k)) << "a kernel of the program made from the native handle";
-  NATIVE_OR_SKIP(urKernelGetNativeHandle(k, &nk), "the kernel");
-  ur_kernel_native_properties_t kkeep{UR_STRUCTURE_TYPE_KERNEL_NATIVE_PROPERTIES, nullptr, false};
-  ur_kernel_handle_t k2 = nullptr;
-  NATIVE_OR_SKIP(urKernelCreateWithNativeHandle(nk, context, p, &kkeep, &k2), "the kernel");
-  ASSERT_SUCCESS(urKernelGetNativeHandle(k2, &again));
-  EXPECT_EQ(nk, again);
-  uint32_t args = 0, args2 = 1;
-  ASSERT_SUCCESS(urKernelGetInfo(k, UR_KERNEL_INFO_NUM_ARGS, sizeof args, &args, nullptr));
-  ASSERT_SUCCESS(urKernelGetInfo(k2, UR_KERNEL_INFO_NUM_ARGS, sizeof args2, &args2, nullptr));
-  EXPECT_EQ(args, args2);
-  if (native_cpu()) {
-    EXPECT_EQ(UR_RESULT_ERROR_INVALID_PROGRAM, urProgramCreateWithNativeHandle(foreign(), context, &pkeep, &p));
-    EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL, urKernelCreateWithNativeHandle(foreign(), context, p, &kkeep, &k2));
-    EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL, urKernelCreateWithNativeHandle(np, context, p, &kkeep, &k2))
-        << "a program is no kernel";
+  {
+    Made made;
+    NATIVE_OR_SKIP(urProgramCreateWithNativeHandle(np, context, &pkeep, &made.p), "the program");
+    ASSERT_SUCCESS(urProgramGetNativeHandle(made.p, &again));
+    EXPECT_EQ(np, again);
+    ASSERT_SUCCESS(urKernelCreate(made.p, "fill", &made.k)) << "a kernel of the program made from the native handle";
+    NATIVE_OR_SKIP(urKernelGetNativeHandle(made.k, &nk), "the kernel");
+    ur_kernel_native_properties_t kkeep{UR_STRUCTURE_TYPE_KERNEL_NATIVE_PROPERTIES, nullptr, false};
+    NATIVE_OR_SKIP(urKernelCreateWithNativeHandle(nk, context, made.p, &kkeep, &made.k2), "the kernel");
+    ASSERT_SUCCESS(urKernelGetNativeHandle(made.k2, &again));
+    EXPECT_EQ(nk, again);
+    uint32_t args = 0, args2 = 1;
+    ASSERT_SUCCESS(urKernelGetInfo(made.k, UR_KERNEL_INFO_NUM_ARGS, sizeof args, &args, nullptr));
+    ASSERT_SUCCESS(urKernelGetInfo(made.k2, UR_KERNEL_INFO_NUM_ARGS, sizeof args2, &args2, nullptr));
+    EXPECT_EQ(args, args2);
+    if (native_cpu()) {
+      ur_program_handle_t p = nullptr;
+      ur_kernel_handle_t k2 = nullptr;
+      EXPECT_EQ(UR_RESULT_ERROR_INVALID_PROGRAM, urProgramCreateWithNativeHandle(foreign(), context, &pkeep, &p));
+      EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL,
+                urKernelCreateWithNativeHandle(foreign(), context, made.p, &kkeep, &k2));
+      EXPECT_EQ(UR_RESULT_ERROR_INVALID_KERNEL, urKernelCreateWithNativeHandle(np, context, made.p, &kkeep, &k2))
+          << "a program is no kernel";
+    }
   }
-  EXPECT_SUCCESS(urKernelRelease(k2));
-  EXPECT_SUCCESS(urKernelRelease(k));
-  EXPECT_SUCCESS(urProgramRelease(p));
   ur_kernel_handle_t k3 = make_kernel("fill");
   EXPECT_NE(nullptr, k3) << "the original program outlives the copy";
   if (k3) {

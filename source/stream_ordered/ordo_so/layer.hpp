@@ -20,6 +20,7 @@
 //    order().record() for every command it enqueues (ordering knowledge).
 #pragma once
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -256,9 +257,14 @@ public:
   bool retire_plain(const void *base, block_facts &out, std::vector<block_facts> &release); // may throw
   // Gives each of `release` back to the backend (context_hooks::free_plain).
   void give_back(const std::vector<block_facts> &release);
+  // How many times the quarantine has been given back: read before an allocation, for
+  // empty_quarantine() after it failed for memory (a stale value costs a retry at most).
+  uint64_t quarantine_epoch() const { return emptied_.load(std::memory_order_relaxed); }
   // Gives the whole quarantine back to the backend, for an allocation that failed for
-  // memory to try again; false when it held nothing (trying again would fail the same way).
-  bool empty_quarantine();
+  // memory to try again. True when trying again may succeed: this call gave memory back,
+  // or another thread's call did since `epoch` (one still giving back is waited for: its
+  // memory is not the backend's until its frees return). False: nothing came back.
+  bool empty_quarantine(uint64_t epoch);
   bool find_plain(const void *p, block_facts &out) const; // live allocations only
   // The rule every USM command applies to its region [p, p + bytes): INVALID_SIZE when
   // it wraps the address space or runs past the pool block or plain allocation of this
@@ -352,6 +358,12 @@ private:
   };
   std::deque<quarantined> quarantine_; // freed plain allocations, oldest first
   size_t quarantine_bytes_ = 0;
+  // empty_quarantine() calls giving back what they took (counted under emptying_mu_,
+  // which is never held while memory goes back), and those that gave back something.
+  std::mutex emptying_mu_;
+  std::condition_variable emptying_done_;
+  uint32_t emptying_ = 0;
+  std::atomic<uint64_t> emptied_{0};
   // What a caller learns of an entry of plain_ or registered_.
   static block_facts facts_of(uintptr_t base, const range &r) {
     return block_facts{reinterpret_cast<void *>(base), r.size, r.kind, r.device, nullptr};
