@@ -19,6 +19,7 @@
 
 #include "async_alloc_support.hpp"
 #include "conformance.hpp"
+#include "device_memory_used_up.hpp"
 
 namespace {
 
@@ -511,62 +512,29 @@ TEST_P(urFreedMemoryTest, QuarantineKeepsAtMost16MiB) {
   ASSERT_SUCCESS(urQueueFinish(queue));
 }
 
-// Device memory used up, for the tests of an allocation that fails for memory: 16 MiB
-// allocations in `pieces` (each one, freed, fills the quarantine alone), the rest in
-// `held`, down to less than 4 KiB left. Only where device memory runs out without being
-// touched (allocations are never written here): the Level Zero test driver's budget, or
-// a real device of at most 64 GiB; elsewhere the test skips.
+// Device memory used up (device_memory_used_up.hpp), for the tests of an allocation that
+// fails for memory.
 class urFreedMemoryOomTest : public urFreedMemoryTest {
 protected:
   void SetUp() override {
     CONF_BASE_SETUP(urFreedMemoryTest);
-    if (backend() != UR_BACKEND_LEVEL_ZERO)
-      GTEST_SKIP() << "filling device memory is safe only where the device has memory of its own (Level Zero)";
-    if (kind != UR_USM_TYPE_DEVICE) GTEST_SKIP() << found().label() << " has no device USM";
-    uint64_t global = 0;
-    ASSERT_SUCCESS(conf::info(device(), UR_DEVICE_INFO_GLOBAL_MEM_SIZE, global));
-    if (global > (uint64_t(64) << 30) || max_alloc_size < kQuarantineBytes)
-      GTEST_SKIP() << found().label() << ": " << global << " bytes of device memory, allocations of at most "
-                   << max_alloc_size;
-    for (size_t bytes : {max_alloc_size, kQuarantineBytes}) {
-      const ur_result_t r = fill_with(bytes, 8192, bytes == kQuarantineBytes ? pieces : held);
-      ASSERT_TRUE(out_of_memory(r)) << bytes << ": " << urinfo::result_name(r);
-    }
-    fill_the_rest();
-    ASSERT_GE(pieces.size(), 3u);
+    const std::string why = conf::DeviceMemoryUsedUp::why_not(device(), backend(), kind, found().label());
+    if (!why.empty()) GTEST_SKIP() << why;
+    used_up.use_up(context, device(), 3);
   }
   void TearDown() override {
-    for (void *p : held) EXPECT_SUCCESS(urUSMFree(context, p));
-    for (void *p : pieces) EXPECT_SUCCESS(urUSMFree(context, p));
+    used_up.give_back();
     urFreedMemoryTest::TearDown();
   }
-  static bool out_of_memory(ur_result_t r) {
-    return r == UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || r == UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  ur_result_t fill_with(size_t bytes, size_t most, std::vector<void *> &into) {
-    for (size_t n = 0; n < most; ++n) {
-      void *p = nullptr;
-      const ur_result_t r = urUSMDeviceAlloc(context, device(), nullptr, nullptr, bytes, &p);
-      if (r != UR_RESULT_SUCCESS) return r;
-      into.push_back(p);
-    }
-    return UR_RESULT_SUCCESS;
-  }
-  // What is left, down to less than 4 KiB (a failing plain allocation empties the
-  // quarantine first, so it is empty after this).
-  void fill_the_rest() {
-    for (size_t bytes : {MiB, 64 * KiB, 4 * KiB}) {
-      const ur_result_t r = fill_with(bytes, 64, held);
-      EXPECT_TRUE(out_of_memory(r)) << bytes << ": " << urinfo::result_name(r);
-    }
-  }
+  void fill_the_rest() { used_up.fill_the_rest(); }
   // Frees a 16 MiB allocation into the quarantine: its memory stays held.
   void quarantine_a_piece() {
     ASSERT_SUCCESS(urUSMFree(context, pieces.back()));
     EXPECT_EQ(UR_RESULT_ERROR_INVALID_MEM_OBJECT, probe(pieces.back()));
     pieces.pop_back();
   }
-  std::vector<void *> held, pieces;
+  conf::DeviceMemoryUsedUp used_up;
+  std::vector<void *> &held = used_up.held, &pieces = used_up.pieces;
 };
 
 // An allocation that fails for memory empties the quarantine and tries again: a plain

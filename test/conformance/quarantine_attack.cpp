@@ -27,6 +27,7 @@
 
 #include "async_alloc_support.hpp"
 #include "conformance.hpp"
+#include "device_memory_used_up.hpp"
 
 namespace {
 
@@ -728,50 +729,20 @@ TEST_P(urQuarantineAttackTest, OwningBufferOverUserPoolBlockReleasedLast) {
 
 // ---- where device memory runs out: Level Zero's test driver ----------------------
 
-// Device memory used up, as freed_memory.cpp's urFreedMemoryOomTest does it: 16 MiB
-// allocations in `pieces` (each one, freed, fills the quarantine alone), the rest in
-// `held`, down to less than 4 KiB left; allocations are never written.
+// Device memory used up (device_memory_used_up.hpp).
 class urQuarantineOomTest : public urQuarantineAttackTest {
 protected:
   void SetUp() override {
     CONF_BASE_SETUP(urQuarantineAttackTest);
-    if (backend() != UR_BACKEND_LEVEL_ZERO)
-      GTEST_SKIP() << "filling device memory is safe only where the device has memory of its own (Level Zero)";
-    if (kind != UR_USM_TYPE_DEVICE) GTEST_SKIP() << found().label() << " has no device USM";
-    uint64_t global = 0, max_alloc = 0;
-    ASSERT_SUCCESS(conf::info(device(), UR_DEVICE_INFO_GLOBAL_MEM_SIZE, global));
-    ASSERT_SUCCESS(conf::info(device(), UR_DEVICE_INFO_MAX_MEM_ALLOC_SIZE, max_alloc));
-    if (global > (uint64_t(64) << 30) || max_alloc < kQuarantineBytes)
-      GTEST_SKIP() << found().label() << ": " << global << " bytes of device memory, allocations of at most "
-                   << max_alloc;
-    for (size_t bytes : {size_t(max_alloc), kQuarantineBytes}) {
-      const ur_result_t r = fill_with(bytes, 8192, bytes == kQuarantineBytes ? pieces : held);
-      ASSERT_TRUE(out_of_memory(r)) << bytes << ": " << urinfo::result_name(r);
-    }
-    fill_the_rest();
-    ASSERT_GE(pieces.size(), 8u);
+    const std::string why = conf::DeviceMemoryUsedUp::why_not(device(), backend(), kind, found().label());
+    if (!why.empty()) GTEST_SKIP() << why;
+    used_up.use_up(context, device(), 8);
   }
   void TearDown() override {
-    for (void *p : held) EXPECT_SUCCESS(urUSMFree(context, p));
-    for (void *p : pieces) EXPECT_SUCCESS(urUSMFree(context, p));
+    used_up.give_back();
     urQuarantineAttackTest::TearDown();
   }
-  ur_result_t fill_with(size_t bytes, size_t most, std::vector<void *> &into) {
-    for (size_t n = 0; n < most; ++n) {
-      void *p = nullptr;
-      const ur_result_t r = urUSMDeviceAlloc(context, device(), nullptr, nullptr, bytes, &p);
-      if (r != UR_RESULT_SUCCESS) return r;
-      into.push_back(p);
-    }
-    return UR_RESULT_SUCCESS;
-  }
-  // What is left, down to less than 4 KiB (the first failure empties the quarantine).
-  void fill_the_rest() {
-    for (size_t bytes : {MiB, 64 * KiB, 4 * KiB}) {
-      const ur_result_t r = fill_with(bytes, 64, held);
-      EXPECT_TRUE(out_of_memory(r)) << bytes << ": " << urinfo::result_name(r);
-    }
-  }
+  void fill_the_rest() { used_up.fill_the_rest(); }
   // Frees a 16 MiB allocation into the quarantine: its memory stays held.
   void quarantine_a_piece() {
     ASSERT_FALSE(pieces.empty());
@@ -779,7 +750,8 @@ protected:
     EXPECT_EQ(UR_RESULT_ERROR_INVALID_MEM_OBJECT, probe(queue, pieces.back()));
     pieces.pop_back();
   }
-  std::vector<void *> held, pieces;
+  conf::DeviceMemoryUsedUp used_up;
+  std::vector<void *> &held = used_up.held, &pieces = used_up.pieces;
 };
 
 // A retried stream-ordered alloc that succeeds, on an out-of-order queue with a wait
