@@ -60,13 +60,44 @@ std::size_t pool_budget::room() const {
 }
 
 void pool_budget::add_used(std::size_t bytes, std::size_t *high_before, std::size_t *high_set) {
-  const std::size_t now = used_.fetch_add(bytes, std::memory_order_acq_rel) + bytes;
-  raise_high(used_high_, now, high_before, high_set);
+  used_.fetch_add(bytes, std::memory_order_acq_rel);
+  raise_used_high(high_before, high_set);
 }
 
-void pool_budget::undo_used_high(std::size_t before, std::size_t set) {
-  undo_high(used_high_, before, set, used_.load(std::memory_order_acquire));
+// The shared count read again after the shares: a block counted into it and out of
+// a share (or the reverse) while the shares were read is then read again, so the sum
+// never counts one half of a block's alloc and free without the other.
+std::size_t pool_budget::used() const {
+  std::size_t shared = used_.load(std::memory_order_acquire);
+  for (;;) {
+    std::size_t sum = shared;
+    for (const share_slot &s : shares_) sum += s.bytes.load(std::memory_order_acquire);
+    const std::size_t again = used_.load(std::memory_order_acquire);
+    if (again == shared) return sum;
+    shared = again;
+  }
 }
+
+void pool_budget::raise_used_high(std::size_t *high_before, std::size_t *high_set) {
+  raise_high(used_high_, used(), high_before, high_set);
+}
+
+pool_budget::used_share *pool_budget::claim_share() {
+  for (share_slot &s : shares_) {
+    bool free = false;
+    if (s.taken.compare_exchange_strong(free, true, std::memory_order_acq_rel)) return &s.bytes;
+  }
+  return nullptr;
+}
+
+void pool_budget::return_share(used_share *share) {
+  if (!share) return;
+  used_.fetch_add(share->exchange(0, std::memory_order_acq_rel), std::memory_order_acq_rel);
+  for (share_slot &s : shares_)
+    if (&s.bytes == share) s.taken.store(false, std::memory_order_release);
+}
+
+void pool_budget::undo_used_high(std::size_t before, std::size_t set) { undo_high(used_high_, before, set, used()); }
 
 void pool_budget::undo_reserved_high(std::size_t before, std::size_t set) {
   undo_high(reserved_high_, before, set, reserved());
@@ -76,7 +107,8 @@ pool_stats pool_budget::stats() const {
   pool_stats st;
   st.reserved_current = reserved_.load(std::memory_order_acquire);
   st.reserved_high = reserved_high_.load(std::memory_order_acquire);
-  st.used_current = used_.load(std::memory_order_acquire);
+  st.used_current = used();
+  raise_high(used_high_, st.used_current, nullptr, nullptr);
   st.used_high = used_high_.load(std::memory_order_acquire);
   return st;
 }
@@ -92,6 +124,7 @@ status pool_budget::set_release_threshold(std::size_t bytes) {
 ordered_pool::impl::impl(backend &be, const pool_config &cfg, std::shared_ptr<pool_budget> budget)
     : be_(be), cfg_(cfg), budget_(std::move(budget)) {
   if (!budget_) budget_ = std::make_shared<pool_budget>(cfg.max_size, cfg.release_threshold);
+  used_share_ = budget_->claim_share();
   cfg_.chunk_granularity = align_up(std::max(cfg_.chunk_granularity, block_granule), block_granule);
   // Teach the node recycler the node size (all sets share one node type).
   block probe;
@@ -146,6 +179,7 @@ ordered_pool::impl::~impl() {
   pending_.clear();
   pending_queue_.clear();
   pending_event_.clear();
+  budget_->return_share(used_share_);
 }
 
 status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
@@ -164,7 +198,7 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   if (closed_) return status::closed;
   if (!live_room()) return status::out_of_memory;
-  alloc_undo undo;
+  alloc_undo undo{};
   block *live = take_quick(rq, need, align);
   search s{rq, need, align};
   if (live && live->event) {
@@ -335,7 +369,7 @@ status ordered_pool::impl::cancel(const alloc_result &res) {
       cache_entry &e = cache_[i];
       e.lent = false;
       e.requested = 0;
-      budget_->sub_used(e.size);
+      cache_sub_used(e.size);
       budget_->undo_used_high(res.undo.used_high_before, res.undo.used_high_set);
       return status::success;
     }

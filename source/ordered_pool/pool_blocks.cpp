@@ -506,14 +506,13 @@ bool ordered_pool::impl::cache_alloc(const alloc_request &rq, std::size_t need, 
     }
     e.lent = true;
     e.requested = rq.size;
-    alloc_undo undo;
-    budget_->add_used(e.size, &undo.used_high_before, &undo.used_high_set);
+    out.undo = alloc_undo{};
+    cache_add_used(e.size, out.undo);
     out.ptr = reinterpret_cast<void *>(e.addr);
     out.block_size = e.size;
     out.needs_zero = cfg_.zero_init;
     out.dependencies_added = 0;
     out.source = source;
-    out.undo = undo;
     return true;
   }
   return false;
@@ -552,7 +551,7 @@ bool ordered_pool::impl::cache_free(std::uintptr_t addr, const release_info &rel
   e.in_order = rel.event != nullptr;
   e.lent = false;
   e.requested = 0;
-  budget_->sub_used(e.size);
+  cache_sub_used(e.size);
   if (block_size) *block_size = e.size;
   st = status::success;
   return true;

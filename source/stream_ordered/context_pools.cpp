@@ -515,7 +515,7 @@ ur_result_t context_pools::alloc_in_command(pool_ref &p, ur_usm_type_t kind, ur_
   req.wait_list = reinterpret_cast<const ordo::pool::event_handle *>(cmd.waits);
   req.wait_count = cmd.num_waits;
   req.command = const_cast<alloc_command *>(&cmd);
-  ordo::pool::alloc_result res;
+  ordo::pool::alloc_result &res = out.result; // set by a successful alloc
   ordo::pool::status st = c->op->alloc(req, res);
   if (st == status::out_of_memory && p->release_idle_except(c, (size + 63) / 64 * 64))
     st = c->op->alloc(req, res); // room made
@@ -531,7 +531,6 @@ ur_result_t context_pools::alloc_in_command(pool_ref &p, ur_usm_type_t kind, ur_
   out.needs_zero = res.needs_zero;
   out.size = size;
   out.kind = kind;
-  out.result = res;
   out.core = c;
   return UR_RESULT_SUCCESS;
 }
@@ -636,7 +635,7 @@ ur_result_t context_pools::alloc_now(ur_usm_pool_handle_t hPool, ur_usm_type_t k
   ordo::pool::alloc_request req;
   req.size = size;
   req.alignment = align;
-  ordo::pool::alloc_result res;
+  ordo::pool::alloc_result res{};
   ordo::pool::status st = c->op->alloc(req, res);
   if (st == status::out_of_memory && p->release_idle_except(c, (size + 63) / 64 * 64))
     st = c->op->alloc(req, res); // room made

@@ -69,22 +69,25 @@ enum class alloc_source : std::uint8_t {
 };
 
 // What an alloc changed, so that cancel() can take it back exactly.
+// These two structs have no member initialisers: a successful alloc sets every field,
+// and the stream-ordered path makes one per allocation, where zeroing it first costs
+// as much as a quarter of the pool's work. Value-initialise ({}) for zeros.
 struct alloc_undo {
-  std::size_t used_high_before = 0;     // the pool's used high-water mark before
-  std::size_t used_high_set = 0;        // the mark this alloc set (0: unchanged)
-  std::size_t reserved_high_before = 0; // likewise for a chunk grown for it
-  std::size_t reserved_high_set = 0;
-  bool grew = false; // the block lies in a chunk grown for it
+  std::size_t used_high_before;     // the pool's used high-water mark before
+  std::size_t used_high_set;        // the mark this alloc set (0: unchanged)
+  std::size_t reserved_high_before; // likewise for a chunk grown for it
+  std::size_t reserved_high_set;
+  bool grew; // the block lies in a chunk grown for it
 };
 
 struct alloc_result {
-  void *ptr = nullptr;
-  std::size_t block_size = 0; // bytes charged to "used": size rounded to 64
+  void *ptr;
+  std::size_t block_size; // bytes charged to "used": size rounded to 64
   // The pool was created with zero_init: the adapter must zero the first
   // `size` bytes on its device as part of the alloc command.
-  bool needs_zero = false;
-  std::size_t dependencies_added = 0; // add_dependency() calls that succeeded
-  alloc_source source = alloc_source::free_block;
+  bool needs_zero;
+  std::size_t dependencies_added; // add_dependency() calls that succeeded
+  alloc_source source;
   alloc_undo undo;
 };
 
@@ -108,6 +111,12 @@ struct pool_stats {
 // pool serving several memory kinds or devices has one core per kind of chunk):
 // the maximum size, the release threshold and the four statistics are the pool's,
 // not a core's. Lock-free; a core updates it under its own mutex.
+//
+// "Used" is a shared count plus one share per core's lane cache (up to lane_shares
+// cores; more count in the shared one). A share changes only under its cache's lock,
+// so a cached alloc or free updates it with a plain load and store instead of an
+// atomic read-modify-write of a counter every core and thread shares
+// (docs/ordered-pool.md, "Statistics").
 class pool_budget {
 public:
   explicit pool_budget(std::size_t max_size = 0, std::size_t release_threshold = 0)
@@ -122,6 +131,21 @@ public:
   std::size_t room() const;
   void add_used(std::size_t bytes, std::size_t *high_before = nullptr, std::size_t *high_set = nullptr);
   void sub_used(std::size_t bytes) { used_.fetch_sub(bytes, std::memory_order_acq_rel); }
+
+  // One core's share of "used" (null when every share is taken: the core then uses
+  // add_used and sub_used). Only that core's cache changes it, under its lock; a share
+  // is a difference (it wraps below zero when the core frees blocks counted in the
+  // shared count), and only the sum means anything.
+  using used_share = std::atomic<std::size_t>;
+  used_share *claim_share();
+  void return_share(used_share *share); // folds what it counts into the shared count
+  void add_used(used_share &share, std::size_t bytes, std::size_t *high_before, std::size_t *high_set) {
+    share.store(share.load(std::memory_order_relaxed) + bytes, std::memory_order_release);
+    raise_used_high(high_before, high_set);
+  }
+  void sub_used(used_share &share, std::size_t bytes) {
+    share.store(share.load(std::memory_order_relaxed) - bytes, std::memory_order_release);
+  }
   // An undone alloc: a high-water mark it set goes back, unless something raised it since.
   void undo_used_high(std::size_t before, std::size_t set);
   void undo_reserved_high(std::size_t before, std::size_t set);
@@ -131,16 +155,29 @@ public:
   pool_budget &budget();
   std::size_t reserved() const { return reserved_.load(std::memory_order_acquire); }
   void reset_reserved_high() { reserved_high_.store(reserved(), std::memory_order_release); }
-  void reset_used_high() { used_high_.store(used_.load(std::memory_order_acquire), std::memory_order_release); }
+  void reset_used_high() { used_high_.store(used(), std::memory_order_release); }
   std::size_t max_size() const { return max_; }
   std::size_t release_threshold() const { return threshold_.load(std::memory_order_acquire); }
   // invalid_argument above a non-zero maximum.
   status set_release_threshold(std::size_t bytes);
 
 private:
+  static constexpr std::size_t lane_shares = 4;
+  struct alignas(64) share_slot {
+    used_share bytes{0};
+    std::atomic<bool> taken{false};
+  };
+  std::size_t used() const; // the shared count and every share
+  // The mark follows the sum of the counts: an update that finds the sum above it
+  // raises it, and so does a stats() that does (two cores updating at the same instant
+  // may each miss the other's update; the next update or query sees both).
+  void raise_used_high(std::size_t *high_before, std::size_t *high_set);
+
   const std::size_t max_;
   std::atomic<std::size_t> threshold_;
-  std::atomic<std::size_t> reserved_{0}, reserved_high_{0}, used_{0}, used_high_{0};
+  std::atomic<std::size_t> reserved_{0}, reserved_high_{0}, used_{0};
+  mutable std::atomic<std::size_t> used_high_{0}; // stats() raises it
+  share_slot shares_[lane_shares];
 };
 
 struct block_info {

@@ -168,6 +168,19 @@ public:
   // cached block); false when the core must decide (nothing changed).
   // With `live_only` (free_if_live) a cached block is not_owned, as a freed one.
   bool cache_free(std::uintptr_t addr, const release_info &rel, bool live_only, status &st, std::size_t *block_size);
+  // Under cache_mu_: the cache's changes to "used", into the core's share when it has one.
+  void cache_add_used(std::size_t bytes, alloc_undo &undo) {
+    if (used_share_)
+      budget_->add_used(*used_share_, bytes, &undo.used_high_before, &undo.used_high_set);
+    else
+      budget_->add_used(bytes, &undo.used_high_before, &undo.used_high_set);
+  }
+  void cache_sub_used(std::size_t bytes) {
+    if (used_share_)
+      budget_->sub_used(*used_share_, bytes);
+    else
+      budget_->sub_used(bytes);
+  }
   // Under mu_: cached blocks of lane `q` go back to the core (its queue is gone).
   void drain_lane(queue_id q);
   void drop_lane(queue_id q) {
@@ -390,6 +403,7 @@ private:
   block_set<by_queue> pending_queue_{key_less<by_queue>{}, alloc_t{&nodes_}};
   block_set<by_event> pending_event_{key_less<by_event>{}, alloc_t{&nodes_}};
   std::shared_ptr<pool_budget> budget_;
+  pool_budget::used_share *used_share_ = nullptr; // changed under cache_mu_ only
   std::size_t live_ = 0;
   std::size_t pending_count_ = 0;
   block *quick_[quick_slots] = {};

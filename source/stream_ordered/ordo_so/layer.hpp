@@ -174,14 +174,15 @@ struct alloc_command {
 };
 
 // A block an alloc got, until the command exists (then it is the caller's) or is
-// undone with cancel().
+// undone with cancel(). A successful alloc_in_command sets every field; nothing else
+// reads one, so it is not zeroed first (one per stream-ordered alloc).
 struct allocation {
-  void *ptr = nullptr;
-  bool needs_zero = false; // the command must zero `size` bytes first
-  size_t size = 0;
-  ur_usm_type_t kind = UR_USM_TYPE_UNKNOWN;
+  void *ptr;
+  bool needs_zero; // the command must zero `size` bytes first
+  size_t size;
+  ur_usm_type_t kind;
   ordo::pool::alloc_result result;
-  void *core = nullptr; // internal
+  void *core; // internal
 };
 
 class pool_ref; // a counted reference to a pool, below

@@ -439,7 +439,7 @@ private:
 
     const pool_stats before = pool->stats();
     const std::size_t live_before = pool->live_allocations();
-    alloc_result res;
+    alloc_result res{};
     const status st = pool->alloc(rq, res);
     ++t.allocs;
     if (st != status::success) {
@@ -556,7 +556,7 @@ private:
 
   void do_bad_input() {
     const pool_stats before = pool->stats();
-    alloc_result res;
+    alloc_result res{};
     alloc_request rq;
     world::require(pool->alloc(rq, res) == status::invalid_size, "size 0 accepted");
     int local = 0;

@@ -46,7 +46,7 @@ TEST(OrderedPoolNoAlloc, SteadyStateHitPathDoesNotAllocate) {
     a.queue = &qa;
     a.in_order = true;
     a.command = &cmd;
-    alloc_result ra, rb;
+    alloc_result ra{}, rb{};
     ASSERT_EQ(pool.alloc(a, ra), status::success);
     alloc_request b = a;
     b.size = sizes[(i + 2) % 5];

@@ -46,7 +46,7 @@ struct fixture : ::testing::Test {
   sim_backend be;
 
   static void *must_alloc(ordered_pool &p, req &&q, alloc_result *res = nullptr) {
-    alloc_result out;
+    alloc_result out{};
     EXPECT_EQ(p.alloc(q.r, out), status::success);
     if (res) *res = out;
     return out.ptr;
@@ -63,7 +63,7 @@ struct fixture : ::testing::Test {
 
 TEST_F(fixture, AllocRoundsAndAligns) {
   ordered_pool p(be, {});
-  alloc_result r;
+  alloc_result r{};
   void *a = must_alloc(p, req(1), &r);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 64, 0u);
   EXPECT_EQ(r.block_size, 64u);
@@ -91,7 +91,7 @@ TEST_F(fixture, BadArgumentsChangeNothing) {
   ordered_pool p(be, {});
   void *a = must_alloc(p, req(1000));
   const pool_stats before = p.stats();
-  alloc_result r;
+  alloc_result r{};
   EXPECT_EQ(p.alloc(req(0).r, r), status::invalid_size);
   EXPECT_EQ(p.alloc(req(64).align(3).r, r), status::invalid_alignment);
   EXPECT_EQ(p.alloc(req(64).align(96).r, r), status::invalid_alignment);
@@ -110,7 +110,7 @@ TEST_F(fixture, Rule1SameInOrderQueue) {
   ASSERT_EQ(p.free(a, on(f, qa)), status::success);
   EXPECT_EQ(f->pool_refs, 1);
   EXPECT_EQ(p.pending_blocks(), 1u);
-  alloc_result r;
+  alloc_result r{};
   req q(4 * KiB, qa);
   EXPECT_EQ(must_alloc(p, q, &r), a);
   EXPECT_EQ(r.source, alloc_source::ordered);
@@ -152,7 +152,7 @@ TEST_F(fixture, Rule1WaitListAcrossQueues) {
   sim_event *f = be.make_event();
   ASSERT_EQ(p.free(a, on(f, qa, false)), status::success);
   sim_event *other = be.make_event();
-  alloc_result r;
+  alloc_result r{};
   req q(8 * KiB, qb, false);
   q.wait(other).wait(f);
   EXPECT_EQ(must_alloc(p, q, &r), a);
@@ -170,7 +170,7 @@ TEST_F(fixture, Rule1ReachabilityHook) {
   sim_event *f = be.make_event();
   ASSERT_EQ(p.free(a, on(f, qa, false)), status::success);
   be.ordered_hook = [f](command_context, event_handle ev) { return ev == f; };
-  alloc_result r;
+  alloc_result r{};
   req q(8 * KiB, qb, false);
   EXPECT_EQ(must_alloc(p, q, &r), a);
   EXPECT_EQ(r.source, alloc_source::ordered);
@@ -183,7 +183,7 @@ TEST_F(fixture, Rule2CompletedFreeAcrossQueues) {
   sim_event *f = be.make_event();
   ASSERT_EQ(p.free(a, on(f, qa)), status::success);
   f->complete = true;
-  alloc_result r;
+  alloc_result r{};
   EXPECT_EQ(must_alloc(p, req(16 * KiB, qc, false), &r), a);
   EXPECT_EQ(r.source, alloc_source::completed);
   EXPECT_EQ(f->pool_refs, 0);
@@ -210,7 +210,7 @@ TEST_F(fixture, Rule3InternalDependencyOnlyAtTheLimit) {
   void *b = must_alloc(p, req(MiB, qa));
   sim_event *f = be.make_event();
   ASSERT_EQ(p.free(a, on(f, qa)), status::success);
-  alloc_result r;
+  alloc_result r{};
   req q(MiB, qb, false);
   EXPECT_EQ(must_alloc(p, q, &r), a);
   EXPECT_EQ(r.source, alloc_source::internal_dependency);
@@ -230,7 +230,7 @@ TEST_F(fixture, Rule3PreferredToNothingButNotToGrowth) {
   void *a = must_alloc(p, req(2 * MiB, qa));
   sim_event *f = be.make_event();
   ASSERT_EQ(p.free(a, on(f, qa)), status::success);
-  alloc_result r;
+  alloc_result r{};
   req q(2 * MiB, qb);
   EXPECT_NE(must_alloc(p, q, &r), a);
   EXPECT_EQ(r.source, alloc_source::new_chunk);
@@ -246,7 +246,7 @@ TEST_F(fixture, Rule3OffOrFailingMeansOutOfMemoryUnchanged) {
   sim_event *f = be.make_event();
   ASSERT_EQ(p.free(a, on(f, qa)), status::success);
   const pool_stats before = p.stats();
-  alloc_result r;
+  alloc_result r{};
   req q(MiB, qb);
   EXPECT_EQ(p.alloc(q.r, r), status::out_of_memory);
   EXPECT_TRUE(same_stats(before, p.stats()));
@@ -279,7 +279,7 @@ TEST_F(fixture, Rule3JoinsAdjacentPendingBlocks) {
     ASSERT_EQ(p.free(blocks[i], on(ev[i], queues[i], false)), status::success);
   }
   EXPECT_EQ(p.pending_blocks(), 4u);
-  alloc_result r;
+  alloc_result r{};
   req q(256 * KiB, qb, false);
   q.wait(ev[1]); // already ordered: no dependency needed for that one
   EXPECT_EQ(must_alloc(p, q, &r), blocks[0]);
@@ -301,7 +301,7 @@ TEST_F(fixture, SplitAndCoalesce) {
   EXPECT_EQ(p.chunk_count(), 1u);
   EXPECT_EQ(p.free_now(b), status::success);
   EXPECT_EQ(p.free_now(c), status::success); // b+c merge
-  alloc_result r;
+  alloc_result r{};
   EXPECT_EQ(must_alloc(p, req(32 * KiB), &r), b);
   EXPECT_EQ(r.source, alloc_source::free_block);
   EXPECT_EQ(p.free_now(b), status::success);
@@ -376,7 +376,7 @@ TEST_F(fixture, SameInOrderQueuePendingBlocksMerge) {
   EXPECT_EQ(p.pending_blocks(), 1u);
   EXPECT_EQ(e1->pool_refs + e2->pool_refs, 0);
   EXPECT_EQ(e3->pool_refs, 1);
-  alloc_result r;
+  alloc_result r{};
   EXPECT_EQ(must_alloc(p, req(48 * KiB, qa), &r), a);
   EXPECT_EQ(r.source, alloc_source::ordered);
   EXPECT_EQ(be.total_pool_refs(), 1); // e3, held by the new owner
@@ -406,7 +406,7 @@ TEST_F(fixture, MaxSizeAndErrorsLeaveStateUnchanged) {
   EXPECT_EQ(p.stats().reserved_current, 2 * MiB);
   const pool_stats before = p.stats();
   const std::size_t gets = be.get_calls;
-  alloc_result r;
+  alloc_result r{};
   EXPECT_EQ(p.alloc(req(MiB + 512 * KiB).r, r), status::out_of_memory);
   EXPECT_EQ(p.alloc(req(4 * MiB).r, r), status::out_of_memory);
   EXPECT_EQ(p.alloc(req(SIZE_MAX - 8).r, r), status::out_of_memory);
@@ -423,7 +423,7 @@ TEST_F(fixture, MaxSizeAndErrorsLeaveStateUnchanged) {
 TEST_F(fixture, BackendFailureIsOutOfMemory) {
   ordered_pool p(be, {});
   be.fail_chunks = true;
-  alloc_result r;
+  alloc_result r{};
   EXPECT_EQ(p.alloc(req(100).r, r), status::out_of_memory);
   EXPECT_EQ(p.stats().reserved_current, 0u);
   EXPECT_EQ(p.chunk_count(), 0u);
@@ -481,7 +481,7 @@ TEST_F(fixture, ZeroInitFlag) {
   pool_config cfg;
   cfg.zero_init = true;
   ordered_pool p(be, cfg);
-  alloc_result r;
+  alloc_result r{};
   void *a = must_alloc(p, req(100), &r);
   EXPECT_TRUE(r.needs_zero);
   EXPECT_TRUE(p.zero_init());
@@ -499,7 +499,7 @@ TEST_F(fixture, FixedPoolFromUserMemory) {
     void *a = must_alloc(p, req(100 * KiB));
     EXPECT_GE(static_cast<unsigned char *>(a), base);
     EXPECT_TRUE(p.owns(a));
-    alloc_result r;
+    alloc_result r{};
     EXPECT_EQ(p.alloc(req(200 * KiB).r, r), status::out_of_memory);
     void *b = must_alloc(p, req(100 * KiB));
     EXPECT_LE(static_cast<unsigned char *>(b) + 100 * KiB, base + 256 * KiB);
@@ -646,14 +646,14 @@ TEST_F(fixture, SyncFreeAfterRule3KeepsPreviousFreePending) {
   void *a1 = must_alloc(p, req(2 * MiB, qa));
   sim_event *f = be.make_event();
   ASSERT_EQ(p.free(a1, on(f, qa)), status::success);
-  alloc_result r2;
+  alloc_result r2{};
   req q2(2 * MiB, qb, false);
   void *a2 = must_alloc(p, q2, &r2);
   ASSERT_EQ(a2, a1);
   EXPECT_EQ(r2.source, alloc_source::internal_dependency);
   ASSERT_EQ(p.free_now(a2), status::success);
   EXPECT_EQ(p.pending_blocks(), 1u);
-  alloc_result r3;
+  alloc_result r3{};
   req q3(2 * MiB, qc, false);
   be.fail_dependencies = true; // an unordered alloc that cannot wait gets nothing
   EXPECT_EQ(p.alloc(q3.r, r3), status::out_of_memory);
@@ -688,7 +688,7 @@ TEST_F(fixture, SyncFreeAfterRule1KeepsPreviousFreePending) {
 TEST_F(fixture, CancelRestoresEverything) {
   ordered_pool p(be, {});
   const pool_stats before = p.stats();
-  alloc_result r;
+  alloc_result r{};
   must_alloc(p, req(100 * KiB), &r);
   EXPECT_EQ(r.source, alloc_source::new_chunk);
   ASSERT_EQ(p.cancel(r), status::success);
@@ -731,7 +731,7 @@ TEST_F(fixture, SyncFreeOfRule3RunRestoresEachPiece) {
   // The completed piece is free memory again; the others wait.
   EXPECT_EQ(must_alloc(p, req(64 * KiB, qc, false)), blocks[1]);
   be.fail_dependencies = true;
-  alloc_result r;
+  alloc_result r{};
   EXPECT_EQ(p.alloc(req(64 * KiB, qc, false).r, r), status::out_of_memory);
   be.fail_dependencies = false;
   for (sim_event *e : ev) e->complete = true;
@@ -749,7 +749,7 @@ TEST_F(fixture, SharedBudgetLimitsEveryCore) {
   sim_backend be2;
   ordered_pool host(be, cfg, budget), device(be2, cfg, budget);
   void *h = must_alloc(host, req(3 * MiB));
-  alloc_result r;
+  alloc_result r{};
   const pool_stats before = device.stats();
   EXPECT_EQ(device.alloc(req(3 * MiB).r, r), status::out_of_memory);
   EXPECT_TRUE(same_stats(before, device.stats()));
@@ -791,7 +791,7 @@ TEST_F(fixture, WhollyFreeChunksMakeRoomUnderTheMaximum) {
   void *a = must_alloc(p, req(2 * MiB));
   ASSERT_EQ(p.free_now(a), status::success);
   EXPECT_EQ(p.stats().reserved_current, 2 * MiB);
-  alloc_result r;
+  alloc_result r{};
   const pool_stats before = p.stats();
   EXPECT_EQ(p.alloc(req(5 * MiB).r, r), status::out_of_memory);
   EXPECT_TRUE(same_stats(before, p.stats())); // cannot fit: the free chunk stays
@@ -845,7 +845,7 @@ TEST_F(fixture, QuickListPairReusesTheBlockAndKeepsEverythingExact) {
   EXPECT_EQ(p.free(a, on(nullptr)), status::double_free);
   block_info info;
   EXPECT_FALSE(p.lookup(a, info));
-  alloc_result r;
+  alloc_result r{};
   EXPECT_EQ(must_alloc(p, req(4 * KiB, qb, false), &r), a); // any queue: nothing pending
   EXPECT_EQ(r.source, alloc_source::free_block);
   EXPECT_TRUE(same_stats(p.stats(), grown));
@@ -864,7 +864,7 @@ TEST_F(fixture, QuickListPendingBlockGoesOnlyToWhatIsOrderedAfterItsFree) {
   ASSERT_EQ(p.free(a, on(e, qa)), status::success);
   EXPECT_EQ(p.pending_blocks(), 1u); // kept whole, still pending on e
   EXPECT_EQ(e->pool_refs, 1);
-  alloc_result r;
+  alloc_result r{};
   void *other = must_alloc(p, req(4 * KiB, qb), &r); // another queue, not ordered
   EXPECT_NE(other, a);
   EXPECT_EQ(r.dependencies_added, 0u);
@@ -934,7 +934,7 @@ TEST_F(fixture, MissAsksBoundedEventsButAllAtTheLimit) {
     }
     events[50]->complete = true;
     const std::size_t asked_before = sim.complete_queries;
-    alloc_result r;
+    alloc_result r{};
     req other(64 * KiB, qc);
     ASSERT_EQ(p.alloc(other.r, r), status::success) << "at the limit: " << at_limit;
     if (at_limit) {
@@ -983,7 +983,7 @@ TEST_F(fixture, CloseIfIdleShutsOutAllocs) {
   p.collect();
   EXPECT_TRUE(p.close_if_idle());
   const pool_stats before = p.stats();
-  alloc_result r;
+  alloc_result r{};
   req q(4 * KiB, qa);
   EXPECT_EQ(p.alloc(q.r, r), status::closed);
   EXPECT_EQ(p.live_allocations(), 0u);

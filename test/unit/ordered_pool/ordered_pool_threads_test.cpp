@@ -161,7 +161,7 @@ TEST(OrderedPoolThreads, ConcurrentAllocFreeWithAsyncCompletion) {
           rq.wait_count = 1;
         }
         rq.command = &cmd;
-        alloc_result res;
+        alloc_result res{};
         if (pool.alloc(rq, res) == status::success) {
           // As a device would: start only after the wait list and the
           // dependencies the pool added.
