@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The ordered pool core: entry points, construction and destruction.
 // docs/ordered-pool.md describes the model; comments here say why.
+#include <algorithm>
+#include <iterator>
+
 #include "ordo_pool/pool_impl.hpp"
 
 namespace ordo::pool {
@@ -64,17 +67,26 @@ void pool_budget::add_used(std::size_t bytes, std::size_t *high_before, std::siz
   raise_used_high(high_before, high_set);
 }
 
-// The shared count read again after the shares: a block counted into it and out of
-// a share (or the reverse) while the shares were read is then read again, so the sum
-// never counts one half of a block's alloc and free without the other.
+// The parts are read twice, until both readings agree: a sum read while a block's
+// count moved from one part to another, or while one thread freed a block in one part
+// and then allocated in another, would count too little or too much.
 std::size_t pool_budget::used() const {
-  std::size_t shared = used_.load(std::memory_order_acquire);
+  auto read = [this](std::size_t *parts) {
+    std::size_t sum = parts[0] = used_.load(std::memory_order_seq_cst);
+    for (std::size_t i = 0; i < core_share_count; ++i) {
+      // The core's part first: move_used() adds there last.
+      sum += parts[1 + 2 * i] = shares_[i].core.load(std::memory_order_seq_cst);
+      sum += parts[2 + 2 * i] = shares_[i].cache.load(std::memory_order_seq_cst);
+    }
+    return sum;
+  };
+  std::size_t first[1 + 2 * core_share_count], again[1 + 2 * core_share_count];
+  std::size_t sum = read(first);
   for (;;) {
-    std::size_t sum = shared;
-    for (const share_slot &s : shares_) sum += s.bytes.load(std::memory_order_acquire);
-    const std::size_t again = used_.load(std::memory_order_acquire);
-    if (again == shared) return sum;
-    shared = again;
+    const std::size_t sum_again = read(again);
+    if (std::equal(std::begin(first), std::end(first), std::begin(again))) return sum;
+    std::copy(std::begin(again), std::end(again), std::begin(first));
+    sum = sum_again;
   }
 }
 
@@ -82,19 +94,19 @@ void pool_budget::raise_used_high(std::size_t *high_before, std::size_t *high_se
   raise_high(used_high_, used(), high_before, high_set);
 }
 
-pool_budget::used_share *pool_budget::claim_share() {
-  for (share_slot &s : shares_) {
+pool_budget::core_shares *pool_budget::claim_shares() {
+  for (core_shares &s : shares_) {
     bool free = false;
-    if (s.taken.compare_exchange_strong(free, true, std::memory_order_acq_rel)) return &s.bytes;
+    if (s.taken.compare_exchange_strong(free, true, std::memory_order_acq_rel)) return &s;
   }
   return nullptr;
 }
 
-void pool_budget::return_share(used_share *share) {
-  if (!share) return;
-  used_.fetch_add(share->exchange(0, std::memory_order_acq_rel), std::memory_order_acq_rel);
-  for (share_slot &s : shares_)
-    if (&s.bytes == share) s.taken.store(false, std::memory_order_release);
+void pool_budget::return_shares(core_shares *s) {
+  if (!s) return;
+  used_.fetch_add(s->core.exchange(0, std::memory_order_acq_rel) + s->cache.exchange(0, std::memory_order_acq_rel),
+                  std::memory_order_acq_rel);
+  s->taken.store(false, std::memory_order_release);
 }
 
 void pool_budget::undo_used_high(std::size_t before, std::size_t set) { undo_high(used_high_, before, set, used()); }
@@ -124,7 +136,7 @@ status pool_budget::set_release_threshold(std::size_t bytes) {
 ordered_pool::impl::impl(backend &be, const pool_config &cfg, std::shared_ptr<pool_budget> budget)
     : be_(be), cfg_(cfg), budget_(std::move(budget)) {
   if (!budget_) budget_ = std::make_shared<pool_budget>(cfg.max_size, cfg.release_threshold);
-  used_share_ = budget_->claim_share();
+  shares_ = budget_->claim_shares();
   cfg_.chunk_granularity = align_up(std::max(cfg_.chunk_granularity, block_granule), block_granule);
   // Teach the node recycler the node size (all sets share one node type).
   block probe;
@@ -179,7 +191,7 @@ ordered_pool::impl::~impl() {
   pending_.clear();
   pending_queue_.clear();
   pending_event_.clear();
-  budget_->return_share(used_share_);
+  budget_->return_shares(shares_);
 }
 
 status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
@@ -216,7 +228,7 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   if (live->event || live->has_runs) inherited_live_ = true;
   live_index_.insert(live);
   ++live_;
-  budget_->add_used(live->size, &undo.used_high_before, &undo.used_high_set);
+  core_add_used(live->size, undo);
 
   out.ptr = reinterpret_cast<void *>(live->addr);
   out.block_size = live->size;
@@ -294,7 +306,7 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
   if (rel.event && cache_count_ != 0 && !stock_up(3 * free_nodes, 0)) // two neighbours may go back
     return status::out_of_memory;
   if (cache_keep(b, rel)) { // else cached neighbours it would merge with are back in the core
-    budget_->sub_used(b->size);
+    core_sub_used(b->size);
     if (block_size) *block_size = b->size;
     return status::success;
   }
@@ -305,7 +317,7 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
 
   --live_;
   live_index_.erase(b->addr);
-  budget_->sub_used(b->size);
+  core_sub_used(b->size);
   if (block_size) *block_size = b->size;
   if (quick) {
     keep_quick(b, rel);
@@ -380,7 +392,7 @@ status ordered_pool::impl::cancel(const alloc_result &res) {
   chunk *owner = chunk_of(b->addr);
   --live_;
   live_index_.erase(b->addr);
-  budget_->sub_used(b->size);
+  core_sub_used(b->size);
   b->requested = 0;
   release_now(b);
   budget_->undo_used_high(res.undo.used_high_before, res.undo.used_high_set);

@@ -559,6 +559,7 @@ bool ordered_pool::impl::cache_free(std::uintptr_t addr, const release_info &rel
 
 void ordered_pool::impl::unlend(std::size_t i) {
   const cache_entry e = cache_[i];
+  if (shares_) budget_->move_used(*shares_, e.size); // the core's to count out when it frees it
   block *b = e.b;
   b->requested = e.requested;
   b->event = e.event; // the entry's reference moves to the block

@@ -58,17 +58,6 @@ namespace {
 
 constexpr size_t KiB = 1024, MiB = 1024 * KiB;
 
-// Deleter counters live for the whole process: a context that is never destroyed (the
-// bug this looks for) would otherwise call into freed memory later.
-std::atomic<int> &new_deleter_counter() {
-  static std::mutex mu;
-  static std::deque<std::atomic<int>> counters;
-  std::lock_guard<std::mutex> lock(mu);
-  counters.emplace_back(0);
-  return counters.back();
-}
-void count_deletion(void *counter) { static_cast<std::atomic<int> *>(counter)->fetch_add(1); }
-
 ur_result_t plain_alloc(ur_context_handle_t ctx, ur_device_handle_t dev, ur_usm_type_t kind, ur_usm_pool_handle_t pool,
                         size_t size, void **out) {
   switch (kind) {
@@ -1180,12 +1169,8 @@ bool LifetimeProgram::end_program(Actor &a) {
   a.blocks.clear();
   if (!deleted_) return true;
   ++totals_.deleter_checks;
-  // The last release destroys the context; a little grace for adapters that finish
-  // the job on a thread of their own.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (deleted_->load() == 0 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  if (deleted_->load() != 1) {
+  // The last release destroys the context.
+  if (deletions_after_last_release(*deleted_) != 1) {
     std::ostringstream os;
     os << "the context's extended deleter ran " << deleted_->load() << " times after the last release (queues and "
        << "context released with " << totals_.left_live.load() << " blocks left live over the run so far; "

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <thread>
@@ -19,6 +21,27 @@ namespace conf::async {
 inline bool async_supported(ur_device_handle_t d) {
   ur_bool_t b = 0;
   return info(d, UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, b) == UR_RESULT_SUCCESS && b;
+}
+
+// Counts an extended deleter's calls (urContextSetExtendedDeleter). The counters live
+// for the whole process: a context that goes late (or never, the bug looked for) must
+// not write into a finished test.
+inline void count_deletion(void *counter) { static_cast<std::atomic<int> *>(counter)->fetch_add(1); }
+inline std::atomic<int> &new_deleter_counter() {
+  static std::mutex mu;
+  static std::deque<std::atomic<int>> counters;
+  std::lock_guard<std::mutex> lock(mu);
+  counters.emplace_back(0);
+  return counters.back();
+}
+// The deleter's calls once every handle is released: an adapter may finish the last
+// release on a thread of its own (a worker's hold on a finished command), so a little
+// grace.
+inline int deletions_after_last_release(const std::atomic<int> &counter) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (counter.load() == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return counter.load();
 }
 
 inline size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }

@@ -44,26 +44,6 @@ bool out_of_memory(ur_result_t r) {
 void *const kUntouchedPtr = reinterpret_cast<void *>(uintptr_t(0x1000));
 const ur_event_handle_t kUntouchedEvent = reinterpret_cast<ur_event_handle_t>(uintptr_t(0x2000));
 
-// Counts an extended deleter's calls. The counters live for the whole process: a context
-// that goes late (or never, the bug looked for) must not write into a finished test.
-void count_deletion(void *counter) { static_cast<std::atomic<int> *>(counter)->fetch_add(1); }
-std::atomic<int> &new_deleter_counter() {
-  static std::mutex mu;
-  static std::deque<std::atomic<int>> counters;
-  std::lock_guard<std::mutex> lock(mu);
-  counters.emplace_back(0);
-  return counters.back();
-}
-// The deleter's calls once every handle is released: an adapter may finish the last
-// release on a thread of its own (a worker's hold on a finished command), so a little
-// grace, as async_alloc_random_lifetimes.cpp gives.
-int deletions_after_last_release(const std::atomic<int> &counter) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (counter.load() == 0 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return counter.load();
-}
-
 class urQuarantineAttackTest : public conf::QueueTest {
 protected:
   void SetUp() override {
@@ -74,6 +54,20 @@ protected:
     kind = conf::usm_supported(device(), UR_USM_TYPE_DEVICE) ? UR_USM_TYPE_DEVICE : kinds.front();
     async = conf::async::async_supported(device());
     ooq_supported = conf::device_has_queue_flag(device(), UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  }
+
+  // A context of the test's own, its extended deleter's calls counted (the deleter says
+  // whether anything the test made still holds the context at the end), and an in-order
+  // queue on it.
+  // `set`: the deleter's answer (UNSUPPORTED_FEATURE: nothing is counted).
+  void own_context_and_queue(ur_context_handle_t &own, std::atomic<int> *&deleted, ur_result_t &set,
+                             ur_queue_handle_t &q) {
+    ur_device_handle_t dev = device();
+    ASSERT_SUCCESS(urContextCreate(1, &dev, nullptr, &own));
+    deleted = &conf::async::new_deleter_counter();
+    set = urContextSetExtendedDeleter(own, conf::async::count_deletion, deleted);
+    ASSERT_TRUE(set == UR_RESULT_SUCCESS || set == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) << urinfo::result_name(set);
+    ASSERT_SUCCESS(urQueueCreate(own, dev, nullptr, &q));
   }
 
   // A plain allocation (no pool) of `k` in `ctx`.
@@ -165,13 +159,12 @@ TEST_P(urQuarantineAttackTest, StreamOrderedRetryThatFailsAgainChangesNothing) {
   // A context of its own, whose deleter says whether anything the failed allocs made
   // (an event, a command) still holds it at the end.
   ur_context_handle_t own = nullptr;
-  ur_device_handle_t dev = device();
-  ASSERT_SUCCESS(urContextCreate(1, &dev, nullptr, &own));
-  std::atomic<int> &deleted = new_deleter_counter();
-  const ur_result_t set = urContextSetExtendedDeleter(own, count_deletion, &deleted);
-  ASSERT_TRUE(set == UR_RESULT_SUCCESS || set == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) << urinfo::result_name(set);
   ur_queue_handle_t ioq = nullptr, ooq = nullptr;
-  ASSERT_SUCCESS(urQueueCreate(own, dev, nullptr, &ioq));
+  std::atomic<int> *counter = nullptr;
+  ur_result_t set = UR_RESULT_SUCCESS;
+  ASSERT_NO_FATAL_FAILURE(own_context_and_queue(own, counter, set, ioq));
+  std::atomic<int> &deleted = *counter;
+  ur_device_handle_t dev = device();
   if (ooq_supported) {
     ASSERT_SUCCESS(conf::make_queue(own, dev, UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE, &ooq));
   }
@@ -227,7 +220,8 @@ TEST_P(urQuarantineAttackTest, StreamOrderedRetryThatFailsAgainChangesNothing) {
   EXPECT_SUCCESS(urUSMPoolRelease(pool));
   EXPECT_SUCCESS(urContextRelease(own));
   if (set == UR_RESULT_SUCCESS) {
-    EXPECT_EQ(1, deletions_after_last_release(deleted)) << "something the failed allocs made still holds the context";
+    EXPECT_EQ(1, conf::async::deletions_after_last_release(deleted))
+        << "something the failed allocs made still holds the context";
   }
   RecordProperty("variants", variants);
 }
@@ -516,13 +510,11 @@ TEST_P(urQuarantineAttackTest, RetriesRaceTheLastUserRelease) {
   for (int run = 0; run < 3; ++run) {
     SCOPED_TRACE(run);
     ur_context_handle_t own = nullptr;
-    ur_device_handle_t dev = device();
-    ASSERT_SUCCESS(urContextCreate(1, &dev, nullptr, &own));
-    std::atomic<int> &deleted = new_deleter_counter();
-    const ur_result_t set = urContextSetExtendedDeleter(own, count_deletion, &deleted);
-    ASSERT_TRUE(set == UR_RESULT_SUCCESS || set == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) << urinfo::result_name(set);
     ur_queue_handle_t q = nullptr;
-    ASSERT_SUCCESS(urQueueCreate(own, dev, nullptr, &q));
+    std::atomic<int> *counter = nullptr;
+    ur_result_t set = UR_RESULT_SUCCESS;
+    ASSERT_NO_FATAL_FAILURE(own_context_and_queue(own, counter, set, q));
+    std::atomic<int> &deleted = *counter;
     ur_usm_pool_handle_t pool = limited_pool(own);
     ASSERT_NE(nullptr, pool);
     ASSERT_SUCCESS(urContextRetain(own)); // the freer's reference
@@ -546,7 +538,7 @@ TEST_P(urQuarantineAttackTest, RetriesRaceTheLastUserRelease) {
     std::thread freer([&] {
       for (int round = 0; round < kRounds; ++round) {
         void *p = nullptr;
-        if (conf::usm_alloc(own, dev, kinds[size_t(round) % kinds.size()], 256, &p) != UR_RESULT_SUCCESS ||
+        if (conf::usm_alloc(own, device(), kinds[size_t(round) % kinds.size()], 256, &p) != UR_RESULT_SUCCESS ||
             urUSMFree(own, p) != UR_RESULT_SUCCESS)
           ++bad;
       }
@@ -563,7 +555,8 @@ TEST_P(urQuarantineAttackTest, RetriesRaceTheLastUserRelease) {
     EXPECT_SUCCESS(urQueueRelease(q));
     EXPECT_SUCCESS(urUSMPoolRelease(pool));
     if (set == UR_RESULT_SUCCESS) {
-      EXPECT_EQ(1, deletions_after_last_release(deleted)) << "the context did not go once every handle was released";
+      EXPECT_EQ(1, conf::async::deletions_after_last_release(deleted))
+          << "the context did not go once every handle was released";
     }
   }
 }
@@ -576,13 +569,11 @@ TEST_P(urQuarantineAttackTest, RetriesRaceTheLastUserRelease) {
 TEST_P(urQuarantineAttackTest, ContextReleasedWithFullQuarantineAndLivePools) {
   SKIP_UNLESS_ASYNC();
   ur_context_handle_t own = nullptr;
-  ur_device_handle_t dev = device();
-  ASSERT_SUCCESS(urContextCreate(1, &dev, nullptr, &own));
-  std::atomic<int> &deleted = new_deleter_counter();
-  const ur_result_t set = urContextSetExtendedDeleter(own, count_deletion, &deleted);
-  ASSERT_TRUE(set == UR_RESULT_SUCCESS || set == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) << urinfo::result_name(set);
   ur_queue_handle_t q = nullptr;
-  ASSERT_SUCCESS(urQueueCreate(own, dev, nullptr, &q));
+  std::atomic<int> *counter = nullptr;
+  ur_result_t set = UR_RESULT_SUCCESS;
+  ASSERT_NO_FATAL_FAILURE(own_context_and_queue(own, counter, set, q));
+  std::atomic<int> &deleted = *counter;
   ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, nullptr, 0};
   ur_usm_pool_handle_t user_pool = nullptr;
   ASSERT_SUCCESS(urUSMPoolCreate(own, &desc, &user_pool));
@@ -617,7 +608,8 @@ TEST_P(urQuarantineAttackTest, ContextReleasedWithFullQuarantineAndLivePools) {
   EXPECT_EQ(0, deleted.load()) << "the context went while its queue held it";
   EXPECT_SUCCESS(urQueueRelease(q));
   if (set == UR_RESULT_SUCCESS) {
-    EXPECT_EQ(1, deletions_after_last_release(deleted)) << "the context did not go once every handle was released";
+    EXPECT_EQ(1, conf::async::deletions_after_last_release(deleted))
+        << "the context did not go once every handle was released";
   }
 }
 
@@ -631,13 +623,11 @@ TEST_P(urQuarantineAttackTest, OwningBuffersReleasedAfterEverythingElse) {
   SKIP_UNLESS_ASYNC();
   if (backend() == UR_BACKEND_OPENCL) GTEST_SKIP() << "an OpenCL buffer's native handle is a cl_mem, not a pointer";
   ur_context_handle_t own = nullptr;
-  ur_device_handle_t dev = device();
-  ASSERT_SUCCESS(urContextCreate(1, &dev, nullptr, &own));
-  std::atomic<int> &deleted = new_deleter_counter();
-  const ur_result_t set = urContextSetExtendedDeleter(own, count_deletion, &deleted);
-  ASSERT_TRUE(set == UR_RESULT_SUCCESS || set == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) << urinfo::result_name(set);
   ur_queue_handle_t q = nullptr;
-  ASSERT_SUCCESS(urQueueCreate(own, dev, nullptr, &q));
+  std::atomic<int> *counter = nullptr;
+  ur_result_t set = UR_RESULT_SUCCESS;
+  ASSERT_NO_FATAL_FAILURE(own_context_and_queue(own, counter, set, q));
+  std::atomic<int> &deleted = *counter;
   ur_usm_pool_handle_t limited = limited_pool(own);
   ASSERT_NE(nullptr, limited);
   constexpr size_t kBytes = 4 * KiB;
@@ -681,7 +671,7 @@ TEST_P(urQuarantineAttackTest, OwningBuffersReleasedAfterEverythingElse) {
     EXPECT_SUCCESS(urMemRelease(buffers[i]));
   }
   if (set == UR_RESULT_SUCCESS) {
-    EXPECT_EQ(1, deletions_after_last_release(deleted)) << "the context did not go with its last buffer";
+    EXPECT_EQ(1, conf::async::deletions_after_last_release(deleted)) << "the context did not go with its last buffer";
   }
 }
 
@@ -691,13 +681,11 @@ TEST_P(urQuarantineAttackTest, OwningBuffersReleasedAfterEverythingElse) {
 TEST_P(urQuarantineAttackTest, OwningBufferOverUserPoolBlockReleasedLast) {
   if (backend() == UR_BACKEND_OPENCL) GTEST_SKIP() << "an OpenCL buffer's native handle is a cl_mem, not a pointer";
   ur_context_handle_t own = nullptr;
-  ur_device_handle_t dev = device();
-  ASSERT_SUCCESS(urContextCreate(1, &dev, nullptr, &own));
-  std::atomic<int> &deleted = new_deleter_counter();
-  const ur_result_t set = urContextSetExtendedDeleter(own, count_deletion, &deleted);
-  ASSERT_TRUE(set == UR_RESULT_SUCCESS || set == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) << urinfo::result_name(set);
   ur_queue_handle_t q = nullptr;
-  ASSERT_SUCCESS(urQueueCreate(own, dev, nullptr, &q));
+  std::atomic<int> *counter = nullptr;
+  ur_result_t set = UR_RESULT_SUCCESS;
+  ASSERT_NO_FATAL_FAILURE(own_context_and_queue(own, counter, set, q));
+  std::atomic<int> &deleted = *counter;
   ur_usm_pool_desc_t desc{UR_STRUCTURE_TYPE_USM_POOL_DESC, nullptr, 0};
   ur_usm_pool_handle_t user_pool = nullptr;
   ASSERT_SUCCESS(urUSMPoolCreate(own, &desc, &user_pool));
@@ -722,7 +710,7 @@ TEST_P(urQuarantineAttackTest, OwningBufferOverUserPoolBlockReleasedLast) {
   EXPECT_EQ(0, deleted.load()) << "the context went while the buffer held it";
   EXPECT_SUCCESS(urMemRelease(buffer));
   if (set == UR_RESULT_SUCCESS) {
-    EXPECT_EQ(1, deletions_after_last_release(deleted))
+    EXPECT_EQ(1, conf::async::deletions_after_last_release(deleted))
         << "the buffer's release did not free the block: its pool and context stay";
   }
 }

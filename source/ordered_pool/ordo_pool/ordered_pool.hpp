@@ -112,11 +112,11 @@ struct pool_stats {
 // the maximum size, the release threshold and the four statistics are the pool's,
 // not a core's. Lock-free; a core updates it under its own mutex.
 //
-// "Used" is a shared count plus one share per core's lane cache (up to lane_shares
-// cores; more count in the shared one). A share changes only under its cache's lock,
-// so a cached alloc or free updates it with a plain load and store instead of an
-// atomic read-modify-write of a counter every core and thread shares
-// (docs/ordered-pool.md, "Statistics").
+// "Used" is counted in parts: two per core (up to core_shares cores; more count in one
+// shared atomic counter), one changed only under the core's mutex and one only under its
+// lane cache's lock, so each update is a plain load and store instead of an atomic
+// read-modify-write of a counter every core and thread shares (docs/ordered-pool.md,
+// "Statistics").
 class pool_budget {
 public:
   explicit pool_budget(std::size_t max_size = 0, std::size_t release_threshold = 0)
@@ -132,19 +132,34 @@ public:
   void add_used(std::size_t bytes, std::size_t *high_before = nullptr, std::size_t *high_set = nullptr);
   void sub_used(std::size_t bytes) { used_.fetch_sub(bytes, std::memory_order_acq_rel); }
 
-  // One core's share of "used" (null when every share is taken: the core then uses
-  // add_used and sub_used). Only that core's cache changes it, under its lock; a share
-  // is a difference (it wraps below zero when the core frees blocks counted in the
-  // shared count), and only the sum means anything.
+  // One core's parts of "used" (null when every pair is taken: the core then uses
+  // add_used and sub_used above). `core` changes only under the core's mutex, `cache`
+  // only under its lane cache's lock. Each block's alloc and free are counted in the
+  // same part (move_used carries a lent block's count over when the core takes it back),
+  // so no part is ever below zero.
   using used_share = std::atomic<std::size_t>;
-  used_share *claim_share();
-  void return_share(used_share *share); // folds what it counts into the shared count
-  void add_used(used_share &share, std::size_t bytes, std::size_t *high_before, std::size_t *high_set) {
-    share.store(share.load(std::memory_order_relaxed) + bytes, std::memory_order_release);
+  struct alignas(64) core_shares {
+    used_share core{0};
+    used_share cache{0};
+    std::atomic<bool> taken{false};
+  };
+  core_shares *claim_shares();
+  void return_shares(core_shares *shares); // folds what they count into the shared count
+  // The store is sequentially consistent (an exchange on x86) and so are the reads of the
+  // sum: of two allocs counted in different parts at the same instant, at least one sees
+  // the other's bytes, so the high-water mark records the peak both made.
+  void add_used(used_share &part, std::size_t bytes, std::size_t *high_before, std::size_t *high_set) {
+    part.store(part.load(std::memory_order_relaxed) + bytes, std::memory_order_seq_cst);
     raise_used_high(high_before, high_set);
   }
-  void sub_used(used_share &share, std::size_t bytes) {
-    share.store(share.load(std::memory_order_relaxed) - bytes, std::memory_order_release);
+  void sub_used(used_share &part, std::size_t bytes) {
+    part.store(part.load(std::memory_order_relaxed) - bytes, std::memory_order_release);
+  }
+  // Under both locks. The source first: a reader (core part first, then cache) then sees
+  // the bytes in one part, or, while the move is under way, in neither; never in both.
+  void move_used(core_shares &s, std::size_t bytes) {
+    sub_used(s.cache, bytes);
+    s.core.store(s.core.load(std::memory_order_relaxed) + bytes, std::memory_order_release);
   }
   // An undone alloc: a high-water mark it set goes back, unless something raised it since.
   void undo_used_high(std::size_t before, std::size_t set);
@@ -162,12 +177,8 @@ public:
   status set_release_threshold(std::size_t bytes);
 
 private:
-  static constexpr std::size_t lane_shares = 4;
-  struct alignas(64) share_slot {
-    used_share bytes{0};
-    std::atomic<bool> taken{false};
-  };
-  std::size_t used() const; // the shared count and every share
+  static constexpr std::size_t core_share_count = 4;
+  std::size_t used() const; // the shared count and every part
   // The mark follows the sum of the counts: an update that finds the sum above it
   // raises it, and so does a stats() that does (two cores updating at the same instant
   // may each miss the other's update; the next update or query sees both).
@@ -177,7 +188,7 @@ private:
   std::atomic<std::size_t> threshold_;
   std::atomic<std::size_t> reserved_{0}, reserved_high_{0}, used_{0};
   mutable std::atomic<std::size_t> used_high_{0}; // stats() raises it
-  share_slot shares_[lane_shares];
+  core_shares shares_[core_share_count];
 };
 
 struct block_info {

@@ -168,16 +168,29 @@ public:
   // cached block); false when the core must decide (nothing changed).
   // With `live_only` (free_if_live) a cached block is not_owned, as a freed one.
   bool cache_free(std::uintptr_t addr, const release_info &rel, bool live_only, status &st, std::size_t *block_size);
-  // Under cache_mu_: the cache's changes to "used", into the core's share when it has one.
+  // The core's changes to "used" (under mu_) and the cache's (under cache_mu_), each into
+  // its own part when the core has parts (pool_budget::core_shares).
+  void core_add_used(std::size_t bytes, alloc_undo &undo) {
+    if (shares_)
+      budget_->add_used(shares_->core, bytes, &undo.used_high_before, &undo.used_high_set);
+    else
+      budget_->add_used(bytes, &undo.used_high_before, &undo.used_high_set);
+  }
+  void core_sub_used(std::size_t bytes) {
+    if (shares_)
+      budget_->sub_used(shares_->core, bytes);
+    else
+      budget_->sub_used(bytes);
+  }
   void cache_add_used(std::size_t bytes, alloc_undo &undo) {
-    if (used_share_)
-      budget_->add_used(*used_share_, bytes, &undo.used_high_before, &undo.used_high_set);
+    if (shares_)
+      budget_->add_used(shares_->cache, bytes, &undo.used_high_before, &undo.used_high_set);
     else
       budget_->add_used(bytes, &undo.used_high_before, &undo.used_high_set);
   }
   void cache_sub_used(std::size_t bytes) {
-    if (used_share_)
-      budget_->sub_used(*used_share_, bytes);
+    if (shares_)
+      budget_->sub_used(shares_->cache, bytes);
     else
       budget_->sub_used(bytes);
   }
@@ -403,7 +416,7 @@ private:
   block_set<by_queue> pending_queue_{key_less<by_queue>{}, alloc_t{&nodes_}};
   block_set<by_event> pending_event_{key_less<by_event>{}, alloc_t{&nodes_}};
   std::shared_ptr<pool_budget> budget_;
-  pool_budget::used_share *used_share_ = nullptr; // changed under cache_mu_ only
+  pool_budget::core_shares *shares_ = nullptr; // this core's parts of "used"
   std::size_t live_ = 0;
   std::size_t pending_count_ = 0;
   block *quick_[quick_slots] = {};
