@@ -2,7 +2,6 @@
 // The ordered pool core: entry points, construction and destruction.
 // docs/ordered-pool.md describes the model; comments here say why.
 #include <algorithm>
-#include <iterator>
 
 #include "ordo_pool/pool_impl.hpp"
 
@@ -71,23 +70,38 @@ void pool_budget::add_used(std::size_t bytes, std::size_t *high_before, std::siz
 // count moved from one part to another, or while one thread freed a block in one part
 // and then allocated in another, would count too little or too much.
 std::size_t pool_budget::used() const {
-  auto read = [this](std::size_t *parts) {
-    std::size_t sum = parts[0] = used_.load(std::memory_order_seq_cst);
-    for (std::size_t i = 0; i < core_share_count; ++i) {
-      // The core's part first: move_used() adds there last.
-      sum += parts[1 + 2 * i] = shares_[i].core.load(std::memory_order_seq_cst);
-      sum += parts[2 + 2 * i] = shares_[i].cache.load(std::memory_order_seq_cst);
+  const std::size_t cores = shares_in_use_.load(std::memory_order_acquire);
+  if (cores <= 1) { // the common pool, one core: the same reads, unrolled
+    const core_shares &c = shares_[0];
+    std::size_t u = used_.load(std::memory_order_seq_cst), k = c.core.load(std::memory_order_seq_cst),
+                h = c.cache.load(std::memory_order_seq_cst);
+    for (;;) {
+      const std::size_t u2 = used_.load(std::memory_order_seq_cst), k2 = c.core.load(std::memory_order_seq_cst),
+                        h2 = c.cache.load(std::memory_order_seq_cst);
+      if (u2 == u && k2 == k && h2 == h) return u + k + h;
+      u = u2, k = k2, h = h2;
     }
-    return sum;
-  };
-  std::size_t first[1 + 2 * core_share_count], again[1 + 2 * core_share_count];
-  std::size_t sum = read(first);
-  for (;;) {
-    const std::size_t sum_again = read(again);
-    if (std::equal(std::begin(first), std::end(first), std::begin(again))) return sum;
-    std::copy(std::begin(again), std::end(again), std::begin(first));
-    sum = sum_again;
   }
+  constexpr std::size_t most = 1 + 2 * core_share_count;
+  const std::size_t n = 1 + 2 * cores;
+  auto read = [this, n](std::size_t *parts) {
+    parts[0] = used_.load(std::memory_order_seq_cst);
+    for (std::size_t i = 0; 1 + 2 * i < n; ++i) {
+      // The core's part first: move_used() adds there last.
+      parts[1 + 2 * i] = shares_[i].core.load(std::memory_order_seq_cst);
+      parts[2 + 2 * i] = shares_[i].cache.load(std::memory_order_seq_cst);
+    }
+  };
+  std::size_t first[most], again[most];
+  read(first);
+  for (;;) {
+    read(again);
+    if (std::equal(first, first + n, again)) break;
+    std::copy(again, again + n, first);
+  }
+  std::size_t sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum += first[i];
+  return sum;
 }
 
 void pool_budget::raise_used_high(std::size_t *high_before, std::size_t *high_set) {
@@ -95,9 +109,13 @@ void pool_budget::raise_used_high(std::size_t *high_before, std::size_t *high_se
 }
 
 pool_budget::core_shares *pool_budget::claim_shares() {
-  for (core_shares &s : shares_) {
+  for (std::size_t i = 0; i < core_share_count; ++i) {
     bool free = false;
-    if (s.taken.compare_exchange_strong(free, true, std::memory_order_acq_rel)) return &s;
+    if (!shares_[i].taken.compare_exchange_strong(free, true, std::memory_order_acq_rel)) continue;
+    std::size_t in_use = shares_in_use_.load(std::memory_order_relaxed);
+    while (in_use < i + 1 && !shares_in_use_.compare_exchange_weak(in_use, i + 1, std::memory_order_acq_rel)) {
+    }
+    return &shares_[i];
   }
   return nullptr;
 }

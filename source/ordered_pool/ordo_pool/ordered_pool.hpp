@@ -189,6 +189,7 @@ private:
   std::atomic<std::size_t> reserved_{0}, reserved_high_{0}, used_{0};
   mutable std::atomic<std::size_t> used_high_{0}; // stats() raises it
   core_shares shares_[core_share_count];
+  std::atomic<std::size_t> shares_in_use_{0}; // slots ever claimed: used() reads no more
 };
 
 struct block_info {
