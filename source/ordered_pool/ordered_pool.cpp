@@ -62,34 +62,44 @@ std::size_t pool_budget::room() const {
 }
 
 void pool_budget::add_used(std::size_t bytes, std::size_t *high_before, std::size_t *high_set) {
-  used_.fetch_add(bytes, std::memory_order_acq_rel);
+  shared_.in.fetch_add(bytes, std::memory_order_seq_cst);
   raise_used_high(high_before, high_set);
 }
 
-// The parts are read twice, until both readings agree: a sum read while a block's
-// count moved from one part to another, or while one thread freed a block in one part
-// and then allocated in another, would count too little or too much.
+// Every count read twice, until both readings agree: the counts only grow, so they were
+// then all the values of one moment (between the two readings), and the sum is what the
+// pool held at that moment.
 std::size_t pool_budget::used() const {
   const std::size_t cores = shares_in_use_.load(std::memory_order_acquire);
   if (cores <= 1) { // the common pool, one core: the same reads, unrolled
     const core_shares &c = shares_[0];
-    std::size_t u = used_.load(std::memory_order_seq_cst), k = c.core.load(std::memory_order_seq_cst),
-                h = c.cache.load(std::memory_order_seq_cst);
+    auto read = [&](std::size_t(&v)[6]) {
+      v[0] = shared_.in.load(std::memory_order_seq_cst);
+      v[1] = shared_.out.load(std::memory_order_seq_cst);
+      v[2] = c.core.in.load(std::memory_order_seq_cst);
+      v[3] = c.core.out.load(std::memory_order_seq_cst);
+      v[4] = c.cache.in.load(std::memory_order_seq_cst);
+      v[5] = c.cache.out.load(std::memory_order_seq_cst);
+    };
+    std::size_t v[6], w[6];
+    read(v);
     for (;;) {
-      const std::size_t u2 = used_.load(std::memory_order_seq_cst), k2 = c.core.load(std::memory_order_seq_cst),
-                        h2 = c.cache.load(std::memory_order_seq_cst);
-      if (u2 == u && k2 == k && h2 == h) return u + k + h;
-      u = u2, k = k2, h = h2;
+      read(w);
+      if (v[0] == w[0] && v[1] == w[1] && v[2] == w[2] && v[3] == w[3] && v[4] == w[4] && v[5] == w[5])
+        return v[0] - v[1] + v[2] - v[3] + v[4] - v[5];
+      std::copy(w, w + 6, v);
     }
   }
-  constexpr std::size_t most = 1 + 2 * core_share_count;
-  const std::size_t n = 1 + 2 * cores;
-  auto read = [this, n](std::size_t *parts) {
-    parts[0] = used_.load(std::memory_order_seq_cst);
-    for (std::size_t i = 0; 1 + 2 * i < n; ++i) {
-      // The core's part first: move_used() adds there last.
-      parts[1 + 2 * i] = shares_[i].core.load(std::memory_order_seq_cst);
-      parts[2 + 2 * i] = shares_[i].cache.load(std::memory_order_seq_cst);
+  constexpr std::size_t most = 2 + 4 * core_share_count;
+  const std::size_t n = 2 + 4 * cores;
+  auto read = [this, n](std::size_t *c) {
+    c[0] = shared_.in.load(std::memory_order_seq_cst);
+    c[1] = shared_.out.load(std::memory_order_seq_cst);
+    for (std::size_t i = 0; 2 + 4 * i < n; ++i) {
+      c[2 + 4 * i] = shares_[i].core.in.load(std::memory_order_seq_cst);
+      c[3 + 4 * i] = shares_[i].core.out.load(std::memory_order_seq_cst);
+      c[4 + 4 * i] = shares_[i].cache.in.load(std::memory_order_seq_cst);
+      c[5 + 4 * i] = shares_[i].cache.out.load(std::memory_order_seq_cst);
     }
   };
   std::size_t first[most], again[most];
@@ -100,7 +110,7 @@ std::size_t pool_budget::used() const {
     std::copy(again, again + n, first);
   }
   std::size_t sum = 0;
-  for (std::size_t i = 0; i < n; ++i) sum += first[i];
+  for (std::size_t i = 0; i < n; i += 2) sum += first[i] - first[i + 1];
   return sum;
 }
 
@@ -122,8 +132,16 @@ pool_budget::core_shares *pool_budget::claim_shares() {
 
 void pool_budget::return_shares(core_shares *s) {
   if (!s) return;
-  used_.fetch_add(s->core.exchange(0, std::memory_order_acq_rel) + s->cache.exchange(0, std::memory_order_acq_rel),
-                  std::memory_order_acq_rel);
+  // The core is gone (nothing changes its parts). In this order a reader meeting the
+  // fold half done sees too little, never too much.
+  const std::size_t in = s->core.in.load(std::memory_order_acquire) + s->cache.in.load(std::memory_order_acquire);
+  const std::size_t out = s->core.out.load(std::memory_order_acquire) + s->cache.out.load(std::memory_order_acquire);
+  shared_.out.fetch_add(out, std::memory_order_seq_cst);
+  s->core.in.store(0, std::memory_order_seq_cst);
+  s->cache.in.store(0, std::memory_order_seq_cst);
+  shared_.in.fetch_add(in, std::memory_order_seq_cst);
+  s->core.out.store(0, std::memory_order_seq_cst);
+  s->cache.out.store(0, std::memory_order_seq_cst);
   s->taken.store(false, std::memory_order_release);
 }
 
@@ -323,8 +341,7 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
   if (!rel.event && k > 1 && !stock_up(free_nodes + 6 * k, 2 * k)) return status::out_of_memory;
   if (rel.event && cache_count_ != 0 && !stock_up(3 * free_nodes, 0)) // two neighbours may go back
     return status::out_of_memory;
-  if (cache_keep(b, rel)) { // else cached neighbours it would merge with are back in the core
-    core_sub_used(b->size);
+  if (cache_keep(b, rel)) { // counted out; else cached neighbours it would merge with are back in the core
     if (block_size) *block_size = b->size;
     return status::success;
   }

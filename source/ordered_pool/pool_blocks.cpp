@@ -624,6 +624,9 @@ bool ordered_pool::impl::cache_keep(block *b, const release_info &rel) {
     if (j == cache_count_) return false;
     unlend(j);
   }
+  // Counted out before the entry is visible: a cache_alloc on another thread (no mu_)
+  // may lend it the moment cache_mu_ is let go, and would count it in again.
+  core_sub_used(b->size);
   drop_inherited(b); // completed, or ordered before this free (see free())
   if (rel.event) be_.retain_event(rel.event);
   cache_entry &e = cache_[cache_count_++];

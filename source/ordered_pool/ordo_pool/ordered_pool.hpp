@@ -130,36 +130,40 @@ public:
   // Bytes the maximum still allows (SIZE_MAX without one).
   std::size_t room() const;
   void add_used(std::size_t bytes, std::size_t *high_before = nullptr, std::size_t *high_set = nullptr);
-  void sub_used(std::size_t bytes) { used_.fetch_sub(bytes, std::memory_order_acq_rel); }
+  void sub_used(std::size_t bytes) { shared_.out.fetch_add(bytes, std::memory_order_seq_cst); }
 
-  // One core's parts of "used" (null when every pair is taken: the core then uses
-  // add_used and sub_used above). `core` changes only under the core's mutex, `cache`
-  // only under its lane cache's lock. Each block's alloc and free are counted in the
-  // same part (move_used carries a lent block's count over when the core takes it back),
-  // so no part is ever below zero.
-  using used_share = std::atomic<std::size_t>;
-  struct alignas(64) core_shares {
-    used_share core{0};
-    used_share cache{0};
+  // A part of "used": bytes counted in and bytes counted out, each only ever growing,
+  // so two readings that agree were the values of one moment (a count that went down
+  // and up again between them could match without being so).
+  struct alignas(64) used_part {
+    std::atomic<std::size_t> in{0}, out{0};
+  };
+  // One core's parts (null when every pair is taken: the core then uses add_used and
+  // sub_used above). `core` changes only under the core's mutex, `cache` only under its
+  // lane cache's lock, each with a plain load and store. Each block's alloc and free are
+  // counted in the same part (move_used carries a lent block's count over when the core
+  // takes it back).
+  struct core_shares {
+    used_part core, cache;
     std::atomic<bool> taken{false};
   };
   core_shares *claim_shares();
-  void return_shares(core_shares *shares); // folds what they count into the shared count
+  void return_shares(core_shares *shares); // folds what they count into the shared part
   // The store is sequentially consistent (an exchange on x86) and so are the reads of the
   // sum: of two allocs counted in different parts at the same instant, at least one sees
   // the other's bytes, so the high-water mark records the peak both made.
-  void add_used(used_share &part, std::size_t bytes, std::size_t *high_before, std::size_t *high_set) {
-    part.store(part.load(std::memory_order_relaxed) + bytes, std::memory_order_seq_cst);
+  void add_used(used_part &part, std::size_t bytes, std::size_t *high_before, std::size_t *high_set) {
+    part.in.store(part.in.load(std::memory_order_relaxed) + bytes, std::memory_order_seq_cst);
     raise_used_high(high_before, high_set);
   }
-  void sub_used(used_share &part, std::size_t bytes) {
-    part.store(part.load(std::memory_order_relaxed) - bytes, std::memory_order_release);
+  void sub_used(used_part &part, std::size_t bytes) {
+    part.out.store(part.out.load(std::memory_order_relaxed) + bytes, std::memory_order_release);
   }
-  // Under both locks. The source first: a reader (core part first, then cache) then sees
-  // the bytes in one part, or, while the move is under way, in neither; never in both.
+  // Under both locks; the source first, so a reader meeting the move half done sees the
+  // bytes in neither part, never in both.
   void move_used(core_shares &s, std::size_t bytes) {
     sub_used(s.cache, bytes);
-    s.core.store(s.core.load(std::memory_order_relaxed) + bytes, std::memory_order_release);
+    s.core.in.store(s.core.in.load(std::memory_order_relaxed) + bytes, std::memory_order_release);
   }
   // An undone alloc: a high-water mark it set goes back, unless something raised it since.
   void undo_used_high(std::size_t before, std::size_t set);
@@ -179,14 +183,14 @@ public:
 private:
   static constexpr std::size_t core_share_count = 4;
   std::size_t used() const; // the shared count and every part
-  // The mark follows the sum of the counts: an update that finds the sum above it
-  // raises it, and so does a stats() that does (two cores updating at the same instant
-  // may each miss the other's update; the next update or query sees both).
+  // The mark follows the sum: an alloc raises it to the sum it reads after counting its
+  // block, and so does a stats() that finds the sum above it.
   void raise_used_high(std::size_t *high_before, std::size_t *high_set);
 
   const std::size_t max_;
   std::atomic<std::size_t> threshold_;
-  std::atomic<std::size_t> reserved_{0}, reserved_high_{0}, used_{0};
+  std::atomic<std::size_t> reserved_{0}, reserved_high_{0};
+  used_part shared_;                              // the cores without parts of their own
   mutable std::atomic<std::size_t> used_high_{0}; // stats() raises it
   core_shares shares_[core_share_count];
   std::atomic<std::size_t> shares_in_use_{0}; // slots ever claimed: used() reads no more
