@@ -68,49 +68,57 @@ void pool_budget::add_used(std::size_t bytes, std::size_t *high_before, std::siz
 
 // Every count read twice, until both readings agree: the counts only grow, so they were
 // then all the values of one moment (between the two readings), and the sum is what the
-// pool held at that moment.
+// pool held at that moment; unless a block's count was moving between a core's parts
+// then (its move count odd), when the reader reads again.
 std::size_t pool_budget::used() const {
   const std::size_t cores = shares_in_use_.load(std::memory_order_acquire);
   if (cores <= 1) { // the common pool, one core: the same reads, unrolled
     const core_shares &c = shares_[0];
-    auto read = [&](std::size_t(&v)[6]) {
+    auto read = [&](std::size_t *v) {
       v[0] = shared_.in.load(std::memory_order_seq_cst);
       v[1] = shared_.out.load(std::memory_order_seq_cst);
       v[2] = c.core.in.load(std::memory_order_seq_cst);
       v[3] = c.core.out.load(std::memory_order_seq_cst);
       v[4] = c.cache.in.load(std::memory_order_seq_cst);
       v[5] = c.cache.out.load(std::memory_order_seq_cst);
+      v[6] = c.moving.load(std::memory_order_seq_cst);
     };
-    std::size_t v[6], w[6];
+    std::size_t v[7], w[7];
     read(v);
     for (;;) {
       read(w);
-      if (v[0] == w[0] && v[1] == w[1] && v[2] == w[2] && v[3] == w[3] && v[4] == w[4] && v[5] == w[5])
-        return v[0] - v[1] + v[2] - v[3] + v[4] - v[5];
-      std::copy(w, w + 6, v);
+      if (std::equal(v, v + 7, w) && v[6] % 2 == 0) return v[0] - v[1] + v[2] - v[3] + v[4] - v[5];
+      std::copy(w, w + 7, v);
     }
   }
-  constexpr std::size_t most = 2 + 4 * core_share_count;
-  const std::size_t n = 2 + 4 * cores;
+  // Per core: in and out of each part, then its move count.
+  constexpr std::size_t most = 2 + 5 * core_share_count;
+  const std::size_t n = 2 + 5 * cores;
   auto read = [this, n](std::size_t *c) {
     c[0] = shared_.in.load(std::memory_order_seq_cst);
     c[1] = shared_.out.load(std::memory_order_seq_cst);
-    for (std::size_t i = 0; 2 + 4 * i < n; ++i) {
-      c[2 + 4 * i] = shares_[i].core.in.load(std::memory_order_seq_cst);
-      c[3 + 4 * i] = shares_[i].core.out.load(std::memory_order_seq_cst);
-      c[4 + 4 * i] = shares_[i].cache.in.load(std::memory_order_seq_cst);
-      c[5 + 4 * i] = shares_[i].cache.out.load(std::memory_order_seq_cst);
+    for (std::size_t i = 0; 2 + 5 * i < n; ++i) {
+      c[2 + 5 * i] = shares_[i].core.in.load(std::memory_order_seq_cst);
+      c[3 + 5 * i] = shares_[i].core.out.load(std::memory_order_seq_cst);
+      c[4 + 5 * i] = shares_[i].cache.in.load(std::memory_order_seq_cst);
+      c[5 + 5 * i] = shares_[i].cache.out.load(std::memory_order_seq_cst);
+      c[6 + 5 * i] = shares_[i].moving.load(std::memory_order_seq_cst);
     }
+  };
+  auto settled = [n](const std::size_t *c) {
+    for (std::size_t i = 6; i < n; i += 5)
+      if (c[i] % 2) return false;
+    return true;
   };
   std::size_t first[most], again[most];
   read(first);
   for (;;) {
     read(again);
-    if (std::equal(first, first + n, again)) break;
+    if (std::equal(first, first + n, again) && settled(first)) break;
     std::copy(again, again + n, first);
   }
-  std::size_t sum = 0;
-  for (std::size_t i = 0; i < n; i += 2) sum += first[i] - first[i + 1];
+  std::size_t sum = first[0] - first[1];
+  for (std::size_t i = 2; i < n; i += 5) sum += first[i] - first[i + 1] + first[i + 2] - first[i + 3];
   return sum;
 }
 
@@ -264,7 +272,7 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   if (live->event || live->has_runs) inherited_live_ = true;
   live_index_.insert(live);
   ++live_;
-  core_add_used(live->size, undo);
+  add_used(core_part, live->size, undo);
 
   out.ptr = reinterpret_cast<void *>(live->addr);
   out.block_size = live->size;
@@ -352,7 +360,7 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
 
   --live_;
   live_index_.erase(b->addr);
-  core_sub_used(b->size);
+  sub_used(core_part, b->size);
   if (block_size) *block_size = b->size;
   if (quick) {
     keep_quick(b, rel);
@@ -416,7 +424,7 @@ status ordered_pool::impl::cancel(const alloc_result &res) {
       cache_entry &e = cache_[i];
       e.lent = false;
       e.requested = 0;
-      cache_sub_used(e.size);
+      sub_used(cache_part, e.size);
       budget_->undo_used_high(res.undo.used_high_before, res.undo.used_high_set);
       return status::success;
     }
@@ -427,7 +435,7 @@ status ordered_pool::impl::cancel(const alloc_result &res) {
   chunk *owner = chunk_of(b->addr);
   --live_;
   live_index_.erase(b->addr);
-  core_sub_used(b->size);
+  sub_used(core_part, b->size);
   b->requested = 0;
   release_now(b);
   budget_->undo_used_high(res.undo.used_high_before, res.undo.used_high_set);

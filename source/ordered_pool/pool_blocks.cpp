@@ -507,7 +507,7 @@ bool ordered_pool::impl::cache_alloc(const alloc_request &rq, std::size_t need, 
     e.lent = true;
     e.requested = rq.size;
     out.undo = alloc_undo{};
-    cache_add_used(e.size, out.undo);
+    add_used(cache_part, e.size, out.undo);
     out.ptr = reinterpret_cast<void *>(e.addr);
     out.block_size = e.size;
     out.needs_zero = cfg_.zero_init;
@@ -551,7 +551,7 @@ bool ordered_pool::impl::cache_free(std::uintptr_t addr, const release_info &rel
   e.in_order = rel.event != nullptr;
   e.lent = false;
   e.requested = 0;
-  cache_sub_used(e.size);
+  sub_used(cache_part, e.size);
   if (block_size) *block_size = e.size;
   st = status::success;
   return true;
@@ -626,7 +626,7 @@ bool ordered_pool::impl::cache_keep(block *b, const release_info &rel) {
   }
   // Counted out before the entry is visible: a cache_alloc on another thread (no mu_)
   // may lend it the moment cache_mu_ is let go, and would count it in again.
-  core_sub_used(b->size);
+  sub_used(core_part, b->size);
   drop_inherited(b); // completed, or ordered before this free (see free())
   if (rel.event) be_.retain_event(rel.event);
   cache_entry &e = cache_[cache_count_++];

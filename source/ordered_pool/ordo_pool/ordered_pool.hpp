@@ -145,6 +145,9 @@ public:
   // takes it back).
   struct core_shares {
     used_part core, cache;
+    // Odd while move_used() is under way: a reader that meets one, or sees it change,
+    // reads again (the block is live throughout, in one part or the other).
+    std::atomic<std::size_t> moving{0};
     std::atomic<bool> taken{false};
   };
   core_shares *claim_shares();
@@ -159,11 +162,13 @@ public:
   void sub_used(used_part &part, std::size_t bytes) {
     part.out.store(part.out.load(std::memory_order_relaxed) + bytes, std::memory_order_release);
   }
-  // Under both locks; the source first, so a reader meeting the move half done sees the
-  // bytes in neither part, never in both.
+  // Under both locks (so one at a time per core).
   void move_used(core_shares &s, std::size_t bytes) {
+    const std::size_t m = s.moving.load(std::memory_order_relaxed);
+    s.moving.store(m + 1, std::memory_order_seq_cst);
     sub_used(s.cache, bytes);
-    s.core.in.store(s.core.in.load(std::memory_order_relaxed) + bytes, std::memory_order_release);
+    s.core.in.store(s.core.in.load(std::memory_order_relaxed) + bytes, std::memory_order_seq_cst);
+    s.moving.store(m + 2, std::memory_order_seq_cst);
   }
   // An undone alloc: a high-water mark it set goes back, unless something raised it since.
   void undo_used_high(std::size_t before, std::size_t set);

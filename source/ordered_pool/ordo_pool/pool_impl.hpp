@@ -168,29 +168,21 @@ public:
   // cached block); false when the core must decide (nothing changed).
   // With `live_only` (free_if_live) a cached block is not_owned, as a freed one.
   bool cache_free(std::uintptr_t addr, const release_info &rel, bool live_only, status &st, std::size_t *block_size);
-  // The core's changes to "used" (under mu_) and the cache's (under cache_mu_), each into
-  // its own part when the core has parts (pool_budget::core_shares).
-  void core_add_used(std::size_t bytes, alloc_undo &undo) {
+  // The core's changes to "used" (under mu_) go to its part `core`, the cache's (under
+  // cache_mu_) to its part `cache` (pool_budget::core_shares); without parts, to the
+  // pool-wide count.
+  using used_part_of = pool_budget::used_part pool_budget::core_shares::*;
+  static constexpr used_part_of core_part = &pool_budget::core_shares::core;
+  static constexpr used_part_of cache_part = &pool_budget::core_shares::cache;
+  void add_used(used_part_of part, std::size_t bytes, alloc_undo &undo) {
     if (shares_)
-      budget_->add_used(shares_->core, bytes, &undo.used_high_before, &undo.used_high_set);
+      budget_->add_used(shares_->*part, bytes, &undo.used_high_before, &undo.used_high_set);
     else
       budget_->add_used(bytes, &undo.used_high_before, &undo.used_high_set);
   }
-  void core_sub_used(std::size_t bytes) {
+  void sub_used(used_part_of part, std::size_t bytes) {
     if (shares_)
-      budget_->sub_used(shares_->core, bytes);
-    else
-      budget_->sub_used(bytes);
-  }
-  void cache_add_used(std::size_t bytes, alloc_undo &undo) {
-    if (shares_)
-      budget_->add_used(shares_->cache, bytes, &undo.used_high_before, &undo.used_high_set);
-    else
-      budget_->add_used(bytes, &undo.used_high_before, &undo.used_high_set);
-  }
-  void cache_sub_used(std::size_t bytes) {
-    if (shares_)
-      budget_->sub_used(shares_->cache, bytes);
+      budget_->sub_used(shares_->*part, bytes);
     else
       budget_->sub_used(bytes);
   }
