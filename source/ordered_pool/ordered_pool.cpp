@@ -69,35 +69,14 @@ void pool_budget::add_used(std::size_t bytes, std::size_t *high_before, std::siz
 // Every count read twice, until both readings agree: the counts only grow, so they were
 // then all the values of one moment (between the two readings), and the sum is what the
 // pool held at that moment; unless a block's count was moving between a core's parts
-// then (its move count odd), when the reader reads again.
-std::size_t pool_budget::used() const {
-  const std::size_t cores = shares_in_use_.load(std::memory_order_acquire);
-  if (cores <= 1) { // the common pool, one core: the same reads, unrolled
-    const core_shares &c = shares_[0];
-    auto read = [&](std::size_t *v) {
-      v[0] = shared_.in.load(std::memory_order_seq_cst);
-      v[1] = shared_.out.load(std::memory_order_seq_cst);
-      v[2] = c.core.in.load(std::memory_order_seq_cst);
-      v[3] = c.core.out.load(std::memory_order_seq_cst);
-      v[4] = c.cache.in.load(std::memory_order_seq_cst);
-      v[5] = c.cache.out.load(std::memory_order_seq_cst);
-      v[6] = c.moving.load(std::memory_order_seq_cst);
-    };
-    std::size_t v[7], w[7];
-    read(v);
-    for (;;) {
-      read(w);
-      if (std::equal(v, v + 7, w) && v[6] % 2 == 0) return v[0] - v[1] + v[2] - v[3] + v[4] - v[5];
-      std::copy(w, w + 7, v);
-    }
-  }
-  // Per core: in and out of each part, then its move count.
-  constexpr std::size_t most = 2 + 5 * core_share_count;
-  const std::size_t n = 2 + 5 * cores;
-  auto read = [this, n](std::size_t *c) {
+// then (its move count odd), when the reader reads again. One instance per number of
+// cores, so the reads of the common one-core pool are a straight line.
+template <std::size_t Cores> std::size_t pool_budget::used_over() const {
+  constexpr std::size_t n = 2 + 5 * Cores; // the shared part, then per core: in and out of each part, moves
+  auto read = [this](std::size_t *c) {
     c[0] = shared_.in.load(std::memory_order_seq_cst);
     c[1] = shared_.out.load(std::memory_order_seq_cst);
-    for (std::size_t i = 0; 2 + 5 * i < n; ++i) {
+    for (std::size_t i = 0; i < Cores; ++i) {
       c[2 + 5 * i] = shares_[i].core.in.load(std::memory_order_seq_cst);
       c[3 + 5 * i] = shares_[i].core.out.load(std::memory_order_seq_cst);
       c[4 + 5 * i] = shares_[i].cache.in.load(std::memory_order_seq_cst);
@@ -105,12 +84,12 @@ std::size_t pool_budget::used() const {
       c[6 + 5 * i] = shares_[i].moving.load(std::memory_order_seq_cst);
     }
   };
-  auto settled = [n](const std::size_t *c) {
-    for (std::size_t i = 6; i < n; i += 5)
-      if (c[i] % 2) return false;
+  auto settled = [](const std::size_t *c) {
+    for (std::size_t i = 0; i < Cores; ++i)
+      if (c[6 + 5 * i] % 2) return false;
     return true;
   };
-  std::size_t first[most], again[most];
+  std::size_t first[n], again[n];
   read(first);
   for (;;) {
     read(again);
@@ -118,8 +97,20 @@ std::size_t pool_budget::used() const {
     std::copy(again, again + n, first);
   }
   std::size_t sum = first[0] - first[1];
-  for (std::size_t i = 2; i < n; i += 5) sum += first[i] - first[i + 1] + first[i + 2] - first[i + 3];
+  for (std::size_t i = 0; i < Cores; ++i)
+    sum += first[2 + 5 * i] - first[3 + 5 * i] + first[4 + 5 * i] - first[5 + 5 * i];
   return sum;
+}
+
+std::size_t pool_budget::used() const {
+  static_assert(core_share_count == 4, "one instance of used_over per number of cores");
+  switch (shares_in_use_.load(std::memory_order_acquire)) {
+  case 0:
+  case 1: return used_over<1>();
+  case 2: return used_over<2>();
+  case 3: return used_over<3>();
+  default: return used_over<4>();
+  }
 }
 
 void pool_budget::raise_used_high(std::size_t *high_before, std::size_t *high_set) {

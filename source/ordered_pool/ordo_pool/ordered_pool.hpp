@@ -188,6 +188,7 @@ public:
 private:
   static constexpr std::size_t core_share_count = 4;
   std::size_t used() const; // the shared count and every part
+  template <std::size_t Cores> std::size_t used_over() const;
   // The mark follows the sum: an alloc raises it to the sum it reads after counting its
   // block, and so does a stats() that finds the sum above it.
   void raise_used_high(std::size_t *high_before, std::size_t *high_set);
