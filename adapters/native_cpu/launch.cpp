@@ -98,12 +98,17 @@ ur_result_t check_args(const ordo_nc_kernel_desc &desc, uint32_t numArgs, const 
   for (uint32_t idx = 0; idx < n; ++idx) {
     if (chosen[idx] < 0) return UR_RESULT_ERROR_INVALID_KERNEL_ARGS; // never set
     const ur_exp_kernel_arg_properties_t &a = pArgs[chosen[idx]];
+    // Both sums saturate: sizes near SIZE_MAX must not wrap to a small block (refused below
+    // and by the local memory check, not run with too little room).
     if (a.type == UR_EXP_KERNEL_ARG_TYPE_LOCAL) {
       ++s.num_locals;
-      s.local_block += align_up(a.size, ORDO_NC_LOCAL_ALIGN);
+      const size_t slice = a.size > SIZE_MAX - ORDO_NC_LOCAL_ALIGN ? SIZE_MAX : align_up(a.size, ORDO_NC_LOCAL_ALIGN);
+      s.local_block = slice > SIZE_MAX - s.local_block ? SIZE_MAX : s.local_block + slice;
     } else {
-      s.value_bytes =
-          align_up(s.value_bytes, kAlign) + (a.type == UR_EXP_KERNEL_ARG_TYPE_VALUE ? a.size : sizeof(void *));
+      const size_t bytes = a.type == UR_EXP_KERNEL_ARG_TYPE_VALUE ? a.size : sizeof(void *);
+      s.value_bytes = bytes > kMaxParameterSize || s.value_bytes > kMaxParameterSize
+                          ? kMaxParameterSize + 1
+                          : align_up(s.value_bytes, kAlign) + bytes;
     }
   }
   if (s.value_bytes > kMaxParameterSize) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
@@ -507,7 +512,8 @@ inline bool try_join(Queue &q, Kernel &k, uint32_t workDim, const size_t *offset
   const uint32_t num_kernel_args = k->desc->num_args;
   int *chosen = num_kernel_args <= 16 ? chosen_here : (chosen_more.resize(num_kernel_args), chosen_more.data());
   if (ur_result_t r = check_args(*k->desc, numArgs, pArgs, chosen, spec)) return r;
-  if (spec.local_block + spec.wg_memory > 0 && spec.local_block + spec.wg_memory > local_memory_size())
+  const uint64_t local_limit = local_memory_size(); // the sum of the two, without wrapping
+  if (spec.local_block > local_limit || spec.wg_memory > local_limit - spec.local_block)
     return UR_RESULT_ERROR_OUT_OF_RESOURCES;
   CommandBuilder cmd(*q, UR_COMMAND_KERNEL_LAUNCH);
   if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
