@@ -33,7 +33,6 @@ struct launch_hooks {
     }
     // Every argument of the kernel is named, once or more (the last one counts).
     const uint32_t nparams = k->props.numKernelArgs;
-    std::vector<bool> seen(nparams, false);
     for (uint32_t a = 0; a < args.numArgs; ++a) {
       const ur_exp_kernel_arg_properties_t &arg = args.pArgs[a];
       if (arg.index >= nparams) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
@@ -56,10 +55,10 @@ struct launch_hooks {
       case UR_EXP_KERNEL_ARG_TYPE_SAMPLER: return UR_RESULT_ERROR_UNSUPPORTED_FEATURE; // no samplers
       default: return UR_RESULT_ERROR_INVALID_ENUMERATION;
       }
-      seen[arg.index] = true;
     }
-    for (bool s : seen)
-      if (!s) return UR_RESULT_ERROR_INVALID_KERNEL_ARGS;
+    if (ur_result_t r = ordo::ur_common::check_named_args(nparams, args.numArgs, args.pArgs,
+                                                          q->dev->facts.compute.maxSharedLocalMemory))
+      return r;
 
     // The launch shape: Level Zero takes a group size and a group count per dimension.
     const ze_device_compute_properties_t &c = q->dev->facts.compute;

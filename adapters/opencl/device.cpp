@@ -70,6 +70,7 @@ bool probe_device(ur_device_handle_t_ &d) {
     d.cl_minor = minor;
   }
   d.max_alloc = device_query<cl_ulong>(&d, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  d.local_mem = device_query<cl_ulong>(&d, CL_DEVICE_LOCAL_MEM_SIZE);
   if (cl_uint align = device_query<cl_uint>(&d, CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE)) d.largest_type_align = align;
   if (d.cl_major >= 2) {
     d.svm = device_query<cl_device_svm_capabilities>(&d, CL_DEVICE_SVM_CAPABILITIES);

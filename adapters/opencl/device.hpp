@@ -23,6 +23,7 @@ struct ur_device_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::devi
   cl_uint cl_major = 1, cl_minor = 2; // OpenCL version of the device
   std::string name, extensions, il_version;
   cl_ulong max_alloc = 0;
+  cl_ulong local_mem = 0;           // CL_DEVICE_LOCAL_MEM_SIZE
   cl_uint largest_type_align = 128; // bytes: the most alignment OpenCL allocations take
   cl_device_svm_capabilities svm = 0;
   cl_command_queue_properties host_queue_props = 0;

@@ -158,6 +158,10 @@ ur_result_t UR_APICALL urEnqueueKernelLaunchWithArgsExp(
     return r;
   for (uint32_t i = 0; i < numArgs; ++i)
     if (pArgs[i].type > UR_EXP_KERNEL_ARG_TYPE_SAMPLER) return UR_RESULT_ERROR_INVALID_ENUMERATION;
+  // A cl_kernel keeps the arguments of its last launch: one this launch leaves out must be
+  // refused here, not run with an earlier launch's value.
+  if (ur_result_t r = ordo::ur_common::check_named_args(hKernel->num_args, numArgs, pArgs, hQueue->dev->local_mem))
+    return r;
   if (launchPropList) {
     if (launchPropList->flags & UR_KERNEL_LAUNCH_FLAG_COOPERATIVE) return UR_RESULT_ERROR_INVALID_OPERATION;
     for (auto *p = static_cast<const ur_base_properties_t *>(launchPropList->pNext); p;

@@ -69,9 +69,10 @@ struct launch_hooks {
       cooperative = args.launchPropList->flags & UR_KERNEL_LAUNCH_FLAG_COOPERATIVE;
       for (auto *ext = static_cast<const ur_base_properties_t *>(args.launchPropList->pNext); ext;
            ext = static_cast<const ur_base_properties_t *>(ext->pNext)) {
-        if (ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_WORKGROUP_PROPERTY)
-          extra_shared += reinterpret_cast<const ur_kernel_launch_workgroup_property_t *>(ext)->workgroup_mem_size;
-        else if (ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_CLUSTER_PROPERTY)
+        if (ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_WORKGROUP_PROPERTY) {
+          const size_t wg = reinterpret_cast<const ur_kernel_launch_workgroup_property_t *>(ext)->workgroup_mem_size;
+          extra_shared = wg > SIZE_MAX - extra_shared ? SIZE_MAX : extra_shared + wg; // saturating, as below
+        } else if (ext->stype == UR_STRUCTURE_TYPE_KERNEL_LAUNCH_CLUSTER_PROPERTY)
           return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
       }
     }
@@ -116,9 +117,10 @@ struct launch_hooks {
       case UR_EXP_KERNEL_ARG_TYPE_LOCAL: {
         if (want != sizeof(size_t)) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
         if (arg.size == 0) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+        // Saturating: a size near SIZE_MAX must be refused below, not wrap to a small block.
         size_t align = local_alignment(arg.size);
-        size_t offset = (shared + align - 1) / align * align;
-        shared = offset + arg.size;
+        size_t offset = shared > SIZE_MAX - (align - 1) ? SIZE_MAX : (shared + align - 1) / align * align;
+        shared = arg.size > SIZE_MAX - offset ? SIZE_MAX : offset + arg.size;
         storage[arg.index] = offset;
         params[arg.index] = &storage[arg.index];
         break;
@@ -140,7 +142,7 @@ struct launch_hooks {
     for (size_t i = 0; i < nparams; ++i)
       if (!params[i]) return UR_RESULT_ERROR_INVALID_KERNEL_ARGS;
     params[nparams] = offset; // read only by the offset variant
-    shared += extra_shared;
+    shared = extra_shared > SIZE_MAX - shared ? SIZE_MAX : shared + extra_shared;
 
     // The launch shape.
     const device_facts &facts = q->dev->facts;
@@ -167,7 +169,8 @@ struct launch_hooks {
     if (shared > size_t(k->dynamic_shared_limit.load(std::memory_order_relaxed))) {
       // Past 48 KiB the kernel must opt in to more dynamic shared memory.
       size_t fixed = size_t(kernel_attr(f, func_attr::shared_size_bytes));
-      if (shared + fixed > size_t(facts.shared_per_block_optin)) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
+      const size_t optin = size_t(facts.shared_per_block_optin);
+      if (shared > optin || fixed > optin - shared) return UR_RESULT_ERROR_OUT_OF_RESOURCES;
       ORDO_DRV(drv::function_set_max_dynamic_shared(f, int(shared)));
       k->dynamic_shared_limit.store(int(shared), std::memory_order_relaxed);
     }

@@ -21,6 +21,7 @@
 //   };
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -47,6 +48,33 @@ ur_result_t check_launch(uint32_t dims, const size_t *gws, const size_t *lws, ui
     for (uint32_t i = 0; i < dims; ++i)
       if (lws[i] == 0) return UR_RESULT_ERROR_INVALID_WORK_GROUP_SIZE;
   return same_context ? UR_RESULT_SUCCESS : UR_RESULT_ERROR_INVALID_KERNEL;
+}
+
+// The arguments a launch names, against a kernel of `kernel_args` parameters on a device
+// with `local_mem_size` bytes of local memory: each index in range
+// (INVALID_KERNEL_ARGUMENT_INDEX), each parameter named at least once (INVALID_KERNEL_ARGS:
+// nothing carries over from an earlier launch), and the local arguments' sizes, summed
+// without wrapping, within the device's local memory (OUT_OF_RESOURCES). The caller has
+// checked each argument's own fields.
+inline ur_result_t check_named_args(uint32_t kernel_args, uint32_t numArgs, const ur_exp_kernel_arg_properties_t *pArgs,
+                                    uint64_t local_mem_size) {
+  uint64_t named_few = 0; // up to 64 parameters: no allocation on a launch
+  std::vector<bool> named_many(kernel_args > 64 ? kernel_args : 0, false);
+  uint64_t local = 0;
+  for (uint32_t i = 0; i < numArgs; ++i) {
+    const ur_exp_kernel_arg_properties_t &a = pArgs[i];
+    if (a.index >= kernel_args) return UR_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+    if (kernel_args > 64)
+      named_many[a.index] = true;
+    else
+      named_few |= uint64_t(1) << a.index;
+    if (a.type == UR_EXP_KERNEL_ARG_TYPE_LOCAL) local = a.size > UINT64_MAX - local ? UINT64_MAX : local + a.size;
+  }
+  const bool all_named = kernel_args > 64
+                             ? std::find(named_many.begin(), named_many.end(), false) == named_many.end()
+                             : named_few == (kernel_args == 64 ? ~uint64_t(0) : (uint64_t(1) << kernel_args) - 1);
+  if (!all_named) return UR_RESULT_ERROR_INVALID_KERNEL_ARGS;
+  return local > local_mem_size ? UR_RESULT_ERROR_OUT_OF_RESOURCES : UR_RESULT_SUCCESS;
 }
 
 template <class H, class = void> struct has_kernel_attributes : std::false_type {};
