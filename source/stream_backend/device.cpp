@@ -235,8 +235,9 @@ ur_result_t UR_APICALL urDeviceGetInfo(ur_device_handle_t hDevice, ur_device_inf
   case UR_DEVICE_INFO_ATOMIC_FENCE_ORDER_CAPABILITIES:
     return out.value(f.seq_cst_atomics ? order_caps : uint32_t(UR_MEMORY_ORDER_CAPABILITY_FLAG_RELAXED));
   case UR_DEVICE_INFO_MAX_REGISTERS_PER_WORK_GROUP: return out.value(uint32_t(f.regs_per_block));
-  case UR_DEVICE_INFO_KERNEL_LAUNCH_CAPABILITIES:
-    return out.value(f.cooperative ? uint32_t(UR_KERNEL_LAUNCH_PROPERTIES_FLAG_COOPERATIVE) : 0u);
+  case UR_DEVICE_INFO_KERNEL_LAUNCH_CAPABILITIES: // work-group memory: dynamic shared memory (launch.cpp)
+    return out.value(uint32_t(UR_KERNEL_LAUNCH_PROPERTIES_FLAG_WORK_GROUP_MEMORY) |
+                     (f.cooperative ? uint32_t(UR_KERNEL_LAUNCH_PROPERTIES_FLAG_COOPERATIVE) : 0u));
   // Intel layouts, NVML readings, Windows-only identifiers: the shared default.
   default: return ordo::device_info_default(propName, out);
   }
