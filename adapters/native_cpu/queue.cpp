@@ -155,14 +155,11 @@ void CommandBuilder::link_locked(Event &ev) {
   // Counted before a launch can join it (set_open_batch takes no queue mutex from the
   // joiner): a thread whose launch joined must find the queue and the context busy (a
   // plain stream-ordered free, urUSMFree, UR_QUEUE_INFO_EMPTY), not in this window.
-  auto count = [&] {
-    queue_.pending_count.fetch_add(1, std::memory_order_relaxed);
-    queue_.context->command_started();
-  };
+  queue_.pending_count.fetch_add(1, std::memory_order_relaxed);
+  queue_.context->command_started();
   if (queue_.in_order) {
     if (queue_.last) graph::add_dependency(ev, *queue_.last);
     ev.hold();
-    count();
     queue_.set_open_batch(open_batch_ ? ev.work.get() : nullptr);
     if (queue_.last) queue_.last->drop_hold();
     queue_.last = &ev;
@@ -178,7 +175,6 @@ void CommandBuilder::link_locked(Event &ev) {
     ev.queue_prev = queue_.pending_tail;
     (queue_.pending_tail ? queue_.pending_tail->queue_next : queue_.pending_head) = &ev;
     queue_.pending_tail = &ev;
-    count();
   }
 }
 
