@@ -178,8 +178,8 @@ inline bool LaunchWork::write(uint32_t slot, const LaunchSpec &s) {
   if (s.same_range) {
     rec.range = s.same_range;
   } else {
-    rec.own_range = s.range;
-    rec.range = &rec.own_range;
+    ranges_[slot] = s.range;
+    rec.range = &ranges_[slot];
   }
   rec.args_at = arena_used_;
   rec.local_block = s.local_block;
@@ -189,11 +189,17 @@ inline bool LaunchWork::write(uint32_t slot, const LaunchSpec &s) {
   return true;
 }
 
-void LaunchWork::start(const LaunchSpec &s, bool batch) {
+void LaunchWork::start(Queue &queue, const LaunchSpec &s, bool batch) {
+  queue_ = &queue;
   const uint32_t launches = batch ? kBatchLaunches : 1;
   if (capacity_ < launches) {
-    records_.reset(new Record[launches]);
+    records_.reset(new Record[launches]); // none published
+    ranges_.reset(new ordo_nc_range[launches]);
     capacity_ = launches;
+  }
+  if (++epoch_ == 0) { // wrapped: a slot's old epoch could match again
+    for (uint32_t i = 0; i < capacity_; ++i) records_[i].published.store(0, std::memory_order_relaxed);
+    epoch_ = 1;
   }
   const size_t bytes = std::max(bytes_for(s), batch ? kBatchArena : 0);
   if (arena_size_ < bytes) {
@@ -203,7 +209,9 @@ void LaunchWork::start(const LaunchSpec &s, bool batch) {
   arena_used_ = 0;
   event_ = nullptr;
   write(0, s); // fits: made room above
-  published_.store(batch ? 1 : 1 | kClosed, std::memory_order_relaxed);
+  records_[0].published.store(epoch_, std::memory_order_relaxed);
+  count_.store(1, std::memory_order_relaxed);
+  closed_.store(!batch, std::memory_order_relaxed);
 }
 
 inline const ordo_nc_range *LaunchWork::same_range(const Record &last, const Kernel &k, uint32_t dim,
@@ -221,8 +229,10 @@ inline const ordo_nc_range *LaunchWork::same_range(const Record &last, const Ker
 }
 
 bool LaunchWork::recycle() {
-  // Closed for good (an append after this fails), and the kernels (and their programs) may go.
-  const uint32_t n = published_.exchange(kClosed, std::memory_order_acq_rel) & ~kClosed;
+  // Closed for good (a command that never ran, after a failed dependency, may still be
+  // open), and the kernels (and their programs) may go.
+  if (!closed_.load(std::memory_order_acquire)) close_now();
+  const uint32_t n = count_.exchange(0, std::memory_order_acq_rel);
   for (uint32_t i = 0; i < n; ++i)
     if (records_[i].holds) records_[i].kernel->drop_hold();
   return true;
@@ -231,6 +241,7 @@ bool LaunchWork::recycle() {
 void LaunchWork::execute(Event &ev) {
   event_ = &ev;
   current_ = 0;
+  running_epoch_ = epoch_;
   start_record();
   run_from_here();
 }
@@ -257,17 +268,14 @@ void LaunchWork::run_from_here() {
     if (int32_t failure = failure_.load(std::memory_order_relaxed)) {
       NC_LOG(warning, "kernel '%s' failed with status %d (work-group %zu%s)", records_[current_].kernel->desc->name,
              failure, failed_group_.load(std::memory_order_relaxed), failure == -1 ? ", no local memory" : "");
-      published_.fetch_or(kClosed, std::memory_order_acq_rel); // the rest of the batch does not run
+      close_now(); // the rest of the batch does not run
       graph::finish(*event_, UR_RESULT_ERROR_UNKNOWN);
       return;
     }
-    uint32_t published = published_.load(std::memory_order_acquire);
-    // A batch that has had a second launch is in a burst: watch for the next one.
-    if ((published & ~kClosed) <= current_ + 1 && !(published & kClosed) && current_ > 0) published = watch_for_more();
-    while ((published & ~kClosed) <= current_ + 1) {
-      if ((published & kClosed) ||
-          published_.compare_exchange_weak(published, published | kClosed, std::memory_order_acq_rel,
-                                           std::memory_order_acquire)) {
+    if (!next_published(current_ + 1)) {
+      // A batch that has had a second launch is in a burst: watch for the next one.
+      if (current_ > 0 && !closed_.load(std::memory_order_relaxed)) watch_for_more();
+      if (!next_published(current_ + 1) && try_close()) {
         graph::finish(*event_, UR_RESULT_SUCCESS); // `this` may be reused from here on
         return;
       }
@@ -281,18 +289,40 @@ void LaunchWork::run_from_here() {
 // moment's watch for the next one saves closing the batch, and so a new command and a
 // worker wake-up for that launch (docs/performance.md). Ends early when the queue closes
 // the batch (urQueueFinish) or another command follows it.
-uint32_t LaunchWork::watch_for_more() {
+void LaunchWork::watch_for_more() {
   constexpr auto kWatch = std::chrono::microseconds(2);
   const auto until = std::chrono::steady_clock::now() + kWatch;
+  // Full: the next launch makes a new command after this one, which closes this one; seen
+  // closed, the new command follows on this worker when this one finishes, not woken.
+  const bool full = current_ + 1 >= capacity_;
+  const std::atomic<uint32_t> &next = records_[full ? current_ : current_ + 1].published;
   for (uint32_t i = 1;; ++i) {
     cpu_relax();
-    uint32_t published = published_.load(std::memory_order_acquire);
-    if ((published & ~kClosed) > current_ + 1 || (published & kClosed)) return published;
-    if (i % 16 == 0 && std::chrono::steady_clock::now() >= until) return published;
+    if ((!full && next.load(std::memory_order_relaxed) == running_epoch_) || closed_.load(std::memory_order_relaxed))
+      return;
+    if (i % 16 == 0 && std::chrono::steady_clock::now() >= until) return;
   }
 }
 
-void LaunchWork::close() { published_.fetch_or(kClosed, std::memory_order_acq_rel); }
+bool LaunchWork::try_close() {
+  // Closed by the queue, which let go of the batch under its batch lock after the last
+  // launch joined: what is published is final.
+  if (closed_.load(std::memory_order_acquire)) return !next_published(current_ + 1);
+  queue_->lock_batch();
+  const bool done = !next_published(current_ + 1);
+  if (done) closed_.store(true, std::memory_order_relaxed);
+  queue_->unlock_batch();
+  return done;
+}
+
+void LaunchWork::close_now() {
+  queue_->lock_batch();
+  closed_.store(true, std::memory_order_relaxed);
+  queue_->unlock_batch();
+}
+
+// The queue let go of this batch (queue.batch_lock no longer leads to it): no launch joins.
+void LaunchWork::close() { closed_.store(true, std::memory_order_release); }
 
 bool LaunchWork::run_chunk() {
   const Record &rec = records_[current_];
@@ -444,8 +474,8 @@ ur_result_t make_range(const Kernel &k, uint32_t workDim, const size_t *offset, 
 
 bool LaunchWork::join(Kernel &k, uint32_t dim, const size_t *offset, const size_t *global, const size_t *local,
                       uint32_t num_args, const ur_exp_kernel_arg_properties_t *args) {
-  const uint32_t slot = published_.load(std::memory_order_acquire);
-  if ((slot & kClosed) || slot == 0 || slot >= capacity_) return false;
+  const uint32_t slot = count_.load(std::memory_order_relaxed); // only enqueuers write it
+  if (closed_.load(std::memory_order_relaxed) || slot == 0 || slot >= capacity_) return false;
   int chosen[16]; // try_join refuses kernels with more arguments
   LaunchSpec spec;
   spec.kernel = &k;
@@ -456,13 +486,10 @@ bool LaunchWork::join(Kernel &k, uint32_t dim, const size_t *offset, const size_
     return false;
   if (spec.local_block > 0 && spec.local_block > local_memory_size()) return false;
   if (!write(slot, spec)) return false;
-  // The compared range counts only if this succeeds: the newest record was then never
-  // recycled while it was compared.
-  uint32_t expected = slot;
-  if (published_.compare_exchange_strong(expected, slot + 1, std::memory_order_release, std::memory_order_relaxed))
-    return true;
-  if (records_[slot].holds) k.drop_hold(); // the worker closed it meanwhile
-  return false;
+  // Open, under the batch lock: the worker cannot close it before this is published.
+  count_.store(slot + 1, std::memory_order_relaxed);
+  records_[slot].published.store(epoch_, std::memory_order_release);
+  return true;
 }
 
 namespace {
@@ -519,7 +546,7 @@ inline bool try_join(Queue &q, Kernel &k, uint32_t workDim, const size_t *offset
   if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
   if (!buffers.empty()) {
     auto launch = std::make_unique<LaunchWork>();
-    launch->start(spec, false);
+    launch->start(*q, spec, false);
     cmd.set_work(std::make_unique<HoldingWork>(std::move(launch), std::move(buffers)));
     return cmd.submit(phEvent);
   }
@@ -535,7 +562,7 @@ inline bool try_join(Queue &q, Kernel &k, uint32_t workDim, const size_t *offset
         std::unique_ptr<Work> w = ev.spare && ev.spare->reuse_kind() == LaunchWork::kReuseKind
                                       ? std::move(ev.spare)
                                       : std::make_unique<LaunchWork>();
-        static_cast<LaunchWork &>(*w).start(m.spec, m.batch);
+        static_cast<LaunchWork &>(*w).start(*ev.queue, m.spec, m.batch);
         return w;
       },
       &maker);

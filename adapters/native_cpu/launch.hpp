@@ -30,12 +30,12 @@ public:
   static constexpr int kReuseKind = 1;
   LaunchWork() = default;
   ~LaunchWork() override;
-  // A new command's first launch (queue.mu held, nothing runs it yet). `batch`: later
-  // launches may join (join()) until the command closes.
-  void start(const LaunchSpec &s, bool batch);
+  // A new command's first launch on `queue` (queue.mu held, nothing runs it yet).
+  // `batch`: later launches may join (join()) until the command closes.
+  void start(Queue &queue, const LaunchSpec &s, bool batch);
   // Adds a launch to this open command (queue.batch_lock held): checks its range and
   // arguments as the full path would, copies it into the next slot and publishes it. False
-  // when it ran out of room, its worker closed it (it had run everything) or anything is
+  // when it ran out of room, it is closed (its worker had run everything) or anything is
   // amiss: the launch then takes the full path, which reports any error.
   bool join(Kernel &k, uint32_t dim, const size_t *offset, const size_t *global, const size_t *local, uint32_t num_args,
             const ur_exp_kernel_arg_properties_t *args);
@@ -48,24 +48,25 @@ public:
   int reuse_kind() const override { return kReuseKind; }
 
 private:
-  struct Record {
+  // One cache line carries a launch and its publication: a watching worker reads the
+  // next slot's line and the enqueuer writes it, one transfer between their cores per
+  // launch (docs/native-cpu.md, "The scheduler").
+  struct alignas(64) Record {
+    std::atomic<uint32_t> published{0}; // the use (epoch_) it was published in
+    uint32_t num_locals;
     Kernel *kernel;
     const ordo_nc_kernel_desc *desc; // kernel's
-    bool holds;                      // holds kernel (dropped by recycle()); else the previous record does
-    bool local_given;                // range.local_size came from the caller
-    uint32_t num_locals;
-    const ordo_nc_range *range; // own_range, or an earlier record's when identical
-    ordo_nc_range own_range;
-    size_t args_at; // arena: size_t offsets[num_args], then Local[num_locals]
+    const ordo_nc_range *range;      // ranges_[slot], or an earlier record's when identical
+    size_t args_at;                  // arena: size_t offsets[num_args], then Local[num_locals]
     size_t local_block;
     size_t wg_memory;
+    bool holds;       // holds kernel (dropped by recycle()); else the previous record does
+    bool local_given; // range.local_size came from the caller
   };
   struct Local {
     uint32_t index;
     size_t offset; // within the group's local block
   };
-  static constexpr uint32_t kClosed = 1u << 31; // in published_
-
   static size_t bytes_for(const LaunchSpec &s); // its room in the arena
   bool write(uint32_t slot, const LaunchSpec &s);
   void write_args(const LaunchSpec &s); // the argument bytes, at arena_used_
@@ -76,18 +77,36 @@ private:
   void start_record();  // splits records_[current_] over the workers
   bool run_chunk();     // true: this was the record's last chunk out
   void run_from_here(); // runs chunks, and the next records while this thread ends each
-  uint32_t watch_for_more();
+  bool next_published(uint32_t i) const {
+    return i < capacity_ && records_[i].published.load(std::memory_order_acquire) == running_epoch_;
+  }
+  void watch_for_more();
+  // Closes the batch if the records run so far are all there are: true when none can
+  // come any more.
+  bool try_close();
+  void close_now(); // from the worker: the rest does not run
   static void chunk_task(void *self, uint32_t);
 
+  // Set when a command starts; read by enqueuers and the worker alike.
+  Queue *queue_ = nullptr;
   std::unique_ptr<Record[]> records_;
-  uint32_t capacity_ = 0;
+  std::unique_ptr<ordo_nc_range[]> ranges_; // per slot, for a launch whose range is new
   std::unique_ptr<unsigned char[]> arena_;
-  size_t arena_size_ = 0, arena_used_ = 0;
-  // Records the worker may run, | kClosed once no more can join. Enqueuers (serialised
-  // by queue.batch_lock) write a record, then publish it with a CAS; the worker closes
-  // with a CAS when it has run all of them.
-  std::atomic<uint32_t> published_{0};
-  uint32_t current_ = 0; // the record running (worker side)
+  uint32_t capacity_ = 0;
+  uint32_t epoch_ = 0; // this use of the records: a slot is published when it has it
+  size_t arena_size_ = 0;
+  // No launch joins any more. Set under queue.batch_lock by the worker once it has run
+  // every published record, or by close() once the queue has let go of the batch: a
+  // launch either joins before the close (under the same lock) or finds it closed.
+  std::atomic<bool> closed_{true};
+
+  // The enqueuers' side (queue.batch_lock), written per launch, not read by a running worker.
+  alignas(64) std::atomic<uint32_t> count_{0}; // records written
+  size_t arena_used_ = 0;
+
+  // The worker's side, written per record, never read by enqueuers.
+  alignas(64) uint32_t current_ = 0; // the record running
+  uint32_t running_epoch_ = 0;       // epoch_, as the worker runs it
   size_t total_groups_ = 0;
   size_t grain_ = 1; // groups taken per grab
   Event *event_ = nullptr;

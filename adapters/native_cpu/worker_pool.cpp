@@ -53,7 +53,9 @@ uint32_t spin_microseconds() {
       long v = std::strtol(env, nullptr, 10);
       if (v >= 0 && v <= 100000) return static_cast<uint32_t>(v);
     }
-    return 0u; // measured: no gain on a loaded 2-core VM (docs/performance.md)
+    // About what a sleep and a wake-up cost on a virtual machine: an idle worker or a
+    // waiting thread that watches this long loses at most as much again (docs/native-cpu.md).
+    return 50u;
   }();
   return us;
 }
@@ -96,14 +98,29 @@ void WorkerPool::release() {
 }
 
 // A watching worker takes the first queued task without being woken; a sleeper is
-// woken for any task beyond what the watcher takes.
+// woken for any task beyond what the watcher takes. With no watcher but a busy worker,
+// which watches when its task returns (ORDO_NATIVE_CPU_SPIN_US), the task is watched a
+// moment first: a command that just finished releases the thread that queues the next
+// one before its worker is back.
 void WorkerPool::push(TaskFn fn, void *ctx, uint32_t arg) {
-  bool wake;
+  bool wake, worker_may_come = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
+    lock_briefly(lock);
     tasks_.push_back({fn, ctx, arg});
     queued_.store(tasks_.size(), std::memory_order_release);
     wake = idle_ > 0 && (!spinning_ || tasks_.size() > 1);
+    worker_may_come =
+        wake && !spinning_ && tasks_.size() == 1 && running_ > (t_state.is_worker ? 1u : 0u) && spin_microseconds() > 0;
+  }
+  if (worker_may_come) {
+    constexpr auto kWatch = std::chrono::microseconds(2);
+    const auto until = std::chrono::steady_clock::now() + kWatch;
+    for (uint32_t i = 1; queued_.load(std::memory_order_acquire) > 0; ++i) {
+      cpu_relax();
+      if (i % 16 == 0 && std::chrono::steady_clock::now() >= until) break;
+    }
+    wake = queued_.load(std::memory_order_acquire) > 0;
   }
   if (wake) wake_.notify_one();
 }
@@ -112,7 +129,8 @@ void WorkerPool::push_range(TaskFn fn, void *ctx, uint32_t first, uint32_t count
   if (count == 0) return;
   uint32_t sleepers_needed;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
+    lock_briefly(lock);
     for (uint32_t i = 0; i < count; ++i) tasks_.push_back({fn, ctx, first + i});
     queued_.store(tasks_.size(), std::memory_order_release);
     const size_t beyond_watcher = spinning_ ? tasks_.size() - 1 : tasks_.size();
@@ -136,7 +154,8 @@ void WorkerPool::push_continuation(TaskFn fn, void *ctx, uint32_t arg) {
 void WorkerPool::run_worker() {
   ThreadState &me = t_state;
   me.is_worker = true;
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
+  lock_briefly(lock);
   const auto spin_for = std::chrono::microseconds(spin_microseconds());
   for (;;) {
     if (tasks_.empty()) {
@@ -152,7 +171,7 @@ void WorkerPool::run_worker() {
           cpu_relax();
           if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
         }
-        lock.lock();
+        lock_briefly(lock);
         spinning_ = false;
         if (!tasks_.empty()) continue;
         if (stopping_ && running_ == 0) break;
@@ -173,7 +192,7 @@ void WorkerPool::run_worker() {
       me.next = {};
       next.fn(next.ctx, next.arg);
     }
-    lock.lock();
+    lock_briefly(lock);
     --running_;
     if (stopping_ && running_ == 0 && tasks_.empty()) wake_.notify_all();
   }

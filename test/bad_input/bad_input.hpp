@@ -145,6 +145,10 @@ struct World {
   std::vector<ur_mem_handle_t> released_mems;
   std::vector<ur_event_handle_t> released_events;
   std::vector<ur_kernel_handle_t> released_kernels;
+  // Events given a callback: released, such an event may stay nameable until its callbacks
+  // have run (the validation layer lets it through, native CPU keeps it registered), so it
+  // is never used as a released handle.
+  std::vector<ur_event_handle_t> events_with_callbacks;
 
   std::vector<unsigned char> host; // host memory for reads and writes (kHostBytes)
 };

@@ -982,7 +982,9 @@ void event_set_callback(Call &c) {
   }
   c.arg("execStatus=" + std::to_string(status) + std::string(", pfnNotify=") + (fn ? "fn" : "null"));
   c.publish();
-  c.judge(urEventSetCallback(h, static_cast<ur_execution_info_t>(status), fn, nullptr));
+  const ur_result_t r = urEventSetCallback(h, static_cast<ur_execution_info_t>(status), fn, nullptr);
+  c.judge(r);
+  if (r == UR_RESULT_SUCCESS && h == ev) w.events_with_callbacks.push_back(h);
 }
 
 void queue_create_release(Call &c) {

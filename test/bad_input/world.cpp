@@ -169,6 +169,7 @@ void forget_released(World &w, const void *h) {
   drop(w.released_contexts, h);
   drop(w.released_mems, h);
   drop(w.released_events, h);
+  drop(w.events_with_callbacks, h);
   drop(w.released_kernels, h);
 }
 
@@ -185,6 +186,11 @@ void note_new_alloc(World &w, const void *ptr, size_t size) {
 
 void retire_event(World &w, ur_event_handle_t e, bool keep_as_released) {
   urEventRelease(e);
+  const auto with_callback = std::find(w.events_with_callbacks.begin(), w.events_with_callbacks.end(), e);
+  if (with_callback != w.events_with_callbacks.end()) {
+    w.events_with_callbacks.erase(with_callback);
+    return; // may stay nameable until its callbacks have run
+  }
   if (keep_as_released) keep_released(w.released_events, e);
 }
 
