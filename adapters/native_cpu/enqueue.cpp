@@ -3,6 +3,7 @@
 #include "entry_points.hpp"
 #include "queue.hpp"
 #include "ur_common/wait.hpp"
+#include "worker_pool.hpp"
 
 namespace ordo::native_cpu {
 
@@ -29,6 +30,7 @@ ur_result_t UR_APICALL urEnqueueHostTaskExp(ur_queue_handle_t hQueue, ur_exp_hos
   CommandBuilder cmd(*q, UR_COMMAND_HOST_TASK_EXP);
   if (ur_result_t r = cmd.set_wait_list(numEventsInWaitList, phEventWaitList)) return r;
   cmd.set_work(make_work([pfnHostTask, data] {
+    WorkerPool::UserCode user;
     pfnHostTask(data);
     return UR_RESULT_SUCCESS;
   }));

@@ -40,6 +40,7 @@ void Event::reuse(ur_command_t cmd) {
   dependency_failed.store(false, std::memory_order_relaxed);
   first_successor.store(nullptr, std::memory_order_relaxed);
   order_node.store(0, std::memory_order_relaxed);
+  counted_out.store(false, std::memory_order_relaxed);
   queue_prev = queue_next = free_next = nullptr;
   if (profiling) {
     t_submit.store(0, std::memory_order_relaxed);

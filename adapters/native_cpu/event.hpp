@@ -84,7 +84,11 @@ struct Event : Object<Event> {
   Event *free_next = nullptr; // in its queue's list of free events
 
   std::atomic<uint64_t> t_queued{0}, t_submit{0}, t_start{0}, t_end{0}; // profiling: now_ns()
-  std::atomic<uint64_t> order_node{0};                // in the context's ordering knowledge (0: none yet)
+  std::atomic<uint64_t> order_node{0}; // in the context's ordering knowledge (0: none yet)
+  // Off its queue's count of unfinished commands (Queue::command_finished), just after
+  // the status turned terminal: urQueueFinish waits for this too, so UR_QUEUE_INFO_EMPTY
+  // answers true once it returns.
+  std::atomic<bool> counted_out{false};
   Event *queue_prev = nullptr, *queue_next = nullptr; // out-of-order queue's unfinished list (its mu)
 
   bool terminal() const {

@@ -2,6 +2,8 @@
 // urQueue* and the command builder every enqueue goes through.
 #include "queue.hpp"
 
+#include <sched.h>
+
 #include "context.hpp"
 #include "entry_points.hpp"
 #include "ordo/info.hpp"
@@ -88,6 +90,7 @@ void Queue::command_finished(Event &ev) {
   }
   pending_count.fetch_sub(1, std::memory_order_acq_rel);
   context->command_finished();
+  ev.counted_out.store(true, std::memory_order_release);
 }
 
 // The newest command on an in-order queue (which finishes in order), else all unfinished.
@@ -97,13 +100,18 @@ void Queue::wait_unfinished() {
     std::lock_guard<std::mutex> lock(mu);
     if (in_order) {
       close_batch(); // launches enqueued after this call do not make it wait longer
-      if (last && !last->terminal()) waiting.emplace_back(last);
+      if (last && !last->counted_out.load(std::memory_order_acquire)) waiting.emplace_back(last);
     } else {
       waiting.reserve(pending_count.load(std::memory_order_relaxed));
       for (Event *p = pending_head; p; p = p->queue_next) waiting.emplace_back(p);
     }
   }
-  for (auto &e : waiting) graph::wait(*e);
+  for (auto &e : waiting) {
+    graph::wait(*e);
+    // The status turns terminal a moment before the count drops (graph::finish): a
+    // query of UR_QUEUE_INFO_EMPTY right after this call must find the queue empty.
+    while (!e->counted_out.load(std::memory_order_acquire)) sched_yield();
+  }
 }
 
 ur_result_t check_wait_list(uint32_t numEvents, const ur_event_handle_t *phEvents) {

@@ -69,6 +69,7 @@ void callbacks_done(Event &ev) {
 // Runs the callbacks taken under ev.mu (which counted one callbacks_running).
 void fire(Event &ev, const std::vector<Event::Callback> &due) {
   if (due.empty()) return;
+  WorkerPool::UserCode user;
   ++callback_depth;
   for (const auto &cb : due) cb.fn(to_handle(&ev), cb.when, cb.user);
   --callback_depth;
@@ -170,6 +171,9 @@ void finish(Event &ev, ur_result_t result) {
   }
   // After the status: an add_dependency that finds it closed sees the status too.
   first = ev.first_successor.exchange(kClosed, std::memory_order_acq_rel);
+  // Off the queue's count before anything else (no user code before it: urQueueFinish
+  // waits for this after the status, docs/native-cpu.md "The scheduler").
+  if (ev.queue) ev.queue->command_finished(ev);
   if (wake) ev.done_cv.notify_all();
   if (result != UR_RESULT_SUCCESS && result != UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS)
     NC_LOG(info, "command of type %d (ur_command_t) failed: ur_result_t %d", static_cast<int>(ev.command),
@@ -190,19 +194,13 @@ void finish(Event &ev, ur_result_t result) {
     ev.spare = std::move(work);
   else
     work.reset();
-  if (ev.queue) ev.queue->command_finished(ev);
   ev.drop_hold(); // the scheduler's reference
 }
 
 bool wait(Event &ev) {
   // A command about to finish is cheaper to watch for a moment than to sleep on:
   // the finishing worker then need not wake this thread.
-  if (!ev.terminal() && spin_microseconds() > 0) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_microseconds());
-    for (uint32_t i = 1; !ev.terminal(); ++i, cpu_relax())
-      if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
-  }
-  if (!ev.terminal()) {
+  if (!watch_for(spin_microseconds(), [&] { return ev.terminal(); })) {
     std::unique_lock<std::mutex> lock(ev.mu);
     ++ev.sleepers; // seen by finish() under the same lock as the status change
     ev.done_cv.wait(lock, [&] { return ev.terminal(); });

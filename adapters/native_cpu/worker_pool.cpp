@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <utility>
 
 #include "logging.hpp"
 
@@ -22,7 +23,8 @@ struct Continuation {
 // thread_local costs a __tls_get_addr call per function that touches it.
 struct ThreadState {
   bool is_worker = false;
-  int chain = 0; // continuations run back to back so far
+  int chain = 0;     // continuations run back to back so far
+  int user_code = 0; // WorkerPool::UserCode scopes open: no continuation is kept
   Continuation next;
 };
 thread_local ThreadState t_state;
@@ -144,11 +146,25 @@ void WorkerPool::push_range(TaskFn fn, void *ctx, uint32_t first, uint32_t count
 
 void WorkerPool::push_continuation(TaskFn fn, void *ctx, uint32_t arg) {
   ThreadState &me = t_state;
-  if (me.is_worker && !me.next.fn && me.chain < kMaxContinuations) {
+  if (me.is_worker && me.user_code == 0 && !me.next.fn && me.chain < kMaxContinuations) {
     me.next = {fn, ctx, arg};
     return;
   }
   push(fn, ctx, arg);
+}
+
+WorkerPool::UserCode::UserCode() {
+  ThreadState &me = t_state;
+  if (!me.is_worker) return;
+  ++me.user_code;
+  if (me.next.fn) {
+    const Continuation next = std::exchange(me.next, {});
+    instance().push(next.fn, next.ctx, next.arg);
+  }
+}
+
+WorkerPool::UserCode::~UserCode() {
+  if (t_state.is_worker) --t_state.user_code;
 }
 
 void WorkerPool::run_worker() {
@@ -156,21 +172,17 @@ void WorkerPool::run_worker() {
   me.is_worker = true;
   std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
   lock_briefly(lock);
-  const auto spin_for = std::chrono::microseconds(spin_microseconds());
+  const uint32_t spin_us = spin_microseconds();
   for (;;) {
     if (tasks_.empty()) {
       // Stop only when nothing is queued and nothing running could queue more.
       if (stopping_ && running_ == 0) break;
-      if (!spinning_ && !stopping_ && spin_for.count() > 0) {
+      if (!spinning_ && !stopping_ && spin_us > 0) {
         // Watch briefly without the lock: waking a sleeping thread costs more than a
         // short command. One watcher at a time leaves the other cores to the rest.
         spinning_ = true;
         lock.unlock();
-        const auto until = std::chrono::steady_clock::now() + spin_for;
-        for (uint32_t i = 1; queued_.load(std::memory_order_acquire) == 0; ++i) {
-          cpu_relax();
-          if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
-        }
+        watch_for(spin_us, [&] { return queued_.load(std::memory_order_acquire) > 0; });
         lock_briefly(lock);
         spinning_ = false;
         if (!tasks_.empty()) continue;

@@ -5,7 +5,10 @@
 // time first watches the queue for ORDO_NATIVE_CPU_SPIN_US (default 50 µs), so that a
 // command submitted just after needs no wake-up.
 #pragma once
+#include <sched.h>
+
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -35,6 +38,17 @@ public:
   // data is, with no hand-off); one such slot per worker, further ones are queued.
   // Elsewhere: push().
   void push_continuation(TaskFn fn, void *ctx, uint32_t arg = 0);
+
+  // Marks user code (a host task, an event callback) running on this thread. It may
+  // wait for any command, by any means, polling included: on a worker, the command kept
+  // for it to run next goes to the shared queue, and none is kept while it runs.
+  class UserCode {
+  public:
+    UserCode();
+    ~UserCode();
+    UserCode(const UserCode &) = delete;
+    UserCode &operator=(const UserCode &) = delete;
+  };
 
   // Number of worker threads (fixed for the life of the pool).
   uint32_t size() const { return size_; }
@@ -76,6 +90,27 @@ inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #endif
+}
+
+// Watches `done()` for up to `us` microseconds (spin_microseconds()); true once it holds.
+// Between looks it offers the core to any other thread ready to run there (sched_yield):
+// on an idle machine that costs a system call and keeps the core from halting, whose
+// wake-up is the expensive part on a virtual machine; on a machine whose cores are all
+// busy it keeps a watcher from holding the core that the thread it waits for, or another
+// program, needs (docs/native-cpu.md, "The scheduler").
+template <class F> bool watch_for(uint32_t us, F done) {
+  if (done()) return true;
+  if (us == 0) return false;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  for (uint32_t i = 1;; ++i) {
+    if (done()) return true;
+    if (i % 8 != 0) {
+      cpu_relax();
+      continue;
+    }
+    if (std::chrono::steady_clock::now() >= until) return done();
+    sched_yield();
+  }
 }
 
 // Takes a mutex that is only ever held briefly, watching it a moment first: blocking on
