@@ -142,14 +142,26 @@ void busy_pause(unsigned us) {
   }
 }
 
-// n words of c holding 1, 2, 3..., written through q (blocking); null on failure.
-uint32_t *counting_words(ur_context_handle_t c, ur_device_handle_t dev, ur_queue_handle_t q, size_t n) {
+// n words of c holding 1, 2, 3..., written through q (blocking) and kept in `keep` if
+// given (the fixture's allocations, freed at its end); null on failure.
+uint32_t *counting_words(ur_context_handle_t c, ur_device_handle_t dev, ur_queue_handle_t q, size_t n,
+                         std::vector<void *> *keep = nullptr) {
   void *p = nullptr;
   if (conf::usm_alloc(c, dev, UR_USM_TYPE_DEVICE, n * 4, &p) != UR_RESULT_SUCCESS) return nullptr;
+  if (keep) keep->push_back(p);
   std::vector<uint32_t> h(n);
   for (size_t i = 0; i < n; ++i) h[i] = uint32_t(i + 1);
   if (urEnqueueUSMMemcpy(q, true, p, h.data(), n * 4, 0, nullptr, nullptr) != UR_RESULT_SUCCESS) return nullptr;
   return static_cast<uint32_t *>(p);
+}
+
+// One slot program per thread, thread t's over words [t * per, (t + 1) * per) of mem.
+std::vector<std::unique_ptr<SlotProgram>> slot_programs(const Kernels &k, uint32_t *mem, int threads, size_t per,
+                                                        uint64_t seed, const uint32_t *counting, size_t max_local) {
+  std::vector<std::unique_ptr<SlotProgram>> programs;
+  for (int t = 0; t < threads; ++t)
+    programs.emplace_back(new SlotProgram(k, mem, t * per, per, seed + t, counting, max_local));
+  return programs;
 }
 
 // A native CPU program whose kernel fails; empty `why` when loaded.
@@ -194,9 +206,8 @@ TEST_P(LaunchBatchEdges, LaunchCountsAroundABatchsRoom) {
   for (const auto &c : counts) total += 4 * c.first * kPasses;
   uint32_t *mem = words(total);
   ASSERT_NE(nullptr, mem);
-  const uint32_t *counting = counting_words(context, device(), queue, 16);
+  const uint32_t *counting = counting_words(context, device(), queue, 16, &allocations);
   ASSERT_NE(nullptr, counting);
-  allocations.push_back(const_cast<uint32_t *>(counting));
   Failures failures;
   size_t base = 0;
   for (int pass = 0; pass < kPasses; ++pass)
@@ -230,13 +241,11 @@ TEST_P(LaunchBatchEdges, BurstsWithPausesWhileTheWorkerClosesBatches) {
   const size_t per = backend() == UR_BACKEND_OPENCL ? 300 : 3000;
   uint32_t *mem = words(kThreads * per);
   ASSERT_NE(nullptr, mem);
-  const uint32_t *counting = counting_words(context, device(), queue, 16);
+  const uint32_t *counting = counting_words(context, device(), queue, 16, &allocations);
   ASSERT_NE(nullptr, counting);
-  allocations.push_back(const_cast<uint32_t *>(counting));
   Failures failures;
-  std::vector<std::unique_ptr<SlotProgram>> programs;
-  for (int t = 0; t < kThreads; ++t)
-    programs.emplace_back(new SlotProgram(kernels, mem, t * per, per, 0x5eed0 + t, counting, options.max_local));
+  const std::vector<std::unique_ptr<SlotProgram>> programs =
+      slot_programs(kernels, mem, kThreads, per, 0x5eed0, counting, options.max_local);
   std::atomic<int> running{kThreads};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
@@ -317,13 +326,11 @@ TEST_P(LaunchBatchEdges, FinishFromSeveralThreadsWaitsForEveryEarlierLaunch) {
   const uint32_t zero = 0;
   ASSERT_SUCCESS(urEnqueueUSMFill(queue, p, 4, &zero, kLaunchers * per * 4, 0, nullptr, nullptr));
   ASSERT_SUCCESS(urQueueFinish(queue));
-  const uint32_t *counting = counting_words(context, device(), queue, 16);
+  const uint32_t *counting = counting_words(context, device(), queue, 16, &allocations);
   ASSERT_NE(nullptr, counting);
-  allocations.push_back(const_cast<uint32_t *>(counting));
   Failures failures;
-  std::vector<std::unique_ptr<SlotProgram>> programs;
-  for (int t = 0; t < kLaunchers; ++t)
-    programs.emplace_back(new SlotProgram(kernels, mem, t * per, per, 0xf1 + t, counting, options.max_local));
+  const std::vector<std::unique_ptr<SlotProgram>> programs =
+      slot_programs(kernels, mem, kLaunchers, per, 0xf1, counting, options.max_local);
   std::atomic<size_t> made[kLaunchers];
   for (auto &m : made) m.store(0);
   std::atomic<int> running{kLaunchers}, ready{0};
@@ -440,9 +447,8 @@ TEST_P(LaunchBatchEdges, FailingLaunchAtABatchsEdgesStopsWhatFollows) {
   const size_t total = 200;
   uint32_t *mem = words(total);
   ASSERT_NE(nullptr, mem);
-  const uint32_t *counting = counting_words(context, dev, queue, 16);
+  const uint32_t *counting = counting_words(context, dev, queue, 16, &allocations);
   ASSERT_NE(nullptr, counting);
-  allocations.push_back(const_cast<uint32_t *>(counting));
   Failures failures;
   int round = 0;
   for (size_t at : positions)
