@@ -49,23 +49,20 @@ struct Gate {
       std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 };
-inline Gate &new_gate() {
+// A new T that lives as long as the process (see Gate): host tasks and callbacks that
+// point at it may run after the test that made it.
+template <class T> T &kept() {
   static std::mutex mu;
-  static std::deque<Gate> gates;
+  static std::deque<T> all;
   std::lock_guard<std::mutex> lock(mu);
-  gates.emplace_back();
-  return gates.back();
+  all.emplace_back();
+  return all.back();
 }
+inline Gate &new_gate() { return kept<Gate>(); }
 
 inline void count_host_task(void *counter) { static_cast<std::atomic<int> *>(counter)->fetch_add(1); }
 inline void count_deletion(void *counter) { static_cast<std::atomic<int> *>(counter)->fetch_add(1); }
-inline std::atomic<int> &new_counter() {
-  static std::mutex mu;
-  static std::deque<std::atomic<int>> counters;
-  std::lock_guard<std::mutex> lock(mu);
-  counters.emplace_back(0);
-  return counters.back();
-}
+inline std::atomic<int> &new_counter() { return kept<std::atomic<int>>(); }
 
 // Failures seen by worker threads: the first few, for the report.
 class Failures {

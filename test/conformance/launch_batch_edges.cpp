@@ -10,7 +10,19 @@
 namespace {
 
 // The same fixture under its own name: a test suite lives in one translation unit.
-class LaunchBatchEdges : public LaunchBatchAttack {};
+class LaunchBatchEdges : public LaunchBatchAttack {
+protected:
+  // Empty on native CPU with host tasks and at least two workers; else why a test of
+  // `what` is skipped.
+  std::string two_native_workers(const char *what) {
+    if (!options.native || !host_tasks)
+      return std::string(what) + " is up to the device; native CPU promises it with 2 workers";
+    uint32_t units = 0;
+    if (conf::info(device(), UR_DEVICE_INFO_MAX_COMPUTE_UNITS, units) != UR_RESULT_SUCCESS) return "no compute units";
+    if (units < 2) return "one worker (" + std::to_string(units) + " compute units): set ORDO_NATIVE_CPU_WORKERS=2";
+    return "";
+  }
+};
 
 // Launch j of a slot program touches word base + j and nothing else: a fill of a value of
 // its own, an increment (1 to 3 dimensions, the local size given or not), a local_sum of
@@ -685,13 +697,7 @@ struct Rendezvous {
       }
   }
 };
-Rendezvous &new_rendezvous() {
-  static std::mutex mu;
-  static std::deque<Rendezvous> all; // a host task may outlive a failed test
-  std::lock_guard<std::mutex> lock(mu);
-  all.emplace_back();
-  return all.back();
-}
+Rendezvous &new_rendezvous() { return kept<Rendezvous>(); }
 
 // A host task that launches increments into another queue and waits for them, on its
 // worker (a hang guard of 5 s, polling the last launch's event).
@@ -724,20 +730,11 @@ struct LaunchAndWait {
     w->result.store(r);
   }
 };
-LaunchAndWait &new_launch_and_wait() {
-  static std::mutex mu;
-  static std::deque<LaunchAndWait> all; // a host task may outlive a failed test
-  std::lock_guard<std::mutex> lock(mu);
-  all.emplace_back();
-  return all.back();
-}
+LaunchAndWait &new_launch_and_wait() { return kept<LaunchAndWait>(); }
 
 TEST_P(LaunchBatchEdges, TasksThatWaitForEachOtherRunAtOnce) {
-  if (!options.native || !host_tasks)
-    GTEST_SKIP() << "whether two host tasks run at once is up to the device; native CPU promises it with 2 workers";
-  uint32_t units = 0;
-  ASSERT_SUCCESS(conf::info(device(), UR_DEVICE_INFO_MAX_COMPUTE_UNITS, units));
-  if (units < 2) GTEST_SKIP() << "one worker (" << units << " compute units): set ORDO_NATIVE_CPU_WORKERS=2";
+  if (const std::string why = two_native_workers("whether two host tasks run at once"); !why.empty())
+    GTEST_SKIP() << why;
   const size_t n = 256;
   uint32_t *mem = words(n);
   ASSERT_NE(nullptr, mem);
@@ -822,12 +819,8 @@ TEST_P(LaunchBatchEdges, TasksThatWaitForEachOtherRunAtOnce) {
 // or more workers, another worker must run them. A hang guard of 5 s each, then the
 // test fails (once for each of the two; the rounds after go on, as the launches ran then).
 TEST_P(LaunchBatchEdges, WorkerWaitsForLaunchesItMadeOnAnotherQueue) {
-  if (!options.native || !host_tasks)
-    GTEST_SKIP() << "whether a host task may wait for other commands is up to the device; native CPU promises it "
-                    "with 2 workers";
-  uint32_t units = 0;
-  ASSERT_SUCCESS(conf::info(device(), UR_DEVICE_INFO_MAX_COMPUTE_UNITS, units));
-  if (units < 2) GTEST_SKIP() << "one worker (" << units << " compute units): set ORDO_NATIVE_CPU_WORKERS=2";
+  if (const std::string why = two_native_workers("whether a host task may wait for other commands"); !why.empty())
+    GTEST_SKIP() << why;
   const size_t n = 256;
   uint32_t *mem = words(n);
   ASSERT_NE(nullptr, mem);
