@@ -5,7 +5,6 @@
 #include "launch.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -290,18 +289,13 @@ void LaunchWork::run_from_here() {
 // worker wake-up for that launch (docs/performance.md). Ends early when the queue closes
 // the batch (urQueueFinish) or another command follows it.
 void LaunchWork::watch_for_more() {
-  constexpr auto kWatch = std::chrono::microseconds(2);
-  const auto until = std::chrono::steady_clock::now() + kWatch;
   // Full: the next launch makes a new command after this one, which closes this one; seen
   // closed, the new command follows on this worker when this one finishes, not woken.
   const bool full = current_ + 1 >= capacity_;
   const std::atomic<uint32_t> &next = records_[full ? current_ : current_ + 1].published;
-  for (uint32_t i = 1;; ++i) {
-    cpu_relax();
-    if ((!full && next.load(std::memory_order_relaxed) == running_epoch_) || closed_.load(std::memory_order_relaxed))
-      return;
-    if (i % 16 == 0 && std::chrono::steady_clock::now() >= until) return;
-  }
+  watch_briefly([&] {
+    return (!full && next.load(std::memory_order_relaxed) == running_epoch_) || closed_.load(std::memory_order_relaxed);
+  });
 }
 
 bool LaunchWork::try_close() {

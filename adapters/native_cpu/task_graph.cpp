@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The task graph: dependency counting, hand-off to the workers, completion, failure
 // propagation and callbacks.
-#include <chrono>
 #include <utility>
 
 #include "context.hpp"

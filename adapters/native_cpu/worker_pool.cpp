@@ -4,7 +4,6 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <utility>
 
@@ -115,15 +114,7 @@ void WorkerPool::push(TaskFn fn, void *ctx, uint32_t arg) {
     worker_may_come =
         wake && !spinning_ && tasks_.size() == 1 && running_ > (t_state.is_worker ? 1u : 0u) && spin_microseconds() > 0;
   }
-  if (worker_may_come) {
-    constexpr auto kWatch = std::chrono::microseconds(2);
-    const auto until = std::chrono::steady_clock::now() + kWatch;
-    for (uint32_t i = 1; queued_.load(std::memory_order_acquire) > 0; ++i) {
-      cpu_relax();
-      if (i % 16 == 0 && std::chrono::steady_clock::now() >= until) break;
-    }
-    wake = queued_.load(std::memory_order_acquire) > 0;
-  }
+  if (worker_may_come) wake = !watch_briefly([&] { return queued_.load(std::memory_order_acquire) == 0; });
   if (wake) wake_.notify_one();
 }
 

@@ -113,6 +113,17 @@ template <class F> bool watch_for(uint32_t us, F done) {
   }
 }
 
+// Watches `done()` for about 2 µs with pauses only: for what another thread is a few
+// hundred nanoseconds from doing (shorter than a sched_yield is worth); true once it holds.
+template <class F> bool watch_briefly(F done) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(2);
+  for (uint32_t i = 1;; ++i) {
+    if (done()) return true;
+    cpu_relax();
+    if (i % 16 == 0 && std::chrono::steady_clock::now() >= until) return done();
+  }
+}
+
 // Takes a mutex that is only ever held briefly, watching it a moment first: blocking on
 // it costs a sleep and a wake-up, tens of microseconds on a virtual machine.
 inline void lock_briefly(std::unique_lock<std::mutex> &lock) {
