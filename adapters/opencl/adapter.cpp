@@ -80,7 +80,9 @@ std::vector<ur_platform_handle_t_ *> *discover() {
   std::vector<cl_platform_id> ids(n);
   if (cl.clGetPlatformIDs(n, ids.data(), nullptr) != CL_SUCCESS) return list;
   for (cl_platform_id id : ids) list->push_back(make_platform(id).release());
-  ORDO_LOG(log(), info, "%zu OpenCL platform(s)", list->size());
+  const bool polled = choose_waits(*list); // not inside ORDO_LOG: its arguments are skipped when it is off
+  ORDO_LOG(log(), info, "%zu OpenCL platform(s); waits %s", list->size(),
+           polled ? "poll the events' status" : "block in clWaitForEvents and clFinish");
   return list;
 }
 

@@ -14,6 +14,7 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
+#include <mutex>
 #include <string>
 
 #include "ur_api.h"
@@ -56,6 +57,11 @@ extern ClApi cl;
 
 // Loads libOpenCL.so.1 once (thread-safe). On failure `why` says what went wrong.
 bool load_opencl(std::string &why);
+
+// clFinish of `q`, or where waits poll (polled_waits.cpp) a marker enqueued under
+// `submit_mutex` (the queue's submission lock; null for a queue only the caller uses)
+// and waited for by polling.
+cl_int finish_queue(cl_command_queue q, std::mutex *submit_mutex);
 
 // The ur_result_t that best describes an OpenCL error code.
 ur_result_t to_ur(cl_int err);

@@ -17,7 +17,7 @@ namespace ordo::opencl {
 ur_result_t context_wait_all_queues(ur_context_handle_t c) {
   std::lock_guard<std::mutex> lock(c->queues_mutex);
   for (ur_queue_handle_t q : c->queues)
-    if (!q->on_device) ORDO_CL_CHECK(cl.clFinish(q->cl)); // the host never finishes a device queue
+    if (!q->on_device) ORDO_CL_CHECK(finish_queue(q->cl, &q->submit_mutex)); // the host never finishes a device queue
   return UR_RESULT_SUCCESS;
 }
 

@@ -50,4 +50,9 @@ ur_adapter_handle_t_ &the_adapter();
 // Every OpenCL platform, found at the first call. They live for the process: every
 // urPlatformGet hands out the same handles, also after the adapter was released.
 const std::vector<ur_platform_handle_t_ *> &platforms();
+// Puts a polled clWaitForEvents into the loaded table, and makes finish_queue poll, when
+// one of the platforms is Intel's CPU runtime or ORDO_OPENCL_WAITS=poll
+// (polled_waits.cpp); true when it did. Called once, by the discovery, before any
+// handle exists.
+bool choose_waits(const std::vector<ur_platform_handle_t_ *> &platforms);
 } // namespace ordo::opencl

@@ -54,7 +54,7 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, v
   unsigned char zero = 0;
   e = ctx_->intel_usm ? ctx_->platform->intel_usm.fill(q, p, &zero, 1, size, 0, nullptr, nullptr)
                       : cl.clEnqueueSVMMemFill(q, p, &zero, 1, size, 0, nullptr, nullptr);
-  if (e == CL_SUCCESS) e = cl.clFinish(q);
+  if (e == CL_SUCCESS) e = finish_queue(q, nullptr);
   cl.clReleaseCommandQueue(q);
   return to_ur(e);
 }

@@ -143,7 +143,7 @@ struct queue_hooks {
   // The user's last reference: finish the queue's work (its pending frees included)
   // before letting go; the object itself lives on while events refer to it.
   static ur_result_t release_last(Queue *q) {
-    cl_int err = q->on_device ? CL_SUCCESS : cl.clFinish(q->cl);
+    cl_int err = q->on_device ? CL_SUCCESS : finish_queue(q->cl, &q->submit_mutex);
     {
       // The queue's hold on its last free marker would keep the queue alive.
       std::lock_guard<std::mutex> lock(q->submit_mutex);
@@ -213,7 +213,9 @@ struct queue_hooks {
   }
 
   // Work on a device queue is its parent kernel's, which completes only after it.
-  static ur_result_t finish(Queue *q) { return q->on_device ? UR_RESULT_SUCCESS : to_ur(cl.clFinish(q->cl)); }
+  static ur_result_t finish(Queue *q) {
+    return q->on_device ? UR_RESULT_SUCCESS : to_ur(finish_queue(q->cl, &q->submit_mutex));
+  }
   static ur_result_t flush(Queue *q) { return q->on_device ? UR_RESULT_SUCCESS : to_ur(cl.clFlush(q->cl)); }
   static void reap() { reap_deferred_events(); }
 };
