@@ -3,7 +3,8 @@
 // benchmark's rows (b) and (c)) through one adapter's own table, for callgrind:
 // `valgrind --tool=callgrind --toggle-collect='run_*' pair_cost <adapter> N` counts only
 // the rounds (100 warm-up rounds and N measured ones: the difference of two N gives the
-// cost of one; docs/performance.md, "CPU cost of the stream backend").
+// cost of one; docs/performance-history.md, "The stream-ordered
+// pair's CPU cost").
 #include <dlfcn.h>
 
 #include <cstdio>

@@ -2,9 +2,9 @@
 // A mutex that spins briefly before it sleeps, for short critical sections that many
 // threads enter (a pool core shared by every queue of a device, the ordering record).
 // With std::mutex, 16 threads each freeing and allocating on their own queue spent most
-// of their time handing the lock over through the kernel (docs/performance.md, "Thread
-// scale and out-of-order queues"); glibc's adaptive mutex tries the lock a bounded number
-// of times before it sleeps.
+// of their time handing the lock over through the kernel (docs/performance-history.md,
+// "Thread scale and out-of-order queues"); glibc's adaptive mutex tries the lock a
+// bounded number of times before it sleeps.
 // Elsewhere it is an ordinary mutex. Meets Lockable, so std::lock_guard works.
 #pragma once
 
