@@ -62,6 +62,9 @@ bool load_opencl(std::string &why);
 // `submit_mutex` (the queue's submission lock; null for a queue only the caller uses)
 // and waited for by polling.
 cl_int finish_queue(cl_command_queue q, std::mutex *submit_mutex);
+// clReleaseCommandQueue of a queue whose commands have completed; where waits poll,
+// after a blocking clFinish, so that the runtime's worker has let go of it first.
+void release_queue(cl_command_queue q);
 
 // The ur_result_t that best describes an OpenCL error code.
 ur_result_t to_ur(cl_int err);

@@ -4,21 +4,35 @@
 #include "context.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "device.hpp"
 #include "handle_entry_points.hpp"
 #include "platform.hpp"
+#include "queue.hpp"
 #include "tables.hpp"
 #include "ur_common/context.hpp"
+#include "ur_common/memory.hpp"
 #include "usm.hpp"
 
 namespace ordo::opencl {
 
 ur_result_t context_wait_all_queues(ur_context_handle_t c) {
-  std::lock_guard<std::mutex> lock(c->queues_mutex);
-  for (ur_queue_handle_t q : c->queues)
-    if (!q->on_device) ORDO_CL_CHECK(finish_queue(q->cl, &q->submit_mutex)); // the host never finishes a device queue
-  return UR_RESULT_SUCCESS;
+  // Held, not listed under queues_mutex, while they finish: the thread whose work would
+  // let them finish may need that lock meanwhile (urQueueCreate, a native event's queue).
+  // A queue nobody holds is being destroyed, and its last release finished it.
+  std::vector<ur_queue_handle_t> held;
+  {
+    std::lock_guard<std::mutex> lock(c->queues_mutex);
+    for (ur_queue_handle_t q : c->queues)
+      if (!q->on_device && ur_common::try_hold(q)) held.push_back(q); // the host never finishes a device queue
+  }
+  cl_int err = CL_SUCCESS;
+  for (ur_queue_handle_t q : held) {
+    if (err == CL_SUCCESS) err = finish_queue(q->cl, &q->submit_mutex);
+    unhold(q);
+  }
+  return to_ur(err);
 }
 
 namespace {

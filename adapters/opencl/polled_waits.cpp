@@ -104,4 +104,21 @@ cl_int finish_queue(cl_command_queue q, std::mutex *submit_mutex) {
   return err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST ? CL_SUCCESS : err; // clFinish reports no command's error
 }
 
+// A polled wait can see a command CL_COMPLETE while the runtime's worker is still inside
+// the command's task, holding a reference to the queue. Were the host's release then not
+// the last, the worker would destroy the out-of-order queue inside that task, and the
+// destructor waits for the queue's tasks, its own included, forever. So on such a
+// platform one blocking clFinish comes first: it returns once the queue's tasks have
+// ended. The queue's commands are complete by then (the user's last release finished
+// it), so the wait is short; one thread at a time keeps two host threads from ever
+// waiting inside the runtime's TBB arena together, which is what hung before.
+void release_queue(cl_command_queue q) {
+  if (polled) {
+    static std::mutex *const one_at_a_time = new std::mutex(); // lives past static teardown
+    std::lock_guard<std::mutex> lock(*one_at_a_time);
+    cl.clFinish(q);
+  }
+  cl.clReleaseCommandQueue(q);
+}
+
 } // namespace ordo::opencl

@@ -55,7 +55,7 @@ ur_result_t PoolHooks::zero_now(ur_usm_type_t kind, ur_device_handle_t device, v
   e = ctx_->intel_usm ? ctx_->platform->intel_usm.fill(q, p, &zero, 1, size, 0, nullptr, nullptr)
                       : cl.clEnqueueSVMMemFill(q, p, &zero, 1, size, 0, nullptr, nullptr);
   if (e == CL_SUCCESS) e = finish_queue(q, nullptr);
-  cl.clReleaseCommandQueue(q);
+  release_queue(q);
   return to_ur(e);
 }
 

@@ -23,7 +23,7 @@ ur_queue_handle_t_::~ur_queue_handle_t_() {
     auto &qs = ctx->queues;
     qs.erase(std::remove(qs.begin(), qs.end(), this), qs.end());
   }
-  if (cl) ordo::opencl::cl.clReleaseCommandQueue(cl);
+  if (cl) ordo::opencl::release_queue(cl);
   if (ctx) context_unhold(ctx);
 }
 
