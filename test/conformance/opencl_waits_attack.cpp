@@ -307,7 +307,8 @@ TEST_P(urOpenclWaitsTest, WaitOnTheEventOfAQueueReleasedMeanwhile) {
 }
 
 // urQueueFinish on one thread while others keep enqueueing to the same queues: every
-// command enqueued before the finish began is complete when it returns.
+// command enqueued before the finish began is complete when it returns. Each round
+// fills memory of its own: the rounds of one thread are not ordered with each other.
 TEST_P(urOpenclWaitsTest, FinishCoversWhatWasEnqueuedBeforeItWhileOthersEnqueue) {
   if (!conf::usm_supported(device(), UR_USM_TYPE_DEVICE) && !conf::usm_supported(device(), UR_USM_TYPE_SHARED))
     GTEST_SKIP() << found().label() << " has no device or shared USM";
@@ -315,7 +316,7 @@ TEST_P(urOpenclWaitsTest, FinishCoversWhatWasEnqueuedBeforeItWhileOthersEnqueue)
   ASSERT_TRUE(shared[0] && shared[1]);
   constexpr int kEnqueuers = 3, kRounds = 150;
   std::vector<void *> mem;
-  for (int t = 0; t < kEnqueuers; ++t) mem.push_back(memory(64 * 4));
+  for (int t = 0; t < kEnqueuers; ++t) mem.push_back(memory(kRounds * 64 * 4));
   for (void *p : mem) ASSERT_TRUE(p);
   std::mutex mu;
   std::vector<ur_event_handle_t> published[2]; // per queue, retained for the finisher
@@ -327,7 +328,8 @@ TEST_P(urOpenclWaitsTest, FinishCoversWhatWasEnqueuedBeforeItWhileOthersEnqueue)
       for (int r = 0; r < kRounds && !failures; ++r) {
         int which = (t + r) % 2;
         ur_event_handle_t e = nullptr;
-        if (fill(shared[which], mem[t], 64, uint32_t(r), 0, nullptr, &e) != UR_RESULT_SUCCESS) {
+        if (fill(shared[which], static_cast<uint32_t *>(mem[t]) + r * 64, 64, uint32_t(r), 0, nullptr, &e) !=
+            UR_RESULT_SUCCESS) {
           ++failures;
           break;
         }
@@ -417,13 +419,19 @@ TEST_P(urOpenclWaitsTest, ReleaseAQueueRightAfterWaitingForItsWork) {
     switch (r % 3) {
     case 0: ASSERT_SUCCESS(urEventWait(1, &e)); break;
     case 1: ASSERT_SUCCESS(urQueueFinish(q)); break;
-    default: break; // the release finishes the queue
+    default: break; // OpenCL's release finishes the queue; UR does not promise that, so the event is waited for too
     }
     if (r % 2) {
+      if (r % 3 == 2) {
+        ASSERT_SUCCESS(urEventWait(1, &e));
+      }
       ASSERT_SUCCESS(urEventRelease(e));
       ASSERT_SUCCESS(urQueueRelease(q));
     } else {
       ASSERT_SUCCESS(urQueueRelease(q));
+      if (r % 3 == 2) { // the event keeps the queue
+        ASSERT_SUCCESS(urEventWait(1, &e));
+      }
       ASSERT_SUCCESS(urEventRelease(e));
     }
   }
