@@ -29,7 +29,7 @@ ur_result_t context_wait_all_queues(ur_context_handle_t c) {
   }
   cl_int err = CL_SUCCESS;
   for (ur_queue_handle_t q : held) {
-    if (err == CL_SUCCESS) err = finish_queue(q->cl, &q->submit_mutex);
+    if (err == CL_SUCCESS) err = finish_known(q);
     unhold(q);
   }
   return to_ur(err);

@@ -47,6 +47,21 @@ uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &wai
   return q->ctx->pools->order().record(q->identity, q->in_order, barrier, nodes, n, has_wait_list);
 }
 
+cl_int finish_known(ur_queue_handle_t q) {
+  if (q->on_device) return CL_SUCCESS; // its work is its parent kernel's
+  // A command counts once it is in the cl_command_queue, so the marker a finish
+  // enqueues after reading `at` follows every command up to it.
+  const uint64_t at = q->commands.load(std::memory_order_acquire);
+  if (!q->native_shared.load(std::memory_order_relaxed) && q->finished_at.load(std::memory_order_acquire) >= at)
+    return CL_SUCCESS;
+  const cl_int err = finish_queue(q->cl, &q->submit_mutex);
+  if (err != CL_SUCCESS) return err;
+  uint64_t seen = q->finished_at.load(std::memory_order_relaxed);
+  while (seen < at && !q->finished_at.compare_exchange_weak(seen, at, std::memory_order_release)) {
+  }
+  return CL_SUCCESS;
+}
+
 void note_last(ur_queue_handle_t q, cl_event ev, uint64_t seq) {
   q->track_last = q->track_left != 0 && --q->track_left != 0; // else no plain free for a while: stop
   keep_event(q->last_cl, q->track_last ? ev : nullptr);
@@ -83,12 +98,13 @@ constexpr std::pair<ur_queue_flags_t, cl_command_queue_properties> kFlagProperti
 };
 
 // Wraps `native` (the caller's reference), whose OpenCL properties are `props`, as a
-// queue of `c` on `d` that answers `flags`.
+// queue of `c` on `d` that answers `flags`; `native_shared`: the user has the native queue.
 ur_result_t wrap_queue(ur_context_handle_t c, ur_device_handle_t d, cl_command_queue native, ur_queue_flags_t flags,
-                       cl_command_queue_properties props, ur_queue_handle_t *out) {
+                       cl_command_queue_properties props, ur_queue_handle_t *out, bool native_shared = false) {
   auto *q = ur_common::new_queue<ur_queue_handle_t_>(c, d, flags);
   q->cl = native;
-  q->in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); // not flags: an in-order queue may stand in
+  q->native_shared.store(native_shared, std::memory_order_relaxed); // before the context lists it
+  q->in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);  // not flags: an in-order queue may stand in
   q->on_device = props & CL_QUEUE_ON_DEVICE;
   c->hold();
   {
@@ -143,7 +159,7 @@ struct queue_hooks {
   // The user's last reference: finish the queue's work (its pending frees included)
   // before letting go; the object itself lives on while events refer to it.
   static ur_result_t release_last(Queue *q) {
-    cl_int err = q->on_device ? CL_SUCCESS : finish_queue(q->cl, &q->submit_mutex);
+    cl_int err = finish_known(q);
     {
       // The queue's hold on its last free marker would keep the queue alive.
       std::lock_guard<std::mutex> lock(q->submit_mutex);
@@ -185,6 +201,7 @@ struct queue_hooks {
   static ur_result_t is_empty(Queue *, bool &) { return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION; }
 
   static ur_native_handle_t native_handle(Queue *q, ur_queue_native_desc_t *) {
+    q->native_shared.store(true, std::memory_order_relaxed);
     return reinterpret_cast<ur_native_handle_t>(q->cl);
   }
 
@@ -209,13 +226,10 @@ struct queue_hooks {
     ur_queue_flags_t flags = 0;
     for (auto [ur, cl_prop] : kFlagProperties)
       if (props & cl_prop) flags |= ur;
-    return wrap_queue(c, hDevice, native, flags, props, phQueue);
+    return wrap_queue(c, hDevice, native, flags, props, phQueue, /*native_shared=*/true);
   }
 
-  // Work on a device queue is its parent kernel's, which completes only after it.
-  static ur_result_t finish(Queue *q) {
-    return q->on_device ? UR_RESULT_SUCCESS : to_ur(finish_queue(q->cl, &q->submit_mutex));
-  }
+  static ur_result_t finish(Queue *q) { return to_ur(finish_known(q)); }
   static ur_result_t flush(Queue *q) { return q->on_device ? UR_RESULT_SUCCESS : to_ur(cl.clFlush(q->cl)); }
   static void reap() { reap_deferred_events(); }
 };

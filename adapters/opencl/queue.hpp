@@ -31,6 +31,13 @@ struct ur_queue_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::queue
   // Commands enqueued through the adapter. A free with no wait list with nothing
   // enqueued since the last such free shares its marker (both complete together).
   std::atomic<uint64_t> commands{0};
+  // Every command up to this place (`commands`) is known complete: a finish that
+  // started there succeeded. A finish with nothing enqueued since costs no OpenCL call
+  // (a blocking urUSMFree finishes every queue of the context, and Intel's clFinish
+  // takes microseconds on an idle queue) unless the native queue is in the user's hands,
+  // where commands may enter it unseen.
+  std::atomic<uint64_t> finished_at{0};
+  std::atomic<bool> native_shared{false};
   ur_event_handle_t last_free = nullptr;
   uint64_t last_free_at = 0;
   // The place (`commands`) of the newest barrier: a command of an out-of-order queue
@@ -61,6 +68,9 @@ namespace ordo::opencl {
 uint64_t record_command(ur_queue_handle_t q, bool barrier, const ClWaitList &waits,
                         const std::vector<ur_event_handle_t> *extra = nullptr, uint64_t *seq = nullptr);
 
+// Finishes `q` (finish_queue), or nothing where no command entered it since the last
+// finish that succeeded (finished_at). Not under q->submit_mutex.
+cl_int finish_known(ur_queue_handle_t q);
 // Under q->submit_mutex, after record_command: `ev` (not null) completes the command
 // at place `seq` of a queue that keeps its newest command's event (track_last).
 void note_last(ur_queue_handle_t q, cl_event ev, uint64_t seq);

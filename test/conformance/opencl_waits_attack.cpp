@@ -23,7 +23,10 @@ namespace {
 struct ClUserEvents {
   void *(*create)(void *context, int32_t *err) = nullptr;
   int32_t (*set_status)(void *event, int32_t status) = nullptr;
-  bool ok() const { return create && set_status; }
+  // clEnqueueMarkerWithWaitList: work the adapter never sees, through a native queue.
+  int32_t (*marker)(void *queue, uint32_t n, void *const *waits, void **event) = nullptr;
+  int32_t (*release)(void *event) = nullptr;
+  bool ok() const { return create && set_status && marker && release; }
   static const ClUserEvents &get() {
     static const ClUserEvents fns = [] {
       ClUserEvents f;
@@ -31,6 +34,9 @@ struct ClUserEvents {
       if (!lib) return f;
       f.create = reinterpret_cast<void *(*)(void *, int32_t *)>(dlsym(lib, "clCreateUserEvent"));
       f.set_status = reinterpret_cast<int32_t (*)(void *, int32_t)>(dlsym(lib, "clSetUserEventStatus"));
+      f.marker = reinterpret_cast<int32_t (*)(void *, uint32_t, void *const *, void **)>(
+          dlsym(lib, "clEnqueueMarkerWithWaitList"));
+      f.release = reinterpret_cast<int32_t (*)(void *)>(dlsym(lib, "clReleaseEvent"));
       return f;
     }();
     return fns;
@@ -530,6 +536,48 @@ TEST_P(urOpenclFreeWaitTest, GateOpenerWrapsANativeEventWhileAFreeWaits) {
     if (wrapped) urEventRelease(wrapped);
     return r;
   }));
+}
+
+// A blocking free and a queue's finish skip a queue with nothing enqueued since its last
+// finish, but only while the adapter sees every command: once the user has the native
+// queue, work enqueued there directly is waited for too.
+TEST_P(urOpenclWaitsTest, BlockingFreeAndFinishWaitForWorkOnTheNativeQueue) {
+  SKIP_UNLESS_OPENCL();
+  Gate gate;
+  ASSERT_NO_FATAL_FAILURE(make_gate(gate));
+  ur_queue_handle_t q = queue(false);
+  void *a = memory(4096);
+  ASSERT_TRUE(q && a);
+  ASSERT_SUCCESS(fill(q, a, 1024, 1, 0, nullptr, nullptr));
+  ASSERT_SUCCESS(urQueueFinish(q)); // nothing the adapter enqueued is left
+  ur_native_handle_t native = 0;
+  ASSERT_SUCCESS(urQueueGetNativeHandle(q, nullptr, &native));
+  void *gated = nullptr;
+  ASSERT_EQ(0, ClUserEvents::get().marker(reinterpret_cast<void *>(native), 1, &gate.native, &gated));
+  void *loose = nullptr;
+  ASSERT_SUCCESS(conf::usm_alloc(context, device(), UR_USM_TYPE_DEVICE, 4096, &loose));
+  std::atomic<int> started{0};
+  std::atomic<bool> freed{false}, finished{false};
+  ur_result_t r_free = UR_RESULT_ERROR_UNKNOWN, r_finish = UR_RESULT_ERROR_UNKNOWN;
+  std::thread freer = start(started, [&] {
+    r_free = urUSMFree(context, loose);
+    freed = true;
+  });
+  std::thread finisher = start(started, [&] {
+    r_finish = urQueueFinish(q);
+    finished = true;
+  });
+  let_waiters_block(started, 2);
+  // Neither can have returned: the marker waits for the gate (a correct adapter never
+  // fails this, however slow the machine).
+  EXPECT_FALSE(freed.load()) << "urUSMFree returned while the native queue's marker was pending";
+  EXPECT_FALSE(finished.load()) << "urQueueFinish returned while the native queue's marker was pending";
+  gate.open();
+  freer.join();
+  finisher.join();
+  EXPECT_SUCCESS(r_free);
+  EXPECT_SUCCESS(r_finish);
+  ClUserEvents::get().release(gated);
 }
 
 // Stream-ordered allocs and frees on short-lived queues (released busy), blocking frees
