@@ -103,7 +103,10 @@ ur_result_t AsyncCommand::order() { // a plain free makes an in-order queue keep
 // Records the command (none: an alloc with no work) and wraps its event for `out`; a free
 // with no wait list becomes the queue's last free.
 ur_result_t AsyncCommand::finish(ur_result_t r, bool keep_lock) {
-  if (r != UR_RESULT_SUCCESS) return r;
+  if (r != UR_RESULT_SUCCESS) {
+    if (ev) q->commands.fetch_add(1, std::memory_order_relaxed); // in the queue: a finish must not skip it
+    return r;
+  }
   if (ev || same) {
     uint64_t seq = 0;
     const uint64_t node = record_command(q, false, waits, &held, &seq);

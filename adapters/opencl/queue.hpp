@@ -139,7 +139,11 @@ ur_result_t submit(ur_queue_handle_t q, ur_command_t command, const ClWaitList &
     const bool track = q->track_last; // only ever set on in-order queues
     const bool keep_barrier = barrier && !q->in_order;
     cl_int err = enqueue(phEvent || blocking || track || keep_barrier ? &ev : nullptr);
-    if (err != CL_SUCCESS) return to_ur(err);
+    if (err != CL_SUCCESS) {
+      // Some of its OpenCL commands may have entered the queue: a finish must not skip it.
+      q->commands.fetch_add(1, std::memory_order_relaxed);
+      return to_ur(err);
+    }
     if (keep_barrier && ev) keep_event(q->last_barrier_cl, ev);
     node = record_command(q, barrier, waits, nullptr, &seq);
     if (track && ev) note_last(q, ev, seq);
