@@ -60,8 +60,10 @@ bool load_opencl(std::string &why);
 
 // clFinish of `q`, or where waits poll (polled_waits.cpp) a marker enqueued under
 // `submit_mutex` (the queue's submission lock; null for a queue only the caller uses)
-// and waited for by polling.
-cl_int finish_queue(cl_command_queue q, std::mutex *submit_mutex);
+// and waited for by polling. `*clean` (if given): false where the marker ended in error
+// because a command before it did (Intel's CPU runtime then ends it, and clFinish,
+// before other commands of an out-of-order queue have run).
+cl_int finish_queue(cl_command_queue q, std::mutex *submit_mutex, bool *clean = nullptr);
 // clReleaseCommandQueue of a queue whose commands have completed; where waits poll,
 // after a blocking clFinish, so that the runtime's worker has let go of it first.
 void release_queue(cl_command_queue q);

@@ -177,6 +177,9 @@ struct event_hooks {
   static void reap() { reap_deferred_events(); } // a wait or release may let go of parked events
   static void destroy(Event *e) { ordo::retire(e); }
   static ur_result_t native_handle(Event *e, ur_native_handle_t &out) {
+    // The cl_event names its cl_command_queue (CL_EVENT_COMMAND_QUEUE): commands may now
+    // enter that queue unseen, so its finishes may no longer skip it (finish_known).
+    if (e->queue) e->queue->native_shared.store(true, std::memory_order_relaxed);
     out = reinterpret_cast<ur_native_handle_t>(e->cl);
     return UR_RESULT_SUCCESS;
   }

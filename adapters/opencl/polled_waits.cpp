@@ -89,7 +89,8 @@ bool choose_waits(const std::vector<ur_platform_handle_t_ *> &platforms) {
 // the queue under its submission lock: Intel's CPU runtime can crash (SIGSEGV in
 // OclEvent::AddDependentOn) when commands enter one out-of-order queue from two threads
 // at once.
-cl_int finish_queue(cl_command_queue q, std::mutex *submit_mutex) {
+cl_int finish_queue(cl_command_queue q, std::mutex *submit_mutex, bool *clean) {
+  if (clean) *clean = true;
   if (!polled) return cl.clFinish(q);
   cl_event marker = nullptr;
   cl_int err;
@@ -101,7 +102,11 @@ cl_int finish_queue(cl_command_queue q, std::mutex *submit_mutex) {
   if (err != CL_SUCCESS) return err;
   err = polled_wait_for_events(1, &marker);
   cl.clReleaseEvent(marker);
-  return err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST ? CL_SUCCESS : err; // clFinish reports no command's error
+  if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+    if (clean) *clean = false;
+    return CL_SUCCESS; // clFinish reports no command's error
+  }
+  return err;
 }
 
 // A polled wait can see a command CL_COMPLETE while the runtime's worker is still inside

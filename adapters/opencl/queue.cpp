@@ -54,8 +54,11 @@ cl_int finish_known(ur_queue_handle_t q) {
   const uint64_t at = q->commands.load(std::memory_order_acquire);
   if (!q->native_shared.load(std::memory_order_relaxed) && q->finished_at.load(std::memory_order_acquire) >= at)
     return CL_SUCCESS;
-  const cl_int err = finish_queue(q->cl, &q->submit_mutex);
-  if (err != CL_SUCCESS) return err;
+  bool clean = true;
+  const cl_int err = finish_queue(q->cl, &q->submit_mutex, &clean);
+  // After a failed command the marker may have ended before the queue's other commands
+  // (Intel's CPU runtime, out-of-order): nothing is known complete then.
+  if (err != CL_SUCCESS || !clean) return err;
   uint64_t seen = q->finished_at.load(std::memory_order_relaxed);
   while (seen < at && !q->finished_at.compare_exchange_weak(seen, at, std::memory_order_release)) {
   }

@@ -11,7 +11,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -657,6 +661,490 @@ TEST_P(urOpenclWaitsTest, StreamOrderedWorkRacesBlockingFreesAndQueueReleases) {
   EXPECT_EQ(0, failures.load());
 }
 
+// ---- A finish or blocking free skips a queue with nothing enqueued since its last
+// finish (docs/opencl.md, "skipped there"): whatever entered the queue before the call,
+// however it got there, still holds the call back.
+
+// A call on a thread of its own; `done` once it returned. Declare it before the gates it
+// waits behind: they open as they go, then this joins.
+struct Pending {
+  std::atomic<bool> done{false};
+  ur_result_t result = UR_RESULT_ERROR_UNKNOWN;
+  std::thread thread;
+  template <class F> void start(std::atomic<int> &started, F f) {
+    thread = std::thread([this, &started, f] {
+      started.fetch_add(1);
+      result = f();
+      done = true;
+    });
+  }
+  ur_result_t join() {
+    if (thread.joinable()) thread.join();
+    return result;
+  }
+  ~Pending() { join(); }
+};
+
+bool ended(ur_event_handle_t e) {
+  const ur_event_status_t s = conf::event_status(e);
+  return s == UR_EVENT_STATUS_COMPLETE || s == UR_EVENT_STATUS_ERROR;
+}
+
+class urOpenclFinishSkipTest : public urOpenclWaitsTest {
+protected:
+  // Memory of the fixture's kind that the caller frees.
+  void *loose_memory() {
+    ur_usm_type_t kind = conf::usm_supported(device(), UR_USM_TYPE_DEVICE) ? UR_USM_TYPE_DEVICE : UR_USM_TYPE_SHARED;
+    void *p = nullptr;
+    EXPECT_SUCCESS(conf::usm_alloc(context, device(), kind, 4096, &p));
+    return p;
+  }
+  // A queue whose every command so far is finished: the one a finish may skip.
+  ur_queue_handle_t finished_queue(bool out_of_order, void *scratch) {
+    ur_queue_handle_t q = queue(out_of_order);
+    if (!q) return nullptr;
+    EXPECT_SUCCESS(fill(q, scratch, 16, 1, 0, nullptr, nullptr));
+    EXPECT_SUCCESS(urQueueFinish(q));
+    EXPECT_SUCCESS(urQueueFinish(q)); // the second one may cost nothing
+    return q;
+  }
+  // Once `what` left work behind `gate` on `q`, a finish of `q` and (OpenCL, whose
+  // blocking free finishes every queue of the context) a blocking free of other memory,
+  // each on a thread of its own, have not returned while the gate is closed (a correct
+  // adapter never fails this, however slow the machine); both succeed once `release`
+  // (by default: opening the gate) lets the work go.
+  template <class Release> void expect_held_back(ur_queue_handle_t q, const std::string &what, Release release) {
+    void *loose = opencl() ? loose_memory() : nullptr;
+    std::atomic<int> started{0};
+    Pending finish, freed;
+    finish.start(started, [q] { return urQueueFinish(q); });
+    if (loose) freed.start(started, [this, loose] { return urUSMFree(context, loose); });
+    let_waiters_block(started, loose ? 2 : 1);
+    EXPECT_FALSE(finish.done.load()) << "urQueueFinish returned while " << what << " was held back";
+    EXPECT_FALSE(freed.done.load()) << "urUSMFree returned while " << what << " was held back";
+    release();
+    EXPECT_SUCCESS(finish.join()) << what;
+    if (loose) {
+      EXPECT_SUCCESS(freed.join()) << what;
+    }
+  }
+  void expect_held_back(ur_queue_handle_t q, Gate &gate, const std::string &what) {
+    expect_held_back(q, what, [&] { gate.open(); });
+  }
+  bool async_alloc() const {
+    ur_bool_t yes = 0;
+    return conf::usm_supported(device(), UR_USM_TYPE_DEVICE) &&
+           conf::info(device(), UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, yes) == UR_RESULT_SUCCESS && yes;
+  }
+};
+
+// Each kind of command the adapter can enqueue, held back by a gate on a queue whose
+// earlier work a finish already covered, enqueued by this thread or by one it joined.
+TEST_P(urOpenclFinishSkipTest, EveryKindOfGatedCommandHoldsBackFinishAndFree) {
+  SKIP_UNLESS_OPENCL();
+  const size_t n = 1024;
+  void *a = memory(n * 4), *b = memory(n * 4);
+  ASSERT_TRUE(a && b);
+  // Enqueues work behind `g` on `q`; `after` runs once the gate is open. UNSUPPORTED_FEATURE:
+  // the device lacks it.
+  using Kind = std::function<ur_result_t(ur_queue_handle_t q, Gate & g, std::function<void()> & after)>;
+  const uint32_t v = 7;
+  std::vector<std::pair<const char *, Kind>> kinds = {
+      {"a USM fill with an event",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &) {
+         ur_event_handle_t e = nullptr;
+         ur_result_t r = fill(q, a, n, 1, 1, &g.event, &e);
+         keep(e);
+         return r;
+       }},
+      {"a USM fill",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &) { return fill(q, a, n, 1, 1, &g.event, nullptr); }},
+      {"a USM copy",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &) {
+         return urEnqueueUSMMemcpy(q, false, b, a, n * 4, 1, &g.event, nullptr);
+       }},
+      {"urEnqueueEventsWait", [&](ur_queue_handle_t q, Gate &g,
+                                  std::function<void()> &) { return urEnqueueEventsWait(q, 1, &g.event, nullptr); }},
+      {"a barrier", [&](ur_queue_handle_t q, Gate &g,
+                        std::function<void()> &) { return urEnqueueEventsWaitWithBarrier(q, 1, &g.event, nullptr); }},
+      {"a buffer fill",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &after) {
+         ur_mem_handle_t buf = nullptr;
+         ur_result_t r = urMemBufferCreate(context, UR_MEM_FLAG_READ_WRITE, 4096, nullptr, &buf);
+         if (r != UR_RESULT_SUCCESS) return r;
+         after = [buf] { EXPECT_SUCCESS(urMemRelease(buf)); };
+         return urEnqueueMemBufferFill(q, buf, &v, 4, 0, 4096, 1, &g.event, nullptr);
+       }},
+      {"a stream-ordered alloc",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &after) {
+         if (!async_alloc()) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+         void *p = nullptr;
+         ur_result_t r = urEnqueueUSMDeviceAllocExp(q, nullptr, 4096, nullptr, 1, &g.event, &p, nullptr);
+         if (p) after = [q, p] { EXPECT_SUCCESS(urEnqueueUSMFreeExp(q, nullptr, p, 0, nullptr, nullptr)); };
+         return r;
+       }},
+      {"a stream-ordered free",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &) {
+         if (!async_alloc()) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+         void *p = nullptr;
+         ur_result_t r = urEnqueueUSMDeviceAllocExp(q, nullptr, 4096, nullptr, 0, nullptr, &p, nullptr);
+         if (r != UR_RESULT_SUCCESS) return r;
+         return urEnqueueUSMFreeExp(q, nullptr, p, 1, &g.event, nullptr);
+       }},
+      {"a stream-ordered free sharing a gated fill's event",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &) {
+         if (!async_alloc()) return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+         void *p = nullptr;
+         ur_result_t r = urEnqueueUSMDeviceAllocExp(q, nullptr, 4096, nullptr, 0, nullptr, &p, nullptr);
+         if (r == UR_RESULT_SUCCESS) r = urEnqueueUSMFreeExp(q, nullptr, p, 0, nullptr, nullptr); // starts tracking
+         if (r == UR_RESULT_SUCCESS) r = urEnqueueUSMDeviceAllocExp(q, nullptr, 4096, nullptr, 0, nullptr, &p, nullptr);
+         if (r == UR_RESULT_SUCCESS) r = fill(q, p, 1024, 3, 1, &g.event, nullptr);
+         if (r == UR_RESULT_SUCCESS) r = urEnqueueUSMFreeExp(q, nullptr, p, 0, nullptr, nullptr);
+         return r;
+       }},
+      {"a host task",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &) {
+         return urEnqueueHostTaskExp(
+             q, [](void *) {}, nullptr, nullptr, 1, &g.event, nullptr);
+       }},
+      {"a command buffer",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &after) {
+         ur_bool_t yes = 0;
+         if (conf::info(device(), UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP, yes) != UR_RESULT_SUCCESS || !yes)
+           return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+         ur_exp_command_buffer_desc_t desc{UR_STRUCTURE_TYPE_EXP_COMMAND_BUFFER_DESC, nullptr, false, false, false};
+         ur_exp_command_buffer_handle_t cb = nullptr;
+         ur_result_t r = urCommandBufferCreateExp(context, device(), &desc, &cb);
+         if (r != UR_RESULT_SUCCESS) return r;
+         after = [cb] { EXPECT_SUCCESS(urCommandBufferReleaseExp(cb)); };
+         r = urCommandBufferAppendUSMFillExp(cb, a, &v, 4, n * 4, 0, nullptr, 0, nullptr, nullptr, nullptr, nullptr);
+         if (r == UR_RESULT_SUCCESS) r = urCommandBufferFinalizeExp(cb);
+         if (r == UR_RESULT_SUCCESS) r = urEnqueueCommandBufferExp(q, cb, 1, &g.event, nullptr);
+         return r;
+       }},
+      {"a captured graph",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &after) {
+         ur_bool_t yes = 0;
+         if (conf::info(device(), UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP, yes) != UR_RESULT_SUCCESS || !yes)
+           return UR_RESULT_ERROR_UNSUPPORTED_FEATURE;
+         ur_result_t r = urQueueBeginGraphCaptureExp(q);
+         if (r != UR_RESULT_SUCCESS) return r;
+         r = fill(q, a, n, 4, 0, nullptr, nullptr);
+         ur_exp_graph_handle_t graph = nullptr;
+         ur_result_t ended_capture = urQueueEndGraphCaptureExp(q, &graph);
+         if (r == UR_RESULT_SUCCESS) r = ended_capture;
+         ur_exp_executable_graph_handle_t exec = nullptr;
+         if (r == UR_RESULT_SUCCESS) r = urGraphInstantiateGraphExp(graph, &exec);
+         after = [graph, exec] {
+           if (exec) {
+             EXPECT_SUCCESS(urGraphExecutableGraphDestroyExp(exec));
+           }
+           if (graph) {
+             EXPECT_SUCCESS(urGraphDestroyExp(graph));
+           }
+         };
+         if (r == UR_RESULT_SUCCESS) r = urEnqueueGraphExp(q, exec, 1, &g.event, nullptr);
+         return r;
+       }},
+      {"a native command's own work",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &) {
+         // The function enqueues a gated marker on the native queue and keeps nothing.
+         return urEnqueueNativeCommandExp(
+             q,
+             [](ur_queue_handle_t hQueue, void *gate) {
+               ur_native_handle_t native = 0;
+               void *marker = nullptr;
+               if (urQueueGetNativeHandle(hQueue, nullptr, &native) == UR_RESULT_SUCCESS &&
+                   ClUserEvents::get().marker(reinterpret_cast<void *>(native), 1, &gate, &marker) == 0)
+                 ClUserEvents::get().release(marker);
+             },
+             g.native, 0, nullptr, nullptr, 0, nullptr, nullptr);
+       }},
+      {"a wait for another queue's gated fill",
+       [&](ur_queue_handle_t q, Gate &g, std::function<void()> &) {
+         ur_queue_handle_t other = queue(false);
+         if (!other) return UR_RESULT_ERROR_UNKNOWN;
+         ur_event_handle_t e = nullptr;
+         ur_result_t r = fill(other, b, n, 5, 1, &g.event, &e);
+         keep(e);
+         if (r == UR_RESULT_SUCCESS) r = urEnqueueEventsWait(q, 1, &e, nullptr);
+         return r;
+       }},
+  };
+  int ran = 0;
+  std::string lacked; // the kinds the device lacks, for the test's XML record
+  for (auto &[name, enqueue] : kinds)
+    for (bool ooo : {false, true})
+      for (bool elsewhere : {false, true}) {
+        ur_queue_handle_t q = finished_queue(ooo, a);
+        ASSERT_TRUE(q);
+        Gate g;
+        ASSERT_NO_FATAL_FAILURE(make_gate(g));
+        std::function<void()> after;
+        ur_result_t r = UR_RESULT_ERROR_UNKNOWN;
+        if (elsewhere)
+          std::thread([&] { r = enqueue(q, g, after); }).join();
+        else
+          r = enqueue(q, g, after);
+        const std::string what = std::string(name) + (ooo ? " (out-of-order queue" : " (in-order queue") +
+                                 (elsewhere ? ", another thread)" : ")");
+        if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE || r == UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION) {
+          g.open();
+          if (after) after();
+          if (!ooo && !elsewhere) lacked += std::string(lacked.empty() ? "" : "; ") + name;
+          continue;
+        }
+        EXPECT_SUCCESS(r) << what;
+        if (r == UR_RESULT_SUCCESS) expect_held_back(q, g, what);
+        g.open();
+        EXPECT_SUCCESS(urQueueFinish(q)) << what;
+        if (after) after();
+        EXPECT_SUCCESS(urQueueFinish(q)) << what;
+        ++ran;
+      }
+  RecordProperty("kinds_lacked", lacked);
+  EXPECT_GE(ran, 20) << "fewer kinds than the plain commands ran";
+}
+
+// A host task still running holds back its queue's finish and a blocking free, on every
+// adapter with host tasks (the function itself is the gate).
+TEST_P(urOpenclFinishSkipTest, RunningHostTaskHoldsBackFinishAndFree) {
+  if (!conf::usm_supported(device(), UR_USM_TYPE_DEVICE) && !conf::usm_supported(device(), UR_USM_TYPE_SHARED))
+    GTEST_SKIP() << found().label() << " has no device or shared USM";
+  void *a = memory(4096);
+  ASSERT_TRUE(a);
+  for (bool ooo : {false, true}) {
+    ur_queue_handle_t q = finished_queue(ooo, a);
+    ASSERT_TRUE(q);
+    std::atomic<bool> go{false}, entered{false};
+    struct Flags {
+      std::atomic<bool> *go, *entered;
+    } flags{&go, &entered};
+    ur_result_t r = urEnqueueHostTaskExp(
+        q,
+        [](void *p) {
+          auto *f = static_cast<Flags *>(p);
+          f->entered->store(true);
+          while (!f->go->load()) std::this_thread::yield();
+        },
+        &flags, nullptr, 0, nullptr, nullptr);
+    if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << "no urEnqueueHostTaskExp on " << found().label();
+    ASSERT_SUCCESS(r);
+    while (!entered.load()) std::this_thread::yield(); // it runs: only `go` ends it
+    expect_held_back(q, ooo ? "a running host task (out-of-order queue)" : "a running host task (in-order queue)",
+                     [&] { go = true; });
+    go = true;
+  }
+}
+
+// Work behind a gate that fails and work behind one still closed, on one queue: the
+// failure ends neither the finish already waiting nor a later finish or free early.
+// Intel's CPU runtime ends clFinish and every marker of an out-of-order queue once one
+// of its commands failed, with other commands still pending, and can crash (SIGSEGV in
+// OclEvent::AddDependentOnMulti) on a later command of that queue: its out-of-order
+// case runs there only with ORDO_CONFORMANCE_RUN_KNOWN_FAILURES=1.
+TEST_P(urOpenclFinishSkipTest, FailedGateDoesNotEndAFinishEarly) {
+  SKIP_UNLESS_OPENCL();
+  char name[256] = {};
+  urPlatformGetInfo(platform(), UR_PLATFORM_INFO_NAME, sizeof name - 1, name, nullptr);
+  const bool intel = std::string(name) == "Intel(R) OpenCL";
+  for (bool ooo : {true, false}) {
+    if (ooo && intel && !conf::run_known_failures()) { // see above
+      std::printf("[ note ] out-of-order case left out on %s: the runtime ends a finish early after a failed "
+                  "command and can crash on the queue's next command (docs/opencl.md)\n",
+                  found().label().c_str());
+      continue;
+    }
+    std::atomic<int> started{0};
+    Pending first, second, freed;
+    Gate bad, good;
+    ASSERT_NO_FATAL_FAILURE(make_gate(bad));
+    ASSERT_NO_FATAL_FAILURE(make_gate(good));
+    void *a = memory(4096), *b = memory(4096), *loose = loose_memory();
+    ur_queue_handle_t q = finished_queue(ooo, a);
+    ASSERT_TRUE(q && a && b && loose);
+    ur_event_handle_t fa = nullptr, fb = nullptr;
+    ASSERT_SUCCESS(fill(q, a, 1024, 1, 1, &bad.event, &fa));
+    keep(fa);
+    ASSERT_SUCCESS(fill(q, b, 1024, 2, 1, &good.event, &fb));
+    keep(fb);
+    first.start(started, [q] { return urQueueFinish(q); });
+    let_waiters_block(started, 1);
+    bad.fail();
+    urEventWait(1, &fa); // ends in error; the result says so
+    let_waiters_block(started, 1);
+    // `fb` may end with `fa` (in order); if it has not, nothing waiting for it may return.
+    const char *queue_kind = ooo ? " (out-of-order queue)" : " (in-order queue)";
+    bool first_done = first.done.load();
+    EXPECT_FALSE(first_done && !ended(fb)) << "urQueueFinish returned while a gated fill was pending" << queue_kind;
+    second.start(started, [q] { return urQueueFinish(q); });
+    freed.start(started, [this, loose] { return urUSMFree(context, loose); });
+    let_waiters_block(started, 3);
+    bool second_done = second.done.load(), freed_done = freed.done.load();
+    EXPECT_FALSE(second_done && !ended(fb))
+        << "a later urQueueFinish returned while a gated fill was pending" << queue_kind;
+    EXPECT_FALSE(freed_done && !ended(fb)) << "urUSMFree returned while a gated fill was pending" << queue_kind;
+    good.open();
+    first.join();
+    second.join();
+    if (freed.join() != UR_RESULT_SUCCESS) allocations.push_back(loose); // still the caller's
+  }
+}
+
+// A finish that began before a gated command entered the queue, and returns first, does
+// not stand for that command: a finish and a free that began after it still wait.
+TEST_P(urOpenclFinishSkipTest, EarlierFinishDoesNotCoverLaterWork) {
+  SKIP_UNLESS_OPENCL();
+  for (bool ooo : {true, false}) {
+    std::atomic<int> started{0};
+    Pending early, late, freed, latest;
+    Gate g1, g2;
+    ASSERT_NO_FATAL_FAILURE(make_gate(g1));
+    ASSERT_NO_FATAL_FAILURE(make_gate(g2));
+    void *a = memory(4096), *b = memory(4096), *loose = loose_memory();
+    ur_queue_handle_t q = finished_queue(ooo, a);
+    ASSERT_TRUE(q && a && b && loose);
+    ur_event_handle_t fa = nullptr;
+    ASSERT_SUCCESS(fill(q, a, 1024, 1, 1, &g1.event, &fa));
+    keep(fa);
+    early.start(started, [q] { return urQueueFinish(q); });
+    let_waiters_block(started, 1);
+    ASSERT_SUCCESS(fill(q, b, 1024, 2, 1, &g2.event, nullptr));
+    late.start(started, [q] { return urQueueFinish(q); });
+    freed.start(started, [this, loose] { return urUSMFree(context, loose); });
+    let_waiters_block(started, 3);
+    g1.open();
+    ASSERT_SUCCESS(urEventWait(1, &fa));
+    let_waiters_block(started, 3); // the early finish may return now (or wait for g2 too)
+    const char *queue_kind = ooo ? " (out-of-order queue)" : " (in-order queue)";
+    EXPECT_FALSE(late.done.load()) << "urQueueFinish returned while a gated fill was pending" << queue_kind;
+    EXPECT_FALSE(freed.done.load()) << "urUSMFree returned while a gated fill was pending" << queue_kind;
+    latest.start(started, [q] { return urQueueFinish(q); });
+    let_waiters_block(started, 4);
+    EXPECT_FALSE(latest.done.load()) << "a finish after the early one returned while a gated fill was pending"
+                                     << queue_kind;
+    g2.open();
+    EXPECT_SUCCESS(early.join());
+    EXPECT_SUCCESS(late.join());
+    EXPECT_SUCCESS(freed.join());
+    EXPECT_SUCCESS(latest.join());
+  }
+}
+
+// Rounds of: threads put gated work on their queues (shared ones, and one made and
+// released busy each round), then other threads finish each queue and free memory; none
+// of those returns before the round's gate opens.
+TEST_P(urOpenclFinishSkipTest, ThreadsEnqueueGatedWorkWhileOthersFinishAndFree) {
+  SKIP_UNLESS_OPENCL();
+  constexpr int kShared = 3, kRounds = 12;
+  std::vector<ur_queue_handle_t> qs;
+  void *a = memory(kShared * 4096 + 4096);
+  ASSERT_TRUE(a);
+  for (int i = 0; i < kShared; ++i) qs.push_back(finished_queue(i % 2 == 1, a));
+  for (ur_queue_handle_t q : qs) ASSERT_TRUE(q);
+  for (int round = 0; round < kRounds && !HasFailure(); ++round) {
+    std::atomic<int> started{0}, enqueued{0};
+    std::vector<std::unique_ptr<Pending>> waits;
+    std::vector<std::thread> enqueuers;
+    Gate g;
+    ASSERT_NO_FATAL_FAILURE(make_gate(g));
+    for (int i = 0; i < kShared; ++i)
+      enqueuers.emplace_back([&, i] {
+        void *p = static_cast<char *>(a) + 4096 * i;
+        EXPECT_SUCCESS(fill(qs[i], p, 1024, uint32_t(round), 1, &g.event, nullptr));
+        enqueued.fetch_add(1);
+      });
+    ur_result_t r_release = UR_RESULT_ERROR_UNKNOWN;
+    enqueuers.emplace_back([&] { // a queue of its own, released while its work waits
+      ur_queue_handle_t q = nullptr;
+      EXPECT_SUCCESS(conf::make_queue(context, device(), 0, &q));
+      if (q) {
+        EXPECT_SUCCESS(fill(q, static_cast<char *>(a) + 4096 * kShared, 1024, 9, 1, &g.event, nullptr));
+      }
+      enqueued.fetch_add(1);
+      if (q) r_release = urQueueRelease(q);
+    });
+    while (enqueued.load() < kShared + 1) std::this_thread::yield();
+    for (int i = 0; i < kShared; ++i) {
+      waits.push_back(std::make_unique<Pending>());
+      ur_queue_handle_t q = qs[i];
+      waits.back()->start(started, [q] { return urQueueFinish(q); });
+    }
+    void *loose = loose_memory();
+    if (loose) {
+      waits.push_back(std::make_unique<Pending>());
+      waits.back()->start(started, [this, loose] { return urUSMFree(context, loose); });
+    }
+    let_waiters_block(started, int(waits.size()));
+    for (size_t i = 0; i < waits.size(); ++i)
+      EXPECT_FALSE(waits[i]->done.load()) << (i < kShared ? "urQueueFinish of queue " : "urUSMFree ") << i
+                                          << " returned before the gate opened (round " << round << ")";
+    g.open();
+    for (auto &w : waits) EXPECT_SUCCESS(w->join()) << "round " << round;
+    for (std::thread &t : enqueuers) t.join();
+    EXPECT_SUCCESS(r_release) << "round " << round;
+  }
+}
+
+// Two UR queues over one cl_command_queue (one made from the other's native handle):
+// gated work through either holds back the other's finish.
+TEST_P(urOpenclFinishSkipTest, TwoQueuesOverOneNativeQueue) {
+  SKIP_UNLESS_OPENCL();
+  void *a = memory(4096);
+  ASSERT_TRUE(a);
+  for (bool through_made : {false, true}) {
+    ur_queue_handle_t first = finished_queue(false, a);
+    ASSERT_TRUE(first);
+    ur_native_handle_t native = 0;
+    ASSERT_SUCCESS(urQueueGetNativeHandle(first, nullptr, &native));
+    ur_queue_handle_t made = nullptr;
+    ur_queue_native_properties_t props{UR_STRUCTURE_TYPE_QUEUE_NATIVE_PROPERTIES, nullptr, false};
+    ASSERT_SUCCESS(urQueueCreateWithNativeHandle(native, context, device(), &props, &made));
+    queues.push_back(made);
+    ASSERT_SUCCESS(urQueueFinish(made));
+    ASSERT_SUCCESS(urQueueFinish(first));
+    Gate g;
+    ASSERT_NO_FATAL_FAILURE(make_gate(g));
+    ASSERT_SUCCESS(fill(through_made ? made : first, a, 1024, 3, 1, &g.event, nullptr));
+    expect_held_back(through_made ? first : made, g,
+                     through_made ? "a fill through the queue made from the native handle"
+                                  : "a fill through the queue whose native handle was taken");
+  }
+}
+
+// The user reaches a queue's cl_command_queue through one of its events (OpenCL's
+// CL_EVENT_COMMAND_QUEUE) and enqueues gated work there: the queue's finish and a
+// blocking free still wait for it.
+TEST_P(urOpenclFinishSkipTest, WorkOnTheNativeQueueOfAnEventHoldsBackFinishAndFree) {
+  SKIP_UNLESS_OPENCL();
+  using GetEventInfo = int32_t (*)(void *, uint32_t, size_t, void *, size_t *);
+  static const auto get_event_info =
+      reinterpret_cast<GetEventInfo>(dlsym(dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL), "clGetEventInfo"));
+  ASSERT_NE(nullptr, get_event_info) << "no clGetEventInfo in libOpenCL.so.1";
+  constexpr uint32_t kClEventCommandQueue = 0x11D0;
+  Gate g;
+  ASSERT_NO_FATAL_FAILURE(make_gate(g));
+  void *a = memory(4096);
+  ASSERT_TRUE(a);
+  ur_queue_handle_t q = queue(false);
+  ASSERT_TRUE(q);
+  ur_event_handle_t e = nullptr;
+  ASSERT_SUCCESS(fill(q, a, 1024, 1, 0, nullptr, &e));
+  keep(e);
+  ASSERT_SUCCESS(urQueueFinish(q));
+  ur_native_handle_t native_event = 0;
+  ASSERT_SUCCESS(urEventGetNativeHandle(e, &native_event));
+  void *native_queue = nullptr;
+  ASSERT_EQ(0, get_event_info(reinterpret_cast<void *>(native_event), kClEventCommandQueue, sizeof native_queue,
+                              &native_queue, nullptr));
+  ASSERT_NE(nullptr, native_queue);
+  void *gated = nullptr;
+  ASSERT_EQ(0, ClUserEvents::get().marker(native_queue, 1, &g.native, &gated));
+  expect_held_back(q, g, "a marker on the native queue of the queue's event");
+  ClUserEvents::get().release(gated);
+}
+
+CONF_INSTANTIATE_DEVICE_SUITE(urOpenclFinishSkipTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urOpenclWaitsTest);
 CONF_INSTANTIATE_DEVICE_SUITE(urOpenclFreeWaitTest);
 
