@@ -110,11 +110,14 @@ protected:
     if (q) queues.push_back(q);
     return q;
   }
-  // Device memory (else shared) freed in TearDown; null where USM is missing.
+  // The fixture's kind of memory: device, else shared.
+  ur_usm_type_t usm_kind() const {
+    return conf::usm_supported(device(), UR_USM_TYPE_DEVICE) ? UR_USM_TYPE_DEVICE : UR_USM_TYPE_SHARED;
+  }
+  // Memory of usm_kind() freed in TearDown; null where USM is missing.
   void *memory(size_t bytes) {
-    ur_usm_type_t kind = conf::usm_supported(device(), UR_USM_TYPE_DEVICE) ? UR_USM_TYPE_DEVICE : UR_USM_TYPE_SHARED;
     void *p = nullptr;
-    if (conf::usm_alloc(context, device(), kind, bytes, &p) != UR_RESULT_SUCCESS) return nullptr;
+    if (conf::usm_alloc(context, device(), usm_kind(), bytes, &p) != UR_RESULT_SUCCESS) return nullptr;
     allocations.push_back(p);
     return p;
   }
@@ -694,9 +697,8 @@ class urOpenclFinishSkipTest : public urOpenclWaitsTest {
 protected:
   // Memory of the fixture's kind that the caller frees.
   void *loose_memory() {
-    ur_usm_type_t kind = conf::usm_supported(device(), UR_USM_TYPE_DEVICE) ? UR_USM_TYPE_DEVICE : UR_USM_TYPE_SHARED;
     void *p = nullptr;
-    EXPECT_SUCCESS(conf::usm_alloc(context, device(), kind, 4096, &p));
+    EXPECT_SUCCESS(conf::usm_alloc(context, device(), usm_kind(), 4096, &p));
     return p;
   }
   // A queue whose every command so far is finished: the one a finish may skip.
