@@ -46,6 +46,7 @@ PARTS = [
     ("tools/urinfo", "urinfo"),
     ("tools/urinfo/support", "urinfo_support"),
     ("tools/bench", "bench"),
+    ("tools/pool_replay", "pool_replay"),
     ("tools/opencl_probes", "opencl_probes"),
     ("examples", "examples"),
     ("test/{name}", "test:{name}"),
@@ -83,6 +84,8 @@ ALLOWED = {
     "urinfo_support": {"include"},
     "urinfo": {"include", "urinfo_support"},
     "bench": {"include"},
+    # The random workload on a pool core alone (cache simulation): bench's sequence.
+    "pool_replay": {"ordered_pool", "bench"},
     "opencl_probes": set(),
     # Programs as a user writes them: the API (through the loader) and urinfo's support.
     "examples": {"include", "urinfo_support"},

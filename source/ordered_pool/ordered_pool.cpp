@@ -189,7 +189,8 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::si
   c->raw_size = size;
   c->user_memory = true;
   const std::uintptr_t lo = align_up(as_uint(mem), block_granule);
-  const std::uintptr_t hi = align_down(as_uint(mem) + size, block_granule);
+  // Beyond a block's largest size the memory goes unused (detail.hpp, max_block_bytes).
+  const std::uintptr_t hi = align_down(as_uint(mem) + std::min(size, max_block_bytes), block_granule);
   if (mem && hi > lo) {
     recycle(make_block());
     block *b = new_block();
@@ -239,6 +240,7 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   constexpr std::size_t huge = std::numeric_limits<std::size_t>::max() / 4;
   if (rq.size > huge || align > huge) return status::out_of_memory;
   const std::size_t need = align_up(rq.size, block_granule);
+  if (need + (align - block_granule) > max_block_bytes) return status::out_of_memory; // detail.hpp
   // A closed pool has nothing live, so nothing cached: the cache never answers for it.
   if (cache_alloc(rq, need, align, out)) return status::success;
 
@@ -259,7 +261,7 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   }
 
   live->state = block_state::live;
-  live->requested = rq.size;
+  live->set_requested(rq.size);
   if (live->event || live->has_runs) inherited_live_ = true;
   live_index_.insert(live);
   ++live_;
@@ -427,7 +429,6 @@ status ordered_pool::impl::cancel(const alloc_result &res) {
   --live_;
   live_index_.erase(b->addr);
   sub_used(core_part, b->size);
-  b->requested = 0;
   release_now(b);
   budget_->undo_used_high(res.undo.used_high_before, res.undo.used_high_set);
   if (res.undo.grew && owner && owner->wholly_free() && !owner->user_memory) {
@@ -471,7 +472,7 @@ bool ordered_pool::impl::lookup(const void *ptr, block_info &out) const {
   std::lock_guard<ordo::pool::adaptive_mutex> lock(mu_);
   const block *b = containing(as_uint(ptr));
   if (!b || b->state != block_state::live) return false;
-  std::size_t requested = b->requested;
+  std::size_t requested = b->requested();
   if (cache_count_ != 0) {
     std::lock_guard<cache_lock> hold_cache(cache_mu_);
     const int i = cache_find(b);

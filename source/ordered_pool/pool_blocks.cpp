@@ -12,17 +12,7 @@ block *ordered_pool::impl::new_block() {
   // Spares are often cold (a trim recycles a block per chunk): the next one is read
   // early, so that the next alloc does not wait for it.
   if (spare_) __builtin_prefetch(spare_, 1);
-  // The first line only: the second is written before it is read (a pending block's
-  // queue, a live block's size, runs when has_runs says so), so a cold spare's second
-  // line is not fetched here.
-  b->addr = 0;
-  b->size = 0;
-  b->prev = b->next = b->bin_prev = b->bin_next = nullptr;
-  b->event = nullptr;
-  b->state = block_state::free;
-  b->in_order = b->has_runs = false;
-  b->bin = 0;
-  return b;
+  return new (b) block; // every field in its one line, written whole
 }
 
 void ordered_pool::impl::recycle(block *b) {
@@ -269,6 +259,7 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
     room = align_down(budget_->room(), block_granule);
     size = std::min(size, room);
   }
+  size = std::min(size, max_block_bytes); // want is at most that (alloc())
   std::unique_ptr<chunk> c;
   try {
     c = std::make_unique<chunk>();
@@ -360,14 +351,14 @@ void ordered_pool::impl::drop_chunk(const chunk *c) {
 
 void ordered_pool::impl::drop_inherited(block *b) {
   if (b->has_runs) {
-    for (const inherited_release &r : *b->inherited_runs) be_.release_event(r.event);
-    delete b->inherited_runs;
+    for (const inherited_release &r : *b->runs_) be_.release_event(r.event);
+    delete b->runs_;
     b->set_runs(nullptr);
   } else if (b->event) {
     be_.release_event(b->event);
   } else {
     b->in_order = false;
-    return; // nothing taken over; the queue (second line) means nothing without a release
+    return; // nothing taken over; the queue means nothing without a release
   }
   b->event = nullptr;
   b->queue = nullptr;
@@ -379,7 +370,7 @@ void ordered_pool::impl::drop_completed_inherited(bool only_completed) {
   bool left = false;
   live_index_.for_each([&](block *b) {
     if (b->has_runs) {
-      auto &runs = *b->inherited_runs;
+      auto &runs = *b->runs_;
       auto keep = std::remove_if(runs.begin(), runs.end(), [&](const inherited_release &r) {
         if (only_completed && !be_.event_complete(r.event)) return false;
         be_.release_event(r.event);
@@ -387,7 +378,7 @@ void ordered_pool::impl::drop_completed_inherited(bool only_completed) {
       });
       runs.erase(keep, runs.end());
       if (runs.empty()) {
-        delete b->inherited_runs;
+        delete b->runs_;
         b->set_runs(nullptr);
       } else {
         left = true;
@@ -418,7 +409,7 @@ void ordered_pool::impl::release_now(block *b) {
   }
   // Several pieces (a rule-3 run): each incomplete piece becomes pending on its
   // own release, the rest free. The caller stocked blocks and nodes for the splits.
-  std::unique_ptr<std::vector<inherited_release>> runs(b->inherited_runs);
+  std::unique_ptr<std::vector<inherited_release>> runs(b->runs_);
   b->set_runs(nullptr);
   b->event = nullptr;
   block *cur = b; // the part not yet placed; its state is a placeholder (live)
@@ -561,7 +552,7 @@ void ordered_pool::impl::unlend(std::size_t i) {
   const cache_entry e = cache_[i];
   if (shares_) budget_->move_used(*shares_, e.size); // the core's to count out when it frees it
   block *b = e.b;
-  b->requested = e.requested;
+  b->set_requested(e.requested);
   b->event = e.event; // the entry's reference moves to the block
   b->queue = e.queue;
   b->in_order = e.in_order;
@@ -575,7 +566,6 @@ void ordered_pool::impl::retire(std::size_t i) {
   block *b = e.b;
   --live_;
   live_index_.erase(b->addr);
-  b->requested = 0;
   if (!e.event) {
     release_now(b); // no taken-over release (cache_keep dropped it): free, merged
     return;

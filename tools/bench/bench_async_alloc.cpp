@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "bench_loader.hpp"
+#include "random_sequence.hpp"
 #include "ur_api.h"
 
 namespace {
@@ -217,34 +218,11 @@ void AsyncAlloc_Pipeline_OutOfOrder_Synchronous(benchmark::State &state) { pipel
 
 // ---- (c) a random allocation workload ----
 
-// One fixed sequence per size: alloc (73 %) of 1 KiB..64 MiB, log-uniform, or free
-// (27 %) of a random live block; `allocations` allocs in all, then everything is freed.
-struct Step {
-  bool alloc;
-  size_t size_or_victim; // bytes, or the index into the live list to free
-  int queue;
-};
-
+using ordo_bench::Step;
 const std::vector<Step> &sequence(int allocations) {
   static std::vector<std::vector<Step>> made(3);
-  int slot = allocations <= 1000 ? 0 : allocations <= 10000 ? 1 : 2;
-  std::vector<Step> &s = made[slot];
-  if (!s.empty()) return s;
-  std::mt19937_64 rng(20261122);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  const double lo = std::log(1024.0), hi = std::log(64.0 * 1024 * 1024);
-  size_t live = 0;
-  for (int made_allocs = 0; made_allocs < allocations;) {
-    bool alloc = live == 0 || unit(rng) < 0.73;
-    if (alloc) {
-      s.push_back({true, static_cast<size_t>(std::exp(lo + (hi - lo) * unit(rng))), made_allocs % 2});
-      ++live;
-      ++made_allocs;
-    } else {
-      s.push_back({false, static_cast<size_t>(unit(rng) * double(live)) % live, int(rng() % 2)});
-      --live;
-    }
-  }
+  std::vector<Step> &s = made[allocations <= 1000 ? 0 : allocations <= 10000 ? 1 : 2];
+  if (s.empty()) s = ordo_bench::random_sequence(allocations);
   return s;
 }
 

@@ -31,17 +31,27 @@ struct inherited_release {
   bool in_order = false;
 };
 
+// The largest block (and chunk) the pool keeps: a block's size has 44 bits (below).
+// No device or host has 16 TiB in one allocation; a larger request is out of memory.
+inline constexpr std::size_t max_block_bytes = (std::size_t{1} << 44) - 64;
+
 // A run of bytes inside one chunk. The blocks of a chunk tile it exactly and
 // are linked in address order, so neighbours are found in O(1).
 // A pool of ~10^5 blocks misses the cache on nearly every block it touches, so a
-// block is two cache lines, aligned: the first holds every field that a free, a
-// merge, a split and a size class walk read when no release is pending
-// (docs/ordered-pool.md, "Bookkeeping memory"). The second holds what only some
-// paths need: the queue of a pending block, a live block's requested size, rule 3's
-// list of releases.
+// block is one cache line, aligned, with every field that a free, a merge, a split and
+// a size class walk read; at two lines its objects alone outgrew the cache a large pool
+// can keep (docs/ordered-pool.md, "Bookkeeping memory"). The size shares its word with
+// the small fields; a live block's requested size is its size less `slack`.
 struct alignas(64) block {
+  block() : size(0), bin(0), slack(0), state(block_state::free), in_order(false), has_runs(false) {}
+
   std::uintptr_t addr = 0;
-  std::size_t size = 0;
+  std::uint64_t size : 44;
+  std::uint64_t bin : 10;  // free / pending: the size class it is listed in (size_bins)
+  std::uint64_t slack : 6; // live: size - the size the caller asked for (< 64)
+  block_state state : 2;
+  bool in_order : 1;
+  bool has_runs : 1; // the block holds runs_ in place of queue (read it only then)
   block *prev = nullptr;
   block *next = nullptr;     // also links spare block objects
   block *bin_prev = nullptr; // free / pending: the neighbours in its class's list
@@ -50,24 +60,26 @@ struct alignas(64) block {
   // took over from the previous owner (one event for the whole block), kept so
   // that a synchronous free or an undone alloc leaves the block pending on it.
   event_handle event = nullptr;
-  block_state state = block_state::free;
-  bool in_order = false;
-  bool has_runs = false; // inherited_runs is set (read it only then: second line)
-  std::uint16_t bin = 0; // free / pending: the size class it is listed in (size_bins)
-  // --- the second cache line: written before it is read (new_block() leaves it)
-  queue_id queue = nullptr;  // pending (or taken over): the queue of the release
-  std::size_t requested = 0; // live: the size the caller asked for (else stale)
-  // Live blocks carved from several pending blocks at once (rule 3 runs): one
-  // entry per piece, in address order; `event` is then null. Rare: heap-held.
-  std::vector<inherited_release> *inherited_runs = nullptr;
+  union {
+    queue_id queue = nullptr; // pending (or taken over): the queue of the release
+    // Live blocks carved from several pending blocks at once (rule 3 runs): one entry
+    // per piece, in address order; `event` is then null. Rare: heap-held.
+    std::vector<inherited_release> *runs_;
+  };
 
   std::uintptr_t end() const { return addr + size; }
+  std::vector<inherited_release> *inherited_runs() const { return has_runs ? runs_ : nullptr; }
   void set_runs(std::vector<inherited_release> *r) {
-    inherited_runs = r;
     has_runs = r != nullptr;
+    if (r)
+      runs_ = r;
+    else
+      queue = nullptr;
   }
+  std::size_t requested() const { return size - slack; }
+  void set_requested(std::size_t r) { slack = size - r; } // r in (size - 64, size]
 };
-static_assert(sizeof(block) == 128 && offsetof(block, queue) == 64, "a block is two cache lines");
+static_assert(sizeof(block) == 64, "a block is one cache line");
 
 struct chunk {
   void *raw = nullptr; // as the backend (or the user) gave it

@@ -230,9 +230,7 @@ private:
   void drop_completed_inherited(bool only_completed);
   // Turns the live, unindexed block `b` into free and pending pieces.
   void release_now(block *b);
-  std::size_t inherited_count(const block *b) const {
-    return b->has_runs ? b->inherited_runs->size() : (b->event ? 1 : 0);
-  }
+  std::size_t inherited_count(const block *b) const { return b->has_runs ? b->runs_->size() : (b->event ? 1 : 0); }
 
   // New block for [at, b->end()); b keeps [b->addr, at). Neither is indexed
   // by state; the new one starts free and without release information.

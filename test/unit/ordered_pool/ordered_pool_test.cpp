@@ -992,5 +992,73 @@ TEST_F(fixture, CloseIfIdleShutsOutAllocs) {
   EXPECT_NE(must_alloc(p, req(4 * KiB, qa)), nullptr);
 }
 
+// A live block keeps its requested size as the block's size less a slack below 64, in
+// the word it shares with the block's flags (ordo_pool/detail.hpp): lookup() reports it
+// on each path a block goes live by (a new chunk, the lane cache, the core after the
+// cache gives its blocks back).
+TEST_F(fixture, RequestedSizeOnEveryPathABlockGoesLiveBy) {
+  ordered_pool p(be, {});
+  block_info info;
+  for (std::size_t size :
+       {std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{65}, 4 * KiB - 1, 4 * KiB, 3 * MiB + 1}) {
+    SCOPED_TRACE(size);
+    const std::size_t block = (size + 63) / 64 * 64;
+    void *a = must_alloc(p, req(size));
+    ASSERT_TRUE(p.lookup(a, info));
+    EXPECT_EQ(info.size, size);
+    EXPECT_EQ(info.block_size, block);
+    ASSERT_EQ(p.free_now(a), status::success);
+    // The same block for another request of its size: no slack, or the most there is.
+    const std::size_t again = block == size ? block - 63 : block;
+    void *b = must_alloc(p, req(again));
+    ASSERT_TRUE(p.lookup(b, info));
+    EXPECT_EQ(info.size, again);
+    EXPECT_EQ(info.block_size, block);
+    p.collect(); // cached blocks go back to the core, lent ones become its live blocks
+    ASSERT_TRUE(p.lookup(b, info));
+    EXPECT_EQ(info.size, again);
+    EXPECT_EQ(info.block_size, block);
+    ASSERT_EQ(p.free_now(b), status::success);
+  }
+  EXPECT_EQ(p.live_allocations(), 0u);
+}
+
+// A block's size has 44 bits (ordo_pool/detail.hpp): a larger request is out of memory
+// before the backend is asked, and a fixed pool over more memory than that uses what one
+// block can hold (the pool never touches the memory, so none is mapped here).
+TEST_F(fixture, NoBlockIsLargerThanSixteenTebibytes) {
+  constexpr std::size_t largest = (std::size_t{1} << 44) - 64;
+  {
+    ordered_pool p(be, {});
+    alloc_result out{};
+    req past(largest + 1);
+    EXPECT_EQ(p.alloc(past.r, out), status::out_of_memory);
+    req aligned(largest - 64);
+    aligned.align(4096); // fits in no block of the largest size at every address
+    EXPECT_EQ(p.alloc(aligned.r, out), status::out_of_memory);
+    EXPECT_EQ(be.get_calls, 0u);
+    EXPECT_EQ(p.chunk_count(), 0u);
+    EXPECT_EQ(p.stats().used_high, 0u);
+  }
+  void *base = reinterpret_cast<void *>(std::uintptr_t{1} << 45);
+  ordered_pool f(be, {}, base, std::size_t{1} << 45);
+  EXPECT_EQ(f.max_size(), std::size_t{1} << 45);
+  alloc_result r{};
+  void *a = must_alloc(f, req(largest), &r);
+  EXPECT_EQ(a, base);
+  EXPECT_EQ(r.block_size, largest);
+  alloc_result out{};
+  req more(64);
+  EXPECT_EQ(f.alloc(more.r, out), status::out_of_memory);
+  block_info info;
+  ASSERT_TRUE(f.lookup(static_cast<char *>(a) + (largest - 1), info));
+  EXPECT_EQ(info.size, largest);
+  ASSERT_EQ(f.free_now(a), status::success);
+  void *b = must_alloc(f, req(largest));
+  EXPECT_EQ(b, base);
+  ASSERT_EQ(f.free_now(b), status::success);
+  EXPECT_EQ(be.get_calls, 0u);
+}
+
 } // namespace
 } // namespace ordo::pool::test
