@@ -172,7 +172,9 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg, std::shared_ptr<po
     : be_(be), cfg_(cfg), budget_(std::move(budget)) {
   if (!budget_) budget_ = std::make_shared<pool_budget>(cfg.max_size, cfg.release_threshold);
   shares_ = budget_->claim_shares();
-  cfg_.chunk_granularity = align_up(std::max(cfg_.chunk_granularity, block_granule), block_granule);
+  // No chunk is larger than a block may be (detail.hpp), and rounding stays in range.
+  cfg_.chunk_granularity =
+      align_up(std::min(std::max(cfg_.chunk_granularity, block_granule), max_block_bytes), block_granule);
   // Teach the node recycler the node size (all sets share one node type).
   block probe;
   pending_event_.insert(&probe);
@@ -184,13 +186,18 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::si
     : impl(be, cfg,
            budget ? std::move(budget) : std::make_shared<pool_budget>(size, std::min(cfg.release_threshold, size))) {
   fixed_ = true;
+  // The user's memory is what the pool holds. A shared budget whose other cores hold some
+  // of its maximum has room for less: the pool then holds (and uses) only what it could
+  // reserve, so that what it gives back at the end is what it took.
+  std::size_t held = size;
+  while (!budget_->try_reserve(held)) held = std::min(held, budget_->room());
   auto c = std::make_unique<chunk>();
   c->raw = mem;
-  c->raw_size = size;
+  c->raw_size = held;
   c->user_memory = true;
   const std::uintptr_t lo = align_up(as_uint(mem), block_granule);
   // Beyond a block's largest size the memory goes unused (detail.hpp, max_block_bytes).
-  const std::uintptr_t hi = align_down(as_uint(mem) + std::min(size, max_block_bytes), block_granule);
+  const std::uintptr_t hi = align_down(as_uint(mem) + std::min(held, max_block_bytes), block_granule);
   if (mem && hi > lo) {
     recycle(make_block());
     block *b = new_block();
@@ -201,7 +208,6 @@ ordered_pool::impl::impl(backend &be, const pool_config &cfg, void *mem, std::si
   }
   chunk_at_.emplace(as_uint(mem), c.get());
   chunks_.push_back(c.release());
-  budget_->try_reserve(size); // the user's memory is what the pool holds
 }
 
 ordered_pool::impl::~impl() {
@@ -240,7 +246,7 @@ status ordered_pool::impl::alloc(const alloc_request &rq, alloc_result &out) {
   constexpr std::size_t huge = std::numeric_limits<std::size_t>::max() / 4;
   if (rq.size > huge || align > huge) return status::out_of_memory;
   const std::size_t need = align_up(rq.size, block_granule);
-  if (need + (align - block_granule) > max_block_bytes) return status::out_of_memory; // detail.hpp
+  if (need > max_block_bytes) return status::out_of_memory; // detail.hpp; grow() checks the alignment slack
   // A closed pool has nothing live, so nothing cached: the cache never answers for it.
   if (cache_alloc(rq, need, align, out)) return status::success;
 
@@ -339,7 +345,9 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
   }
   if (b->addr != addr) return status::not_block_start;
   const std::size_t k = inherited_count(b);
-  if (!rel.event && k > 1 && !stock_up(free_nodes + 6 * k, 2 * k)) return status::out_of_memory;
+  // A run list (even one drop_completed_inherited() shrank to one release) is cut into
+  // pieces by release_now(): their blocks and nodes first.
+  if (!rel.event && (k > 1 || b->has_runs) && !stock_up(free_nodes + 6 * k, 2 * k)) return status::out_of_memory;
   if (rel.event && cache_count_ != 0 && !stock_up(3 * free_nodes, 0)) // two neighbours may go back
     return status::out_of_memory;
   if (cache_keep(b, rel)) { // counted out; else cached neighbours it would merge with are back in the core
@@ -466,6 +474,25 @@ void ordered_pool::impl::forget_queue(queue_id q) {
     b->in_order = false;
     b->queue = nullptr;
   }
+  // Releases live blocks took over from q (a synchronous free makes them pending again)
+  // and those of blocks the lane cache lent: the identity may name another queue next.
+  auto forget = [q](queue_id &queue, bool &in_order) {
+    if (queue != q) return;
+    queue = nullptr;
+    in_order = false;
+  };
+  if (inherited_live_)
+    live_index_.for_each([&](block *b) {
+      if (b->has_runs) {
+        for (inherited_release &r : *b->runs_) forget(r.queue, r.in_order);
+      } else if (b->event && b->queue == q) {
+        b->queue = nullptr;
+        b->in_order = false;
+      }
+    });
+  std::lock_guard<cache_lock> hold_cache(cache_mu_);
+  for (std::size_t i = 0; i < cache_count_; ++i)
+    if (cache_[i].lent) forget(cache_[i].queue, cache_[i].in_order);
 }
 
 bool ordered_pool::impl::lookup(const void *ptr, block_info &out) const {

@@ -238,6 +238,7 @@ bool ordered_pool::impl::collect_some(std::size_t max_events) {
 block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo &undo) {
   if (fixed_) return nullptr;
   const std::size_t want = need + (align - block_granule);
+  if (want > max_block_bytes) return nullptr; // no chunk can be that large (detail.hpp)
   const std::size_t gran = cfg_.chunk_granularity;
   std::size_t size = want <= std::numeric_limits<std::size_t>::max() - gran ? align_up(want, gran) : want;
   // Geometric: a core that already holds a lot grows by a share of it (up to a cap), so
@@ -259,7 +260,7 @@ block *ordered_pool::impl::grow(std::size_t need, std::size_t align, alloc_undo 
     room = align_down(budget_->room(), block_granule);
     size = std::min(size, room);
   }
-  size = std::min(size, max_block_bytes); // want is at most that (alloc())
+  size = std::min(size, max_block_bytes); // want is at most that (above)
   std::unique_ptr<chunk> c;
   try {
     c = std::make_unique<chunk>();

@@ -3,8 +3,8 @@
 //
 // The core knows nothing about any device API. An adapter implements this
 // interface once per kind of memory it serves and hands it to every pool of
-// that kind; the core then calls back into it (always with the pool's mutex
-// held, so no hook may call back into the same pool).
+// that kind; the core then calls back into it (always with one of the pool's
+// locks held, so no hook may call back into the same pool).
 #pragma once
 
 #include <cstddef>

@@ -3,7 +3,7 @@
 // (docs/ordered-pool.md explains the model; docs/async-alloc.md is the user's contract).
 //
 // Thread-safe: every member function may be called from any thread. The pool
-// calls its backend with its mutex held.
+// calls its backend with one of its locks held (its mutex, or its lane cache's).
 #pragma once
 
 #include <atomic>
