@@ -68,7 +68,6 @@ struct alignas(64) block {
   };
 
   std::uintptr_t end() const { return addr + size; }
-  std::vector<inherited_release> *inherited_runs() const { return has_runs ? runs_ : nullptr; }
   void set_runs(std::vector<inherited_release> *r) {
     has_runs = r != nullptr;
     if (r)
