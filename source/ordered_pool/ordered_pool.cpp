@@ -345,9 +345,9 @@ status ordered_pool::impl::free(void *ptr, const release_info &rel, bool live_on
   }
   if (b->addr != addr) return status::not_block_start;
   const std::size_t k = inherited_count(b);
-  // A run list (even one drop_completed_inherited() shrank to one release) is cut into
-  // pieces by release_now(): their blocks and nodes first.
-  if (!rel.event && (k > 1 || b->has_runs) && !stock_up(free_nodes + 6 * k, 2 * k)) return status::out_of_memory;
+  // A run list (even one drop_completed_inherited() shrank to one release; more than one
+  // release is always a list) is cut into pieces by release_now(): their blocks and nodes first.
+  if (!rel.event && b->has_runs && !stock_up(free_nodes + 6 * k, 2 * k)) return status::out_of_memory;
   if (rel.event && cache_count_ != 0 && !stock_up(3 * free_nodes, 0)) // two neighbours may go back
     return status::out_of_memory;
   if (cache_keep(b, rel)) { // counted out; else cached neighbours it would merge with are back in the core
