@@ -5,7 +5,8 @@
 // empty region, a pattern size that is not a power of two or does not divide the
 // region, and a region whose span overflows or runs past the end of the address space
 // (issue 22: a wrapped span let a command write before its allocation). An adapter that
-// knows its allocations checks more after these (native CPU, OpenCL: check_region_2d).
+// knows its allocations checks more after these: `pitch * height` bytes inside the
+// allocation (ur_common/usm_commands.hpp, check_region_2d).
 #pragma once
 #include <cstddef>
 

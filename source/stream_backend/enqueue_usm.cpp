@@ -78,18 +78,15 @@ status fill_run(uint8_t *dst, const uint8_t *pattern, size_t size, size_t phase,
 namespace {
 
 // What ur_common's USM commands leave to the backend (ur_common/usm_commands.hpp). A
-// range stays inside the allocation or pool block it starts in; prefetch and advice
-// take any range but one in memory the context freed and still holds.
+// range stays inside the allocation or pool block it starts in, prefetch's and
+// advice's too (the spec's INVALID_SIZE, as on every other adapter).
 struct usm_command_hooks {
   using Queue = stream_backend::Queue;
   using Command = stream_backend::Command;
   static ur_result_t check_usm(Queue *q, const void *p, size_t bytes) {
     return q->ctx->pools->check_usm_region(p, bytes);
   }
-  static ur_result_t check_hint_range(Queue *q, const void *p, size_t bytes) {
-    const ur_result_t r = q->ctx->pools->check_usm_region(p, bytes);
-    return r == UR_RESULT_ERROR_INVALID_MEM_OBJECT ? r : UR_RESULT_SUCCESS;
-  }
+  static ur_result_t check_hint_range(Queue *q, const void *p, size_t bytes) { return check_usm(q, p, bytes); }
 
   static ur_result_t fill(Command &cmd, Queue *, void *pMem, const uint8_t *pattern, size_t patternSize, size_t size) {
     return to_ur(fill_patterns(static_cast<uint8_t *>(pMem), pattern, patternSize, size / patternSize, cmd.stream()));

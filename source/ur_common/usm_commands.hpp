@@ -86,19 +86,20 @@ template <class H> struct usm_commands {
     return UR_RESULT_SUCCESS;
   }
 
-  // A 2-D region's span (full pitches for all rows but the last) stays inside the
-  // allocation it starts in.
-  static ur_result_t check_region_2d(Queue *q, const void *p, size_t pitch, size_t width, size_t height) {
-    size_t span = 0;
-    if (!ordo::checked::span_2d(pitch, width, height, span)) return UR_RESULT_ERROR_INVALID_SIZE;
-    return H::check_usm(q, p, span);
+  // `pitch * height` bytes from the region's start lie in the allocation it starts in:
+  // the spec's bound (INVALID_SIZE "if pitch * height is higher than the allocation
+  // size"), though the last row touches only `width` of its pitch.
+  static ur_result_t check_region_2d(Queue *q, const void *p, size_t pitch, size_t height) {
+    size_t extent = 0;
+    if (!ordo::checked::mul(pitch, height, extent)) return UR_RESULT_ERROR_INVALID_SIZE;
+    return H::check_usm(q, p, extent);
   }
 
   static ur_result_t check_memcpy_2d(Queue *q, const void *pDst, size_t dstPitch, const void *pSrc, size_t srcPitch,
                                      size_t width, size_t height) {
     if (ur_result_t r = ordo::usm_2d::memcpy_sizes(pDst, dstPitch, pSrc, srcPitch, width, height)) return r;
-    if (ur_result_t r = check_region_2d(q, pDst, dstPitch, width, height)) return r;
-    return check_region_2d(q, pSrc, srcPitch, width, height);
+    if (ur_result_t r = check_region_2d(q, pDst, dstPitch, height)) return r;
+    return check_region_2d(q, pSrc, srcPitch, height);
   }
 
   static ur_result_t UR_APICALL fill(ur_queue_handle_t hQueue, void *pMem, size_t patternSize, const void *pPattern,
@@ -124,7 +125,7 @@ template <class H> struct usm_commands {
     if (ur_result_t r = unwrap_queue(hQueue, numEventsInWaitList, phEventWaitList, q)) return r;
     if (!pMem || !pPattern) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     if (ur_result_t r = ordo::usm_2d::fill_sizes(pMem, pitch, patternSize, width, height)) return r;
-    if (ur_result_t r = check_region_2d(q, pMem, pitch, width, height)) return r;
+    if (ur_result_t r = check_region_2d(q, pMem, pitch, height)) return r;
     Command cmd(q, UR_COMMAND_USM_FILL_2D, numEventsInWaitList, phEventWaitList, phEvent);
     if (cmd.status() != UR_RESULT_SUCCESS) return cmd.status();
     return cmd.finish(H::fill_2d(cmd, q, static_cast<uint8_t *>(pMem), pitch, static_cast<const uint8_t *>(pPattern),

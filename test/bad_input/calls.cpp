@@ -347,11 +347,11 @@ void pick_2d(Call &c, const PickedPtr &p, const char *pitch_name, size_t &pitch,
     width = c.rng.range(1, std::min<size_t>(room, 64));
     height = c.rng.range(1, 8);
   }
-  size_t most_pitch = height > 1 ? (room - std::min(room, width)) / (height - 1) : width + 64;
+  // The spec bounds a region by pitch * height bytes from its start (the last row's
+  // whole pitch included).
+  size_t most_pitch = room / std::max<size_t>(height, 1);
   pitch = most_pitch >= width ? c.rng.range(width, std::min(most_pitch, width + 64)) : width;
-  bool fits =
-      height == 0 ||
-      (pitch >= width && (height - 1) <= (room - std::min(room, width)) / std::max<size_t>(pitch, 1) && width <= room);
+  bool fits = height == 0 || (pitch >= width && pitch <= room / height);
   unsigned roll = static_cast<unsigned>(c.rng.below(100));
   if (roll < 3) {
     pitch = 0;
@@ -438,7 +438,7 @@ void usm_memcpy_2d(Call &c) {
   // USM it knows; for host memory, clamp the region into it.
   auto region_fits = [&](const PickedPtr &p, size_t pitch) {
     if (!p.ptr || height == 0 || pitch < width) return true;
-    return (height - 1) <= (p.room - std::min(p.room, width)) / pitch && width <= p.room;
+    return pitch <= p.room / height;
   };
   if (!c.invalid() && !c.is_unspecified() && (!region_fits(dst, dst_pitch) || !region_fits(src, src_pitch))) height = 1;
   if ((dst.kind == PtrKind::host && !region_fits(dst, dst_pitch)) ||

@@ -141,16 +141,23 @@ TEST_P(urMemorySafety2DTest, RegionsThatFitStillRun) {
     const bool in_row = i < 16 || (i >= kBlock / 2 && i < kBlock / 2 + 16);
     ASSERT_EQ(in_row ? 0x11 : kOld, host[i]) << "byte " << i;
   }
-  // The last row ends exactly at the end of the block: allowed; one byte more is refused
-  // on every adapter (each bounds a region by the allocation it starts in), and so is a
-  // copy whose source or destination region runs one byte past its allocation.
-  ASSERT_SUCCESS(urEnqueueUSMFill2D(queue, block, kBlock - 16, 1, &v, 16, 2, 0, nullptr, nullptr));
+  // The spec bounds a region by pitch * height bytes from its start: exactly the block
+  // (above) is allowed; past it, the region is refused on every adapter even where its
+  // last row would end inside the block (UR's urEnqueueUSMFill2DNegativeTest.OutOfBounds
+  // and urEnqueueUSMMemcpy2DNegativeTest.InvalidSize), for a fill, a copy's destination
+  // and a copy's source.
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
-                   urEnqueueUSMFill2D(queue, block, kBlock - 15, 1, &v, 16, 2, 0, nullptr, nullptr));
+                   urEnqueueUSMFill2D(queue, block, kBlock / 2 + 1, 1, &v, 16, 2, 0, nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
-                   urEnqueueUSMMemcpy2D(queue, true, other, kBlock - 15, block, 16, 16, 2, 0, nullptr, nullptr));
+                   urEnqueueUSMFill2D(queue, block, kBlock - 16, 1, &v, 16, 2, 0, nullptr, nullptr));
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
-                   urEnqueueUSMMemcpy2D(queue, true, other, 16, block, kBlock - 15, 16, 2, 0, nullptr, nullptr));
+                   urEnqueueUSMMemcpy2D(queue, true, other, kBlock / 2 + 1, block, 16, 16, 2, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urEnqueueUSMMemcpy2D(queue, true, other, 16, block, kBlock / 2 + 1, 16, 2, 0, nullptr, nullptr));
+  // Prefetch and advice: a range past the allocation is the spec's INVALID_SIZE too.
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE,
+                   urEnqueueUSMPrefetch(queue, block, kBlock + 1, 0, 0, nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_SIZE, urEnqueueUSMAdvise(queue, block, kBlock + 1, 0, nullptr));
   ASSERT_SUCCESS(urQueueFinish(queue));
 }
 
