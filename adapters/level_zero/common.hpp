@@ -207,6 +207,9 @@ struct Event : ordo::ur_common::event_object<Queue, Context> {
   // spelled out): freed with the event, which outlives the command.
   void *staging = nullptr;
   Event *origin = nullptr; // made from the native handle of this event (a reference)
+  // Made from a null native handle: `ze` is a signalled event of the context's pools,
+  // never handed out, so that lists wait for it like any other (event.cpp, adopt_native).
+  bool null_native = false;
   // Callbacks set and not yet run to their end: they may query the event after the
   // program released it, so the handle stays valid for them (unwrap_event).
   std::atomic<uint32_t> callbacks_due{0};

@@ -146,6 +146,7 @@ struct event_hooks {
   using Event = level_zero::Event;
 
   static ur_result_t unwrap_event(ur_event_handle_t h, Event *&e) { return level_zero::unwrap_event(h, e); }
+  static bool null_native(const Event *e) { return e->null_native; }
   static ur_result_t execution_status(Event *e, ur_event_status_t &status) {
     status = status_of(e);
     return UR_RESULT_SUCCESS;
@@ -184,9 +185,23 @@ struct event_hooks {
     return UR_RESULT_SUCCESS;
   }
 
-  static void adopt_native(Event *e, Context *ctx, ur_native_handle_t hNativeEvent,
-                           const ur_event_native_properties_t *pProperties) {
+  static ur_result_t adopt_native(Event *e, Context *ctx, ur_native_handle_t hNativeEvent,
+                                  const ur_event_native_properties_t *pProperties) {
     e->ze.ev = reinterpret_cast<ze_event_handle_t>(hNativeEvent);
+    if (!e->ze.ev) {
+      // No native object: a signalled event of the pools stands in for the lists that
+      // wait for it (Command::add_wait), and goes back to them with the event.
+      if (ur_result_t r = ctx->events.get(false, e->ze)) return r;
+      if (ur_result_t r = check(ze().zeEventHostSignal(e->ze.ev))) {
+        ctx->events.put(e->ze);
+        e->ze = {};
+        return r;
+      }
+      e->null_native = true;
+      e->pooled = true;
+      context_hold(ctx);
+      return UR_RESULT_SUCCESS;
+    }
     {
       // One of this context's own events: the copy answers its queue and command and
       // keeps it alive, so its Level Zero event is not recycled under the copy.
@@ -206,6 +221,7 @@ struct event_hooks {
       queue_hold(e->queue);
     else
       context_hold(ctx);
+    return UR_RESULT_SUCCESS;
   }
 
   static void add_callback(Event *e, ur_execution_info_t execStatus, ur_event_callback_t pfnNotify, void *pUserData) {

@@ -13,12 +13,21 @@ namespace ordo::native_cpu {
 Event::Event(Context *context, Queue *q, ur_command_t cmd, bool profiled)
     : ctx(context), queue(q), command(cmd), profiling(profiled) {
   ref_count.store(0, std::memory_order_relaxed); // internal until published
-  queue->hold();
+  if (queue)
+    queue->hold();
+  else
+    ctx->hold();
   if (profiling) t_queued.store(now_ns(), std::memory_order_relaxed);
 }
 
 void Event::destroy(Event *ev) noexcept {
   Queue *q = ev->queue;
+  if (!q) { // no command: never in a queue's free list
+    Context *c = ev->ctx;
+    ordo::retire(ev);
+    c->drop_hold();
+    return;
+  }
   // Nothing else can reach it: reset here, on the retiring thread, not the enqueuing one.
   ev->more_successors.clear();
   ev->callbacks.clear();
@@ -60,6 +69,7 @@ struct event_hooks {
   static constexpr bool task_graph = true;
 
   static ur_result_t unwrap_event(ur_event_handle_t h, Event *&e) { return registry_unwrap(h, e); }
+  static bool null_native(const Event *e) { return !e->queue; } // only such events have no queue
   static ur_result_t execution_status(Event *e, ur_event_status_t &status) {
     status = static_cast<ur_event_status_t>(e->status.load(std::memory_order_acquire));
     return UR_RESULT_SUCCESS;
@@ -106,6 +116,7 @@ struct event_hooks {
   }
   static ur_result_t from_native(Context *ctx, ur_native_handle_t native, const ur_event_native_properties_t *props,
                                  ur_event_handle_t *out) {
+    if (!native) return null_native_event(ctx, out);
     Event *e = lookup<Event>(reinterpret_cast<ur_event_handle_t>(native));
     if (!e) return UR_RESULT_ERROR_INVALID_EVENT;
     if (e->ctx != ctx) return UR_RESULT_ERROR_INVALID_CONTEXT;
@@ -115,6 +126,22 @@ struct event_hooks {
   }
   static void add_callback(Event *e, ur_execution_info_t when, ur_event_callback_t fn, void *user) {
     graph::add_callback(*e, when, fn, user);
+  }
+  // A node with no command, work or dependency: the graph completes it at once, so a
+  // command that waits for it finds it finished (add_dependency).
+  static ur_result_t null_native_event(Context *ctx, ur_event_handle_t *out) {
+    auto *e = new Event(ctx, nullptr, UR_COMMAND_EVENTS_WAIT, false);
+    try {
+      registry().add(e, handle_kind::event);
+    } catch (...) {
+      Event::destroy(e);
+      throw;
+    }
+    e->ref_count.store(1, std::memory_order_relaxed); // the user's reference...
+    e->hold();                                        // ...keeps the memory too
+    graph::submit(*e);                                // drops the scheduler's
+    *out = to_handle(e);
+    return UR_RESULT_SUCCESS;
   }
 };
 

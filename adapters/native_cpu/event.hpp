@@ -36,7 +36,8 @@ struct Event : Object<Event> {
   static constexpr ur_result_t kInvalid = UR_RESULT_ERROR_INVALID_EVENT;
 
   // Starts QUEUED, not visible to the user (user count 0), with one internal
-  // reference that the scheduler holds until the command has finished.
+  // reference that the scheduler holds until the command has finished. A null queue:
+  // an event with no command (from a null native handle), which holds its context.
   Event(Context *ctx, Queue *q, ur_command_t cmd, bool profiled);
   // The last holder is gone: back to its queue for a later command, or retired.
   static void destroy(Event *ev) noexcept;
@@ -44,7 +45,7 @@ struct Event : Object<Event> {
   void reuse(ur_command_t cmd);
 
   Context *const ctx;   // the queue's: the event holds its queue, which holds it
-  Queue *const queue;   // internal reference
+  Queue *const queue;   // internal reference; null: no command (held ctx instead)
   ur_command_t command; // changes only when recycled
   const bool profiling;
 

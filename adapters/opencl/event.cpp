@@ -74,6 +74,7 @@ ur_result_t ClWaitList::assign(uint32_t n, const ur_event_handle_t *list, ur_con
 }
 
 void ClWaitList::push(cl_event e) {
+  if (!e) return; // an event with no cl_event (from a null native handle) is complete
   if (size_ == capacity_) {
     uint32_t cap = capacity_ * 2;
     cl_event *bigger = new cl_event[cap];
@@ -122,6 +123,7 @@ ur_result_t finish_command(ur_queue_handle_t q, ur_command_t command, cl_event e
 }
 
 bool event_complete(ur_event_handle_t e) {
+  if (!e->cl) return true;
   cl_int status = CL_QUEUED;
   if (cl.clGetEventInfo(e->cl, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS)
     return false;
@@ -141,6 +143,7 @@ struct event_hooks {
   using Event = ur_event_handle_t_;
 
   static ur_result_t unwrap_event(ur_event_handle_t h, Event *&e) { return ordo::unwrap(h, e); }
+  static bool null_native(const Event *e) { return !e->cl; } // every command's event has one
   static ur_result_t execution_status(Event *e, ur_event_status_t &status) {
     cl_int s = CL_QUEUED;
     ORDO_CL_CHECK(cl.clGetEventInfo(e->cl, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr));
@@ -170,8 +173,10 @@ struct event_hooks {
       list.push(events[i]->cl);
       one_context = one_context && events[i]->ctx == events[0]->ctx;
     }
+    if (list.size() == 0) return UR_RESULT_SUCCESS; // none has a cl_event (push skips those)
     cl_int err = one_context ? cl.clWaitForEvents(list.size(), list.data()) : CL_SUCCESS;
-    for (uint32_t i = 0; !one_context && i < n && err == CL_SUCCESS; ++i) err = cl.clWaitForEvents(1, &list.data()[i]);
+    for (cl_uint i = 0; !one_context && i < list.size() && err == CL_SUCCESS; ++i)
+      err = cl.clWaitForEvents(1, &list.data()[i]);
     return to_ur(err);
   }
   static void reap() { reap_deferred_events(); } // a wait or release may let go of parked events
@@ -242,7 +247,14 @@ ur_result_t queue_of_native_event(cl_event native, ur_context_handle_t c, ur_eve
 ur_result_t event_hooks::from_native(ur_context_handle_t c, ur_native_handle_t hNativeEvent,
                                      const ur_event_native_properties_t *pProperties, ur_event_handle_t *phEvent) {
   cl_event native = reinterpret_cast<cl_event>(hNativeEvent);
-  if (!native) return UR_RESULT_ERROR_INVALID_EVENT;
+  if (!native) { // an event with no cl_event and no queue, complete (ur_common/event.hpp)
+    auto *e = new (std::nothrow) ur_event_handle_t_();
+    if (!e) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    e->ctx = c;
+    c->hold();
+    *phEvent = e;
+    return UR_RESULT_SUCCESS;
+  }
   cl_context owner = nullptr;
   ORDO_CL_CHECK(cl.clGetEventInfo(native, CL_EVENT_CONTEXT, sizeof owner, &owner, nullptr));
   if (owner != c->cl) return UR_RESULT_ERROR_INVALID_CONTEXT;

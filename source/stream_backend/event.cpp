@@ -269,6 +269,7 @@ struct event_hooks {
   using Event = stream_backend::Event;
 
   static ur_result_t unwrap_event(ur_event_handle_t h, Event *&e) { return ordo::unwrap(h, e); }
+  static bool null_native(const Event *e) { return !e->has_work(); } // every command's event has work
   static ur_result_t execution_status(Event *e, ur_event_status_t &status) {
     ORDO_DRV(e->dev->make_current());
     status = status_of(e);
@@ -334,13 +335,15 @@ struct event_hooks {
     return UR_RESULT_SUCCESS;
   }
 
-  static void adopt_native(Event *e, Context *ctx, ur_native_handle_t hNativeEvent,
-                           const ur_event_native_properties_t *pProperties) {
+  static ur_result_t adopt_native(Event *e, Context *ctx, ur_native_handle_t hNativeEvent,
+                                  const ur_event_native_properties_t *pProperties) {
     e->dev = ctx->devices[0];
     e->done = reinterpret_cast<event_t>(hNativeEvent);
     e->owns_native = pProperties && pProperties->isNativeHandleOwned;
     // A handle this adapter gave out names the queue and stream its command ran on.
-    for (Device *d : ctx->devices) {
+    // 0 names nothing: no driver event, so no work (has_work), complete.
+    for (size_t i = 0; e->done && i < ctx->devices.size(); ++i) {
+      Device *d = ctx->devices[i];
       std::lock_guard<std::mutex> lock(d->exported_mutex);
       auto it = d->exported.find(e->done);
       if (it == d->exported.end() || it->second.queue->ctx != ctx) continue;
@@ -351,6 +354,7 @@ struct event_hooks {
       break;
     }
     if (!e->queue) context_hold(ctx);
+    return UR_RESULT_SUCCESS;
   }
 
   static void add_callback(Event *e, ur_execution_info_t execStatus, ur_event_callback_t pfnNotify, void *pUserData) {

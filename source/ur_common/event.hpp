@@ -13,6 +13,15 @@
 //   static ur_result_t wait(Event *);
 //   static ur_result_t native_handle(Event *, ur_native_handle_t &);
 //   static void add_callback(Event *, ur_execution_info_t, ur_event_callback_t, void *);
+//   // Whether the event was made from a null native handle (below).
+//   static bool null_native(const Event *);
+//
+// urEventCreateWithNativeHandle of 0 makes an event of the context with no native
+// object, complete from the start (docs/adapter-guide.md, "The contract"): adopt_native
+// or from_native gets 0 and makes it, and the entry points here answer for it without
+// the other hooks (status COMPLETE, a wait that returns at once, native handle 0,
+// PROFILING_INFO_NOT_AVAILABLE, a callback called before urEventSetCallback returns).
+// The adapter's wait lists take it as met, never reading its native object.
 //
 // Events that stand for one command on a lane (Level Zero, the stream backend) also give:
 //
@@ -21,8 +30,9 @@
 //   static ur_result_t command_times(Event *, uint64_t &start_ns, uint64_t &end_ns);
 //   static void destroy(Event *);                // the last holder went
 //   // An event made from a native handle (ctx set, the user's reference): what the
-//   // adapter knows of the handle, and its holder of the queue or context.
-//   static void adopt_native(Event *, Context *, ur_native_handle_t, const ur_event_native_properties_t *);
+//   // adapter knows of the handle (0: none), and its holder of the queue or context;
+//   // a refusal leaves nothing taken.
+//   static ur_result_t adopt_native(Event *, Context *, ur_native_handle_t, const ur_event_native_properties_t *);
 //   // add_callback: the event holds one more holder, which the callback thread drops.
 //
 // Events that are the nodes of a task graph (native CPU: docs/native-cpu.md, "The
@@ -31,7 +41,7 @@
 //   // The timestamp of one step (PROFILING_INFO_NOT_AVAILABLE where not reached).
 //   static ur_result_t profiling_time(Event *, ur_profiling_info_t, uint64_t &ns);
 //   static ur_result_t release(Event *);         // the user's release
-//   // urEventCreateWithNativeHandle after the context and phEvent checks.
+//   // urEventCreateWithNativeHandle after the context and phEvent checks (0 included).
 //   static ur_result_t from_native(Context *, ur_native_handle_t, const ur_event_native_properties_t *,
 //                                  ur_event_handle_t *);
 //   // add_callback: the graph keeps the node alive while callbacks are due; a null
@@ -52,6 +62,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "ordo/info.hpp"
 #include "ordo/object.hpp"
@@ -90,8 +101,9 @@ template <class H> struct event_entry_points {
     case UR_EVENT_INFO_CONTEXT: return out.value(reinterpret_cast<ur_context_handle_t>(e->ctx));
     case UR_EVENT_INFO_COMMAND_TYPE: return out.value(e->command);
     case UR_EVENT_INFO_COMMAND_EXECUTION_STATUS: {
-      ur_event_status_t status = UR_EVENT_STATUS_SUBMITTED;
-      if (ur_result_t r = H::execution_status(e, status)) return r;
+      ur_event_status_t status = UR_EVENT_STATUS_COMPLETE;
+      if (!H::null_native(e))
+        if (ur_result_t r = H::execution_status(e, status)) return r;
       return out.value(status);
     }
     case UR_EVENT_INFO_REFERENCE_COUNT: return out.value(e->count());
@@ -100,15 +112,15 @@ template <class H> struct event_entry_points {
   }
 
   // Queued and submitted are the enqueue call's host time; start and end the device's,
-  // mapped to host nanoseconds.
+  // mapped to host nanoseconds. Both pointers may be null (the spec's only value rule is
+  // `pPropValue && propSize == 0`): the answer then says whether the time is available.
   static ur_result_t UR_APICALL get_profiling_info(ur_event_handle_t hEvent, ur_profiling_info_t propName,
                                                    size_t propSize, void *pPropValue, size_t *pPropSizeRet) {
     Event *e = nullptr;
     if (ur_result_t r = H::unwrap_event(hEvent, e)) return r;
     if (propName > UR_PROFILING_INFO_COMMAND_COMPLETE) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (pPropValue && propSize == 0) return UR_RESULT_ERROR_INVALID_VALUE;
-    if (!pPropValue && !pPropSizeRet) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (!H::timed(e)) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
+    if (H::null_native(e) || !H::timed(e)) return UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE;
     InfoWriter out(propSize, pPropValue, pPropSizeRet);
     if constexpr (kOwnTimes) {
       uint64_t ns = 0;
@@ -135,10 +147,23 @@ template <class H> struct event_entry_points {
     }
     ur_result_t failed = UR_RESULT_SUCCESS;
     if constexpr (kWaitAll) {
-      if (ur_result_t r = H::wait_all(numEvents, phEventWaitList)) return r;
+      // Events with no native object are complete: the driver waits for the others.
+      uint32_t nulls = 0;
+      for (uint32_t i = 0; i < numEvents; ++i) nulls += H::null_native(reinterpret_cast<Event *>(phEventWaitList[i]));
+      if (nulls == 0) {
+        if (ur_result_t r = H::wait_all(numEvents, phEventWaitList)) return r;
+      } else if (nulls < numEvents) {
+        std::vector<ur_event_handle_t> rest;
+        rest.reserve(numEvents - nulls);
+        for (uint32_t i = 0; i < numEvents; ++i)
+          if (!H::null_native(reinterpret_cast<Event *>(phEventWaitList[i]))) rest.push_back(phEventWaitList[i]);
+        if (ur_result_t r = H::wait_all(uint32_t(rest.size()), rest.data())) return r;
+      }
     } else {
       for (uint32_t i = 0; i < numEvents; ++i) {
-        ur_result_t r = H::wait(reinterpret_cast<Event *>(phEventWaitList[i]));
+        auto *e = reinterpret_cast<Event *>(phEventWaitList[i]);
+        if (H::null_native(e)) continue;
+        ur_result_t r = H::wait(e);
         if (r == UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS)
           failed = r;
         else if (r)
@@ -188,7 +213,8 @@ template <class H> struct event_entry_points {
     if (ur_result_t r = H::unwrap_event(hEvent, e)) return r;
     if (!phNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
     ur_native_handle_t native = 0;
-    if (ur_result_t r = H::native_handle(e, native)) return r;
+    if (!H::null_native(e))
+      if (ur_result_t r = H::native_handle(e, native)) return r;
     *phNativeEvent = native;
     return UR_RESULT_SUCCESS;
   }
@@ -202,11 +228,14 @@ template <class H> struct event_entry_points {
     if constexpr (kOwnFromNative) {
       return H::from_native(ctx, hNativeEvent, pProperties, phEvent);
     } else {
-      if (!hNativeEvent) return UR_RESULT_ERROR_INVALID_NULL_HANDLE;
       auto *e = new Event();
       e->ctx = ctx;
       e->pooled = false;
-      H::adopt_native(e, ctx, hNativeEvent, pProperties);
+      // No native object, nothing to own: 0 gets no properties.
+      if (ur_result_t r = H::adopt_native(e, ctx, hNativeEvent, hNativeEvent ? pProperties : nullptr)) {
+        delete e; // never handed out
+        return r;
+      }
       *phEvent = reinterpret_cast<ur_event_handle_t>(e);
       return UR_RESULT_SUCCESS;
     }
@@ -220,6 +249,10 @@ template <class H> struct event_entry_points {
     if (execStatus > UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_INVALID_ENUMERATION;
     if (execStatus == UR_EXECUTION_INFO_QUEUED) return UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
     if (!pfnNotify) return UR_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (H::null_native(e)) { // complete: every status is reached
+      pfnNotify(hEvent, execStatus, pUserData);
+      return UR_RESULT_SUCCESS;
+    }
     if (!kTaskGraph) e->hold(); // the callback thread drops it after the call
     if constexpr (std::is_same_v<decltype(H::add_callback(e, execStatus, pfnNotify, pUserData)), ur_result_t>) {
       return H::add_callback(e, execStatus, pfnNotify, pUserData);

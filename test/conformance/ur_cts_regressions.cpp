@@ -13,10 +13,19 @@
 // - a sub-device's native handle answers that same sub-device (OpenCL);
 // - a queue on the device where the device reports UR_DEVICE_INFO_QUEUE_ON_DEVICE_PROPERTIES.
 // - a queue's native handle taken back by urQueueCreateWithNativeHandle (Level Zero).
+// - an event from a null native handle: of the context, complete, met in every wait list
+//   (the stand-in event of UR's wait-list refusals);
+// - urEventGetProfilingInfo with no buffer and no size pointer on an event without
+//   timestamps: PROFILING_INFO_NOT_AVAILABLE, not a null-pointer refusal.
 #include <algorithm>
+#include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <numeric>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "conformance.hpp"
@@ -333,6 +342,274 @@ TEST_P(urURCtsRegressionTest, QueueOnTheDevice) {
   // A host queue has no device-queue size.
   EXPECT_EQ_RESULT(UR_RESULT_ERROR_INVALID_QUEUE,
                    urQueueGetInfo(queue, UR_QUEUE_INFO_SIZE, sizeof size, &size, nullptr));
+}
+
+// UR's suite makes the stand-in event of its wait-list refusals with
+// urEventCreateWithNativeHandle(0, hContext, NULL, &event) (uur::MakeDummyEventForWaitList:
+// urEnqueueEventsWaitTest.InvalidNullPtrEventWaitList and ~20 more of the enqueue group).
+// Every Ordo adapter takes 0 (docs/adapter-guide.md, "The contract"): an event of the
+// context with no native object, complete from the start, met in any wait list of the
+// context's queues, the stream-ordered alloc and free, command buffers and graph capture
+// included.
+TEST_P(urURCtsRegressionTest, NullNativeEventIsComplete) {
+  constexpr size_t kCount = 1024, kBytes = kCount * sizeof(uint32_t);
+  ur_event_handle_t none = nullptr;
+  ur_result_t r = urEventCreateWithNativeHandle(0, context, nullptr, &none);
+  if (r == UR_RESULT_ERROR_UNSUPPORTED_FEATURE) GTEST_SKIP() << found().label() << " makes no event of a native handle";
+  ASSERT_SUCCESS(r);
+  std::vector<ur_event_handle_t> events{none}; // each released once at the end
+  ur_queue_handle_t ooo = nullptr;
+  std::vector<void *> allocations;
+  std::string left_out; // the parts the device offers nothing for, said at the end
+  // Released however the test ends (an ASSERT returns early).
+  struct Cleanup {
+    std::function<void()> run;
+    ~Cleanup() { run(); }
+  } cleanup{[&] {
+    if (!left_out.empty()) std::printf("[ not run  ] %s:%s\n", found().label().c_str(), left_out.c_str());
+    urQueueFinish(queue);
+    if (ooo) {
+      EXPECT_SUCCESS(urQueueFinish(ooo));
+      EXPECT_SUCCESS(urQueueRelease(ooo));
+    }
+    for (ur_event_handle_t e : events) EXPECT_SUCCESS(urEventRelease(e));
+    for (void *p : allocations) EXPECT_SUCCESS(urUSMFree(context, p));
+  }};
+
+  // What it answers.
+  ur_context_handle_t c = nullptr;
+  ASSERT_SUCCESS(urEventGetInfo(none, UR_EVENT_INFO_CONTEXT, sizeof c, &c, nullptr));
+  EXPECT_EQ(context, c);
+  ur_queue_handle_t q = queue;
+  ASSERT_SUCCESS(urEventGetInfo(none, UR_EVENT_INFO_COMMAND_QUEUE, sizeof q, &q, nullptr));
+  EXPECT_EQ(nullptr, q) << "no command, no queue";
+  ur_command_t type = UR_COMMAND_FORCE_UINT32;
+  ASSERT_SUCCESS(urEventGetInfo(none, UR_EVENT_INFO_COMMAND_TYPE, sizeof type, &type, nullptr));
+  EXPECT_EQ(UR_COMMAND_EVENTS_WAIT, type);
+  EXPECT_EQ(UR_EVENT_STATUS_COMPLETE, conf::event_status(none));
+  EXPECT_EQ(1u, conf::reference_count(none));
+  ur_native_handle_t native = 1;
+  ASSERT_SUCCESS(urEventGetNativeHandle(none, &native));
+  EXPECT_EQ(0u, native) << "no native object";
+  uint64_t t = 0;
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE,
+                   urEventGetProfilingInfo(none, UR_PROFILING_INFO_COMMAND_START, sizeof t, &t, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE,
+                   urEventGetProfilingInfo(none, UR_PROFILING_INFO_COMMAND_END, sizeof t, nullptr, nullptr));
+  ASSERT_SUCCESS(urEventWait(1, &none));
+  ASSERT_SUCCESS(urEventRetain(none));
+  EXPECT_EQ(2u, conf::reference_count(none));
+  ASSERT_SUCCESS(urEventRelease(none));
+  EXPECT_EQ(1u, conf::reference_count(none));
+  // Another one is another event; ownership means nothing without a native object.
+  ur_event_native_properties_t owned{UR_STRUCTURE_TYPE_EVENT_NATIVE_PROPERTIES, nullptr, true};
+  ur_event_handle_t second = nullptr;
+  ASSERT_SUCCESS(urEventCreateWithNativeHandle(0, context, &owned, &second));
+  events.push_back(second);
+  EXPECT_NE(none, second);
+  EXPECT_EQ(UR_EVENT_STATUS_COMPLETE, conf::event_status(second));
+
+  // A callback for any status is due at once (it may run on another thread).
+  struct Seen {
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<std::pair<ur_event_handle_t, ur_execution_info_t>> calls;
+  } seen;
+  ur_event_callback_t note = [](ur_event_handle_t e, ur_execution_info_t s, void *user) {
+    auto *w = static_cast<Seen *>(user);
+    std::lock_guard<std::mutex> lock(w->m);
+    w->calls.emplace_back(e, s);
+    w->cv.notify_all();
+  };
+  r = urEventSetCallback(none, UR_EXECUTION_INFO_COMPLETE, note, &seen);
+  if (r != UR_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+    ASSERT_SUCCESS(r);
+    ASSERT_SUCCESS(urEventSetCallback(none, UR_EXECUTION_INFO_SUBMITTED, note, &seen));
+    ASSERT_SUCCESS(urEventSetCallback(none, UR_EXECUTION_INFO_RUNNING, note, &seen));
+    std::unique_lock<std::mutex> lock(seen.m);
+    seen.cv.wait(lock, [&] { return seen.calls.size() >= 3; });
+    EXPECT_EQ(3u, seen.calls.size());
+    for (auto &call : seen.calls) EXPECT_EQ(none, call.first);
+  } else {
+    left_out += " callbacks (urEventSetCallback unsupported);";
+  }
+
+  // In wait lists: commands that wait for it run, alone and with real events.
+  void *mem = nullptr;
+  ASSERT_SUCCESS(conf::usm_alloc(context, device(), UR_USM_TYPE_DEVICE, kBytes, &mem));
+  allocations.push_back(mem);
+  auto expect_words = [&](ur_queue_handle_t on, uint32_t v, uint32_t n, const ur_event_handle_t *w, const char *what) {
+    std::vector<uint32_t> out(kCount, ~v);
+    ASSERT_SUCCESS(urEnqueueUSMMemcpy(on, true, out.data(), mem, kBytes, n, w, nullptr)) << what;
+    EXPECT_EQ(std::vector<uint32_t>(kCount, v), out) << what;
+  };
+  ur_event_handle_t filled = nullptr;
+  uint32_t v = 0x11;
+  ASSERT_SUCCESS(urEnqueueUSMFill(queue, mem, sizeof v, &v, kBytes, 1, &none, &filled));
+  events.push_back(filled);
+  ur_event_handle_t both[2] = {filled, none};
+  ASSERT_SUCCESS(urEventWait(2, both));
+  {
+    SCOPED_TRACE("in-order queue");
+    expect_words(queue, v, 2, both, "a copy after the fill and the null-native event");
+  }
+  ur_event_handle_t waited = nullptr, barrier = nullptr;
+  ASSERT_SUCCESS(urEnqueueEventsWait(queue, 1, &none, &waited));
+  events.push_back(waited);
+  ASSERT_SUCCESS(urEnqueueEventsWaitWithBarrier(queue, 2, both, &barrier));
+  events.push_back(barrier);
+  ASSERT_SUCCESS(urEventWait(1, &barrier));
+  EXPECT_EQ(UR_EVENT_STATUS_COMPLETE, conf::event_status(waited));
+  EXPECT_EQ(UR_EVENT_STATUS_COMPLETE, conf::event_status(barrier));
+
+  if (conf::device_has_queue_flag(device(), UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+    SCOPED_TRACE("out-of-order queue");
+    ASSERT_SUCCESS(conf::make_queue(context, device(), UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE, &ooo));
+    v = 0x22;
+    ur_event_handle_t ooo_fill = nullptr, ooo_wait = nullptr, ooo_barrier = nullptr;
+    ASSERT_SUCCESS(urEnqueueUSMFill(ooo, mem, sizeof v, &v, kBytes, 1, &none, &ooo_fill));
+    events.push_back(ooo_fill);
+    ur_event_handle_t after_fill[2] = {none, ooo_fill};
+    ASSERT_SUCCESS(urEnqueueEventsWait(ooo, 2, after_fill, &ooo_wait));
+    events.push_back(ooo_wait);
+    ASSERT_SUCCESS(urEnqueueEventsWaitWithBarrier(ooo, 1, &none, &ooo_barrier));
+    events.push_back(ooo_barrier);
+    expect_words(ooo, v, 1, &ooo_wait, "a copy after a wait for the fill and the null-native event");
+    ASSERT_SUCCESS(urEventWait(1, &ooo_barrier));
+  } else {
+    left_out += " out-of-order queue (not in UR_DEVICE_INFO_QUEUE_PROPERTIES);";
+  }
+
+  // The stream-ordered alloc and free.
+  ur_bool_t async = false;
+  if (conf::info(device(), UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP, async) == UR_RESULT_SUCCESS && async) {
+    for (ur_queue_handle_t on : {queue, ooo}) {
+      if (!on) continue;
+      SCOPED_TRACE(on == queue ? "stream-ordered, in-order queue" : "stream-ordered, out-of-order queue");
+      void *block = nullptr;
+      ur_event_handle_t allocated = nullptr, set = nullptr, freed = nullptr;
+      ASSERT_SUCCESS(urEnqueueUSMDeviceAllocExp(on, nullptr, kBytes, nullptr, 1, &none, &block, &allocated));
+      events.push_back(allocated);
+      ASSERT_NE(nullptr, block);
+      v = 0x33;
+      ur_event_handle_t after_alloc[2] = {allocated, none};
+      ASSERT_SUCCESS(urEnqueueUSMFill(on, block, sizeof v, &v, kBytes, 2, after_alloc, &set));
+      events.push_back(set);
+      std::vector<uint32_t> out(kCount, 0);
+      ASSERT_SUCCESS(urEnqueueUSMMemcpy(on, true, out.data(), block, kBytes, 1, &set, nullptr));
+      EXPECT_EQ(std::vector<uint32_t>(kCount, v), out);
+      ASSERT_SUCCESS(urEnqueueUSMFreeExp(on, nullptr, block, 1, &none, &freed));
+      events.push_back(freed);
+      ASSERT_SUCCESS(urEventWait(1, &freed));
+    }
+  } else {
+    left_out += " stream-ordered alloc and free (no UR_DEVICE_INFO_ASYNC_USM_ALLOCATIONS_SUPPORT_EXP);";
+  }
+
+  // A command buffer's enqueue.
+  ur_bool_t command_buffers = false;
+  if (conf::info(device(), UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP, command_buffers) == UR_RESULT_SUCCESS &&
+      command_buffers) {
+    SCOPED_TRACE("command buffer");
+    ur_exp_command_buffer_desc_t desc{UR_STRUCTURE_TYPE_EXP_COMMAND_BUFFER_DESC, nullptr, false, false, false};
+    ur_exp_command_buffer_handle_t cb = nullptr;
+    ASSERT_SUCCESS(urCommandBufferCreateExp(context, device(), &desc, &cb));
+    v = 0x44;
+    ur_result_t appended = urCommandBufferAppendUSMFillExp(cb, mem, &v, sizeof v, kBytes, 0, nullptr, 0, nullptr,
+                                                           nullptr, nullptr, nullptr);
+    ur_result_t finalized = appended == UR_RESULT_SUCCESS ? urCommandBufferFinalizeExp(cb) : appended;
+    ur_event_handle_t ran = nullptr;
+    ur_result_t enqueued =
+        finalized == UR_RESULT_SUCCESS ? urEnqueueCommandBufferExp(queue, cb, 1, &none, &ran) : finalized;
+    if (ran) events.push_back(ran);
+    EXPECT_SUCCESS(appended);
+    EXPECT_SUCCESS(finalized);
+    EXPECT_SUCCESS(enqueued);
+    if (ran) {
+      EXPECT_SUCCESS(urEventWait(1, &ran));
+      expect_words(queue, v, 0, nullptr, "what the command buffer's fill wrote");
+    }
+    EXPECT_SUCCESS(urQueueFinish(queue));
+    EXPECT_SUCCESS(urCommandBufferReleaseExp(cb));
+  } else {
+    left_out += " command buffer (no UR_DEVICE_INFO_COMMAND_BUFFER_SUPPORT_EXP);";
+  }
+
+  // Graph capture: a captured command that waits for it runs on replay.
+  ur_bool_t graphs = false;
+  if (conf::info(device(), UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP, graphs) == UR_RESULT_SUCCESS && graphs) {
+    SCOPED_TRACE("graph capture");
+    v = 0x55;
+    ASSERT_SUCCESS(urQueueBeginGraphCaptureExp(queue));
+    ur_result_t captured = urEnqueueUSMFill(queue, mem, sizeof v, &v, kBytes, 1, &none, nullptr);
+    ur_exp_graph_handle_t graph = nullptr;
+    ASSERT_SUCCESS(urQueueEndGraphCaptureExp(queue, &graph));
+    EXPECT_SUCCESS(captured);
+    ur_exp_executable_graph_handle_t exec = nullptr;
+    EXPECT_SUCCESS(urGraphInstantiateGraphExp(graph, &exec));
+    if (exec) {
+      ur_event_handle_t replayed = nullptr;
+      EXPECT_SUCCESS(urEnqueueGraphExp(queue, exec, 1, &none, &replayed));
+      if (replayed) {
+        events.push_back(replayed);
+        EXPECT_SUCCESS(urEventWait(1, &replayed));
+        expect_words(queue, v, 0, nullptr, "what the replayed fill wrote");
+      }
+      EXPECT_SUCCESS(urQueueFinish(queue));
+      EXPECT_SUCCESS(urGraphExecutableGraphDestroyExp(exec));
+    }
+    EXPECT_SUCCESS(urGraphDestroyExp(graph));
+  } else {
+    left_out += " graph capture (no UR_DEVICE_INFO_GRAPH_RECORD_AND_REPLAY_SUPPORT_EXP);";
+  }
+}
+
+// UR's urEnqueueTimestampRecordingExpTest.ReleaseEventWhileTimestampWritePending: an event
+// of a queue without profiling asked for a time with no buffer and no size pointer answers
+// PROFILING_INFO_NOT_AVAILABLE (the spec's one value rule for this query is `pPropValue &&
+// propSize == 0`), also when the adapter recycled the event of a timestamp recording.
+// On a profiling queue the same call says whether the time is there: SUCCESS once the
+// command is complete.
+TEST_P(urURCtsRegressionTest, ProfilingInfoWithNoBufferOfAnUntimedEvent) {
+  constexpr size_t kBytes = 64 * 1024;
+  void *mem = nullptr;
+  ASSERT_SUCCESS(conf::usm_alloc(context, device(), UR_USM_TYPE_DEVICE, kBytes, &mem));
+  const uint8_t pattern = 0xFF;
+  ASSERT_SUCCESS(urEnqueueUSMFill(queue, mem, 1, &pattern, kBytes, 0, nullptr, nullptr));
+  ur_bool_t timestamps = false;
+  if (conf::info(device(), UR_DEVICE_INFO_TIMESTAMP_RECORDING_SUPPORT_EXP, timestamps) == UR_RESULT_SUCCESS &&
+      timestamps) {
+    ur_event_handle_t stamp = nullptr;
+    ASSERT_SUCCESS(urEnqueueTimestampRecordingExp(queue, false, 0, nullptr, &stamp));
+    EXPECT_SUCCESS(urEventRelease(stamp));
+  }
+  ur_event_handle_t filled = nullptr;
+  ASSERT_SUCCESS(urEnqueueUSMFill(queue, mem, 1, &pattern, kBytes, 0, nullptr, &filled));
+  EXPECT_EQ_RESULT(
+      UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE,
+      urEventGetProfilingInfo(filled, UR_PROFILING_INFO_COMMAND_QUEUED, sizeof(uint64_t), nullptr, nullptr));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE,
+                   urEventGetProfilingInfo(filled, UR_PROFILING_INFO_COMMAND_END, 0, nullptr, nullptr));
+  ASSERT_SUCCESS(urEventWait(1, &filled));
+  EXPECT_EQ_RESULT(UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE,
+                   urEventGetProfilingInfo(filled, UR_PROFILING_INFO_COMMAND_END, 0, nullptr, nullptr))
+      << "complete, and still no timestamps";
+  EXPECT_SUCCESS(urEventRelease(filled));
+  if (conf::device_has_queue_flag(device(), UR_QUEUE_FLAG_PROFILING_ENABLE)) {
+    ur_queue_handle_t timed = nullptr;
+    ASSERT_SUCCESS(conf::make_queue(context, device(), UR_QUEUE_FLAG_PROFILING_ENABLE, &timed));
+    ur_event_handle_t e = nullptr;
+    EXPECT_SUCCESS(urEnqueueUSMFill(timed, mem, 1, &pattern, kBytes, 0, nullptr, &e));
+    if (e) {
+      EXPECT_SUCCESS(urEventWait(1, &e));
+      EXPECT_SUCCESS(urEventGetProfilingInfo(e, UR_PROFILING_INFO_COMMAND_END, sizeof(uint64_t), nullptr, nullptr));
+      EXPECT_SUCCESS(urEventRelease(e));
+    }
+    EXPECT_SUCCESS(urQueueFinish(timed));
+    EXPECT_SUCCESS(urQueueRelease(timed));
+  }
+  EXPECT_SUCCESS(urQueueFinish(queue));
+  EXPECT_SUCCESS(urUSMFree(context, mem));
 }
 
 CONF_INSTANTIATE_DEVICE_SUITE(urURCtsRegressionTest);

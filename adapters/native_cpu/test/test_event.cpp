@@ -318,7 +318,8 @@ TEST_F(NativeCpuEvent, FailedCommandFailsItsDependentsWithoutRunningThem) {
 // urEvent* are ur_common/event.hpp's with the hooks of a task-graph event: a wait list
 // with a failed command is still waited for whole; urEventSetCallback refuses a null
 // pfnNotify before the execution status (the spec's order); the native handle is the
-// event handle, and only a live event of the given context is adopted from it.
+// event handle, and only a live event of the given context is adopted from it (0 makes
+// a complete event of its own).
 TEST_F(NativeCpuEvent, TaskGraphEventHooks) {
   ur_queue_handle_t ooo = make_queue(UR_QUEUE_FLAG_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   ur_event_handle_t failed = failing_launch(ooo);
@@ -354,7 +355,17 @@ TEST_F(NativeCpuEvent, TaskGraphEventHooks) {
             UR_RESULT_ERROR_INVALID_NULL_HANDLE);
   EXPECT_EQ(ddi().Event.pfnCreateWithNativeHandle(native, context, nullptr, nullptr),
             UR_RESULT_ERROR_INVALID_NULL_POINTER);
-  EXPECT_EQ(ddi().Event.pfnCreateWithNativeHandle(0, context, nullptr, &adopted), UR_RESULT_ERROR_INVALID_EVENT);
+  // 0: an event of the context with no command, complete (ur_common/event.hpp).
+  ur_event_handle_t none = nullptr, after = nullptr;
+  ASSERT_EQ(ddi().Event.pfnCreateWithNativeHandle(0, context, nullptr, &none), UR_RESULT_SUCCESS);
+  EXPECT_NE(none, pending);
+  EXPECT_EQ(status(none), UR_EVENT_STATUS_COMPLETE);
+  ur_native_handle_t none_native = 1;
+  EXPECT_EQ(T(none).Event.pfnGetNativeHandle(none, &none_native), UR_RESULT_SUCCESS);
+  EXPECT_EQ(none_native, 0u);
+  EXPECT_EQ(T(ooo).Enqueue.pfnEventsWait(ooo, 1, &none, &after), UR_RESULT_SUCCESS);
+  EXPECT_EQ(T(after).Event.pfnWait(1, &after), UR_RESULT_SUCCESS);
+  for (auto e : {after, none}) EXPECT_EQ(T(e).Event.pfnRelease(e), UR_RESULT_SUCCESS);
   ur_context_handle_t other = nullptr;
   ASSERT_EQ(ddi().Context.pfnCreate(1, &device, nullptr, &other), UR_RESULT_SUCCESS);
   EXPECT_EQ(ddi().Event.pfnCreateWithNativeHandle(native, other, nullptr, &adopted), UR_RESULT_ERROR_INVALID_CONTEXT);

@@ -413,14 +413,29 @@ TEST_F(Events, WaitAcrossContextsAndCheckOrder) {
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT, t().Event.pfnWait(1, &not_event));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT,
             t().Event.pfnGetProfilingInfo(not_event, UR_PROFILING_INFO_COMMAND_END, 0, nullptr, nullptr));
-  // No buffer and no size: refused before "no timestamps without profiling".
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER,
+  // No buffer and no size: no timestamps without profiling all the same (the spec lists no
+  // null-pointer rule for this query).
+  EXPECT_EQ(UR_RESULT_ERROR_PROFILING_INFO_NOT_AVAILABLE,
             t().Event.pfnGetProfilingInfo(events[0], UR_PROFILING_INFO_COMMAND_END, 0, nullptr, nullptr));
   ur_event_status_t s{};
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_SIZE,
             t().Event.pfnGetInfo(events[0], UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, 0, &s, nullptr));
+  // 0: an event of the context with no cl_event, complete; a wait list takes it as met,
+  // alone (nothing for OpenCL to wait for) and with a cl_event of another context.
   ur_event_handle_t wrapped = nullptr;
-  EXPECT_EQ(UR_RESULT_ERROR_INVALID_EVENT, t().Event.pfnCreateWithNativeHandle(0, context, nullptr, &wrapped));
+  OCL_ASSERT_OK(t().Event.pfnCreateWithNativeHandle(0, context, nullptr, &wrapped));
+  ur_event_status_t done{};
+  OCL_ASSERT_OK(t().Event.pfnGetInfo(wrapped, UR_EVENT_INFO_COMMAND_EXECUTION_STATUS, sizeof done, &done, nullptr));
+  EXPECT_EQ(UR_EVENT_STATUS_COMPLETE, done);
+  OCL_ASSERT_OK(t().Event.pfnWait(1, &wrapped));
+  ur_event_handle_t with_other[2] = {wrapped, events[1]};
+  OCL_ASSERT_OK(t().Event.pfnWait(2, with_other));
+  ur_event_handle_t after = nullptr;
+  OCL_ASSERT_OK(t().Enqueue.pfnEventsWait(queue, 1, &wrapped, &after));
+  OCL_ASSERT_OK(t().Event.pfnWait(1, &after));
+  EXPECT_EQ(UR_RESULT_ERROR_INVALID_CONTEXT, t().Enqueue.pfnEventsWait(other_queue, 1, &wrapped, nullptr));
+  OCL_ASSERT_OK(t().Event.pfnRelease(after));
+  OCL_ASSERT_OK(t().Event.pfnRelease(wrapped));
   EXPECT_EQ(UR_RESULT_ERROR_INVALID_NULL_POINTER, t().Event.pfnCreateWithNativeHandle(0, context, nullptr, nullptr));
   for (ur_event_handle_t e : events) OCL_ASSERT_OK(t().Event.pfnRelease(e));
   OCL_ASSERT_OK(t().Queue.pfnRelease(other_queue));
