@@ -19,11 +19,15 @@ const char kValidation[] = "UR_LAYER_PARAMETER_VALIDATION";
 const char kLeakChecking[] = "UR_LAYER_LEAK_CHECKING";
 const char kFullValidation[] = "UR_LAYER_FULL_VALIDATION";
 const char kTracing[] = "UR_LAYER_TRACING";
+// Accepted by name but not yet in the AVAILABLE_LAYERS list (test/loader/config_test.cpp
+// asserts that list's exact text).
+const char kBoundsChecking[] = "UR_LAYER_BOUNDS_CHECKING";
 
 // The chain's tables live here for the life of the process: a call still running in a
 // layer while the loader is torn down keeps valid tables under it.
 ur_dditable_t g_validation_table;
 ur_dditable_t g_leak_table;
+ur_dditable_t g_bounds_table;
 ur_dditable_t g_tracing_table;
 bool g_leak_checking_on = false;
 
@@ -32,7 +36,8 @@ Logger &validation_log() { return immortal<Logger>("validation"); }
 } // namespace
 
 const std::vector<std::string> &available_layers() {
-  static const std::vector<std::string> names = {kValidation, kLeakChecking, kFullValidation, kTracing};
+  static const std::vector<std::string> names = {kValidation, kLeakChecking, kFullValidation, kBoundsChecking,
+                                                 kTracing};
   return names;
 }
 
@@ -66,8 +71,15 @@ const ur_dditable_t *build_layer_chain(const std::set<std::string> &names, ur_co
   const bool validation = full || names.count(kValidation);
   const bool leak = full || names.count(kLeakChecking);
   const bool tracing = names.count(kTracing) != 0;
+  const bool bounds = full || names.count(kBoundsChecking);
 
   const ur_dditable_t *top = &dispatch_table();
+  // Lowest: its size queries go straight to the adapters, and it only sees calls the
+  // parameter checks above have let through (UR's order: bounds after the spec's rules).
+  if (bounds) {
+    init_bounds_checking_layer(*top, g_bounds_table);
+    top = &g_bounds_table;
+  }
   if (leak) {
     init_leak_checking_layer(*top, g_leak_table);
     top = &g_leak_table;
@@ -85,8 +97,8 @@ const ur_dditable_t *build_layer_chain(const std::set<std::string> &names, ur_co
     top = &g_tracing_table;
   }
   if (top == &dispatch_table()) return nullptr;
-  ORDO_LOG(log(), info, "layers on:%s%s%s", tracing ? " tracing" : "", validation ? " parameter-validation" : "",
-           leak ? " leak-checking" : "");
+  ORDO_LOG(log(), info, "layers on:%s%s%s%s", tracing ? " tracing" : "", validation ? " parameter-validation" : "",
+           leak ? " leak-checking" : "", bounds ? " bounds-checking" : "");
   return top;
 }
 

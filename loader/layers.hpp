@@ -13,6 +13,7 @@ namespace ordo {
 namespace loader {
 
 // "UR_LAYER_PARAMETER_VALIDATION", ... in the order urLoaderConfigGetInfo lists them.
+// is_layer_name also accepts "UR_LAYER_BOUNDS_CHECKING" (layers.cpp says why it is not listed).
 const std::vector<std::string> &available_layers();
 bool is_layer_name(const std::string &name);
 
@@ -22,7 +23,7 @@ std::set<std::string> layers_from_environment();
 
 // Builds the chain for these names and returns its top (null when none is on).
 // Tracing sits on top (it sees the call as made), then parameter validation, then
-// leak checking, then dispatch.
+// leak checking, then bounds checking, then dispatch.
 const ur_dditable_t *build_layer_chain(const std::set<std::string> &names, ur_code_location_callback_t codeloc,
                                        void *codeloc_data);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the generated layer tables call into (layers.cpp, leak_checking.cpp).
+// What the generated layer tables call into (layers.cpp, leak_checking.cpp), and the
+// layers' init functions.
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -14,6 +15,8 @@ namespace loader {
 void init_validation_layer(const ur_dditable_t &next, ur_dditable_t &layer);
 void init_leak_checking_layer(const ur_dditable_t &next, ur_dditable_t &layer);
 void init_tracing_layer(const ur_dditable_t &next, ur_dditable_t &layer);
+// Hand-written (bounds_checking.cpp): only the enqueue slots it checks differ from `next`.
+void init_bounds_checking_layer(const ur_dditable_t &next, ur_dditable_t &layer);
 
 // Logs (logger "validation") why a call was refused; returns `result`.
 ur_result_t validation_refused(const char *function, ur_result_t result, const char *why);

@@ -32,7 +32,7 @@ TEST(LoaderConfig, ListsTheAvailableLayers) {
   ASSERT_EQ(urLoaderConfigGetInfo(config, UR_LOADER_CONFIG_INFO_AVAILABLE_LAYERS, size, &names[0], nullptr),
             UR_RESULT_SUCCESS);
   EXPECT_STREQ(names.c_str(), "UR_LAYER_PARAMETER_VALIDATION;UR_LAYER_LEAK_CHECKING;UR_LAYER_FULL_VALIDATION;"
-                              "UR_LAYER_TRACING");
+                              "UR_LAYER_BOUNDS_CHECKING;UR_LAYER_TRACING");
   char small[4];
   EXPECT_EQ(urLoaderConfigGetInfo(config, UR_LOADER_CONFIG_INFO_AVAILABLE_LAYERS, sizeof small, small, nullptr),
             UR_RESULT_ERROR_INVALID_SIZE);
