@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // urEnqueue*: waits and barriers, USM copies and fills, kernel launches.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "context.hpp"
 #include "device.hpp"
 #include "event.hpp"
 #include "kernel.hpp"
+#include "memory.hpp"
 #include "ordo/checked_math.hpp"
 #include "ordo/usm_2d_rules.hpp"
 #include "program.hpp"
@@ -38,25 +43,40 @@ struct wait_hooks {
 
 // A 2-D operation as one command per row, all after the wait list, joined by a marker
 // whose event is the operation's event; one row (contiguous rows) is the command itself.
+// `staging` (taken): host bytes the rows read, freed once they all completed.
 template <class Row>
 ur_result_t enqueue_rows(ur_queue_handle_t q, size_t height, const ClWaitList &waits, bool blocking,
-                         ur_command_t command, ur_event_handle_t *phEvent, Row row) {
+                         ur_command_t command, ur_event_handle_t *phEvent, Row row,
+                         std::unique_ptr<HostStaging> staging = nullptr) {
   std::vector<cl_event> rows;
   rows.reserve(height);
   return submit(
       q, command, waits, phEvent,
       [&](cl_event *ev) {
-        if (height == 1) return row(0, waits.size(), waits.data(), ev);
+        cl_event done = nullptr;
+        cl_event *out = staging ? &done : ev; // staging needs the end even where nobody asks
         cl_int err = CL_SUCCESS;
-        for (size_t y = 0; y < height && err == CL_SUCCESS; ++y) {
-          cl_event e = nullptr;
-          err = row(y, waits.size(), waits.data(), &e);
-          if (err == CL_SUCCESS) rows.push_back(e);
+        if (height == 1) {
+          err = row(0, waits.size(), waits.data(), out);
+        } else {
+          for (size_t y = 0; y < height && err == CL_SUCCESS; ++y) {
+            cl_event e = nullptr;
+            err = row(y, waits.size(), waits.data(), &e);
+            if (err == CL_SUCCESS) rows.push_back(e);
+          }
+          if (err == CL_SUCCESS && out)
+            err = cl.clEnqueueMarkerWithWaitList(q->cl, cl_uint(rows.size()), rows.data(), out);
+          // On failure, rows already enqueued still run: let them finish before reporting.
+          if (err != CL_SUCCESS && !rows.empty()) cl.clWaitForEvents(cl_uint(rows.size()), rows.data());
+          for (cl_event e : rows) cl.clReleaseEvent(e);
         }
-        if (err == CL_SUCCESS && ev) err = cl.clEnqueueMarkerWithWaitList(q->cl, cl_uint(rows.size()), rows.data(), ev);
-        // On failure, rows already enqueued still run: let them finish before reporting.
-        if (err != CL_SUCCESS && !rows.empty()) cl.clWaitForEvents(cl_uint(rows.size()), rows.data());
-        for (cl_event e : rows) cl.clReleaseEvent(e);
+        if (staging && err == CL_SUCCESS) {
+          free_after(done, staging.release());
+          if (ev)
+            *ev = done;
+          else
+            cl.clReleaseEvent(done);
+        }
         return err;
       },
       blocking);
@@ -93,16 +113,42 @@ struct usm_command_hooks {
   static ur_result_t fill(Command &cmd, Queue *q, void *dst, const uint8_t *pattern, size_t patternSize, size_t size) {
     return fill_2d(cmd, q, static_cast<uint8_t *>(dst), size, pattern, patternSize, size, 1);
   }
+  // The pattern runs on across rows, as over width * height contiguous bytes (as on
+  // the other adapters): row y starts (y * width) % patternSize bytes into it.
   static ur_result_t fill_2d(Command &cmd, Queue *q, uint8_t *dst, size_t pitch, const uint8_t *pattern,
                              size_t patternSize, size_t width, size_t height) {
-    // Each row starts the pattern afresh, so a row must hold whole patterns.
-    if (width % patternSize) return UR_RESULT_ERROR_UNSUPPORTED_SIZE;
-    const bool flat = pitch == width; // one contiguous range
-    return enqueue_rows(q, flat ? 1 : height, cmd.waits, false, cmd.type, cmd.out,
-                        [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
-                          return usm_enqueue_fill(q, dst + y * pitch, pattern, patternSize,
-                                                  flat ? width * height : width, n, w, ev);
-                        });
+    // The smallest period the pattern repeats with fills as well as the whole pattern.
+    const size_t period = ur_common::pattern_period(pattern, patternSize, kClMaxFillPattern);
+    if (pitch == width || height == 1) // one contiguous range
+      return enqueue_rows(q, 1, cmd.waits, false, cmd.type, cmd.out,
+                          [&](size_t, cl_uint n, const cl_event *w, cl_event *ev) {
+                            return usm_enqueue_fill(q, dst, pattern, period, width * height, n, w, ev);
+                          });
+    // Rows of whole periods, each an OpenCL fill of its own.
+    if (period <= kClMaxFillPattern && width % period == 0 && pitch % period == 0 &&
+        reinterpret_cast<uintptr_t>(dst) % period == 0)
+      return enqueue_rows(q, height, cmd.waits, false, cmd.type, cmd.out,
+                          [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
+                            return usm_enqueue_fill(q, dst + y * pitch, pattern, period, width, n, w, ev);
+                          });
+    // Otherwise the rows are copied from the pattern spelled out on the host: row y
+    // from its phase on. `line` runs on to the last row's end.
+    size_t last_phase = 0;
+    for (size_t y = 0; y < height; ++y) last_phase = std::max(last_phase, (y * width) % patternSize);
+    std::unique_ptr<HostStaging> line;
+    try {
+      line.reset(new HostStaging(last_phase + width));
+    } catch (const std::bad_alloc &) {
+      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (size_t i = 0; i < line->size(); ++i) (*line)[i] = pattern[i % patternSize];
+    const unsigned char *from = line->data();
+    return enqueue_rows(
+        q, height, cmd.waits, false, cmd.type, cmd.out,
+        [&](size_t y, cl_uint n, const cl_event *w, cl_event *ev) {
+          return usm_enqueue_memcpy(q, false, dst + y * pitch, from + ((y * width) % patternSize), width, n, w, ev);
+        },
+        std::move(line));
   }
 
   // Prefetch and advice: SVM and USM memory on these devices needs no migration, and

@@ -2,7 +2,9 @@
 // urMem*: buffers and sub-buffers on cl_mem, and the buffer enqueues (read, write,
 // copy, fill, map, unmap). The argument checks are ur_common/memory.hpp's and
 // ur_common/buffer_commands.hpp's.
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <new>
 
 #include "context.hpp"
@@ -14,6 +16,7 @@
 #include "queue.hpp"
 #include "tables.hpp"
 #include "ur_common/buffer_commands.hpp"
+#include "ur_common/usm_commands.hpp"
 
 ur_mem_handle_t_::~ur_mem_handle_t_() {
   if (cl) ordo::opencl::cl.clReleaseMemObject(cl);
@@ -22,6 +25,17 @@ ur_mem_handle_t_::~ur_mem_handle_t_() {
 }
 
 namespace ordo::opencl {
+
+namespace {
+void CL_CALLBACK delete_staging(cl_event, cl_int, void *data) { delete static_cast<HostStaging *>(data); }
+} // namespace
+
+void free_after(cl_event ev, HostStaging *staging) {
+  if (cl.clSetEventCallback(ev, CL_COMPLETE, delete_staging, staging) == CL_SUCCESS) return;
+  cl.clWaitForEvents(1, &ev);
+  delete staging;
+}
+
 namespace {
 
 // UR's memory and map flags are OpenCL's bits.
@@ -142,11 +156,51 @@ struct buffer_hooks {
     });
   }
 
+  // Offset and size are multiples of the pattern, a power of two (check_fill). OpenCL
+  // fills patterns of up to 128 bytes, also a larger one that repeats with such a period.
+  // Any other is spelled out on the host up to kStagedFill bytes, written, and copied
+  // onto the rest of the range in doubling steps, each command after the one before.
+  static constexpr size_t kStagedFill = 64 * 1024;
   static ur_result_t fill(Queue *q, Mem *m, const void *pattern, size_t patternSize, size_t offset, size_t size,
                           uint32_t n, const ur_event_handle_t *list, ur_event_handle_t *phEvent) {
     ORDO_CL_WAIT_LIST(q, n, list);
+    const auto *bytes = static_cast<const uint8_t *>(pattern);
+    const size_t period = ur_common::pattern_period(bytes, patternSize, kClMaxFillPattern);
+    if (period <= kClMaxFillPattern)
+      return submit(q, UR_COMMAND_MEM_BUFFER_FILL, waits, phEvent, [&](cl_event *ev) {
+        return cl.clEnqueueFillBuffer(q->cl, m->cl, pattern, period, offset, size, waits.size(), waits.data(), ev);
+      });
+    // Both powers of two, so `staged` is a whole number of patterns.
+    const size_t staged = std::min(size, std::max(patternSize, kStagedFill));
+    std::unique_ptr<HostStaging> host;
+    try {
+      host.reset(new HostStaging(staged));
+    } catch (const std::bad_alloc &) {
+      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (size_t i = 0; i < staged; ++i) (*host)[i] = bytes[i % patternSize];
     return submit(q, UR_COMMAND_MEM_BUFFER_FILL, waits, phEvent, [&](cl_event *ev) {
-      return cl.clEnqueueFillBuffer(q->cl, m->cl, pattern, patternSize, offset, size, waits.size(), waits.data(), ev);
+      cl_event prev = nullptr;
+      cl_int err =
+          cl.clEnqueueWriteBuffer(q->cl, m->cl, false, offset, staged, host->data(), waits.size(), waits.data(), &prev);
+      if (err != CL_SUCCESS) return err;
+      free_after(prev, host.release());
+      for (size_t done = staged; done < size && err == CL_SUCCESS;) {
+        const size_t chunk = std::min(done, size - done);
+        cl_event next = nullptr;
+        err = cl.clEnqueueCopyBuffer(q->cl, m->cl, m->cl, offset, offset + done, chunk, 1, &prev, &next);
+        if (err != CL_SUCCESS) break;
+        cl.clReleaseEvent(prev);
+        prev = next;
+        done += chunk;
+      }
+      // On failure, what was enqueued still runs: let it finish before reporting.
+      if (err != CL_SUCCESS) cl.clWaitForEvents(1, &prev);
+      if (err == CL_SUCCESS && ev)
+        *ev = prev;
+      else
+        cl.clReleaseEvent(prev);
+      return err;
     });
   }
 

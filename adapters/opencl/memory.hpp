@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A UR memory object: a cl_mem buffer (images are not implemented).
 #pragma once
+#include <vector>
+
 #include "common.hpp"
 
 struct ur_mem_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::mem, UR_RESULT_ERROR_INVALID_MEM_OBJECT> {
@@ -12,3 +14,19 @@ struct ur_mem_handle_t_ : ordo::opencl::handle_object<ordo::handle_kind::mem, UR
   ~ur_mem_handle_t_();
 };
 ORDO_HANDLE_CHECK(ur_mem_handle_t_);
+
+namespace ordo::opencl {
+
+// Fill patterns OpenCL's own fills take: 1, 2, 4, ..., 128 bytes.
+constexpr size_t kClMaxFillPattern = 128;
+
+// Host bytes that non-blocking commands read after their enqueue returned: a fill's
+// pattern spelled out on the host (buffer fills above, 2-D USM fills whose rows do not
+// hold whole patterns).
+using HostStaging = std::vector<unsigned char>;
+// Takes `staging` and deletes it once `ev` (the last command that reads it) completes
+// or fails; where OpenCL refuses the callback, after waiting for `ev`. `ev` stays the
+// caller's.
+void free_after(cl_event ev, HostStaging *staging);
+
+} // namespace ordo::opencl

@@ -13,6 +13,7 @@
 #include "context.hpp"
 #include "device.hpp"
 #include "event.hpp"
+#include "memory.hpp"
 #include "platform.hpp"
 #include "queue.hpp"
 #include "tables.hpp"
@@ -108,15 +109,17 @@ cl_int usm_enqueue_memcpy(ur_queue_handle_t q, bool blocking, void *dst, const v
 
 namespace {
 
-void CL_CALLBACK free_staging(cl_event, cl_int, void *data) { delete static_cast<std::vector<unsigned char> *>(data); }
-
 // Writes the pattern once, then copies what is already filled onto what is not,
 // doubling each step: log2(size / pattern_size) copies, each after the previous one.
 cl_int fill_by_copies(ur_queue_handle_t q, unsigned char *dst, const void *pattern, size_t pattern_size, size_t size,
                       cl_uint n, const cl_event *waits, cl_event *ev) {
-  auto *staging = new (std::nothrow) std::vector<unsigned char>(
-      static_cast<const unsigned char *>(pattern), static_cast<const unsigned char *>(pattern) + pattern_size);
-  if (!staging) return CL_OUT_OF_HOST_MEMORY;
+  HostStaging *staging = nullptr;
+  try { // the vector's own buffer may throw, not only the new
+    staging = new HostStaging(static_cast<const unsigned char *>(pattern),
+                              static_cast<const unsigned char *>(pattern) + pattern_size);
+  } catch (const std::bad_alloc &) {
+    return CL_OUT_OF_HOST_MEMORY;
+  }
   cl_event prev = nullptr;
   cl_int err = usm_enqueue_memcpy(q, false, dst, staging->data(), pattern_size, n, waits, &prev);
   if (err != CL_SUCCESS) {
@@ -133,11 +136,7 @@ cl_int fill_by_copies(ur_queue_handle_t q, unsigned char *dst, const void *patte
       done += chunk;
     }
   }
-  // The staging copy of the pattern lives until the last copy is done.
-  if (cl.clSetEventCallback(prev, CL_COMPLETE, free_staging, staging) != CL_SUCCESS) {
-    cl.clWaitForEvents(1, &prev);
-    delete staging;
-  }
+  free_after(prev, staging); // the staging copy lives until the last copy is done
   if (err == CL_SUCCESS && ev)
     *ev = prev;
   else

@@ -166,6 +166,80 @@ TEST_F(Buffers, KernelWritesABuffer) {
   OCL_ASSERT_OK(t().Program.pfnRelease(program));
 }
 
+// Patterns clEnqueueFillBuffer cannot take (over 128 bytes): spelled out on the host,
+// written, and copied on in doubling steps past 64 KiB; the caller's pattern may change
+// as soon as the call returns. Bytes around the range keep their value.
+TEST_F(Buffers, FillWithPatternsOverOpenCLsLimit) {
+  struct Case {
+    size_t pattern, offset, size, total;
+  };
+  const Case cases[] = {{256, 0, 256, 256},
+                        {256, 0, 1024, 1024},
+                        {256, 512, 1024, 2048},
+                        {512, 1024, (1 << 20) + 512, (1 << 20) + 4096}, // write, then copies
+                        {128 << 10, 128 << 10, 512 << 10, 1 << 20}};    // a pattern over 64 KiB
+  for (const Case &c : cases)
+    for (ur_queue_handle_t q : {queue, ooo_queue}) {
+      SCOPED_TRACE(::testing::Message() << "pattern " << c.pattern << " offset " << c.offset << " size " << c.size
+                                        << (q == queue ? " in order" : " out of order"));
+      ur_mem_handle_t m = nullptr;
+      OCL_ASSERT_OK(t().Mem.pfnBufferCreate(context, UR_MEM_FLAG_READ_WRITE, c.total, nullptr, &m));
+      const uint8_t background = 0xEE;
+      ur_event_handle_t cleared = nullptr, filled = nullptr;
+      OCL_ASSERT_OK(t().Enqueue.pfnMemBufferFill(q, m, &background, 1, 0, c.total, 0, nullptr, &cleared));
+      std::vector<uint8_t> pattern(c.pattern);
+      for (size_t i = 0; i < c.pattern; ++i) pattern[i] = static_cast<uint8_t>(i * 7 + (i >> 8) + 1);
+      const std::vector<uint8_t> expected = pattern;
+      OCL_ASSERT_OK(
+          t().Enqueue.pfnMemBufferFill(q, m, pattern.data(), c.pattern, c.offset, c.size, 1, &cleared, &filled));
+      pattern.assign(c.pattern, 0);
+      std::vector<uint8_t> out(c.total);
+      OCL_ASSERT_OK(t().Enqueue.pfnMemBufferRead(q, m, true, 0, c.total, out.data(), 1, &filled, nullptr));
+      for (size_t i = 0; i < c.total; ++i) {
+        const bool inside = i >= c.offset && i < c.offset + c.size;
+        ASSERT_EQ(inside ? expected[(i - c.offset) % c.pattern] : background, out[i]) << "byte " << i;
+      }
+      OCL_ASSERT_OK(t().Event.pfnRelease(cleared));
+      OCL_ASSERT_OK(t().Event.pfnRelease(filled));
+      OCL_ASSERT_OK(t().Mem.pfnRelease(m));
+    }
+}
+
+// The same through a sub-buffer (its copies stay inside it), with no event asked for,
+// and a 256-byte pattern made of one 4-byte period, which OpenCL fills directly.
+TEST_F(Buffers, FillWithLargePatternsThroughSubBuffers) {
+  ur_mem_handle_t parent = nullptr, sub = nullptr;
+  const size_t total = 256 << 10;
+  OCL_ASSERT_OK(t().Mem.pfnBufferCreate(context, UR_MEM_FLAG_READ_WRITE, total, nullptr, &parent));
+  const uint8_t zero = 0;
+  OCL_ASSERT_OK(t().Enqueue.pfnMemBufferFill(queue, parent, &zero, 1, 0, total, 0, nullptr, nullptr));
+  ur_buffer_region_t region{UR_STRUCTURE_TYPE_BUFFER_REGION, nullptr, 64 << 10, 128 << 10};
+  OCL_ASSERT_OK(
+      t().Mem.pfnBufferPartition(parent, UR_MEM_FLAG_READ_WRITE, UR_BUFFER_CREATE_TYPE_REGION, &region, &sub));
+  std::vector<uint8_t> pattern(1024);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<uint8_t>(i * 13 + (i >> 8));
+  // 1 KiB patterns over 96 KiB of the sub-buffer's 128, from its 1 KiB on.
+  OCL_ASSERT_OK(t().Enqueue.pfnMemBufferFill(queue, sub, pattern.data(), 1024, 1024, 96 << 10, 0, nullptr, nullptr));
+  std::vector<uint8_t> periodic(256);
+  for (size_t i = 0; i < periodic.size(); ++i) periodic[i] = static_cast<uint8_t>(0xA0 + i % 4);
+  OCL_ASSERT_OK(
+      t().Enqueue.pfnMemBufferFill(queue, sub, periodic.data(), 256, 112 << 10, 16 << 10, 0, nullptr, nullptr));
+  OCL_ASSERT_OK(t().Queue.pfnFinish(queue));
+  std::vector<uint8_t> out(total);
+  OCL_ASSERT_OK(t().Enqueue.pfnMemBufferRead(queue, parent, true, 0, total, out.data(), 0, nullptr, nullptr));
+  for (size_t i = 0; i < total; ++i) {
+    uint8_t want = 0;
+    const size_t at = i - (64 << 10); // in the sub-buffer
+    if (i >= (64 << 10) + 1024 && i < (64 << 10) + 1024 + (96 << 10))
+      want = pattern[(at - 1024) % 1024];
+    else if (i >= (64 << 10) + (112 << 10) && i < (64 << 10) + (128 << 10))
+      want = periodic[at % 256];
+    ASSERT_EQ(want, out[i]) << "byte " << i;
+  }
+  OCL_ASSERT_OK(t().Mem.pfnRelease(sub));
+  OCL_ASSERT_OK(t().Mem.pfnRelease(parent));
+}
+
 using Usm2D = OpenCLTest;
 
 TEST_F(Usm2D, CopyAndFillRowsWithPitches) {
@@ -190,6 +264,61 @@ TEST_F(Usm2D, CopyAndFillRowsWithPitches) {
             t().Enqueue.pfnUSMMemcpy2D(queue, true, out.data(), 10, d, pitch, width, height, 0, nullptr, nullptr));
   OCL_ASSERT_OK(t().Event.pfnRelease(filled));
   OCL_ASSERT_OK(t().USM.pfnFree(context, d));
+}
+
+// The pattern runs on across rows, as over width * height contiguous bytes: where rows
+// do not hold whole patterns (or OpenCL cannot fill them), the rows are copied from
+// the pattern spelled out on the host. Padding between rows keeps its value.
+TEST_F(Usm2D, FillRunsThePatternOnAcrossRows) {
+  if (!device_caps(UR_DEVICE_INFO_USM_DEVICE_SUPPORT)) GTEST_SKIP() << "no USM";
+  struct Case {
+    size_t pitch, width, height, pattern, skew; // skew: bytes past an aligned start
+  };
+  const Case cases[] = {
+      {1024, 256, 256, 256 * 256, 0}, // one pattern over the whole region
+      {234, 233, 35, 1, 0},           // rows of odd widths and pitches
+      {1024, 256, 35, 128, 0},        // whole patterns: one OpenCL fill a row
+      {128, 96, 4, 64, 0},            // a pattern and a half a row
+      {100, 24, 16, 128, 0},          // rows shorter than the pattern, pitch no multiple of it
+      {1024, 512, 5, 256, 0},         // whole patterns OpenCL cannot fill
+      {64, 32, 8, 4, 1},              // whole patterns at addresses OpenCL cannot fill at
+      {96, 96, 4, 128, 0},            // contiguous rows: one fill
+  };
+  for (const Case &c : cases)
+    for (ur_queue_handle_t q : {queue, ooo_queue})
+      for (bool wait_list : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "pitch " << c.pitch << " width " << c.width << " height " << c.height << " pattern "
+                     << c.pattern << " skew " << c.skew << (q == queue ? " in order" : " out of order")
+                     << (wait_list ? " with a wait list" : ""));
+        const size_t total = c.pitch * c.height + c.skew;
+        void *d = nullptr;
+        OCL_ASSERT_OK(t().USM.pfnDeviceAlloc(context, device, nullptr, nullptr, total, &d));
+        uint8_t *dst = static_cast<uint8_t *>(d) + c.skew;
+        const uint8_t background = 0xEE;
+        ur_event_handle_t cleared = nullptr, filled = nullptr;
+        OCL_ASSERT_OK(t().Enqueue.pfnUSMFill(q, d, 1, &background, total, 0, nullptr, &cleared));
+        if (!wait_list) {
+          OCL_ASSERT_OK(t().Event.pfnWait(1, &cleared));
+        }
+        std::vector<uint8_t> pattern(c.pattern);
+        for (size_t i = 0; i < c.pattern; ++i) pattern[i] = static_cast<uint8_t>(i * 7 + (i >> 8) + 1);
+        const std::vector<uint8_t> expected = pattern;
+        OCL_ASSERT_OK(t().Enqueue.pfnUSMFill2D(q, dst, c.pitch, c.pattern, pattern.data(), c.width, c.height,
+                                               wait_list ? 1 : 0, wait_list ? &cleared : nullptr, &filled));
+        pattern.assign(c.pattern, 0);
+        std::vector<uint8_t> out(total);
+        OCL_ASSERT_OK(t().Enqueue.pfnUSMMemcpy(q, true, out.data(), d, total, 1, &filled, nullptr));
+        for (size_t i = 0; i < total; ++i) {
+          const size_t y = (i - c.skew) / c.pitch, x = (i - c.skew) % c.pitch;
+          const bool inside = i >= c.skew && x < c.width;
+          ASSERT_EQ(inside ? expected[(y * c.width + x) % c.pattern] : background, out[i])
+              << "row " << y << " byte " << x;
+        }
+        OCL_ASSERT_OK(t().Event.pfnRelease(cleared));
+        OCL_ASSERT_OK(t().Event.pfnRelease(filled));
+        OCL_ASSERT_OK(t().USM.pfnFree(context, d));
+      }
 }
 
 } // namespace
