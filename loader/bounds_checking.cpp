@@ -3,6 +3,7 @@
 // whose buffer, image or USM range runs past the memory it names, with
 // UR_RESULT_ERROR_INVALID_SIZE. Sizes are asked of the table below; a query that fails
 // (an adapter that does not answer it) lets the call through unchecked.
+#include <algorithm>
 #include <string>
 
 #include "layers_internal.hpp"
@@ -72,13 +73,13 @@ ur_result_t check_image(const char *function, ur_mem_handle_t image, const ur_re
       !image_info(image, UR_IMAGE_INFO_DEPTH, dims[2]))
     return UR_RESULT_SUCCESS;
   // Adapters answer 0 for a dimension the image does not have; regions give it as 1.
-  // An array's layers count in the first dimension the image does not have.
+  // An array's layers count in the first dimension the image does not have: y for a
+  // 1-D array, z for a 2-D one. A height of 1 may be either (some adapters answer 1
+  // for a 1-D image), so both may then hold the layers: never refuse a valid call.
   size_t layers = 0;
   if (image_info(image, UR_IMAGE_INFO_ARRAY_SIZE, layers) && layers > 0) {
-    if (dims[1] == 0)
-      dims[1] = layers;
-    else if (dims[2] < layers)
-      dims[2] = layers;
+    if (dims[1] <= 1) dims[1] = std::max(dims[1], layers);
+    if (dims[2] < layers) dims[2] = layers;
   }
   const size_t at[3] = {static_cast<size_t>(origin.x), static_cast<size_t>(origin.y), static_cast<size_t>(origin.z)};
   const size_t extent[3] = {region.width, region.height, region.depth};

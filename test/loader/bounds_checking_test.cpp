@@ -204,6 +204,9 @@ TEST(BoundsChecking, ImagesAgainstEachDimension) {
   set_image(8, 0, 0, 3); // 1-D array of 3
   PASSES(urEnqueueMemImageRead(q, image(), true, {0, 2, 0}, {8, 1, 1}, 0, 0, g_host, 0, nullptr, nullptr));
   REFUSED(urEnqueueMemImageRead(q, image(), true, {0, 3, 0}, {8, 1, 1}, 0, 0, g_host, 0, nullptr, nullptr));
+  set_image(8, 1, 0, 3); // 1-D array of 3 from an adapter that answers height 1: never refused
+  PASSES(urEnqueueMemImageRead(q, image(), true, {0, 2, 0}, {8, 1, 1}, 0, 0, g_host, 0, nullptr, nullptr));
+  REFUSED(urEnqueueMemImageRead(q, image(), true, {0, 3, 0}, {8, 1, 1}, 0, 0, g_host, 0, nullptr, nullptr));
   set_image(8, 4, 0, 3); // 2-D array of 3
   PASSES(urEnqueueMemImageRead(q, image(), true, {0, 0, 1}, {8, 4, 2}, 0, 0, g_host, 0, nullptr, nullptr));
   REFUSED(urEnqueueMemImageRead(q, image(), true, {0, 0, 2}, {8, 4, 2}, 0, 0, g_host, 0, nullptr, nullptr));
