@@ -135,13 +135,8 @@ struct usm_command_hooks {
     // from its phase on. `line` runs on to the last row's end.
     size_t last_phase = 0;
     for (size_t y = 0; y < height; ++y) last_phase = std::max(last_phase, (y * width) % patternSize);
-    std::unique_ptr<HostStaging> line;
-    try {
-      line.reset(new HostStaging(last_phase + width));
-    } catch (const std::bad_alloc &) {
-      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    for (size_t i = 0; i < line->size(); ++i) (*line)[i] = pattern[i % patternSize];
+    std::unique_ptr<HostStaging> line = spelled_out(pattern, patternSize, last_phase + width);
+    if (!line) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     const unsigned char *from = line->data();
     return enqueue_rows(
         q, height, cmd.waits, false, cmd.type, cmd.out,

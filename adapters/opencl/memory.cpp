@@ -36,6 +36,17 @@ void free_after(cl_event ev, HostStaging *staging) {
   delete staging;
 }
 
+std::unique_ptr<HostStaging> spelled_out(const unsigned char *pattern, size_t pattern_size, size_t bytes) {
+  std::unique_ptr<HostStaging> host;
+  try { // the vector's own buffer may throw, not only the new
+    host.reset(new HostStaging(bytes));
+  } catch (const std::bad_alloc &) {
+    return nullptr;
+  }
+  for (size_t i = 0; i < bytes; ++i) (*host)[i] = pattern[i % pattern_size];
+  return host;
+}
+
 namespace {
 
 // UR's memory and map flags are OpenCL's bits.
@@ -172,28 +183,17 @@ struct buffer_hooks {
       });
     // Both powers of two, so `staged` is a whole number of patterns.
     const size_t staged = std::min(size, std::max(patternSize, kStagedFill));
-    std::unique_ptr<HostStaging> host;
-    try {
-      host.reset(new HostStaging(staged));
-    } catch (const std::bad_alloc &) {
-      return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    for (size_t i = 0; i < staged; ++i) (*host)[i] = bytes[i % patternSize];
+    std::unique_ptr<HostStaging> host = spelled_out(bytes, patternSize, staged);
+    if (!host) return UR_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     return submit(q, UR_COMMAND_MEM_BUFFER_FILL, waits, phEvent, [&](cl_event *ev) {
       cl_event prev = nullptr;
       cl_int err =
           cl.clEnqueueWriteBuffer(q->cl, m->cl, false, offset, staged, host->data(), waits.size(), waits.data(), &prev);
       if (err != CL_SUCCESS) return err;
       free_after(prev, host.release());
-      for (size_t done = staged; done < size && err == CL_SUCCESS;) {
-        const size_t chunk = std::min(done, size - done);
-        cl_event next = nullptr;
-        err = cl.clEnqueueCopyBuffer(q->cl, m->cl, m->cl, offset, offset + done, chunk, 1, &prev, &next);
-        if (err != CL_SUCCESS) break;
-        cl.clReleaseEvent(prev);
-        prev = next;
-        done += chunk;
-      }
+      err = copy_doubling(prev, staged, size, [&](size_t at, size_t chunk, cl_event wait, cl_event *next) {
+        return cl.clEnqueueCopyBuffer(q->cl, m->cl, m->cl, offset, offset + at, chunk, 1, &wait, next);
+      });
       // On failure, what was enqueued still runs: let it finish before reporting.
       if (err != CL_SUCCESS) cl.clWaitForEvents(1, &prev);
       if (err == CL_SUCCESS && ev)

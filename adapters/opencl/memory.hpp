@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A UR memory object: a cl_mem buffer (images are not implemented).
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "common.hpp"
@@ -28,5 +29,26 @@ using HostStaging = std::vector<unsigned char>;
 // or fails; where OpenCL refuses the callback, after waiting for `ev`. `ev` stays the
 // caller's.
 void free_after(cl_event ev, HostStaging *staging);
+// The first `bytes` of the pattern repeated from its start; null when the host has no
+// memory for them.
+std::unique_ptr<HostStaging> spelled_out(const unsigned char *pattern, size_t pattern_size, size_t bytes);
+
+// Copies the first `done` bytes onto the rest of `size` in doubling steps, each command
+// after the one before: `copy(at, chunk, wait, &next)` copies [0, chunk) to at. `prev`
+// (the command that wrote the first bytes) becomes the last command's event; stops at
+// the first error, with `prev` the last command enqueued.
+template <class Copy> cl_int copy_doubling(cl_event &prev, size_t done, size_t size, Copy copy) {
+  cl_int err = CL_SUCCESS;
+  while (done < size && err == CL_SUCCESS) {
+    const size_t chunk = done < size - done ? done : size - done;
+    cl_event next = nullptr;
+    err = copy(done, chunk, prev, &next);
+    if (err != CL_SUCCESS) break;
+    cl.clReleaseEvent(prev);
+    prev = next;
+    done += chunk;
+  }
+  return err;
+}
 
 } // namespace ordo::opencl

@@ -113,29 +113,17 @@ namespace {
 // doubling each step: log2(size / pattern_size) copies, each after the previous one.
 cl_int fill_by_copies(ur_queue_handle_t q, unsigned char *dst, const void *pattern, size_t pattern_size, size_t size,
                       cl_uint n, const cl_event *waits, cl_event *ev) {
-  HostStaging *staging = nullptr;
-  try { // the vector's own buffer may throw, not only the new
-    staging = new HostStaging(static_cast<const unsigned char *>(pattern),
-                              static_cast<const unsigned char *>(pattern) + pattern_size);
-  } catch (const std::bad_alloc &) {
-    return CL_OUT_OF_HOST_MEMORY;
-  }
+  HostStaging *staging = spelled_out(static_cast<const unsigned char *>(pattern), pattern_size, pattern_size).release();
+  if (!staging) return CL_OUT_OF_HOST_MEMORY;
   cl_event prev = nullptr;
   cl_int err = usm_enqueue_memcpy(q, false, dst, staging->data(), pattern_size, n, waits, &prev);
   if (err != CL_SUCCESS) {
     delete staging;
     return err;
   }
-  for (size_t done = pattern_size; done < size && err == CL_SUCCESS;) {
-    size_t chunk = std::min(done, size - done);
-    cl_event next = nullptr;
-    err = usm_enqueue_memcpy(q, false, dst + done, dst, chunk, 1, &prev, &next);
-    if (err == CL_SUCCESS) {
-      cl.clReleaseEvent(prev);
-      prev = next;
-      done += chunk;
-    }
-  }
+  err = copy_doubling(prev, pattern_size, size, [&](size_t at, size_t chunk, cl_event wait, cl_event *next) {
+    return usm_enqueue_memcpy(q, false, dst + at, dst, chunk, 1, &wait, next);
+  });
   free_after(prev, staging); // the staging copy lives until the last copy is done
   if (err == CL_SUCCESS && ev)
     *ev = prev;
